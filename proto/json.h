@@ -1,0 +1,29 @@
+/* proto/json.h: the JSON encoding of records (schema: proto/PROTOCOL.md).
+ *
+ * Hand-written encoder: no allocation, no printf on the hot path; one record becomes one JSON
+ * object on one line (no trailing newline). Used by the daemon's hub, `tracetap decode --json`,
+ * the JSONL export and the daemon's stdout mode, so every consumer sees the same bytes.
+ */
+#ifndef TT_JSON_H
+#define TT_JSON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "record.h"
+
+/* Upper bound of one encoded record (names are truncated to TT_JSON_MAX_NAME bytes). */
+#define TT_JSON_MAX_NAME 64
+#define TT_JSON_MAX_RECORD 2048
+
+/* Encodes rec as {"type":"event"|"gap"|"reset","target":...,"seq":...,...} into buf.
+ * target is borrowed (NULL: omitted). Returns the length written (no NUL added unless room is
+ * left) or -ENOSPC when cap is too small (nothing usable written). */
+int tt_json_record(char *buf, size_t cap, const struct tt_record *rec, const char *target,
+		   uint64_t seq);
+
+/* Appends s as a JSON string literal (quotes included), escaping as needed, truncated to max
+ * bytes of input. Returns bytes written or -ENOSPC. */
+int tt_json_string(char *buf, size_t cap, const char *s, size_t max);
+
+#endif

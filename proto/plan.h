@@ -1,0 +1,26 @@
+/* proto/plan.h: the read plan a sans-I/O reader hands to whoever owns the probe.
+ *
+ * A reader alternates plan ("read these target ranges, into these buffers") and ingest ("the
+ * buffers are filled"). Destination buffers belong to the reader; the probe writes exactly len
+ * bytes into each dst, in the order given, and reads them in that order (later ranges are used to
+ * re-check what earlier ones saw, so order matters).
+ */
+#ifndef TT_PLAN_H
+#define TT_PLAN_H
+
+#include <stdint.h>
+
+#define TT_PLAN_MAX 8
+
+struct tt_range {
+	uint64_t addr;
+	uint32_t len;
+	uint8_t *dst; /* borrowed from the reader; valid until the next plan/ingest call */
+};
+
+struct tt_plan {
+	unsigned n;
+	struct tt_range r[TT_PLAN_MAX];
+};
+
+#endif

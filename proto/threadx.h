@@ -1,0 +1,119 @@
+/* proto/threadx.h: live reader of a ThreadX event trace buffer ("TXTB"), sans I/O.
+ *
+ * The reader never touches memory itself. The caller loops:
+ *
+ *     for (;;) {                       // one poll cycle
+ *         struct tt_plan p;
+ *         tt_threadx_plan(rd, &p);     // what to read next (p.n >= 1 always)
+ *         <read every p.r[i] into p.r[i].dst, in order>
+ *         if a read failed: tt_threadx_read_failed(rd, err); break;
+ *         int rc = tt_threadx_ingest(rd, emit, arg);
+ *         if (rc < 0) { report tt_threadx_error(rd); break; }     // retry next cycle
+ *         if (rc == TT_THREADX_DONE) break;                        // wait for the next poll tick
+ *         // rc == TT_THREADX_MORE: plan again now
+ *     }
+ *
+ * What a cycle does (see proto/README-threadx.md for the reasoning):
+ *  - attach: read and validate the 48-byte control header, read the registry, then emit the
+ *    existing history oldest-first (or start at "now" if configured).
+ *  - steady state: read the current pointer (and, every header_every polls, the whole header);
+ *    read the slots written since the last poll (one or two ranges across the wrap), starting at
+ *    the oldest slot still held back or at the last consumed slot (used to detect laps); re-read
+ *    the current pointer after the copy and discard slots the writer may have overwritten.
+ *  - laps: emit a gap record (exact when known, else a lower bound), never stale/duplicate events.
+ *  - resets (header changed, current moved back without a wrap, thread pointers cleared, id
+ *    gone): emit a reset record and resynchronise.
+ *  - patched entries (events 1, 2, 10, 20): the newest hold_window slots from the first patchable
+ *    event on are held one poll and re-read before they are published.
+ *
+ * Memory: buffers are allocated when a header is accepted (tt_threadx_ingest after the header
+ * read), sized from the header and bounded by max_buffer_bytes; nothing is allocated per event.
+ */
+#ifndef TT_THREADX_H
+#define TT_THREADX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "plan.h"
+#include "record.h"
+
+#define TT_THREADX_ID 0x54585442u /* "TXTB" */
+#define TT_THREADX_HEADER_SIZE 48u
+#define TT_THREADX_ENTRY_SIZE 32u
+
+enum tt_threadx_rc {
+	TT_THREADX_DONE = 0, /* the poll cycle is over: wait for the next tick */
+	TT_THREADX_MORE = 1, /* call plan again now */
+};
+
+struct tt_threadx_config {
+	uint64_t header_addr;      /* target address of the control header (required) */
+	bool start_at_now;         /* skip the history present at attach */
+	uint64_t tick_hz;          /* time stamp rate; 0 = unknown (no ns) */
+	uint64_t time_wrap;        /* modulus of the time source; 0 = timer mask + 1 */
+	int time_dir;              /* 0 = detect, 1 = counts up, -1 = counts down */
+	unsigned hold_window;      /* newest slots that may still be patched; 0 = default 8 */
+	unsigned header_every;     /* full header re-check every N polls; 0 = default 16 */
+	unsigned registry_every;   /* registry re-read every N polls; 0 = only when needed */
+	size_t max_buffer_bytes;   /* refuse larger buffers; 0 = default 64 MiB */
+};
+
+/* Counters for metrics and adaptive polling. Monotonic unless noted. */
+struct tt_threadx_stats {
+	uint64_t polls;
+	uint64_t bytes_planned;    /* probe bytes requested */
+	uint64_t events;           /* events emitted */
+	uint64_t gaps;             /* gap records emitted */
+	uint64_t lost;             /* sum of gap counts */
+	uint64_t resets;
+	uint64_t rereads;          /* bytes re-read for held (patchable) entries */
+	uint32_t last_new;         /* not monotonic: entries found new in the last poll */
+	uint32_t capacity;         /* not monotonic: entries in the buffer (N), 0 before attach */
+};
+
+struct tt_threadx; /* opaque */
+
+/* Allocates a reader. Returns 0 or -errno (-EINVAL: bad config). *out: caller frees with
+ * tt_threadx_free. cfg is copied. */
+int tt_threadx_new(const struct tt_threadx_config *cfg, struct tt_threadx **out);
+void tt_threadx_free(struct tt_threadx *rd);
+
+/* Fills *plan with the ranges to read next (plan->n >= 1). Buffers point into the reader. */
+void tt_threadx_plan(struct tt_threadx *rd, struct tt_plan *plan);
+
+/* All ranges of the last plan were read. Emits records through cb. Returns TT_THREADX_DONE,
+ * TT_THREADX_MORE, or a negative error (-EPROTO: not a valid trace buffer / inconsistent data,
+ * -EFBIG: buffer larger than max_buffer_bytes, -ENOMEM); after an error the reader restarts from
+ * the header on the next plan, and tt_threadx_error() tells exactly what was wrong. */
+int tt_threadx_ingest(struct tt_threadx *rd, tt_emit_cb cb, void *arg);
+
+/* The probe could not read the last plan. The reader will restart this poll cycle; if the
+ * failure lasted long enough for entries to be overwritten, the next successful poll reports
+ * the loss as a gap. */
+void tt_threadx_read_failed(struct tt_threadx *rd, int err);
+
+/* Ask for a registry re-read at the next poll. */
+void tt_threadx_refresh_registry(struct tt_threadx *rd);
+
+/* A precise, human readable reason for the last error ("" when none). Borrowed. */
+const char *tt_threadx_error(const struct tt_threadx *rd);
+
+const struct tt_threadx_stats *tt_threadx_stats(const struct tt_threadx *rd);
+
+/* Decode a whole static image (a TraceX file or a RAM dump) whose first byte is at target
+ * address base: validates the header, emits every entry oldest first (TraceX rules: start at
+ * current, skip never-used slots). header_offset is where the header is within the image
+ * (0 for .trx). Returns 0 or a negative error with *err set to a static or image-independent
+ * message written into errbuf. */
+int tt_threadx_decode_image(const uint8_t *img, size_t len, uint64_t base, size_t header_offset,
+			    const struct tt_threadx_config *cfg, tt_emit_cb cb, void *arg,
+			    char *errbuf, size_t errlen);
+
+/* Name of a thread state (info 2 of events 1/2), or NULL. */
+const char *tt_threadx_state_name(uint32_t state);
+/* Name of a registry object type, or NULL. */
+const char *tt_threadx_object_type_name(uint32_t type);
+
+#endif
