@@ -1,0 +1,1 @@
+/* placeholder: being written */ typedef int tt_placeholder_t;
