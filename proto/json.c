@@ -1,1 +1,244 @@
-/* placeholder: being written */ typedef int tt_placeholder_t;
+/* proto/json.c: records to JSON text, fast and allocation-free.
+ *
+ * The hub encodes every event once and fans the bytes out, so this is on the hot path of the
+ * host pipeline (goal: millions of events/s per core): no printf, no allocation, one pass. A
+ * small cursor struct tracks the remaining room; any overflow turns into -ENOSPC at the end.
+ */
+#include "json.h"
+
+#include <errno.h>
+#include <string.h>
+
+struct out {
+	char *p;
+	char *end;
+	int overflow;
+};
+
+static void put(struct out *o, const char *s, size_t n)
+{
+	if ((size_t)(o->end - o->p) < n) {
+		o->overflow = 1;
+		return;
+	}
+	memcpy(o->p, s, n);
+	o->p += n;
+}
+
+#define PUTS(o, lit) put((o), (lit), sizeof(lit) - 1)
+
+static void put_u64(struct out *o, uint64_t v)
+{
+	char tmp[20];
+	int n = 0;
+
+	do {
+		tmp[19 - n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	put(o, tmp + 20 - n, (size_t)n);
+}
+
+static void put_i64(struct out *o, int64_t v)
+{
+	if (v < 0) {
+		PUTS(o, "-");
+		put_u64(o, (uint64_t)0 - (uint64_t)v);
+	} else {
+		put_u64(o, (uint64_t)v);
+	}
+}
+
+static void put_hex32(struct out *o, uint32_t v)
+{
+	static const char digits[] = "0123456789abcdef";
+	char tmp[12] = { '"', '0', 'x' };
+
+	for (int i = 0; i < 8; i++)
+		tmp[3 + i] = digits[(v >> (28 - 4 * i)) & 0xF];
+	tmp[11] = '"';
+	put(o, tmp, sizeof(tmp));
+}
+
+static void put_str(struct out *o, const char *s, size_t max)
+{
+	static const char digits[] = "0123456789abcdef";
+
+	PUTS(o, "\"");
+	for (size_t i = 0; s[i] && i < max; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c == '"' || c == '\\') {
+			char esc[2] = { '\\', (char)c };
+			put(o, esc, 2);
+		} else if (c < 0x20 || c == 0x7f) {
+			char esc[6] = { '\\', 'u', '0', '0', digits[c >> 4], digits[c & 0xF] };
+			put(o, esc, 6);
+		} else {
+			put(o, (const char *)&c, 1);
+		}
+	}
+	PUTS(o, "\"");
+}
+
+/* Object key: `,"key":` (or without the comma for the first one). */
+static void key(struct out *o, const char *k, int first)
+{
+	if (!first)
+		PUTS(o, ",");
+	put_str(o, k, TT_JSON_MAX_NAME);
+	PUTS(o, ":");
+}
+
+static const char *ctx_name(uint8_t ctx)
+{
+	switch (ctx) {
+	case TT_CTX_THREAD: return "thread";
+	case TT_CTX_ISR: return "isr";
+	case TT_CTX_INIT: return "init";
+	default: return "unknown";
+	}
+}
+
+static void put_arg(struct out *o, const struct tt_arg *a)
+{
+	switch (a->kind) {
+	case TT_ARG_OBJ:
+	case TT_ARG_ENUM:
+		if (a->text) {
+			put_str(o, a->text, TT_JSON_MAX_NAME);
+			return;
+		}
+		if (a->kind == TT_ARG_ENUM) {
+			put_u64(o, a->value);
+			return;
+		}
+		put_hex32(o, a->value);
+		return;
+	case TT_ARG_HEX:
+		put_hex32(o, a->value);
+		return;
+	default:
+		put_u64(o, a->value);
+	}
+}
+
+static void put_event(struct out *o, const struct tt_event *ev)
+{
+	key(o, "id", 0);
+	put_u64(o, ev->id);
+	key(o, "name", 0);
+	put_str(o, ev->name ? ev->name : "UNKNOWN", TT_JSON_MAX_NAME);
+	key(o, "ctx", 0);
+	put_str(o, ctx_name(ev->ctx), TT_JSON_MAX_NAME);
+	if (ev->core >= 0) {
+		key(o, "core", 0);
+		put_i64(o, ev->core);
+	}
+	if (ev->ctx == TT_CTX_THREAD) {
+		key(o, "thread", 0);
+		put_hex32(o, ev->thread);
+		if (ev->thread_name) {
+			key(o, "thread_name", 0);
+			put_str(o, ev->thread_name, TT_JSON_MAX_NAME);
+		}
+	}
+	if (ev->ctx == TT_CTX_ISR && ev->interrupted) {
+		key(o, "interrupted", 0);
+		put_hex32(o, ev->interrupted);
+		if (ev->interrupted_name) {
+			key(o, "interrupted_name", 0);
+			put_str(o, ev->interrupted_name, TT_JSON_MAX_NAME);
+		}
+	}
+	if (ev->prio >= 0) {
+		key(o, "prio", 0);
+		put_i64(o, ev->prio);
+	}
+	if (ev->threshold >= 0) {
+		key(o, "threshold", 0);
+		put_i64(o, ev->threshold);
+	}
+	key(o, "ts", 0);
+	put_u64(o, ev->ts_raw);
+	key(o, "time", 0);
+	put_u64(o, ev->time);
+	if (ev->has_ns) {
+		key(o, "ns", 0);
+		put_u64(o, ev->ns);
+	}
+	if (ev->addr) {
+		key(o, "addr", 0);
+		put_hex32(o, (uint32_t)ev->addr);
+	}
+	key(o, "args", 0);
+	PUTS(o, "{");
+	for (unsigned i = 0; i < ev->nargs && i < TT_MAX_ARGS; i++) {
+		key(o, ev->args[i].name ? ev->args[i].name : "arg", i == 0);
+		put_arg(o, &ev->args[i]);
+	}
+	PUTS(o, "}");
+	key(o, "raw", 0);
+	PUTS(o, "[");
+	for (unsigned i = 0; i < ev->nraw && i < 16; i++) {
+		if (i)
+			PUTS(o, ",");
+		put_u64(o, ev->raw[i]);
+	}
+	PUTS(o, "]");
+}
+
+int tt_json_record(char *buf, size_t cap, const struct tt_record *rec, const char *target,
+		   uint64_t seq)
+{
+	struct out o = { buf, buf + cap, 0 };
+
+	PUTS(&o, "{\"type\":");
+	switch (rec->kind) {
+	case TT_REC_EVENT: PUTS(&o, "\"event\""); break;
+	case TT_REC_GAP: PUTS(&o, "\"gap\""); break;
+	case TT_REC_RESET: PUTS(&o, "\"reset\""); break;
+	default: return -EINVAL;
+	}
+	if (target) {
+		key(&o, "target", 0);
+		put_str(&o, target, TT_JSON_MAX_NAME);
+	}
+	key(&o, "seq", 0);
+	put_u64(&o, seq);
+	switch (rec->kind) {
+	case TT_REC_EVENT:
+		put_event(&o, &rec->u.ev);
+		break;
+	case TT_REC_GAP:
+		key(&o, "lost", 0);
+		put_u64(&o, rec->u.gap.lost);
+		key(&o, "exact", 0);
+		if (rec->u.gap.exact)
+			PUTS(&o, "true");
+		else
+			PUTS(&o, "false");
+		key(&o, "reason", 0);
+		put_str(&o, rec->u.gap.reason ? rec->u.gap.reason : "", TT_JSON_MAX_NAME);
+		break;
+	case TT_REC_RESET:
+		key(&o, "reason", 0);
+		put_str(&o, rec->u.reset.reason ? rec->u.reset.reason : "", 256);
+		break;
+	}
+	PUTS(&o, "}");
+	if (o.overflow)
+		return -ENOSPC;
+	if (o.p < o.end)
+		*o.p = '\0';
+	return (int)(o.p - buf);
+}
+
+int tt_json_string(char *buf, size_t cap, const char *s, size_t max)
+{
+	struct out o = { buf, buf + cap, 0 };
+
+	put_str(&o, s, max);
+	if (o.overflow)
+		return -ENOSPC;
+	return (int)(o.p - buf);
+}
