@@ -1,0 +1,81 @@
+/* daemon/target.h: one traced target: its probe, its trace reader and the poller that drives
+ * them on the libuv loop.
+ *
+ * The poller runs plan -> probe read -> ingest cycles, adapts its interval to how fast the
+ * target's buffer fills (faster when busy, slower when idle, within [poll_min, poll_max]),
+ * retries with backoff when the probe fails, resolves the buffer address from the firmware ELF
+ * (`_tx_trace_header_ptr`, read from the target) or takes it from the configuration, and reports
+ * every record and every state change through callbacks.
+ */
+#ifndef TT_TARGET_H
+#define TT_TARGET_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <uv.h>
+
+#include "../probe/probe.h"
+#include "../proto/record.h"
+
+struct tt_target_config {
+	const char *name;          /* borrowed strings: copied by tt_target_start */
+	const char *probe;         /* probe spec: file:PATH, process:PID, openocd:HOST:PORT, openocd-spawn */
+	const char *const *openocd_args; /* openocd-spawn: -f/-c arguments, NULL-terminated */
+	const char *openocd_log;
+	const char *format;        /* "threadx" */
+	const char *elf;           /* firmware ELF: finds _tx_trace_header_ptr; or NULL */
+	uint64_t address;          /* header address (or address of the pointer with addr_is_ptr) */
+	bool address_is_pointer;   /* address holds a pointer to the header (like _tx_trace_header_ptr) */
+	uint64_t file_base;        /* file: target address of the first byte */
+	uint64_t tick_hz;
+	uint64_t time_wrap;
+	int time_dir;
+	bool start_at_now;
+	unsigned poll_min_ms;      /* default 1 */
+	unsigned poll_max_ms;      /* default 200 */
+	uint32_t max_chunk;        /* probe read split size, default 4096 */
+	bool once;                 /* file sources: stop after the first complete pass */
+};
+
+enum tt_target_state {
+	TT_TARGET_ATTACHING = 0,
+	TT_TARGET_CONNECTED,
+	TT_TARGET_DISCONNECTED,
+	TT_TARGET_RESET,
+	TT_TARGET_STALLED,
+	TT_TARGET_STOPPED,
+};
+
+struct tt_target_status {
+	enum tt_target_state state;
+	char message[256];         /* last probe/reader error or state detail */
+	double rate;               /* events/s over the last second */
+	double fill;               /* 0..1: new entries at the last poll / buffer capacity */
+	uint64_t events, gaps, lost, resets;
+	uint64_t bytes_read;       /* probe bytes */
+	uint64_t polls;
+	double poll_ms_last;       /* duration of the last poll cycle */
+	unsigned interval_ms;      /* current poll interval */
+};
+
+struct tt_target;
+
+typedef void (*tt_target_record_cb)(struct tt_target *t, const struct tt_record *rec, void *arg);
+typedef void (*tt_target_status_cb)(struct tt_target *t, void *arg);
+typedef void (*tt_target_close_cb)(struct tt_target *t, void *arg);
+
+/* Starts polling. record_cb gets every record in order (borrowed for the call); status_cb is
+ * called on state changes (may be NULL). Returns 0 or -errno with a message in err. */
+int tt_target_start(uv_loop_t *loop, const struct tt_target_config *cfg,
+		    tt_target_record_cb record_cb, tt_target_status_cb status_cb, void *arg,
+		    struct tt_target **out, char *err, size_t errlen);
+/* Stops polling and closes the probe; cb (may be NULL) runs when all handles are closed, then
+ * the target is freed. */
+void tt_target_stop(struct tt_target *t, tt_target_close_cb cb, void *arg);
+
+const char *tt_target_name(const struct tt_target *t);
+const struct tt_target_config *tt_target_config(const struct tt_target *t);
+const struct tt_target_status *tt_target_status(const struct tt_target *t);
+const char *tt_target_state_name(enum tt_target_state st);
+
+#endif
