@@ -1,0 +1,70 @@
+/* tests/sim/sim_dap.h: a JTAG TAP, an ADIv5 JTAG-DP and one AHB MEM-AP, as a pure model.
+ *
+ * No I/O: the owner feeds it remote_bitbang pin writes and TDO samples, and supplies memory
+ * access callbacks. Everything OpenOCD 0.12 needs for `mem_ap` targets and nothing more (see
+ * shared/reference/openocd-simulated-target.md). Fault hooks (WAIT storms, bus-fault windows,
+ * power loss) are plain fields and functions so the simulator's control socket can drive them.
+ */
+#ifndef TT_SIM_DAP_H
+#define TT_SIM_DAP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define TT_SIM_IDCODE 0x4BA00477u
+#define TT_SIM_AP_IDR 0x24770011u /* AHB-AP */
+
+/* One naturally aligned 1, 2 or 4 byte access at target address addr (data in the low bits).
+ * Returns 0, or -EFAULT for a bus fault (the model then sets STICKYERR). */
+struct tt_sim_mem_ops {
+	int (*read)(void *ctx, uint32_t addr, unsigned size, uint32_t *val);
+	int (*write)(void *ctx, uint32_t addr, unsigned size, uint32_t val);
+	void *ctx;
+};
+
+struct tt_sim_stats {
+	uint64_t ap_reads, ap_writes;     /* MEM-AP data accesses performed (DRW/BDx) */
+	uint64_t bytes_read, bytes_written;
+	uint64_t waits;                   /* scans answered WAIT */
+	uint64_t bus_faults;              /* accesses that set STICKYERR (bus fault or power) */
+	uint64_t ignored;                 /* AP accesses dropped while a sticky flag was set */
+};
+
+struct tt_sim_dap {
+	/* TAP */
+	uint8_t state, tck, ir, ir_sr;
+	uint64_t dr_sr;
+	unsigned dr_len;
+	bool scan_wait;          /* this DPACC/APACC scan captured WAIT: its update is dropped */
+	uint64_t clk;            /* TCK rising edges */
+	/* DP */
+	uint32_t ctrl_stat, select, rdbuf;
+	bool powered;            /* false: power-up ACKs cannot rise (`power off`) */
+	/* MEM-AP */
+	uint32_t csw, tar;
+	/* WAIT storm: the next wait_accesses AP accesses each leave the AP busy until busy_clk
+	 * TCK edges or busy_ns of wall time have passed, whichever comes first (see why in
+	 * sim_dap.c). */
+	uint32_t wait_accesses, wait_clocks;
+	bool busy;
+	uint64_t busy_until_clk, busy_until_ns;
+	/* bus-fault window [bf_addr, bf_addr + bf_len) */
+	bool bf_on;
+	uint32_t bf_addr, bf_len;
+	struct tt_sim_stats stats;
+	struct tt_sim_mem_ops mem;
+};
+
+/* Power-on state: TAP in Test-Logic-Reset, DP powered down, no faults armed. mem is copied. */
+void tt_sim_dap_init(struct tt_sim_dap *d, const struct tt_sim_mem_ops *mem);
+/* A remote_bitbang '0'..'7' write; the TAP advances on a TCK rising edge. */
+void tt_sim_dap_pins(struct tt_sim_dap *d, int tck, int tms, int tdi);
+/* A remote_bitbang 'R' sample: the LSB of the active shift register. */
+int tt_sim_dap_tdo(const struct tt_sim_dap *d);
+/* TRST asserted: the TAP goes to Test-Logic-Reset (DP and AP state are kept). */
+void tt_sim_dap_trst(struct tt_sim_dap *d);
+/* Fault hooks. */
+void tt_sim_dap_wait_storm(struct tt_sim_dap *d, uint32_t accesses, uint32_t clocks);
+void tt_sim_dap_power(struct tt_sim_dap *d, bool on);
+
+#endif

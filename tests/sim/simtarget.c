@@ -1,0 +1,513 @@
+/* tests/sim/simtarget.c: tt-simtarget, a simulated microcontroller that a real OpenOCD drives.
+ *
+ * Owns the process side of the simulator: the remote_bitbang server (loopback TCP or a unix
+ * socket; one OpenOCD at a time, the next one is accepted after a disconnect), the RAM
+ * backends (a shared memory file that workloads write concurrently, or a live process's memory
+ * by pid) and the control socket that scripts fault hooks. The debug-port semantics live in
+ * sim_dap.c. Single-threaded: a poll() loop. CLI and control commands: tests/sim/README.md.
+ */
+#include "sim_dap.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#define MAX_CTL 4
+#define IOBUF 65536
+
+struct ram {
+	uint8_t *mem;     /* file backend: the mapping; NULL for the pid backend */
+	pid_t pid;
+	uint32_t base, size;
+};
+
+struct ctl_client {
+	int fd;
+	size_t len;
+	char buf[512];
+};
+
+struct sim {
+	struct tt_sim_dap dap;
+	struct ram ram;
+	int lfd, conn, ctl_lfd;
+	const char *unix_path, *ctl_path;
+	uint64_t connections;
+	struct ctl_client ctl[MAX_CTL];
+	bool quit;
+	uint8_t in[IOBUF], out[IOBUF];
+};
+
+static volatile sig_atomic_t g_stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	g_stop = 1;
+}
+
+static bool ram_contains(const struct ram *r, uint32_t addr, unsigned size)
+{
+	return addr >= r->base && (uint64_t)addr - r->base + size <= r->size;
+}
+
+/* Aligned atomic loads and stores: a workload writing the same file never tears a word. */
+static int ram_read(void *ctx, uint32_t addr, unsigned size, uint32_t *val)
+{
+	struct ram *r = ctx;
+
+	if (!ram_contains(r, addr, size))
+		return -EFAULT;
+	if (r->mem) {
+		uint8_t *p = r->mem + (addr - r->base);
+
+		switch (size) {
+		case 1: *val = __atomic_load_n(p, __ATOMIC_RELAXED); break;
+		case 2: *val = __atomic_load_n((uint16_t *)(void *)p, __ATOMIC_RELAXED); break;
+		default: *val = __atomic_load_n((uint32_t *)(void *)p, __ATOMIC_RELAXED); break;
+		}
+		return 0;
+	}
+	uint32_t v = 0;
+	struct iovec local = { &v, size }, remote = { (void *)(uintptr_t)addr, size };
+
+	if (process_vm_readv(r->pid, &local, 1, &remote, 1, 0) != (ssize_t)size)
+		return -EFAULT;
+	*val = v;
+	return 0;
+}
+
+static int ram_write(void *ctx, uint32_t addr, unsigned size, uint32_t val)
+{
+	struct ram *r = ctx;
+
+	if (!ram_contains(r, addr, size))
+		return -EFAULT;
+	if (r->mem) {
+		uint8_t *p = r->mem + (addr - r->base);
+
+		switch (size) {
+		case 1: __atomic_store_n(p, (uint8_t)val, __ATOMIC_RELAXED); break;
+		case 2: __atomic_store_n((uint16_t *)(void *)p, (uint16_t)val, __ATOMIC_RELAXED); break;
+		default: __atomic_store_n((uint32_t *)(void *)p, val, __ATOMIC_RELAXED); break;
+		}
+		return 0;
+	}
+	struct iovec local = { &val, size }, remote = { (void *)(uintptr_t)addr, size };
+
+	return process_vm_writev(r->pid, &local, 1, &remote, 1, 0) == (ssize_t)size ? 0 : -EFAULT;
+}
+
+static int ram_open_file(struct ram *r, const char *path)
+{
+	struct stat st;
+	int fd = open(path, O_RDWR | O_CREAT, 0644);
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || (st.st_size < (off_t)r->size && ftruncate(fd, r->size) < 0)) {
+		int e = -errno;
+
+		close(fd);
+		return e;
+	}
+	r->mem = mmap(NULL, r->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (r->mem == MAP_FAILED) {
+		r->mem = NULL;
+		return -errno;
+	}
+	return 0;
+}
+
+static int listen_tcp(uint16_t port, uint16_t *bound)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(port),
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(sa);
+	int one = 1, fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return -errno;
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(fd, 4) < 0 ||
+	    getsockname(fd, (struct sockaddr *)&sa, &len) < 0) {
+		int e = -errno;
+
+		close(fd);
+		return e;
+	}
+	*bound = ntohs(sa.sin_port);
+	return fd;
+}
+
+static int unix_addr(const char *path, struct sockaddr_un *sa)
+{
+	*sa = (struct sockaddr_un){ .sun_family = AF_UNIX };
+	if (strlen(path) >= sizeof(sa->sun_path))
+		return -ENAMETOOLONG;
+	strcpy(sa->sun_path, path);
+	return 0;
+}
+
+static int listen_unix(const char *path)
+{
+	struct sockaddr_un sa;
+	int fd, e = unix_addr(path, &sa);
+
+	if (e < 0)
+		return e;
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	unlink(path);	/* a stale socket from a killed run */
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(fd, 4) < 0) {
+		e = -errno;
+		close(fd);
+		return e;
+	}
+	return fd;
+}
+
+static int write_all(int fd, const uint8_t *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -errno;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+static void conn_close(struct sim *s)
+{
+	close(s->conn);
+	s->conn = -1;
+	tt_sim_dap_trst(&s->dap);
+	fprintf(stderr, "tt-simtarget: debugger disconnected\n");
+}
+
+/* Reads everything OpenOCD has sent and answers every 'R' in one buffered write once the socket
+ * is drained: one round trip per OpenOCD batch instead of one per bit. */
+static void conn_serve(struct sim *s)
+{
+	size_t olen = 0;
+
+	while (olen < sizeof(s->out)) {
+		ssize_t n = recv(s->conn, s->in, sizeof(s->in) - olen, olen ? MSG_DONTWAIT : 0);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			break;
+		if (n <= 0) {
+			conn_close(s);
+			return;
+		}
+		for (ssize_t i = 0; i < n; i++) {
+			uint8_t c = s->in[i];
+
+			if (c >= '0' && c <= '7') {
+				tt_sim_dap_pins(&s->dap, (c - '0') >> 2 & 1, (c - '0') >> 1 & 1,
+						(c - '0') & 1);
+			} else if (c == 'R') {
+				s->out[olen++] = (uint8_t)('0' + tt_sim_dap_tdo(&s->dap));
+			} else if (c >= 'r' && c <= 'u') {
+				if ((c - 'r') & 2)	/* TRST asserted */
+					tt_sim_dap_trst(&s->dap);
+			} else if (c == 'Q') {
+				write_all(s->conn, s->out, olen);
+				conn_close(s);
+				return;
+			}	/* B/b blink, Z/z sleep and anything else: nothing to do */
+		}
+		if (olen == 0)
+			break;	/* nothing owed: go back to poll() */
+	}
+	if (olen && write_all(s->conn, s->out, olen) < 0)
+		conn_close(s);
+}
+
+static void ctl_reply(struct ctl_client *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void ctl_reply(struct ctl_client *c, const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof(line) - 1, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n > sizeof(line) - 2)
+		n = sizeof(line) - 2;
+	line[n++] = '\n';
+	write_all(c->fd, (uint8_t *)line, (size_t)n);
+}
+
+static void ctl_command(struct sim *s, struct ctl_client *c, char *line)
+{
+	struct tt_sim_dap *d = &s->dap;
+	char a[64] = "", b[64] = "", e[64] = "";
+	int n = sscanf(line, "%63s %63s %63s", a, b, e);
+
+	if (n <= 0) {
+		ctl_reply(c, "err empty command");
+	} else if (!strcmp(a, "ping")) {
+		ctl_reply(c, "ok");
+	} else if (!strcmp(a, "wait") && n >= 2) {
+		tt_sim_dap_wait_storm(d, (uint32_t)strtoul(b, NULL, 0),
+				      n >= 3 ? (uint32_t)strtoul(e, NULL, 0) : 100);
+		ctl_reply(c, "ok");
+	} else if (!strcmp(a, "busfault") && n == 2 && !strcmp(b, "off")) {
+		d->bf_on = false;
+		ctl_reply(c, "ok");
+	} else if (!strcmp(a, "busfault") && n == 3) {
+		d->bf_addr = (uint32_t)strtoul(b, NULL, 0);
+		d->bf_len = (uint32_t)strtoul(e, NULL, 0);
+		d->bf_on = true;
+		ctl_reply(c, "ok");
+	} else if (!strcmp(a, "power") && n == 2 &&
+		   (!strcmp(b, "off") || !strcmp(b, "on") || !strcmp(b, "cycle"))) {
+		tt_sim_dap_power(d, strcmp(b, "off") && strcmp(b, "cycle"));
+		if (!strcmp(b, "cycle"))
+			tt_sim_dap_power(d, true);
+		ctl_reply(c, "ok");
+	} else if (!strcmp(a, "stats")) {
+		const struct tt_sim_stats *st = &d->stats;
+
+		ctl_reply(c, "ok connected=%d connections=%" PRIu64 " ap_reads=%" PRIu64
+			  " ap_writes=%" PRIu64 " bytes_read=%" PRIu64 " bytes_written=%" PRIu64
+			  " waits=%" PRIu64 " bus_faults=%" PRIu64 " ignored=%" PRIu64
+			  " wait_pending=%" PRIu32 " powered=%d ctrl_stat=0x%08" PRIx32,
+			  s->conn >= 0, s->connections, st->ap_reads, st->ap_writes, st->bytes_read,
+			  st->bytes_written, st->waits, st->bus_faults, st->ignored,
+			  d->wait_accesses, d->powered, d->ctrl_stat);
+	} else if (!strcmp(a, "quit")) {
+		ctl_reply(c, "ok");
+		s->quit = true;
+	} else {
+		ctl_reply(c, "err unknown command '%s' (ping, wait N [CLOCKS], busfault ADDR LEN, "
+			  "busfault off, power off|on|cycle, stats, quit)", line);
+	}
+}
+
+static void ctl_serve(struct sim *s, struct ctl_client *c)
+{
+	ssize_t n = read(c->fd, c->buf + c->len, sizeof(c->buf) - 1 - c->len);
+	char *nl;
+
+	if (n <= 0 || (c->len += (size_t)n) == sizeof(c->buf) - 1) {
+		close(c->fd);
+		c->fd = -1;
+		return;
+	}
+	c->buf[c->len] = '\0';
+	while ((nl = strchr(c->buf, '\n'))) {
+		*nl = '\0';
+		ctl_command(s, c, c->buf);
+		c->len -= (size_t)(nl + 1 - c->buf);
+		memmove(c->buf, nl + 1, c->len + 1);
+	}
+}
+
+static void serve(struct sim *s)
+{
+	while (!g_stop && !s->quit) {
+		struct pollfd p[2 + MAX_CTL];
+		nfds_t np = 0;
+
+		/* one debugger at a time: the listener waits while a connection is open */
+		p[np++] = (struct pollfd){ .fd = s->conn >= 0 ? s->conn : s->lfd, .events = POLLIN };
+		p[np++] = (struct pollfd){ .fd = s->ctl_lfd, .events = POLLIN };
+		for (int i = 0; i < MAX_CTL; i++)
+			p[np++] = (struct pollfd){ .fd = s->ctl[i].fd, .events = POLLIN };
+		if (poll(p, np, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			perror("tt-simtarget: poll");
+			return;
+		}
+		if (p[0].revents && s->conn >= 0) {
+			conn_serve(s);
+		} else if (p[0].revents) {
+			int one = 1;
+
+			s->conn = accept4(s->lfd, NULL, NULL, SOCK_CLOEXEC);
+			if (s->conn >= 0) {
+				setsockopt(s->conn, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+				s->connections++;
+				fprintf(stderr, "tt-simtarget: debugger connected\n");
+			}
+		}
+		for (int i = 0; i < MAX_CTL; i++)
+			if (p[2 + i].revents)
+				ctl_serve(s, &s->ctl[i]);
+		if (p[1].revents) {
+			int fd = accept4(s->ctl_lfd, NULL, NULL, SOCK_CLOEXEC);
+
+			for (int i = 0; fd >= 0 && i < MAX_CTL; i++)
+				if (s->ctl[i].fd < 0) {
+					s->ctl[i] = (struct ctl_client){ .fd = fd };
+					fd = -1;
+				}
+			if (fd >= 0)
+				close(fd);	/* too many control clients */
+		}
+	}
+}
+
+/* `--send`: one control command from a shell script; prints the reply, exit 0 on "ok". */
+static int ctl_send(const char *path, const char *cmd)
+{
+	struct sockaddr_un sa;
+	char reply[1024];
+	size_t len = 0;
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0 || unix_addr(path, &sa) < 0 ||
+	    connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		fprintf(stderr, "tt-simtarget: cannot reach control socket %s: %s\n", path,
+			strerror(errno));
+		return 2;
+	}
+	if (write_all(fd, (const uint8_t *)cmd, strlen(cmd)) < 0 ||
+	    write_all(fd, (const uint8_t *)"\n", 1) < 0)
+		return 2;
+	while (len < sizeof(reply) - 1 && !memchr(reply, '\n', len)) {
+		ssize_t n = read(fd, reply + len, sizeof(reply) - 1 - len);
+
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	reply[len] = '\0';
+	fputs(reply, stdout);
+	close(fd);
+	return strncmp(reply, "ok", 2) ? 1 : 0;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: tt-simtarget [--port N | --unix PATH] [--ctl PATH] --base ADDR --size N\n"
+		"                    (--ram FILE | --pid PID)\n"
+		"       tt-simtarget --ctl PATH --send 'COMMAND'\n"
+		"Serves OpenOCD's remote_bitbang protocol on 127.0.0.1 (port 0 = ephemeral) or a\n"
+		"unix socket; prints 'listening port=N' (or 'listening unix=PATH') when ready.\n"
+		"See tests/sim/README.md.\n");
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "port", required_argument, NULL, 'p' }, { "unix", required_argument, NULL, 'u' },
+		{ "ctl", required_argument, NULL, 'c' },  { "ram", required_argument, NULL, 'r' },
+		{ "pid", required_argument, NULL, 'P' },  { "base", required_argument, NULL, 'b' },
+		{ "size", required_argument, NULL, 's' }, { "send", required_argument, NULL, 'S' },
+		{ "help", no_argument, NULL, 'h' },       { 0 },
+	};
+	static struct sim s = { .lfd = -1, .conn = -1, .ctl_lfd = -1 };
+	const char *ram_path = NULL, *send = NULL;
+	unsigned long port = 0;
+	bool have_size = false;
+	int o, e;
+
+	while ((o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (o) {
+		case 'p': port = strtoul(optarg, NULL, 0); break;
+		case 'u': s.unix_path = optarg; break;
+		case 'c': s.ctl_path = optarg; break;
+		case 'r': ram_path = optarg; break;
+		case 'P': s.ram.pid = (pid_t)strtol(optarg, NULL, 0); break;
+		case 'b': s.ram.base = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 's': s.ram.size = (uint32_t)strtoul(optarg, NULL, 0); have_size = true; break;
+		case 'S': send = optarg; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (send) {
+		if (!s.ctl_path) {
+			usage(stderr);
+			return 2;
+		}
+		return ctl_send(s.ctl_path, send);
+	}
+	if (!have_size || !s.ram.size || (!ram_path == !s.ram.pid) || port > 65535 ||
+	    (uint64_t)s.ram.base + s.ram.size > 0x100000000ull) {
+		fprintf(stderr, "tt-simtarget: need exactly one of --ram FILE / --pid PID, and "
+			"--base ADDR --size N inside the 32-bit address space\n");
+		usage(stderr);
+		return 2;
+	}
+	if (ram_path && (e = ram_open_file(&s.ram, ram_path)) < 0) {
+		fprintf(stderr, "tt-simtarget: cannot map RAM file %s (%" PRIu32 " bytes): %s\n",
+			ram_path, s.ram.size, strerror(-e));
+		return 1;
+	}
+	tt_sim_dap_init(&s.dap, &(struct tt_sim_mem_ops){ ram_read, ram_write, &s.ram });
+	for (int i = 0; i < MAX_CTL; i++)
+		s.ctl[i].fd = -1;
+
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	if (s.ctl_path && (s.ctl_lfd = listen_unix(s.ctl_path)) < 0) {
+		fprintf(stderr, "tt-simtarget: control socket %s: %s\n", s.ctl_path,
+			strerror(-s.ctl_lfd));
+		return 1;
+	}
+	if (s.unix_path) {
+		s.lfd = listen_unix(s.unix_path);
+	} else {
+		uint16_t bound = 0;
+
+		s.lfd = listen_tcp((uint16_t)port, &bound);
+		port = bound;
+	}
+	if (s.lfd < 0) {
+		fprintf(stderr, "tt-simtarget: cannot listen on %s: %s\n",
+			s.unix_path ? s.unix_path : "127.0.0.1", strerror(-s.lfd));
+		return 1;
+	}
+	if (s.ctl_path)
+		printf("ctl unix=%s\n", s.ctl_path);
+	if (s.unix_path)
+		printf("listening unix=%s\n", s.unix_path);
+	else
+		printf("listening port=%lu\n", port);
+	fflush(stdout);
+
+	serve(&s);
+
+	if (s.conn >= 0)
+		close(s.conn);
+	if (s.unix_path)
+		unlink(s.unix_path);
+	if (s.ctl_path)
+		unlink(s.ctl_path);
+	return 0;
+}
