@@ -34,7 +34,6 @@ struct tt_target_config {
 	unsigned poll_min_ms;      /* default 1 */
 	unsigned poll_max_ms;      /* default 200 */
 	uint32_t max_chunk;        /* probe read split size, default 4096 */
-	bool once;                 /* file sources: stop after the first complete pass */
 };
 
 enum tt_target_state {

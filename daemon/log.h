@@ -1,0 +1,31 @@
+/* daemon/log.h: the one logging path of the daemon and the client.
+ *
+ * Level-checked before formatting. Under systemd (JOURNAL_STREAM set) lines carry journald
+ * priority prefixes ("<3>...") and no time stamp; otherwise they go to stderr with a local time
+ * stamp. proto/ and probe/ never log: they return errors and counters.
+ */
+#ifndef TT_LOG_H
+#define TT_LOG_H
+
+enum tt_log_level {
+	TT_LOG_ERR = 3,
+	TT_LOG_WARNING = 4,
+	TT_LOG_NOTICE = 5,
+	TT_LOG_INFO = 6,
+	TT_LOG_DEBUG = 7,
+};
+
+extern int tt_log_level;
+
+#define tt_log(lvl, ...)                                                                   \
+	do {                                                                               \
+		if ((lvl) <= tt_log_level)                                                 \
+			tt_log_write((lvl), __VA_ARGS__);                                  \
+	} while (0)
+
+void tt_log_init(const char *prog);
+void tt_log_write(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* "err", "warning", "notice", "info", "debug" (or 3..7) -> level; -1 when unknown. */
+int tt_log_parse_level(const char *s);
+
+#endif

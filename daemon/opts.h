@@ -1,0 +1,35 @@
+/* daemon/opts.h: command-line options that describe a target, shared by tracetapd and
+ * `tracetap decode` so both spell and check them the same way. */
+#ifndef TT_OPTS_H
+#define TT_OPTS_H
+
+#include <getopt.h>
+#include <stdint.h>
+
+#include "target.h"
+
+#define TT_OPTS_MAX_OPENOCD 64
+
+struct tt_opts_target {
+	struct tt_target_config *cfg; /* borrowed: filled in place */
+	const char *oargs[TT_OPTS_MAX_OPENOCD + 1];
+	unsigned noargs;
+};
+
+extern const char tt_opts_target_help[];
+
+void tt_opts_target_init(struct tt_opts_target *o, struct tt_target_config *cfg);
+/* Appends the target options to longopts (room entries, NULL-terminated). */
+void tt_opts_target_longopts(struct option *longopts, size_t room);
+/* Handles option c. Returns 0 when handled, 1 when c is not a target option, -EINVAL with a
+ * message naming the option and the expected value in err. */
+int tt_opts_target_parse(struct tt_opts_target *o, int c, const char *arg, char *err,
+			 size_t errlen);
+/* -f FILE / -c CMD for a spawned OpenOCD. */
+int tt_opts_openocd_arg(struct tt_opts_target *o, int c, const char *arg);
+
+/* Strict unsigned number (decimal or 0x hex, optional k/M/G suffix when suffix != 0): 0 or
+ * -EINVAL. */
+int tt_parse_u64(const char *s, uint64_t max, int suffix, uint64_t *out);
+
+#endif

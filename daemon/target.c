@@ -1,0 +1,491 @@
+/* daemon/target.c: the poller of one target (see target.h).
+ *
+ * Owns a probe, a ThreadX reader and a libuv timer. One poll cycle is a chain of
+ * plan -> tt_probe_read -> ingest steps that runs until the reader says the cycle is over; the
+ * next cycle starts `interval` after this one started, so a slow link polls back to back and an
+ * idle target is polled rarely. Probe failures back off (doubling up to poll_max, at least 50 ms)
+ * and are logged rate-limited; the reader reports losses itself as gap records.
+ */
+#include "target.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../proto/threadx.h"
+#include "log.h"
+
+enum phase {
+	PH_RESOLVE = 0, /* reading the pointer to the header (ELF symbol / --pointer) */
+	PH_READING,     /* reader cycles */
+};
+
+struct tt_target {
+	uv_loop_t *loop;
+	struct tt_target_config cfg;
+	char *strs[8];   /* owned copies of the config strings */
+	char **oargs;    /* owned copy of openocd_args */
+	struct tt_probe *probe;
+	struct tt_threadx *rd;
+	uv_timer_t timer;
+	tt_target_record_cb record_cb;
+	tt_target_status_cb status_cb;
+	void *arg;
+	tt_target_close_cb close_cb;
+	void *close_arg;
+	struct tt_target_status st;
+	enum phase phase;
+	uint64_t ptr_addr;       /* where the header pointer lives (PH_RESOLVE) */
+	uint8_t ptr_buf[4];
+	uint64_t header_addr;
+	struct tt_plan plan;
+	int reading;             /* a probe read is pending */
+	int stopping;
+	int pending_closes;
+	uint64_t cycle_start;    /* uv_now at the start of the cycle */
+	unsigned backoff_ms;
+	/* rate over a sliding second */
+	uint64_t rate_t0, rate_n0;
+	/* rate-limited error logging */
+	uint64_t err_logged_at;
+	unsigned err_suppressed;
+};
+
+static void poll_cycle(struct tt_target *t);
+static void step(struct tt_target *t);
+
+const char *tt_target_state_name(enum tt_target_state st)
+{
+	static const char *const names[] = { "attaching", "connected", "disconnected",
+					     "reset", "stalled", "stopped" };
+	return (unsigned)st < sizeof(names) / sizeof(names[0]) ? names[st] : "unknown";
+}
+
+static void set_state(struct tt_target *t, enum tt_target_state st, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void set_state(struct tt_target *t, enum tt_target_state st, const char *fmt, ...)
+{
+	char msg[sizeof(t->st.message)];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (t->st.state == st && !strcmp(t->st.message, msg))
+		return;
+	t->st.state = st;
+	memcpy(t->st.message, msg, sizeof(msg));
+	if (t->status_cb)
+		t->status_cb(t, t->arg);
+}
+
+/* Errors repeat every poll while a link is down: log the first, then one line per 10 s. */
+static void log_poll_error(struct tt_target *t, const char *what)
+{
+	uint64_t now = uv_now(t->loop);
+
+	if (t->err_logged_at && now - t->err_logged_at < 10000) {
+		t->err_suppressed++;
+		return;
+	}
+	if (t->err_suppressed)
+		tt_log(TT_LOG_WARNING, "target %s: %s (%u similar errors suppressed)", t->cfg.name,
+		       what, t->err_suppressed);
+	else
+		tt_log(TT_LOG_WARNING, "target %s: %s", t->cfg.name, what);
+	t->err_logged_at = now;
+	t->err_suppressed = 0;
+}
+
+static void schedule(struct tt_target *t, unsigned delay_ms)
+{
+	if (!t->stopping)
+		uv_timer_start(&t->timer, NULL, delay_ms, 0);
+}
+
+static void on_timer(uv_timer_t *h)
+{
+	poll_cycle(h->data);
+}
+
+static void emit(void *arg, const struct tt_record *rec)
+{
+	struct tt_target *t = arg;
+
+	switch (rec->kind) {
+	case TT_REC_EVENT:
+		t->st.events++;
+		break;
+	case TT_REC_GAP:
+		t->st.gaps++;
+		t->st.lost += rec->u.gap.lost;
+		break;
+	case TT_REC_RESET:
+		t->st.resets++;
+		set_state(t, TT_TARGET_RESET, "%s", rec->u.reset.reason);
+		break;
+	}
+	t->record_cb(t, rec, t->arg);
+}
+
+static void update_rate(struct tt_target *t)
+{
+	uint64_t now = uv_now(t->loop);
+
+	if (now - t->rate_t0 >= 1000) {
+		t->st.rate = (double)(t->st.events - t->rate_n0) * 1000.0 / (double)(now - t->rate_t0);
+		t->rate_t0 = now;
+		t->rate_n0 = t->st.events;
+	}
+}
+
+/* Adapt the interval so one poll sees a small part of the buffer: halve it when a poll found
+ * more than a quarter of the buffer new, grow it slowly when it found almost nothing. */
+static unsigned next_interval(struct tt_target *t)
+{
+	const struct tt_threadx_stats *s = tt_threadx_stats(t->rd);
+	unsigned iv = t->st.interval_ms;
+
+	t->st.fill = s->capacity ? (double)s->last_new / s->capacity : 0;
+	if (t->st.fill > 0.25)
+		iv /= 2;
+	else if (t->st.fill < 0.05)
+		iv = iv + iv / 2 + 1;
+	if (iv < t->cfg.poll_min_ms)
+		iv = t->cfg.poll_min_ms;
+	if (iv > t->cfg.poll_max_ms)
+		iv = t->cfg.poll_max_ms;
+	t->st.interval_ms = iv;
+	return iv;
+}
+
+static void cycle_done(struct tt_target *t)
+{
+	uint64_t now = uv_now(t->loop);
+	unsigned iv = next_interval(t);
+	uint64_t spent = now - t->cycle_start;
+
+	t->st.poll_ms_last = (double)spent;
+	t->st.polls++;
+	t->backoff_ms = 0;
+	update_rate(t);
+	schedule(t, spent >= iv ? 0 : (unsigned)(iv - spent));
+}
+
+static void cycle_failed(struct tt_target *t, enum tt_target_state st, const char *msg)
+{
+	unsigned floor = t->cfg.poll_max_ms > 50 ? 50 : t->cfg.poll_max_ms;
+
+	set_state(t, st, "%s", msg);
+	log_poll_error(t, msg);
+	t->backoff_ms = t->backoff_ms ? t->backoff_ms * 2 : floor;
+	if (t->backoff_ms > t->cfg.poll_max_ms * 4 + 1000)
+		t->backoff_ms = t->cfg.poll_max_ms * 4 + 1000;
+	update_rate(t);
+	schedule(t, t->backoff_ms);
+}
+
+static int make_reader(struct tt_target *t)
+{
+	struct tt_threadx_config rc = {
+		.header_addr = t->header_addr,
+		.start_at_now = t->cfg.start_at_now,
+		.tick_hz = t->cfg.tick_hz,
+		.time_wrap = t->cfg.time_wrap,
+		.time_dir = t->cfg.time_dir,
+	};
+
+	if (t->rd)
+		tt_threadx_free(t->rd);
+	t->rd = NULL;
+	return tt_threadx_new(&rc, &t->rd);
+}
+
+static void on_read(struct tt_probe *p, int status, void *arg)
+{
+	struct tt_target *t = arg;
+	char msg[512];
+
+	t->reading = 0;
+	t->st.bytes_read = p->bytes_read;
+	if (t->stopping)
+		return;
+	if (status < 0) {
+		snprintf(msg, sizeof(msg), "probe %s: %s", t->cfg.probe, tt_probe_error(p));
+		if (t->phase == PH_READING)
+			tt_threadx_read_failed(t->rd, status);
+		cycle_failed(t, status == -EFAULT ? TT_TARGET_STALLED : TT_TARGET_DISCONNECTED,
+			     msg);
+		return;
+	}
+	if (t->phase == PH_RESOLVE) {
+		uint32_t v = (uint32_t)t->ptr_buf[0] | (uint32_t)t->ptr_buf[1] << 8 |
+			     (uint32_t)t->ptr_buf[2] << 16 | (uint32_t)t->ptr_buf[3] << 24;
+		uint32_t be = __builtin_bswap32(v);
+		/* The pointer is in target byte order, which is unknown until the header is read:
+		 * take the little-endian value (every Cortex-M) unless only the big-endian one is
+		 * plausible, i.e. 4-aligned and the little-endian one is not. */
+		if ((v & 3) && !(be & 3))
+			v = be;
+		if (!v) {
+			snprintf(msg, sizeof(msg),
+				 "trace header pointer at 0x%08" PRIx64
+				 " is NULL: tracing not enabled yet (tx_trace_enable not called)",
+				 t->ptr_addr);
+			cycle_failed(t, TT_TARGET_ATTACHING, msg);
+			return;
+		}
+		if (v != t->header_addr || !t->rd) {
+			t->header_addr = v;
+			if (make_reader(t) < 0) {
+				cycle_failed(t, TT_TARGET_ATTACHING, "out of memory creating reader");
+				return;
+			}
+			tt_log(TT_LOG_INFO, "target %s: trace header at 0x%08" PRIx32 " (from 0x%08" PRIx64 ")",
+			       t->cfg.name, v, t->ptr_addr);
+		}
+		t->phase = PH_READING;
+		step(t);
+		return;
+	}
+	int rc = tt_threadx_ingest(t->rd, emit, t);
+	if (rc < 0) {
+		snprintf(msg, sizeof(msg), "%s", tt_threadx_error(t->rd));
+		/* A buffer that vanished may have moved: resolve the pointer again. */
+		if (t->ptr_addr)
+			t->phase = PH_RESOLVE;
+		cycle_failed(t, TT_TARGET_ATTACHING, msg);
+		return;
+	}
+	if (t->st.state != TT_TARGET_CONNECTED)
+		set_state(t, TT_TARGET_CONNECTED, "streaming from 0x%08" PRIx64, t->header_addr);
+	if (rc == TT_THREADX_MORE) {
+		step(t);
+		return;
+	}
+	t->st.bytes_read = p->bytes_read;
+	cycle_done(t);
+}
+
+/* Start the next read of the cycle. */
+static void step(struct tt_target *t)
+{
+	char msg[512];
+	int rc;
+
+	if (t->phase == PH_RESOLVE) {
+		t->plan.n = 1;
+		t->plan.r[0].addr = t->ptr_addr;
+		t->plan.r[0].len = 4;
+		t->plan.r[0].dst = t->ptr_buf;
+	} else {
+		tt_threadx_plan(t->rd, &t->plan);
+	}
+	rc = tt_probe_read(t->probe, &t->plan, on_read, t);
+	if (rc < 0) {
+		snprintf(msg, sizeof(msg), "probe %s: %s", t->cfg.probe, tt_probe_error(t->probe));
+		cycle_failed(t, TT_TARGET_DISCONNECTED, msg);
+		return;
+	}
+	t->reading = 1;
+}
+
+static void poll_cycle(struct tt_target *t)
+{
+	if (t->stopping || t->reading)
+		return;
+	t->cycle_start = uv_now(t->loop);
+	step(t);
+}
+
+static void on_probe_state(struct tt_probe *p, enum tt_probe_state st, const char *msg, void *arg)
+{
+	struct tt_target *t = arg;
+
+	if (st == TT_PROBE_DISCONNECTED) {
+		set_state(t, TT_TARGET_DISCONNECTED, "probe %s: %s", t->cfg.probe, msg);
+		tt_log(TT_LOG_WARNING, "target %s: probe disconnected: %s", t->cfg.name, msg);
+	} else if (st == TT_PROBE_CONNECTED) {
+		tt_log(TT_LOG_INFO, "target %s: probe connected%s%s", t->cfg.name, msg && *msg ? ": " : "",
+		       msg ? msg : "");
+	}
+}
+
+static char *dup_str(struct tt_target *t, unsigned i, const char *s)
+{
+	if (!s)
+		return NULL;
+	t->strs[i] = strdup(s);
+	return t->strs[i];
+}
+
+static void free_target(struct tt_target *t)
+{
+	for (unsigned i = 0; i < sizeof(t->strs) / sizeof(t->strs[0]); i++)
+		free(t->strs[i]);
+	if (t->oargs)
+		for (char **a = t->oargs; *a; a++)
+			free(*a);
+	free(t->oargs);
+	if (t->rd)
+		tt_threadx_free(t->rd);
+	free(t);
+}
+
+static int copy_config(struct tt_target *t, const struct tt_target_config *cfg)
+{
+	t->cfg = *cfg;
+	t->cfg.name = dup_str(t, 0, cfg->name ? cfg->name : "target");
+	t->cfg.probe = dup_str(t, 1, cfg->probe);
+	t->cfg.format = dup_str(t, 2, cfg->format ? cfg->format : "threadx");
+	t->cfg.elf = dup_str(t, 3, cfg->elf);
+	t->cfg.openocd_log = dup_str(t, 4, cfg->openocd_log);
+	if (!t->cfg.name || !t->cfg.probe || !t->cfg.format)
+		return -ENOMEM;
+	if (cfg->openocd_args) {
+		size_t n = 0;
+		while (cfg->openocd_args[n])
+			n++;
+		t->oargs = calloc(n + 1, sizeof(char *));
+		if (!t->oargs)
+			return -ENOMEM;
+		for (size_t i = 0; i < n; i++)
+			if (!(t->oargs[i] = strdup(cfg->openocd_args[i])))
+				return -ENOMEM;
+		t->cfg.openocd_args = (const char *const *)t->oargs;
+	}
+	if (!t->cfg.poll_min_ms)
+		t->cfg.poll_min_ms = 1;
+	if (!t->cfg.poll_max_ms)
+		t->cfg.poll_max_ms = 200;
+	if (t->cfg.poll_max_ms < t->cfg.poll_min_ms)
+		t->cfg.poll_max_ms = t->cfg.poll_min_ms;
+	return 0;
+}
+
+int tt_target_start(uv_loop_t *loop, const struct tt_target_config *cfg,
+		    tt_target_record_cb record_cb, tt_target_status_cb status_cb, void *arg,
+		    struct tt_target **out, char *err, size_t errlen)
+{
+	struct tt_target *t;
+	int rc;
+
+	if (!cfg->probe || !record_cb) {
+		snprintf(err, errlen, "target %s: no probe given", cfg->name ? cfg->name : "?");
+		return -EINVAL;
+	}
+	if (cfg->format && strcmp(cfg->format, "threadx")) {
+		snprintf(err, errlen, "target %s: unknown trace format '%s' (supported: threadx)",
+			 cfg->name ? cfg->name : "?", cfg->format);
+		return -EINVAL;
+	}
+	t = calloc(1, sizeof(*t));
+	if (!t) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	rc = copy_config(t, cfg);
+	if (rc < 0) {
+		snprintf(err, errlen, "out of memory");
+		goto fail_cfg;
+	}
+	t->loop = loop;
+	t->record_cb = record_cb;
+	t->status_cb = status_cb;
+	t->arg = arg;
+	t->st.interval_ms = t->cfg.poll_min_ms * 4 < t->cfg.poll_max_ms ? t->cfg.poll_min_ms * 4
+								       : t->cfg.poll_max_ms;
+	if (t->cfg.elf) {
+		rc = tt_elf_symbol(t->cfg.elf, "_tx_trace_header_ptr", &t->ptr_addr, err, errlen);
+		if (rc < 0)
+			goto fail_cfg;
+	} else if (t->cfg.address_is_pointer) {
+		t->ptr_addr = t->cfg.address;
+	} else if (t->cfg.address || !strncmp(t->cfg.probe, "file:", 5)) {
+		t->header_addr = t->cfg.address ? t->cfg.address : t->cfg.file_base;
+	} else {
+		snprintf(err, errlen,
+			 "target %s: where is the trace buffer? give the firmware ELF (--elf) or the "
+			 "header address (--address)", t->cfg.name);
+		rc = -EINVAL;
+		goto fail_cfg;
+	}
+	t->phase = t->ptr_addr ? PH_RESOLVE : PH_READING;
+	if (t->phase == PH_READING && (rc = make_reader(t)) < 0) {
+		snprintf(err, errlen, "target %s: cannot create reader: %s", t->cfg.name, strerror(-rc));
+		goto fail_cfg;
+	}
+	struct tt_probe_options po = {
+		.openocd_args = t->cfg.openocd_args,
+		.openocd_log = t->cfg.openocd_log,
+		.max_chunk = t->cfg.max_chunk,
+		.file_base = t->cfg.file_base,
+		.state_cb = on_probe_state,
+		.state_arg = t,
+	};
+	rc = tt_probe_new(loop, t->cfg.probe, &po, &t->probe, err, errlen);
+	if (rc < 0)
+		goto fail_cfg;
+	uv_timer_init(loop, &t->timer);
+	t->timer.data = t;
+	t->rate_t0 = uv_now(loop);
+	*out = t;
+	schedule(t, 0);
+	return 0;
+
+fail_cfg:
+	free_target(t);
+	return rc;
+}
+
+static void maybe_free(struct tt_target *t)
+{
+	if (--t->pending_closes > 0)
+		return;
+	if (t->close_cb)
+		t->close_cb(t, t->close_arg);
+	free_target(t);
+}
+
+static void on_timer_closed(uv_handle_t *h)
+{
+	maybe_free(h->data);
+}
+
+static void on_probe_closed(struct tt_probe *p, void *arg)
+{
+	maybe_free(arg);
+}
+
+void tt_target_stop(struct tt_target *t, tt_target_close_cb cb, void *arg)
+{
+	if (t->stopping)
+		return;
+	t->stopping = 1;
+	t->close_cb = cb;
+	t->close_arg = arg;
+	t->st.state = TT_TARGET_STOPPED;
+	t->pending_closes = 2;
+	uv_timer_stop(&t->timer);
+	uv_close((uv_handle_t *)&t->timer, on_timer_closed);
+	tt_probe_close(t->probe, on_probe_closed, t);
+}
+
+const char *tt_target_name(const struct tt_target *t)
+{
+	return t->cfg.name;
+}
+
+const struct tt_target_config *tt_target_config(const struct tt_target *t)
+{
+	return &t->cfg;
+}
+
+const struct tt_target_status *tt_target_status(const struct tt_target *t)
+{
+	return &t->st;
+}
