@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# tests/run-all.sh: set up, build with -Werror, run every test suite; then rebuild with
+# ASan+UBSan and run the C suites again. Benchmarks are not tests: see README.md.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+tests/setup.sh
+
+build() { # dir, extra meson options...
+  local dir=$1; shift
+  if [ -d "$dir" ]; then meson setup --reconfigure "$dir" "$@" >/dev/null
+  else meson setup "$dir" "$@" >/dev/null; fi
+  ninja -C "$dir"
+}
+
+build build-ci -Dwerror=true
+meson test -C build-ci --print-errorlogs --num-processes 2 --no-suite bench
+
+build build-asan -Dwerror=true -Db_sanitize=address,undefined -Db_lundef=false
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+  meson test -C build-asan --print-errorlogs --num-processes 2 --suite unit --suite integration

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# tests/setup.sh: install what a fresh Debian 12 machine lacks to build, run and test tracetap.
+# Idempotent; uses sudo when not root. TT_SETUP_BROWSER=0 skips Chromium and npm packages.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+
+PKGS=(
+  build-essential pkg-config meson ninja-build gcc-multilib
+  libuv1-dev libcjson-dev libelf-dev libdw-dev
+  libwebsockets-dev libwebsockets-evlib-uv
+  libsystemd-dev libusb-1.0-0-dev systemd
+  openocd valgrind jq curl
+)
+if [ "${TT_SETUP_BROWSER:-1}" = 1 ]; then
+  PKGS+=(chromium nodejs npm)
+fi
+
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+if [ "${TT_SETUP_BROWSER:-1}" = 1 ] && [ -f tests/browser/package.json ]; then
+  # playwright-core only: it never downloads a browser; tests use Debian's /usr/bin/chromium.
+  (cd tests/browser && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error)
+fi
