@@ -1,0 +1,151 @@
+/* tests/live/check_seq.c: proves that a JSONL record stream holds every sequence-numbered event
+ * exactly once and in order, or inside a gap whose count matches the missing numbers.
+ *
+ * Reads records (proto/PROTOCOL.md) from a file or stdin. Sequence numbers are where the
+ * project's writers put them (tests/live/live_writer.c, the simulated target's workload): user
+ * events 4096+ carry it in info 1 (raw[4]), thread resume/suspend (1, 2) in info 3 (raw[6]).
+ * Other events are ignored. Between two numbered events, the numbers missing must equal the
+ * sum of the exact gap counts reported in between (or be at least the sum when a gap is only a
+ * lower bound); missing numbers with no gap, a repeat or a step backwards fail (a reset record
+ * allows the numbering to go on from anywhere).
+ *
+ * usage: check_seq [--last N] [--lossless] [--min-events N] [FILE]
+ * Prints one summary line; exits 1 with the first violation described.
+ */
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int seq_of(const cJSON *rec, unsigned long long *seq)
+{
+	const cJSON *id = cJSON_GetObjectItemCaseSensitive(rec, "id");
+	const cJSON *raw = cJSON_GetObjectItemCaseSensitive(rec, "raw");
+	int idx;
+
+	if (!cJSON_IsNumber(id) || !cJSON_IsArray(raw))
+		return 0;
+	if (id->valuedouble >= 4096 && id->valuedouble <= 4097)
+		idx = 4;
+	else if (id->valuedouble == 1 || id->valuedouble == 2)
+		idx = 6;
+	else
+		return 0;
+	const cJSON *w = cJSON_GetArrayItem(raw, idx);
+	if (!cJSON_IsNumber(w))
+		return 0;
+	*seq = (unsigned long long)w->valuedouble;
+	return 1;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long long want_last = 0, min_events = 1;
+	int lossless = 0;
+	const char *path = NULL;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--last") && i + 1 < argc)
+			want_last = strtoull(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "--min-events") && i + 1 < argc)
+			min_events = strtoull(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "--lossless"))
+			lossless = 1;
+		else
+			path = argv[i];
+	}
+	FILE *f = path ? fopen(path, "r") : stdin;
+	if (!f) {
+		perror(path);
+		return 2;
+	}
+	char *line = NULL;
+	size_t cap = 0;
+	unsigned long long lineno = 0, prev = 0, first = 0, numbered = 0, gaps = 0, lost_sum = 0;
+	unsigned long long missing_total = 0, gap_lost_total = 0;
+	int inexact = 0, have_prev = 0, fail = 0;
+
+	while (getline(&line, &cap, f) > 0) {
+		lineno++;
+		cJSON *rec = cJSON_Parse(line);
+		if (!rec) {
+			fprintf(stderr, "check_seq: line %llu: not JSON: %.80s\n", lineno, line);
+			fail = 1;
+			break;
+		}
+		const cJSON *type = cJSON_GetObjectItemCaseSensitive(rec, "type");
+		const char *ty = cJSON_IsString(type) ? type->valuestring : "";
+		unsigned long long s;
+		if (!strcmp(ty, "gap")) {
+			const cJSON *lost = cJSON_GetObjectItemCaseSensitive(rec, "lost");
+			const cJSON *exact = cJSON_GetObjectItemCaseSensitive(rec, "exact");
+			gaps++;
+			lost_sum += cJSON_IsNumber(lost) ? (unsigned long long)lost->valuedouble : 0;
+			if (!cJSON_IsTrue(exact))
+				inexact = 1;
+		} else if (!strcmp(ty, "reset")) {
+			have_prev = 0;
+			lost_sum = 0;
+			inexact = 0;
+		} else if (!strcmp(ty, "event") && seq_of(rec, &s)) {
+			numbered++;
+			if (!first)
+				first = s;
+			if (have_prev) {
+				if (s <= prev) {
+					fprintf(stderr, "check_seq: line %llu: seq %llu after %llu "
+							"(duplicate or out of order)\n", lineno, s, prev);
+					fail = 1;
+				} else {
+					unsigned long long missing = s - prev - 1;
+					missing_total += missing;
+					gap_lost_total += lost_sum;
+					if (missing && !lost_sum && !inexact) {
+						fprintf(stderr, "check_seq: line %llu: seq %llu..%llu "
+								"missing with no gap reported\n",
+							lineno, prev + 1, s - 1);
+						fail = 1;
+					} else if (!inexact && missing != lost_sum) {
+						fprintf(stderr, "check_seq: line %llu: %llu missing before "
+								"seq %llu but exact gaps say %llu\n",
+							lineno, missing, s, lost_sum);
+						fail = 1;
+					} else if (inexact && missing < lost_sum) {
+						fprintf(stderr, "check_seq: line %llu: %llu missing before "
+								"seq %llu but the lower bound says %llu\n",
+							lineno, missing, s, lost_sum);
+						fail = 1;
+					}
+				}
+			}
+			prev = s;
+			have_prev = 1;
+			lost_sum = 0;
+			inexact = 0;
+		}
+		cJSON_Delete(rec);
+		if (fail)
+			break;
+	}
+	free(line);
+	if (path)
+		fclose(f);
+	if (!fail && numbered < min_events) {
+		fprintf(stderr, "check_seq: only %llu numbered events (want at least %llu)\n",
+			numbered, min_events);
+		fail = 1;
+	}
+	if (!fail && want_last && prev != want_last) {
+		fprintf(stderr, "check_seq: last seq %llu, expected %llu\n", prev, want_last);
+		fail = 1;
+	}
+	if (!fail && lossless && (gaps || missing_total)) {
+		fprintf(stderr, "check_seq: %llu gaps, %llu missing: expected lossless\n", gaps,
+			missing_total);
+		fail = 1;
+	}
+	printf("check_seq: numbered=%llu first=%llu last=%llu gaps=%llu missing=%llu "
+	       "gap_lost=%llu %s\n", numbered, first, prev, gaps, missing_total, gap_lost_total,
+	       fail ? "FAIL" : "ok");
+	return fail;
+}

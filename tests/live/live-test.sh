@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# tests/live/live-test.sh: follow a live 32-bit ThreadX-format writer with
+# `tracetapd --probe process:PID` and check every event arrived exactly once, in order, or inside
+# a gap whose count matches (tests/live/check_seq.c).
+#
+# usage: live-test.sh TRACETAPD LIVE_WRITER CHECK_SEQ RATE SECONDS ENTRIES [--lossless]
+set -euo pipefail
+tracetapd=$1 writer=$2 check=$3 rate=$4 secs=$5 entries=$6 mode=${7:-}
+work=$(mktemp -d)
+wpid="" dpid=""
+cleanup() {
+  [ -n "$dpid" ] && kill "$dpid" 2>/dev/null || true
+  [ -n "$wpid" ] && kill "$wpid" 2>/dev/null || true
+  exec 3>&- 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+# wait_for FILE REGEX SECONDS: wait until a line of FILE matches, or fail at the deadline.
+wait_for() {
+  local deadline=$((SECONDS + $3))
+  until grep -qE "$2" "$1" 2>/dev/null; do
+    if [ "$SECONDS" -ge "$deadline" ]; then
+      echo "live-test: timed out waiting for /$2/ in $1"; tail -5 "$1" || true; return 1
+    fi
+    sleep 0.05
+  done
+}
+
+mkfifo "$work/hold"
+"$writer" "$rate" "$secs" "$entries" < "$work/hold" > "$work/writer.out" &
+wpid=$!
+exec 3> "$work/hold"   # the writer lingers until this closes
+wait_for "$work/writer.out" '^pid=' 10
+read -r pidf hdrf _ < "$work/writer.out"
+pid=${pidf#pid=} hdr=${hdrf#header=}
+
+"$tracetapd" --probe "process:$pid" --address "$hdr" --stdout --poll-min 1 --poll-max 10 \
+  --log-level notice > "$work/records.jsonl" 2> "$work/daemon.log" &
+dpid=$!
+
+wait_for "$work/writer.out" '^done' $((${secs%.*} + 30))
+last=$(sed -n 's/^done seq=\([0-9]*\).*/\1/p' "$work/writer.out")
+wrate=$(sed -n 's/^done .*rate=\([0-9]*\).*/\1/p' "$work/writer.out")
+# The last event must reach the stream: wait for its number in a record (info 1 or info 3).
+deadline=$((SECONDS + 20))
+until "$check" --last "$last" "$work/records.jsonl" > /dev/null 2>&1; do
+  if [ "$SECONDS" -ge "$deadline" ]; then break; fi
+  sleep 0.1
+done
+kill -TERM "$dpid"
+rc=0; wait "$dpid" || rc=$?
+dpid=""
+if [ "$rc" -ne 0 ]; then
+  echo "live-test: tracetapd exited with $rc"; cat "$work/daemon.log"; exit 1
+fi
+echo "live-test: writer wrote $last events at $wrate events/s into $entries slots"
+args=(--last "$last" --min-events 1000)
+[ "$mode" = --lossless ] && args+=(--lossless)
+if ! "$check" "${args[@]}" "$work/records.jsonl"; then
+  echo "--- daemon log"; tail -20 "$work/daemon.log"; exit 1
+fi
