@@ -9,7 +9,6 @@
 #include "sim_dap.h"
 
 #include <errno.h>
-#include <time.h>
 
 enum {
 	TLR, RTI, SELDR, CAPDR, SHDR, EX1DR, PAUSEDR, EX2DR, UPDDR,
@@ -46,19 +45,6 @@ enum { IR_ABORT = 0x8, IR_DPACC = 0xA, IR_APACC = 0xB, IR_IDCODE = 0xE, IR_BYPAS
 #define CSW_DEVICEEN (1u << 6)
 #define CSW_TRINPROG (1u << 7)
 
-/* Real hardware is busy for nanoseconds; a busy period that only ends after N clocks would
- * swallow the CTRL/STAT write OpenOCD uses to clear STICKYORUN (it never checks that ACK) and
- * then silently drop the replayed writes. So a busy period also ends after this much wall time. */
-#define BUSY_NS 5000u
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 void tt_sim_dap_init(struct tt_sim_dap *d, const struct tt_sim_mem_ops *mem)
 {
 	*d = (struct tt_sim_dap){ .state = TLR, .ir = IR_IDCODE, .powered = true, .mem = *mem };
@@ -70,12 +56,9 @@ void tt_sim_dap_trst(struct tt_sim_dap *d)
 	d->ir = IR_IDCODE;
 }
 
-void tt_sim_dap_wait_storm(struct tt_sim_dap *d, uint32_t accesses, uint32_t clocks)
+void tt_sim_dap_wait_storm(struct tt_sim_dap *d, uint32_t accesses)
 {
 	d->wait_accesses = accesses;
-	d->wait_clocks = clocks ? clocks : 1;
-	if (!accesses)
-		d->busy = false;
 }
 
 static void update_acks(struct tt_sim_dap *d)
@@ -223,12 +206,6 @@ static void xacc_update(struct tt_sim_dap *d, bool ap)
 	v = ap_access(d, rnw, a, data);
 	if (rnw)
 		d->rdbuf = v;
-	if (d->wait_accesses) {
-		d->wait_accesses--;
-		d->busy = true;
-		d->busy_until_clk = d->clk + d->wait_clocks;
-		d->busy_until_ns = now_ns() + BUSY_NS;
-	}
 }
 
 static void dr_capture(struct tt_sim_dap *d)
@@ -242,9 +219,15 @@ static void dr_capture(struct tt_sim_dap *d)
 	case IR_DPACC:
 	case IR_APACC:
 		d->dr_len = 35;
-		if (d->busy && (d->clk >= d->busy_until_clk || now_ns() >= d->busy_until_ns))
-			d->busy = false;
-		if (d->busy) {
+		/* A WAIT storm answers the next APACC scans WAIT, one scan each: the AP is "busy"
+		 * only until that scan ends. remote_bitbang costs a network round trip per scan, so
+		 * a busy period in clocks or microseconds would never be seen by the next scan, and
+		 * one that outlived a scan would swallow the CTRL/STAT write OpenOCD uses to clear
+		 * STICKYORUN (it never checks that ACK), silently dropping the replayed accesses.
+		 * The WAIT scan leaves rdbuf alone, so OpenOCD recovers a pending read from the
+		 * next OK scan as it does on hardware. */
+		if (d->ir == IR_APACC && d->wait_accesses) {
+			d->wait_accesses--;
 			d->scan_wait = true;
 			d->stats.waits++;
 			if (d->ctrl_stat & CS_ORUNDETECT)
@@ -275,8 +258,8 @@ static void dr_update(struct tt_sim_dap *d)
 		xacc_update(d, true);
 		break;
 	case IR_ABORT:
-		if (d->dr_sr & (1u << 3))	/* DAPABORT: cancel the access in progress */
-			d->busy = false;
+		if (d->dr_sr & (1u << 3))	/* DAPABORT: cancel the WAIT storm */
+			d->wait_accesses = 0;
 		break;
 	default:
 		break;

@@ -42,12 +42,8 @@ struct tt_sim_dap {
 	bool powered;            /* false: power-up ACKs cannot rise (`power off`) */
 	/* MEM-AP */
 	uint32_t csw, tar;
-	/* WAIT storm: the next wait_accesses AP accesses each leave the AP busy until busy_clk
-	 * TCK edges or busy_ns of wall time have passed, whichever comes first (see why in
-	 * sim_dap.c). */
-	uint32_t wait_accesses, wait_clocks;
-	bool busy;
-	uint64_t busy_until_clk, busy_until_ns;
+	/* WAIT storm: the next wait_accesses APACC scans are answered WAIT (see sim_dap.c) */
+	uint32_t wait_accesses;
 	/* bus-fault window [bf_addr, bf_addr + bf_len) */
 	bool bf_on;
 	uint32_t bf_addr, bf_len;
@@ -64,7 +60,7 @@ int tt_sim_dap_tdo(const struct tt_sim_dap *d);
 /* TRST asserted: the TAP goes to Test-Logic-Reset (DP and AP state are kept). */
 void tt_sim_dap_trst(struct tt_sim_dap *d);
 /* Fault hooks. */
-void tt_sim_dap_wait_storm(struct tt_sim_dap *d, uint32_t accesses, uint32_t clocks);
+void tt_sim_dap_wait_storm(struct tt_sim_dap *d, uint32_t accesses);
 void tt_sim_dap_power(struct tt_sim_dap *d, bool on);
 
 #endif

@@ -278,8 +278,7 @@ static void ctl_command(struct sim *s, struct ctl_client *c, char *line)
 	} else if (!strcmp(a, "ping")) {
 		ctl_reply(c, "ok");
 	} else if (!strcmp(a, "wait") && n >= 2) {
-		tt_sim_dap_wait_storm(d, (uint32_t)strtoul(b, NULL, 0),
-				      n >= 3 ? (uint32_t)strtoul(e, NULL, 0) : 100);
+		tt_sim_dap_wait_storm(d, (uint32_t)strtoul(b, NULL, 0));
 		ctl_reply(c, "ok");
 	} else if (!strcmp(a, "busfault") && n == 2 && !strcmp(b, "off")) {
 		d->bf_on = false;
@@ -309,7 +308,7 @@ static void ctl_command(struct sim *s, struct ctl_client *c, char *line)
 		ctl_reply(c, "ok");
 		s->quit = true;
 	} else {
-		ctl_reply(c, "err unknown command '%s' (ping, wait N [CLOCKS], busfault ADDR LEN, "
+		ctl_reply(c, "err unknown command '%s' (ping, wait N, busfault ADDR LEN, "
 			  "busfault off, power off|on|cycle, stats, quit)", line);
 	}
 }

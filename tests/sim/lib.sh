@@ -1,0 +1,119 @@
+# tests/sim/lib.sh: bash helpers for chain tests (sourced): start tt-simtarget, a workload and a
+# real OpenOCD (TCL RPC over `tcl_port pipe`), wait for their readiness lines with deadlines,
+# send RPC commands, and clean everything up on exit. Only bash and coreutils are needed.
+#
+# Callers set SIMTARGET (and FW_THREADX, OPENOCD_CFG) before sourcing, usually from meson.
+
+set -u
+TT_TMP=$(mktemp -d "${TMPDIR:-/tmp}/tt-sim.XXXXXX")
+TT_PIDS=()
+TT_FAIL=0
+
+tt_cleanup() {
+	local p
+	for p in "${TT_PIDS[@]}"; do
+		kill "$p" 2>/dev/null
+	done
+	for p in "${TT_PIDS[@]}"; do
+		wait "$p" 2>/dev/null
+	done
+	if [ "$TT_FAIL" -ne 0 ] || [ -n "${TT_KEEP:-}" ]; then
+		echo "logs kept in $TT_TMP" >&2
+	else
+		rm -rf "$TT_TMP"
+	fi
+}
+trap tt_cleanup EXIT
+
+tt_die() {
+	TT_FAIL=1
+	echo "FAIL: $*" >&2
+	for f in "$TT_TMP"/*.err "$TT_TMP"/ocd.log; do
+		[ -f "$f" ] && { echo "--- $f (tail)" >&2; tail -n 15 "$f" >&2; }
+	done
+	exit 1
+}
+
+tt_ok() { echo "ok: $*"; }
+
+# tt_spawn NAME CMD...: runs CMD in the background, stdout readable line by line on the file
+# descriptor stored in TT_FD_<NAME>, stderr in $TT_TMP/NAME.err, pid in TT_PID_<NAME>.
+tt_spawn() {
+	local name=$1 fd
+	shift
+	mkfifo "$TT_TMP/$name.out"
+	"$@" >"$TT_TMP/$name.out" 2>"$TT_TMP/$name.err" &
+	TT_PIDS+=($!)
+	printf -v "TT_PID_$name" '%s' "$!"
+	exec {fd}<>"$TT_TMP/$name.out"
+	printf -v "TT_FD_$name" '%s' "$fd"
+}
+
+# tt_expect NAME REGEX [SECONDS]: reads NAME's stdout until a line matches (deadline: 10 s);
+# the line is left in TT_LINE.
+tt_expect() {
+	local fdvar="TT_FD_$1" end=$((SECONDS + ${3:-10})) left
+	while :; do
+		left=$((end - SECONDS))
+		[ "$left" -gt 0 ] || tt_die "$1: no line matching '$2' in time"
+		IFS= read -r -t "$left" -u "${!fdvar}" TT_LINE || tt_die "$1: no line matching '$2'"
+		[[ $TT_LINE =~ $2 ]] && return 0
+	done
+}
+
+# tt_sim_start ARGS...: starts tt-simtarget (with a control socket) and sets SIM_PORT, SIM_CTL.
+tt_sim_start() {
+	SIM_CTL="$TT_TMP/sim.ctl"
+	tt_spawn sim "$SIMTARGET" --ctl "$SIM_CTL" "$@"
+	tt_expect sim '^listening port=([0-9]+)$'
+	SIM_PORT=${BASH_REMATCH[1]}
+}
+
+# tt_ctl COMMAND: one control command; the reply is in TT_CTL_REPLY; fails the test on "err".
+tt_ctl() {
+	TT_CTL_REPLY=$(timeout 10 "$SIMTARGET" --ctl "$SIM_CTL" --send "$1") ||
+		tt_die "control command '$1' failed: $TT_CTL_REPLY"
+}
+
+# tt_ocd_start [EXTRA -c ARGS...]: a real OpenOCD attached to the simulator, RPC over pipes.
+tt_ocd_start() {
+	rm -f "$TT_TMP/ocd.in" "$TT_TMP/ocd.rpc"
+	mkfifo "$TT_TMP/ocd.in" "$TT_TMP/ocd.rpc"
+	openocd -f "$OPENOCD_CFG" -c "remote_bitbang port $SIM_PORT" -c "tcl_port pipe" "$@" \
+		-l "$TT_TMP/ocd.log" <"$TT_TMP/ocd.in" >"$TT_TMP/ocd.rpc" 2>"$TT_TMP/ocd.err" &
+	TT_PIDS+=($!)
+	TT_PID_ocd=$!
+	exec {TT_OCD_W}<>"$TT_TMP/ocd.in" {TT_OCD_R}<>"$TT_TMP/ocd.rpc"
+	tt_rpc 'return ready'
+	[ "$TT_RPC" = ready ] || tt_die "OpenOCD did not start: '$TT_RPC'"
+}
+
+# tt_rpc TCL: one TCL RPC command (deadline 20 s); the reply is in TT_RPC.
+tt_rpc() {
+	printf '%s\032' "$1" >&"$TT_OCD_W"
+	IFS= read -r -d $'\032' -t "${2:-20}" -u "$TT_OCD_R" TT_RPC ||
+		tt_die "no RPC reply to '$1'"
+}
+
+# tt_read ADDR WIDTH COUNT: read_memory through OpenOCD; TT_RC = 0 on success, TT_RPC = the
+# values (or the error message).
+tt_read() {
+	tt_rpc "list [catch {read_memory $1 $2 $3} r] \$r"
+	TT_RC=${TT_RPC%% *}
+	TT_RPC=${TT_RPC#* }
+	TT_RPC=${TT_RPC#\{}
+	TT_RPC=${TT_RPC%\}}
+}
+
+# tt_ocd_stop: closes OpenOCD's stdin (it exits by itself) and waits for it.
+tt_ocd_stop() {
+	exec {TT_OCD_W}>&-
+	local end=$((SECONDS + 10))
+	while kill -0 "$TT_PID_ocd" 2>/dev/null; do
+		[ $SECONDS -lt $end ] || tt_die "OpenOCD did not exit after its stdin closed"
+		sleep 0.05
+	done
+}
+
+# tt_hex N: the canonical 0x... form OpenOCD prints for N.
+tt_hex() { printf '0x%x' "$1"; }
