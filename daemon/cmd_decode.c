@@ -1,0 +1,194 @@
+/* daemon/cmd_decode.c: `tracetap decode FILE`: every event of a trace file, oldest first.
+ *
+ * Loads a TraceX .trx or a RAM dump (raw binary, Intel HEX or S-record, by content) and runs the
+ * same ThreadX reader the daemon uses live over it (tt_threadx_decode_image). Text by default,
+ * one JSON record per line with --json (proto/PROTOCOL.md).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "../probe/image.h"
+#include "../proto/json.h"
+#include "../proto/threadx.h"
+#include "commands.h"
+#include "opts.h"
+#include "textfmt.h"
+
+#define MAX_FILE (256u << 20)
+
+struct decode {
+	int json;
+	uint64_t n;
+	struct tt_textfmt tf;
+};
+
+static void on_record(void *arg, const struct tt_record *rec)
+{
+	struct decode *d = arg;
+	char buf[TT_JSON_MAX_RECORD];
+	int n;
+
+	d->n++;
+	if (d->json)
+		n = tt_json_record(buf, sizeof(buf) - 1, rec, NULL, d->n);
+	else
+		n = tt_textfmt_record(&d->tf, buf, sizeof(buf) - 1, rec, d->n);
+	if (n < 0)
+		return;
+	buf[n++] = '\n';
+	fwrite(buf, 1, (size_t)n, stdout);
+}
+
+static int read_file(const char *path, char **data, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	struct stat sb;
+
+	if (!f) {
+		fprintf(stderr, "tracetap decode: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	if (fstat(fileno(f), &sb) < 0 || !S_ISREG(sb.st_mode)) {
+		fprintf(stderr, "tracetap decode: %s: not a regular file\n", path);
+		fclose(f);
+		return -1;
+	}
+	if ((uint64_t)sb.st_size > MAX_FILE) {
+		fprintf(stderr, "tracetap decode: %s: %lld bytes is larger than the %u MiB limit\n",
+			path, (long long)sb.st_size, MAX_FILE >> 20);
+		fclose(f);
+		return -1;
+	}
+	*len = (size_t)sb.st_size;
+	*data = malloc(*len + 1);
+	if (!*data || fread(*data, 1, *len, f) != *len) {
+		fprintf(stderr, "tracetap decode: %s: read failed\n", path);
+		free(*data);
+		fclose(f);
+		return -1;
+	}
+	(*data)[*len] = 0;
+	fclose(f);
+	return 0;
+}
+
+static uint32_t word_at(const uint8_t *p, int be)
+{
+	return be ? (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]
+		  : (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
+}
+
+/* A raw .trx begins with its header, whose base field says where it lived in target memory
+ * (HEX/SREC files carry addresses; --base or --address override both). */
+static uint64_t header_base(const uint8_t *img, size_t len)
+{
+	if (len < 12)
+		return 0;
+	return word_at(img + 8, word_at(img, 1) == TT_THREADX_ID);
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: tracetap decode FILE [--format threadx] [--json] [--no-color]\n"
+		   "Print every event of a TraceX .trx or RAM dump (raw, Intel HEX, S-record),\n"
+		   "oldest first.\n%s", tt_opts_target_help);
+}
+
+int tt_cmd_decode(int argc, char **argv)
+{
+	struct decode d = { 0 };
+	struct tt_target_config cfg = { 0 };
+	struct tt_opts_target ot;
+	char err[512];
+	enum { O_JSON = 1, O_NOCOLOR, O_HELP };
+	struct option lo[32] = {
+		{ "json", no_argument, NULL, O_JSON },
+		{ "no-color", no_argument, NULL, O_NOCOLOR },
+		{ "help", no_argument, NULL, O_HELP },
+	};
+	int c, rc, color = -1;
+
+	tt_opts_target_init(&ot, &cfg);
+	tt_opts_target_longopts(lo + 3, sizeof(lo) / sizeof(lo[0]) - 3);
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+		if (c == O_JSON) {
+			d.json = 1;
+		} else if (c == O_NOCOLOR) {
+			color = 0;
+		} else if (c == 'h' || c == O_HELP) {
+			usage(stdout);
+			return 0;
+		} else if ((rc = tt_opts_target_parse(&ot, c, optarg, err, sizeof(err))) != 0) {
+			if (rc < 0)
+				fprintf(stderr, "tracetap decode: %s\n", err);
+			else
+				usage(stderr);
+			return 2;
+		}
+	}
+	if (optind + 1 != argc) {
+		usage(stderr);
+		return 2;
+	}
+	const char *path = argv[optind];
+	char *text;
+	size_t len;
+	if (read_file(path, &text, &len) < 0)
+		return 1;
+
+	struct tt_image img = { 0 };
+	const uint8_t *bytes = (const uint8_t *)text;
+	uint64_t base = cfg.file_base;
+	enum tt_image_format fmt = tt_image_detect(text, len);
+	if (fmt != TT_IMAGE_RAW) {
+		if (tt_image_parse(fmt, text, len, &img, err, sizeof(err)) < 0 || !img.nseg) {
+			fprintf(stderr, "tracetap decode: %s: %s\n", path,
+				img.nseg ? err : "no data records");
+			rc = 1;
+			goto out;
+		}
+		/* The segment holding the header (by --address, else the lowest). */
+		size_t s = 0;
+		for (size_t i = 0; cfg.address && i < img.nseg; i++)
+			if (cfg.address >= img.seg[i].addr &&
+			    cfg.address < img.seg[i].addr + img.seg[i].len)
+				s = i;
+		bytes = img.seg[s].data;
+		len = img.seg[s].len;
+		base = img.seg[s].addr;
+	}
+	if (fmt == TT_IMAGE_RAW)
+		base = cfg.file_base ? cfg.file_base
+		       : cfg.address ? cfg.address : header_base(bytes, len);
+	uint64_t hdr = cfg.address ? cfg.address : base;
+	if (hdr < base || hdr - base >= len) {
+		fprintf(stderr, "tracetap decode: %s: header address 0x%" PRIx64
+				" is outside the image [0x%" PRIx64 ", 0x%" PRIx64 ")\n",
+			path, hdr, base, base + len);
+		rc = 1;
+		goto out;
+	}
+	struct tt_threadx_config rc_cfg = {
+		.header_addr = hdr,
+		.tick_hz = cfg.tick_hz,
+		.time_wrap = cfg.time_wrap,
+		.time_dir = cfg.time_dir,
+	};
+	d.tf.color = color < 0 ? tt_textfmt_want_color(stdout) : color;
+	rc = tt_threadx_decode_image(bytes, len, base, (size_t)(hdr - base), &rc_cfg, on_record, &d,
+				     err, sizeof(err));
+	if (rc < 0) {
+		fprintf(stderr, "tracetap decode: %s: %s\n", path, err);
+		rc = 1;
+	}
+out:
+	tt_image_free(&img);
+	free(text);
+	return rc;
+}

@@ -1,0 +1,897 @@
+/* daemon/hub.c: seq numbering, history ring, batching and per-client queues for one target.
+ *
+ * History: a ring of slots (one per record: seq, where its JSON lives, filter metadata) over a
+ * byte ring holding the encoded JSON contiguously. Appending evicts the oldest records that
+ * overlap the bytes needed (or exceed the record count). Records published since the last flush
+ * are never evicted before that flush (batches are bounded well below the history limits).
+ *
+ * Frames are built by copying record JSON from the byte ring into one allocation, with the
+ * message header written last in front of the records (the header needs first/last seq, known
+ * only after filtering): the records start at a fixed offset and the data pointer is moved back
+ * over the header.
+ */
+#include "hub.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../proto/json.h"
+#include "target.h"
+
+#define HDR_ROOM 512        /* room for the events header in front of the records */
+#define MAX_FILTER_ITEMS 64
+#define MAX_INTERNED 4096
+
+struct slot {
+	uint64_t seq;
+	uint32_t off, len;
+	uint32_t id;
+	uint32_t thread;
+	const char *name;        /* static, from the reader */
+	const char *thread_name; /* interned, or NULL */
+	uint8_t kind;            /* enum tt_rec_kind */
+};
+
+struct filter {
+	uint32_t *ids;
+	size_t nids;
+	char **names;
+	size_t nnames;
+	char **threads;
+	size_t nthreads;
+	char *text;
+	size_t textlen;
+};
+
+enum cstate { C_IDLE = 0, C_LIVE, C_CATCHUP, C_PAUSED };
+
+struct tt_hub_client {
+	struct tt_hub *hub;
+	struct tt_hub_client *prev, *next;
+	tt_hub_wake_cb wake;
+	void *arg;
+	enum cstate state;
+	bool started;
+	uint64_t next_seq;
+	struct filter *filter; /* NULL: everything */
+	struct tt_frame **q;   /* ring */
+	size_t qcap, qhead, qn, qbytes;
+};
+
+struct tt_hub {
+	struct tt_hub_config cfg;
+	char *target, *format, *probe;
+	char target_json[TT_JSON_MAX_NAME * 6 + 3]; /* the name as a JSON string literal */
+	int target_json_len;
+	struct slot *slots;
+	size_t nslots;
+	char *bytes;
+	size_t nbytes, tail;
+	uint64_t oldest, last, flushed; /* oldest = 0: history empty */
+	size_t hist_bytes;
+	size_t pending, pending_bytes;
+	struct tt_hub_client *clients;
+	size_t nclients;
+	char **interned;
+	size_t ninterned;
+	struct tt_hub_stats st;
+};
+
+/* ---- frames ---- */
+
+struct tt_frame *tt_frame_new(size_t cap)
+{
+	struct tt_frame *f = malloc(sizeof(*f) + TT_FRAME_PRE + cap + 1);
+
+	if (!f)
+		return NULL;
+	memset(f, 0, sizeof(*f));
+	f->refs = 1;
+	f->cap = cap;
+	f->data = f->mem + TT_FRAME_PRE;
+	return f;
+}
+
+struct tt_frame *tt_frame_printf(uint8_t kind, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+	struct tt_frame *f;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return NULL;
+	f = tt_frame_new((size_t)n);
+	if (!f)
+		return NULL;
+	va_start(ap, fmt);
+	vsnprintf(f->data, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	f->len = (size_t)n;
+	f->kind = kind;
+	return f;
+}
+
+void tt_frame_ref(struct tt_frame *f)
+{
+	f->refs++;
+}
+
+void tt_frame_unref(struct tt_frame *f)
+{
+	if (f && --f->refs == 0)
+		free(f);
+}
+
+/* ---- hub ---- */
+
+static size_t def(size_t v, size_t d)
+{
+	return v ? v : d;
+}
+
+int tt_hub_new(const struct tt_hub_config *cfg, struct tt_hub **out)
+{
+	struct tt_hub *h;
+
+	if (!cfg || !cfg->target || !*cfg->target)
+		return -EINVAL;
+	h = calloc(1, sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	h->cfg = *cfg;
+	h->cfg.history = def(cfg->history, 100000);
+	h->cfg.history_bytes = def(cfg->history_bytes, h->cfg.history * 1024);
+	h->cfg.batch_records = def(cfg->batch_records, 1024);
+	h->cfg.batch_bytes = def(cfg->batch_bytes, 256 * 1024);
+	h->cfg.client_frames = def(cfg->client_frames, 64);
+	h->cfg.client_bytes = def(cfg->client_bytes, 8 * 1024 * 1024);
+	/* A batch must fit in the history so pending records are never evicted. */
+	if (h->cfg.batch_records > h->cfg.history)
+		h->cfg.batch_records = h->cfg.history;
+	if (h->cfg.history_bytes < 4 * (h->cfg.batch_bytes + TT_JSON_MAX_RECORD))
+		h->cfg.history_bytes = 4 * (h->cfg.batch_bytes + TT_JSON_MAX_RECORD);
+	if (h->cfg.client_frames < 4)
+		h->cfg.client_frames = 4;
+	h->target = strdup(cfg->target);
+	h->format = strdup(cfg->format ? cfg->format : "");
+	h->probe = strdup(cfg->probe ? cfg->probe : "");
+	h->nslots = h->cfg.history;
+	h->nbytes = h->cfg.history_bytes;
+	h->slots = calloc(h->nslots, sizeof(*h->slots));
+	h->bytes = malloc(h->nbytes);
+	if (!h->target || !h->format || !h->probe || !h->slots || !h->bytes) {
+		tt_hub_free(h);
+		return -ENOMEM;
+	}
+	h->target_json_len = tt_json_string(h->target_json, sizeof(h->target_json), h->target,
+					    TT_JSON_MAX_NAME);
+	*out = h;
+	return 0;
+}
+
+void tt_hub_free(struct tt_hub *h)
+{
+	if (!h)
+		return;
+	while (h->clients)
+		tt_hub_client_free(h->clients);
+	for (size_t i = 0; i < h->ninterned; i++)
+		free(h->interned[i]);
+	free(h->interned);
+	free(h->slots);
+	free(h->bytes);
+	free(h->target);
+	free(h->format);
+	free(h->probe);
+	free(h);
+}
+
+const char *tt_hub_target(const struct tt_hub *h)
+{
+	return h->target;
+}
+
+static struct slot *slot_of(const struct tt_hub *h, uint64_t seq)
+{
+	return &h->slots[seq % h->nslots];
+}
+
+static const char *intern(struct tt_hub *h, const char *s)
+{
+	size_t lo = 0, hi = h->ninterned;
+
+	if (!s)
+		return NULL;
+	while (lo < hi) { /* sorted array: names are few (the target's threads) */
+		size_t mid = (lo + hi) / 2;
+		int c = strcmp(h->interned[mid], s);
+		if (c == 0)
+			return h->interned[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (h->ninterned >= MAX_INTERNED)
+		return NULL;
+	if (h->ninterned % 64 == 0) {
+		char **n = realloc(h->interned, (h->ninterned + 64) * sizeof(*n));
+		if (!n)
+			return NULL;
+		h->interned = n;
+	}
+	char *copy = strndup(s, TT_JSON_MAX_NAME);
+	if (!copy)
+		return NULL;
+	memmove(&h->interned[lo + 1], &h->interned[lo], (h->ninterned - lo) * sizeof(char *));
+	h->interned[lo] = copy;
+	h->ninterned++;
+	return copy;
+}
+
+static void evict_oldest(struct tt_hub *h)
+{
+	struct slot *s = slot_of(h, h->oldest);
+
+	h->hist_bytes -= s->len;
+	if (h->oldest == h->last) {
+		h->oldest = 0;
+		h->tail = 0;
+	} else {
+		h->oldest++;
+	}
+}
+
+static bool overlaps(const struct slot *s, size_t off, size_t len)
+{
+	return s->off < off + len && off < (size_t)s->off + s->len;
+}
+
+/* Makes room for len bytes and returns their offset in the byte ring. */
+static size_t reserve(struct tt_hub *h, size_t len)
+{
+	size_t off = h->tail;
+
+	if (h->oldest && h->last - h->oldest + 1 >= h->nslots)
+		evict_oldest(h);
+	if (off + len > h->nbytes) {
+		/* Wrap: records lying beyond the tail are older than those at the start. */
+		while (h->oldest && slot_of(h, h->oldest)->off >= off)
+			evict_oldest(h);
+		off = 0;
+	}
+	while (h->oldest && overlaps(slot_of(h, h->oldest), off, len))
+		evict_oldest(h);
+	h->tail = off + len;
+	return off;
+}
+
+uint64_t tt_hub_publish(struct tt_hub *h, const struct tt_record *rec)
+{
+	char buf[TT_JSON_MAX_RECORD];
+	uint64_t seq = h->last + 1;
+	int n = tt_json_record(buf, sizeof(buf), rec, h->target, seq);
+
+	if (n < 0)
+		return 0;
+	if (h->pending >= h->cfg.batch_records ||
+	    h->pending_bytes + (size_t)n + 1 > h->cfg.batch_bytes)
+		tt_hub_flush(h);
+	size_t off = reserve(h, (size_t)n);
+	memcpy(h->bytes + off, buf, (size_t)n);
+	h->last = seq;
+	if (!h->oldest)
+		h->oldest = seq;
+	struct slot *s = slot_of(h, seq);
+	memset(s, 0, sizeof(*s));
+	s->seq = seq;
+	s->off = (uint32_t)off;
+	s->len = (uint32_t)n;
+	s->kind = (uint8_t)rec->kind;
+	if (rec->kind == TT_REC_EVENT) {
+		const struct tt_event *ev = &rec->u.ev;
+		s->id = ev->id;
+		s->name = ev->name;
+		if (ev->ctx == TT_CTX_THREAD) {
+			s->thread = ev->thread;
+			s->thread_name = intern(h, ev->thread_name);
+		}
+	}
+	h->hist_bytes += (size_t)n;
+	h->pending_bytes += (size_t)n + 1;
+	if (h->pending++ == 0 && h->cfg.need_flush)
+		h->cfg.need_flush(h->cfg.need_flush_arg);
+	return seq;
+}
+
+/* ---- filters ---- */
+
+static bool match(const struct filter *f, const struct slot *s, const char *json)
+{
+	bool ok;
+
+	if (!f || s->kind != TT_REC_EVENT)
+		return true;
+	if (f->nids) {
+		ok = false;
+		for (size_t i = 0; i < f->nids && !ok; i++)
+			ok = f->ids[i] == s->id;
+		if (!ok)
+			return false;
+	}
+	if (f->nnames) {
+		ok = false;
+		for (size_t i = 0; i < f->nnames && !ok; i++)
+			ok = s->name && strcmp(f->names[i], s->name) == 0;
+		if (!ok)
+			return false;
+	}
+	if (f->nthreads) {
+		char hex[16];
+		ok = false;
+		snprintf(hex, sizeof(hex), "0x%08" PRIx32, s->thread);
+		for (size_t i = 0; i < f->nthreads && !ok; i++)
+			ok = (s->thread_name && strcmp(f->threads[i], s->thread_name) == 0) ||
+			     (s->thread && strcasecmp(f->threads[i], hex) == 0);
+		if (!ok)
+			return false;
+	}
+	if (f->textlen && !memmem(json, s->len, f->text, f->textlen))
+		return false;
+	return true;
+}
+
+static void filter_free(struct filter *f)
+{
+	if (!f)
+		return;
+	for (size_t i = 0; i < f->nnames; i++)
+		free(f->names[i]);
+	for (size_t i = 0; i < f->nthreads; i++)
+		free(f->threads[i]);
+	free(f->names);
+	free(f->threads);
+	free(f->ids);
+	free(f->text);
+	free(f);
+}
+
+static int copy_strs(char ***dst, const char *const *src, size_t n)
+{
+	if (!n)
+		return 0;
+	*dst = calloc(n, sizeof(char *));
+	if (!*dst)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		if (!((*dst)[i] = strdup(src[i])))
+			return -ENOMEM;
+	return 0;
+}
+
+int tt_hub_client_set_filter(struct tt_hub_client *c, const struct tt_hub_filter *in)
+{
+	struct filter *f;
+
+	if (!in || (!in->nids && !in->nnames && !in->nthreads && (!in->text || !*in->text))) {
+		filter_free(c->filter);
+		c->filter = NULL;
+		return 0;
+	}
+	if (in->nids > MAX_FILTER_ITEMS || in->nnames > MAX_FILTER_ITEMS ||
+	    in->nthreads > MAX_FILTER_ITEMS)
+		return -EINVAL;
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	f->nnames = in->nnames;
+	f->nthreads = in->nthreads;
+	if (copy_strs(&f->names, in->names, in->nnames) < 0 ||
+	    copy_strs(&f->threads, in->threads, in->nthreads) < 0)
+		goto fail;
+	if (in->nids) {
+		f->ids = malloc(in->nids * sizeof(uint32_t));
+		if (!f->ids)
+			goto fail;
+		memcpy(f->ids, in->ids, in->nids * sizeof(uint32_t));
+		f->nids = in->nids;
+	}
+	if (in->text && *in->text) {
+		if (!(f->text = strdup(in->text)))
+			goto fail;
+		f->textlen = strlen(f->text);
+	}
+	filter_free(c->filter);
+	c->filter = f;
+	return 0;
+fail:
+	if (!f->names)
+		f->nnames = 0;
+	if (!f->threads)
+		f->nthreads = 0;
+	filter_free(f);
+	return -ENOMEM;
+}
+
+/* ---- frame building ---- */
+
+/* Builds an events frame from seqs [from, to] (clamped to history), at most max_records records
+ * and about max_bytes bytes. *end = the last seq considered. NULL when nothing matched (or on
+ * allocation failure: then *end = from - 1). */
+static struct tt_frame *build_events(struct tt_hub *h, uint64_t from, uint64_t to,
+				     const struct filter *flt, size_t max_records,
+				     size_t max_bytes, uint64_t *end)
+{
+	size_t room = 0, n = 0;
+	uint64_t seq, first = 0, last = 0;
+	struct tt_frame *f;
+	char *p;
+
+	*end = from - 1;
+	if (!h->oldest || from < h->oldest)
+		return NULL;
+	if (to > h->last)
+		to = h->last;
+	for (seq = from; seq <= to && n < max_records && room < max_bytes; seq++, n++)
+		room += slot_of(h, seq)->len + 1;
+	to = seq - 1;
+	f = tt_frame_new(HDR_ROOM + room + 2);
+	if (!f)
+		return NULL;
+	f->kind = TT_FRAME_EVENTS;
+	p = f->data + HDR_ROOM;
+	for (seq = from; seq <= to; seq++) {
+		const struct slot *s = slot_of(h, seq);
+		const char *json = h->bytes + s->off;
+		if (!match(flt, s, json))
+			continue;
+		if (first)
+			*p++ = ',';
+		else
+			first = seq;
+		memcpy(p, json, s->len);
+		p += s->len;
+		last = seq;
+	}
+	*end = to;
+	if (!first) {
+		tt_frame_unref(f);
+		return NULL;
+	}
+	*p++ = ']';
+	*p++ = '}';
+	char hdr[HDR_ROOM];
+	int hl = snprintf(hdr, sizeof(hdr),
+			  "{\"type\":\"events\",\"target\":%.*s,\"first\":%" PRIu64
+			  ",\"last\":%" PRIu64 ",\"records\":[",
+			  h->target_json_len, h->target_json, first, last);
+	memcpy(f->data + HDR_ROOM - hl, hdr, (size_t)hl);
+	f->data += HDR_ROOM - hl;
+	f->len = (size_t)(p - f->data);
+	f->from = from;
+	f->to = to;
+	h->st.frames_built++;
+	return f;
+}
+
+static struct tt_frame *gap_frame(struct tt_hub *h, uint8_t kind, uint64_t from, uint64_t to,
+				  const char *reason)
+{
+	struct tt_frame *f = tt_frame_printf(kind,
+		"{\"type\":\"gap\",\"target\":%.*s,\"from\":%" PRIu64 ",\"to\":%" PRIu64
+		",\"lost\":%" PRIu64 ",\"reason\":\"%s\"}",
+		h->target_json_len, h->target_json, from, to, to - from + 1, reason);
+	if (f) {
+		f->from = from;
+		f->to = to;
+	}
+	return f;
+}
+
+/* ---- client queues ---- */
+
+static struct tt_frame **qat(const struct tt_hub_client *c, size_t i)
+{
+	return &c->q[(c->qhead + i) % c->qcap];
+}
+
+static int qpush(struct tt_hub_client *c, struct tt_frame *f)
+{
+	if (c->qn == c->qcap) {
+		size_t ncap = c->qcap ? c->qcap * 2 : 16;
+		struct tt_frame **nq = malloc(ncap * sizeof(*nq));
+		if (!nq)
+			return -ENOMEM;
+		for (size_t i = 0; i < c->qn; i++)
+			nq[i] = *qat(c, i);
+		free(c->q);
+		c->q = nq;
+		c->qcap = ncap;
+		c->qhead = 0;
+	}
+	*qat(c, c->qn) = f;
+	c->qn++;
+	c->qbytes += f->len;
+	return 0;
+}
+
+/* Slow client: drops every queued events frame; each run of dropped frames becomes one
+ * "slow client" gap message in its place (merged with an adjacent earlier one). The queue is
+ * compacted in place: the write index k never passes the read index i. */
+static void skip_ahead(struct tt_hub_client *c)
+{
+	struct tt_hub *h = c->hub;
+	size_t n = c->qn, k = 0;
+	bool in_run = false;
+	uint64_t rfrom = 0, rto = 0;
+
+	c->qbytes = 0;
+	for (size_t i = 0; i <= n; i++) {
+		struct tt_frame *f = i < n ? *qat(c, i) : NULL;
+		if (f && f->kind == TT_FRAME_EVENTS) {
+			if (!in_run)
+				rfrom = f->from;
+			rto = f->to;
+			in_run = true;
+			tt_frame_unref(f);
+			continue;
+		}
+		if (in_run) {
+			struct tt_frame *prev = NULL;
+			size_t pi = k;
+			while (pi > 0 && (*qat(c, pi - 1))->kind == TT_FRAME_STATUS)
+				pi--;
+			if (pi > 0)
+				prev = *qat(c, pi - 1);
+			h->st.slow_lost += rto - rfrom + 1;
+			h->st.slow_gaps++;
+			if (prev && prev->kind == TT_FRAME_GAP_SLOW && prev->to + 1 == rfrom) {
+				rfrom = prev->from;
+				c->qbytes -= prev->len;
+				for (size_t j = pi - 1; j + 1 < k; j++)
+					*qat(c, j) = *qat(c, j + 1);
+				k--;
+				tt_frame_unref(prev);
+			}
+			struct tt_frame *g = gap_frame(h, TT_FRAME_GAP_SLOW, rfrom, rto, "slow client");
+			if (g) {
+				*qat(c, k++) = g;
+				c->qbytes += g->len;
+			}
+			in_run = false;
+		}
+		if (f) {
+			*qat(c, k++) = f;
+			c->qbytes += f->len;
+		}
+	}
+	c->qn = k;
+}
+
+static void enqueue(struct tt_hub_client *c, struct tt_frame *f, bool wake)
+{
+	const struct tt_hub_config *cfg = &c->hub->cfg;
+	bool was_empty = c->qn == 0;
+
+	if (f->kind == TT_FRAME_EVENTS && c->qn &&
+	    (c->qn + 1 > cfg->client_frames || c->qbytes + f->len > cfg->client_bytes))
+		skip_ahead(c);
+	if (f->kind == TT_FRAME_STATUS) { /* a newer status replaces a queued one */
+		for (size_t i = 0; i < c->qn; i++) {
+			struct tt_frame **slot = qat(c, i);
+			if ((*slot)->kind == TT_FRAME_STATUS) {
+				c->qbytes += f->len;
+				c->qbytes -= (*slot)->len;
+				tt_frame_unref(*slot);
+				tt_frame_ref(f);
+				*slot = f;
+				return;
+			}
+		}
+	}
+	tt_frame_ref(f);
+	if (qpush(c, f) < 0) {
+		tt_frame_unref(f);
+		return;
+	}
+	if (was_empty && wake && c->wake)
+		c->wake(c, c->arg);
+}
+
+void tt_hub_flush(struct tt_hub *h)
+{
+	struct tt_frame *shared = NULL;
+	uint64_t from = h->flushed + 1, to = h->last, end;
+
+	if (!h->pending)
+		return;
+	for (struct tt_hub_client *c = h->clients; c; c = c->next) {
+		if (c->state != C_LIVE)
+			continue;
+		struct tt_frame *f;
+		if (!c->filter) {
+			if (!shared)
+				shared = build_events(h, from, to, NULL, SIZE_MAX, SIZE_MAX, &end);
+			f = shared;
+			if (f)
+				tt_frame_ref(f);
+		} else {
+			f = build_events(h, from, to, c->filter, SIZE_MAX, SIZE_MAX, &end);
+		}
+		if (f) {
+			enqueue(c, f, true);
+			tt_frame_unref(f);
+		}
+		c->next_seq = to + 1;
+	}
+	tt_frame_unref(shared);
+	h->flushed = to;
+	h->pending = 0;
+	h->pending_bytes = 0;
+}
+
+static const char *state_name(int st)
+{
+	static const char *const names[] = { "attaching", "connected", "disconnected",
+					     "reset", "stalled", "stopped" };
+	return st >= 0 && st < 6 ? names[st] : "unknown";
+}
+
+static int summary(const struct tt_hub *h, char *buf, size_t cap, bool is_status)
+{
+	static const struct tt_target_status none;
+	const struct tt_target_status *st = h->cfg.status ? h->cfg.status(h->cfg.status_arg) : NULL;
+	char fmt[TT_JSON_MAX_NAME * 6 + 3], probe[256 * 6 + 3], msg[256 * 6 + 3];
+	int n;
+
+	if (!st)
+		st = &none;
+	if (tt_json_string(fmt, sizeof(fmt), h->format, TT_JSON_MAX_NAME) < 0 ||
+	    tt_json_string(probe, sizeof(probe), h->probe, 256) < 0 ||
+	    tt_json_string(msg, sizeof(msg), st->message, sizeof(st->message)) < 0)
+		return -ENOSPC;
+	n = snprintf(buf, cap,
+		     "{%s\"%s\":%.*s,\"format\":%s,\"probe\":%s,\"state\":\"%s\",\"message\":%s,"
+		     "\"last_seq\":%" PRIu64 ",\"events\":%" PRIu64 ",\"gaps\":%" PRIu64
+		     ",\"lost\":%" PRIu64 ",\"resets\":%" PRIu64 ",\"bytes_read\":%" PRIu64
+		     ",\"rate\":%.1f,\"fill\":%.3f}",
+		     is_status ? "\"type\":\"status\"," : "", is_status ? "target" : "name",
+		     h->target_json_len, h->target_json, fmt, probe, state_name((int)st->state), msg,
+		     h->last, st->events, st->gaps, st->lost, st->resets, st->bytes_read, st->rate,
+		     st->fill);
+	if (n < 0 || (size_t)n >= cap)
+		return -ENOSPC;
+	return n;
+}
+
+int tt_hub_summary_json(const struct tt_hub *h, char *buf, size_t cap)
+{
+	return summary(h, buf, cap, false);
+}
+
+int tt_hub_status_json(const struct tt_hub *h, char *buf, size_t cap)
+{
+	return summary(h, buf, cap, true);
+}
+
+void tt_hub_status_changed(struct tt_hub *h)
+{
+	char buf[4096];
+	int n = tt_hub_status_json(h, buf, sizeof(buf));
+	struct tt_frame *f;
+
+	if (n < 0 || !h->clients)
+		return;
+	f = tt_frame_new((size_t)n);
+	if (!f)
+		return;
+	memcpy(f->data, buf, (size_t)n);
+	f->len = (size_t)n;
+	f->kind = TT_FRAME_STATUS;
+	for (struct tt_hub_client *c = h->clients; c; c = c->next)
+		enqueue(c, f, true);
+	tt_frame_unref(f);
+}
+
+void tt_hub_get_stats(const struct tt_hub *h, struct tt_hub_stats *st)
+{
+	*st = h->st;
+	st->last_seq = h->last;
+	st->oldest_seq = h->oldest;
+	st->history_records = h->oldest ? (size_t)(h->last - h->oldest + 1) : 0;
+	st->history_bytes = h->hist_bytes;
+	st->clients = h->nclients;
+}
+
+int tt_hub_history_foreach(const struct tt_hub *h,
+			   int (*cb)(void *arg, uint64_t seq, const char *json, size_t len),
+			   void *arg)
+{
+	if (!h->oldest)
+		return 0;
+	for (uint64_t seq = h->oldest; seq <= h->last; seq++) {
+		const struct slot *s = slot_of(h, seq);
+		int rc = cb(arg, seq, h->bytes + s->off, s->len);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* ---- clients ---- */
+
+int tt_hub_client_new(struct tt_hub *h, tt_hub_wake_cb wake, void *arg,
+		      struct tt_hub_client **out)
+{
+	struct tt_hub_client *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return -ENOMEM;
+	c->hub = h;
+	c->wake = wake;
+	c->arg = arg;
+	c->next = h->clients;
+	if (h->clients)
+		h->clients->prev = c;
+	h->clients = c;
+	h->nclients++;
+	*out = c;
+	return 0;
+}
+
+void tt_hub_client_free(struct tt_hub_client *c)
+{
+	struct tt_hub *h;
+
+	if (!c)
+		return;
+	h = c->hub;
+	if (c->prev)
+		c->prev->next = c->next;
+	else
+		h->clients = c->next;
+	if (c->next)
+		c->next->prev = c->prev;
+	h->nclients--;
+	for (size_t i = 0; i < c->qn; i++)
+		tt_frame_unref(*qat(c, i));
+	free(c->q);
+	filter_free(c->filter);
+	free(c);
+}
+
+void tt_hub_client_start(struct tt_hub_client *c, enum tt_hub_start how, uint64_t arg)
+{
+	struct tt_hub *h = c->hub;
+	uint64_t cursor;
+
+	switch (how) {
+	case TT_HUB_RESUME:
+		cursor = arg > h->last ? 1 : arg + 1;
+		break;
+	case TT_HUB_NEWEST:
+		cursor = h->flushed >= arg ? h->flushed - arg + 1 : 1;
+		if (h->oldest && cursor < h->oldest)
+			cursor = h->oldest;
+		break;
+	default:
+		cursor = h->flushed + 1;
+		break;
+	}
+	if (c->started && cursor < c->next_seq)
+		cursor = c->next_seq; /* never send a seq twice on one connection */
+	c->started = true;
+	c->next_seq = cursor;
+	if (cursor > h->flushed) {
+		c->next_seq = h->flushed + 1;
+		c->state = C_LIVE;
+		return;
+	}
+	c->state = C_CATCHUP;
+	if (c->qn == 0 && c->wake)
+		c->wake(c, c->arg);
+}
+
+void tt_hub_client_pause(struct tt_hub_client *c)
+{
+	if (c->state == C_LIVE || c->state == C_CATCHUP)
+		c->state = C_PAUSED;
+}
+
+void tt_hub_client_resume_live(struct tt_hub_client *c)
+{
+	struct tt_hub *h = c->hub;
+
+	if (c->state != C_PAUSED)
+		return;
+	c->state = C_LIVE;
+	if (c->next_seq <= h->flushed) {
+		struct tt_frame *g = gap_frame(h, TT_FRAME_GAP, c->next_seq, h->flushed, "paused");
+		if (g) {
+			enqueue(c, g, true);
+			tt_frame_unref(g);
+		}
+	}
+	c->next_seq = h->flushed + 1;
+}
+
+/* Catch-up: queue the next history frame (or the history gap before it). */
+static void refill(struct tt_hub_client *c)
+{
+	struct tt_hub *h = c->hub;
+
+	while (c->state == C_CATCHUP && c->qn == 0) {
+		if (c->next_seq > h->flushed) {
+			c->next_seq = h->flushed + 1;
+			c->state = C_LIVE;
+			return;
+		}
+		uint64_t held = h->oldest ? h->oldest : h->flushed + 1;
+		if (c->next_seq < held) {
+			uint64_t to = held - 1 < h->flushed ? held - 1 : h->flushed;
+			struct tt_frame *g = gap_frame(h, TT_FRAME_GAP, c->next_seq, to, "history");
+			if (!g)
+				return;
+			h->st.history_gaps++;
+			enqueue(c, g, false);
+			tt_frame_unref(g);
+			c->next_seq = to + 1;
+			return;
+		}
+		uint64_t end;
+		struct tt_frame *f = build_events(h, c->next_seq, h->flushed, c->filter,
+						  h->cfg.batch_records, h->cfg.batch_bytes, &end);
+		if (end < c->next_seq)
+			return; /* out of memory: try again at the next peek */
+		c->next_seq = end + 1;
+		if (f) {
+			enqueue(c, f, false);
+			tt_frame_unref(f);
+		}
+	}
+}
+
+struct tt_frame *tt_hub_client_peek(struct tt_hub_client *c)
+{
+	if (c->qn == 0)
+		refill(c);
+	return c->qn ? *qat(c, 0) : NULL;
+}
+
+void tt_hub_client_pop(struct tt_hub_client *c)
+{
+	struct tt_frame *f;
+
+	if (!c->qn)
+		return;
+	f = *qat(c, 0);
+	c->qhead = (c->qhead + 1) % c->qcap;
+	c->qn--;
+	c->qbytes -= f->len;
+	tt_frame_unref(f);
+}
+
+void tt_hub_client_queued(const struct tt_hub_client *c, size_t *frames, size_t *bytes)
+{
+	if (frames)
+		*frames = c->qn;
+	if (bytes)
+		*bytes = c->qbytes;
+}
+
+uint64_t tt_hub_client_next_seq(const struct tt_hub_client *c)
+{
+	return c->next_seq;
+}
+
+struct tt_hub *tt_hub_client_hub(const struct tt_hub_client *c)
+{
+	return c->hub;
+}

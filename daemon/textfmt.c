@@ -1,0 +1,132 @@
+/* daemon/textfmt.c: readable record lines (see textfmt.h).
+ *
+ * Columns: seq, time (seconds with ns when the tick rate is known, else ticks), context and
+ * thread with priority, event name, then name=value arguments. Gaps and resets stand out as
+ * whole-line markers, since they are what a person scanning a tail must not miss.
+ */
+#include "textfmt.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define C_DIM "\033[2m"
+#define C_BOLD "\033[1m"
+#define C_RED "\033[1;31m"
+#define C_YEL "\033[1;33m"
+#define C_CYAN "\033[36m"
+#define C_OFF "\033[0m"
+
+struct line {
+	char *p, *end;
+	int full;
+};
+
+static void addf(struct line *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void addf(struct line *l, const char *fmt, ...)
+{
+	va_list ap;
+	size_t room = (size_t)(l->end - l->p);
+
+	va_start(ap, fmt);
+	int n = vsnprintf(l->p, room, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= room) {
+		l->full = 1;
+		l->p = l->end;
+		return;
+	}
+	l->p += n;
+}
+
+int tt_textfmt_want_color(FILE *f)
+{
+	const char *nc = getenv("NO_COLOR");
+	return isatty(fileno(f)) && !(nc && *nc);
+}
+
+static void add_time(struct line *l, const struct tt_event *ev)
+{
+	if (ev->has_ns)
+		addf(l, "%6" PRIu64 ".%09" PRIu64, ev->ns / 1000000000u, ev->ns % 1000000000u);
+	else
+		addf(l, "%16" PRIu64, ev->time);
+}
+
+static void add_who(struct line *l, const struct tt_event *ev)
+{
+	char who[48];
+
+	switch (ev->ctx) {
+	case TT_CTX_THREAD:
+		if (ev->thread_name)
+			snprintf(who, sizeof(who), "%.32s", ev->thread_name);
+		else
+			snprintf(who, sizeof(who), "0x%08" PRIx32, ev->thread);
+		if (ev->prio >= 0) {
+			size_t n = strlen(who);
+			snprintf(who + n, sizeof(who) - n, " [%d]", (int)ev->prio);
+		}
+		break;
+	case TT_CTX_ISR:
+		snprintf(who, sizeof(who), "ISR");
+		break;
+	case TT_CTX_INIT:
+		snprintf(who, sizeof(who), "init");
+		break;
+	default:
+		snprintf(who, sizeof(who), "?");
+	}
+	addf(l, "  %-22s", who);
+}
+
+static void add_args(struct line *l, const struct tt_event *ev, int color)
+{
+	for (unsigned i = 0; i < ev->nargs && i < TT_MAX_ARGS; i++) {
+		const struct tt_arg *a = &ev->args[i];
+		addf(l, " %s%s=%s", color ? C_DIM : "", a->name ? a->name : "arg",
+		     color ? C_OFF : "");
+		if ((a->kind == TT_ARG_OBJ || a->kind == TT_ARG_ENUM) && a->text)
+			addf(l, "%.64s", a->text);
+		else if (a->kind == TT_ARG_OBJ || a->kind == TT_ARG_HEX)
+			addf(l, "0x%08" PRIx32, a->value);
+		else
+			addf(l, "%" PRIu32, a->value);
+	}
+}
+
+int tt_textfmt_record(const struct tt_textfmt *tf, char *buf, size_t cap,
+		      const struct tt_record *rec, uint64_t seq)
+{
+	struct line l = { buf, buf + cap, 0 };
+	int c = tf->color;
+
+	if (tf->target)
+		addf(&l, "%s%-10.32s%s ", c ? C_CYAN : "", tf->target, c ? C_OFF : "");
+	addf(&l, "%s%8" PRIu64 "%s ", c ? C_DIM : "", seq, c ? C_OFF : "");
+	switch (rec->kind) {
+	case TT_REC_EVENT:
+		add_time(&l, &rec->u.ev);
+		add_who(&l, &rec->u.ev);
+		addf(&l, " %s%-26.64s%s", c ? C_BOLD : "", rec->u.ev.name ? rec->u.ev.name : "UNKNOWN",
+		     c ? C_OFF : "");
+		if (rec->u.ev.id >= 4096 || !strcmp(rec->u.ev.name ? rec->u.ev.name : "", "UNKNOWN"))
+			addf(&l, " id=%" PRIu32, rec->u.ev.id);
+		add_args(&l, &rec->u.ev, c);
+		break;
+	case TT_REC_GAP:
+		addf(&l, "%s--- gap: %s%" PRIu64 " events lost (%s) ---%s", c ? C_YEL : "",
+		     rec->u.gap.exact ? "" : "at least ", rec->u.gap.lost,
+		     rec->u.gap.reason ? rec->u.gap.reason : "", c ? C_OFF : "");
+		break;
+	case TT_REC_RESET:
+		addf(&l, "%s=== reset: %s ===%s", c ? C_RED : "",
+		     rec->u.reset.reason ? rec->u.reset.reason : "", c ? C_OFF : "");
+		break;
+	}
+	return l.full ? -ENOSPC : (int)(l.p - buf);
+}

@@ -1,0 +1,45 @@
+/* daemon/tracetap.c: the `tracetap` client: subcommand dispatch. */
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "tt_config.h"
+
+struct command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *help;
+};
+
+static const struct command commands[] = {
+	{ "decode", tt_cmd_decode, "print every event of a trace file (.trx, RAM dump)" },
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: tracetap COMMAND [options]   (tracetap COMMAND --help)\n\ncommands:\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("tracetap %s\n", TT_VERSION);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].run(argc - 1, argv + 1);
+	fprintf(stderr, "tracetap: unknown command '%s'\n", argv[1]);
+	usage(stderr);
+	return 2;
+}
