@@ -649,23 +649,24 @@ static int summary(const struct tt_hub *h, char *buf, size_t cap, bool is_status
 	static const struct tt_target_status none;
 	const struct tt_target_status *st = h->cfg.status ? h->cfg.status(h->cfg.status_arg) : NULL;
 	char fmt[TT_JSON_MAX_NAME * 6 + 3], probe[256 * 6 + 3], msg[256 * 6 + 3];
-	int n;
+	int fl, pl, ml, n;
 
 	if (!st)
 		st = &none;
-	if (tt_json_string(fmt, sizeof(fmt), h->format, TT_JSON_MAX_NAME) < 0 ||
-	    tt_json_string(probe, sizeof(probe), h->probe, 256) < 0 ||
-	    tt_json_string(msg, sizeof(msg), st->message, sizeof(st->message)) < 0)
+	fl = tt_json_string(fmt, sizeof(fmt), h->format, TT_JSON_MAX_NAME);
+	pl = tt_json_string(probe, sizeof(probe), h->probe, 256);
+	ml = tt_json_string(msg, sizeof(msg), st->message, sizeof(st->message));
+	if (fl < 0 || pl < 0 || ml < 0)
 		return -ENOSPC;
 	n = snprintf(buf, cap,
-		     "{%s\"%s\":%.*s,\"format\":%s,\"probe\":%s,\"state\":\"%s\",\"message\":%s,"
-		     "\"last_seq\":%" PRIu64 ",\"events\":%" PRIu64 ",\"gaps\":%" PRIu64
-		     ",\"lost\":%" PRIu64 ",\"resets\":%" PRIu64 ",\"bytes_read\":%" PRIu64
-		     ",\"rate\":%.1f,\"fill\":%.3f}",
+		     "{%s\"%s\":%.*s,\"format\":%.*s,\"probe\":%.*s,\"state\":\"%s\","
+		     "\"message\":%.*s,\"last_seq\":%" PRIu64 ",\"events\":%" PRIu64
+		     ",\"gaps\":%" PRIu64 ",\"lost\":%" PRIu64 ",\"resets\":%" PRIu64
+		     ",\"bytes_read\":%" PRIu64 ",\"rate\":%.1f,\"fill\":%.3f}",
 		     is_status ? "\"type\":\"status\"," : "", is_status ? "target" : "name",
-		     h->target_json_len, h->target_json, fmt, probe, state_name((int)st->state), msg,
-		     h->last, st->events, st->gaps, st->lost, st->resets, st->bytes_read, st->rate,
-		     st->fill);
+		     h->target_json_len, h->target_json, fl, fmt, pl, probe,
+		     state_name((int)st->state), ml, msg, h->last, st->events, st->gaps, st->lost,
+		     st->resets, st->bytes_read, st->rate, st->fill);
 	if (n < 0 || (size_t)n >= cap)
 		return -ENOSPC;
 	return n;

@@ -1,0 +1,47 @@
+/* tests/server/synth.h: synthetic records and small checks for the server tests.
+ *
+ * Records are real struct tt_record values shaped like the ThreadX reader's output (a
+ * context-switch workload over a few named threads, user events, a queue), so the hub, the
+ * server and the exports see what they will see from a live target.
+ */
+#ifndef TT_TEST_SYNTH_H
+#define TT_TEST_SYNTH_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "../../proto/record.h"
+
+#define CHECK(cond)                                                                        \
+	do {                                                                               \
+		if (!(cond)) {                                                             \
+			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__,  \
+				#cond);                                                    \
+			exit(1);                                                           \
+		}                                                                          \
+	} while (0)
+
+struct synth {
+	uint64_t n;        /* records made so far */
+	uint32_t raw[8];
+	uint64_t time;
+	struct tt_record rec;
+};
+
+/* Makes the next record of a deterministic workload into s->rec (valid until the next call):
+ * mostly THREAD_RESUME/THREAD_SUSPEND switches between "producer", "consumer" and "idle",
+ * QUEUE_SEND, USER_EVENT (id 4096 + k) and ISR events; every 1000th is a gap record. */
+const struct tt_record *synth_next(struct synth *s);
+/* Same workload without gaps/resets (all events). */
+const struct tt_record *synth_event(struct synth *s, unsigned kind);
+
+/* Thread pointers and names used by the workload. */
+extern const uint32_t synth_threads[3];
+extern const char *const synth_thread_names[3];
+#define SYNTH_QUEUE 0x20002000u
+
+/* Monotonic time in seconds. */
+double now_s(void);
+
+#endif

@@ -1,0 +1,397 @@
+/* tests/server/test_hub.c: the hub without any network: seq numbering, history, resume
+ * exactly-once, history gaps, slow-client skip-ahead with exact ranges, filters, pause. */
+#include <cjson/cJSON.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include "hub.h"
+#include "synth.h"
+
+#define MAXSEQ 200000
+
+struct sink {
+	unsigned char seen[MAXSEQ]; /* times each seq was accounted for (record or gap) */
+	uint64_t last;              /* highest seq accounted so far (order check) */
+	unsigned records, frames, status;
+	unsigned slow_gaps, history_gaps, pause_gaps;
+	uint64_t slow_lost;
+	unsigned wakes;
+	char last_name[64];
+};
+
+static void account(struct sink *s, uint64_t from, uint64_t to)
+{
+	CHECK(to < MAXSEQ && from <= to);
+	CHECK(from > s->last); /* in order, never twice */
+	for (uint64_t q = from; q <= to; q++)
+		s->seen[q]++;
+	s->last = to;
+}
+
+static void take(struct sink *s, const struct tt_frame *f)
+{
+	cJSON *m = cJSON_ParseWithLength(f->data, f->len);
+	if (!m)
+		fprintf(stderr, "bad frame: %.*s\n", (int)f->len, f->data);
+	CHECK(m);
+	const char *type = cJSON_GetObjectItem(m, "type")->valuestring;
+	s->frames++;
+	if (!strcmp(type, "events")) {
+		cJSON *recs = cJSON_GetObjectItem(m, "records"), *r;
+		uint64_t first = (uint64_t)cJSON_GetObjectItem(m, "first")->valuedouble;
+		uint64_t last = (uint64_t)cJSON_GetObjectItem(m, "last")->valuedouble;
+		CHECK(cJSON_GetArraySize(recs) > 0);
+		CHECK((uint64_t)cJSON_GetArrayItem(recs, 0)->child->next->next->valuedouble == first);
+		cJSON_ArrayForEach(r, recs) {
+			uint64_t seq = (uint64_t)cJSON_GetObjectItem(r, "seq")->valuedouble;
+			cJSON *name = cJSON_GetObjectItem(r, "name");
+			account(s, seq, seq);
+			s->records++;
+			if (name)
+				snprintf(s->last_name, sizeof(s->last_name), "%s", name->valuestring);
+			CHECK(!strcmp(cJSON_GetObjectItem(r, "target")->valuestring, "board1"));
+		}
+		CHECK(s->last == last);
+	} else if (!strcmp(type, "gap")) {
+		uint64_t from = (uint64_t)cJSON_GetObjectItem(m, "from")->valuedouble;
+		uint64_t to = (uint64_t)cJSON_GetObjectItem(m, "to")->valuedouble;
+		const char *reason = cJSON_GetObjectItem(m, "reason")->valuestring;
+		CHECK((uint64_t)cJSON_GetObjectItem(m, "lost")->valuedouble == to - from + 1);
+		account(s, from, to);
+		if (!strcmp(reason, "slow client")) {
+			s->slow_gaps++;
+			s->slow_lost += to - from + 1;
+		} else if (!strcmp(reason, "history")) {
+			s->history_gaps++;
+		} else {
+			CHECK(!strcmp(reason, "paused"));
+			s->pause_gaps++;
+		}
+	} else {
+		CHECK(!strcmp(type, "status"));
+		s->status++;
+	}
+	cJSON_Delete(m);
+}
+
+static void drain(struct tt_hub_client *c, struct sink *s, unsigned max)
+{
+	struct tt_frame *f;
+
+	while (max-- && (f = tt_hub_client_peek(c))) {
+		take(s, f);
+		tt_hub_client_pop(c);
+	}
+}
+
+/* Every seq in [from, to] accounted exactly once. */
+static void check_once(const struct sink *s, uint64_t from, uint64_t to)
+{
+	for (uint64_t q = from; q <= to; q++) {
+		if (s->seen[q] != 1) {
+			fprintf(stderr, "seq %" PRIu64 " seen %u times\n", q, s->seen[q]);
+			CHECK(s->seen[q] == 1);
+		}
+	}
+}
+
+static void wake(struct tt_hub_client *c, void *arg)
+{
+	(void)c;
+	((struct sink *)arg)->wakes++;
+}
+
+static struct tt_hub *mkhub(size_t history, size_t batch, size_t client_frames)
+{
+	struct tt_hub_config cfg = { .target = "board1", .format = "threadx", .probe = "file:x",
+				     .history = history, .batch_records = batch,
+				     .client_frames = client_frames };
+	struct tt_hub *h;
+	CHECK(tt_hub_new(&cfg, &h) == 0);
+	return h;
+}
+
+static void publish(struct tt_hub *h, struct synth *src, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		CHECK(tt_hub_publish(h, synth_next(src)) != 0);
+}
+
+static void test_seq_and_batching(void)
+{
+	struct tt_hub *h = mkhub(1000, 64, 64);
+	struct synth src = { 0 };
+	struct sink *s = calloc(1, sizeof(*s));
+	struct tt_hub_client *c;
+	struct tt_hub_stats st;
+
+	CHECK(tt_hub_client_new(h, wake, s, &c) == 0);
+	tt_hub_client_start(c, TT_HUB_LIVE, 0);
+	publish(h, &src, 10);
+	CHECK(tt_hub_client_peek(c) == NULL); /* batched until flush */
+	tt_hub_flush(h);
+	CHECK(s->wakes == 1);
+	drain(c, s, 100);
+	CHECK(s->frames == 1 && s->records == 10);
+	publish(h, &src, 200); /* batches of 64 flush themselves */
+	tt_hub_flush(h);
+	drain(c, s, 100);
+	CHECK(s->records == 210 && s->frames == 1 + 4);
+	check_once(s, 1, 210);
+	tt_hub_get_stats(h, &st);
+	CHECK(st.last_seq == 210 && st.oldest_seq == 1 && st.history_records == 210);
+	tt_hub_client_free(c);
+	tt_hub_free(h);
+	free(s);
+}
+
+static void test_history_and_resume(void)
+{
+	struct tt_hub *h = mkhub(100, 16, 64);
+	struct synth src = { 0 };
+	struct tt_hub_stats st;
+	struct tt_hub_client *c;
+	struct sink *s = calloc(1, sizeof(*s));
+
+	publish(h, &src, 250);
+	tt_hub_flush(h);
+	tt_hub_get_stats(h, &st);
+	CHECK(st.oldest_seq == 151 && st.last_seq == 250 && st.history_records == 100);
+
+	/* Resume within history: exactly the missed records, then live. */
+	CHECK(tt_hub_client_new(h, wake, s, &c) == 0);
+	s->last = 199;
+	tt_hub_client_start(c, TT_HUB_RESUME, 199);
+	CHECK(s->wakes == 1);
+	publish(h, &src, 5); /* live records while catching up: not duplicated */
+	tt_hub_flush(h);
+	drain(c, s, 1000);
+	check_once(s, 200, 255);
+	CHECK(s->history_gaps == 0 && s->records == 56);
+	tt_hub_client_free(c);
+
+	/* Resume from before the history: a history gap for exactly what is gone. */
+	memset(s, 0, sizeof(*s));
+	CHECK(tt_hub_client_new(h, wake, s, &c) == 0);
+	s->last = 100;
+	tt_hub_client_start(c, TT_HUB_RESUME, 100);
+	drain(c, s, 1000);
+	check_once(s, 101, 255);
+	CHECK(s->history_gaps == 1 && s->records == 100); /* 156..255 */
+
+	/* History overrun while catching up: the client reads one frame, the writer evicts the
+	 * rest of what it has not read yet. */
+	memset(s, 0, sizeof(*s));
+	s->last = 155;
+	tt_hub_client_start(c, TT_HUB_RESUME, 155); /* already got up to 255: nothing repeats */
+	publish(h, &src, 10);
+	tt_hub_flush(h);
+	drain(c, s, 1000);
+	check_once(s, 256, 265);
+	CHECK(s->records == 10);
+	tt_hub_client_free(c);
+
+	memset(s, 0, sizeof(*s));
+	CHECK(tt_hub_client_new(h, wake, s, &c) == 0);
+	s->last = 170;
+	tt_hub_client_start(c, TT_HUB_RESUME, 170); /* oldest is 166 now */
+	drain(c, s, 1);                              /* 171..186 */
+	publish(h, &src, 150);                       /* evicts up to 315 */
+	tt_hub_flush(h);
+	drain(c, s, 1000);
+	check_once(s, 171, 415);
+	CHECK(s->history_gaps == 1);
+	tt_hub_get_stats(h, &st);
+	CHECK(st.history_gaps >= 2);
+
+	/* Newest N. */
+	tt_hub_client_free(c);
+	memset(s, 0, sizeof(*s));
+	CHECK(tt_hub_client_new(h, wake, s, &c) == 0);
+	s->last = 404;
+	tt_hub_client_start(c, TT_HUB_NEWEST, 11);
+	drain(c, s, 1000);
+	CHECK(s->records == 11);
+	check_once(s, 405, 415);
+
+	/* A resume seq from a previous daemon run (beyond last): everything held, gap before. */
+	tt_hub_client_free(c);
+	memset(s, 0, sizeof(*s));
+	CHECK(tt_hub_client_new(h, wake, s, &c) == 0);
+	tt_hub_client_start(c, TT_HUB_RESUME, 1000000);
+	drain(c, s, 1000);
+	check_once(s, 1, 415);
+	CHECK(s->history_gaps == 1 && s->records == 100);
+	tt_hub_client_free(c);
+	tt_hub_free(h);
+	free(s);
+}
+
+static void test_slow_client(void)
+{
+	struct tt_hub *h = mkhub(100000, 100, 8);
+	struct synth src = { 0 };
+	struct tt_hub_client *fast, *slow;
+	struct sink *sf = calloc(1, sizeof(*sf)), *ss = calloc(1, sizeof(*ss));
+	size_t frames, bytes;
+	struct tt_hub_stats st;
+
+	CHECK(tt_hub_client_new(h, wake, sf, &fast) == 0);
+	CHECK(tt_hub_client_new(h, wake, ss, &slow) == 0);
+	tt_hub_client_start(fast, TT_HUB_LIVE, 0);
+	tt_hub_client_start(slow, TT_HUB_LIVE, 0);
+	for (int round = 0; round < 50; round++) {
+		publish(h, &src, 100);
+		tt_hub_flush(h);
+		tt_hub_status_changed(h);
+		drain(fast, sf, 1000);
+		tt_hub_client_queued(slow, &frames, &bytes);
+		CHECK(frames <= 8 + 2); /* bounded: events + one gap + one status */
+		if (round == 20)
+			drain(slow, ss, 3); /* reads a little, then stalls again */
+	}
+	check_once(sf, 1, 5000);
+	CHECK(sf->records == 5000 && sf->slow_gaps == 0);
+	CHECK(sf->status == 50);
+	drain(slow, ss, 1000);
+	check_once(ss, 1, 5000); /* every seq: a record or inside a slow-client gap, once */
+	CHECK(ss->slow_gaps >= 1 && ss->slow_lost > 0);
+	CHECK(ss->records + ss->slow_lost == 5000);
+	CHECK(ss->status <= 3); /* status messages replace each other while queued */
+	tt_hub_get_stats(h, &st);
+	CHECK(st.slow_lost >= ss->slow_lost);
+	printf("slow client: %u records, %u gap messages, %" PRIu64 " skipped\n", ss->records,
+	       ss->slow_gaps, ss->slow_lost);
+	tt_hub_client_free(fast);
+	tt_hub_client_free(slow);
+	tt_hub_free(h);
+	free(sf);
+	free(ss);
+}
+
+static unsigned count_filtered(struct tt_hub *h, const struct tt_hub_filter *flt, uint64_t n,
+			       const char *expect_name)
+{
+	struct tt_hub_client *c;
+	struct sink *s = calloc(1, sizeof(*s));
+	unsigned r;
+
+	CHECK(tt_hub_client_new(h, NULL, NULL, &c) == 0);
+	CHECK(tt_hub_client_set_filter(c, flt) == 0);
+	tt_hub_client_start(c, TT_HUB_NEWEST, n);
+	s->last = 0;
+	while (tt_hub_client_peek(c)) { /* records skip seqs: account by hand */
+		struct tt_frame *f = tt_hub_client_peek(c);
+		cJSON *m = cJSON_ParseWithLength(f->data, f->len), *rec;
+		CHECK(m);
+		cJSON_ArrayForEach(rec, cJSON_GetObjectItem(m, "records")) {
+			const char *type = cJSON_GetObjectItem(rec, "type")->valuestring;
+			s->records++;
+			if (expect_name && !strcmp(type, "event"))
+				CHECK(!strcmp(cJSON_GetObjectItem(rec, "name")->valuestring,
+					      expect_name));
+		}
+		cJSON_Delete(m);
+		tt_hub_client_pop(c);
+	}
+	r = s->records;
+	tt_hub_client_free(c);
+	free(s);
+	return r;
+}
+
+static void test_filters(void)
+{
+	struct tt_hub *h = mkhub(100000, 1000, 64);
+	struct synth src = { 0 };
+	unsigned resumes = 0, user = 0, producer = 0, gaps = 0, workq = 0;
+
+	for (unsigned i = 0; i < 3000; i++) {
+		const struct tt_record *r = synth_next(&src);
+		if (r->kind == TT_REC_GAP) {
+			gaps++;
+		} else {
+			const struct tt_event *ev = &r->u.ev;
+			resumes += ev->id == 1;
+			user += ev->id >= 4096;
+			producer += ev->ctx == TT_CTX_THREAD && ev->thread == synth_threads[0];
+			workq += ev->id == 80;
+		}
+		tt_hub_publish(h, r);
+	}
+	tt_hub_flush(h);
+	CHECK(gaps == 3);
+	const char *resume[] = { "THREAD_RESUME" };
+	struct tt_hub_filter f1 = { .names = resume, .nnames = 1 };
+	CHECK(count_filtered(h, &f1, 3000, "THREAD_RESUME") == resumes + gaps);
+	uint32_t ids[] = { 4096, 4097, 4098, 4099 };
+	struct tt_hub_filter f2 = { .ids = ids, .nids = 4 };
+	CHECK(count_filtered(h, &f2, 3000, "USER_EVENT") == user + gaps);
+	const char *thr[] = { "producer" };
+	struct tt_hub_filter f3 = { .threads = thr, .nthreads = 1 };
+	CHECK(count_filtered(h, &f3, 3000, NULL) == producer + gaps);
+	const char *thr2[] = { "0x20000500" };
+	struct tt_hub_filter f3b = { .threads = thr2, .nthreads = 1 };
+	CHECK(count_filtered(h, &f3b, 3000, NULL) == producer + gaps);
+	struct tt_hub_filter f4 = { .text = "work_q" };
+	CHECK(count_filtered(h, &f4, 3000, "QUEUE_SEND") == workq + gaps);
+	/* Both criteria must match. */
+	struct tt_hub_filter f5 = { .names = resume, .nnames = 1, .text = "QUEUE" };
+	CHECK(count_filtered(h, &f5, 3000, NULL) == gaps);
+
+	/* Live filtered delivery. */
+	struct tt_hub_client *c;
+	CHECK(tt_hub_client_new(h, NULL, NULL, &c) == 0);
+	CHECK(tt_hub_client_set_filter(c, &f2) == 0);
+	tt_hub_client_start(c, TT_HUB_LIVE, 0);
+	publish(h, &src, 700);
+	tt_hub_flush(h);
+	unsigned n = 0;
+	for (struct tt_frame *f; (f = tt_hub_client_peek(c)); tt_hub_client_pop(c)) {
+		CHECK(memmem(f->data, f->len, "USER_EVENT", 10));
+		CHECK(!memmem(f->data, f->len, "THREAD_RESUME", 13));
+		n++;
+	}
+	CHECK(n == 1);
+	tt_hub_client_free(c);
+	tt_hub_free(h);
+}
+
+static void test_pause(void)
+{
+	struct tt_hub *h = mkhub(1000, 100, 64);
+	struct synth src = { 0 };
+	struct tt_hub_client *c;
+	struct sink *s = calloc(1, sizeof(*s));
+
+	CHECK(tt_hub_client_new(h, wake, s, &c) == 0);
+	tt_hub_client_start(c, TT_HUB_LIVE, 0);
+	publish(h, &src, 10);
+	tt_hub_flush(h);
+	tt_hub_client_pause(c);
+	publish(h, &src, 10);
+	tt_hub_flush(h);
+	tt_hub_status_changed(h); /* status still flows while paused */
+	drain(c, s, 100);
+	CHECK(s->records == 10 && s->status == 1);
+	tt_hub_client_resume_live(c);
+	publish(h, &src, 10);
+	tt_hub_flush(h);
+	drain(c, s, 100);
+	check_once(s, 1, 30);
+	CHECK(s->pause_gaps == 1 && s->records == 20);
+	tt_hub_client_free(c);
+	tt_hub_free(h);
+	free(s);
+}
+
+int main(void)
+{
+	test_seq_and_batching();
+	test_history_and_resume();
+	test_slow_client();
+	test_filters();
+	test_pause();
+	printf("hub: ok\n");
+	return 0;
+}
