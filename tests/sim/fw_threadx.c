@@ -1,0 +1,429 @@
+/* tests/sim/fw_threadx.c: tt-fw-threadx, a ThreadX "firmware" workload for the simulated target.
+ *
+ * Maps the simulator's RAM file and writes a ThreadX event trace into it with tests/fw/txwriter
+ * (ThreadX's exact store order, current pointer last, back-patched fields, wrap), driven by a
+ * small scripted application: four prioritised threads, a queue, a semaphore, a mutex, a block
+ * pool, a byte pool, a timer ISR and user events that carry a sequence number so tests can check
+ * exactly what arrived. It owns the RAM layout convention (README.md): word 0 of RAM is
+ * `_tx_trace_header_ptr`. SIGUSR1 = target reset (tx_trace_enable again), SIGUSR2 = registry
+ * churn; both are applied between two events, as an interrupt would be.
+ */
+#include "txwriter.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* RAM layout (offsets from --base) */
+#define OFF_HEADER_PTR 0x0   /* _tx_trace_header_ptr */
+#define OFF_RESETS 0x4       /* resets so far (informational) */
+#define OFF_LAST_SEQ 0x8     /* last user-event sequence number written (informational) */
+#define OFF_OBJECTS 0x100    /* fake control blocks, 0x40 bytes each */
+#define OBJ_SIZE 0x40
+#define DEFAULT_BUF_OFF 0x1000
+
+#define USER_EVENT_SEQ 4096u /* info1 = sequence number, info2 = emitting thread's index */
+
+enum { OT_THREAD = 1, OT_QUEUE = 3, OT_SEMAPHORE = 4, OT_MUTEX = 5, OT_BLOCK_POOL = 7,
+       OT_BYTE_POOL = 8 };
+enum { T_SENSOR, T_CONTROL, T_COMMS, T_WORKER, NTHREADS };
+enum { O_QUEUE = NTHREADS, O_SEM, O_MUTEX, O_BPOOL, O_HEAP, NOBJS };
+
+struct obj {
+	uint8_t type;
+	char name[32];
+	uint32_t p1, p2, prio;
+};
+
+struct fw {
+	struct txw w;
+	uint8_t *ram;
+	uint32_t base, size;
+	struct obj objs[NOBJS];
+	uint32_t running;        /* index of the running thread */
+	/* limits and pacing */
+	uint64_t rate, count, events, user_events, seq;
+	double duration;
+	struct timespec start, next;
+	uint64_t burst, in_burst;
+	uint64_t resets, churns;
+	uint64_t tick_hz;
+	bool done;
+};
+
+static volatile sig_atomic_t g_reset, g_churn, g_stop;
+
+static void on_signal(int sig)
+{
+	if (sig == SIGUSR1)
+		g_reset++;
+	else if (sig == SIGUSR2)
+		g_churn++;
+	else
+		g_stop = 1;
+}
+
+static uint32_t obj_addr(const struct fw *f, unsigned i)
+{
+	return f->base + OFF_OBJECTS + i * OBJ_SIZE;
+}
+
+static uint32_t stack_ptr(const struct fw *f, unsigned thread)
+{
+	return f->base + f->size - 0x400 * (thread + 1) + 0x3C0; /* plausible, inside RAM */
+}
+
+static uint64_t ns_since(const struct timespec *a)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (uint64_t)(now.tv_sec - a->tv_sec) * 1000000000u + (uint64_t)now.tv_nsec -
+	       (uint64_t)a->tv_nsec;
+}
+
+/* DWT-like cycle counter at tick_hz from the monotonic clock: wraps at 2^32 like the real one. */
+static uint32_t cycles_now(void *arg)
+{
+	struct fw *f = arg;
+
+	uint64_t ns = ns_since(&f->start);
+
+	return (uint32_t)(ns / 1000000000u * f->tick_hz + ns % 1000000000u * f->tick_hz / 1000000000u);
+}
+
+static void register_all(struct fw *f)
+{
+	for (unsigned i = 0; i < NOBJS; i++) {
+		const struct obj *o = &f->objs[i];
+
+		txw_register(&f->w, obj_addr(f, i), o->type, o->name, o->p1, o->p2, o->prio);
+	}
+}
+
+static void publish(struct fw *f)
+{
+	txw_store32(&f->w, f->base + OFF_RESETS, (uint32_t)f->resets);
+	txw_store32(&f->w, f->base + OFF_HEADER_PTR, f->w.hdr);
+}
+
+static void pace(struct fw *f)
+{
+	if (f->count && f->events >= f->count)
+		f->done = true;
+	if (g_stop || (f->duration > 0 && ns_since(&f->start) >= f->duration * 1e9))
+		f->done = true;
+	if (!f->rate || ++f->in_burst < f->burst)
+		return;
+	/* sleep until the next burst is due: absolute deadlines, so no drift accumulates */
+	f->in_burst = 0;
+	uint64_t ns = (uint64_t)f->next.tv_nsec + f->burst * 1000000000u / f->rate;
+
+	f->next.tv_sec += (time_t)(ns / 1000000000u);
+	f->next.tv_nsec = (long)(ns % 1000000000u);
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &f->next, NULL) == EINTR && !g_stop)
+		;
+}
+
+static void apply_signals(struct fw *f);
+
+/* One event from thread context (thread >= 0) or from the timer ISR (thread < 0). Returns the
+ * entry address and its time stamp for a later back-patch. */
+static uint32_t emit(struct fw *f, int thread, uint32_t id, uint32_t i1, uint32_t i2, uint32_t i3,
+		     uint32_t i4, uint32_t *ts)
+{
+	uint32_t tp, pw, e;
+
+	apply_signals(f);
+	if (f->done)
+		return 0;
+	if (thread < 0) {
+		tp = TXW_ISR_THREAD;
+		pw = obj_addr(f, f->running);	/* ISR: the interrupted thread */
+	} else {
+		tp = obj_addr(f, (unsigned)thread);
+		pw = txw_prio_word(f->objs[thread].prio, f->objs[thread].prio);
+	}
+	e = txw_insert(&f->w, tp, pw, id, i1, i2, i3, i4, ts);
+	f->events++;
+	if (id == USER_EVENT_SEQ) {
+		f->user_events++;
+		txw_store32(&f->w, f->base + OFF_LAST_SEQ, (uint32_t)f->seq);
+	}
+	pace(f);
+	return e;
+}
+
+static void user_event(struct fw *f, int thread, uint32_t tag)
+{
+	if (f->done)
+		return;
+	f->seq++;
+	emit(f, thread, USER_EVENT_SEQ, (uint32_t)f->seq, (uint32_t)thread, tag, f->w.wraps & 0xFFFFFFFFu, NULL);
+}
+
+/* A context switch as _tx_thread_system_suspend writes it: the entry first names the thread
+ * still executing, and info 4 is patched to the real next thread once it is known. */
+static void switch_to(struct fw *f, unsigned from, uint32_t state, unsigned to)
+{
+	uint32_t ts, e = emit(f, (int)from, 2, obj_addr(f, from), state, stack_ptr(f, from),
+			      obj_addr(f, from), &ts);
+
+	if (e)
+		txw_patch(&f->w, e, 4, obj_addr(f, to), ts);
+	f->running = to;
+}
+
+/* One period of the application: ISR wakes the sensor, data flows to control and comms. */
+static void cycle(struct fw *f, uint32_t n)
+{
+	uint32_t q = obj_addr(f, O_QUEUE), sem = obj_addr(f, O_SEM), mtx = obj_addr(f, O_MUTEX);
+	uint32_t bp = obj_addr(f, O_BPOOL), heap = obj_addr(f, O_HEAP), ts, e;
+	uint32_t blk = f->base + 0x800 + (n % 8) * 32;
+
+	emit(f, -1, 3, stack_ptr(f, f->running), 15, 1, 0, NULL);	/* ISR enter */
+	emit(f, -1, 88, sem, 1, 1, stack_ptr(f, f->running), NULL);	/* semaphore put */
+	e = emit(f, -1, 1, obj_addr(f, T_SENSOR), 6, stack_ptr(f, T_SENSOR),
+		 obj_addr(f, f->running), &ts);			/* resume sensor */
+	if (e)
+		txw_patch(&f->w, e, 4, obj_addr(f, T_SENSOR), ts);
+	emit(f, -1, 4, stack_ptr(f, f->running), 15, 0, 0, NULL);	/* ISR exit */
+	f->running = T_SENSOR;
+
+	/* sensor: allocate a block, fill it, queue it, log it */
+	e = emit(f, T_SENSOR, 10, bp, 0, 0, 7 - n % 8, &ts);
+	if (e)
+		txw_patch(&f->w, e, 2, blk, ts);	/* the allocated pointer, known later */
+	emit(f, T_SENSOR, 69, q, blk, 0, 1 + n % 4, NULL);		/* queue send */
+	user_event(f, T_SENSOR, n);
+	emit(f, T_SENSOR, 83, sem, 0xFFFFFFFFu, 0, stack_ptr(f, T_SENSOR), NULL); /* sem get */
+	switch_to(f, T_SENSOR, 6, T_CONTROL);
+
+	/* control: receive, take the bus, compute, release */
+	emit(f, T_CONTROL, 68, q, blk, 0xFFFFFFFFu, n % 4, NULL);
+	emit(f, T_CONTROL, 52, mtx, 0xFFFFFFFFu, 0, 0, NULL);
+	user_event(f, T_CONTROL, n);
+	emit(f, T_CONTROL, 57, mtx, obj_addr(f, T_CONTROL), 1, stack_ptr(f, T_CONTROL), NULL);
+	emit(f, T_CONTROL, 17, bp, blk, 0, stack_ptr(f, T_CONTROL), NULL);	/* block release */
+	switch_to(f, T_CONTROL, 5, T_COMMS);
+
+	/* comms: a buffer from the byte pool, a message out, sleep */
+	e = emit(f, T_COMMS, 20, heap, 0, 64 + n % 64, 0xFFFFFFFFu, &ts);
+	if (e)
+		txw_patch(&f->w, e, 2, f->base + 0xA00 + (n % 4) * 128, ts);
+	user_event(f, T_COMMS, n);
+	emit(f, T_COMMS, 27, heap, f->base + 0xA00 + (n % 4) * 128, 0, 4096 - 64, NULL);
+	emit(f, T_COMMS, 112, 10, 4, stack_ptr(f, T_COMMS), 0, NULL);	/* thread sleep */
+	switch_to(f, T_COMMS, 4, T_WORKER);
+	if (n % 4 == 0)
+		user_event(f, T_WORKER, n);
+}
+
+static void apply_signals(struct fw *f)
+{
+	static sig_atomic_t resets_seen, churns_seen;
+
+	while (resets_seen != g_reset) {
+		/* tx_trace_enable again: header, registry and entries re-initialised, current back
+		 * to the start, created objects registered again */
+		resets_seen++;
+		f->resets++;
+		txw_enable(&f->w, f->w.hdr, (uint32_t)(f->w.ent_end - f->w.hdr), f->w.nreg);
+		register_all(f);
+		f->events += 2;	/* the two TX_TRACE_RUNNING entries */
+		publish(f);
+		printf("reset n=%" PRIu64 " seq=%" PRIu64 "\n", f->resets, f->seq);
+		fflush(stdout);
+	}
+	while (churns_seen != g_churn) {
+		/* delete the worker and create it again under a new name, same control block: the
+		 * registry slot holding that pointer is reused, so old names go stale */
+		struct obj *o = &f->objs[T_WORKER];
+		uint32_t t = obj_addr(f, T_WORKER);
+
+		churns_seen++;
+		f->churns++;
+		txw_insert(&f->w, obj_addr(f, T_CONTROL),
+			   txw_prio_word(f->objs[T_CONTROL].prio, f->objs[T_CONTROL].prio), 101, t,
+			   stack_ptr(f, T_CONTROL), 0, 0, NULL);
+		txw_unregister(&f->w, t);
+		snprintf(o->name, sizeof(o->name), "worker-%" PRIu64, f->churns);
+		txw_register(&f->w, t, o->type, o->name, o->p1, o->p2, o->prio);
+		txw_insert(&f->w, obj_addr(f, T_CONTROL),
+			   txw_prio_word(f->objs[T_CONTROL].prio, f->objs[T_CONTROL].prio), 100, t,
+			   o->prio, stack_ptr(f, T_WORKER), o->p2, NULL);
+		f->events += 2;
+		printf("churn n=%" PRIu64 " name=%s\n", f->churns, o->name);
+		fflush(stdout);
+	}
+}
+
+static void define_objects(struct fw *f)
+{
+	static const struct { uint8_t type; const char *name; uint32_t p1, p2, prio; } defs[NOBJS] = {
+		[T_SENSOR] = { OT_THREAD, "sensor", 0, 1024, 5 },
+		[T_CONTROL] = { OT_THREAD, "control", 0, 2048, 8 },
+		[T_COMMS] = { OT_THREAD, "comms", 0, 1024, 12 },
+		[T_WORKER] = { OT_THREAD, "worker-0", 0, 512, 20 },
+		[O_QUEUE] = { OT_QUEUE, "q_samples", 16, 4, 0 },
+		[O_SEM] = { OT_SEMAPHORE, "sem_tick", 0, 0, 0 },
+		[O_MUTEX] = { OT_MUTEX, "mtx_bus", 1, 0, 0 },
+		[O_BPOOL] = { OT_BLOCK_POOL, "pool_blocks", 256, 32, 0 },
+		[O_HEAP] = { OT_BYTE_POOL, "heap", 4096, 0, 0 },
+	};
+
+	for (unsigned i = 0; i < NOBJS; i++) {
+		struct obj *o = &f->objs[i];
+
+		o->type = defs[i].type;
+		snprintf(o->name, sizeof(o->name), "%s", defs[i].name);
+		o->p1 = o->type == OT_THREAD ? stack_ptr(f, i) - 0x3C0 : defs[i].p1;
+		o->p2 = defs[i].p2;
+		o->prio = defs[i].prio;
+	}
+}
+
+/* Application start-up: every object registered and its create event written from
+ * initialization context, as tx_application_define does. */
+static void create_objects(struct fw *f)
+{
+	static const uint32_t create_id[] = { [OT_THREAD] = 100, [OT_QUEUE] = 60,
+		[OT_SEMAPHORE] = 81, [OT_MUTEX] = 50, [OT_BLOCK_POOL] = 11, [OT_BYTE_POOL] = 21 };
+
+	for (unsigned i = 0; i < NOBJS; i++) {
+		const struct obj *o = &f->objs[i];
+
+		txw_register(&f->w, obj_addr(f, i), o->type, o->name, o->p1, o->p2, o->prio);
+		txw_insert(&f->w, TXW_INIT_THREAD, 0, create_id[o->type], obj_addr(f, i),
+			   o->type == OT_THREAD ? o->prio : o->p1, o->p1, o->p2, NULL);
+		f->events++;
+	}
+}
+
+static int map_ram(struct fw *f, const char *path)
+{
+	struct stat st;
+	int fd = open(path, O_RDWR | O_CREAT, 0644);
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || (st.st_size < (off_t)f->size && ftruncate(fd, f->size) < 0)) {
+		int e = -errno;
+
+		close(fd);
+		return e;
+	}
+	f->ram = mmap(NULL, f->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	return f->ram == MAP_FAILED ? -errno : 0;
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: tt-fw-threadx --ram FILE --base ADDR --size N [--buf-off OFF] [--buf-size N]\n"
+		"       [--registry N] [--rate EVENTS_PER_S (0 = max)] [--count N] [--duration S]\n"
+		"       [--tick-hz HZ] [--time cycles|counter]\n"
+		"Prints 'header=0x... ...' when tracing is enabled and 'summary ...' at exit.\n"
+		"SIGUSR1 = target reset, SIGUSR2 = registry churn. See tests/sim/README.md.\n");
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "ram", required_argument, NULL, 'r' },     { "base", required_argument, NULL, 'b' },
+		{ "size", required_argument, NULL, 's' },    { "buf-off", required_argument, NULL, 'o' },
+		{ "buf-size", required_argument, NULL, 'B' }, { "registry", required_argument, NULL, 'g' },
+		{ "rate", required_argument, NULL, 'R' },    { "count", required_argument, NULL, 'n' },
+		{ "duration", required_argument, NULL, 'd' }, { "tick-hz", required_argument, NULL, 't' },
+		{ "time", required_argument, NULL, 'T' },    { "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	static struct fw f = { .rate = 1000, .tick_hz = 100000000 };
+	const char *path = NULL, *time_mode = "cycles";
+	uint32_t buf_off = DEFAULT_BUF_OFF, buf_size = 0, nreg = 16;
+	int o, e;
+
+	while ((o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (o) {
+		case 'r': path = optarg; break;
+		case 'b': f.base = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 's': f.size = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 'o': buf_off = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 'B': buf_size = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 'g': nreg = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 'R': f.rate = strtoull(optarg, NULL, 0); break;
+		case 'n': f.count = strtoull(optarg, NULL, 0); break;
+		case 'd': f.duration = strtod(optarg, NULL); break;
+		case 't': f.tick_hz = strtoull(optarg, NULL, 0); break;
+		case 'T': time_mode = optarg; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (!buf_size && f.size > buf_off)
+		buf_size = f.size - buf_off;
+	/* only the words below OFF_OBJECTS and the trace buffer are written; object, block and
+	 * stack addresses are just values that appear in events */
+	if (!path || f.size < 2 * DEFAULT_BUF_OFF || (f.base & 3) || (buf_off & 3) ||
+	    buf_off < OFF_OBJECTS || (uint64_t)buf_off + buf_size > f.size || !f.tick_hz ||
+	    (strcmp(time_mode, "cycles") && strcmp(time_mode, "counter"))) {
+		fprintf(stderr, "tt-fw-threadx: need --ram FILE --base ADDR --size N (at least 8 KiB) "
+			"with the trace buffer [--buf-off, +--buf-size) inside RAM at or above "
+			"offset 0x%x, 4-byte aligned\n", OFF_OBJECTS);
+		usage(stderr);
+		return 2;
+	}
+	if ((e = map_ram(&f, path)) < 0) {
+		fprintf(stderr, "tt-fw-threadx: cannot map RAM file %s: %s\n", path, strerror(-e));
+		return 1;
+	}
+	struct sigaction sa = { .sa_handler = on_signal };
+	sigaction(SIGUSR1, &sa, NULL);
+	sigaction(SIGUSR2, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+
+	clock_gettime(CLOCK_MONOTONIC, &f.start);
+	f.next = f.start;
+	f.burst = f.rate ? (f.rate + 1999) / 2000 : 1;	/* at most ~2000 sleeps per second */
+	txw_init(&f.w, f.ram, f.base, f.size, false);
+	if (!strcmp(time_mode, "cycles")) {
+		f.w.time_mode = TXW_TIME_CALLBACK;
+		f.w.now = cycles_now;
+		f.w.now_arg = &f;
+	}
+	define_objects(&f);
+	txw_store32(&f.w, f.base + OFF_HEADER_PTR, 0);	/* not enabled yet */
+	if ((e = txw_enable(&f.w, f.base + buf_off, buf_size, nreg)) < 0) {
+		fprintf(stderr, "tt-fw-threadx: trace buffer of %" PRIu32 " bytes with %" PRIu32
+			" registry entries does not fit\n", buf_size, nreg);
+		return 2;
+	}
+	f.events = 2;
+	create_objects(&f);
+	publish(&f);
+	printf("header=0x%08" PRIx32 " header_ptr=0x%08" PRIx32 " entries=%" PRIu32
+	       " registry=%" PRIu32 " tick_hz=%" PRIu64 " rate=%" PRIu64 "\n", f.w.hdr,
+	       f.base + OFF_HEADER_PTR, f.w.nent, f.w.nreg,
+	       f.w.time_mode == TXW_TIME_CALLBACK ? f.tick_hz : 0, f.rate);
+	fflush(stdout);
+
+	for (uint32_t n = 0; !f.done; n++)
+		cycle(&f, n);
+
+	printf("summary events=%" PRIu64 " user_events=%" PRIu64 " last_seq=%" PRIu64
+	       " resets=%" PRIu64 " churns=%" PRIu64 " wraps=%" PRIu64 " current=0x%08" PRIx32
+	       " elapsed_ms=%" PRIu64 "\n", f.events, f.user_events, f.seq, f.resets, f.churns,
+	       f.w.wraps, f.w.cur, ns_since(&f.start) / 1000000u);
+	return 0;
+}
