@@ -1,1 +1,678 @@
-/* placeholder: being written */ typedef int tt_placeholder_t;
+/* proto/threadx.c: the ThreadX live reader's plan/ingest state machine.
+ *
+ * Owns what to read and when it is safe to publish: header validation, the registry read, the
+ * full "sync" read (attach, lap recovery, after a reset), steady-state polls (current pointer,
+ * then the new slots plus a re-read of current in the same plan), lap and reset detection, the
+ * discard of slots the writer may have overwritten during a copy, and the hold policy for
+ * back-patched entries. Meaning of the bytes lives in threadx_decode.c. The reasoning and the
+ * measured costs are in proto/README-threadx.md.
+ *
+ * Ring arithmetic: slots are indices 0..N-1; c is the writer's current index (the oldest slot and
+ * the next one written). A read of slots S taken between two reads of current, c0 then c1, can
+ * only trust slots outside [c0, c0 + d] where d = (c1 - c0) mod N: the writer finished the
+ * slots it passed and may be half way through the one at c1. This holds whatever order the
+ * probe read S in, as long as the writer wrote less than a whole buffer during the copy.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "threadx_int.h"
+
+#define TT_TX_CUR_OFF 32u
+
+static void tt_tx_err(struct tt_threadx *rd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void tt_tx_err(struct tt_threadx *rd, const char *fmt, ...)
+{
+	int n = snprintf(rd->err, sizeof(rd->err), "ThreadX header at 0x%08" PRIx64 ": ",
+			 rd->cfg.header_addr);
+	va_list ap;
+	va_start(ap, fmt);
+	if (n > 0 && (size_t)n < sizeof(rd->err))
+		vsnprintf(rd->err + n, sizeof(rd->err) - (size_t)n, fmt, ap);
+	va_end(ap);
+}
+
+static uint32_t tt_tx_ring(const struct tt_threadx *rd, int64_t i)
+{
+	int64_t n = rd->lay.nent;
+	return (uint32_t)(((i % n) + n) % n);
+}
+
+/* ---- lifecycle ---------------------------------------------------------------------------- */
+
+int tt_threadx_new(const struct tt_threadx_config *cfg, struct tt_threadx **out)
+{
+	*out = NULL;
+	if (cfg == NULL || cfg->header_addr > 0xFFFFFFFFu - TT_THREADX_HEADER_SIZE ||
+	    cfg->time_dir < -1 || cfg->time_dir > 1)
+		return -EINVAL;
+	struct tt_threadx *rd = calloc(1, sizeof(*rd));
+	if (rd == NULL)
+		return -ENOMEM;
+	rd->cfg = *cfg;
+	if (rd->cfg.hold_window == 0)
+		rd->cfg.hold_window = 8;
+	if (rd->cfg.header_every == 0)
+		rd->cfg.header_every = 16;
+	if (rd->cfg.max_buffer_bytes == 0)
+		rd->cfg.max_buffer_bytes = (size_t)64 << 20;
+	rd->state = TT_TXS_HEADER;
+	rd->why = TT_TXY_ATTACH;
+	*out = rd;
+	return 0;
+}
+
+static void tt_tx_free_bufs(struct tt_threadx *rd)
+{
+	free(rd->regbuf);
+	free(rd->objs);
+	free(rd->objidx);
+	free(rd->names);
+	free(rd->entbuf);
+	rd->regbuf = NULL;
+	rd->objs = NULL;
+	rd->objidx = NULL;
+	rd->names = NULL;
+	rd->entbuf = NULL;
+	rd->nidx = 0;
+	rd->attached = false;
+}
+
+void tt_threadx_free(struct tt_threadx *rd)
+{
+	if (rd == NULL)
+		return;
+	tt_tx_free_bufs(rd);
+	free(rd);
+}
+
+const char *tt_threadx_error(const struct tt_threadx *rd)
+{
+	return rd->err;
+}
+
+const struct tt_threadx_stats *tt_threadx_stats(const struct tt_threadx *rd)
+{
+	return &rd->st;
+}
+
+void tt_threadx_refresh_registry(struct tt_threadx *rd)
+{
+	rd->reg_wanted = true;
+}
+
+int tt_threadx_object(const struct tt_threadx *rd, uint32_t ptr, struct tt_threadx_object *obj)
+{
+	const struct tt_txobj *o = rd->attached ? tt_tx_lookup(rd, ptr) : NULL;
+	if (o == NULL)
+		return -ENOENT;
+	obj->ptr = o->ptr;
+	obj->type = o->type;
+	obj->deleted = o->available != 0;
+	obj->prio = o->prio;
+	obj->param1 = o->p1;
+	obj->param2 = o->p2;
+	obj->name = o->name;
+	return 0;
+}
+
+void tt_threadx_read_failed(struct tt_threadx *rd, int err)
+{
+	(void)err;
+	/* a failed read may hide a reboot: re-check the whole header when reads work again */
+	rd->force_header = true;
+	if (rd->state == TT_TXS_POLL_ENT)
+		rd->state = TT_TXS_POLL_CUR;
+}
+
+/* ---- header ------------------------------------------------------------------------------- */
+
+/* Parses and validates hdrbuf into *l. Returns 0, -EPROTO or -EFBIG with rd->err set. */
+static int tt_tx_header_parse(struct tt_threadx *rd, struct tt_txlayout *l)
+{
+	const uint8_t *h = rd->hdrbuf;
+	const uint64_t at = rd->cfg.header_addr;
+	uint32_t le = (uint32_t)h[3] << 24 | (uint32_t)h[2] << 16 | (uint32_t)h[1] << 8 | h[0];
+	memset(l, 0, sizeof(*l));
+	if (le == TT_THREADX_ID) {
+		l->big = false;
+	} else if (__builtin_bswap32(le) == TT_THREADX_ID) {
+		l->big = true;
+	} else {
+		tt_tx_err(rd, "id 0x%08" PRIx32 " is not 0x54585442 (\"TXTB\") in either byte order: "
+			  "wrong address, or tracing not enabled yet", le);
+		return -EPROTO;
+	}
+	bool was = rd->lay.big;
+	rd->lay.big = l->big; /* tt_tx_ld32 reads the byte order from rd->lay */
+	l->mask = tt_tx_ld32(rd, h + 4);
+	l->base = tt_tx_ld32(rd, h + 8);
+	l->reg_start = tt_tx_ld32(rd, h + 12);
+	l->name_size = l->big ? (uint32_t)h[18] << 8 | h[19] : (uint32_t)h[19] << 8 | h[18];
+	l->reg_end = tt_tx_ld32(rd, h + 20);
+	l->ent_start = tt_tx_ld32(rd, h + 24);
+	l->ent_end = tt_tx_ld32(rd, h + 28);
+	l->cur = tt_tx_ld32(rd, h + TT_TX_CUR_OFF);
+	rd->lay.big = was;
+
+	if (l->base != at) {
+		tt_tx_err(rd, "base address 0x%08" PRIx32 " is not the header address", l->base);
+		return -EPROTO;
+	}
+	if ((uint64_t)l->reg_start != at + TT_THREADX_HEADER_SIZE) {
+		tt_tx_err(rd, "registry start 0x%08" PRIx32 " is not base+48 (0x%08" PRIx64 ")",
+			  l->reg_start, at + TT_THREADX_HEADER_SIZE);
+		return -EPROTO;
+	}
+	if (l->name_size < 2 || l->name_size > 256) {
+		tt_tx_err(rd, "registry name size %" PRIu32 " is outside 2..256", l->name_size);
+		return -EPROTO;
+	}
+	if (l->reg_end < l->reg_start) {
+		tt_tx_err(rd, "registry end 0x%" PRIx32 " is before registry start 0x%08" PRIx32,
+			  l->reg_end, l->reg_start);
+		return -EPROTO;
+	}
+	uint32_t esz = 16 + l->name_size;
+	if ((l->reg_end - l->reg_start) % esz != 0) {
+		tt_tx_err(rd, "registry size %" PRIu32 " (0x%08" PRIx32 "..0x%08" PRIx32 ") is not a "
+			  "multiple of the entry size %" PRIu32, l->reg_end - l->reg_start,
+			  l->reg_start, l->reg_end, esz);
+		return -EPROTO;
+	}
+	if (l->ent_start < l->reg_end) {
+		tt_tx_err(rd, "entries start 0x%08" PRIx32 " is before registry end 0x%08" PRIx32,
+			  l->ent_start, l->reg_end);
+		return -EPROTO;
+	}
+	if (l->ent_end < l->ent_start || l->ent_end - l->ent_start < TT_THREADX_ENTRY_SIZE) {
+		tt_tx_err(rd, "entries end 0x%08" PRIx32 " leaves no room for one 32-byte entry after "
+			  "entries start 0x%08" PRIx32, l->ent_end, l->ent_start);
+		return -EPROTO;
+	}
+	l->nreg = (l->reg_end - l->reg_start) / esz;
+	l->nent = (l->ent_end - l->ent_start) / TT_THREADX_ENTRY_SIZE;
+	uint64_t total = (uint64_t)l->ent_end - l->base;
+	if (total > rd->cfg.max_buffer_bytes) {
+		tt_tx_err(rd, "buffer of %" PRIu64 " bytes (to entries end 0x%08" PRIx32 ") exceeds the "
+			  "limit of %zu bytes (max_buffer_bytes)", total, l->ent_end,
+			  rd->cfg.max_buffer_bytes);
+		return -EFBIG;
+	}
+	uint64_t used_end = (uint64_t)l->ent_start + (uint64_t)l->nent * TT_THREADX_ENTRY_SIZE;
+	if (l->cur < l->ent_start || l->cur >= used_end ||
+	    (l->cur - l->ent_start) % TT_THREADX_ENTRY_SIZE != 0) {
+		tt_tx_err(rd, "current pointer 0x%08" PRIx32 " is not a 32-byte entry in entries "
+			  "[0x%08" PRIx32 ", 0x%08" PRIx64 ")", l->cur, l->ent_start, used_end);
+		return -EPROTO;
+	}
+	return 0;
+}
+
+static bool tt_tx_layout_same(const struct tt_txlayout *a, const struct tt_txlayout *b)
+{
+	return a->big == b->big && a->mask == b->mask && a->base == b->base &&
+	       a->reg_start == b->reg_start && a->reg_end == b->reg_end &&
+	       a->ent_start == b->ent_start && a->ent_end == b->ent_end &&
+	       a->name_size == b->name_size;
+}
+
+/* Accepts layout l: (re)allocates buffers sized from it. */
+static int tt_tx_accept(struct tt_threadx *rd, const struct tt_txlayout *l)
+{
+	if (!rd->attached || !tt_tx_layout_same(&rd->lay, l)) {
+		tt_tx_free_bufs(rd);
+		size_t esz = 16 + l->name_size;
+		rd->regbuf = malloc(l->nreg ? l->nreg * esz : 1);
+		rd->objs = calloc(l->nreg ? l->nreg : 1, sizeof(*rd->objs));
+		rd->objidx = calloc(l->nreg ? l->nreg : 1, sizeof(*rd->objidx));
+		rd->names = calloc(l->nreg ? l->nreg : 1, l->name_size + 1);
+		rd->entbuf = calloc(l->nent, TT_THREADX_ENTRY_SIZE);
+		if (!rd->regbuf || !rd->objs || !rd->objidx || !rd->names || !rd->entbuf) {
+			tt_tx_free_bufs(rd);
+			snprintf(rd->err, sizeof(rd->err), "out of memory for a %" PRIu32 "-entry buffer",
+				 l->nent);
+			return -ENOMEM;
+		}
+	}
+	rd->lay = *l;
+	rd->attached = true;
+	rd->st.capacity = l->nent;
+	return 0;
+}
+
+/* Forget the cursor: the next cycle reads the header, the registry and the whole buffer. */
+static void tt_tx_emit_reset(struct tt_threadx *rd, const char *reason, tt_emit_cb cb, void *arg)
+{
+	struct tt_record rec = { .kind = TT_REC_RESET };
+	rec.u.reset.reason = reason;
+	cb(arg, &rec);
+	rd->st.resets++;
+	rd->anchor_ok = false;
+	rd->held = 0;
+	rd->pend.active = false;
+	rd->why = TT_TXY_RESET;
+	rd->nmissing = 0;
+	rd->missing_next = 0;
+}
+
+static int tt_tx_ingest_header(struct tt_threadx *rd)
+{
+	struct tt_txlayout l;
+	int rc = tt_tx_header_parse(rd, &l);
+	if (rc < 0)
+		return rc;
+	rc = tt_tx_accept(rd, &l);
+	if (rc < 0)
+		return rc;
+	rd->err[0] = 0;
+	tt_tx_time_reset(rd);
+	rd->state = l.nreg ? TT_TXS_REGISTRY : TT_TXS_SYNC;
+	rd->reg_fresh = true;
+	return TT_THREADX_MORE;
+}
+
+/* Reads a current pointer word into a slot index. Returns 0 or -EPROTO with rd->err set. */
+static int tt_tx_cur_index(struct tt_threadx *rd, const uint8_t *buf, uint32_t *idx)
+{
+	uint32_t cur = tt_tx_ld32(rd, buf);
+	const struct tt_txlayout *l = &rd->lay;
+	uint64_t used_end = (uint64_t)l->ent_start + (uint64_t)l->nent * TT_THREADX_ENTRY_SIZE;
+	if (cur < l->ent_start || cur >= used_end || (cur - l->ent_start) % TT_THREADX_ENTRY_SIZE) {
+		tt_tx_err(rd, "current pointer 0x%08" PRIx32 " is not a 32-byte entry in entries "
+			  "[0x%08" PRIx32 ", 0x%08" PRIx64 ")", cur, l->ent_start, used_end);
+		rd->force_header = true;
+		rd->state = TT_TXS_POLL_CUR;
+		return -EPROTO;
+	}
+	*idx = (cur - l->ent_start) / TT_THREADX_ENTRY_SIZE;
+	return 0;
+}
+
+/* ---- emitting ----------------------------------------------------------------------------- */
+
+static bool tt_tx_patchable(uint32_t id)
+{
+	const struct tt_txev *d = tt_txev_find(id & 0xFFFFFFu);
+	return d != NULL && (d->flags & (TT_TXF_PATCH2 | TT_TXF_PATCH4));
+}
+
+/* The hold policy: among count slots from first, the offset of the first slot to hold back (the
+ * first patchable event within the newest hold_window slots, never before min_off); count when
+ * nothing is held. Everything from that slot on is held, so order is kept. */
+static uint32_t tt_tx_hold_from(const struct tt_threadx *rd, uint32_t first, uint32_t count,
+				uint32_t min_off)
+{
+	uint32_t w[8];
+	if (rd->cfg.static_image)
+		return count;
+	uint32_t off = count > rd->cfg.hold_window ? count - rd->cfg.hold_window : 0;
+	for (off = off < min_off ? min_off : off; off < count; off++) {
+		tt_tx_slot_words(rd, tt_tx_ring(rd, (int64_t)first + off), w);
+		if (w[0] != 0 && tt_tx_patchable(w[2]))
+			return off;
+	}
+	return count;
+}
+
+static void tt_tx_emit_pending(struct tt_threadx *rd, tt_emit_cb cb, void *arg)
+{
+	struct tt_txpend *p = &rd->pend;
+	struct tt_record rec;
+	uint32_t w[8];
+	if (p->gap) {
+		rec.kind = TT_REC_GAP;
+		rec.u.gap.lost = p->lost;
+		rec.u.gap.exact = p->exact;
+		rec.u.gap.reason = p->reason;
+		cb(arg, &rec);
+		rd->st.gaps++;
+		rd->st.lost += p->lost;
+		tt_tx_time_gap(rd, p->lost, p->exact);
+	}
+	tt_tx_time_prescan(rd, p->first, p->count);
+	for (uint32_t i = 0; i < p->count; i++) {
+		uint32_t slot = tt_tx_ring(rd, (int64_t)p->first + i);
+		tt_tx_slot_words(rd, slot, w);
+		if (w[0] == 0)
+			continue; /* never used */
+		rec.kind = TT_REC_EVENT;
+		tt_tx_decode(rd, slot, w, &rec.u.ev);
+		cb(arg, &rec);
+		rd->st.events++;
+	}
+	memset(p, 0, sizeof(*p));
+}
+
+/* The batch in rd->pend is decided: re-read the registry first if it cannot name something the
+ * batch references, then emit. */
+static int tt_tx_finish(struct tt_threadx *rd, tt_emit_cb cb, void *arg)
+{
+	bool need = rd->reg_wanted;
+	uint32_t w[8];
+	for (uint32_t i = 0; !need && !rd->reg_fresh && i < rd->pend.count; i++) {
+		tt_tx_slot_words(rd, tt_tx_ring(rd, (int64_t)rd->pend.first + i), w);
+		need = w[0] != 0 && tt_tx_needs_registry(rd, w);
+	}
+	if (need && !rd->reg_fresh && rd->lay.nreg > 0) {
+		rd->pend.active = true;
+		rd->state = TT_TXS_REGISTRY;
+		return TT_THREADX_MORE;
+	}
+	rd->reg_wanted = false;
+	tt_tx_emit_pending(rd, cb, arg);
+	rd->state = TT_TXS_POLL_CUR;
+	return TT_THREADX_DONE;
+}
+
+static int tt_tx_ingest_registry(struct tt_threadx *rd, tt_emit_cb cb, void *arg)
+{
+	tt_tx_registry_parse(rd);
+	rd->reg_fresh = true;
+	rd->reg_wanted = false;
+	if (rd->pend.active) {
+		tt_tx_note_missing(rd, rd->pend.first, rd->pend.count);
+		return tt_tx_finish(rd, cb, arg);
+	}
+	rd->state = TT_TXS_SYNC;
+	return TT_THREADX_MORE;
+}
+
+static void tt_tx_set_anchor(struct tt_threadx *rd, uint32_t nxt, uint32_t held)
+{
+	rd->nxt = tt_tx_ring(rd, nxt);
+	tt_tx_slot_words(rd, tt_tx_ring(rd, (int64_t)rd->nxt - 1), rd->anchor);
+	rd->anchor_ok = true;
+	rd->held = held;
+}
+
+/* Lost-event count for a gap that ends at slot words wf: exact when the time stamps are a
+ * constant-step counter and agree with the ring arithmetic (lost = lb + j*N), else lb. */
+static void tt_tx_gap_count(struct tt_threadx *rd, uint64_t lb, const uint32_t wf[8],
+			    const char *reason)
+{
+	int64_t n = tt_tx_counter_lost(rd, rd->anchor, wf);
+	rd->pend.exact = n >= 0 && (uint64_t)n >= lb && ((uint64_t)n - lb) % rd->lay.nent == 0;
+	rd->pend.lost = rd->pend.exact ? (uint64_t)n : lb;
+	rd->pend.gap = !(rd->pend.exact && rd->pend.lost == 0);
+	rd->pend.reason = reason;
+}
+
+/* A full read: [current][all entries][current]. Used at attach, after a reset, and to recover
+ * from a lap (then a gap record comes first). */
+static int tt_tx_ingest_sync(struct tt_threadx *rd, tt_emit_cb cb, void *arg)
+{
+	const uint32_t n = rd->lay.nent;
+	uint32_t c0, c1, w[8];
+	if (tt_tx_cur_index(rd, rd->curbuf, &c0) < 0 || tt_tx_cur_index(rd, rd->curbuf2, &c1) < 0)
+		return -EPROTO;
+	uint32_t d = tt_tx_ring(rd, (int64_t)c1 - c0);
+	uint32_t cl = rd->cfg.static_image ? 0 : (d + 1 < n ? d + 1 : n);
+	if (cl == n) {
+		/* the writer passed every slot during the copy: try again next cycle */
+		rd->state = TT_TXS_POLL_CUR;
+		return TT_THREADX_DONE;
+	}
+	uint32_t first = c0 + cl, count = n - cl;
+	bool lapped = rd->why == TT_TXY_LAP || rd->why == TT_TXY_LOST;
+	memset(&rd->pend, 0, sizeof(rd->pend));
+	if (lapped) {
+		/* a lap leaves no never-used slot behind; tx_trace_enable does */
+		for (uint32_t i = 0; i < count; i++) {
+			tt_tx_slot_words(rd, tt_tx_ring(rd, (int64_t)first + i), w);
+			if (w[0] == 0) {
+				tt_tx_emit_reset(rd, "tracing re-enabled (thread pointers cleared)", cb,
+						 arg);
+				rd->state = TT_TXS_HEADER;
+				return TT_THREADX_MORE;
+			}
+		}
+		/* the anchor slot nxt-1 was rewritten, so at least a whole buffer was written after
+		 * it; events between it and the oldest slot we can trust were lost */
+		uint64_t lb = tt_tx_ring(rd, (int64_t)c0 - rd->nxt) + (uint64_t)cl;
+		tt_tx_slot_words(rd, tt_tx_ring(rd, first), w);
+		tt_tx_gap_count(rd, lb, w, rd->why == TT_TXY_LAP ? "lapped" : "overwritten during read");
+	}
+	if (rd->cfg.start_at_now && !rd->synced_once && rd->why == TT_TXY_ATTACH) {
+		tt_tx_set_anchor(rd, c0, 0);
+	} else {
+		uint32_t emit = tt_tx_hold_from(rd, first, count, 1);
+		rd->pend.first = tt_tx_ring(rd, first);
+		rd->pend.count = emit;
+		tt_tx_set_anchor(rd, first + emit, count - emit);
+	}
+	rd->synced_once = true;
+	rd->why = TT_TXY_ATTACH;
+	rd->st.last_new = rd->pend.count;
+	return tt_tx_finish(rd, cb, arg);
+}
+
+static int tt_tx_ingest_poll_cur(struct tt_threadx *rd, tt_emit_cb cb, void *arg)
+{
+	uint32_t c;
+	rd->reg_fresh = false;
+	if (rd->cur_full) {
+		struct tt_txlayout l;
+		uint32_t id = (uint32_t)rd->hdrbuf[0] | (uint32_t)rd->hdrbuf[1] << 8 |
+			      (uint32_t)rd->hdrbuf[2] << 16 | (uint32_t)rd->hdrbuf[3] << 24;
+		if (id != TT_THREADX_ID && __builtin_bswap32(id) != TT_THREADX_ID) {
+			tt_tx_emit_reset(rd, "trace id gone", cb, arg);
+			rd->attached = false;
+			rd->state = TT_TXS_HEADER;
+			return TT_THREADX_DONE;
+		}
+		int rc = tt_tx_header_parse(rd, &l);
+		if (rc < 0 || !tt_tx_layout_same(&rd->lay, &l)) {
+			tt_tx_emit_reset(rd, "header changed", cb, arg);
+			rd->attached = rc < 0 ? false : rd->attached;
+			if (rc < 0) {
+				rd->state = TT_TXS_HEADER;
+				return rc;
+			}
+			return tt_tx_ingest_header(rd);
+		}
+		rd->force_header = false;
+		c = (l.cur - l.ent_start) / TT_THREADX_ENTRY_SIZE;
+	} else if (tt_tx_cur_index(rd, rd->curbuf, &c) < 0) {
+		return -EPROTO;
+	}
+	rd->err[0] = 0;
+	rd->st.polls++;
+	rd->poll_no++;
+	if (rd->cfg.registry_every && rd->poll_no % rd->cfg.registry_every == 0)
+		rd->reg_wanted = true;
+	if (!rd->anchor_ok) {
+		rd->state = TT_TXS_SYNC;
+		return TT_THREADX_MORE;
+	}
+	rd->c_new = c;
+	rd->state = TT_TXS_POLL_ENT;
+	return TT_THREADX_MORE;
+}
+
+/* The anchor is the same entry when thread, id, time stamp and the never-patched info 1 and
+ * info 3 match (patches only touch info 2 and info 4, and never the time stamp). */
+static bool tt_tx_same_entry(const uint32_t a[8], const uint32_t b[8])
+{
+	return a[0] == b[0] && a[2] == b[2] && a[3] == b[3] && a[4] == b[4] && a[6] == b[6];
+}
+
+static int tt_tx_ingest_poll_ent(struct tt_threadx *rd, tt_emit_cb cb, void *arg)
+{
+	const uint32_t n = rd->lay.nent, r = rd->r, s0 = rd->s0;
+	uint32_t c2, w[8];
+	if (tt_tx_cur_index(rd, rd->curbuf2, &c2) < 0)
+		return -EPROTO;
+	uint32_t d = tt_tx_ring(rd, (int64_t)c2 - rd->c_new);
+	uint64_t reach = (uint64_t)d + r + 1; /* slots the writer may have touched, counted from s0 */
+	uint32_t cl = reach > n ? (uint32_t)(reach - n < r ? reach - n : r) : 0;
+	if (cl == 0) {
+		tt_tx_slot_words(rd, s0, w);
+		if (!tt_tx_same_entry(w, rd->anchor)) {
+			if (rd->anchor[0] != 0 && w[0] == 0) {
+				tt_tx_emit_reset(rd, "tracing re-enabled (thread pointers cleared)", cb,
+						 arg);
+				rd->state = TT_TXS_HEADER;
+				return TT_THREADX_MORE;
+			}
+			rd->why = TT_TXY_LAP;
+			rd->anchor_ok = false;
+			rd->state = TT_TXS_SYNC;
+			return TT_THREADX_MORE;
+		}
+	}
+	if (cl == r) {
+		/* every slot read, the anchor included, may have been overwritten */
+		rd->why = TT_TXY_LOST;
+		rd->anchor_ok = false;
+		rd->state = TT_TXS_SYNC;
+		return TT_THREADX_MORE;
+	}
+	uint32_t skip = cl ? cl : 1, first = tt_tx_ring(rd, (int64_t)s0 + skip), count = r - skip;
+	for (uint32_t i = 0; i < count; i++) {
+		tt_tx_slot_words(rd, tt_tx_ring(rd, (int64_t)first + i), w);
+		if (w[0] == 0) {
+			/* current moved back over never-used slots: tx_trace_enable ran again */
+			tt_tx_emit_reset(rd, "tracing re-enabled (thread pointers cleared)", cb, arg);
+			rd->state = TT_TXS_HEADER;
+			return TT_THREADX_MORE;
+		}
+	}
+	memset(&rd->pend, 0, sizeof(rd->pend));
+	if (cl > 0) {
+		tt_tx_slot_words(rd, first, w);
+		tt_tx_gap_count(rd, cl - 1, w, "overwritten during read");
+	}
+	/* slots already held once (offsets 1..held from s0) are published now */
+	uint32_t min_off = cl ? 1 : 0;
+	if (rd->held + 1 > skip && rd->held + 1 - skip > min_off)
+		min_off = rd->held + 1 - skip;
+	uint32_t emit = tt_tx_hold_from(rd, first, count, min_off);
+	rd->st.last_new = count > rd->held ? count - rd->held : 0;
+	rd->pend.first = first;
+	rd->pend.count = emit;
+	tt_tx_set_anchor(rd, first + emit, count - emit);
+	return tt_tx_finish(rd, cb, arg);
+}
+
+/* ---- plan / ingest ------------------------------------------------------------------------ */
+
+static void tt_tx_add(struct tt_plan *p, uint64_t addr, uint32_t len, uint8_t *dst)
+{
+	p->r[p->n].addr = addr;
+	p->r[p->n].len = len;
+	p->r[p->n].dst = dst;
+	p->n++;
+}
+
+void tt_threadx_plan(struct tt_threadx *rd, struct tt_plan *plan)
+{
+	const struct tt_txlayout *l = &rd->lay;
+	const uint64_t cur_addr = rd->cfg.header_addr + TT_TX_CUR_OFF;
+	plan->n = 0;
+	switch (rd->state) {
+	case TT_TXS_HEADER:
+		tt_tx_add(plan, rd->cfg.header_addr, TT_THREADX_HEADER_SIZE, rd->hdrbuf);
+		break;
+	case TT_TXS_REGISTRY:
+		tt_tx_add(plan, l->reg_start, l->nreg * (16 + l->name_size), rd->regbuf);
+		break;
+	case TT_TXS_SYNC:
+		tt_tx_add(plan, cur_addr, 4, rd->curbuf);
+		tt_tx_add(plan, l->ent_start, l->nent * TT_THREADX_ENTRY_SIZE, rd->entbuf);
+		tt_tx_add(plan, cur_addr, 4, rd->curbuf2);
+		break;
+	case TT_TXS_POLL_CUR:
+		rd->cur_full = rd->force_header ||
+			       rd->poll_no % rd->cfg.header_every == rd->cfg.header_every - 1;
+		if (rd->cur_full)
+			tt_tx_add(plan, rd->cfg.header_addr, TT_THREADX_HEADER_SIZE, rd->hdrbuf);
+		else
+			tt_tx_add(plan, cur_addr, 4, rd->curbuf);
+		break;
+	case TT_TXS_POLL_ENT: {
+		/* from the anchor (nxt - 1) up to the slot before current: one or two ranges */
+		uint32_t k = tt_tx_ring(rd, (int64_t)rd->c_new - rd->nxt);
+		rd->s0 = tt_tx_ring(rd, (int64_t)rd->nxt - 1);
+		rd->r = k + 1;
+		uint32_t a = rd->r < l->nent - rd->s0 ? rd->r : l->nent - rd->s0;
+		tt_tx_add(plan, l->ent_start + (uint64_t)rd->s0 * TT_THREADX_ENTRY_SIZE,
+			  a * TT_THREADX_ENTRY_SIZE, rd->entbuf + (size_t)rd->s0 * TT_THREADX_ENTRY_SIZE);
+		if (a < rd->r)
+			tt_tx_add(plan, l->ent_start, (rd->r - a) * TT_THREADX_ENTRY_SIZE, rd->entbuf);
+		tt_tx_add(plan, cur_addr, 4, rd->curbuf2);
+		rd->st.rereads += (uint64_t)(rd->held < k ? rd->held : k) * TT_THREADX_ENTRY_SIZE;
+		break;
+	}
+	}
+	for (unsigned i = 0; i < plan->n; i++)
+		rd->st.bytes_planned += plan->r[i].len;
+}
+
+int tt_threadx_ingest(struct tt_threadx *rd, tt_emit_cb cb, void *arg)
+{
+	switch (rd->state) {
+	case TT_TXS_HEADER:
+		return tt_tx_ingest_header(rd);
+	case TT_TXS_REGISTRY:
+		return tt_tx_ingest_registry(rd, cb, arg);
+	case TT_TXS_SYNC:
+		return tt_tx_ingest_sync(rd, cb, arg);
+	case TT_TXS_POLL_CUR:
+		return tt_tx_ingest_poll_cur(rd, cb, arg);
+	case TT_TXS_POLL_ENT:
+		return tt_tx_ingest_poll_ent(rd, cb, arg);
+	}
+	return -EINVAL;
+}
+
+/* ---- static images ------------------------------------------------------------------------ */
+
+int tt_threadx_decode_image(const uint8_t *img, size_t len, uint64_t base, size_t header_offset,
+			    const struct tt_threadx_config *cfg, tt_emit_cb cb, void *arg,
+			    char *errbuf, size_t errlen)
+{
+	struct tt_threadx_config c = cfg ? *cfg : (struct tt_threadx_config){ 0 };
+	struct tt_threadx *rd;
+	c.header_addr = base + header_offset;
+	c.static_image = true;
+	c.start_at_now = false;
+	int rc = tt_threadx_new(&c, &rd);
+	if (rc < 0) {
+		snprintf(errbuf, errlen, "bad image base 0x%" PRIx64 " + header offset %zu", base,
+			 header_offset);
+		return rc;
+	}
+	/* header, registry, sync: a handful of steps; the bound only guards against a bug */
+	for (int step = 0; step < 16; step++) {
+		struct tt_plan p;
+		tt_threadx_plan(rd, &p);
+		for (unsigned i = 0; i < p.n; i++) {
+			uint64_t off = p.r[i].addr - base;
+			if (p.r[i].addr < base || off > len || p.r[i].len > len - off) {
+				snprintf(errbuf, errlen, "ThreadX header at 0x%08" PRIx64 ": image of %zu "
+					 "bytes ends before bytes 0x%08" PRIx64 "..0x%08" PRIx64
+					 " the header declares (truncated image?)", c.header_addr, len,
+					 p.r[i].addr, p.r[i].addr + p.r[i].len);
+				tt_threadx_free(rd);
+				return -EPROTO;
+			}
+			memcpy(p.r[i].dst, img + off, p.r[i].len);
+		}
+		rc = tt_threadx_ingest(rd, cb, arg);
+		if (rc < 0 || (rc == TT_THREADX_DONE && rd->state == TT_TXS_POLL_CUR)) {
+			snprintf(errbuf, errlen, "%s", rc < 0 ? rd->err : "");
+			tt_threadx_free(rd);
+			return rc < 0 ? rc : 0;
+		}
+	}
+	snprintf(errbuf, errlen, "ThreadX image did not settle (reader bug)");
+	tt_threadx_free(rd);
+	return -EPROTO;
+}

@@ -58,6 +58,8 @@ struct tt_threadx_config {
 	unsigned header_every;     /* full header re-check every N polls; 0 = default 16 */
 	unsigned registry_every;   /* registry re-read every N polls; 0 = only when needed */
 	size_t max_buffer_bytes;   /* refuse larger buffers; 0 = default 64 MiB */
+	bool static_image;         /* memory never changes (a file): trust the slot at current and
+	                            * hold nothing; set by tt_threadx_decode_image */
 };
 
 /* Counters for metrics and adaptive polling. Monotonic unless noted. */
@@ -96,6 +98,19 @@ void tt_threadx_read_failed(struct tt_threadx *rd, int err);
 
 /* Ask for a registry re-read at the next poll. */
 void tt_threadx_refresh_registry(struct tt_threadx *rd);
+
+/* A registry object as last read (deleted objects keep their name). */
+struct tt_threadx_object {
+	uint32_t ptr;
+	uint8_t type;       /* see tt_threadx_object_type_name */
+	bool deleted;       /* registry "available" flag set */
+	int32_t prio;       /* threads: priority at registration, else -1 */
+	uint32_t param1, param2;
+	const char *name;   /* borrowed until the next ingest; sanitised, NUL-terminated */
+};
+
+/* Looks ptr up in the cached registry. Returns 0 or -ENOENT. */
+int tt_threadx_object(const struct tt_threadx *rd, uint32_t ptr, struct tt_threadx_object *obj);
 
 /* A precise, human readable reason for the last error ("" when none). Borrowed. */
 const char *tt_threadx_error(const struct tt_threadx *rd);

@@ -1,0 +1,391 @@
+/* proto/threadx_decode.c: one ThreadX trace slot -> one tt_event, the registry, and time.
+ *
+ * Owns everything about the meaning of bytes once the state machine (threadx.c) has decided a
+ * slot is safe to publish: execution context, SMP core, event names and arguments, registry
+ * parsing and lookups (names are untrusted target bytes: bounded and sanitised), and unwrapping
+ * masked time stamps into a monotonic 64-bit tick count (narrow masks, a configurable modulus for
+ * the Linux port's 10^9 wrap, up/down detection, constant-step counter detection used to count
+ * lost events exactly). Nothing here allocates.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "threadx_int.h"
+
+uint32_t tt_tx_ld32(const struct tt_threadx *rd, const uint8_t *p)
+{
+	if (rd->lay.big)
+		return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+	return (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
+}
+
+void tt_tx_slot_words(const struct tt_threadx *rd, uint32_t slot, uint32_t w[8])
+{
+	const uint8_t *p = rd->entbuf + (size_t)slot * TT_THREADX_ENTRY_SIZE;
+	for (int i = 0; i < 8; i++)
+		w[i] = tt_tx_ld32(rd, p + 4 * i);
+}
+
+/* ---- names ------------------------------------------------------------------------------ */
+
+static const char *const tt_tx_states[] = {
+	"ready", "completed", "terminated", "suspended", "sleep", "queue", "semaphore",
+	"event_flag", "block_memory", "byte_memory", "io_driver", "file", "tcp_ip", "mutex",
+	"priority_change",
+};
+
+const char *tt_threadx_state_name(uint32_t state)
+{
+	if (state < sizeof(tt_tx_states) / sizeof(tt_tx_states[0]))
+		return tt_tx_states[state];
+	return NULL;
+}
+
+/* Types 9..28 (FileX, NetX, USBX) are not named in our reference; they decode as numbers. */
+static const char *const tt_tx_types[] = {
+	NULL, "thread", "timer", "queue", "semaphore", "mutex", "event_flags", "block_pool",
+	"byte_pool",
+};
+
+const char *tt_threadx_object_type_name(uint32_t type)
+{
+	if (type < sizeof(tt_tx_types) / sizeof(tt_tx_types[0]))
+		return tt_tx_types[type];
+	return NULL;
+}
+
+/* ---- registry ----------------------------------------------------------------------------- */
+
+static int tt_tx_obj_cmp(const void *a, const void *b, void *arg)
+{
+	const struct tt_txobj *objs = arg;
+	const struct tt_txobj *x = &objs[*(const uint32_t *)a], *y = &objs[*(const uint32_t *)b];
+	if (x->ptr != y->ptr)
+		return x->ptr < y->ptr ? -1 : 1;
+	/* the same pointer twice: prefer the live entry */
+	return (int)x->available - (int)y->available;
+}
+
+void tt_tx_registry_parse(struct tt_threadx *rd)
+{
+	const uint32_t ns = rd->lay.name_size, esz = 16 + ns;
+	rd->nidx = 0;
+	for (uint32_t i = 0; i < rd->lay.nreg; i++) {
+		const uint8_t *e = rd->regbuf + (size_t)i * esz;
+		struct tt_txobj *o = &rd->objs[i];
+		char *name = rd->names + (size_t)i * (ns + 1);
+		o->available = e[0];
+		o->type = e[1];
+		o->prio = (o->type == 1 && (e[2] & 0x80)) ? (int32_t)((e[2] & 0x7Fu) << 8 | e[3]) : -1;
+		o->ptr = tt_tx_ld32(rd, e + 4);
+		o->p1 = tt_tx_ld32(rd, e + 8);
+		o->p2 = tt_tx_ld32(rd, e + 12);
+		/* at most name_size - 1 characters, stop at NUL; printable ASCII only */
+		uint32_t n = 0;
+		for (; n + 1 < ns && e[16 + n] != 0; n++) {
+			uint8_t c = e[16 + n];
+			name[n] = (c >= 0x20 && c < 0x7F) ? (char)c : '?';
+		}
+		name[n] = 0;
+		o->name = name;
+		if (o->type != 0 && o->ptr != 0)
+			rd->objidx[rd->nidx++] = i;
+	}
+	qsort_r(rd->objidx, rd->nidx, sizeof(rd->objidx[0]), tt_tx_obj_cmp, rd->objs);
+	rd->nmissing = 0;
+	rd->missing_next = 0;
+}
+
+const struct tt_txobj *tt_tx_lookup(const struct tt_threadx *rd, uint32_t ptr)
+{
+	uint32_t lo = 0, hi = rd->nidx;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		const struct tt_txobj *o = &rd->objs[rd->objidx[mid]];
+		if (o->ptr < ptr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < rd->nidx && rd->objs[rd->objidx[lo]].ptr == ptr)
+		return &rd->objs[rd->objidx[lo]];
+	return NULL;
+}
+
+static bool tt_tx_is_missing(const struct tt_threadx *rd, uint32_t ptr)
+{
+	for (unsigned i = 0; i < rd->nmissing; i++)
+		if (rd->missing[i] == ptr)
+			return true;
+	return false;
+}
+
+/* Calls fn for every object pointer slot words w reference (thread, interrupted thread, object
+ * arguments); create marks the object a create event registered. Stops when fn returns true. */
+static bool tt_tx_each_ptr(const struct tt_threadx *rd, const uint32_t w[8],
+			   bool (*fn)(const struct tt_threadx *, uint32_t ptr, bool create, void *),
+			   void *arg)
+{
+	if (w[0] == TT_TX_ISR_THREAD) {
+		if (w[1] != 0 && fn(rd, w[1], false, arg))
+			return true;
+	} else if (w[0] != TT_TX_INIT_THREAD && w[0] != 0) {
+		if (fn(rd, w[0], false, arg))
+			return true;
+	}
+	const struct tt_txev *d = tt_txev_find(w[2] & 0xFFFFFFu);
+	if (d == NULL)
+		return false;
+	for (int i = 0; i < 4; i++)
+		if (d->args[i].kind == TT_TXK_OBJ && w[4 + i] != 0 &&
+		    fn(rd, w[4 + i], i == 0 && (d->flags & TT_TXF_CREATE), arg))
+			return true;
+	return false;
+}
+
+static bool tt_tx_unnamed(const struct tt_threadx *rd, uint32_t ptr, bool create, void *arg)
+{
+	(void)arg;
+	if (tt_tx_lookup(rd, ptr) != NULL)
+		return false;
+	/* a create event's object was registered just before: worth one more look */
+	return create || !tt_tx_is_missing(rd, ptr);
+}
+
+bool tt_tx_needs_registry(const struct tt_threadx *rd, const uint32_t w[8])
+{
+	return tt_tx_each_ptr(rd, w, tt_tx_unnamed, NULL);
+}
+
+static bool tt_tx_add_missing(const struct tt_threadx *crd, uint32_t ptr, bool create, void *arg)
+{
+	struct tt_threadx *rd = arg;
+	(void)crd;
+	(void)create;
+	if (tt_tx_lookup(rd, ptr) != NULL || tt_tx_is_missing(rd, ptr))
+		return false;
+	rd->missing[rd->missing_next] = ptr;
+	rd->missing_next = (rd->missing_next + 1) % TT_TX_MISSING_MAX;
+	if (rd->nmissing < TT_TX_MISSING_MAX)
+		rd->nmissing++;
+	return false;
+}
+
+void tt_tx_note_missing(struct tt_threadx *rd, uint32_t first, uint32_t count)
+{
+	uint32_t w[8];
+	for (uint32_t i = 0; i < count; i++) {
+		tt_tx_slot_words(rd, (first + i) % rd->lay.nent, w);
+		if (w[0] != 0)
+			tt_tx_each_ptr(rd, w, tt_tx_add_missing, rd);
+	}
+}
+
+/* ---- time --------------------------------------------------------------------------------- */
+
+void tt_tx_time_reset(struct tt_threadx *rd)
+{
+	struct tt_txtime *t = &rd->tm;
+	memset(t, 0, sizeof(*t));
+	t->mod = rd->cfg.time_wrap ? rd->cfg.time_wrap : (uint64_t)rd->lay.mask + 1;
+	if (t->mod < 2)
+		t->mod = (uint64_t)1 << 32; /* a zero mask: every stamp is 0 anyway */
+	t->dir = rd->cfg.time_dir > 0 ? 1 : rd->cfg.time_dir < 0 ? -1 : 0;
+	t->step_ok = true;
+}
+
+static uint64_t tt_tx_raw(const struct tt_threadx *rd, uint32_t ts)
+{
+	return (uint64_t)(ts & rd->lay.mask) % rd->tm.mod;
+}
+
+static uint64_t tt_tx_delta(const struct tt_txtime *t, uint64_t a, uint64_t b, int dir)
+{
+	return dir >= 0 ? (b + t->mod - a) % t->mod : (a + t->mod - b) % t->mod;
+}
+
+static void tt_tx_vote(struct tt_txtime *t, uint64_t a, uint64_t b)
+{
+	uint64_t up = tt_tx_delta(t, a, b, 1), down = tt_tx_delta(t, a, b, -1);
+	if (up != down)
+		t->votes += up < down ? 1 : -1;
+}
+
+/* Direction is decided once enough consecutive pairs agree; until then each delta takes the
+ * shorter way round, which keeps the unwrapped time monotonic either way. */
+#define TT_TX_VOTES 3
+
+void tt_tx_time_prescan(struct tt_threadx *rd, uint32_t first, uint32_t count)
+{
+	struct tt_txtime *t = &rd->tm;
+	uint32_t w[8];
+	bool have = t->have;
+	uint64_t prev = t->last;
+	if (t->dir != 0)
+		return;
+	for (uint32_t i = 0; i < count; i++) {
+		tt_tx_slot_words(rd, (first + i) % rd->lay.nent, w);
+		if (w[0] == 0)
+			continue;
+		uint64_t v = tt_tx_raw(rd, w[3]);
+		if (have)
+			tt_tx_vote(t, prev, v);
+		prev = v;
+		have = true;
+	}
+	if (t->votes >= TT_TX_VOTES || t->votes <= -TT_TX_VOTES)
+		t->dir = t->votes > 0 ? 1 : -1;
+}
+
+int64_t tt_tx_counter_lost(const struct tt_threadx *rd, const uint32_t anchor[8],
+			   const uint32_t w[8])
+{
+	const struct tt_txtime *t = &rd->tm;
+	if (anchor[0] == 0 || !t->step_ok || t->step_n < 2 || t->step == 0 || t->dir == 0)
+		return -1;
+	uint64_t d = tt_tx_delta(t, tt_tx_raw(rd, anchor[3]), tt_tx_raw(rd, w[3]), t->dir);
+	if (d == 0 || d % t->step != 0)
+		return -1;
+	return (int64_t)(d / t->step) - 1;
+}
+
+void tt_tx_time_gap(struct tt_threadx *rd, uint64_t lost, bool exact)
+{
+	struct tt_txtime *t = &rd->tm;
+	t->gap = true;
+	/* with a constant-step counter and an exact count, the ticks across the gap are known even
+	 * when they exceed the modulus */
+	t->gap_ticks = (exact && t->step_ok && t->step_n >= 2) ? (lost + 1) * t->step : 0;
+}
+
+/* ticks * 1e9 / hz without overflow: 128-bit intermediate (saturates past 584 years) */
+static uint64_t tt_tx_ns(uint64_t ticks, uint64_t hz)
+{
+	__extension__ typedef unsigned __int128 u128;
+	u128 ns = (u128)ticks * 1000000000u / hz;
+	return ns > UINT64_MAX ? UINT64_MAX : (uint64_t)ns;
+}
+
+static void tt_tx_time_event(struct tt_threadx *rd, uint32_t ts, struct tt_event *ev)
+{
+	struct tt_txtime *t = &rd->tm;
+	uint64_t v = tt_tx_raw(rd, ts);
+	if (!t->have) {
+		t->now = t->dir < 0 ? t->mod - 1 - v : v;
+		t->first = t->now;
+		t->have = true;
+	} else {
+		int dir = t->dir;
+		if (dir == 0) {
+			tt_tx_vote(t, t->last, v);
+			dir = tt_tx_delta(t, t->last, v, 1) <= tt_tx_delta(t, t->last, v, -1) ? 1 : -1;
+		}
+		uint64_t d = tt_tx_delta(t, t->last, v, dir);
+		if (t->gap && t->gap_ticks != 0 && t->gap_ticks % t->mod == d)
+			d = t->gap_ticks;
+		if (!t->gap) {
+			if (t->step_n == 0 && t->step == 0)
+				t->step = d;
+			if (d == t->step)
+				t->step_n++;
+			else
+				t->step_ok = false;
+		}
+		t->now += d;
+	}
+	t->gap = false;
+	t->gap_ticks = 0;
+	t->last = (uint32_t)v;
+	ev->ts_raw = ts & rd->lay.mask;
+	ev->time = t->now;
+	ev->has_ns = rd->cfg.tick_hz != 0;
+	ev->ns = ev->has_ns ? tt_tx_ns(t->now - t->first, rd->cfg.tick_hz) : 0;
+}
+
+/* ---- events ------------------------------------------------------------------------------- */
+
+static const char *tt_tx_obj_name(const struct tt_threadx *rd, uint32_t ptr)
+{
+	const struct tt_txobj *o = ptr ? tt_tx_lookup(rd, ptr) : NULL;
+	return o ? o->name : NULL;
+}
+
+static void tt_tx_arg(const struct tt_threadx *rd, struct tt_arg *a, const char *name,
+		      uint8_t kind, uint32_t v)
+{
+	static const char *const getopt[] = { "or", "or_clear", "and", "and_clear" };
+	a->name = name;
+	a->value = v;
+	a->text = NULL;
+	a->kind = TT_ARG_UINT;
+	switch ((enum tt_txk)kind) {
+	case TT_TXK_UINT:
+		break;
+	case TT_TXK_HEX:
+		a->kind = TT_ARG_HEX;
+		break;
+	case TT_TXK_OBJ:
+		a->kind = TT_ARG_OBJ;
+		a->text = tt_tx_obj_name(rd, v);
+		break;
+	case TT_TXK_STATE:
+		a->text = tt_threadx_state_name(v);
+		break;
+	case TT_TXK_WAIT:
+		a->text = v == 0 ? "no_wait" : v == 0xFFFFFFFFu ? "wait_forever" : NULL;
+		break;
+	case TT_TXK_GETOPT:
+		a->text = v < 4 ? getopt[v] : NULL;
+		break;
+	case TT_TXK_SETOPT:
+		a->text = v == 0 ? "or" : v == 2 ? "and" : NULL;
+		break;
+	}
+	if (kind != TT_TXK_OBJ && a->text != NULL)
+		a->kind = TT_ARG_ENUM;
+}
+
+static const char *const tt_tx_info[] = { "info1", "info2", "info3", "info4" };
+
+void tt_tx_decode(struct tt_threadx *rd, uint32_t slot, const uint32_t w[8], struct tt_event *ev)
+{
+	memcpy(rd->raw, w, sizeof(rd->raw));
+	memset(ev, 0, sizeof(*ev));
+	ev->raw = rd->raw;
+	ev->nraw = 8;
+	ev->addr = (uint64_t)rd->lay.ent_start + (uint64_t)slot * TT_THREADX_ENTRY_SIZE;
+	/* SMP builds put the core in the top byte; non-SMP builds leave it 0, reported as core 0 */
+	ev->core = (int16_t)(w[2] >> 24);
+	ev->id = w[2] & 0xFFFFFFu;
+	ev->prio = -1;
+	ev->threshold = -1;
+	if (w[0] == TT_TX_INIT_THREAD) {
+		ev->ctx = TT_CTX_INIT;
+	} else if (w[0] == TT_TX_ISR_THREAD) {
+		ev->ctx = TT_CTX_ISR;
+		ev->interrupted = w[1];
+		ev->interrupted_name = tt_tx_obj_name(rd, w[1]);
+	} else {
+		ev->ctx = TT_CTX_THREAD;
+		ev->thread = w[0];
+		ev->thread_name = tt_tx_obj_name(rd, w[0]);
+		ev->prio = (int32_t)(w[1] & 0x3FFu);
+		ev->threshold = (int32_t)((w[1] >> 16) & 0x3FFu);
+	}
+	tt_tx_time_event(rd, w[3], ev);
+
+	const struct tt_txev *d = tt_txev_find(ev->id);
+	if (d != NULL) {
+		ev->name = d->name;
+		for (int i = 0; i < 4; i++)
+			if (d->args[i].name != NULL)
+				tt_tx_arg(rd, &ev->args[ev->nargs++], d->args[i].name, d->args[i].kind,
+					  w[4 + i]);
+		return;
+	}
+	bool user = ev->id >= 4096 && ev->id <= 65535;
+	ev->name = user ? "USER_EVENT" : "UNKNOWN";
+	for (int i = 0; i < 4; i++)
+		tt_tx_arg(rd, &ev->args[ev->nargs++], tt_tx_info[i], user ? TT_TXK_UINT : TT_TXK_HEX,
+			  w[4 + i]);
+}

@@ -1,0 +1,159 @@
+/* proto/threadx_int.h: internals shared by the ThreadX reader's files (not a public header).
+ *
+ * threadx.c owns the plan/ingest state machine (header, registry, sync, poll, laps, resets,
+ * hold policy); threadx_decode.c owns turning one 32-byte slot into a tt_event (names, args,
+ * registry lookups, time unwrapping); threadx_events.c holds the event table.
+ */
+#ifndef TT_THREADX_INT_H
+#define TT_THREADX_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "threadx.h"
+
+/* How an event argument is decoded (mapped onto enum tt_arg_kind when emitted). */
+enum tt_txk {
+	TT_TXK_UINT = 0,
+	TT_TXK_HEX,
+	TT_TXK_OBJ,    /* object pointer, resolved through the registry */
+	TT_TXK_STATE,  /* thread state (ready, suspended, ...) */
+	TT_TXK_WAIT,   /* wait option: 0 no_wait, 0xFFFFFFFF wait_forever, else ticks */
+	TT_TXK_GETOPT, /* event flags get option: or, or_clear, and, and_clear */
+	TT_TXK_SETOPT, /* event flags set option: or, and */
+};
+
+#define TT_TXF_PATCH2 0x1u /* info 2 is back-patched after commit (block/byte allocate) */
+#define TT_TXF_PATCH4 0x2u /* info 4 is back-patched after commit (thread resume/suspend) */
+#define TT_TXF_CREATE 0x4u /* info 1 is an object registered just before this event */
+
+struct tt_txarg {
+	const char *name; /* NULL: unused by ThreadX */
+	uint8_t kind;     /* enum tt_txk */
+};
+
+struct tt_txev {
+	uint16_t id;
+	const char *name;
+	uint8_t flags;
+	struct tt_txarg args[4];
+};
+
+const struct tt_txev *tt_txev_find(uint32_t id);
+size_t tt_txev_count(void);
+const struct tt_txev *tt_txev_at(size_t i);
+
+#define TT_TX_INIT_THREAD 0xF0F0F0F0u
+#define TT_TX_ISR_THREAD 0xFFFFFFFFu
+#define TT_TX_MISSING_MAX 64
+
+/* One registry entry, parsed and sanitised. */
+struct tt_txobj {
+	uint32_t ptr;
+	uint32_t p1, p2;
+	int32_t prio; /* -1 unless a thread registered with a priority */
+	uint8_t type;
+	uint8_t available;
+	const char *name; /* into tt_threadx.names; "" when empty */
+};
+
+/* The accepted control header. */
+struct tt_txlayout {
+	bool big; /* target is big-endian */
+	uint32_t mask, base, reg_start, reg_end, ent_start, ent_end, cur;
+	uint32_t name_size;
+	uint32_t nreg, nent; /* registry entries, event slots */
+};
+
+/* Time unwrapping state (threadx_decode.c). */
+struct tt_txtime {
+	bool have;          /* an event has been timed since the last reset */
+	bool gap;           /* events were lost before the next one: skip it in step stats */
+	uint64_t gap_ticks; /* when != 0: exact ticks to the next event (counter mode, exact gap) */
+	uint32_t last;      /* last raw value (reduced modulo mod) */
+	uint64_t now;       /* unwrapped time of the last event */
+	uint64_t first;     /* unwrapped time of the first event (ns origin) */
+	uint64_t mod;       /* modulus of the time source */
+	int dir;            /* 1 up, -1 down, 0 not decided yet */
+	int votes;          /* up minus down votes while undecided */
+	uint64_t step;      /* constant delta seen so far (counter detection), 0 = none yet */
+	bool step_ok;       /* every consecutive delta so far equalled step */
+	uint32_t step_n;    /* deltas that agreed */
+};
+
+/* Records waiting for a registry re-read before they are emitted. */
+struct tt_txpend {
+	bool active;
+	bool gap;
+	bool exact;
+	uint64_t lost;
+	const char *reason;
+	uint32_t first, count; /* slots, ring order */
+};
+
+enum tt_txstate { TT_TXS_HEADER, TT_TXS_REGISTRY, TT_TXS_SYNC, TT_TXS_POLL_CUR, TT_TXS_POLL_ENT };
+enum tt_txsync { TT_TXY_ATTACH, TT_TXY_LAP, TT_TXY_RESET, TT_TXY_LOST };
+
+struct tt_threadx {
+	struct tt_threadx_config cfg;
+	struct tt_threadx_stats st;
+	char err[256];
+	enum tt_txstate state;
+	enum tt_txsync why;    /* why the next full read (sync) happens */
+	bool attached;         /* a layout is accepted and buffers are allocated */
+	bool synced_once;      /* start_at_now only applies to the first sync */
+	bool force_header;     /* next poll reads the whole header */
+	bool cur_full;         /* the current poll's first read is the whole header */
+	bool reg_fresh;        /* the registry was read in this cycle */
+	bool reg_wanted;       /* re-read the registry at the next poll */
+	struct tt_txlayout lay;
+
+	uint8_t hdrbuf[TT_THREADX_HEADER_SIZE];
+	uint8_t curbuf[4], curbuf2[4];
+	uint8_t *regbuf;       /* nreg * (16 + name_size) */
+	struct tt_txobj *objs; /* nreg, in registry order */
+	uint32_t *objidx;      /* indices of objs in use, sorted by pointer */
+	uint32_t nidx;
+	char *names;           /* nreg * (name_size + 1) */
+	uint8_t *entbuf;       /* nent * 32, slot i at i * 32 (a mirror of the ring) */
+
+	/* Cursor. Slots before nxt (ring order) are consumed; slot nxt-1 is the anchor, whose words
+	 * as last read are in anchor[]; held slots [nxt, nxt+held) were held back once already. */
+	uint32_t nxt;
+	bool anchor_ok;
+	uint32_t anchor[8];
+	uint32_t held;
+	uint32_t c_new;        /* current index read at the start of this poll */
+	uint32_t s0, r;        /* slots read this poll: r slots from s0 */
+	unsigned poll_no;
+
+	struct tt_txpend pend;
+	struct tt_txtime tm;
+	uint32_t missing[TT_TX_MISSING_MAX]; /* pointers the registry could not name */
+	unsigned nmissing, missing_next;
+	uint32_t raw[8];       /* words of the event being emitted (host order) */
+};
+
+/* threadx_decode.c */
+uint32_t tt_tx_ld32(const struct tt_threadx *rd, const uint8_t *p);
+void tt_tx_slot_words(const struct tt_threadx *rd, uint32_t slot, uint32_t w[8]);
+void tt_tx_registry_parse(struct tt_threadx *rd);
+const struct tt_txobj *tt_tx_lookup(const struct tt_threadx *rd, uint32_t ptr);
+/* True when slot words w reference an object pointer the registry cannot name (and that is not
+ * known to be unnameable). */
+bool tt_tx_needs_registry(const struct tt_threadx *rd, const uint32_t w[8]);
+/* After a registry re-read: remember pointers of slots [first, first+count) still unnamed. */
+void tt_tx_note_missing(struct tt_threadx *rd, uint32_t first, uint32_t count);
+void tt_tx_time_reset(struct tt_threadx *rd);
+/* Votes on the time direction over slots [first, first+count) when it is not decided. */
+void tt_tx_time_prescan(struct tt_threadx *rd, uint32_t first, uint32_t count);
+/* Exact events lost between the anchor (a real event) and slot words w, when time stamps are a
+ * constant-step counter; -1 when that cannot be known. */
+int64_t tt_tx_counter_lost(const struct tt_threadx *rd, const uint32_t anchor[8],
+			   const uint32_t w[8]);
+void tt_tx_time_gap(struct tt_threadx *rd, uint64_t exact_lost, bool exact);
+/* Decodes slot words w (slot index slot) into ev and advances the time state. */
+void tt_tx_decode(struct tt_threadx *rd, uint32_t slot, const uint32_t w[8], struct tt_event *ev);
+
+#endif
