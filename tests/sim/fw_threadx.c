@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -312,7 +313,22 @@ static void create_objects(struct fw *f)
 static int map_ram(struct fw *f, const char *path)
 {
 	struct stat st;
-	int fd = open(path, O_RDWR | O_CREAT, 0644);
+	int fd;
+
+	if (!path) {
+		/* --anon: RAM lives in this process at the target address itself, so tt-simtarget
+		 * --pid reads it with target address == virtual address. Yama's ptrace_scope 1 only
+		 * lets ancestors read us; the simulator is usually a sibling, so allow any tracer. */
+		f->ram = mmap((void *)(uintptr_t)f->base, f->size, PROT_READ | PROT_WRITE,
+			      MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+		if (f->ram == MAP_FAILED)
+			return -errno;
+		if (f->ram != (uint8_t *)(uintptr_t)f->base)
+			return -EEXIST;	/* kernels before 4.17 treat the flag as a hint */
+		prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
+		return 0;
+	}
+	fd = open(path, O_RDWR | O_CREAT, 0644);
 
 	if (fd < 0)
 		return -errno;
@@ -330,7 +346,8 @@ static int map_ram(struct fw *f, const char *path)
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: tt-fw-threadx --ram FILE --base ADDR --size N [--buf-off OFF] [--buf-size N]\n"
+		"usage: tt-fw-threadx (--ram FILE | --anon) --base ADDR --size N [--buf-off OFF]\n"
+		"       [--buf-size N]\n"
 		"       [--registry N] [--rate EVENTS_PER_S (0 = max)] [--count N] [--duration S]\n"
 		"       [--tick-hz HZ] [--time cycles|counter]\n"
 		"Prints 'header=0x... ...' when tracing is enabled and 'summary ...' at exit.\n"
@@ -345,11 +362,13 @@ int main(int argc, char **argv)
 		{ "buf-size", required_argument, NULL, 'B' }, { "registry", required_argument, NULL, 'g' },
 		{ "rate", required_argument, NULL, 'R' },    { "count", required_argument, NULL, 'n' },
 		{ "duration", required_argument, NULL, 'd' }, { "tick-hz", required_argument, NULL, 't' },
-		{ "time", required_argument, NULL, 'T' },    { "help", no_argument, NULL, 'h' },
+		{ "time", required_argument, NULL, 'T' },    { "anon", no_argument, NULL, 'A' },
+		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	static struct fw f = { .rate = 1000, .tick_hz = 100000000 };
 	const char *path = NULL, *time_mode = "cycles";
+	bool anon = false;
 	uint32_t buf_off = DEFAULT_BUF_OFF, buf_size = 0, nreg = 16;
 	int o, e;
 
@@ -366,6 +385,7 @@ int main(int argc, char **argv)
 		case 'd': f.duration = strtod(optarg, NULL); break;
 		case 't': f.tick_hz = strtoull(optarg, NULL, 0); break;
 		case 'T': time_mode = optarg; break;
+		case 'A': anon = true; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -374,17 +394,18 @@ int main(int argc, char **argv)
 		buf_size = f.size - buf_off;
 	/* only the words below OFF_OBJECTS and the trace buffer are written; object, block and
 	 * stack addresses are just values that appear in events */
-	if (!path || f.size < 2 * DEFAULT_BUF_OFF || (f.base & 3) || (buf_off & 3) ||
+	if (!path == !anon || f.size < 2 * DEFAULT_BUF_OFF || (f.base & 3) || (buf_off & 3) ||
 	    buf_off < OFF_OBJECTS || (uint64_t)buf_off + buf_size > f.size || !f.tick_hz ||
 	    (strcmp(time_mode, "cycles") && strcmp(time_mode, "counter"))) {
-		fprintf(stderr, "tt-fw-threadx: need --ram FILE --base ADDR --size N (at least 8 KiB) "
+		fprintf(stderr, "tt-fw-threadx: need --ram FILE (or --anon) --base ADDR --size N (at least 8 KiB) "
 			"with the trace buffer [--buf-off, +--buf-size) inside RAM at or above "
 			"offset 0x%x, 4-byte aligned\n", OFF_OBJECTS);
 		usage(stderr);
 		return 2;
 	}
 	if ((e = map_ram(&f, path)) < 0) {
-		fprintf(stderr, "tt-fw-threadx: cannot map RAM file %s: %s\n", path, strerror(-e));
+		fprintf(stderr, "tt-fw-threadx: cannot map RAM %s: %s\n",
+			path ? path : "(anonymous, at the target address)", strerror(-e));
 		return 1;
 	}
 	struct sigaction sa = { .sa_handler = on_signal };
@@ -413,9 +434,9 @@ int main(int argc, char **argv)
 	create_objects(&f);
 	publish(&f);
 	printf("header=0x%08" PRIx32 " header_ptr=0x%08" PRIx32 " entries=%" PRIu32
-	       " registry=%" PRIu32 " tick_hz=%" PRIu64 " rate=%" PRIu64 "\n", f.w.hdr,
+	       " registry=%" PRIu32 " tick_hz=%" PRIu64 " rate=%" PRIu64 " pid=%d\n", f.w.hdr,
 	       f.base + OFF_HEADER_PTR, f.w.nent, f.w.nreg,
-	       f.w.time_mode == TXW_TIME_CALLBACK ? f.tick_hz : 0, f.rate);
+	       f.w.time_mode == TXW_TIME_CALLBACK ? f.tick_hz : 0, f.rate, (int)getpid());
 	fflush(stdout);
 
 	for (uint32_t n = 0; !f.done; n++)
