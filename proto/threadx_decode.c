@@ -146,10 +146,11 @@ static bool tt_tx_each_ptr(const struct tt_threadx *rd, const uint32_t w[8],
 static bool tt_tx_unnamed(const struct tt_threadx *rd, uint32_t ptr, bool create, void *arg)
 {
 	(void)arg;
-	if (tt_tx_lookup(rd, ptr) != NULL)
-		return false;
-	/* a create event's object was registered just before: worth one more look */
-	return create || !tt_tx_is_missing(rd, ptr);
+	/* a create event's object was (re)registered just before, maybe under a new name at an
+	 * old address: always worth a look (creates are rare) */
+	if (create)
+		return true;
+	return tt_tx_lookup(rd, ptr) == NULL && !tt_tx_is_missing(rd, ptr);
 }
 
 bool tt_tx_needs_registry(const struct tt_threadx *rd, const uint32_t w[8])

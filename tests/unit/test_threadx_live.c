@@ -1,0 +1,501 @@
+/* tests/unit/test_threadx_live.c: the ThreadX reader against a writer that stores entries in
+ * ThreadX's exact order: attach/history, polls across the wrap, laps (exact and lower-bound
+ * gap counts), resets, torn slots, slots overwritten during a read, back-patched entries. */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "check.h"
+#include "txtest.h"
+
+#define BUF (TXT_BASE + 0x1000)
+
+static uint32_t buf_size(uint32_t nent, uint32_t nreg)
+{
+	return 48 + nreg * 48 + nent * 32;
+}
+
+static void setup(struct txt *t, uint32_t nent, const struct tt_threadx_config *cfg)
+{
+	txt_init(t, false);
+	CHECK_EQ(txw_enable(&t->w, BUF, buf_size(nent, 4), 4), 0);
+	CHECK_EQ(t->w.nent, nent);
+	txt_reader(t, cfg);
+}
+
+/* Every user-event seq follows the previous one, with exact gaps accounted for exactly and
+ * inexact gaps as lower bounds; nothing is duplicated or stale. */
+static void check_stream(const struct txt_log *l, uint32_t first_seq, uint32_t last_seq)
+{
+	uint64_t prev = (uint64_t)first_seq - 1, lost = 0;
+	bool have_gap = false, exact = true;
+	for (size_t i = 0; i < l->n; i++) {
+		const struct txt_rec *r = &l->v[i];
+		if (r->kind == TT_REC_GAP) {
+			have_gap = true;
+			lost += r->lost;
+			exact = exact && r->exact;
+			continue;
+		}
+		if (r->kind != TT_REC_EVENT || r->ev.id != TXT_USER)
+			continue;
+		uint64_t s = r->raw[4];
+		if (!have_gap)
+			CHECK_EQ(s, prev + 1);
+		else if (exact)
+			CHECK_EQ(s, prev + 1 + lost);
+		else
+			CHECK(s >= prev + 1 + lost);
+		prev = s;
+		have_gap = false;
+		lost = 0;
+		exact = true;
+	}
+	CHECK_EQ(prev, last_seq);
+}
+
+static void test_attach_partial_and_poll(void)
+{
+	struct txt t;
+	setup(&t, 16, NULL);
+	for (uint32_t s = 1; s <= 5; s++)
+		txt_user(&t, s);
+	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
+	/* history: the two RUNNING events of tx_trace_enable, then 1..5 */
+	CHECK_EQ(t.log.n, 7);
+	CHECK_STR(t.log.v[0].name, "RUNNING");
+	CHECK_EQ(t.log.v[0].ev.ctx, TT_CTX_INIT);
+	CHECK_STR(t.log.v[1].name, "RUNNING");
+	CHECK(txt_seq_range(&t.log, 1, 5));
+	CHECK_EQ(tt_threadx_stats(t.rd)->capacity, 16);
+	/* idle poll: current (4) + anchor re-read (32) + current again (4) */
+	txt_log_clear(&t.log);
+	uint64_t before = tt_threadx_stats(t.rd)->bytes_planned;
+	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
+	CHECK_EQ(t.log.n, 0);
+	CHECK_EQ(tt_threadx_stats(t.rd)->bytes_planned - before, 40);
+	/* 12 more: the poll reads across the end of the ring (two ranges) */
+	for (uint32_t s = 6; s <= 17; s++)
+		txt_user(&t, s);
+	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
+	CHECK(txt_seq_range(&t.log, 6, 17));
+	CHECK_EQ(txt_count(&t.log, TT_REC_GAP), 0);
+	CHECK_EQ(tt_threadx_stats(t.rd)->last_new, 12);
+	txt_free(&t);
+}
+
+static void test_attach_empty_and_start_at_now(void)
+{
+	struct txt t;
+	setup(&t, 8, NULL);
+	/* an "empty" buffer: only never-used slots (wipe the two RUNNING events) */
+	for (uint32_t a = t.w.ent_start; a < t.w.ent_end; a += 32)
+		txw_store32(&t.w, a, 0);
+	txw_store32(&t.w, t.w.hdr + 32, t.w.ent_start);
+	t.w.cur = t.w.ent_start;
+	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
+	CHECK_EQ(t.log.n, 0);
+	txt_user(&t, 1);
+	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
+	CHECK(txt_seq_range(&t.log, 1, 1));
+	/* a lap of an empty-at-attach buffer is seen through the never-used anchor slot */
+	txt_log_clear(&t.log);
+	for (uint32_t s = 2; s <= 2 + 8 * 3; s++)
+		txt_user(&t, s);
+	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
+	CHECK_EQ(txt_count(&t.log, TT_REC_GAP), 1);
+	check_stream(&t.log, 2, 26);
+	txt_free(&t);
+
+	struct tt_threadx_config cfg = { .start_at_now = true };
+	setup(&t, 16, &cfg);
+	for (uint32_t s = 1; s <= 5; s++)
+		txt_user(&t, s);
+	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
+	CHECK_EQ(t.log.n, 0);
+	txt_user(&t, 6);
+	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
+	CHECK(txt_seq_range(&t.log, 6, 6));
+	txt_free(&t);
+}
+
+static void test_attach_wrapped_and_torn(void)
+{
+	struct txt t;
+	setup(&t, 16, NULL);
+	for (uint32_t s = 1; s <= 40; s++)
+		txt_user(&t, s);
+	/* 42 events written; the ring holds the last 16 (seq 25..40); the oldest, at current,
+	 * may be mid-rewrite in a live target and is never published */
+	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
+	CHECK(txt_seq_range(&t.log, 26, 40));
+	CHECK_EQ(t.log.n, 15);
+	txt_free(&t);
+
+	/* a writer half way through storing an entry at current: thread and priority words new,
+	 * the rest stale */
+	setup(&t, 16, NULL);
+	for (uint32_t s = 1; s <= 40; s++)
+		txt_user(&t, s);
+	txw_store32(&t.w, t.w.cur + 0, 0x4444);
+	txw_store32(&t.w, t.w.cur + 4, txw_prio_word(9, 9));
+	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
+	CHECK(txt_seq_range(&t.log, 26, 40));
+	for (size_t i = 0; i < t.log.n; i++)
+		CHECK(t.log.v[i].ev.thread != 0x4444);
+	/* steady state: N-1 new entries make the read include the slot at current (the anchor);
+	 * tear it: the anchor is then untrustworthy, the N-1 new ones are still all published */
+	txt_log_clear(&t.log);
+	txw_store32(&t.w, t.w.cur + 0, 0x1000); /* finish the store as the writer would */
+	for (uint32_t s = 41; s <= 55; s++)
+		txt_user(&t, s);
+	txw_store32(&t.w, t.w.cur + 0, 0x4444);
+	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
+	check_stream(&t.log, 41, 55);
+	CHECK_EQ(txt_count(&t.log, TT_REC_GAP), 0); /* counter time stamps prove nothing was lost */
+	txt_free(&t);
+}
+
+static void lap(uint32_t buffers, bool counter)
+{
+	struct txt t;
+	static uint32_t clock;
+	setup(&t, 16, NULL);
+	if (!counter) {
+		/* an irregular real-time clock: no constant step, so counts are lower bounds */
+		t.w.time_mode = TXW_TIME_CALLBACK;
+		t.w.now = NULL;
+	}
+	uint32_t s = 1;
+	for (; s <= 10; s++)
+		txt_user(&t, s);
+	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
+	txt_log_clear(&t.log);
+	uint32_t last = s + buffers * 16 + 3;
+	for (; s <= last; s++)
+		txt_user(&t, s);
+	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
+	const struct txt_rec *g = txt_first(&t.log, TT_REC_GAP);
+	CHECK(g != NULL);
+	if (g) {
+		CHECK_STR(g->reason, "lapped");
+		CHECK_EQ(g->exact, counter);
+		uint32_t firstseq = 0;
+		txt_seqs(&t.log, &firstseq, 1);
+		uint64_t truth = firstseq - 10 - 1;
+		if (counter)
+			CHECK_EQ(g->lost, truth);
+		else {
+			CHECK(g->lost <= truth);
+			CHECK_EQ((truth - g->lost) % 16, 0); /* exact up to whole buffers */
+		}
+		/* the gap comes first, then the buffer's entries oldest-first */
+		CHECK(&t.log.v[0] == g);
+	}
+	check_stream(&t.log, 11, last);
+	CHECK_EQ(txt_count(&t.log, TT_REC_EVENT), 15);
+	CHECK_EQ(tt_threadx_stats(t.rd)->gaps, 1);
+	/* and the reader carries on normally */
+	txt_log_clear(&t.log);
+	txt_user(&t, last + 1);
+	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
+	CHECK(txt_seq_range(&t.log, last + 1, last + 1));
+	(void)clock;
+	txt_free(&t);
+}
+
+static uint32_t irregular_clock(void *arg)
+{
+	uint32_t *c = arg;
+	*c += 17 + (*c % 7);
+	return *c;
+}
+
+static void test_laps(void)
+{
+	lap(1, true);
+	lap(10, true);
+	/* irregular clock */
+	struct txt t;
+	uint32_t clk = 0;
+	setup(&t, 16, NULL);
+	t.w.time_mode = TXW_TIME_CALLBACK;
+	t.w.now = irregular_clock;
+	t.w.now_arg = &clk;
+	for (uint32_t s = 1; s <= 10; s++)
+		txt_user(&t, s);
+	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
+	for (uint32_t buffers = 1; buffers <= 10; buffers += 9) {
+		txt_log_clear(&t.log);
+		uint32_t s0 = 0, firstseq = 0;
+		/* continue the seqs from the last emitted */
+		s0 = t.log.n ? 0 : 0;
+		static uint32_t next = 11;
+		uint32_t last = next + buffers * 16 + 3;
+		for (uint32_t s = next; s <= last; s++)
+			txt_user(&t, s);
+		CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
+		const struct txt_rec *g = txt_first(&t.log, TT_REC_GAP);
+		CHECK(g != NULL);
+		txt_seqs(&t.log, &firstseq, 1);
+		if (g) {
+			uint64_t truth = firstseq - next;
+			CHECK_EQ(g->exact, false);
+			CHECK(g->lost <= truth);
+			CHECK_EQ((truth - g->lost) % 16, 0);
+			if (buffers == 1)
+				CHECK_EQ(g->lost, truth); /* one lap: the bound is the count */
+		}
+		check_stream(&t.log, next, last);
+		next = last + 1;
+		(void)s0;
+	}
+	txt_free(&t);
+}
+
+static void test_resets(void)
+{
+	struct txt t;
+	/* re-enable: thread pointers cleared under the anchor */
+	setup(&t, 16, NULL);
+	for (uint32_t s = 1; s <= 8; s++)
+		txt_user(&t, s);
+	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
+	txt_log_clear(&t.log);
+	CHECK_EQ(txw_enable(&t.w, BUF, buf_size(16, 4), 4), 0);
+	for (uint32_t s = 100; s <= 102; s++)
+		txt_user(&t, s);
+	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
+	CHECK_EQ(t.log.v[0].kind, TT_REC_RESET);
+	CHECK_SUBSTR(t.log.v[0].reason, "re-enabled");
+	CHECK_EQ(t.log.n, 1 + 2 + 3);
+	CHECK_STR(t.log.v[1].name, "RUNNING");
+	CHECK(txt_seq_range(&t.log, 100, 102));
+	CHECK_EQ(tt_threadx_stats(t.rd)->resets, 1);
+
+	/* re-enable whose new entries overwrite the anchor slot: looks like a lap until the full
+	 * read finds never-used slots */
+	txt_log_clear(&t.log);
+	CHECK_EQ(txw_enable(&t.w, BUF, buf_size(16, 4), 4), 0);
+	for (uint32_t s = 200; s <= 206; s++)
+		txt_user(&t, s);
+	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
+	CHECK_EQ(t.log.v[0].kind, TT_REC_RESET);
+	CHECK_EQ(txt_count(&t.log, TT_REC_GAP), 0);
+	CHECK(txt_seq_range(&t.log, 200, 206));
+	txt_free(&t);
+
+	/* header changed (seen by the periodic full-header read) */
+	struct tt_threadx_config cfg = { .header_every = 1 };
+	setup(&t, 16, &cfg);
+	txt_user(&t, 1);
+	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
+	txt_log_clear(&t.log);
+	CHECK_EQ(txw_enable(&t.w, BUF, buf_size(20, 2), 2), 0);
+	txt_user(&t, 2);
+	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
+	CHECK_EQ(t.log.v[0].kind, TT_REC_RESET);
+	CHECK_STR(t.log.v[0].reason, "header changed");
+	CHECK(txt_seq_range(&t.log, 2, 2));
+	CHECK_EQ(tt_threadx_stats(t.rd)->capacity, 20);
+
+	/* id gone: a reset, then errors naming the id until tracing is back */
+	txt_log_clear(&t.log);
+	txw_store32(&t.w, BUF, 0);
+	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
+	CHECK_EQ(t.log.n, 1);
+	CHECK_STR(t.log.v[0].reason, "trace id gone");
+	CHECK_EQ(txt_cycle(&t), -EPROTO);
+	CHECK_SUBSTR(tt_threadx_error(t.rd), "id 0x00000000 is not 0x54585442");
+	txt_log_clear(&t.log);
+	CHECK_EQ(txw_enable(&t.w, BUF, buf_size(16, 4), 4), 0);
+	txt_user(&t, 3);
+	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
+	CHECK_EQ(t.log.n, 3);
+	CHECK(txt_seq_range(&t.log, 3, 3));
+	CHECK_STR(tt_threadx_error(t.rd), "");
+
+	/* garbage in the current pointer while polling: an error, then recovery */
+	txt_log_clear(&t.log);
+	txw_store32(&t.w, BUF + 32, t.w.ent_start + 4);
+	struct tt_threadx_config c2 = { .header_every = 100 };
+	txt_reader(&t, &c2);
+	txw_store32(&t.w, BUF + 32, t.w.cur);
+	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
+	txt_log_clear(&t.log);
+	txw_store32(&t.w, BUF + 32, t.w.ent_end + 64);
+	CHECK_EQ(txt_cycle(&t), -EPROTO);
+	CHECK_SUBSTR(tt_threadx_error(t.rd), "current pointer");
+	txw_store32(&t.w, BUF + 32, t.w.cur);
+	txt_user(&t, 4);
+	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
+	CHECK(txt_seq_range(&t.log, 4, 4));
+	CHECK_EQ(txt_count(&t.log, TT_REC_RESET), 0);
+	txt_free(&t);
+}
+
+/* The test probe plays the writer during a read: before the final current re-read of a poll,
+ * insert `during` events. */
+static uint32_t during, during_seq;
+static void write_during_read(struct txt *t, unsigned i, const struct tt_plan *p)
+{
+	if (i == p->n - 1 && p->n >= 2 && p->r[i].len == 4 && p->r[0].len >= 32 && during) {
+		for (uint32_t k = 0; k < during; k++)
+			txt_user(t, during_seq++);
+		during = 0;
+	}
+}
+
+/* Between the two ranges of a wrapped read the writer overwrites what the second range will
+ * return: those slots must not be published as old entries. */
+static void write_between_ranges(struct txt *t, unsigned i, const struct tt_plan *p)
+{
+	if (i == 1 && p->n == 3 && p->r[1].len > 4 && during) {
+		for (uint32_t k = 0; k < during; k++)
+			txt_user(t, during_seq++);
+		during = 0;
+	}
+}
+
+static void test_overwritten_during_read(void)
+{
+	struct txt t;
+	setup(&t, 16, NULL);
+	for (uint32_t s = 1; s <= 3; s++)
+		txt_user(&t, s);
+	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
+	txt_log_clear(&t.log);
+	for (uint32_t s = 4; s <= 13; s++)
+		txt_user(&t, s);
+	/* 10 new slots + the anchor are read; 8 written meanwhile reach 4 of them (the slot at the
+	 * final current counted as torn): the anchor and the 3 oldest new ones are dropped */
+	t.hook = write_during_read;
+	during = 8;
+	during_seq = 14;
+	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
+	const struct txt_rec *g = txt_first(&t.log, TT_REC_GAP);
+	CHECK(g != NULL);
+	if (g) {
+		CHECK_STR(g->reason, "overwritten during read");
+		CHECK_EQ(g->lost, 3);
+		CHECK(g->exact);
+	}
+	CHECK(txt_seq_range(&t.log, 7, 13));
+	txt_log_clear(&t.log);
+	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
+	CHECK(txt_seq_range(&t.log, 14, 21));
+	CHECK_EQ(txt_count(&t.log, TT_REC_GAP), 0);
+
+	/* writer runs between the two ranges of a wrapped read */
+	txt_log_clear(&t.log);
+	for (uint32_t s = 22; s <= 35; s++)
+		txt_user(&t, s);
+	t.hook = write_between_ranges;
+	during = 6;
+	during_seq = 36;
+	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
+	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
+	check_stream(&t.log, 22, 41);
+	for (size_t i = 0; i < t.log.n; i++) /* no seq twice */
+		for (size_t j = i + 1; j < t.log.n; j++)
+			if (t.log.v[i].kind == TT_REC_EVENT && t.log.v[j].kind == TT_REC_EVENT)
+				CHECK(t.log.v[i].raw[4] != t.log.v[j].raw[4]);
+	txt_free(&t);
+}
+
+static void test_patched_entries(void)
+{
+	struct txt t;
+	setup(&t, 32, NULL);
+	txw_register(&t.w, 0x1000, 1, "main", 0, 0, 5);
+	txw_register(&t.w, 0x2000, 1, "worker", 0, 0, 6);
+	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
+	txt_log_clear(&t.log);
+	/* resume with next_thread not known yet, patched after commit as ThreadX does */
+	txt_user(&t, 1);
+	uint32_t ts = 0;
+	uint32_t e = txw_insert(&t.w, 0x1000, txw_prio_word(5, 5), 1, 0x2000, 3, 0x20001000, 0, &ts);
+	txt_user(&t, 2);
+	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
+	CHECK_EQ(t.log.n, 1); /* seq 1; the resume and everything after it are held */
+	CHECK(txt_seq_range(&t.log, 1, 1));
+	CHECK(txw_patch(&t.w, e, 4, 0x2000, ts));
+	txt_log_clear(&t.log);
+	uint64_t rr = tt_threadx_stats(t.rd)->rereads;
+	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
+	CHECK_EQ(tt_threadx_stats(t.rd)->rereads - rr, 2 * 32);
+	CHECK_EQ(t.log.n, 2);
+	CHECK_STR(t.log.v[0].name, "THREAD_RESUME");
+	CHECK_EQ(t.log.v[0].ev.args[3].value, 0x2000);
+	CHECK_STR(t.log.v[0].arg_text[3], "worker");
+	CHECK_STR(t.log.v[0].arg_name[3], "next_thread");
+	CHECK(txt_seq_range(&t.log, 2, 2));
+	/* held once only: an idle target still publishes a held entry on the next poll */
+	txt_log_clear(&t.log);
+	e = txw_insert(&t.w, 0x1000, txw_prio_word(5, 5), 20, 0x3000, 0, 64, 0, &ts);
+	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
+	CHECK_EQ(t.log.n, 0);
+	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
+	CHECK_EQ(t.log.n, 1);
+	CHECK_STR(t.log.v[0].name, "BYTE_ALLOCATE");
+	/* a patchable event older than the hold window is published at once */
+	txt_log_clear(&t.log);
+	txw_insert(&t.w, 0x1000, txw_prio_word(5, 5), 2, 0x1000, 3, 0, 0, NULL);
+	for (uint32_t s = 3; s <= 12; s++)
+		txt_user(&t, s);
+	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
+	CHECK_EQ(t.log.n, 11);
+	CHECK_STR(t.log.v[0].name, "THREAD_SUSPEND");
+	txt_free(&t);
+}
+
+/* Measures the hold policy's cost on a context-switch-heavy workload: one resume every 4 events,
+ * 8 events per poll. Prints bytes per poll (for proto/README-threadx.md) and checks bounds. */
+static void hold_cost(unsigned window)
+{
+	struct txt t;
+	struct tt_threadx_config cfg = { .hold_window = window };
+	setup(&t, 256, &cfg);
+	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
+	uint32_t seq = 1;
+	const struct tt_threadx_stats *st = tt_threadx_stats(t.rd);
+	uint64_t b0 = st->bytes_planned, p0 = st->polls;
+	for (int poll = 0; poll < 200; poll++) {
+		for (int k = 0; k < 8; k++) {
+			if (k % 4 == 1)
+				txw_insert(&t.w, 0x1000, txw_prio_word(5, 5), 1, 0x1000, 0, 0, 0x1000, NULL);
+			else
+				txt_user(&t, seq++);
+		}
+		CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
+	}
+	uint64_t polls = st->polls - p0;
+	printf("hold_window %u: %.1f bytes re-read per poll (%.1f%% of %.1f bytes/poll) at 8 events/poll\n",
+	       window, (double)st->rereads / (double)polls,
+	       100.0 * (double)st->rereads / (double)(st->bytes_planned - b0),
+	       (double)(st->bytes_planned - b0) / (double)polls);
+	CHECK(window < 4 || st->rereads > 0);
+	CHECK(st->rereads / polls <= 8 * 32);
+	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE); /* publishes what the last poll held */
+	CHECK(txt_seq_range(&t.log, 1, seq - 1));
+	CHECK_EQ(txt_count(&t.log, TT_REC_EVENT), 200 * 8 + 2);
+	txt_free(&t);
+}
+
+static void test_hold_cost(void)
+{
+	for (unsigned w = 1; w <= 8; w *= 2)
+		hold_cost(w);
+}
+
+int main(void)
+{
+	test_attach_partial_and_poll();
+	test_attach_empty_and_start_at_now();
+	test_attach_wrapped_and_torn();
+	test_laps();
+	test_resets();
+	test_overwritten_during_read();
+	test_patched_entries();
+	test_hold_cost();
+	return check_report();
+}
