@@ -1,0 +1,71 @@
+// lib.mjs: shared helpers of the browser tests: Debian's Chromium through playwright-core
+// (never a downloaded browser), artifacts directory, a tiny test runner with deadlines.
+
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+process.env.PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD = '1';
+const { chromium } = await import('playwright-core');
+
+export const CHROMIUM = process.env.TT_CHROMIUM || '/usr/bin/chromium';
+export const LAUNCH_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+/** Where screenshots go: $TT_ARTIFACTS, else $MESON_BUILD_ROOT/artifacts/browser, else ./artifacts. */
+export function artifactsDir() {
+  const d = process.env.TT_ARTIFACTS ||
+    (process.env.MESON_BUILD_ROOT ? path.join(process.env.MESON_BUILD_ROOT, 'artifacts', 'browser') : path.join(process.cwd(), 'artifacts'));
+  fs.mkdirSync(d, { recursive: true });
+  return d;
+}
+
+/** Launches Chromium with a fresh user-data-dir; returns {context, page, close}. */
+export async function launch({ width = 1280, height = 720, colorScheme = 'light' } = {}) {
+  if (!fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} not found: apt-get install chromium (or set TT_CHROMIUM)`);
+  const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tt-chromium-'));
+  const context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: CHROMIUM, headless: true, args: LAUNCH_ARGS,
+    viewport: { width, height }, colorScheme, acceptDownloads: true,
+  });
+  const page = context.pages()[0] || await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  return {
+    context, page, errors,
+    async close() { await context.close(); fs.rmSync(userDataDir, { recursive: true, force: true }); },
+  };
+}
+
+/** Polls fn (in node) until it returns truthy or the deadline passes. */
+export async function waitFor(what, fn, timeoutMs = 15000, everyMs = 100) {
+  const end = Date.now() + timeoutMs;
+  let last;
+  for (;;) {
+    try { last = await fn(); if (last) return last; } catch (e) { last = e; }
+    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}` + (last instanceof Error ? `: ${last.message}` : ''));
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+/** Minimal runner: named async tests, sequential, TAP-like output, exit code. */
+export async function run(tests, { only = process.env.TT_ONLY } = {}) {
+  let failed = 0, n = 0;
+  for (const [name, fn] of tests) {
+    if (only && !name.includes(only)) continue;
+    n++;
+    const t0 = Date.now();
+    try {
+      await fn();
+      console.log(`ok ${n} - ${name} (${Date.now() - t0} ms)`);
+    } catch (e) {
+      failed++;
+      console.log(`not ok ${n} - ${name} (${Date.now() - t0} ms)\n  ${String(e && e.stack || e).split('\n').join('\n  ')}`);
+    }
+  }
+  console.log(`1..${n}\n# ${n - failed} passed, ${failed} failed`);
+  return failed;
+}
+
+export function assert(cond, msg) { if (!cond) throw new Error('assertion failed: ' + msg); }

@@ -1,0 +1,174 @@
+#!/usr/bin/env node
+// ui-dev.test.mjs: unit-like tests of the dashboard's logic in real Chromium, fed by the
+// DEVELOPMENT-ONLY page driver (devserver.mjs). They check UI behavior that the real chain
+// cannot trigger on demand (exact gaps, resets, restarts, 100k rows). The issue's required
+// tests against the real daemon are in chain.test.mjs.
+
+import { startDevServer } from './devserver.mjs';
+import { launch, run, waitFor, assert, artifactsDir } from './lib.mjs';
+import { TargetStore, compileFilter } from '../../web/js/store.js';
+
+const ART = artifactsDir();
+const st = (page) => page.evaluate(() => {
+  const s = window.tracetap.current;
+  return s && { size: s.size, filtered: s.filtered.length, lastSeq: s.lastSeq, counts: { ...s.counts },
+    follow: window.tracetap.table.follow, tlFollow: window.tracetap.timeline.follow };
+});
+const lanes = (page) => page.evaluate(() => JSON.parse(document.getElementById('timeline').dataset.lanes || '[]'));
+const rowTexts = (page) => page.$$eval('#table-rows .row:not([hidden])', (rs) => rs.map((r) => r.textContent));
+
+async function withPage(opts, fn) {
+  const srv = await startDevServer(opts.server || {});
+  const b = await launch(opts.launch || {});
+  try {
+    await b.page.goto(srv.url + (opts.query || ''));
+    await fn(b.page, srv, b);
+    assert(b.errors.length === 0, 'no page errors: ' + b.errors.join('; '));
+  } finally {
+    await b.close();
+    srv.close();
+  }
+}
+
+const tests = [
+  ['store: ring drops oldest, filtered index follows', async () => {
+    const s = new TargetStore('t', 100);
+    for (let i = 1; i <= 250; i++) s.add({ type: 'event', seq: i, id: 1, name: i % 2 ? 'A' : 'B', ctx: 'thread', thread_name: 'x', time: i, args: {} }, 0);
+    assert(s.size === 100 && s.oldest.seq === 151, 'keeps the newest 100');
+    s.setFilter(compileFilter({ event: 'A' }), 1);
+    assert(s.filtered.length === 50, 'filtered 50 of 100: ' + s.filtered.length);
+    for (let i = 251; i <= 300; i++) s.add({ type: 'event', seq: i, id: 1, name: i % 2 ? 'A' : 'B', ctx: 'thread', thread_name: 'x', time: i, args: {} }, 0);
+    assert(s.filtered.length === 50 && s.get(s.filtered.at(0)).seq === 201, 'filtered index trimmed with the ring');
+  }],
+
+  ['timeline model: lanes from context switches, display time monotonic across resets', async () => {
+    const s = new TargetStore('t', 1000);
+    const ev = (seq, time, name, thread, args) => ({ type: 'event', seq, id: name === 'THREAD_RESUME' ? 1 : name === 'THREAD_SUSPEND' ? 2 : 69, name, ctx: 'thread', thread: '0x1', thread_name: thread, prio: 5, time, args: args || {} });
+    s.add(ev(1, 100, 'QUEUE_SEND', 'a'), 0);
+    s.add(ev(2, 200, 'THREAD_SUSPEND', 'a', { thread: 'a', next_thread: 'b' }), 0);
+    s.add(ev(3, 300, 'QUEUE_SEND', 'b'), 0);
+    s.add(ev(4, 400, 'THREAD_SUSPEND', 'b', { thread: 'b', next_thread: '0x00000000' }), 0);
+    s.add({ type: 'reset', seq: 5, reason: 'x' }, 0);
+    s.add(ev(6, 50, 'QUEUE_SEND', 'a'), 0);
+    const m = s.timeline;
+    assert([...m.lanes.keys()].sort().join() === 'a,b', 'lanes a,b');
+    const share = m.cpuShare(100, 400, s.lastT);
+    const a = share.lanes.find((l) => l.name === 'a').d, b = share.lanes.find((l) => l.name === 'b').d;
+    assert(a === 100 && b === 200, `a ran 100, b ran 200: ${a} ${b}`);
+    assert(s.get(5)._t > 400, 'time after the reset stays after it on the display axis');
+    assert(m.markers.length === 1 && m.markers[0].kind === 'reset', 'reset marker');
+  }],
+
+  ['table fills, is virtualized and follows live (100k rows)', async () => {
+    await withPage({ server: { rate: 40000 }, query: '?history=0' }, async (page) => {
+      await waitFor('100k records', async () => (await st(page))?.size >= 100000, 20000);
+      const rows = await page.$$eval('#table-rows .row', (r) => r.length);
+      assert(rows < 60, `only visible rows exist in the DOM (${rows})`);
+      const s = await st(page);
+      const texts = await rowTexts(page);
+      const lastShown = Math.max(...texts.map((t) => parseInt(t, 10)).filter((x) => x));
+      assert(s.lastSeq - lastShown < 2000, `follows live: last row ${lastShown}, last seq ${s.lastSeq}`);
+      // Scroll up: follow stops, view stays on the same records while new ones arrive.
+      await page.hover('#table');
+      await page.mouse.wheel(0, -3000);
+      await page.waitForTimeout(200);
+      const before = await rowTexts(page);
+      await page.waitForTimeout(600);
+      const after = await rowTexts(page);
+      assert(!(await st(page)).follow, 'follow off after scrolling up');
+      assert(before[3] === after[3], 'rows in view stay put while streaming');
+      assert(await page.isVisible('#follow-hint'), 'hint shown');
+      await page.keyboard.press('End');
+      await page.waitForTimeout(300);
+      assert((await st(page)).follow, 'End resumes follow');
+      await page.screenshot({ path: `${ART}/dev-100k.png` });
+    });
+  }],
+
+  ['filters narrow table and timeline, clear restores', async () => {
+    await withPage({ server: { rate: 3000 } }, async (page) => {
+      await waitFor('lanes', async () => (await lanes(page)).length >= 6);
+      const all = await lanes(page);
+      await page.selectOption('#filter-thread', 'producer');
+      await page.waitForTimeout(600);
+      const l1 = await lanes(page);
+      assert(l1.length === 1 && l1[0] === 'producer', 'one lane: ' + JSON.stringify(l1));
+      const rows = await page.$$eval('#table-rows .row:not([hidden])', (rs) => rs.map((r) => r.children[3].textContent + '|' + r.textContent));
+      assert(rows.length > 5 && rows.every((t) => t.includes('producer')), 'rows mention producer');
+      await page.selectOption('#filter-thread', '');
+      await page.fill('#filter-text', 'msg_queue');
+      await page.waitForTimeout(800);
+      const rows2 = await rowTexts(page);
+      assert(rows2.length > 5 && rows2.every((t) => t.includes('msg_queue') || /GAP|RESET/.test(t)), 'text filter');
+      const l2 = await lanes(page);
+      assert(l2.length <= all.length && !l2.includes('ISR'), 'ISR lane has no msg_queue events: ' + l2);
+      await page.selectOption('#filter-event', 'USER_EVENT');
+      await page.fill('#filter-text', '');
+      await page.waitForTimeout(800);
+      assert((await rowTexts(page)).every((t) => t.includes('USER_EVENT')), 'event filter');
+      await page.screenshot({ path: `${ART}/dev-filter.png` });
+      await page.keyboard.press('Escape');
+      await page.keyboard.press('c');
+      await page.waitForTimeout(600);
+      assert((await lanes(page)).length === all.length, 'clear restores lanes');
+    });
+  }],
+
+  ['gap, reset and daemon restart are shown; reconnects by itself', async () => {
+    await withPage({ server: { rate: 2000 } }, async (page, srv) => {
+      await waitFor('records', async () => (await st(page))?.size > 500);
+      await srv.control('gap', 'lost=77');
+      await srv.control('reset');
+      await waitFor('gap + reset rows', async () => { const s = await st(page); return s.counts.gaps === 1 && s.counts.resets === 1; });
+      await srv.control('restart', 'down=1500');
+      await waitFor('offline state', () => page.$eval('#conn', (e) => e.dataset.state === 'waiting'), 5000);
+      await page.screenshot({ path: `${ART}/dev-offline.png` });
+      await waitFor('reconnected', () => page.$eval('#conn', (e) => e.dataset.state === 'open'), 15000);
+      await waitFor('restart marker and new records', async () => {
+        const s = await st(page);
+        return s.counts.dropped === 0 && s.lastSeq > 100 && await page.evaluate(() => window.tracetap.current.timeline.markers.some((m) => m.kind === 'marker'));
+      }, 10000);
+      await page.keyboard.press('0');
+      await page.waitForTimeout(300);
+      await page.screenshot({ path: `${ART}/dev-restart.png` });
+    });
+  }],
+
+  ['pause and resume: the skipped range shows as a gap', async () => {
+    await withPage({ server: { rate: 2000 } }, async (page) => {
+      await waitFor('records', async () => (await st(page))?.size > 200);
+      await page.keyboard.press(' ');
+      await page.waitForTimeout(500);
+      const a = (await st(page)).lastSeq;
+      await page.waitForTimeout(500);
+      assert((await st(page)).lastSeq === a, 'no records while paused');
+      await page.keyboard.press(' ');
+      await waitFor('gap message row', async () => (await st(page)).counts.missed > 0);
+    });
+  }],
+
+  ['memory bound (?max=), token on the WebSocket URL, export links, help, theme', async () => {
+    await withPage({ server: { rate: 5000 }, query: '?max=3000&token=s3cret' }, async (page, srv) => {
+      await waitFor('bound reached', async () => (await st(page))?.counts.dropped > 0);
+      assert((await st(page)).size <= 3000, 'at most 3000 records');
+      const toks = [...srv.state.clients].map((c) => c.token);
+      assert(toks.includes('s3cret'), 'token passed: ' + toks);
+      const hrefs = await page.$$eval('#export-menu a', (as) => as.map((a) => a.getAttribute('href')));
+      assert(hrefs.includes('api/export?target=board1&format=perfetto&token=s3cret'), 'export href: ' + hrefs);
+      await page.keyboard.press('?');
+      assert(await page.isVisible('#overlay-help'), 'help open');
+      await page.screenshot({ path: `${ART}/dev-help.png` });
+      await page.keyboard.press('Escape');
+      const t0 = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+      await page.keyboard.press('t');
+      const t1 = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+      assert(t0 !== t1, 'theme toggled');
+      await page.click('#btn-export');
+      await page.click('#btn-perfetto-help');
+      assert(await page.isVisible('#overlay-perfetto'), 'perfetto help');
+      await page.screenshot({ path: `${ART}/dev-perfetto-help.png` });
+    });
+  }],
+];
+
+process.exit(await run(tests) ? 1 : 0);

@@ -1,0 +1,84 @@
+// charts.js: the two small sidebar charts (CPU share per thread, events/s), drawn on canvas at
+// most a few times per second.
+
+import { laneColor } from './timeline.js';
+import { fmtCount } from './format.js';
+
+function setup(canvas) {
+  const dpr = window.devicePixelRatio || 1;
+  const w = canvas.clientWidth, h = canvas.clientHeight;
+  if (canvas.width !== Math.round(w * dpr) || canvas.height !== Math.round(h * dpr)) {
+    canvas.width = Math.round(w * dpr);
+    canvas.height = Math.round(h * dpr);
+  }
+  const c = canvas.getContext('2d');
+  c.setTransform(dpr, 0, 0, dpr, 0, 0);
+  return { c, w, h };
+}
+
+/** share: result of TimelineModel.cpuShare. */
+export function drawCpu(canvas, th, share) {
+  const { c, w, h } = setup(canvas);
+  c.clearRect(0, 0, w, h);
+  c.font = '11px ' + (th.font || 'system-ui');
+  c.textBaseline = 'middle';
+  if (!share || share.total <= 0 || (share.busy === 0 && share.isr === 0)) {
+    c.fillStyle = th.muted; c.fillText('no context switches in view', 4, h / 2);
+    return;
+  }
+  const rows = share.lanes.slice(0, 7).map((l) => ({ name: l.name, frac: l.d / share.total, color: laneColor(th, l.name) }));
+  if (share.isr > 0) rows.push({ name: 'ISR', frac: share.isr / share.total, color: th.isr });
+  const idle = Math.max(0, 1 - share.busy / share.total);
+  rows.push({ name: 'idle / unknown', frac: idle, color: th.idle });
+  const rh = Math.min(18, Math.floor(h / rows.length));
+  const labelW = 92, pctW = 40, barW = Math.max(10, w - labelW - pctW - 4);
+  rows.forEach((r, i) => {
+    const y = i * rh;
+    c.fillStyle = th.text;
+    c.fillText(r.name.length > 14 ? r.name.slice(0, 13) + '…' : r.name, 0, y + rh / 2);
+    c.fillStyle = th.stripe;
+    c.fillRect(labelW, y + 3, barW, rh - 6);
+    c.fillStyle = r.color;
+    c.fillRect(labelW, y + 3, Math.max(r.frac > 0 ? 1 : 0, barW * Math.min(1, r.frac)), rh - 6);
+    c.fillStyle = th.muted;
+    c.textAlign = 'right';
+    c.fillText((r.frac * 100).toFixed(r.frac < 0.1 ? 1 : 0) + '%', w, y + rh / 2);
+    c.textAlign = 'left';
+  });
+}
+
+export function drawRate(canvas, th, series) {
+  const { c, w, h } = setup(canvas);
+  c.clearRect(0, 0, w, h);
+  c.font = '10px ' + (th.font || 'system-ui');
+  let max = 10;
+  for (const v of series) if (v > max) max = v;
+  const nice = Math.pow(10, Math.ceil(Math.log10(max)));
+  max = nice / 2 >= max ? nice / 2 : nice;
+  const top = 4, bottom = h - 14, left = 0, right = w - 34;
+  c.strokeStyle = th.grid; c.lineWidth = 1;
+  c.beginPath();
+  for (const f of [0, 0.5, 1]) { const y = Math.round(bottom - f * (bottom - top)) + 0.5; c.moveTo(left, y); c.lineTo(right, y); }
+  c.stroke();
+  c.fillStyle = th.muted; c.textBaseline = 'middle';
+  c.fillText(fmtCount(max), right + 4, top + 2);
+  c.fillText('0', right + 4, bottom);
+  c.textBaseline = 'alphabetic';
+  c.fillText(`-${series.length}s`, left, h - 2);
+  c.textAlign = 'right'; c.fillText('now', right, h - 2); c.textAlign = 'left';
+  const n = series.length, dx = (right - left) / Math.max(1, n - 1);
+  // The last bin is the current, partial second: leave it out of the line.
+  c.beginPath();
+  for (let i = 0; i < n - 1; i++) {
+    const x = left + i * dx, y = bottom - series[i] / max * (bottom - top);
+    if (i === 0) c.moveTo(x, y); else c.lineTo(x, y);
+  }
+  c.lineTo(left + (n - 2) * dx, bottom); c.lineTo(left, bottom); c.closePath();
+  c.fillStyle = th.accentSoft; c.fill();
+  c.beginPath();
+  for (let i = 0; i < n - 1; i++) {
+    const x = left + i * dx, y = bottom - series[i] / max * (bottom - top);
+    if (i === 0) c.moveTo(x, y); else c.lineTo(x, y);
+  }
+  c.strokeStyle = th.accent; c.lineWidth = 1.5; c.stroke();
+}

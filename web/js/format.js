@@ -1,0 +1,76 @@
+// format.js: text formatting shared by the views.
+
+/** Nanoseconds as seconds with digit groups: 12.345 678 901 */
+export function fmtNs(ns) {
+  if (ns == null) return '';
+  const s = Math.floor(ns / 1e9);
+  const f = String(Math.floor(ns % 1e9)).padStart(9, '0');
+  return `${s}.${f.slice(0, 3)}\u2009${f.slice(3, 6)}\u2009${f.slice(6)}`;
+}
+
+export function fmtTime(r) {
+  if (r.ns != null) return fmtNs(r.ns);
+  if (r.time != null) return String(r.time);
+  return '';
+}
+
+/** A duration in display units, short: 1.25 ms, 830 µs, 12 s; ticks: 1.2k ticks. */
+export function fmtDur(d, unit) {
+  if (unit !== 'ns') {
+    if (d >= 1e6) return (d / 1e6).toFixed(d >= 1e7 ? 0 : 1) + 'M ticks';
+    if (d >= 1e3) return (d / 1e3).toFixed(d >= 1e4 ? 0 : 1) + 'k ticks';
+    return Math.round(d) + ' ticks';
+  }
+  const a = Math.abs(d);
+  if (a >= 1e9) return trim(d / 1e9) + ' s';
+  if (a >= 1e6) return trim(d / 1e6) + ' ms';
+  if (a >= 1e3) return trim(d / 1e3) + ' µs';
+  return Math.round(d) + ' ns';
+}
+
+function trim(x) {
+  const a = Math.abs(x);
+  return a >= 100 ? x.toFixed(0) : a >= 10 ? x.toFixed(1) : x.toFixed(2);
+}
+
+export function fmtCount(n) {
+  if (n == null) return '–';
+  if (n >= 1e9) return (n / 1e9).toFixed(2) + 'G';
+  if (n >= 1e6) return (n / 1e6).toFixed(2) + 'M';
+  if (n >= 1e4) return (n / 1e3).toFixed(1) + 'k';
+  return String(Math.round(n));
+}
+
+export function fmtArgs(args) {
+  if (!args) return '';
+  let s = '';
+  for (const k in args) {
+    const v = args[k];
+    s += (s ? '  ' : '') + k + '=' + (typeof v === 'object' ? JSON.stringify(v) : v);
+  }
+  return s;
+}
+
+export function hex32(n) {
+  return '0x' + (n >>> 0).toString(16).padStart(8, '0');
+}
+
+/** One-line description of a non-event record. */
+export function describeRecord(r) {
+  if (r.type === 'gap' && r.client) {
+    return `gap: ${r.lost} record${r.lost === 1 ? '' : 's'} not received by this dashboard (seq ${r.from}–${r.to}, ${r.reason || 'missed'})`;
+  }
+  if (r.type === 'gap') {
+    return `gap: ${r.lost ?? '?'}${r.exact === false ? '+' : ''} record${r.lost === 1 ? '' : 's'} lost` + (r.reason ? ` (${r.reason})` : '');
+  }
+  if (r.type === 'reset') return 'reset: ' + (r.reason || 'target restarted tracing');
+  if (r.type === 'marker') {
+    const lost = r.lost ? `${r.lost} record${r.lost === 1 ? '' : 's'} missed` : 'records may be missing';
+    return `dashboard: ${lost} (${r.reason})`;
+  }
+  return r.name || r.type;
+}
+
+export function esc(s) {
+  return String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }[c]));
+}

@@ -1,0 +1,505 @@
+// main.js: the dashboard's wiring: protocol messages into per-target stores, stores into views,
+// user input into view state and protocol requests. No framework: views render from a single
+// requestAnimationFrame loop and only when their store changed.
+
+import { Connection, wsUrl } from './conn.js';
+import { TargetStore, compileFilter } from './store.js';
+import { EventTable } from './table.js';
+import { Timeline } from './timeline.js';
+import { drawCpu, drawRate } from './charts.js';
+import { showDetail, hideDetail } from './detail.js';
+import { fmtCount, fmtDur, esc } from './format.js';
+
+const $ = (id) => document.getElementById(id);
+const params = new URLSearchParams(location.search);
+const MAX_RECORDS = Math.max(1000, parseInt(params.get('max') || '200000', 10) || 200000);
+const HISTORY_ON_CONNECT = Math.max(0, parseInt(params.get('history') ?? '2000', 10) || 0);
+const TOKEN = params.get('token');
+
+const app = {
+  stores: new Map(),
+  current: null,          // selected TargetStore
+  filter: { thread: '', event: '', text: '' },
+  filterVersion: 0,
+  pred: null,
+  paused: false,
+  conn: null,
+  daemon: null,           // hello message
+  instance: null,         // daemon identity from hello, when it sends one
+  theme: null,
+  counters: { messages: 0, records: 0, dups: 0 },
+};
+window.tracetap = app;    // for the browser tests and for curious users (console)
+
+/* ---------- stores ---------- */
+
+function store(name) {
+  let s = app.stores.get(name);
+  if (!s) {
+    s = new TargetStore(name, MAX_RECORDS);
+    s.setFilter(app.pred, app.filterVersion);
+    app.stores.set(name, s);
+    refreshTargetSelect();
+    if (!app.current) selectTarget(name);
+  }
+  return s;
+}
+
+function totalRecords() { let n = 0; for (const s of app.stores.values()) n += s.size; return n; }
+
+function enforceBound() {
+  let over = totalRecords() - MAX_RECORDS;
+  while (over > 0) {
+    let big = null;
+    for (const s of app.stores.values()) if (!big || s.size > big.size) big = s;
+    const k = Math.min(over, big.size);
+    big.dropOldest(k);
+    over -= k;
+  }
+}
+
+function selectTarget(name) {
+  const s = app.stores.get(name);
+  if (!s) return;
+  app.current = s;
+  if (s.filterVersion !== app.filterVersion) s.setFilter(app.pred, app.filterVersion);
+  table.setStore(s);
+  timeline.setStore(s);
+  timeline.setFilter(app.pred, app.filter.thread, s.laneSet);
+  $('target-select').value = name;
+  refreshFilterOptions(true);
+  updateExportLinks();
+  hideDetail();
+}
+
+/* ---------- protocol ---------- */
+
+function onHello(msg) {
+  app.daemon = msg;
+  if (msg.protocol !== 1) toast(`daemon speaks protocol ${msg.protocol}; this dashboard knows 1: some things may not show`, 'warn');
+  const inst = msg.instance ?? msg.started ?? msg.pid ?? null;
+  const restarted = app.instance !== null && inst !== null && inst !== app.instance;
+  app.instance = inst;
+  const since = {};
+  for (const t of msg.targets || []) {
+    const s = store(t.name);
+    s.summary = t;
+    s.status = { target: t.name, state: t.state, probe: t.probe, format: t.format, rate: t.rate, fill: t.fill,
+      events: t.events, gaps: t.gaps, lost: t.lost, last_seq: t.last_seq };
+    if (s.lastSeq > 0 && (restarted || (t.last_seq != null && t.last_seq < s.lastSeq))) newEpoch(s);
+    if (s.lastSeq > 0) since[t.name] = s.lastSeq;
+  }
+  for (const s of app.stores.values()) s.awaitFirst = true;
+  const sub = { type: 'subscribe', targets: '*' };
+  if (Object.keys(since).length) sub.since = since;
+  else if (HISTORY_ON_CONNECT) sub.history = HISTORY_ON_CONNECT;
+  app.conn.send(sub);
+  if (app.paused) app.conn.send({ type: 'pause' });
+  renderTargets();
+}
+
+/** The daemon restarted: its seq numbering starts over and what happened meanwhile is unknown. */
+function newEpoch(s) {
+  s.marker('daemon restarted', 0, Date.now());
+  s.lastSeq = 0;
+  s.epoch++;
+}
+
+function onEvents(msg) {
+  const s = store(msg.target);
+  const recs = msg.records || [];
+  const now = Date.now();
+  if (s.awaitFirst && recs.length && s.lastSeq > 0 && recs[0].seq != null && recs[0].seq <= s.lastSeq) {
+    // Seq went backwards right after a reconnect: a restarted daemon that did not say so in hello.
+    newEpoch(s);
+  }
+  s.awaitFirst = false;
+  for (const r of recs) {
+    if (r.seq != null && r.seq <= s.lastSeq) { app.counters.dups++; continue; }
+    if (r.target == null) r.target = msg.target;
+    s.add(r, now);
+  }
+  app.counters.records += recs.length;
+}
+
+function onGapMessage(msg) {
+  const s = store(msg.target);
+  const lost = msg.lost ?? (msg.to - msg.from + 1);
+  s.add({ type: 'gap', client: true, target: msg.target, from: msg.from, to: msg.to, lost, exact: true, reason: msg.reason }, Date.now());
+  if (msg.to > s.lastSeq) s.lastSeq = msg.to;
+  s.counts.missed += lost;
+}
+
+function onMessage(msg) {
+  app.counters.messages++;
+  switch (msg.type) {
+    case 'hello': onHello(msg); break;
+    case 'events': onEvents(msg); break;
+    case 'gap': onGapMessage(msg); break;
+    case 'status': {
+      const s = store(msg.target);
+      const prev = s.status && s.status.state;
+      s.status = msg;
+      if (prev && prev !== msg.state && s === app.current && (msg.state === 'reset' || msg.state === 'disconnected' || msg.state === 'stalled')) {
+        toast(`${msg.target}: ${msg.state}${msg.message ? ' — ' + msg.message : ''}`, msg.state === 'reset' ? 'warn' : 'err');
+      }
+      targetsDirty = true;
+      break;
+    }
+    case 'error': toast(`daemon: ${msg.code}: ${msg.message || ''}`, 'err'); break;
+    case 'pong': break;
+    default: break; // unknown types are ignored (protocol rule)
+  }
+}
+
+function connect() {
+  app.conn = new Connection(wsUrl(), {
+    onMessage,
+    onState: (state, detail) => {
+      const el = $('conn');
+      el.dataset.state = state;
+      $('conn-text').textContent = state === 'open' ? 'live' : state === 'waiting'
+        ? `offline — retry in ${Math.ceil(detail.delay / 1000)} s` : state;
+      el.title = state === 'waiting' ? `WebSocket closed: ${detail.why}. Click to retry now.` : 'WebSocket connection';
+      if (state === 'waiting') {
+        for (const s of app.stores.values()) if (s.status) s.status = { ...s.status, state: 'disconnected', message: 'daemon unreachable' };
+        targetsDirty = true;
+      }
+    },
+  });
+  app.conn.connect();
+  $('conn').addEventListener('click', () => app.conn.retryNow());
+  setInterval(() => app.conn.send({ type: 'ping', id: Date.now() }), 15000);
+}
+
+/* ---------- filters ---------- */
+
+function applyFilter() {
+  app.filter = { thread: $('filter-thread').value, event: $('filter-event').value, text: $('filter-text').value };
+  app.pred = compileFilter(app.filter);
+  app.filterVersion++;
+  const s = app.current;
+  if (s) s.setFilter(app.pred, app.filterVersion);
+  timeline.setFilter(app.pred, app.filter.thread, s ? s.laneSet : null);
+  table.dirty = true;
+  const active = !!(app.filter.thread || app.filter.event || app.filter.text.trim());
+  $('btn-clear-filters').hidden = !active;
+  document.body.classList.toggle('filtered', active);
+}
+
+function clearFilters() {
+  $('filter-thread').value = ''; $('filter-event').value = ''; $('filter-text').value = '';
+  applyFilter();
+}
+
+function fillSelect(sel, values, labels) {
+  const cur = sel.value;
+  const keep = sel.options[0];
+  sel.textContent = '';
+  sel.appendChild(keep);
+  values.forEach((v, i) => { const o = document.createElement('option'); o.value = v; o.textContent = labels ? labels[i] : v; sel.appendChild(o); });
+  if (cur && !values.includes(cur)) { const o = document.createElement('option'); o.value = cur; o.textContent = cur; sel.appendChild(o); }
+  sel.value = cur;
+}
+
+function refreshFilterOptions(force) {
+  const s = app.current;
+  if (!s || (!s.namesChanged && !force)) return;
+  s.namesChanged = false;
+  const threads = [...s.threads.entries()].sort((a, b) => (a[1].prio ?? 1e9) - (b[1].prio ?? 1e9) || (a[0] < b[0] ? -1 : 1));
+  const tv = threads.map((t) => t[0]);
+  if (s.timeline.isr.lastSeen > 0) tv.push('ISR');
+  fillSelect($('filter-thread'), tv, tv.map((n) => { const t = s.threads.get(n); return t && t.prio != null ? `${n} (${t.prio})` : n; }));
+  fillSelect($('filter-event'), [...s.eventNames].sort());
+}
+
+function refreshTargetSelect() {
+  const names = [...app.stores.keys()];
+  const sel = $('target-select');
+  const cur = sel.value;
+  sel.textContent = '';
+  for (const n of names) { const o = document.createElement('option'); o.value = n; o.textContent = n; sel.appendChild(o); }
+  if (cur) sel.value = cur;
+}
+
+/* ---------- sidebar: targets, charts ---------- */
+
+let targetsDirty = true;
+
+function renderTargets() {
+  targetsDirty = false;
+  const box = $('targets');
+  if (!app.stores.size) return;
+  let html = '';
+  for (const s of app.stores.values()) {
+    const st = s.status || {};
+    const state = st.state || 'unknown';
+    const fill = Math.max(0, Math.min(1, st.fill ?? 0));
+    const sel = s === app.current ? ' sel' : '';
+    html += `<div class="target${sel}" data-target="${esc(s.name)}" data-state="${esc(state)}">
+      <div class="t-head"><b>${esc(s.name)}</b><span class="badge st-${esc(state)}">${esc(state)}</span></div>
+      <div class="t-sub muted">${esc([st.format, st.probe].filter(Boolean).join(' · ') || '')}</div>
+      <div class="t-grid">
+        <span>rate</span><b>${fmtCount(st.rate ?? 0)}/s</b>
+        <span>events</span><b>${fmtCount(st.events ?? s.counts.events)}</b>
+        <span>gaps</span><b class="${(st.gaps ?? s.counts.gaps) ? 'warn' : ''}">${fmtCount(st.gaps ?? s.counts.gaps)}</b>
+        <span>lost</span><b class="${(st.lost ?? s.counts.lost) ? 'warn' : ''}">${fmtCount(st.lost ?? s.counts.lost)}</b>
+        <span>resets</span><b>${fmtCount(st.resets ?? s.counts.resets)}</b>
+        <span>missed</span><b class="${s.counts.missed ? 'warn' : ''}" title="records this dashboard did not receive (gap messages)">${fmtCount(s.counts.missed)}</b>
+      </div>
+      <div class="fill" title="target buffer fill at the last poll"><i style="width:${(fill * 100).toFixed(1)}%" class="${fill > 0.8 ? 'hi' : ''}"></i><span>buffer ${(fill * 100).toFixed(0)}%</span></div>
+      ${st.message ? `<div class="t-msg">${esc(st.message)}</div>` : ''}
+    </div>`;
+  }
+  box.innerHTML = html;
+}
+
+function renderCharts() {
+  const s = app.current;
+  const th = app.theme;
+  if (!s) return;
+  const w = timeline.window();
+  const share = s.timeline.cpuShare(w.t0, w.t1, s.lastT);
+  drawCpu($('cpu-chart'), th, share);
+  $('cpu-window').textContent = share.total > 0 ? `over ${fmtDur(share.total, s.timeUnit)} in view` : '';
+  const series = s.rateSeries(Date.now(), 60);
+  drawRate($('rate-chart'), th, series);
+  $('rate-now').textContent = `${fmtCount(series[series.length - 2] || 0)}/s received`;
+}
+
+function renderInfo() {
+  const s = app.current;
+  if (!s) return;
+  const f = s.filtered.length;
+  $('table-info').textContent = (app.pred ? `${f.toLocaleString()} of ${s.size.toLocaleString()}` : `${s.size.toLocaleString()}`) +
+    ` records` + (s.counts.dropped ? ` · ${fmtCount(s.counts.dropped)} oldest dropped (limit ${fmtCount(MAX_RECORDS)})` : '');
+  $('tl-info').textContent = `${timeline.lanesShown.length} lane${timeline.lanesShown.length === 1 ? '' : 's'}` +
+    (s.timeUnit ? ` · ${fmtDur(timeline.span, s.timeUnit)} in view` + (s.timeUnit === 'ticks' ? ' (target ticks)' : '') : '') +
+    (timeline.follow ? '' : ' · not following');
+}
+
+/* ---------- views ---------- */
+
+const table = new EventTable($('table'), $('table-spacer'), $('table-rows'), {
+  onSelect: (r) => { if (r) { showDetail(r, app.current); timeline.selected = r; timeline.dirty = true; } },
+  onFollowChange: () => updateFollowButton(),
+});
+const timeline = new Timeline($('timeline'), $('tl-canvas'), $('tl-tip'), {
+  onSelect: (r) => {
+    timeline.selected = r; timeline.dirty = true;
+    table.setFollow(false);
+    table.select(r._n, true);
+  },
+  onFollowChange: () => updateFollowButton(),
+});
+
+function updateFollowButton() {
+  const live = table.follow && timeline.follow;
+  $('btn-follow').classList.toggle('on', live);
+  $('follow-hint').hidden = table.follow;
+  document.body.classList.toggle('not-live', !live);
+}
+
+function goLive() {
+  table.setFollow(true);
+  timeline.goLive();
+  updateFollowButton();
+}
+
+function setPaused(p) {
+  app.paused = p;
+  app.conn.send({ type: p ? 'pause' : 'resume-live' });
+  const b = $('btn-pause');
+  b.classList.toggle('on', p);
+  b.querySelector('span').textContent = p ? 'Resume' : 'Pause';
+  b.querySelector('svg').innerHTML = p ? '<path d="M4 3l9 5-9 5z"/>' : '<path d="M4 3h3v10H4zM9 3h3v10H9z"/>';
+  document.body.classList.toggle('paused', p);
+}
+
+/* ---------- export, theme, overlays ---------- */
+
+function apiUrl(path, q) {
+  const u = new URLSearchParams(q);
+  if (TOKEN) u.set('token', TOKEN);
+  return `${path}?${u}`;
+}
+
+const EXT = { jsonl: 'jsonl', trx: 'trx', perfetto: 'perfetto.json', ftrace: 'ftrace.txt' };
+
+function updateExportLinks() {
+  const t = app.current ? app.current.name : '';
+  for (const a of document.querySelectorAll('#export-menu a[data-format]')) {
+    const f = a.dataset.format;
+    a.href = apiUrl('api/export', { target: t, format: f });
+    a.setAttribute('download', `${t || 'trace'}.${EXT[f]}`);
+  }
+  const p = $('perfetto-download');
+  p.href = apiUrl('api/export', { target: t, format: 'perfetto' });
+  p.setAttribute('download', `${t || 'trace'}.${EXT.perfetto}`);
+  $('perfetto-target').textContent = t || '(none)';
+}
+
+function toggleMenu(open) {
+  const m = $('export-menu');
+  open = open ?? m.hidden;
+  m.hidden = !open;
+  $('btn-export').setAttribute('aria-expanded', String(open));
+  if (open) m.querySelector('a').focus();
+}
+
+function readTheme() {
+  const cs = getComputedStyle(document.documentElement);
+  const v = (n) => cs.getPropertyValue(n).trim();
+  app.theme = {
+    dark: v('--is-dark') === '1',
+    bg: v('--bg-panel'), text: v('--text'), muted: v('--muted'), border: v('--border'),
+    stripe: v('--stripe'), grid: v('--grid'), accent: v('--accent'), accentSoft: v('--accent-soft'),
+    isr: v('--isr'), user: v('--user'), tick: v('--tick'), gap: v('--gap'), reset: v('--reset'),
+    marker: v('--marker'), markerText: v('--marker-text'), idle: v('--idle'), font: v('--font-ui'),
+  };
+  timeline.setTheme(app.theme);
+}
+
+function toggleTheme() {
+  const cur = document.documentElement.dataset.theme ||
+    (matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light');
+  const next = cur === 'dark' ? 'light' : 'dark';
+  document.documentElement.dataset.theme = next;
+  try { localStorage.setItem('tracetap.theme', next); } catch (e) { /* private mode */ }
+  readTheme();
+  renderCharts();
+}
+
+function overlay(id, open) {
+  const el = $(id);
+  el.hidden = !open;
+  if (open) { const b = el.querySelector('[data-close]'); b && b.focus(); }
+}
+
+let toastTimer = null;
+function toast(text, kind) {
+  const t = $('toast');
+  t.textContent = text;
+  t.className = 'toast ' + (kind || '');
+  t.hidden = false;
+  clearTimeout(toastTimer);
+  toastTimer = setTimeout(() => { t.hidden = true; }, 5000);
+}
+
+/* ---------- input ---------- */
+
+function wire() {
+  $('target-select').addEventListener('change', (e) => selectTarget(e.target.value));
+  $('targets').addEventListener('click', (e) => { const c = e.target.closest('.target'); if (c) selectTarget(c.dataset.target); targetsDirty = true; });
+  $('filter-thread').addEventListener('change', applyFilter);
+  $('filter-event').addEventListener('change', applyFilter);
+  let tx = null;
+  $('filter-text').addEventListener('input', () => { clearTimeout(tx); tx = setTimeout(applyFilter, 150); });
+  $('btn-clear-filters').addEventListener('click', clearFilters);
+  $('btn-pause').addEventListener('click', () => setPaused(!app.paused));
+  $('btn-follow').addEventListener('click', goLive);
+  $('btn-export').addEventListener('click', (e) => { e.stopPropagation(); toggleMenu(); });
+  $('btn-perfetto-help').addEventListener('click', () => { toggleMenu(false); overlay('overlay-perfetto', true); });
+  document.addEventListener('click', (e) => { if (!e.target.closest('.menu-wrap')) toggleMenu(false); });
+  $('btn-theme').addEventListener('click', toggleTheme);
+  $('btn-help').addEventListener('click', () => overlay('overlay-help', true));
+  for (const b of document.querySelectorAll('[data-close]')) b.addEventListener('click', () => { b.closest('.overlay').hidden = true; });
+  for (const o of document.querySelectorAll('.overlay')) o.addEventListener('click', (e) => { if (e.target === o) o.hidden = true; });
+  $('detail-close').addEventListener('click', () => { hideDetail(); table.selected = -1; table.dirty = true; timeline.selected = null; timeline.dirty = true; });
+  $('tl-zoom-in').addEventListener('click', () => timeline.zoom(0.5));
+  $('tl-zoom-out').addEventListener('click', () => timeline.zoom(2));
+  $('tl-fit').addEventListener('click', () => timeline.fit());
+  matchMedia('(prefers-color-scheme: dark)').addEventListener('change', readTheme);
+  wireSplitter();
+
+  document.addEventListener('keydown', (e) => {
+    const inField = e.target.matches('input, select, textarea');
+    if (e.key === 'Escape') {
+      if (!$('overlay-help').hidden || !$('overlay-perfetto').hidden) { overlay('overlay-help', false); overlay('overlay-perfetto', false); }
+      else if (!$('export-menu').hidden) toggleMenu(false);
+      else if (inField) e.target.blur();
+      else if (!$('detail').hidden) $('detail-close').click();
+      return;
+    }
+    if (inField || e.ctrlKey || e.metaKey || e.altKey) return;
+    const k = e.key;
+    let handled = true;
+    switch (k) {
+      case '?': overlay('overlay-help', $('overlay-help').hidden); break;
+      case ' ': setPaused(!app.paused); break;
+      case 'End': case 'l': case 'L': goLive(); break;
+      case '/': $('filter-text').focus(); $('filter-text').select(); break;
+      case 'c': case 'C': clearFilters(); break;
+      case 'ArrowDown': case 'j': table.moveSelection(1); break;
+      case 'ArrowUp': case 'k': table.moveSelection(-1); break;
+      case 'PageDown': table.page(1); break;
+      case 'PageUp': table.page(-1); break;
+      case 'Home': table.home(); break;
+      case '+': case '=': timeline.zoom(0.5); break;
+      case '-': case '_': timeline.zoom(2); break;
+      case '0': timeline.fit(); break;
+      case 'ArrowLeft': timeline.pan(-0.2); break;
+      case 'ArrowRight': timeline.pan(0.2); break;
+      case 'e': case 'E': toggleMenu(); break;
+      case 't': case 'T': toggleTheme(); break;
+      case '[': case ']': {
+        const names = [...app.stores.keys()];
+        if (names.length > 1 && app.current) {
+          const i = names.indexOf(app.current.name);
+          selectTarget(names[(i + (k === ']' ? 1 : names.length - 1)) % names.length]);
+          targetsDirty = true;
+        }
+        break;
+      }
+      default: handled = false;
+    }
+    if (handled) e.preventDefault();
+  });
+}
+
+function wireSplitter() {
+  const sp = $('splitter'), wrap = $('timeline-wrap');
+  let start = null;
+  sp.addEventListener('pointerdown', (e) => { start = { y: e.clientY, h: wrap.offsetHeight }; sp.setPointerCapture(e.pointerId); });
+  sp.addEventListener('pointermove', (e) => {
+    if (!start) return;
+    const h = Math.max(120, Math.min(window.innerHeight - 260, start.h + e.clientY - start.y));
+    wrap.style.flexBasis = h + 'px';
+  });
+  sp.addEventListener('pointerup', () => { start = null; });
+}
+
+/* ---------- frame loop ---------- */
+
+let lastSlow = 0, lastTrim = 0;
+function frame(now) {
+  enforceBound();
+  table.render();
+  timeline.render();
+  if (now - lastSlow > 400) {
+    lastSlow = now;
+    renderCharts();
+    renderInfo();
+    refreshFilterOptions(false);
+    if (targetsDirty) renderTargets();
+    if (app.current && app.current.laneSet !== timeline.laneSet) timeline.setFilter(app.pred, app.filter.thread, app.current.laneSet);
+  }
+  if (now - lastTrim > 1000) {
+    lastTrim = now;
+    for (const s of app.stores.values()) s.trimTimeline();
+  }
+  requestAnimationFrame(frame);
+}
+
+readTheme();
+wire();
+updateExportLinks();
+connect();
+requestAnimationFrame(frame);
+// Status counters change without records; keep the cards fresh.
+setInterval(() => { targetsDirty = true; }, 1000);
+app.table = table;
+app.timeline = timeline;
+app.selectTarget = selectTarget;
+app.goLive = goLive;
+app.applyFilter = applyFilter;

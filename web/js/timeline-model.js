@@ -1,0 +1,177 @@
+// timeline-model.js: which thread ran when, built incrementally from context switches.
+//
+// ThreadX writes THREAD_RESUME / THREAD_SUSPEND with the thread that runs next in args.next_thread
+// (a registry name, or a hex pointer when unnamed; a null pointer means the scheduler idles). An
+// event written from thread context also proves its own thread was running at that instant. The
+// model turns this into one lane per thread holding [start, end) run segments in display time
+// (store.js keeps display time monotonic), ISR intervals and marks, user-event instants, and
+// vertical markers for gaps, resets and client-side disconnections. Pure logic: no DOM.
+
+const SWITCH_EVENTS = new Set(['THREAD_RESUME', 'THREAD_SUSPEND', 'TIME_SLICE']);
+export const ISR_LANE = 'ISR';
+
+function isNullPtr(v) {
+  return v == null || v === '' || /^0x0+$/i.test(String(v));
+}
+
+/** Increasing [start, end) segments with cheap trimming at the front. */
+export class SegList {
+  constructor() { this.s = []; this.e = []; this.off = 0; }
+  get length() { return this.s.length - this.off; }
+  push(s, e) {
+    const n = this.s.length;
+    // Coalesce with the previous segment when contiguous (keeps zoomed-out drawing cheap).
+    if (n > this.off && this.e[n - 1] === s) { this.e[n - 1] = e; return; }
+    this.s.push(s); this.e.push(e);
+  }
+  /** First index (absolute) whose end > t. */
+  firstEndingAfter(t) {
+    let lo = this.off, hi = this.s.length;
+    while (lo < hi) { const m = (lo + hi) >> 1; if (this.e[m] <= t) lo = m + 1; else hi = m; }
+    return lo;
+  }
+  trimBefore(t) {
+    const i = this.firstEndingAfter(t);
+    this.off = i;
+    if (i > 2048 && i * 2 > this.s.length) { this.s = this.s.slice(i); this.e = this.e.slice(i); this.off = 0; }
+  }
+  /** Total overlap with [t0, t1). */
+  overlap(t0, t1) {
+    let sum = 0;
+    for (let i = this.firstEndingAfter(t0); i < this.s.length && this.s[i] < t1; i++) {
+      sum += Math.min(this.e[i], t1) - Math.max(this.s[i], t0);
+    }
+    return sum;
+  }
+}
+
+export class Lane {
+  constructor(name) {
+    this.name = name;
+    this.prio = null;
+    this.segs = new SegList();
+    this.openStart = null;  // start of the running segment not yet closed
+    this.lastSeen = 0;
+  }
+}
+
+export class TimelineModel {
+  constructor() {
+    this.lanes = new Map();       // name -> Lane
+    this.isr = new Lane(ISR_LANE); // ISR_ENTER..ISR_EXIT intervals
+    this.isrDepth = 0;
+    this.running = null;          // Lane currently running (null: idle or unknown)
+    this.ptrNames = new Map();    // '0x2000..' -> registry name
+    this.instants = [];           // {t, lane, kind: 'user'|'isr', r}
+    this.instOff = 0;
+    this.markers = [];            // {t, kind: 'gap'|'reset'|'marker', r}
+    this.markOff = 0;
+    this.version = 0;             // bumps when lanes are added
+  }
+
+  lane(name) {
+    let l = this.lanes.get(name);
+    if (!l) { l = new Lane(name); this.lanes.set(name, l); this.version++; }
+    return l;
+  }
+
+  resolve(v) {
+    if (isNullPtr(v)) return null;
+    const s = String(v);
+    return this.ptrNames.get(s) || s;
+  }
+
+  switchTo(lane, t) {
+    if (this.running === lane) return;
+    if (this.running && this.running.openStart !== null) {
+      if (t > this.running.openStart) this.running.segs.push(this.running.openStart, t);
+      this.running.openStart = null;
+    }
+    this.running = lane;
+    if (lane) lane.openStart = t;
+  }
+
+  /** Closes everything at t: the next records start from an unknown state. */
+  breakAt(t) {
+    this.switchTo(null, t);
+    if (this.isrDepth > 0 && this.isr.openStart !== null) {
+      if (t > this.isr.openStart) this.isr.segs.push(this.isr.openStart, t);
+      this.isr.openStart = null;
+    }
+    this.isrDepth = 0;
+  }
+
+  add(r, store) {
+    const t = r._t;
+    if (r.type !== 'event') {
+      this.markers.push({ t, kind: r.type, r });
+      this.breakAt(t);
+      return;
+    }
+    if (r.ctx === 'thread') {
+      if (r.thread && r.thread_name) this.ptrNames.set(r.thread, r.thread_name);
+      const own = this.lane(r.thread_name || r.thread);
+      if (r.prio != null) own.prio = r.prio;
+      own.lastSeen = t;
+      // The event's own thread was running when it wrote the event.
+      this.switchTo(own, t);
+      if (r.id >= 4096) this.instants.push({ t, lane: own.name, kind: 'user', r });
+    } else if (r.ctx === 'isr') {
+      if (r.name === 'ISR_ENTER') {
+        if (this.isrDepth++ === 0) this.isr.openStart = t;
+      } else if (r.name === 'ISR_EXIT') {
+        if (this.isrDepth > 0 && --this.isrDepth === 0 && this.isr.openStart !== null) {
+          this.isr.segs.push(this.isr.openStart, Math.max(t, this.isr.openStart + 1));
+          this.isr.openStart = null;
+        }
+      }
+      this.instants.push({ t, lane: ISR_LANE, kind: r.id >= 4096 ? 'user' : 'isr', r });
+      this.isr.lastSeen = t;
+    } else if (r.id >= 4096) {
+      this.instants.push({ t, lane: null, kind: 'user', r });
+    }
+    if (SWITCH_EVENTS.has(r.name) && r.args && 'next_thread' in r.args) {
+      const name = this.resolve(r.args.next_thread);
+      this.switchTo(name ? this.lane(name) : null, t);
+    }
+    // Threads named in switch events get a lane even before they write an event themselves.
+    if ((r.name === 'THREAD_RESUME' || r.name === 'THREAD_SUSPEND') && r.args && r.args.thread) {
+      const name = this.resolve(r.args.thread);
+      if (name) this.lane(name);
+    }
+  }
+
+  trimBefore(t) {
+    for (const l of this.lanes.values()) l.segs.trimBefore(t);
+    this.isr.segs.trimBefore(t);
+    let i = this.instOff;
+    while (i < this.instants.length && this.instants[i].t < t) i++;
+    this.instOff = i;
+    if (i > 4096 && i * 2 > this.instants.length) { this.instants = this.instants.slice(i); this.instOff = 0; }
+    let j = this.markOff;
+    while (j < this.markers.length && this.markers[j].t < t) j++;
+    this.markOff = j;
+  }
+
+  /** Lanes in display order: by priority (0 = highest first), then name. */
+  orderedLanes() {
+    const ls = [...this.lanes.values()];
+    ls.sort((a, b) => ((a.prio ?? 1e9) - (b.prio ?? 1e9)) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    return ls;
+  }
+
+  /** Run time per lane over [t0, t1), open segments running until `now`. */
+  cpuShare(t0, t1, now) {
+    const out = [];
+    let busy = 0;
+    for (const l of this.lanes.values()) {
+      let d = l.segs.overlap(t0, t1);
+      if (l.openStart !== null) d += Math.max(0, Math.min(now, t1) - Math.max(l.openStart, t0));
+      if (d > 0) { out.push({ name: l.name, prio: l.prio, d }); busy += d; }
+    }
+    let isr = this.isr.segs.overlap(t0, t1);
+    if (this.isr.openStart !== null) isr += Math.max(0, Math.min(now, t1) - Math.max(this.isr.openStart, t0));
+    out.sort((a, b) => b.d - a.d);
+    return { lanes: out, busy, isr, total: Math.max(0, t1 - t0) };
+  }
+}
