@@ -1,0 +1,343 @@
+/* tests/unit/test_threadx_decode.c: what a ThreadX event decodes to (context, core, names,
+ * arguments, raw words), the registry (churn, deleted objects, untrusted names, re-read before
+ * emitting), both byte orders, and time (narrow masks, down counters, the Linux 10^9 wrap, ns). */
+#include <stdlib.h>
+
+#include "check.h"
+#include "txtest.h"
+
+#define BUF (TXT_BASE + 0x1000)
+#define T_MAIN 0x20008000u
+#define T_WORK 0x20008400u
+
+static void setup(struct txt *t, bool big, uint32_t nent, const struct tt_threadx_config *cfg)
+{
+	txt_init(t, big);
+	CHECK_EQ(txw_enable(&t->w, BUF, 48 + 8 * 48 + nent * 32, 8), 0);
+	txt_reader(t, cfg);
+}
+
+static const struct txt_rec *nth_event(const struct txt_log *l, size_t n)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (l->v[i].kind == TT_REC_EVENT && n-- == 0)
+			return &l->v[i];
+	return NULL;
+}
+
+static void fields(bool big)
+{
+	struct txt t;
+	setup(&t, big, 64, NULL);
+	txw_register(&t.w, T_MAIN, 1, "main", 0x20010000, 1024, 5);
+	txw_register(&t.w, 0x20009000, 4, "sem", 1, 0, 0);
+	txw_insert(&t.w, T_MAIN, txw_prio_word(7, 3), 100, T_MAIN, 7, 0x20010000, 1024, NULL);
+	txw_insert(&t.w, TXW_ISR_THREAD, T_MAIN, 3, 0x2000FF00, 15, 1, 0, NULL);
+	txw_insert(&t.w, T_MAIN, txw_prio_word(7, 3), (2u << 24) | 2, T_MAIN, 6, 0x2000FE00, 0,
+		   NULL);
+	txw_insert(&t.w, T_MAIN, txw_prio_word(7, 3), 83, 0x20009000, 0xFFFFFFFFu, 0, 0, NULL);
+	txw_insert(&t.w, T_MAIN, txw_prio_word(7, 3), 32, 0x2000A000, 0x5, 0x1, 3, NULL);
+	txw_insert(&t.w, T_MAIN, txw_prio_word(7, 3), 5000, 1, 2, 3, 4, NULL);
+	txw_insert(&t.w, T_MAIN, txw_prio_word(7, 3), 500, 0xA, 0xB, 0xC, 0xD, NULL);
+	/* filler so the suspend (patchable) is outside the hold window */
+	for (uint32_t s = 1; s <= 8; s++)
+		txt_user(&t, s);
+	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
+	CHECK_EQ(txt_count(&t.log, TT_REC_EVENT), 2 + 7 + 8);
+
+	const struct txt_rec *r = nth_event(&t.log, 0);
+	CHECK_STR(r->name, "RUNNING");
+	CHECK_EQ(r->ev.ctx, TT_CTX_INIT);
+	CHECK_EQ(r->ev.nargs, 0);
+	CHECK_EQ(r->ev.prio, -1);
+	CHECK_EQ(r->ev.addr, t.w.ent_start);
+
+	r = nth_event(&t.log, 2);
+	CHECK_STR(r->name, "THREAD_CREATE");
+	CHECK_EQ(r->ev.ctx, TT_CTX_THREAD);
+	CHECK_EQ(r->ev.thread, T_MAIN);
+	CHECK_STR(r->thread_name, "main");
+	CHECK_EQ(r->ev.prio, 7);
+	CHECK_EQ(r->ev.threshold, 3);
+	CHECK_EQ(r->ev.core, 0);
+	CHECK_EQ(r->ev.nargs, 4);
+	CHECK_STR(r->arg_name[0], "thread");
+	CHECK_EQ(r->ev.args[0].kind, TT_ARG_OBJ);
+	CHECK_STR(r->arg_text[0], "main");
+	CHECK_STR(r->arg_name[1], "priority");
+	CHECK_EQ(r->ev.args[1].value, 7);
+	CHECK_STR(r->arg_name[3], "stack_size");
+	CHECK_EQ(r->raw[0], T_MAIN);
+	CHECK_EQ(r->raw[1], txw_prio_word(7, 3));
+	CHECK_EQ(r->raw[2], 100);
+	CHECK_EQ(r->raw[7], 1024);
+	CHECK_EQ(r->ev.addr, t.w.ent_start + 2 * 32);
+
+	r = nth_event(&t.log, 3);
+	CHECK_STR(r->name, "ISR_ENTER");
+	CHECK_EQ(r->ev.ctx, TT_CTX_ISR);
+	CHECK_EQ(r->ev.thread, 0);
+	CHECK_EQ(r->ev.interrupted, T_MAIN);
+	CHECK_STR(r->interrupted_name, "main");
+	CHECK_STR(r->arg_name[1], "isr_number");
+	CHECK_EQ(r->ev.args[1].value, 15);
+
+	r = nth_event(&t.log, 4);
+	CHECK_STR(r->name, "THREAD_SUSPEND");
+	CHECK_EQ(r->ev.core, 2);
+	CHECK_EQ(r->ev.id, 2);
+	CHECK_STR(r->arg_name[1], "new_state");
+	CHECK_EQ(r->ev.args[1].kind, TT_ARG_ENUM);
+	CHECK_STR(r->arg_text[1], "semaphore"); /* state 6 */
+	CHECK_EQ(r->ev.args[2].kind, TT_ARG_HEX);
+	CHECK_STR(r->arg_name[2], "stack_ptr");
+	CHECK_STR(r->arg_name[3], "next_thread");
+	CHECK_EQ(r->ev.args[3].kind, TT_ARG_OBJ);
+	CHECK(!r->arg_has_text[3]); /* next thread 0: none */
+
+	r = nth_event(&t.log, 5);
+	CHECK_STR(r->name, "SEMAPHORE_GET");
+	CHECK_STR(r->arg_text[0], "sem");
+	CHECK_STR(r->arg_name[1], "wait_option");
+	CHECK_STR(r->arg_text[1], "wait_forever");
+
+	r = nth_event(&t.log, 6);
+	CHECK_STR(r->name, "EVENT_FLAGS_GET");
+	CHECK(!r->arg_has_text[0]); /* unregistered group */
+	CHECK_STR(r->arg_text[3], "and_clear");
+	CHECK_EQ(r->ev.args[1].kind, TT_ARG_HEX);
+
+	r = nth_event(&t.log, 7);
+	CHECK_STR(r->name, "USER_EVENT");
+	CHECK_EQ(r->ev.id, 5000);
+	CHECK_EQ(r->ev.nargs, 4);
+	CHECK_STR(r->arg_name[0], "info1");
+	CHECK_EQ(r->ev.args[3].value, 4);
+	CHECK_EQ(r->ev.args[3].kind, TT_ARG_UINT);
+
+	r = nth_event(&t.log, 8);
+	CHECK_STR(r->name, "UNKNOWN");
+	CHECK_EQ(r->ev.nargs, 4);
+	CHECK_EQ(r->ev.args[0].kind, TT_ARG_HEX);
+	CHECK_EQ(r->ev.args[2].value, 0xC);
+	CHECK(txt_seq_range(&t.log, 1, 8));
+
+	struct tt_threadx_object o;
+	CHECK_EQ(tt_threadx_object(t.rd, T_MAIN, &o), 0);
+	CHECK_EQ(o.type, 1);
+	CHECK_EQ(o.prio, 5);
+	CHECK_EQ(o.param2, 1024);
+	CHECK_STR(o.name, "main");
+	CHECK_STR(tt_threadx_object_type_name(o.type), "thread");
+	txt_free(&t);
+}
+
+static void test_fields(void)
+{
+	fields(false);
+	fields(true);
+	CHECK_STR(tt_threadx_state_name(3), "suspended");
+	CHECK_STR(tt_threadx_state_name(14), "priority_change");
+	CHECK(tt_threadx_state_name(15) == NULL);
+}
+
+static void test_registry_churn(void)
+{
+	struct txt t;
+	setup(&t, false, 64, NULL);
+	txw_register(&t.w, T_MAIN, 1, "main", 0, 0, 5);
+	txw_insert(&t.w, T_MAIN, txw_prio_word(5, 5), 100, T_MAIN, 5, 0, 0, NULL);
+	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
+	txt_log_clear(&t.log);
+	const struct tt_threadx_stats *st = tt_threadx_stats(t.rd);
+
+	/* created after attach: the registry is re-read before the poll's events are emitted */
+	uint64_t b0 = st->bytes_planned;
+	txw_register(&t.w, T_WORK, 1, "worker", 0, 0, 9);
+	txw_insert(&t.w, T_MAIN, txw_prio_word(5, 5), 100, T_WORK, 9, 0, 0, NULL);
+	txw_insert(&t.w, T_WORK, txw_prio_word(9, 9), 4096, 1, 0, 0, 0, NULL);
+	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
+	CHECK_EQ(t.log.n, 2);
+	CHECK_STR(t.log.v[0].arg_text[0], "worker");
+	CHECK_STR(t.log.v[1].thread_name, "worker");
+	CHECK_EQ(st->bytes_planned - b0, 4 + 3 * 32 + 4 + 8 * 48);
+
+	/* deleted: the registry keeps the name, old and new events still resolve */
+	txt_log_clear(&t.log);
+	txw_unregister(&t.w, T_WORK);
+	txw_insert(&t.w, T_MAIN, txw_prio_word(5, 5), 101, T_WORK, 0, 0, 0, NULL);
+	tt_threadx_refresh_registry(t.rd);
+	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
+	CHECK_STR(t.log.v[0].name, "THREAD_DELETE");
+	CHECK_STR(t.log.v[0].arg_text[0], "worker");
+	struct tt_threadx_object o;
+	CHECK_EQ(tt_threadx_object(t.rd, T_WORK, &o), 0);
+	CHECK(o.deleted);
+
+	/* recreated at the same address under a new name: the create event triggers a re-read */
+	txt_log_clear(&t.log);
+	txw_register(&t.w, T_WORK, 1, "worker2", 0, 0, 9);
+	txw_insert(&t.w, T_MAIN, txw_prio_word(5, 5), 100, T_WORK, 9, 0, 0, NULL);
+	txw_insert(&t.w, T_WORK, txw_prio_word(9, 9), 4096, 2, 0, 0, 0, NULL);
+	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
+	CHECK_STR(t.log.v[0].arg_text[0], "worker2");
+	CHECK_STR(t.log.v[1].thread_name, "worker2");
+	CHECK_EQ(tt_threadx_object(t.rd, T_WORK, &o), 0);
+	CHECK(!o.deleted);
+
+	/* a pointer the registry never names costs one re-read, not one per poll */
+	txt_log_clear(&t.log);
+	b0 = st->bytes_planned;
+	txw_insert(&t.w, T_MAIN, txw_prio_word(5, 5), 88, 0x2000C000, 0, 0, 0, NULL);
+	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
+	CHECK_EQ(st->bytes_planned - b0, 4 + 2 * 32 + 4 + 8 * 48);
+	b0 = st->bytes_planned;
+	txw_insert(&t.w, T_MAIN, txw_prio_word(5, 5), 88, 0x2000C000, 0, 0, 0, NULL);
+	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
+	CHECK_EQ(st->bytes_planned - b0, 4 + 2 * 32 + 4);
+	CHECK_EQ(t.log.n, 2);
+	CHECK(!t.log.v[1].arg_has_text[0]);
+
+	/* untrusted names: non-printable bytes replaced, no NUL within name_size: truncated */
+	txt_log_clear(&t.log);
+	txw_register(&t.w, 0x2000D000, 3, "q\x01\x7f" "ueue", 0, 0, 0);
+	uint32_t e = t.w.reg_start + 3 * 48; /* 4th slot: main, worker, (none), this */
+	for (uint32_t i = 0; i < 8; i++) {
+		uint32_t a = t.w.reg_start + i * 48;
+		if (txw_load32(&t.w, a + 4) == 0x2000D000)
+			e = a;
+	}
+	txw_insert(&t.w, T_MAIN, txw_prio_word(5, 5), 60, 0x2000D000, 4, 0, 16, NULL);
+	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
+	CHECK_STR(t.log.v[0].arg_text[0], "q??ueue");
+	txt_log_clear(&t.log);
+	for (uint32_t i = 0; i < 32; i += 4)
+		txw_store32(&t.w, e + 16 + i, 0x41414141u);
+	txw_insert(&t.w, T_MAIN, txw_prio_word(5, 5), 60, 0x2000D000, 4, 0, 16, NULL);
+	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
+	CHECK_STR(t.log.v[0].arg_text[0], "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"); /* 31 chars */
+	txt_free(&t);
+}
+
+/* Events' unwrapped times must be exactly base + k * step. */
+static void check_times(const struct txt_log *l, uint64_t first, uint64_t step)
+{
+	uint64_t k = 0;
+	for (size_t i = 0; i < l->n; i++) {
+		if (l->v[i].kind != TT_REC_EVENT)
+			continue;
+		CHECK_EQ(l->v[i].ev.time, first + k * step);
+		k++;
+	}
+	CHECK(k > 0);
+}
+
+static void test_time(void)
+{
+	struct txt t;
+	/* narrow mask: wraps every 65 events at step 1000 */
+	setup(&t, false, 64, NULL);
+	t.w.timer_mask = 0xFFFF;
+	CHECK_EQ(txw_enable(&t.w, BUF, 48 + 8 * 48 + 64 * 32, 8), 0);
+	t.w.time_step = 1000;
+	for (uint32_t s = 1; s <= 30; s++)
+		txt_user(&t, s);
+	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
+	for (uint32_t poll = 0; poll < 10; poll++) {
+		for (uint32_t s = 31 + poll * 40; s < 71 + poll * 40; s++)
+			txt_user(&t, s);
+		CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
+	}
+	/* the two RUNNING events stamped 1 and 2 (step 1), then step 1000 */
+	CHECK_EQ(t.log.v[2].ev.time - t.log.v[1].ev.time, 1000 - 2 + 2);
+	CHECK_EQ(t.log.v[t.log.n - 1].ev.time, 4 + 430 * 1000); /* RUNNING x2 at 3, 4 */
+	CHECK_EQ(t.log.v[t.log.n - 1].ev.ts_raw, (4 + 430 * 1000) & 0xFFFF);
+	CHECK(txt_seq_range(&t.log, 1, 430));
+	txt_free(&t);
+
+	/* a down counter, detected from the history; ns at 1 kHz */
+	struct tt_threadx_config cfg = { .tick_hz = 1000 };
+	setup(&t, false, 64, &cfg);
+	t.w.time_mode = TXW_TIME_DOWN;
+	t.w.time_step = 7;
+	t.w.time = 100;
+	CHECK_EQ(txw_enable(&t.w, BUF, 48 + 8 * 48 + 64 * 32, 8), 0);
+	for (uint32_t s = 1; s <= 20; s++) /* goes below 0: wraps at 2^32 */
+		txt_user(&t, s);
+	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
+	uint64_t first = t.log.v[0].ev.time;
+	check_times(&t.log, first, 7);
+	CHECK_EQ(t.log.v[0].ev.ns, 0);
+	CHECK(t.log.v[0].ev.has_ns);
+	CHECK_EQ(t.log.v[3].ev.ns, 3 * 7 * 1000000ull);
+	txt_free(&t);
+
+}
+
+static uint32_t linux_ns(void *arg)
+{
+	uint64_t *c = arg;
+	*c += 300000000u; /* 0.3 s per event */
+	return (uint32_t)(*c % 1000000000u);
+}
+
+static void test_linux_wrap(void)
+{
+	struct txt t;
+	uint64_t clk = 999000000u;
+	struct tt_threadx_config lin = { .time_wrap = 1000000000u, .tick_hz = 1000000000u };
+	txt_init(&t, false);
+	t.w.time_mode = TXW_TIME_CALLBACK;
+	t.w.now = linux_ns;
+	t.w.now_arg = &clk;
+	CHECK_EQ(txw_enable(&t.w, BUF, 48 + 8 * 48 + 64 * 32, 8), 0);
+	txt_reader(&t, &lin);
+	for (uint32_t s = 1; s <= 10; s++)
+		txt_user(&t, s);
+	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
+	for (uint32_t s = 11; s <= 20; s++)
+		txt_user(&t, s);
+	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
+	CHECK_EQ(t.log.n, 22);
+	check_times(&t.log, t.log.v[0].ev.time, 300000000u);
+	CHECK_EQ(t.log.v[21].ev.ns, 21 * 300000000ull);
+	CHECK(t.log.v[21].ev.ts_raw < 1000000000u);
+	txt_free(&t);
+}
+
+static void test_static_image(void)
+{
+	struct txt t;
+	setup(&t, true, 16, NULL);
+	txw_register(&t.w, 0x1000, 1, "main", 0, 0, 5);
+	for (uint32_t s = 1; s <= 40; s++)
+		txt_user(&t, s);
+	/* a file trusts the slot at current: all 16, oldest first */
+	struct txt_log l = { 0 };
+	char err[256];
+	size_t len = t.w.ent_end - TXT_BASE;
+	int rc = tt_threadx_decode_image(t.mem, len, TXT_BASE, BUF - TXT_BASE, NULL, txt_log_cb, &l,
+					 err, sizeof(err));
+	CHECK_EQ(rc, 0);
+	CHECK_STR(err, "");
+	CHECK(txt_seq_range(&l, 25, 40));
+	/* a .trx: the image starts at the header */
+	txt_log_clear(&l);
+	rc = tt_threadx_decode_image(t.mem + (BUF - TXT_BASE), t.w.ent_end - BUF, BUF, 0, NULL,
+				     txt_log_cb, &l, err, sizeof(err));
+	CHECK_EQ(rc, 0);
+	CHECK_EQ(l.n, 16);
+	CHECK_STR(l.v[0].thread_name, "main");
+	free(l.v);
+	txt_free(&t);
+}
+
+int main(void)
+{
+	test_fields();
+	test_registry_churn();
+	test_time();
+	test_linux_wrap();
+	test_static_image();
+	return check_report();
+}
