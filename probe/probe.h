@@ -1,18 +1,23 @@
 /* probe/probe.h: how bytes are read from target memory.
  *
  * One asynchronous interface over several backends, chosen by a spec string:
- *   file:PATH             a memory image / TraceX file (raw, Intel HEX, S-record), re-read on
- *                         every poll so a file rewritten by another program is followed
+ *   file:PATH             a memory image (raw binary at opt->file_base, Intel HEX, Motorola
+ *                         S-record; detected by content), re-read on every read so a file
+ *                         rewritten by another program is followed
  *   process:PID           a live Linux process (process_vm_readv), 32-bit addresses
- *   openocd:HOST:PORT     TCL RPC to a running OpenOCD
- *   openocd-spawn         OpenOCD started and owned by the daemon (tcl_port pipe), with the
- *                         user's -f/-c arguments from struct tt_probe_options
+ *   openocd:HOST:PORT     TCL RPC to a running OpenOCD (reconnects with backoff)
+ *   openocd-spawn         OpenOCD started and owned by the probe (tcl_port pipe), with the
+ *                         user's -f/-c arguments from struct tt_probe_options (restarted with
+ *                         backoff if it dies)
  *
  * Contracts (libuv style): functions return 0 or a negative errno; a function that fails never
- * calls its callback; a callback fires exactly once and never inside the call that started it;
- * one read at a time per probe (a second read while one is pending returns -EBUSY).
- * tt_probe_close is asynchronous: the probe memory is freed after close_cb returns; a pending
- * read completes with -ECANCELED before close_cb.
+ * calls its callback; a callback fires exactly once and never inside the call that started it.
+ * One request at a time per probe: a read or write while another read or write is pending
+ * returns -EBUSY. A read started while the link is down is accepted and completes with
+ * -ENOTCONN (so a poller handles link errors in one place, its callback); while the link is
+ * still being set up (TT_PROBE_CONNECTING) a request waits for it.
+ * tt_probe_close is asynchronous: a pending read/write completes with -ECANCELED, then close_cb
+ * runs, then the probe memory is freed. No request may be started after tt_probe_close.
  */
 #ifndef TT_PROBE_H
 #define TT_PROBE_H
@@ -33,12 +38,15 @@ enum tt_probe_state {
 
 /* Completion of tt_probe_read: status 0 = every range filled; < 0 = nothing may be used
  * (-EFAULT: an address could not be read (bus fault / outside the image), -ENOTCONN: no link,
- * -ETIMEDOUT, -EPROTO: garbage from the other side, -ECANCELED: probe closing).
- * tt_probe_error(p) has the precise message. */
+ * -ETIMEDOUT: no answer in time, -EPROTO: garbage from the other side, -EPERM: not allowed
+ * (process:), -ECANCELED: probe closing). tt_probe_error(p) has the precise message. */
 typedef void (*tt_probe_read_cb)(struct tt_probe *p, int status, void *arg);
 typedef void (*tt_probe_write_cb)(struct tt_probe *p, int status, void *arg);
 typedef void (*tt_probe_close_cb)(struct tt_probe *p, void *arg);
-/* Link state changes (connected, lost, reconnecting). msg is borrowed for the call. */
+/* Link state changes (connecting, connected, lost). Also called with an unchanged state to
+ * report something the target did that OpenOCD saw (msg starts with "target_": target_reset,
+ * target_event halted, ...). msg is borrowed for the call. Never called inside a tt_probe_*
+ * call; not called after tt_probe_close. */
 typedef void (*tt_probe_state_cb)(struct tt_probe *p, enum tt_probe_state st, const char *msg,
 				  void *arg);
 
@@ -47,26 +55,37 @@ struct tt_probe_options {
 	 * "..."); NULL-terminated, borrowed until tt_probe_new returns (copied). */
 	const char *const *openocd_args;
 	const char *openocd_bin;   /* default "openocd" */
-	const char *openocd_log;   /* file for OpenOCD's log; NULL = discard (or daemon log) */
+	const char *openocd_log;   /* file OpenOCD's stderr is appended to; NULL = drained */
 	uint32_t max_chunk;        /* largest single read command in bytes; 0 = 4096 */
+	uint32_t timeout_ms;       /* openocd: longest wait for one command's reply; 0 = 5000 */
 	uint64_t file_base;        /* file: target address of the first byte of a raw image */
 	tt_probe_state_cb state_cb;
 	void *state_arg;
 };
 
+/* Backend vtable, registered by name in probe.c. */
 struct tt_probe_ops {
-	const char *name;
+	const char *name;          /* spec prefix before ':' (or the whole spec) */
+	size_t size;               /* bytes of the backend struct, which embeds struct tt_probe first */
+	/* arg: the spec after "name:" ("" when none). On error: -errno, message in p->err, nothing
+	 * left to close. */
 	int (*open)(struct tt_probe *p, const char *arg, const struct tt_probe_options *opt);
-	int (*read)(struct tt_probe *p, const struct tt_plan *plan);
+	/* p->plan holds the validated copy. Completes with tt_probe__read_done. */
+	int (*read)(struct tt_probe *p);
+	/* NULL = -ENOTSUP. Completes with tt_probe__write_done. */
 	int (*write)(struct tt_probe *p, uint64_t addr, const uint8_t *data, uint32_t len);
+	/* Stop all I/O; call tt_probe__close_done once every backend handle is closed. Must not
+	 * complete the pending request (probe.c cancels it). */
 	void (*close)(struct tt_probe *p);
 };
 
-/* Common part of every probe; backends embed it first and set priv. Owned by probe/. */
+#define TT_PROBE_DEFER_STATES 8
+
+/* Common part of every probe; backends embed it first. Owned by probe/: fields are read-only
+ * for users except through the functions below. */
 struct tt_probe {
 	const struct tt_probe_ops *ops;
 	uv_loop_t *loop;
-	void *priv;
 	char err[256];
 	tt_probe_read_cb read_cb;
 	tt_probe_write_cb write_cb;
@@ -76,42 +95,64 @@ struct tt_probe {
 	tt_probe_state_cb state_cb;
 	void *state_arg;
 	enum tt_probe_state state;
-	int busy;
+	int busy;              /* a read or write is pending */
 	uint64_t bytes_read;   /* monotonic: target bytes read successfully */
 	uint64_t reads;        /* monotonic: completed read requests */
 	uint64_t read_errors;
+	/* internal (probe.c) */
+	struct tt_plan plan;   /* copy of the pending read's plan */
+	uv_timer_t defer;      /* delivers every user callback from the loop */
+	int defer_ready, closing;
+	int done_pending, done_status; /* completion waiting for the defer timer */
+	unsigned done_at;      /* ... delivered after states[0..done_at) */
+	unsigned nstates;
+	struct tt_probe_state_msg {
+		enum tt_probe_state st;
+		char msg[200];
+	} states[TT_PROBE_DEFER_STATES];
 };
 
 /* Creates and opens a probe from a spec string. On error returns -errno and writes a message
- * naming the spec and what to do into err (errlen bytes). *out: close with tt_probe_close. */
+ * naming the spec and what to do into err (errlen bytes); nothing to close. *out: close with
+ * tt_probe_close. opt may be NULL (defaults). */
 int tt_probe_new(uv_loop_t *loop, const char *spec, const struct tt_probe_options *opt,
 		 struct tt_probe **out, char *err, size_t errlen);
 
-/* Reads every range of plan into its dst. plan is copied; the dst buffers must stay valid until
- * cb. */
+/* Reads every range of plan into its dst, ranges in plan order. plan is copied; the dst
+ * buffers must stay valid until cb. -EINVAL: empty/oversized plan, a range of length 0, no dst
+ * or wrapping past 2^64. */
 int tt_probe_read(struct tt_probe *p, const struct tt_plan *plan, tt_probe_read_cb cb, void *arg);
 
-/* Writes target memory (tests and tools only: the daemon never writes). -ENOTSUP where the
- * backend cannot. */
+/* Writes target memory (tests and tools only: the daemon never writes). data must stay valid
+ * until cb. -ENOTSUP where the backend cannot. */
 int tt_probe_write(struct tt_probe *p, uint64_t addr, const uint8_t *data, uint32_t len,
 		   tt_probe_write_cb cb, void *arg);
 
+/* cb may be NULL. */
 void tt_probe_close(struct tt_probe *p, tt_probe_close_cb cb, void *arg);
 
 /* Message of the last failure (borrowed, "" when none). */
 const char *tt_probe_error(const struct tt_probe *p);
+enum tt_probe_state tt_probe_state(const struct tt_probe *p);
+const char *tt_probe_state_name(enum tt_probe_state st);
 
-/* For backends: complete the pending read/write (deferred by the backend so it never runs
- * inside the call), set the error text printf-style, report a state change. */
+/* For backends. Completing a request, or a state change, may happen anywhere (inside a call
+ * included): probe.c defers it to the loop when it happens inside a tt_probe_* call, and drops
+ * completions that arrive after tt_probe_close (the request is cancelled there). */
 void tt_probe__read_done(struct tt_probe *p, int status);
 void tt_probe__write_done(struct tt_probe *p, int status);
 void tt_probe__seterr(struct tt_probe *p, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void tt_probe__set_state(struct tt_probe *p, enum tt_probe_state st, const char *msg);
 void tt_probe__close_done(struct tt_probe *p);
+/* Quotes untrusted text for an error message: printable ASCII kept, others as \xNN, cut at
+ * max characters with "..." appended. Returns out. */
+char *tt_probe__quote(char *out, size_t outlen, const char *s, size_t n, size_t max);
 
-/* ELF helper (libelf): value of a global symbol, e.g. "_tx_trace_header_ptr". 0 or -errno with
- * a message naming the file and the symbol in err. */
+/* ELF helper (libelf): value of a defined symbol (global preferred over local), e.g.
+ * "_tx_trace_header_ptr", searched in .symtab then .dynsym. 0 or -errno with a message naming
+ * the file and the symbol in err (-ENOEXEC: not an ELF, -ENOENT: no such file / symbol,
+ * -ENODATA: no symbol table). */
 int tt_elf_symbol(const char *path, const char *sym, uint64_t *value, char *err, size_t errlen);
 
 #endif

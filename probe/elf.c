@@ -1,0 +1,110 @@
+/* probe/elf.c: symbol lookup in a firmware ELF (libelf), e.g. _tx_trace_header_ptr.
+ *
+ * Looks in .symtab first (firmware is rarely stripped), then .dynsym; a defined global or weak
+ * symbol wins over a local one of the same name (a file-static twin in another unit).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "probe.h"
+
+/* Searches one symbol table section. 2 = global found, 1 = local found, 0 = not here. */
+static int elf_scan(Elf *e, Elf_Scn *scn, const GElf_Shdr *sh, const char *sym, uint64_t *value)
+{
+	Elf_Data *d = elf_getdata(scn, NULL);
+	size_t n = (d && sh->sh_entsize) ? sh->sh_size / sh->sh_entsize : 0;
+	int found = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		GElf_Sym s;
+		const char *name;
+
+		if (gelf_getsym(d, (int)i, &s) == NULL || s.st_shndx == SHN_UNDEF)
+			continue;
+		name = elf_strptr(e, sh->sh_link, s.st_name);
+		if (name == NULL || strcmp(name, sym) != 0)
+			continue;
+		if (GELF_ST_BIND(s.st_info) != STB_LOCAL) {
+			*value = s.st_value;
+			return 2;
+		}
+		if (!found) {
+			*value = s.st_value;
+			found = 1;
+		}
+	}
+	return found;
+}
+
+static int elf_find(Elf *e, const char *path, const char *sym, uint64_t *value, char *err,
+		    size_t errlen)
+{
+	static const GElf_Word types[] = { SHT_SYMTAB, SHT_DYNSYM };
+	int tables = 0;
+
+	for (size_t t = 0; t < 2; t++) {
+		Elf_Scn *scn = NULL;
+		int best = 0;
+		uint64_t v = 0;
+
+		while ((scn = elf_nextscn(e, scn)) != NULL) {
+			GElf_Shdr sh;
+			uint64_t sv;
+			int k;
+
+			if (gelf_getshdr(scn, &sh) == NULL || sh.sh_type != types[t])
+				continue;
+			tables++;
+			k = elf_scan(e, scn, &sh, sym, &sv);
+			if (k > best) {
+				best = k;
+				v = sv;
+			}
+		}
+		if (best) {
+			*value = v;
+			return 0;
+		}
+	}
+	if (tables == 0) {
+		snprintf(err, errlen, "%s: no symbol table (the ELF is stripped): cannot find "
+			 "\"%s\"; use the unstripped firmware ELF or give the address", path, sym);
+		return -ENODATA;
+	}
+	snprintf(err, errlen, "%s: symbol \"%s\" not found (is this the firmware with tracing "
+		 "enabled?)", path, sym);
+	return -ENOENT;
+}
+
+int tt_elf_symbol(const char *path, const char *sym, uint64_t *value, char *err, size_t errlen)
+{
+	Elf *e;
+	int fd, r;
+
+	if (elf_version(EV_CURRENT) == EV_NONE) {
+		snprintf(err, errlen, "%s: libelf initialisation failed: %s", path, elf_errmsg(-1));
+		return -EIO;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		r = -errno;
+		snprintf(err, errlen, "%s: cannot open: %s", path, strerror(-r));
+		return r;
+	}
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	if (e == NULL || elf_kind(e) != ELF_K_ELF) {
+		snprintf(err, errlen, "%s: not an ELF file (looking for \"%s\")", path, sym);
+		r = -ENOEXEC;
+		goto fail_elf;
+	}
+	r = elf_find(e, path, sym, value, err, errlen);
+fail_elf:
+	elf_end(e);
+	close(fd);
+	return r;
+}

@@ -1,0 +1,332 @@
+/* probe/probe.c: the backend registry and everything backends share.
+ *
+ * It owns the request lifecycle (validation, -EBUSY, the plan copy, counters), the deferral of
+ * every user callback to the loop (so a callback never fires inside the call that started it and
+ * a backend is never re-entered from a user callback: backends may complete or change state
+ * from anywhere, including inside their own read/open), cancellation on close, and error text.
+ */
+#include <assert.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "probe.h"
+#include "probe_int.h"
+
+static const struct tt_probe_ops *const backends[] = {
+	&tt_probe_file_ops,
+	&tt_probe_process_ops,
+	&tt_probe_openocd_ops,
+	&tt_probe_openocd_spawn_ops,
+};
+
+static const struct tt_probe_ops *probe_lookup(const char *spec, const char **arg)
+{
+	const char *colon = strchr(spec, ':');
+	size_t n = colon ? (size_t)(colon - spec) : strlen(spec);
+
+	for (size_t i = 0; i < sizeof(backends) / sizeof(backends[0]); i++) {
+		if (strlen(backends[i]->name) == n && memcmp(backends[i]->name, spec, n) == 0) {
+			*arg = colon ? colon + 1 : "";
+			return backends[i];
+		}
+	}
+	return NULL;
+}
+
+static void probe_defer_cb(uv_timer_t *t);
+
+/* Starts the defer timer once the handle exists (after open): anything queued by open is
+ * delivered then. */
+static void probe_kick(struct tt_probe *p)
+{
+	if (p->defer_ready && !p->closing)
+		uv_timer_start(&p->defer, probe_defer_cb, 0, 0);
+}
+
+int tt_probe_new(uv_loop_t *loop, const char *spec, const struct tt_probe_options *opt,
+		 struct tt_probe **out, char *err, size_t errlen)
+{
+	static const struct tt_probe_options defaults;
+	const struct tt_probe_ops *ops;
+	struct tt_probe *p;
+	const char *arg;
+	int r;
+
+	if (opt == NULL)
+		opt = &defaults;
+	ops = probe_lookup(spec, &arg);
+	if (ops == NULL) {
+		snprintf(err, errlen,
+			 "unknown probe \"%s\": expected file:PATH, process:PID, openocd:HOST:PORT "
+			 "or openocd-spawn", spec);
+		return -EINVAL;
+	}
+	assert(ops->size >= sizeof(*p));
+	p = calloc(1, ops->size);
+	if (p == NULL) {
+		snprintf(err, errlen, "%s: out of memory", spec);
+		return -ENOMEM;
+	}
+	p->ops = ops;
+	p->loop = loop;
+	p->state = TT_PROBE_CONNECTING;
+	p->state_cb = opt->state_cb;
+	p->state_arg = opt->state_arg;
+	r = ops->open(p, arg, opt);
+	if (r < 0) {
+		snprintf(err, errlen, "%s", p->err[0] ? p->err : uv_strerror(r));
+		free(p);
+		return r;
+	}
+	uv_timer_init(loop, &p->defer);
+	p->defer.data = p;
+	p->defer_ready = 1;
+	if (p->nstates || p->done_pending)
+		probe_kick(p);
+	*out = p;
+	return 0;
+}
+
+static int probe_plan_check(const struct tt_plan *plan)
+{
+	if (plan->n == 0 || plan->n > TT_PLAN_MAX)
+		return -EINVAL;
+	for (unsigned i = 0; i < plan->n; i++) {
+		const struct tt_range *r = &plan->r[i];
+		if (r->len == 0 || r->dst == NULL || r->addr + r->len < r->addr)
+			return -EINVAL;
+	}
+	return 0;
+}
+
+int tt_probe_read(struct tt_probe *p, const struct tt_plan *plan, tt_probe_read_cb cb, void *arg)
+{
+	int r;
+
+	if (p->closing)
+		return -ECANCELED;
+	if (p->busy)
+		return -EBUSY;
+	r = probe_plan_check(plan);
+	if (r < 0)
+		return r;
+	p->plan = *plan;
+	p->busy = 1;
+	p->read_cb = cb;
+	p->cb_arg = arg;
+	r = p->ops->read(p);
+	if (r < 0) {
+		p->busy = 0;
+		p->read_cb = NULL;
+		p->done_pending = 0;
+	}
+	return r;
+}
+
+int tt_probe_write(struct tt_probe *p, uint64_t addr, const uint8_t *data, uint32_t len,
+		   tt_probe_write_cb cb, void *arg)
+{
+	int r;
+
+	if (p->closing)
+		return -ECANCELED;
+	if (p->ops->write == NULL)
+		return -ENOTSUP;
+	if (p->busy)
+		return -EBUSY;
+	if (len == 0 || data == NULL || addr + len < addr)
+		return -EINVAL;
+	p->busy = 1;
+	p->write_cb = cb;
+	p->cb_arg = arg;
+	r = p->ops->write(p, addr, data, len);
+	if (r < 0) {
+		p->busy = 0;
+		p->write_cb = NULL;
+		p->done_pending = 0;
+	}
+	return r;
+}
+
+/* Runs the pending request's callback (exactly once). */
+static void probe_complete(struct tt_probe *p, int status)
+{
+	tt_probe_read_cb rcb = p->read_cb;
+	tt_probe_write_cb wcb = p->write_cb;
+	void *arg = p->cb_arg;
+
+	assert(p->busy);
+	p->busy = 0;
+	p->read_cb = NULL;
+	p->write_cb = NULL;
+	if (rcb != NULL) {
+		p->reads++;
+		if (status == 0) {
+			for (unsigned i = 0; i < p->plan.n; i++)
+				p->bytes_read += p->plan.r[i].len;
+		} else {
+			p->read_errors++;
+		}
+		rcb(p, status, arg);
+	} else if (wcb != NULL) {
+		wcb(p, status, arg);
+	}
+}
+
+/* Delivers, in the order they happened, the state changes and the completion queued since the
+ * last pass. A user callback may start a request or close the probe: the queue is taken first,
+ * and nothing more is delivered once closing. */
+static void probe_defer_cb(uv_timer_t *t)
+{
+	struct tt_probe *p = t->data;
+	unsigned n = p->nstates, done_at = p->done_at;
+	int done = p->done_pending, status = p->done_status;
+	struct tt_probe_state_msg q[TT_PROBE_DEFER_STATES];
+
+	memcpy(q, p->states, n * sizeof(q[0]));
+	p->nstates = 0;
+	p->done_pending = 0;
+	for (unsigned i = 0; i <= n && !p->closing; i++) {
+		if (done && i == done_at)
+			probe_complete(p, status);
+		if (i < n && !p->closing && p->state_cb)
+			p->state_cb(p, q[i].st, q[i].msg, p->state_arg);
+	}
+}
+
+static void probe_done(struct tt_probe *p, int status)
+{
+	if (p->closing)
+		return;
+	assert(p->busy && !p->done_pending);
+	p->done_pending = 1;
+	p->done_status = status;
+	p->done_at = p->nstates;
+	probe_kick(p);
+}
+
+void tt_probe__read_done(struct tt_probe *p, int status)
+{
+	assert(p->read_cb != NULL || p->closing);
+	probe_done(p, status);
+}
+
+void tt_probe__write_done(struct tt_probe *p, int status)
+{
+	assert(p->write_cb != NULL || p->closing);
+	probe_done(p, status);
+}
+
+void tt_probe__seterr(struct tt_probe *p, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(p->err, sizeof(p->err), fmt, ap);
+	va_end(ap);
+}
+
+void tt_probe__set_state(struct tt_probe *p, enum tt_probe_state st, const char *msg)
+{
+	struct tt_probe_state_msg *m;
+
+	if (p->closing)
+		return;
+	p->state = st;
+	if (p->nstates == TT_PROBE_DEFER_STATES) {
+		/* A burst nobody has seen yet: keep the newest, the state is still exact. */
+		memmove(&p->states[0], &p->states[1], (TT_PROBE_DEFER_STATES - 1) * sizeof(*m));
+		p->nstates--;
+		if (p->done_pending && p->done_at > 0)
+			p->done_at--;
+	}
+	m = &p->states[p->nstates++];
+	m->st = st;
+	snprintf(m->msg, sizeof(m->msg), "%s", msg ? msg : "");
+	probe_kick(p);
+}
+
+static void probe_closed_cb(uv_handle_t *h)
+{
+	struct tt_probe *p = h->data;
+
+	if (p->busy) {
+		tt_probe__seterr(p, "%s: probe closed", p->ops->name);
+		probe_complete(p, -ECANCELED);
+	}
+	if (p->close_cb)
+		p->close_cb(p, p->close_arg);
+	free(p);
+}
+
+void tt_probe_close(struct tt_probe *p, tt_probe_close_cb cb, void *arg)
+{
+	assert(!p->closing);
+	p->close_cb = cb;
+	p->close_arg = arg;
+	p->closing = 1;
+	p->nstates = 0;
+	p->done_pending = 0;
+	uv_timer_stop(&p->defer);
+	p->ops->close(p);
+}
+
+void tt_probe__close_done(struct tt_probe *p)
+{
+	assert(p->closing);
+	uv_close((uv_handle_t *)&p->defer, probe_closed_cb);
+}
+
+const char *tt_probe_error(const struct tt_probe *p)
+{
+	return p->err;
+}
+
+enum tt_probe_state tt_probe_state(const struct tt_probe *p)
+{
+	return p->state;
+}
+
+const char *tt_probe_state_name(enum tt_probe_state st)
+{
+	switch (st) {
+	case TT_PROBE_CONNECTING:
+		return "connecting";
+	case TT_PROBE_CONNECTED:
+		return "connected";
+	case TT_PROBE_DISCONNECTED:
+		return "disconnected";
+	}
+	return "unknown";
+}
+
+char *tt_probe__quote(char *out, size_t outlen, const char *s, size_t n, size_t max)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t o = 0;
+
+	assert(outlen >= 8);
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		int need = (c >= 0x20 && c < 0x7f && c != '\\') ? 1 : 4;
+
+		if (i >= max || o + need + 4 > outlen) {
+			memcpy(out + o, "...", 3);
+			o += 3;
+			break;
+		}
+		if (need == 1) {
+			out[o++] = (char)c;
+		} else {
+			out[o++] = '\\';
+			out[o++] = 'x';
+			out[o++] = hex[c >> 4];
+			out[o++] = hex[c & 15];
+		}
+	}
+	out[o] = '\0';
+	return out;
+}

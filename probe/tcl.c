@@ -1,0 +1,241 @@
+/* probe/tcl.c: OpenOCD TCL RPC framing and strict reply parsing (see tcl.h). Every byte here
+ * comes from another program and is treated as untrusted. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "probe.h"
+#include "tcl.h"
+
+static int is_blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+static int parse_uint(const char *s, size_t n, size_t *i, unsigned long *v)
+{
+	size_t st = *i;
+
+	*v = 0;
+	while (*i < n && s[*i] >= '0' && s[*i] <= '9' && *i - st < 9)
+		*v = *v * 10 + (unsigned long)(s[(*i)++] - '0');
+	return *i > st;
+}
+
+int tt_tcl_parse_msg(const char *s, size_t n, struct tt_tcl_msg *m)
+{
+	unsigned long seq, code;
+	size_t i = 1;
+	int neg = 0;
+
+	if (n >= 5 && memcmp(s, "type ", 5) == 0) {
+		*m = (struct tt_tcl_msg){ .kind = TT_TCL_NOTIFY, .body = s + 5, .blen = n - 5 };
+		return 0;
+	}
+	if (n < 4 || s[0] != '@' || !parse_uint(s, n, &i, &seq) || i >= n || s[i++] != ' ')
+		return -EPROTO;
+	if (i < n && s[i] == '-') {
+		neg = 1;
+		i++;
+	}
+	if (!parse_uint(s, n, &i, &code) || i >= n || s[i++] != ' ')
+		return -EPROTO;
+	*m = (struct tt_tcl_msg){ .kind = TT_TCL_REPLY, .seq = (unsigned)seq,
+				  .code = neg ? -(int)code : (int)code, .body = s + i,
+				  .blen = n - i };
+	return 0;
+}
+
+static int hexdig(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+int tt_tcl_parse_words(const char *s, size_t n, unsigned width, uint32_t count, uint8_t *dst,
+		       char *err, size_t errlen)
+{
+	unsigned bytes = width / 8, maxdig = width / 4;
+	char q[64];
+	size_t i = 0;
+	uint32_t k = 0;
+
+	while (i < n) {
+		size_t st, nd;
+		uint32_t v = 0;
+
+		while (i < n && is_blank(s[i]))
+			i++;
+		if (i == n)
+			break;
+		st = i;
+		while (i < n && !is_blank(s[i]))
+			i++;
+		nd = i - st - 2;
+		if (i - st < 3 || s[st] != '0' || (s[st + 1] != 'x' && s[st + 1] != 'X') ||
+		    nd > maxdig) {
+			snprintf(err, errlen, "word %" PRIu32 " is not a %u-bit hex number: \"%s\"",
+				 k, width, tt_probe__quote(q, sizeof(q), s + st, i - st, 40));
+			return -EPROTO;
+		}
+		for (size_t d = st + 2; d < i; d++) {
+			int h = hexdig(s[d]);
+			if (h < 0) {
+				snprintf(err, errlen, "word %" PRIu32 " is not hex: \"%s\"", k,
+					 tt_probe__quote(q, sizeof(q), s + st, i - st, 40));
+				return -EPROTO;
+			}
+			v = v << 4 | (uint32_t)h;
+		}
+		if (k == count) {
+			snprintf(err, errlen, "more than the %" PRIu32 " words asked for: \"%s\"",
+				 count, tt_probe__quote(q, sizeof(q), s + st, n - st, 40));
+			return -EPROTO;
+		}
+		for (unsigned b = 0; b < bytes; b++)
+			dst[(size_t)k * bytes + b] = (uint8_t)(v >> (8 * b));
+		k++;
+	}
+	if (k != count) {
+		snprintf(err, errlen, "%" PRIu32 " words where %" PRIu32 " were asked for: \"%s\"",
+			 k, count, tt_probe__quote(q, sizeof(q), s, n, 40));
+		return -EPROTO;
+	}
+	return 0;
+}
+
+int tt_tcl_format(char *out, size_t outlen, unsigned seq, const char *cmd)
+{
+	int k = snprintf(out, outlen, "format \"@%u %%d %%s\" [catch {%s} tt_r] $tt_r%c", seq, cmd,
+			 TT_TCL_TERM);
+
+	return (k < 0 || (size_t)k >= outlen) ? -ENOSPC : k;
+}
+
+int tt_tcl_format_write(char *out, size_t outlen, uint64_t addr, unsigned width,
+			const uint8_t *data, uint32_t len)
+{
+	unsigned bytes = width / 8;
+	size_t o;
+	int k = snprintf(out, outlen, "write_memory 0x%" PRIx64 " %u {", addr, width);
+
+	if (k < 0 || (size_t)k >= outlen)
+		return -ENOSPC;
+	o = (size_t)k;
+	for (uint32_t i = 0; i + bytes <= len; i += bytes) {
+		uint32_t v = 0;
+		for (unsigned b = 0; b < bytes; b++)
+			v |= (uint32_t)data[i + b] << (8 * b);
+		k = snprintf(out + o, outlen - o, "%s0x%" PRIx32, i ? " " : "", v);
+		if (k < 0 || (size_t)k >= outlen - o)
+			return -ENOSPC;
+		o += (size_t)k;
+	}
+	if (o + 2 > outlen)
+		return -ENOSPC;
+	out[o++] = '}';
+	out[o] = '\0';
+	return (int)o;
+}
+
+size_t tt_tcl_reply_max(uint32_t max_chunk)
+{
+	/* width 8: "0xff " per byte; width 32: "0xffffffff " per 4 bytes; plus a long message */
+	return (size_t)max_chunk * 5 + 16384;
+}
+
+int tt_tcl_rx_push(struct tt_tcl_rx *rx, const char *data, size_t n, tt_tcl_frame_fn fn,
+		   void *arg)
+{
+	size_t start = 0, scan;
+
+	if (rx->len + n > rx->cap) {
+		size_t cap = rx->cap ? rx->cap : 4096;
+		char *nb;
+
+		while (cap < rx->len + n)
+			cap *= 2;
+		nb = realloc(rx->buf, cap);
+		if (nb == NULL)
+			return -ENOMEM;
+		rx->buf = nb;
+		rx->cap = cap;
+	}
+	scan = rx->len;
+	memcpy(rx->buf + rx->len, data, n);
+	rx->len += n;
+	for (size_t i = scan; i < rx->len; i++) {
+		if (rx->buf[i] != TT_TCL_TERM)
+			continue;
+		int r = fn(arg, rx->buf + start, i - start);
+		if (r < 0)
+			return r;
+		start = i + 1;
+	}
+	memmove(rx->buf, rx->buf + start, rx->len - start);
+	rx->len -= start;
+	return rx->len > rx->max ? -EPROTO : 0;
+}
+
+void tt_tcl_rx_reset(struct tt_tcl_rx *rx)
+{
+	rx->len = 0;
+}
+
+void tt_tcl_rx_free(struct tt_tcl_rx *rx)
+{
+	free(rx->buf);
+	rx->buf = NULL;
+	rx->len = rx->cap = 0;
+}
+
+unsigned tt_tcl_run_end(const struct tt_plan *plan, unsigned first)
+{
+	unsigned i = first + 1;
+
+	while (i < plan->n && plan->r[i].addr == plan->r[i - 1].addr + plan->r[i - 1].len)
+		i++;
+	return i;
+}
+
+void tt_tcl_next_op(uint64_t pos, uint64_t end, uint32_t max_chunk, uint32_t *len,
+		    unsigned *width)
+{
+	uint64_t left = end - pos, words = max_chunk & ~UINT32_C(3);
+
+	if (words == 0)
+		words = 4;
+	if (pos & 3) {
+		uint64_t head = 4 - (pos & 3);
+		*width = 8;
+		*len = (uint32_t)(left < head ? left : head);
+	} else if (left < 4) {
+		*width = 8;
+		*len = (uint32_t)left;
+	} else {
+		left &= ~UINT64_C(3);
+		*width = 32;
+		*len = (uint32_t)(left < words ? left : words);
+	}
+}
+
+void tt_tcl_scatter(const struct tt_plan *plan, unsigned first, unsigned end, uint64_t addr,
+		    const uint8_t *src, uint32_t len)
+{
+	for (unsigned i = first; i < end; i++) {
+		const struct tt_range *r = &plan->r[i];
+		uint64_t lo = r->addr > addr ? r->addr : addr;
+		uint64_t hi_r = r->addr + r->len, hi_s = addr + len;
+		uint64_t hi = hi_r < hi_s ? hi_r : hi_s;
+
+		if (lo < hi)
+			memcpy(r->dst + (lo - r->addr), src + (lo - addr), hi - lo);
+	}
+}

@@ -1,0 +1,75 @@
+/* probe/tcl.h: OpenOCD TCL RPC framing, formatting and strict reply parsing (internal to
+ * probe/; pure code, no I/O, so the parser is unit-tested on canned and garbage input).
+ *
+ * Every command goes out as
+ *     format "@SEQ %d %s" [catch {CMD} tt_r] $tt_r <0x1a>
+ * because OpenOCD's RPC has no error flag: the reply "@SEQ CODE RESULT" <0x1a> tells an error
+ * (CODE != 0, RESULT = message) from a result, and SEQ ties it to its command. Notifications
+ * ("type target_event ..." <0x1a>, after tcl_notifications on) come on the same stream.
+ */
+#ifndef TT_TCL_H
+#define TT_TCL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../proto/plan.h"
+
+#define TT_TCL_TERM '\x1a'
+
+enum tt_tcl_kind { TT_TCL_REPLY, TT_TCL_NOTIFY };
+
+struct tt_tcl_msg {
+	enum tt_tcl_kind kind;
+	unsigned seq;      /* replies */
+	int code;          /* replies: Tcl return code (0 = ok) */
+	const char *body;  /* borrowed from the frame: result/message, or the notification text */
+	size_t blen;
+};
+
+/* Classifies one frame (without its terminator). 0 or -EPROTO. */
+int tt_tcl_parse_msg(const char *s, size_t n, struct tt_tcl_msg *m);
+
+/* Parses the result of "read_memory ADDR WIDTH COUNT": exactly count hex numbers ("0x" + 1 to
+ * width/4 digits, separated by blanks) stored little-endian into dst (count * width/8 bytes).
+ * 0 or -EPROTO with the offending text quoted in err. */
+int tt_tcl_parse_words(const char *s, size_t n, unsigned width, uint32_t count, uint8_t *dst,
+		       char *err, size_t errlen);
+
+/* Formats a wrapped command with its terminator. Returns the length, or -ENOSPC. */
+int tt_tcl_format(char *out, size_t outlen, unsigned seq, const char *cmd);
+/* "write_memory 0xADDR WIDTH {0x.. ...}" for len bytes of data (little-endian words). Returns
+ * the length or -ENOSPC. */
+int tt_tcl_format_write(char *out, size_t outlen, uint64_t addr, unsigned width,
+			const uint8_t *data, uint32_t len);
+/* Bytes a reply to a read of len bytes may take, error messages included. */
+size_t tt_tcl_reply_max(uint32_t max_chunk);
+
+/* Byte-stream framer: accumulates input and hands out complete frames. */
+struct tt_tcl_rx {
+	char *buf;
+	size_t len, cap, max;
+};
+/* Calls fn for every complete frame in data (after what was buffered). fn returns 0 to go on or
+ * < 0 to stop at once (rx is not touched again: it may have been reset). Returns 0, fn's
+ * status, -ENOMEM, or -EPROTO when more than rx->max bytes arrive without a terminator. */
+typedef int (*tt_tcl_frame_fn)(void *arg, const char *frame, size_t n);
+int tt_tcl_rx_push(struct tt_tcl_rx *rx, const char *data, size_t n, tt_tcl_frame_fn fn,
+		   void *arg);
+void tt_tcl_rx_reset(struct tt_tcl_rx *rx);
+void tt_tcl_rx_free(struct tt_tcl_rx *rx);
+
+/* Read planning. Ranges of a plan are merged into runs of consecutive ranges that continue each
+ * other upwards (r[i+1].addr == end of r[i]); overlapping ranges are not merged, because a later
+ * range that overlaps an earlier one is a re-check and must be read after it. Returns the index
+ * one past the run starting at first. */
+unsigned tt_tcl_run_end(const struct tt_plan *plan, unsigned first);
+/* Next command for [pos, end): width 8 up to a 4-byte boundary or for a tail under 4 bytes,
+ * otherwise width 32 for at most max_chunk bytes (rounded down to whole words). */
+void tt_tcl_next_op(uint64_t pos, uint64_t end, uint32_t max_chunk, uint32_t *len,
+		    unsigned *width);
+/* Copies src (target bytes [addr, addr+len)) into the plan ranges [first, end) it overlaps. */
+void tt_tcl_scatter(const struct tt_plan *plan, unsigned first, unsigned end, uint64_t addr,
+		    const uint8_t *src, uint32_t len);
+
+#endif

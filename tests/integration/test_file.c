@@ -1,0 +1,306 @@
+/* tests/integration/test_file.c: the file: backend (raw, Intel HEX, S-record, errors, a file
+ * rewritten while followed) and the request contracts probe.c enforces (-EBUSY, -EINVAL,
+ * callbacks never inside the call, cancel on close, no leaked handles). */
+#include <errno.h>
+#include <stdarg.h>
+#include <unistd.h>
+
+#include "probe.h"
+#include "ttest.h"
+
+static uv_loop_t loop;
+static char *dir;
+
+struct req {
+	int done, status, in_call;
+	char err[256];
+};
+
+static void read_cb(struct tt_probe *p, int status, void *arg)
+{
+	struct req *r = arg;
+
+	CHECK(!r->in_call);
+	CHECK(!r->done);
+	r->done = 1;
+	r->status = status;
+	snprintf(r->err, sizeof(r->err), "%s", tt_probe_error(p));
+}
+
+/* Reads plan synchronously (loop-wise) and returns the status. */
+static int read_plan(struct tt_probe *p, struct tt_plan *plan, struct req *r)
+{
+	*r = (struct req){ .in_call = 1 };
+	CHECK_INT(tt_probe_read(p, plan, read_cb, r), 0);
+	r->in_call = 0;
+	tt_test_wait(&loop, &r->done, 5000, "file read");
+	return r->status;
+}
+
+static int read1(struct tt_probe *p, uint64_t addr, uint32_t len, uint8_t *dst, struct req *r)
+{
+	struct tt_plan plan = { 1, { { addr, len, dst } } };
+	return read_plan(p, &plan, r);
+}
+
+static struct tt_probe *open_file(const char *path, uint64_t base)
+{
+	struct tt_probe_options opt = { .file_base = base };
+	struct tt_probe *p;
+	char err[256];
+	char spec[600];
+
+	snprintf(spec, sizeof(spec), "file:%s", path);
+	CHECK_INT(tt_probe_new(&loop, spec, &opt, &p, err, sizeof(err)), 0);
+	return p;
+}
+
+static void closed_cb(struct tt_probe *p, void *arg)
+{
+	*(int *)arg = 1;
+}
+
+static void close_probe(struct tt_probe *p)
+{
+	int closed = 0;
+
+	tt_probe_close(p, closed_cb, &closed);
+	CHECK(!closed);
+	tt_test_wait(&loop, &closed, 5000, "probe close");
+}
+
+static char *path_of(const char *name)
+{
+	static char buf[4][600];
+	static int k;
+	char *b = buf[k++ & 3];
+	snprintf(b, 600, "%s/%s", dir, name);
+	return b;
+}
+
+static void test_raw(void)
+{
+	uint8_t img[1024], got[64], a[8], b[8];
+	struct req r;
+	char *path = path_of("ram.bin"), *tmp = path_of("ram.tmp");
+	struct tt_probe *p;
+
+	for (int i = 0; i < 1024; i++)
+		img[i] = (uint8_t)(i * 7);
+	tt_test_write_file(path, img, sizeof(img));
+	p = open_file(path, 0x20000000);
+
+	CHECK_INT(read1(p, 0x20000010, 64, got, &r), 0);
+	CHECK(memcmp(got, img + 16, 64) == 0);
+	/* two ranges, in order */
+	struct tt_plan plan = { 2, { { 0x20000000, 8, a }, { 0x200003f8, 8, b } } };
+	CHECK_INT(read_plan(p, &plan, &r), 0);
+	CHECK(memcmp(a, img, 8) == 0 && memcmp(b, img + 1016, 8) == 0);
+	CHECK_INT(p->reads, 2);
+	CHECK_INT(p->bytes_read, 80);
+
+	/* outside, below and across the end */
+	CHECK_INT(read1(p, 0x200003fc, 8, got, &r), -EFAULT);
+	CHECK_HAS(r.err, "file ");
+	CHECK_HAS(r.err, "ram.bin: address 0x200003fc (+8) is outside the image "
+			 "[0x20000000,0x20000400)");
+	CHECK_INT(read1(p, 0x1fffffff, 2, got, &r), -EFAULT);
+	CHECK_INT(p->read_errors, 2);
+
+	/* rewritten in place: the next read sees the new bytes */
+	FILE *f = fopen(path, "r+b");
+	CHECK(f != NULL);
+	CHECK(fseek(f, 16, SEEK_SET) == 0);
+	CHECK(fwrite("\xde\xad\xbe\xef", 1, 4, f) == 4);
+	CHECK(fclose(f) == 0);
+	CHECK_INT(read1(p, 0x20000010, 4, got, &r), 0);
+	CHECK(memcmp(got, "\xde\xad\xbe\xef", 4) == 0);
+
+	/* replaced by rename, and grown: followed */
+	uint8_t img2[2048];
+	memset(img2, 0x5a, sizeof(img2));
+	tt_test_write_file(tmp, img2, sizeof(img2));
+	CHECK(rename(tmp, path) == 0);
+	CHECK_INT(read1(p, 0x200007f0, 16, got, &r), 0);
+	CHECK(got[0] == 0x5a && got[15] == 0x5a);
+
+	/* removed: an error naming the file; back: works again */
+	CHECK(unlink(path) == 0);
+	CHECK(read1(p, 0x20000000, 4, got, &r) < 0);
+	CHECK_HAS(r.err, "ram.bin");
+	tt_test_write_file(path, img, sizeof(img));
+	CHECK_INT(read1(p, 0x20000000, 4, got, &r), 0);
+	CHECK(memcmp(got, img, 4) == 0);
+	close_probe(p);
+}
+
+/* Intel HEX writer for the test: 16-byte data records with extended linear address records. */
+static void put_ihex_rec(FILE *f, unsigned type, unsigned addr, const uint8_t *d, unsigned n)
+{
+	unsigned sum = n + (addr >> 8 & 255) + (addr & 255) + type;
+
+	fprintf(f, ":%02X%04X%02X", n, addr & 0xffff, type);
+	for (unsigned i = 0; i < n; i++) {
+		fprintf(f, "%02X", d[i]);
+		sum += d[i];
+	}
+	fprintf(f, "%02X\r\n", (0x100 - (sum & 255)) & 255);
+}
+
+static void write_ihex(const char *path, uint32_t addr, const uint8_t *d, unsigned n)
+{
+	FILE *f = fopen(path, "w");
+	uint32_t upper = ~0u;
+
+	CHECK(f != NULL);
+	for (unsigned o = 0; o < n; o += 16) {
+		uint32_t a = addr + o;
+		if (a >> 16 != upper) {
+			uint8_t u[2] = { (uint8_t)(a >> 24), (uint8_t)(a >> 16) };
+			put_ihex_rec(f, 4, 0, u, 2);
+			upper = a >> 16;
+		}
+		put_ihex_rec(f, 0, a & 0xffff, d + o, n - o < 16 ? n - o : 16);
+	}
+	put_ihex_rec(f, 1, 0, NULL, 0);
+	CHECK(fclose(f) == 0);
+}
+
+static void write_srec(const char *path, uint32_t addr, const uint8_t *d, unsigned n)
+{
+	FILE *f = fopen(path, "w");
+
+	CHECK(f != NULL);
+	fprintf(f, "S00600004844521B\n");
+	for (unsigned o = 0; o < n; o += 16) {
+		unsigned k = n - o < 16 ? n - o : 16, a = addr + o;
+		unsigned sum = k + 5 + (a >> 24) + (a >> 16 & 255) + (a >> 8 & 255) + (a & 255);
+		fprintf(f, "S3%02X%08X", k + 5, a);
+		for (unsigned i = 0; i < k; i++) {
+			fprintf(f, "%02X", d[o + i]);
+			sum += d[o + i];
+		}
+		fprintf(f, "%02X\n", ~sum & 255);
+	}
+	fprintf(f, "S70500000000FA\n");
+	CHECK(fclose(f) == 0);
+}
+
+static void test_text_image(int srec)
+{
+	uint8_t img[300], got[300];
+	struct req r;
+	char *path = path_of(srec ? "fw.s19" : "fw.hex"), *tmp = path_of("fw.tmp");
+	struct tt_probe *p;
+
+	for (int i = 0; i < 300; i++)
+		img[i] = (uint8_t)(i ^ 0x3c);
+	/* crosses a 64 KiB boundary: needs the extended linear address records */
+	(srec ? write_srec : write_ihex)(path, 0x2000fff0, img, sizeof(img));
+	p = open_file(path, 0);
+	CHECK_INT(read1(p, 0x2000fff0, 300, got, &r), 0);
+	CHECK(memcmp(got, img, 300) == 0);
+	CHECK_INT(read1(p, 0x20010005, 7, got, &r), 0);
+	CHECK(memcmp(got, img + 21, 7) == 0);
+	CHECK_INT(read1(p, 0x2001011a, 4, got, &r), -EFAULT);
+	CHECK_HAS(r.err, "address 0x2001011a (+4) is outside the image [0x2000fff0,0x2001011c)");
+
+	/* a new version (rename, as a build does) is parsed again */
+	img[0] = 0x99;
+	(srec ? write_srec : write_ihex)(tmp, 0x2000fff0, img, 20);
+	CHECK(rename(tmp, path) == 0);
+	CHECK_INT(read1(p, 0x2000fff0, 4, got, &r), 0);
+	CHECK_INT(got[0], 0x99);
+	CHECK_INT(read1(p, 0x2000fff0, 21, got, &r), -EFAULT);
+	close_probe(p);
+}
+
+/* A malformed file: the read fails with -EPROTO and the message names file, line, problem. */
+static void expect_malformed(const char *text, const char *what)
+{
+	char *path = path_of("bad.hex");
+	uint8_t got[4];
+	struct req r;
+	struct tt_probe *p;
+
+	tt_test_write_file(path, text, strlen(text));
+	p = open_file(path, 0);
+	CHECK_INT(read1(p, 0, 4, got, &r), -EPROTO);
+	CHECK_HAS(r.err, "bad.hex: ");
+	CHECK_HAS(r.err, what);
+	close_probe(p);
+}
+
+static void test_malformed(void)
+{
+	expect_malformed(":0400000001020304F2\n:0400040001020304EF\n:00000001FF\n",
+			 "line 2: bad checksum 0xef (expected 0xee)");
+	expect_malformed(":0400000001020304F2\n\n:020000070000F7\n", "line 3: bad record type 07");
+	expect_malformed(":0400000001020304F2\n:040004000102030EE\n", "line 2: odd length");
+	expect_malformed(":0400000001020304F2\n:0500040001020304EE\n", "line 2: length mismatch");
+	expect_malformed(":0400000001020304F2\n:04000400010203G4EE\n", "line 2: non-hex character");
+	expect_malformed(":0400000001020304F2\nhello\n", "line 2: record does not start with ':'");
+	expect_malformed("S107000001020304EE\nS107000401020304F0\n",
+			 "line 2: bad checksum 0xf0 (expected 0xea)");
+	expect_malformed("S107000001020304EE\nS40500000000FA\n", "line 2: bad record type S4");
+	expect_malformed("S107000001020304EE\nS10700040102030\n", "line 2: odd length");
+}
+
+static void test_contracts(void)
+{
+	uint8_t img[64] = { 1, 2, 3 }, got[8];
+	char *path = path_of("c.bin");
+	char err[256];
+	struct req r1 = { 0 }, r2;
+	struct tt_probe *p, *q;
+	struct tt_plan plan = { 1, { { 0, 4, got } } };
+	int closed = 0;
+
+	tt_test_write_file(path, img, sizeof(img));
+	/* bad specs fail at once, with nothing to close */
+	CHECK_INT(tt_probe_new(&loop, "file:/nonexistent/x.bin", NULL, &q, err, sizeof(err)),
+		  -ENOENT);
+	CHECK_HAS(err, "file /nonexistent/x.bin: cannot open: No such file or directory");
+	CHECK_INT(tt_probe_new(&loop, "jtag:1", NULL, &q, err, sizeof(err)), -EINVAL);
+	CHECK_HAS(err, "unknown probe \"jtag:1\"");
+	CHECK_INT(tt_probe_new(&loop, "file:", NULL, &q, err, sizeof(err)), -EINVAL);
+
+	p = open_file(path, 0);
+	CHECK_INT(tt_probe_write(p, 0, img, 4, NULL, NULL), -ENOTSUP);
+	struct tt_plan empty = { 0, { { 0, 0, NULL } } };
+	CHECK_INT(tt_probe_read(p, &empty, read_cb, &r1), -EINVAL);
+	struct tt_plan zero = { 1, { { 0, 0, got } } };
+	CHECK_INT(tt_probe_read(p, &zero, read_cb, &r1), -EINVAL);
+	struct tt_plan wrap = { 1, { { UINT64_MAX - 1, 4, got } } };
+	CHECK_INT(tt_probe_read(p, &wrap, read_cb, &r1), -EINVAL);
+	/* one request at a time */
+	r1.in_call = 1;
+	CHECK_INT(tt_probe_read(p, &plan, read_cb, &r1), 0);
+	CHECK_INT(tt_probe_read(p, &plan, read_cb, &r2), -EBUSY);
+	r1.in_call = 0;
+	tt_test_wait(&loop, &r1.done, 5000, "read");
+	CHECK(r1.status == 0 && got[2] == 3);
+	/* close with a read pending: -ECANCELED, then close_cb */
+	r1 = (struct req){ 0 };
+	CHECK_INT(tt_probe_read(p, &plan, read_cb, &r1), 0);
+	tt_probe_close(p, closed_cb, &closed);
+	CHECK(!r1.done && !closed);
+	tt_test_wait(&loop, &closed, 5000, "close");
+	CHECK_INT(r1.done, 1);
+	CHECK_INT(r1.status, -ECANCELED);
+}
+
+int main(void)
+{
+	CHECK_INT(uv_loop_init(&loop), 0);
+	dir = tt_test_tmpdir();
+	test_raw();
+	test_text_image(0);
+	test_text_image(1);
+	test_malformed();
+	test_contracts();
+	tt_test_loop_done(&loop);
+	tt_test_rmdir(dir);
+	printf("ok\n");
+	return 0;
+}
