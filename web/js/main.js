@@ -281,7 +281,12 @@ function renderInfo() {
 /* ---------- views ---------- */
 
 const table = new EventTable($('table'), $('table-spacer'), $('table-rows'), {
-  onSelect: (r) => { if (r) { showDetail(r, app.current); timeline.selected = r; timeline.dirty = true; } },
+  onSelect: (r) => {
+    if (!r) return;
+    showDetail(r, app.current);
+    timeline.selected = r;
+    timeline.reveal(r);
+  },
   onFollowChange: () => updateFollowButton(),
 });
 const timeline = new Timeline($('timeline'), $('tl-canvas'), $('tl-tip'), {

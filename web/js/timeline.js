@@ -129,6 +129,14 @@ export class Timeline {
     this.dirty = true;
   }
 
+  /** Stops following and brings record r into view (centered) unless it is already shown. */
+  reveal(r) {
+    this.dirty = true;
+    if (!this.store || r._t == null) return;
+    this.setFollow(false);
+    if (r._t < this.t0 || r._t > this.t1) { this.t1 = r._t + this.span / 2; this.clampPan(); }
+  }
+
   goLive() { this.setFollow(true); this.dirty = true; }
 
   installInput() {
