@@ -421,6 +421,15 @@ static int tt_tx_ingest_sync(struct tt_threadx *rd, tt_emit_cb cb, void *arg)
 	}
 	uint32_t first = c0 + cl, count = n - cl;
 	bool lapped = rd->why == TT_TXY_LAP || rd->why == TT_TXY_LOST;
+	/* current alone cannot show a writer that wrote a whole buffer during the copy; a
+	 * constant-step counter can: retry a few times before trusting such a read */
+	if (!rd->cfg.static_image && rd->sync_retries < 8 &&
+	    !tt_tx_counter_consistent(rd, tt_tx_ring(rd, first), count)) {
+		rd->sync_retries++;
+		rd->state = TT_TXS_POLL_CUR;
+		return TT_THREADX_DONE;
+	}
+	rd->sync_retries = 0;
 	memset(&rd->pend, 0, sizeof(rd->pend));
 	if (lapped) {
 		/* a lap leaves no never-used slot behind; tx_trace_enable does */
@@ -433,9 +442,11 @@ static int tt_tx_ingest_sync(struct tt_threadx *rd, tt_emit_cb cb, void *arg)
 				return TT_THREADX_MORE;
 			}
 		}
-		/* the anchor slot nxt-1 was rewritten, so at least a whole buffer was written after
-		 * it; events between it and the oldest slot we can trust were lost */
-		uint64_t lb = tt_tx_ring(rd, (int64_t)c0 - rd->nxt) + (uint64_t)cl;
+		/* the writer started rewriting the anchor slot A = nxt-1, so at least N-1 events
+		 * completed after it: m >= N-1 with m = (c0 - A - 1) mod N (+ whole buffers); we
+		 * publish N - cl of them */
+		uint64_t q = tt_tx_ring(rd, (int64_t)c0 - rd->nxt);
+		uint64_t lb = (q == n - 1 ? q : q + n) - n + cl;
 		tt_tx_slot_words(rd, tt_tx_ring(rd, first), w);
 		tt_tx_gap_count(rd, lb, w, rd->why == TT_TXY_LAP ? "lapped" : "overwritten during read");
 	}
@@ -503,38 +514,31 @@ static bool tt_tx_same_entry(const uint32_t a[8], const uint32_t b[8])
 	return a[0] == b[0] && a[2] == b[2] && a[3] == b[3] && a[4] == b[4] && a[6] == b[6];
 }
 
+/* The plan was [new slots][anchor][current]. The writer can only reach a new slot by first
+ * rewriting the anchor (the slot before them in ring order), so an anchor read last and found
+ * unchanged proves every new slot was read intact and that no lap happened since the last poll,
+ * however far the writer went. A changed anchor sends us to a full read (sync); current, read
+ * after it, tells a lap before this poll from a writer that overtook the copy. */
 static int tt_tx_ingest_poll_ent(struct tt_threadx *rd, tt_emit_cb cb, void *arg)
 {
 	const uint32_t n = rd->lay.nent, r = rd->r, s0 = rd->s0;
 	uint32_t c2, w[8];
 	if (tt_tx_cur_index(rd, rd->curbuf2, &c2) < 0)
 		return -EPROTO;
-	uint32_t d = tt_tx_ring(rd, (int64_t)c2 - rd->c_new);
-	uint64_t reach = (uint64_t)d + r + 1; /* slots the writer may have touched, counted from s0 */
-	uint32_t cl = reach > n ? (uint32_t)(reach - n < r ? reach - n : r) : 0;
-	if (cl == 0) {
-		tt_tx_slot_words(rd, s0, w);
-		if (!tt_tx_same_entry(w, rd->anchor)) {
-			if (rd->anchor[0] != 0 && w[0] == 0) {
-				tt_tx_emit_reset(rd, "tracing re-enabled (thread pointers cleared)", cb,
-						 arg);
-				rd->state = TT_TXS_HEADER;
-				return TT_THREADX_MORE;
-			}
-			rd->why = TT_TXY_LAP;
-			rd->anchor_ok = false;
-			rd->state = TT_TXS_SYNC;
+	tt_tx_slot_words(rd, s0, w);
+	if (!tt_tx_same_entry(w, rd->anchor)) {
+		if (rd->anchor[0] != 0 && w[0] == 0) {
+			tt_tx_emit_reset(rd, "tracing re-enabled (thread pointers cleared)", cb, arg);
+			rd->state = TT_TXS_HEADER;
 			return TT_THREADX_MORE;
 		}
-	}
-	if (cl == r) {
-		/* every slot read, the anchor included, may have been overwritten */
-		rd->why = TT_TXY_LOST;
+		uint32_t d = tt_tx_ring(rd, (int64_t)c2 - rd->c_new);
+		rd->why = (uint64_t)d + r + 1 > n ? TT_TXY_LOST : TT_TXY_LAP;
 		rd->anchor_ok = false;
 		rd->state = TT_TXS_SYNC;
 		return TT_THREADX_MORE;
 	}
-	uint32_t skip = cl ? cl : 1, first = tt_tx_ring(rd, (int64_t)s0 + skip), count = r - skip;
+	uint32_t first = tt_tx_ring(rd, (int64_t)s0 + 1), count = r - 1;
 	for (uint32_t i = 0; i < count; i++) {
 		tt_tx_slot_words(rd, tt_tx_ring(rd, (int64_t)first + i), w);
 		if (w[0] == 0) {
@@ -545,15 +549,8 @@ static int tt_tx_ingest_poll_ent(struct tt_threadx *rd, tt_emit_cb cb, void *arg
 		}
 	}
 	memset(&rd->pend, 0, sizeof(rd->pend));
-	if (cl > 0) {
-		tt_tx_slot_words(rd, first, w);
-		tt_tx_gap_count(rd, cl - 1, w, "overwritten during read");
-	}
-	/* slots already held once (offsets 1..held from s0) are published now */
-	uint32_t min_off = cl ? 1 : 0;
-	if (rd->held + 1 > skip && rd->held + 1 - skip > min_off)
-		min_off = rd->held + 1 - skip;
-	uint32_t emit = tt_tx_hold_from(rd, first, count, min_off);
+	/* slots already held once (the first `held` new ones) are published now */
+	uint32_t emit = tt_tx_hold_from(rd, first, count, rd->held < count ? rd->held : count);
 	rd->st.last_new = count > rd->held ? count - rd->held : 0;
 	rd->pend.first = first;
 	rd->pend.count = emit;
@@ -597,15 +594,20 @@ void tt_threadx_plan(struct tt_threadx *rd, struct tt_plan *plan)
 			tt_tx_add(plan, cur_addr, 4, rd->curbuf);
 		break;
 	case TT_TXS_POLL_ENT: {
-		/* from the anchor (nxt - 1) up to the slot before current: one or two ranges */
+		/* the new slots [nxt, current) (zero, one or two ranges), then the anchor nxt-1
+		 * (read last: see tt_tx_ingest_poll_ent), then current */
 		uint32_t k = tt_tx_ring(rd, (int64_t)rd->c_new - rd->nxt);
 		rd->s0 = tt_tx_ring(rd, (int64_t)rd->nxt - 1);
 		rd->r = k + 1;
-		uint32_t a = rd->r < l->nent - rd->s0 ? rd->r : l->nent - rd->s0;
+		uint32_t a = k < l->nent - rd->nxt ? k : l->nent - rd->nxt;
+		if (a > 0)
+			tt_tx_add(plan, l->ent_start + (uint64_t)rd->nxt * TT_THREADX_ENTRY_SIZE,
+				  a * TT_THREADX_ENTRY_SIZE,
+				  rd->entbuf + (size_t)rd->nxt * TT_THREADX_ENTRY_SIZE);
+		if (a < k)
+			tt_tx_add(plan, l->ent_start, (k - a) * TT_THREADX_ENTRY_SIZE, rd->entbuf);
 		tt_tx_add(plan, l->ent_start + (uint64_t)rd->s0 * TT_THREADX_ENTRY_SIZE,
-			  a * TT_THREADX_ENTRY_SIZE, rd->entbuf + (size_t)rd->s0 * TT_THREADX_ENTRY_SIZE);
-		if (a < rd->r)
-			tt_tx_add(plan, l->ent_start, (rd->r - a) * TT_THREADX_ENTRY_SIZE, rd->entbuf);
+			  TT_THREADX_ENTRY_SIZE, rd->entbuf + (size_t)rd->s0 * TT_THREADX_ENTRY_SIZE);
 		tt_tx_add(plan, cur_addr, 4, rd->curbuf2);
 		rd->st.rereads += (uint64_t)(rd->held < k ? rd->held : k) * TT_THREADX_ENTRY_SIZE;
 		break;

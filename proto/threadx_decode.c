@@ -250,6 +250,27 @@ int64_t tt_tx_counter_lost(const struct tt_threadx *rd, const uint32_t anchor[8]
 	return (int64_t)(d / t->step) - 1;
 }
 
+bool tt_tx_counter_consistent(const struct tt_threadx *rd, uint32_t first, uint32_t count)
+{
+	const struct tt_txtime *t = &rd->tm;
+	uint32_t w[8];
+	uint64_t prev = 0;
+	bool have = false;
+	if (!t->step_ok || t->step_n < 2 || t->step == 0 || t->dir == 0)
+		return true;
+	for (uint32_t i = 0; i < count; i++) {
+		tt_tx_slot_words(rd, (first + i) % rd->lay.nent, w);
+		if (w[0] == 0)
+			continue;
+		uint64_t v = tt_tx_raw(rd, w[3]);
+		if (have && tt_tx_delta(t, prev, v, t->dir) != t->step)
+			return false;
+		prev = v;
+		have = true;
+	}
+	return true;
+}
+
 void tt_tx_time_gap(struct tt_threadx *rd, uint64_t lost, bool exact)
 {
 	struct tt_txtime *t = &rd->tm;

@@ -124,8 +124,9 @@ struct tt_threadx {
 	bool anchor_ok;
 	uint32_t anchor[8];
 	uint32_t held;
+	unsigned sync_retries; /* consecutive syncs refused as inconsistent */
 	uint32_t c_new;        /* current index read at the start of this poll */
-	uint32_t s0, r;        /* slots read this poll: r slots from s0 */
+	uint32_t s0, r;        /* slots read this poll: the anchor s0 and r - 1 new ones after it */
 	unsigned poll_no;
 
 	struct tt_txpend pend;
@@ -152,6 +153,9 @@ void tt_tx_time_prescan(struct tt_threadx *rd, uint32_t first, uint32_t count);
  * constant-step counter; -1 when that cannot be known. */
 int64_t tt_tx_counter_lost(const struct tt_threadx *rd, const uint32_t anchor[8],
 			   const uint32_t w[8]);
+/* False when time stamps are a constant-step counter and slots [first, first+count) are not
+ * consecutive events: a read the writer lapped during the copy. */
+bool tt_tx_counter_consistent(const struct tt_threadx *rd, uint32_t first, uint32_t count);
 void tt_tx_time_gap(struct tt_threadx *rd, uint64_t exact_lost, bool exact);
 /* Decodes slot words w (slot index slot) into ev and advances the time state. */
 void tt_tx_decode(struct tt_threadx *rd, uint32_t slot, const uint32_t w[8], struct tt_event *ev);
