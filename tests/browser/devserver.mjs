@@ -6,7 +6,7 @@
 // exists to develop and unit-test the UI without the real chain; the required browser tests
 // (chain.test.mjs) run against the real tracetapd + OpenOCD + simulated target.
 //
-//   node devserver.mjs [--port 8765] [--rate 2000] [--targets 1] [--ticks] [--web DIR]
+//   node devserver.mjs [--port 8765] [--rate 2000] [--targets 1] [--ticks] [--web DIR] [--replay FILE.jsonl]
 //
 // Dev controls (HTTP POST): /dev/restart?down=MS (drop every client, restart seq numbering like
 // a restarted daemon), /dev/gap?lost=N (a lapped-buffer gap record), /dev/reset (a reset
@@ -33,6 +33,29 @@ const THREADS = [
 const OBJ = { queue: ['msg_queue', 0x20001100], sem: ['data_ready', 0x20001200], mutex: ['bus_lock', 0x20001300],
   pool: ['byte_pool', 0x20001400], flags: ['evt_flags', 0x20001500] };
 const hex = (n) => '0x' + (n >>> 0).toString(16).padStart(8, '0');
+
+/** Replays recorded records (JSONL from `tracetapd --stdout`) in a loop, time shifted so it
+ * reads as live. Only the events after initialization are looped. */
+class Replay {
+  constructor(name, file) {
+    this.name = name;
+    const all = fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)).filter((r) => r.type === 'event');
+    this.recs = all;
+    this.loopFrom = Math.max(0, all.findIndex((r) => r.ctx !== 'init'));
+    this.i = 0;
+    this.dt = 0; this.dns = 0;
+    const a = all[this.loopFrom], z = all[all.length - 1];
+    this.period = z.time - a.time + 100; this.periodNs = (z.ns ?? 0) - (a.ns ?? 0) + 1000;
+  }
+  burst() {
+    if (this.i >= this.recs.length) { this.i = this.loopFrom; this.dt += this.period; this.dns += this.periodNs; }
+    const r = { ...this.recs[this.i++], target: this.name };
+    r.time += this.dt;
+    if (r.ns != null) r.ns += this.dns;
+    return [r];
+  }
+  reset() {}
+}
 
 /** Synthetic ThreadX workload for one target. */
 class Workload {
@@ -100,10 +123,10 @@ class Workload {
   reset() { this.time = 500; }
 }
 
-export async function startDevServer({ port = 0, rate = 2000, targets = 1, ticks = false, web = path.join(here, '..', '..', 'web'), batchMs = 20, quiet = true } = {}) {
+export async function startDevServer({ port = 0, rate = 2000, targets = 1, ticks = false, replay = null, web = path.join(here, '..', '..', 'web'), batchMs = 20, quiet = true } = {}) {
   const state = { rate, seq: new Map(), hist: new Map(), counters: new Map(), clients: new Set(), down: false, epoch: 0 };
   const names = Array.from({ length: targets }, (_, i) => (i === 0 ? 'board1' : 'board' + (i + 1)));
-  const loads = new Map(names.map((n) => [n, new Workload(n, { ticks })]));
+  const loads = new Map(names.map((n) => [n, replay ? new Replay(n, replay) : new Workload(n, { ticks })]));
   const HIST = 100000;
   function resetSeq() {
     for (const n of names) { state.seq.set(n, 0); state.hist.set(n, []); state.counters.set(n, { events: 0, gaps: 0, lost: 0, resets: 0 }); }
@@ -256,6 +279,6 @@ export async function startDevServer({ port = 0, rate = 2000, targets = 1, ticks
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const a = process.argv.slice(2);
   const opt = (k, d) => { const i = a.indexOf('--' + k); return i >= 0 ? a[i + 1] : d; };
-  startDevServer({ port: +opt('port', 8765), rate: +opt('rate', 2000), targets: +opt('targets', 1), ticks: a.includes('--ticks'),
+  startDevServer({ port: +opt('port', 8765), rate: +opt('rate', 2000), targets: +opt('targets', 1), ticks: a.includes('--ticks'), replay: opt('replay', null),
     web: opt('web', path.join(here, '..', '..', 'web')), quiet: false });
 }
