@@ -198,6 +198,11 @@ const char *tt_hub_target(const struct tt_hub *h)
 	return h->target;
 }
 
+const struct tt_target_status *tt_hub_target_status(const struct tt_hub *h)
+{
+	return h->cfg.status ? h->cfg.status(h->cfg.status_arg) : NULL;
+}
+
 static struct slot *slot_of(const struct tt_hub *h, uint64_t seq)
 {
 	return &h->slots[seq % h->nslots];

@@ -110,6 +110,8 @@ void tt_hub_flush(struct tt_hub *h);
 void tt_hub_status_changed(struct tt_hub *h);
 
 const char *tt_hub_target(const struct tt_hub *h);
+/* The target status from cfg->status, or NULL. Borrowed. */
+const struct tt_target_status *tt_hub_target_status(const struct tt_hub *h);
 void tt_hub_get_stats(const struct tt_hub *h, struct tt_hub_stats *st);
 /* Writes the target summary object of /api/targets and `hello` (no trailing NUL needed:
  * returns the length, or -ENOSPC). */

@@ -1,0 +1,533 @@
+/* daemon/export.c: records (wire JSON) to jsonl, Perfetto/Chrome JSON, ftrace text and TraceX.
+ *
+ * Every record is parsed once with cJSON (exports are off the hot path) and handed to the
+ * format's writer. Perfetto and ftrace stream; trx keeps the raw words (32 bytes per event)
+ * and the names seen until tt_export_finish, because the header and the registry come first
+ * in the file. Formats are described in export.h.
+ */
+#include "export.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../proto/json.h"
+#include "tt_config.h"
+
+#define MAX_OBJS 1024
+#define TRX_BASE 0x10000000u
+#define TRX_NAME_SIZE 32u
+#define PF_HEAD "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n"
+
+struct obj {
+	uint32_t ptr;
+	uint8_t type;
+	char name[TRX_NAME_SIZE];
+};
+
+struct tt_export {
+	enum tt_export_format fmt;
+	tt_export_write_cb write;
+	void *arg;
+	int err;
+	uint64_t written, skipped;
+	bool first;               /* perfetto: no comma before the next event */
+	bool named_process;
+	/* thread names (perfetto/ftrace) and registry objects (trx) */
+	struct obj objs[MAX_OBJS];
+	size_t nobjs;
+	/* perfetto: the running thread and since when */
+	bool running_known;
+	uint32_t running;
+	double since_us, last_us;
+	uint64_t lost;
+	/* trx */
+	uint32_t *words;
+	size_t nent, capent;
+};
+
+int tt_export_format_parse(const char *name)
+{
+	static const char *const names[] = { "jsonl", "trx", "perfetto", "ftrace" };
+
+	for (int i = 0; i < 4; i++)
+		if (name && !strcmp(name, names[i]))
+			return i;
+	return -EINVAL;
+}
+
+const char *tt_export_format_name(enum tt_export_format fmt)
+{
+	static const char *const names[] = { "jsonl", "trx", "perfetto", "ftrace" };
+
+	return (unsigned)fmt < 4 ? names[fmt] : "?";
+}
+
+const char *tt_export_content_type(enum tt_export_format fmt)
+{
+	switch (fmt) {
+	case TT_EXPORT_JSONL: return "application/x-ndjson";
+	case TT_EXPORT_TRX: return "application/octet-stream";
+	case TT_EXPORT_PERFETTO: return "application/json";
+	default: return "text/plain";
+	}
+}
+
+int tt_export_new(enum tt_export_format fmt, tt_export_write_cb write, void *arg,
+		  struct tt_export **out)
+{
+	struct tt_export *e;
+
+	if ((unsigned)fmt > TT_EXPORT_FTRACE || !write)
+		return -EINVAL;
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	e->fmt = fmt;
+	e->write = write;
+	e->arg = arg;
+	e->first = true;
+	*out = e;
+	return 0;
+}
+
+void tt_export_free(struct tt_export *e)
+{
+	if (!e)
+		return;
+	free(e->words);
+	free(e);
+}
+
+uint64_t tt_export_written(const struct tt_export *e)
+{
+	return e->written;
+}
+
+uint64_t tt_export_skipped(const struct tt_export *e)
+{
+	return e->skipped;
+}
+
+static void put(struct tt_export *e, const void *buf, size_t len)
+{
+	if (!e->err && len)
+		e->err = e->write(e->arg, buf, len);
+}
+
+static void putf(struct tt_export *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void putf(struct tt_export *e, const char *fmt, ...)
+{
+	char tmp[4096];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		put(e, tmp, (size_t)n < sizeof(tmp) ? (size_t)n : sizeof(tmp) - 1);
+}
+
+/* A JSON string literal of s (quotes included) into buf. */
+static const char *jstr(char *buf, size_t cap, const char *s)
+{
+	int n = tt_json_string(buf, cap - 1, s ? s : "", 200);
+
+	if (n < 0)
+		n = snprintf(buf, cap, "\"\"");
+	buf[n] = 0;
+	return buf;
+}
+
+/* ---- field access ---- */
+
+static const char *str(const cJSON *o, const char *k)
+{
+	const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, k);
+
+	return cJSON_IsString(it) ? it->valuestring : NULL;
+}
+
+static double num(const cJSON *o, const char *k, double def)
+{
+	const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, k);
+
+	return cJSON_IsNumber(it) ? it->valuedouble : def;
+}
+
+static uint32_t hexnum(const cJSON *o, const char *k)
+{
+	const char *s = str(o, k);
+
+	return s ? (uint32_t)strtoul(s, NULL, 16) : 0;
+}
+
+/* Up to 8 raw words; returns how many. */
+static int raw_words(const cJSON *rec, uint32_t w[8])
+{
+	const cJSON *raw = cJSON_GetObjectItemCaseSensitive(rec, "raw"), *it;
+	int n = 0;
+
+	cJSON_ArrayForEach(it, raw) {
+		if (n == 8 || !cJSON_IsNumber(it))
+			return -1;
+		w[n++] = (uint32_t)it->valuedouble;
+	}
+	return n;
+}
+
+static struct obj *obj_find(struct tt_export *e, uint32_t ptr)
+{
+	for (size_t i = 0; i < e->nobjs; i++)
+		if (e->objs[i].ptr == ptr)
+			return &e->objs[i];
+	return NULL;
+}
+
+static void obj_add(struct tt_export *e, uint32_t ptr, uint8_t type, const char *name)
+{
+	struct obj *o;
+
+	if (!ptr || !name || !*name || ptr == 0xFFFFFFFFu || ptr == 0xF0F0F0F0u)
+		return;
+	o = obj_find(e, ptr);
+	if (!o) {
+		if (e->nobjs == MAX_OBJS)
+			return;
+		o = &e->objs[e->nobjs++];
+		o->ptr = ptr;
+	}
+	o->type = type;
+	snprintf(o->name, sizeof(o->name), "%s", name);
+}
+
+/* Registry object type (threadx-trace.md) of an object argument, by its name. */
+static uint8_t obj_type(const char *arg, uint32_t id)
+{
+	if (strstr(arg, "thread"))
+		return 1;
+	if (!strcmp(arg, "timer"))
+		return 2;
+	if (!strcmp(arg, "queue"))
+		return 3;
+	if (!strcmp(arg, "semaphore"))
+		return 4;
+	if (!strcmp(arg, "mutex"))
+		return 5;
+	if (!strcmp(arg, "group"))
+		return 6;
+	if (!strcmp(arg, "pool"))
+		return id >= 20 && id < 30 ? 8 : 7;
+	return 2;
+}
+
+/* Learns names: the running/interrupted thread, and object arguments whose raw word is a
+ * pointer (large, not TX_WAIT_FOREVER) and whose value was rendered as a name. */
+static void learn(struct tt_export *e, const cJSON *rec, const uint32_t w[8], int nw)
+{
+	const cJSON *args = cJSON_GetObjectItemCaseSensitive(rec, "args"), *a;
+	int i = 0;
+
+	obj_add(e, hexnum(rec, "thread"), 1, str(rec, "thread_name"));
+	obj_add(e, hexnum(rec, "interrupted"), 1, str(rec, "interrupted_name"));
+	if (nw < 8)
+		return;
+	cJSON_ArrayForEach(a, args) {
+		if (i >= 4)
+			break;
+		uint32_t v = w[4 + i++];
+		if (cJSON_IsString(a) && strncmp(a->valuestring, "0x", 2) && v >= 0x1000 &&
+		    v != 0xFFFFFFFFu)
+			obj_add(e, v, obj_type(a->string, (uint32_t)num(rec, "id", 0)),
+				a->valuestring);
+	}
+}
+
+/* ---- perfetto ---- */
+
+static double time_us(const cJSON *rec)
+{
+	double ns = num(rec, "ns", -1);
+
+	return ns >= 0 ? ns / 1000.0 : num(rec, "time", 0); /* ticks shown as us */
+}
+
+static void pf_event(struct tt_export *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void pf_event(struct tt_export *e, const char *fmt, ...)
+{
+	char tmp[4096];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	va_end(ap);
+	if (n <= 0 || (size_t)n >= sizeof(tmp))
+		return;
+	if (!e->first)
+		put(e, ",\n", 2);
+	e->first = false;
+	put(e, tmp, (size_t)n);
+}
+
+static void pf_thread_name(struct tt_export *e, uint32_t tid, const char *name)
+{
+	char b[512];
+
+	pf_event(e, "{\"ph\":\"M\",\"pid\":1,\"tid\":%" PRIu32 ",\"name\":\"thread_name\","
+		    "\"args\":{\"name\":%s}}", tid, jstr(b, sizeof(b), name));
+}
+
+static void pf_close_slice(struct tt_export *e, double now)
+{
+	struct obj *o;
+
+	if (!e->running_known || !e->running)
+		return;
+	o = obj_find(e, e->running);
+	char b[512], hex[16];
+	snprintf(hex, sizeof(hex), "0x%08" PRIx32, e->running);
+	pf_event(e, "{\"ph\":\"X\",\"pid\":1,\"tid\":%" PRIu32 ",\"ts\":%.3f,\"dur\":%.3f,"
+		    "\"name\":%s,\"cat\":\"running\"}", e->running, e->since_us,
+		 now - e->since_us, jstr(b, sizeof(b), o ? o->name : hex));
+}
+
+static void pf_record(struct tt_export *e, const cJSON *rec, const char *type)
+{
+	double ts = strcmp(type, "event") ? e->last_us : time_us(rec);
+	char b1[512], b2[512];
+
+	if (!e->named_process) {
+		e->named_process = true;
+		pf_event(e, "{\"ph\":\"M\",\"pid\":1,\"name\":\"process_name\",\"args\":{\"name\":%s}}",
+			 jstr(b1, sizeof(b1), str(rec, "target") ? str(rec, "target") : "target"));
+		pf_event(e, "{\"ph\":\"M\",\"pid\":1,\"tid\":0,\"name\":\"thread_name\","
+			    "\"args\":{\"name\":\"ISR\"}}");
+	}
+	if (!strcmp(type, "gap")) {
+		e->lost += (uint64_t)num(rec, "lost", 0);
+		pf_event(e, "{\"ph\":\"i\",\"s\":\"g\",\"pid\":1,\"tid\":0,\"ts\":%.3f,"
+			    "\"name\":\"gap\",\"args\":{\"lost\":%.0f,\"reason\":%s,\"seq\":%.0f}}",
+			 ts, num(rec, "lost", 0), jstr(b1, sizeof(b1), str(rec, "reason")),
+			 num(rec, "seq", 0));
+		pf_event(e, "{\"ph\":\"C\",\"pid\":1,\"ts\":%.3f,\"name\":\"events lost\","
+			    "\"args\":{\"lost\":%" PRIu64 "}}", ts, e->lost);
+		return;
+	}
+	if (!strcmp(type, "reset")) {
+		pf_close_slice(e, ts);
+		e->running_known = false;
+		pf_event(e, "{\"ph\":\"i\",\"s\":\"g\",\"pid\":1,\"tid\":0,\"ts\":%.3f,"
+			    "\"name\":\"reset\",\"args\":{\"reason\":%s}}", ts,
+			 jstr(b1, sizeof(b1), str(rec, "reason")));
+		return;
+	}
+	uint32_t w[8] = { 0 };
+	int nw = raw_words(rec, w);
+	size_t before = e->nobjs;
+	learn(e, rec, w, nw);
+	for (size_t i = before; i < e->nobjs; i++)
+		if (e->objs[i].type == 1)
+			pf_thread_name(e, e->objs[i].ptr, e->objs[i].name);
+	const char *ctx = str(rec, "ctx");
+	uint32_t tid = ctx && !strcmp(ctx, "thread") ? hexnum(rec, "thread") : 0;
+	uint32_t id = (uint32_t)num(rec, "id", 0);
+	e->last_us = ts;
+	if (!e->running_known && tid) {
+		e->running_known = true;
+		e->running = tid;
+		e->since_us = ts;
+	}
+	char *args = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(rec, "args"));
+	pf_event(e, "{\"ph\":\"i\",\"s\":\"t\",\"pid\":1,\"tid\":%" PRIu32 ",\"ts\":%.3f,"
+		    "\"name\":%s,\"cat\":\"rtos\",\"args\":{\"seq\":%.0f,\"id\":%" PRIu32
+		    ",\"args\":%s}}", tid, ts, jstr(b2, sizeof(b2), str(rec, "name")),
+		 num(rec, "seq", 0), id, args ? args : "{}");
+	cJSON_free(args);
+	if ((id == 1 || id == 2) && nw == 8 && (!e->running_known || w[7] != e->running)) {
+		/* context switch: next_thread is info 4 */
+		pf_close_slice(e, ts);
+		e->running_known = true;
+		e->running = w[7];
+		e->since_us = ts;
+	}
+}
+
+/* ---- ftrace ---- */
+
+static void ft_record(struct tt_export *e, const cJSON *rec, const char *type)
+{
+	double ns = num(rec, "ns", -1);
+	double secs = ns >= 0 ? ns / 1e9 : num(rec, "time", 0) / 1e6;
+	char task[80], line[2048];
+	size_t n;
+
+	if (!e->written)
+		putf(e, "# tracer: nop\n#\n# tracetap export (times: ns when the tick rate is "
+			"known, else ticks as microseconds)\n#\n#           TASK-PID     CPU#  "
+			"TIMESTAMP  FUNCTION\n#              | |         |       |         |\n");
+	if (strcmp(type, "event")) {
+		putf(e, "%16s-%-7d [000] %12.6f: tracetap_%s: seq=%.0f lost=%.0f reason=\"%s\"\n",
+		     "<tracetap>", 0, secs, type, num(rec, "seq", 0), num(rec, "lost", 0),
+		     str(rec, "reason") ? str(rec, "reason") : "");
+		return;
+	}
+	const char *ctx = str(rec, "ctx");
+	if (ctx && !strcmp(ctx, "thread"))
+		snprintf(task, sizeof(task), "%.40s-%s",
+			 str(rec, "thread_name") ? str(rec, "thread_name") : "thread",
+			 str(rec, "thread") ? str(rec, "thread") : "0");
+	else
+		snprintf(task, sizeof(task), "<%s>-0", ctx ? ctx : "unknown");
+	n = (size_t)snprintf(line, sizeof(line), "%24s [%03.0f] %12.6f: %s:", task,
+			     num(rec, "core", 0), secs, str(rec, "name") ? str(rec, "name") : "?");
+	const cJSON *a;
+	cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(rec, "args")) {
+		if (n >= sizeof(line) - 100)
+			break;
+		if (cJSON_IsString(a))
+			n += (size_t)snprintf(line + n, sizeof(line) - n, " %s=%.60s", a->string,
+					      a->valuestring);
+		else
+			n += (size_t)snprintf(line + n, sizeof(line) - n, " %s=%.0f", a->string,
+					      a->valuedouble);
+	}
+	line[n++] = '\n';
+	put(e, line, n);
+}
+
+/* ---- trx ---- */
+
+static int trx_record(struct tt_export *e, const cJSON *rec, const char *type)
+{
+	uint32_t w[8];
+
+	if (strcmp(type, "event") || raw_words(rec, w) != 8 || w[0] == 0)
+		return -EINVAL;
+	learn(e, rec, w, 8);
+	if (e->nent == e->capent) {
+		size_t ncap = e->capent ? e->capent * 2 : 1024;
+		uint32_t *n = realloc(e->words, ncap * 32);
+		if (!n)
+			return -ENOMEM;
+		e->words = n;
+		e->capent = ncap;
+	}
+	memcpy(e->words + e->nent * 8, w, 32);
+	e->nent++;
+	return 0;
+}
+
+static void le32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16);
+	p[3] = (uint8_t)(v >> 24);
+}
+
+static int trx_finish(struct tt_export *e)
+{
+	size_t nreg = e->nobjs ? e->nobjs : 1, regsz = 16 + TRX_NAME_SIZE;
+	size_t nent = e->nent ? e->nent : 1;
+	size_t len = 48 + nreg * regsz + nent * 32;
+	uint8_t *img = calloc(1, len);
+	uint32_t reg = TRX_BASE + 48, ent = reg + (uint32_t)(nreg * regsz);
+
+	if (!img)
+		return -ENOMEM;
+	le32(img + 0, 0x54585442u);
+	le32(img + 4, 0xFFFFFFFFu);
+	le32(img + 8, TRX_BASE);
+	le32(img + 12, reg);
+	img[18] = (uint8_t)TRX_NAME_SIZE;
+	le32(img + 20, ent);
+	le32(img + 24, ent);
+	le32(img + 28, ent + (uint32_t)(nent * 32));
+	le32(img + 32, ent); /* current = the oldest entry (entries are in order) */
+	le32(img + 36, 0xAAAAAAAAu);
+	le32(img + 40, 0xBBBBBBBBu);
+	le32(img + 44, 0xCCCCCCCCu);
+	for (size_t i = 0; i < e->nobjs; i++) {
+		uint8_t *r = img + 48 + i * regsz;
+		r[0] = 0; /* in use */
+		r[1] = e->objs[i].type;
+		le32(r + 4, e->objs[i].ptr);
+		memcpy(r + 16, e->objs[i].name, strnlen(e->objs[i].name, TRX_NAME_SIZE - 1));
+	}
+	if (!e->nobjs)
+		img[48] = 1; /* one free slot */
+	for (size_t i = 0; i < e->nent * 8; i++)
+		le32(img + (ent - TRX_BASE) + i * 4, e->words[i]);
+	put(e, img, len);
+	free(img);
+	return e->err;
+}
+
+/* ---- driver ---- */
+
+int tt_export_record(struct tt_export *e, const char *json, size_t len)
+{
+	cJSON *rec;
+	const char *type;
+	int rc = 0;
+
+	if (e->err)
+		return e->err;
+	if (e->fmt == TT_EXPORT_JSONL) { /* the wire bytes, unchanged */
+		put(e, json, len);
+		put(e, "\n", 1);
+		e->written++;
+		return e->err;
+	}
+	rec = cJSON_ParseWithLength(json, len);
+	type = rec ? str(rec, "type") : NULL;
+	if (!type || (strcmp(type, "event") && strcmp(type, "gap") && strcmp(type, "reset"))) {
+		cJSON_Delete(rec);
+		e->skipped++;
+		return -EINVAL;
+	}
+	switch (e->fmt) {
+	case TT_EXPORT_PERFETTO:
+		if (e->first && !e->written)
+			put(e, PF_HEAD, sizeof(PF_HEAD) - 1);
+		pf_record(e, rec, type);
+		break;
+	case TT_EXPORT_FTRACE:
+		ft_record(e, rec, type);
+		break;
+	default:
+		rc = trx_record(e, rec, type);
+		break;
+	}
+	cJSON_Delete(rec);
+	if (rc == -EINVAL)
+		e->skipped++;
+	else if (!rc)
+		e->written++;
+	return rc ? rc : e->err;
+}
+
+int tt_export_finish(struct tt_export *e)
+{
+	switch (e->fmt) {
+	case TT_EXPORT_PERFETTO:
+		if (!e->written)
+			put(e, PF_HEAD, sizeof(PF_HEAD) - 1);
+		pf_close_slice(e, e->last_us);
+		putf(e, "\n],\"metadata\":{\"exporter\":\"tracetap %s\",\"records\":%" PRIu64
+			",\"skipped\":%" PRIu64 "}}\n", TT_VERSION, e->written, e->skipped);
+		break;
+	case TT_EXPORT_TRX:
+		return trx_finish(e);
+	default:
+		break;
+	}
+	return e->err;
+}

@@ -1,0 +1,60 @@
+/* daemon/export.h: a stream of records (their JSON objects, as on the wire) to a file format.
+ *
+ * Used by the daemon's /api/export (from a hub's history) and by `tracetap record` (from the
+ * WebSocket stream), so both produce the same bytes. Formats:
+ *  - jsonl:    one record per line, exactly the wire JSON.
+ *  - perfetto: Chrome trace event JSON ({"traceEvents":[...],"displayTimeUnit":"ns",
+ *              "metadata":{...}}), loadable by ui.perfetto.dev and chrome://tracing:
+ *              one process per target (pid 1); one thread track per RTOS thread (tid = thread
+ *              pointer, named by thread_name) built from THREAD_RESUME/THREAD_SUSPEND context
+ *              switches (args.next_thread): a complete ("X") slice per running interval;
+ *              every event is also an instant ("i") event on the running thread's track (ISR
+ *              events on an "ISR" track, tid 0); gap and reset records are global instant
+ *              events; counters ("C"): "events lost" (cumulative). Time: ns when present,
+ *              else ticks (1 tick = 1 us).
+ *  - ftrace:   text in the `trace` file style of Linux ftrace:
+ *              "  producer-0x20000500 [000] 123.456789: THREAD_RESUME: thread=consumer ..."
+ *  - trx:      a TraceX file rebuilt from the raw words: a ThreadX control header, a registry
+ *              with every thread/object name seen (thread_name, interrupted_name and object
+ *              arguments), and one 32-byte entry per event (raw words, little-endian), oldest
+ *              first with the current pointer at the oldest entry. Gap/reset records and events
+ *              without 8 raw words are not representable and skipped (counted).
+ */
+#ifndef TT_EXPORT_H
+#define TT_EXPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum tt_export_format {
+	TT_EXPORT_JSONL = 0,
+	TT_EXPORT_TRX,
+	TT_EXPORT_PERFETTO,
+	TT_EXPORT_FTRACE,
+};
+
+/* "jsonl", "trx", "perfetto", "ftrace" -> format; -EINVAL when unknown. */
+int tt_export_format_parse(const char *name);
+const char *tt_export_format_name(enum tt_export_format fmt);
+/* HTTP Content-Type of a format. */
+const char *tt_export_content_type(enum tt_export_format fmt);
+
+/* Output sink: returns 0 or -errno (which aborts the export). buf borrowed for the call. */
+typedef int (*tt_export_write_cb)(void *arg, const void *buf, size_t len);
+
+struct tt_export;
+
+/* Returns 0, -EINVAL or -ENOMEM. Free with tt_export_free. */
+int tt_export_new(enum tt_export_format fmt, tt_export_write_cb write, void *arg,
+		  struct tt_export **out);
+/* Adds one record (a JSON object as in PROTOCOL.md; json borrowed). Returns 0, -EINVAL (not a
+ * record: skipped, counted), or the sink's error. */
+int tt_export_record(struct tt_export *e, const char *json, size_t len);
+/* Writes what is buffered and the trailer (trx: the whole file). Returns 0 or -errno. */
+int tt_export_finish(struct tt_export *e);
+/* Records written / skipped (not representable in the format, or not records). */
+uint64_t tt_export_written(const struct tt_export *e);
+uint64_t tt_export_skipped(const struct tt_export *e);
+void tt_export_free(struct tt_export *e);
+
+#endif

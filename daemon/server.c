@@ -1,0 +1,792 @@
+/* daemon/server.c: libwebsockets joined to the daemon's libuv loop; the WebSocket protocol.
+ *
+ * Owns the lws context, the hubs, and every connection's state (struct conn, lws per-session
+ * data). One callback serves both protocols ("http" = protocol 0, and "tracetap.v1"), so a
+ * WebSocket client without a subprotocol is served too. Records reach a connection only through
+ * its hub clients' queues (shared refcounted frames); lws_write happens only in
+ * SERVER_WRITEABLE, never from a uv callback. HTTP endpoints are in server_http.c.
+ *
+ * Shutdown follows shared/reference/libwebsockets-on-libuv.md: polite 1001 closes from a uv
+ * callback, a grace period, lws_context_destroy phase 1, let the loop end, phase 2 in
+ * tt_server_free.
+ */
+#include "server_int.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../proto/json.h"
+#include "tt_config.h"
+
+#define PROTOCOL_NAME "tracetap.v1"
+
+void tt_server_logf(struct tt_server *s, int level, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	if (!s->cfg.log)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	s->cfg.log(level, msg, s->cfg.log_arg);
+}
+
+void tt_server_config_init(struct tt_server_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->listen = "127.0.0.1";
+	cfg->port = 7733;
+	cfg->web_dir = TT_WEBDIR;
+	cfg->max_message = 65536;
+	cfg->idle_timeout_s = 60;
+}
+
+/* ---- access checks ---- */
+
+static bool secret_eq(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	unsigned char d = la != lb;
+
+	for (size_t i = 0; i < lb; i++)
+		d |= (unsigned char)(a[la ? i % la : 0] ^ b[i]);
+	return d == 0 && la == lb;
+}
+
+static bool origin_ok(struct tt_server *s, const char *origin, const char *host)
+{
+	const char *hostpart = strstr(origin, "://");
+
+	if (hostpart && host && !strcmp(hostpart + 3, host))
+		return true; /* same host */
+	for (size_t i = 0; i < s->cfg.norigins; i++)
+		if (!strcmp(s->origins[i], "*") || !strcmp(s->origins[i], origin))
+			return true;
+	return false;
+}
+
+int tt_server_check_access(struct tt_server *s, struct lws *wsi, char *why, size_t whylen)
+{
+	char buf[512], host[256];
+
+	if (lws_hdr_copy(wsi, buf, sizeof(buf), WSI_TOKEN_ORIGIN) > 0) {
+		if (lws_hdr_copy(wsi, host, sizeof(host), WSI_TOKEN_HOST) <= 0)
+			host[0] = 0;
+		if (!origin_ok(s, buf, host)) {
+			snprintf(why, whylen,
+				 "Origin %.200s is not allowed (allowed: the same host, or the "
+				 "configuration's origins list)", buf);
+			return HTTP_STATUS_FORBIDDEN;
+		}
+	}
+	if (!s->token)
+		return 0;
+	if (lws_hdr_copy(wsi, buf, sizeof(buf), WSI_TOKEN_HTTP_AUTHORIZATION) > 0 &&
+	    !strncmp(buf, "Bearer ", 7) && secret_eq(buf + 7, s->token))
+		return 0;
+	/* 4.1 returns a pointer into buf just after "token=" */
+	const char *q = lws_get_urlarg_by_name(wsi, "token=", buf, sizeof(buf));
+	if (q && secret_eq(q, s->token))
+		return 0;
+	snprintf(why, whylen, "a valid token is required (Authorization: Bearer TOKEN, or "
+			      "?token=TOKEN)");
+	return HTTP_STATUS_UNAUTHORIZED;
+}
+
+/* ---- sending ---- */
+
+static void ctl_push(struct conn *c, struct tt_frame *f)
+{
+	if (!f)
+		return;
+	if (c->nctl == TT_MAX_CTL) { /* a client flooding us with pings: drop its oldest reply */
+		tt_frame_unref(c->ctl[0]);
+		memmove(c->ctl, c->ctl + 1, (TT_MAX_CTL - 1) * sizeof(c->ctl[0]));
+		c->nctl--;
+	}
+	c->ctl[c->nctl++] = f;
+	lws_callback_on_writable(c->wsi);
+}
+
+static void send_error(struct conn *c, const char *code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void send_error(struct conn *c, const char *code, const char *fmt, ...)
+{
+	char msg[300], esc[sizeof(msg) * 6 + 3];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	n = tt_json_string(esc, sizeof(esc), msg, sizeof(msg));
+	c->srv->bad_messages++;
+	ctl_push(c, tt_frame_printf(TT_FRAME_OTHER,
+				    "{\"type\":\"error\",\"code\":\"%s\",\"message\":%.*s}", code,
+				    n < 0 ? 2 : n, n < 0 ? "\"\"" : esc));
+}
+
+static void send_hello(struct conn *c)
+{
+	struct tt_server *s = c->srv;
+	size_t cap = 256 + s->nhubs * 4096;
+	struct tt_frame *f = tt_frame_new(cap);
+	int n;
+
+	if (!f)
+		return;
+	f->kind = TT_FRAME_OTHER;
+	n = snprintf(f->data, cap, "{\"type\":\"hello\",\"protocol\":1,\"daemon\":\"%s\","
+			      "\"max_message\":%zu,\"targets\":[", TT_VERSION, s->cfg.max_message);
+	for (size_t i = 0; i < s->nhubs; i++) {
+		if (i)
+			f->data[n++] = ',';
+		int k = tt_hub_summary_json(s->hubs[i], f->data + n, cap - (size_t)n - 3);
+		if (k > 0)
+			n += k;
+	}
+	memcpy(f->data + n, "]}", 2);
+	f->len = (size_t)n + 2;
+	ctl_push(c, f);
+}
+
+static void wake(struct tt_hub_client *hc, void *arg)
+{
+	(void)hc;
+	lws_callback_on_writable(((struct conn *)arg)->wsi);
+}
+
+/* The next frame to write, and where it came from (sub index, or -1 for ctl). */
+static struct tt_frame *next_frame(struct conn *c, int *from)
+{
+	struct tt_server *s = c->srv;
+
+	if (c->nctl) {
+		*from = -1;
+		return c->ctl[0];
+	}
+	for (size_t k = 0; k < s->nhubs; k++) {
+		size_t i = (c->rr + k) % s->nhubs;
+		struct tt_frame *f;
+		if (c->subs[i] && (f = tt_hub_client_peek(c->subs[i]))) {
+			c->rr = (unsigned)(i + 1);
+			*from = (int)i;
+			return f;
+		}
+	}
+	return NULL;
+}
+
+static void pop_frame(struct conn *c, int from)
+{
+	if (from < 0) {
+		tt_frame_unref(c->ctl[0]);
+		memmove(c->ctl, c->ctl + 1, (c->nctl - 1) * sizeof(c->ctl[0]));
+		c->nctl--;
+	} else {
+		tt_hub_client_pop(c->subs[from]);
+	}
+}
+
+static int on_writeable(struct conn *c, struct lws *wsi)
+{
+	struct tt_frame *f;
+	int from;
+
+	while (!lws_send_pipe_choked(wsi) && (f = next_frame(c, &from))) {
+		int n = lws_write(wsi, (unsigned char *)f->data, f->len, LWS_WRITE_TEXT);
+		pop_frame(c, from);
+		if (n < 0)
+			return -1;
+		c->progress_ms = uv_now(c->srv->loop);
+	}
+	if (next_frame(c, &from))
+		lws_callback_on_writable(wsi);
+	return 0;
+}
+
+/* ---- receiving ---- */
+
+static int get_strs(cJSON *arr, const char **out, size_t max, size_t *n)
+{
+	cJSON *it;
+
+	*n = 0;
+	if (!arr)
+		return 0;
+	if (!cJSON_IsArray(arr))
+		return -1;
+	cJSON_ArrayForEach(it, arr) {
+		if (!cJSON_IsString(it) || *n == max)
+			return -1;
+		out[(*n)++] = it->valuestring;
+	}
+	return 0;
+}
+
+static int parse_filter(cJSON *jf, struct tt_hub_filter *f, uint32_t *ids, const char **names,
+			const char **threads)
+{
+	cJSON *it, *text;
+
+	memset(f, 0, sizeof(*f));
+	if (!jf)
+		return 0;
+	if (!cJSON_IsObject(jf))
+		return -1;
+	it = cJSON_GetObjectItem(jf, "ids");
+	if (it) {
+		cJSON *x;
+		if (!cJSON_IsArray(it))
+			return -1;
+		cJSON_ArrayForEach(x, it) {
+			if (!cJSON_IsNumber(x) || x->valuedouble < 0 || f->nids == 64)
+				return -1;
+			ids[f->nids++] = (uint32_t)x->valuedouble;
+		}
+		f->ids = ids;
+	}
+	if (get_strs(cJSON_GetObjectItem(jf, "names"), names, 64, &f->nnames) < 0 ||
+	    get_strs(cJSON_GetObjectItem(jf, "threads"), threads, 64, &f->nthreads) < 0)
+		return -1;
+	f->names = names;
+	f->threads = threads;
+	text = cJSON_GetObjectItem(jf, "text");
+	if (text && !cJSON_IsString(text))
+		return -1;
+	f->text = text ? text->valuestring : NULL;
+	return 0;
+}
+
+static int hub_index(struct tt_server *s, const char *name)
+{
+	for (size_t i = 0; i < s->nhubs; i++)
+		if (!strcmp(tt_hub_target(s->hubs[i]), name))
+			return (int)i;
+	return -1;
+}
+
+static bool ensure_sub(struct conn *c, size_t i)
+{
+	if (!c->subs[i] && tt_hub_client_new(c->srv->hubs[i], wake, c, &c->subs[i]) < 0) {
+		send_error(c, "bad_request", "out of memory");
+		return false;
+	}
+	return true;
+}
+
+static void on_subscribe(struct conn *c, cJSON *m)
+{
+	struct tt_server *s = c->srv;
+	cJSON *targets = cJSON_GetObjectItem(m, "targets"), *since = cJSON_GetObjectItem(m, "since");
+	cJSON *hist = cJSON_GetObjectItem(m, "history"), *it;
+	bool want[TT_MAX_TARGETS] = { false };
+	struct tt_hub_filter f;
+	uint32_t ids[64];
+	const char *names[64], *threads[64];
+
+	if (parse_filter(cJSON_GetObjectItem(m, "filter"), &f, ids, names, threads) < 0) {
+		send_error(c, "bad_request", "subscribe: filter must be {\"ids\":[numbers], "
+			   "\"names\":[strings], \"threads\":[strings], \"text\":string} (<= 64 each)");
+		return;
+	}
+	if ((since && !cJSON_IsObject(since)) || (hist && !cJSON_IsNumber(hist))) {
+		send_error(c, "bad_request", "subscribe: since must be an object, history a number");
+		return;
+	}
+	if (cJSON_IsString(targets) && !strcmp(targets->valuestring, "*")) {
+		for (size_t i = 0; i < s->nhubs; i++)
+			want[i] = true;
+	} else if (cJSON_IsArray(targets)) {
+		cJSON_ArrayForEach(it, targets) {
+			int i = cJSON_IsString(it) ? hub_index(s, it->valuestring) : -1;
+			if (i < 0)
+				send_error(c, "unknown_target", "no target named %.64s",
+					   cJSON_IsString(it) ? it->valuestring : "(not a string)");
+			else
+				want[i] = true;
+		}
+	} else {
+		send_error(c, "bad_request", "subscribe: targets must be an array of names or \"*\"");
+		return;
+	}
+	for (size_t i = 0; i < s->nhubs; i++) {
+		if (!want[i]) {
+			tt_hub_client_free(c->subs[i]);
+			c->subs[i] = NULL;
+			continue;
+		}
+		if (!ensure_sub(c, i))
+			return;
+		if (tt_hub_client_set_filter(c->subs[i], &f) < 0)
+			send_error(c, "bad_request", "subscribe: filter rejected");
+		cJSON *last = since ? cJSON_GetObjectItem(since, tt_hub_target(s->hubs[i])) : NULL;
+		if (cJSON_IsNumber(last) && last->valuedouble >= 0)
+			tt_hub_client_start(c->subs[i], TT_HUB_RESUME, (uint64_t)last->valuedouble);
+		else if (hist && hist->valuedouble > 0)
+			tt_hub_client_start(c->subs[i], TT_HUB_NEWEST, (uint64_t)hist->valuedouble);
+		else
+			tt_hub_client_start(c->subs[i], TT_HUB_LIVE, 0);
+	}
+}
+
+static void on_message(struct conn *c, const char *buf, size_t len)
+{
+	struct tt_server *s = c->srv;
+	cJSON *m = cJSON_ParseWithLength(buf, len), *type, *it;
+	int i;
+
+	if (!m || !cJSON_IsObject(m)) {
+		send_error(c, "bad_request", "not a JSON object");
+		goto out;
+	}
+	type = cJSON_GetObjectItem(m, "type");
+	if (!cJSON_IsString(type)) {
+		send_error(c, "bad_request", "missing \"type\"");
+		goto out;
+	}
+	if (!strcmp(type->valuestring, "subscribe")) {
+		on_subscribe(c, m);
+	} else if (!strcmp(type->valuestring, "resume")) {
+		cJSON *t = cJSON_GetObjectItem(m, "target"), *last = cJSON_GetObjectItem(m, "last");
+		if (!cJSON_IsString(t) || !cJSON_IsNumber(last) || last->valuedouble < 0) {
+			send_error(c, "bad_request", "resume needs \"target\" and \"last\"");
+		} else if ((i = hub_index(s, t->valuestring)) < 0) {
+			send_error(c, "unknown_target", "no target named %.64s", t->valuestring);
+		} else if (ensure_sub(c, (size_t)i)) {
+			tt_hub_client_start(c->subs[i], TT_HUB_RESUME, (uint64_t)last->valuedouble);
+		}
+	} else if (!strcmp(type->valuestring, "pause") ||
+		   !strcmp(type->valuestring, "resume-live")) {
+		bool pause = type->valuestring[0] == 'p';
+		it = cJSON_GetObjectItem(m, "target");
+		for (size_t k = 0; k < s->nhubs; k++) {
+			if (!c->subs[k] || (cJSON_IsString(it) &&
+					    strcmp(it->valuestring, tt_hub_target(s->hubs[k]))))
+				continue;
+			if (pause)
+				tt_hub_client_pause(c->subs[k]);
+			else
+				tt_hub_client_resume_live(c->subs[k]);
+		}
+	} else if (!strcmp(type->valuestring, "ping")) {
+		it = cJSON_GetObjectItem(m, "id");
+		char *id = it ? cJSON_PrintUnformatted(it) : NULL;
+		ctl_push(c, tt_frame_printf(TT_FRAME_OTHER, "{\"type\":\"pong\",\"id\":%s}",
+					    id ? id : "null"));
+		cJSON_free(id);
+	} else {
+		send_error(c, "unsupported", "unknown message type \"%.40s\"", type->valuestring);
+	}
+out:
+	cJSON_Delete(m);
+}
+
+/* Reassembles fragments; returns -1 to close (message over the limit: 1009). */
+static int on_receive(struct conn *c, struct lws *wsi, const void *in, size_t len)
+{
+	struct tt_server *s = c->srv;
+
+	if (c->rxlen + len > s->cfg.max_message) {
+		static const char reason[] = "message too large";
+		tt_server_logf(s, 5, "client sent a message over %zu bytes: closing (1009)",
+			       s->cfg.max_message);
+		s->bad_messages++;
+		lws_close_reason(wsi, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE,
+				 (unsigned char *)reason, sizeof(reason) - 1);
+		return -1;
+	}
+	if (c->rxlen + len > c->rxcap) {
+		size_t ncap = c->rxlen + len + 1024;
+		char *n = realloc(c->rx, ncap);
+		if (!n)
+			return -1;
+		c->rx = n;
+		c->rxcap = ncap;
+	}
+	memcpy(c->rx + c->rxlen, in, len);
+	c->rxlen += len;
+	if (!lws_is_final_fragment(wsi) || lws_remaining_packet_payload(wsi))
+		return 0;
+	on_message(c, c->rx, c->rxlen);
+	c->rxlen = 0;
+	return 0;
+}
+
+static void conn_closed(struct conn *c)
+{
+	struct tt_server *s = c->srv;
+
+	if (!c->ws)
+		return;
+	for (size_t i = 0; i < TT_MAX_TARGETS; i++)
+		tt_hub_client_free(c->subs[i]);
+	for (size_t i = 0; i < c->nctl; i++)
+		tt_frame_unref(c->ctl[i]);
+	free(c->rx);
+	if (c->prev)
+		c->prev->next = c->next;
+	else
+		s->conns = c->next;
+	if (c->next)
+		c->next->prev = c->prev;
+	s->nconns--;
+	c->ws = false;
+}
+
+static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
+		    size_t len)
+{
+	struct conn *c = user;
+	struct tt_server *s = lws_context_user(lws_get_context(wsi));
+	char why[300];
+	int st;
+
+	switch (reason) {
+	case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
+		if (s->stopping)
+			return -1;
+		st = tt_server_check_access(s, wsi, why, sizeof(why));
+		if (st) {
+			char peer[64];
+			lws_get_peer_simple(wsi, peer, sizeof(peer));
+			tt_server_logf(s, 5, "refused WebSocket from %s: %s", peer, why);
+			s->rejected++;
+			lws_return_http_status(wsi, (unsigned)st, why);
+			return -1;
+		}
+		return 0;
+	case LWS_CALLBACK_ESTABLISHED:
+		c->srv = s;
+		c->wsi = wsi;
+		c->ws = true;
+		c->progress_ms = uv_now(s->loop);
+		c->next = s->conns;
+		if (s->conns)
+			s->conns->prev = c;
+		s->conns = c;
+		s->nconns++;
+		send_hello(c);
+		return 0;
+	case LWS_CALLBACK_RECEIVE:
+		return on_receive(c, wsi, in, len);
+	case LWS_CALLBACK_SERVER_WRITEABLE:
+		return c->ws ? on_writeable(c, wsi) : 0;
+	case LWS_CALLBACK_CLOSED:
+		conn_closed(c);
+		return 0;
+	case LWS_CALLBACK_HTTP:
+		c->srv = s;
+		return tt_server_http(c, wsi);
+	case LWS_CALLBACK_HTTP_WRITEABLE:
+		if (c && c->body)
+			return tt_server_http_writeable(c, wsi);
+		break;
+	case LWS_CALLBACK_CLOSED_HTTP:
+		if (c) {
+			tt_frame_unref(c->body);
+			c->body = NULL;
+		}
+		break;
+	default:
+		break;
+	}
+	return lws_callback_http_dummy(wsi, reason, user, in, len);
+}
+
+/* ---- loop glue ---- */
+
+static void on_flush(uv_idle_t *h)
+{
+	struct tt_server *s = h->data;
+
+	for (size_t i = 0; i < s->nhubs; i++)
+		tt_hub_flush(s->hubs[i]);
+	uv_idle_stop(h);
+}
+
+static void need_flush(void *arg)
+{
+	struct tt_server *s = arg;
+
+	if (!s->stopping)
+		uv_idle_start(&s->flush, on_flush);
+}
+
+static bool has_pending(struct conn *c)
+{
+	size_t frames;
+
+	if (c->nctl)
+		return true;
+	for (size_t i = 0; i < c->srv->nhubs; i++) {
+		if (!c->subs[i])
+			continue;
+		tt_hub_client_queued(c->subs[i], &frames, NULL);
+		if (frames)
+			return true;
+	}
+	return false;
+}
+
+/* Idle policy: a client with data waiting that took nothing for idle_timeout_s is closed. */
+static void on_tick(uv_timer_t *t)
+{
+	struct tt_server *s = t->data;
+	uint64_t now = uv_now(s->loop);
+
+	for (struct conn *c = s->conns; c; c = c->next) {
+		if (!has_pending(c)) {
+			c->progress_ms = now;
+		} else if (now - c->progress_ms > s->cfg.idle_timeout_s * 1000ull) {
+			static const char reason[] = "not reading";
+			tt_server_logf(s, 5, "client read nothing for %u s: closing (1008)",
+				       s->cfg.idle_timeout_s);
+			c->progress_ms = now;
+			lws_close_reason(c->wsi, LWS_CLOSE_STATUS_POLICY_VIOLATION,
+					 (unsigned char *)reason, sizeof(reason) - 1);
+			lws_set_timeout(c->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
+		}
+	}
+}
+
+static void lws_log(int level, const char *line)
+{
+	(void)level;
+	fprintf(stderr, "lws: %s", line);
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s && *s ? strdup(s) : NULL;
+}
+
+static void free_strings(struct tt_server *s)
+{
+	for (size_t i = 0; i < s->cfg.norigins; i++)
+		free(s->origins ? s->origins[i] : NULL);
+	free(s->origins);
+	free(s->listen);
+	free(s->token);
+	free(s->web_dir);
+	free(s->tls_cert);
+	free(s->tls_key);
+}
+
+static const struct lws_protocol_vhost_options mimes[] = {
+	{ &mimes[1], NULL, ".mjs", "text/javascript" },
+	{ &mimes[2], NULL, ".wasm", "application/wasm" },
+	{ &mimes[3], NULL, ".map", "application/json" },
+	{ &mimes[4], NULL, ".json", "application/json" },
+	{ &mimes[5], NULL, ".svg", "image/svg+xml" },
+	{ NULL, NULL, ".woff2", "font/woff2" },
+};
+
+static const lws_retry_bo_t retry = {
+	.secs_since_valid_ping = 30,
+	.secs_since_valid_hangup = 70,
+};
+
+int tt_server_start(uv_loop_t *loop, const struct tt_server_config *cfg,
+		    struct tt_server **out, char *err, size_t errlen)
+{
+	struct lws_context_creation_info info;
+	struct tt_server *s = calloc(1, sizeof(*s));
+	void *loops[1] = { loop };
+	int rc = -ENOMEM;
+
+	if (!s) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	s->loop = loop;
+	s->cfg = *cfg;
+	s->listen = strdup(cfg->listen ? cfg->listen : "127.0.0.1");
+	s->token = dup_or_null(cfg->token);
+	s->web_dir = strdup(cfg->web_dir ? cfg->web_dir : TT_WEBDIR);
+	s->tls_cert = dup_or_null(cfg->tls_cert);
+	s->tls_key = dup_or_null(cfg->tls_key);
+	s->origins = calloc(cfg->norigins + 1, sizeof(char *));
+	if (!s->listen || !s->web_dir || !s->origins)
+		goto fail_strings;
+	for (size_t i = 0; i < cfg->norigins; i++)
+		if (!(s->origins[i] = strdup(cfg->origins[i])))
+			goto fail_strings;
+	if (!s->cfg.max_message)
+		s->cfg.max_message = 65536;
+	if (!s->cfg.idle_timeout_s)
+		s->cfg.idle_timeout_s = 60;
+	if (!s->tls_cert != !s->tls_key) {
+		snprintf(err, errlen, "TLS needs both a certificate and a key (got only the %s)",
+			 s->tls_cert ? "certificate" : "key");
+		rc = -EINVAL;
+		goto fail_strings;
+	}
+
+	s->protocols[0] = (struct lws_protocols){ "http", callback, sizeof(struct conn), 4096,
+						   0, NULL, 0 };
+	s->protocols[1] = (struct lws_protocols){ PROTOCOL_NAME, callback, sizeof(struct conn),
+						   4096, 0, NULL, 0 };
+	s->mounts[0] = (struct lws_http_mount){ .mount_next = &s->mounts[1], .mountpoint = "/api",
+		.protocol = "http", .origin_protocol = LWSMPRO_CALLBACK, .mountpoint_len = 4 };
+	s->mounts[1] = (struct lws_http_mount){ .mount_next = &s->mounts[2],
+		.mountpoint = "/metrics", .protocol = "http", .origin_protocol = LWSMPRO_CALLBACK,
+		.mountpoint_len = 8 };
+	s->mounts[2] = (struct lws_http_mount){ .mount_next = &s->mounts[3],
+		.mountpoint = "/healthz", .protocol = "http", .origin_protocol = LWSMPRO_CALLBACK,
+		.mountpoint_len = 8 };
+	s->mounts[3] = (struct lws_http_mount){ .mountpoint = "/", .origin = s->web_dir,
+		.def = "index.html", .extra_mimetypes = mimes, .origin_protocol = LWSMPRO_FILE,
+		.mountpoint_len = 1 };
+
+	lws_set_log_level(LLL_ERR, lws_log);
+	memset(&info, 0, sizeof(info));
+	info.options = LWS_SERVER_OPTION_LIBUV | LWS_SERVER_OPTION_DISABLE_IPV6 |
+		       LWS_SERVER_OPTION_VALIDATE_UTF8;
+	if (s->tls_cert) {
+		info.options |= LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT;
+		info.ssl_cert_filepath = s->tls_cert;
+		info.ssl_private_key_filepath = s->tls_key;
+	}
+	info.foreign_loops = loops;
+	info.pcontext = &s->ctx;
+	info.iface = s->listen;
+	info.port = cfg->port;
+	info.protocols = s->protocols;
+	info.mounts = &s->mounts[0];
+	info.retry_and_idle_policy = &retry;
+	info.user = s;
+	info.vhost_name = "default";
+	s->ctx = lws_create_context(&info);
+	if (!s->ctx) {
+		snprintf(err, errlen,
+			 "cannot serve on %s:%d (address in use or not local, bad TLS files, or the "
+			 "libwebsockets libuv plugin (package libwebsockets-evlib-uv) is missing)",
+			 s->listen, cfg->port);
+		rc = -EADDRINUSE;
+		goto fail_strings;
+	}
+	s->vh = lws_get_vhost_by_name(s->ctx, "default");
+	s->port = s->vh ? lws_get_vhost_listen_port(s->vh) : cfg->port;
+	uv_idle_init(loop, &s->flush);
+	s->flush.data = s;
+	uv_timer_init(loop, &s->timer);
+	s->timer.data = s;
+	uv_timer_start(&s->timer, on_tick, 1000, 1000);
+	s->open_handles = 2;
+	*out = s;
+	return 0;
+
+fail_strings:
+	if (rc == -ENOMEM)
+		snprintf(err, errlen, "out of memory");
+	free_strings(s);
+	free(s);
+	return rc;
+}
+
+int tt_server_port(const struct tt_server *s)
+{
+	return s->port;
+}
+
+size_t tt_server_clients(const struct tt_server *s)
+{
+	return s->nconns;
+}
+
+int tt_server_add_hub(struct tt_server *s, const struct tt_hub_config *hc, struct tt_hub **out)
+{
+	struct tt_hub_config c = *hc;
+	const struct tt_hub_config *d = &s->cfg.hub;
+	int rc;
+
+	if (tt_server_hub(s, hc->target))
+		return -EEXIST;
+	if (s->nhubs == TT_MAX_TARGETS)
+		return -ENOSPC;
+#define DEF(f) if (!c.f) c.f = d->f
+	DEF(history);
+	DEF(history_bytes);
+	DEF(batch_records);
+	DEF(batch_bytes);
+	DEF(client_frames);
+	DEF(client_bytes);
+#undef DEF
+	c.need_flush = need_flush;
+	c.need_flush_arg = s;
+	rc = tt_hub_new(&c, &s->hubs[s->nhubs]);
+	if (rc < 0)
+		return rc;
+	*out = s->hubs[s->nhubs++];
+	return 0;
+}
+
+struct tt_hub *tt_server_hub(const struct tt_server *s, const char *target)
+{
+	for (size_t i = 0; i < s->nhubs; i++)
+		if (!strcmp(tt_hub_target(s->hubs[i]), target))
+			return s->hubs[i];
+	return NULL;
+}
+
+/* ---- shutdown ---- */
+
+static void on_handle_closed(uv_handle_t *h)
+{
+	struct tt_server *s = h->data;
+
+	if (--s->open_handles == 0 && s->stop_cb)
+		s->stop_cb(s, s->stop_arg);
+}
+
+static void on_grace(uv_timer_t *t)
+{
+	struct tt_server *s = t->data;
+
+	if (s->conns && uv_now(s->loop) < s->stop_deadline)
+		return;
+	uv_timer_stop(t);
+	lws_context_destroy(s->ctx); /* phase 1: lws closes its uv handles */
+	uv_close((uv_handle_t *)&s->flush, on_handle_closed);
+	uv_close((uv_handle_t *)&s->timer, on_handle_closed);
+}
+
+void tt_server_stop(struct tt_server *s, tt_server_stop_cb cb, void *arg)
+{
+	static const char reason[] = "daemon shutting down";
+
+	if (s->stopping)
+		return;
+	s->stopping = true;
+	s->stop_cb = cb;
+	s->stop_arg = arg;
+	uv_idle_stop(&s->flush);
+	for (struct conn *c = s->conns; c;) {
+		struct conn *next = c->next; /* the kill below may free c */
+		lws_close_reason(c->wsi, LWS_CLOSE_STATUS_GOINGAWAY, (unsigned char *)reason,
+				 sizeof(reason) - 1);
+		lws_set_timeout(c->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_SYNC);
+		c = next;
+	}
+	s->stop_deadline = uv_now(s->loop) + 1000;
+	uv_timer_start(&s->timer, on_grace, 0, 10);
+}
+
+void tt_server_free(struct tt_server *s)
+{
+	if (!s)
+		return;
+	if (s->ctx)
+		lws_context_destroy(s->ctx); /* phase 2: frees the context, NULLs s->ctx */
+	for (size_t i = 0; i < s->nhubs; i++)
+		tt_hub_free(s->hubs[i]);
+	free_strings(s);
+	free(s);
+}

@@ -1,0 +1,93 @@
+/* daemon/server.h: the WebSocket/HTTP server (libwebsockets on the daemon's libuv loop).
+ *
+ * One port serves the dashboard (static files), the WebSocket stream (proto/PROTOCOL.md),
+ * /api/targets, /api/export, /metrics and /healthz. The server owns one tt_hub per target;
+ * records reach clients only through the hubs.
+ *
+ * Lifetime (the order libwebsockets 4.1 on a foreign libuv loop needs; see
+ * shared/reference/libwebsockets-on-libuv.md):
+ *
+ *     uv_loop_init(&loop);
+ *     tt_server_config_init(&sc); sc.port = ...;
+ *     tt_server_start(&loop, &sc, &srv, err, sizeof(err));   // listening on return
+ *     hub = tt_server_add_target(srv, target);                // or tt_server_add_hub
+ *     ... target record callback: tt_hub_publish(hub, rec);
+ *     ... target status callback: tt_hub_status_changed(hub);
+ *     // shutdown, from a uv callback (signal handler), never from an lws callback:
+ *     //   stop the targets first (no tt_hub_publish after tt_server_stop), then
+ *     tt_server_stop(srv, stopped_cb, arg);  // clients get close 1001; cb when lws let go
+ *     uv_run(&loop, UV_RUN_DEFAULT) returns by itself (never uv_stop);
+ *     tt_server_free(srv);                   // second lws_context_destroy, hubs freed
+ *     uv_run(&loop, UV_RUN_DEFAULT);         // lets the last handles close
+ *     uv_loop_close(&loop);                  // 0
+ *
+ * Every function runs on the loop thread.
+ */
+#ifndef TT_SERVER_H
+#define TT_SERVER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <uv.h>
+
+#include "hub.h"
+
+struct tt_target;
+
+struct tt_server_config {
+	const char *listen;          /* address; default "127.0.0.1" (IPv4 only, so loopback
+					means loopback) */
+	int port;                    /* default 7733; 0 = ephemeral (tt_server_port) */
+	const char *token;           /* NULL/"": no token; else required on /ws, /api, /metrics */
+	const char *const *origins;  /* browser Origins allowed besides the same host; borrowed
+					(copied) */
+	size_t norigins;
+	const char *web_dir;         /* static files; default TT_WEBDIR */
+	const char *tls_cert;        /* PEM paths: TLS when both are set */
+	const char *tls_key;
+	size_t max_message;          /* largest client message, bytes; default 65536 */
+	unsigned idle_timeout_s;     /* a client that reads nothing this long is closed (1008);
+					default 60 */
+	struct tt_hub_config hub;    /* defaults for each target's hub (history, queues) */
+	/* Optional log sink (level: 3 err .. 7 debug); msg borrowed for the call. */
+	void (*log)(int level, const char *msg, void *arg);
+	void *log_arg;
+};
+
+struct tt_server;
+
+/* Fills cfg with the defaults above. */
+void tt_server_config_init(struct tt_server_config *cfg);
+
+/* Creates the lws context on loop and starts listening. Strings in cfg are copied.
+ * Returns 0, or -errno with a message in err ("cannot listen on 127.0.0.1:7733: ...", "TLS
+ * certificate ...", "libwebsockets libuv plugin missing ..."). */
+int tt_server_start(uv_loop_t *loop, const struct tt_server_config *cfg,
+		    struct tt_server **out, char *err, size_t errlen);
+/* The port actually listened on (useful with port 0). */
+int tt_server_port(const struct tt_server *s);
+
+/* Adds a target's hub. The server calls tt_target_status(t) for status messages, /api/targets
+ * and /metrics: t must outlive the server or be removed... it is never removed: stop targets
+ * only after tt_server_stop. Returns the hub (owned by the server) or NULL (-ENOMEM, or a
+ * target of that name exists). Defined in server_target.c (links daemon/target.c). */
+struct tt_hub *tt_server_add_target(struct tt_server *s, struct tt_target *t);
+/* Same without a tt_target (tests, replay): hc as for tt_hub_new, with the server's queue and
+ * history defaults filled in where hc leaves 0. Returns 0, -EEXIST, -ENOSPC (too many
+ * targets) or -ENOMEM. */
+int tt_server_add_hub(struct tt_server *s, const struct tt_hub_config *hc, struct tt_hub **out);
+struct tt_hub *tt_server_hub(const struct tt_server *s, const char *target);
+
+/* Connected WebSocket clients. */
+size_t tt_server_clients(const struct tt_server *s);
+
+typedef void (*tt_server_stop_cb)(struct tt_server *s, void *arg);
+/* Starts the shutdown: every client gets close code 1001, then (when all are gone, at most
+ * about 1 s later) the lws context is destroyed (phase 1) and the server's handles closed; cb
+ * (may be NULL) runs after that, from the loop. The loop then ends by itself. */
+void tt_server_stop(struct tt_server *s, tt_server_stop_cb cb, void *arg);
+/* After uv_run returned: frees the lws context (phase 2), the hubs and the server. */
+void tt_server_free(struct tt_server *s);
+
+#endif

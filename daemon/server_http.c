@@ -1,0 +1,262 @@
+/* daemon/server_http.c: the HTTP endpoints beside the WebSocket stream.
+ *
+ * /healthz, /metrics (Prometheus text), /api/targets, /api/export. A response body is built
+ * whole into a frame (a history export is bounded by the history size), sent with a
+ * Content-Length, in 32 KiB pieces from HTTP_WRITEABLE.
+ */
+#include "server_int.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "export.h"
+#include "target.h"
+
+#define CHUNK 32768
+
+struct body {
+	struct tt_frame *f;
+	int err;
+};
+
+static int body_put(void *arg, const void *buf, size_t len)
+{
+	struct body *b = arg;
+
+	if (b->err)
+		return b->err;
+	if (b->f->len + len > b->f->cap) {
+		size_t ncap = (b->f->cap + len) * 2;
+		struct tt_frame *n = realloc(b->f, sizeof(*n) + TT_FRAME_PRE + ncap + 1);
+		if (!n)
+			return b->err = -ENOMEM;
+		n->data = n->mem + TT_FRAME_PRE;
+		n->cap = ncap;
+		b->f = n;
+	}
+	memcpy(b->f->data + b->f->len, buf, len);
+	b->f->len += len;
+	return 0;
+}
+
+static void body_printf(struct body *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void body_printf(struct body *b, const char *fmt, ...)
+{
+	char tmp[1024];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		body_put(b, tmp, (size_t)n < sizeof(tmp) ? (size_t)n : sizeof(tmp) - 1);
+}
+
+static int respond(struct conn *c, struct lws *wsi, unsigned status, const char *type,
+		   struct body *b)
+{
+	unsigned char hdr[LWS_PRE + 1024], *start = hdr + LWS_PRE, *p = start,
+		      *end = hdr + sizeof(hdr) - 1;
+
+	if (b->err) {
+		tt_frame_unref(b->f);
+		lws_return_http_status(wsi, HTTP_STATUS_INTERNAL_SERVER_ERROR, "out of memory");
+		return lws_http_transaction_completed(wsi) ? -1 : 0;
+	}
+	if (lws_add_http_common_headers(wsi, status, type, b->f->len, &p, end) ||
+	    lws_add_http_header_by_name(wsi, (const unsigned char *)"cache-control:",
+					(const unsigned char *)"no-store", 8, &p, end) ||
+	    lws_finalize_write_http_header(wsi, start, &p, end)) {
+		tt_frame_unref(b->f);
+		return -1;
+	}
+	tt_frame_unref(c->body);
+	c->body = b->f;
+	c->body_off = 0;
+	lws_callback_on_writable(wsi);
+	return 0;
+}
+
+int tt_server_http_writeable(struct conn *c, struct lws *wsi)
+{
+	unsigned char buf[LWS_PRE + CHUNK];
+	size_t n = c->body->len - c->body_off;
+	int final = n <= CHUNK;
+
+	if (!final)
+		n = CHUNK;
+	memcpy(buf + LWS_PRE, c->body->data + c->body_off, n);
+	if (lws_write(wsi, buf + LWS_PRE, n, final ? LWS_WRITE_HTTP_FINAL : LWS_WRITE_HTTP) !=
+	    (int)n)
+		return -1;
+	c->body_off += n;
+	if (!final) {
+		lws_callback_on_writable(wsi);
+		return 0;
+	}
+	tt_frame_unref(c->body);
+	c->body = NULL;
+	return lws_http_transaction_completed(wsi) ? -1 : 0;
+}
+
+static int fail(struct lws *wsi, unsigned status, const char *msg)
+{
+	lws_return_http_status(wsi, status, msg);
+	return lws_http_transaction_completed(wsi) ? -1 : 0;
+}
+
+static void metrics(struct tt_server *s, struct body *b)
+{
+	static const struct {
+		const char *name, *help, *type;
+	} m[] = {
+		{ "tracetap_events_total", "Events decoded from the target", "counter" },
+		{ "tracetap_gaps_total", "Gap records (loss reported by the reader)", "counter" },
+		{ "tracetap_lost_events_total", "Events lost (sum of gap counts)", "counter" },
+		{ "tracetap_resets_total", "Target trace resets", "counter" },
+		{ "tracetap_probe_bytes_total", "Bytes read through the probe", "counter" },
+		{ "tracetap_poll_seconds", "Duration of the last poll cycle", "gauge" },
+		{ "tracetap_poll_interval_seconds", "Current poll interval", "gauge" },
+		{ "tracetap_records_total", "Records published to clients (last seq)", "counter" },
+		{ "tracetap_history_records", "Records held for resume/export", "gauge" },
+		{ "tracetap_slow_client_skipped_total", "Records skipped for slow clients",
+		  "counter" },
+		{ "tracetap_target_clients", "Clients subscribed to the target", "gauge" },
+	};
+	static const struct tt_target_status none;
+
+	for (size_t k = 0; k < sizeof(m) / sizeof(m[0]); k++) {
+		body_printf(b, "# HELP %s %s\n# TYPE %s %s\n", m[k].name, m[k].help, m[k].name,
+			    m[k].type);
+		for (size_t i = 0; i < s->nhubs; i++) {
+			const struct tt_target_status *st = tt_hub_target_status(s->hubs[i]);
+			struct tt_hub_stats hs;
+			double v;
+			if (!st)
+				st = &none;
+			tt_hub_get_stats(s->hubs[i], &hs);
+			switch (k) {
+			case 0: v = (double)st->events; break;
+			case 1: v = (double)st->gaps; break;
+			case 2: v = (double)st->lost; break;
+			case 3: v = (double)st->resets; break;
+			case 4: v = (double)st->bytes_read; break;
+			case 5: v = st->poll_ms_last / 1000.0; break;
+			case 6: v = st->interval_ms / 1000.0; break;
+			case 7: v = (double)hs.last_seq; break;
+			case 8: v = (double)hs.history_records; break;
+			case 9: v = (double)hs.slow_lost; break;
+			default: v = (double)hs.clients; break;
+			}
+			body_printf(b, "%s{target=\"%s\"} %.17g\n", m[k].name,
+				    tt_hub_target(s->hubs[i]), v);
+		}
+	}
+	body_printf(b, "# HELP tracetap_clients Connected WebSocket clients\n"
+		       "# TYPE tracetap_clients gauge\ntracetap_clients %zu\n", s->nconns);
+	body_printf(b, "# HELP tracetap_rejected_total Connections refused (token, Origin)\n"
+		       "# TYPE tracetap_rejected_total counter\ntracetap_rejected_total %" PRIu64
+		       "\n", s->rejected);
+	body_printf(b, "# HELP tracetap_bad_messages_total Client messages answered with an "
+		       "error\n# TYPE tracetap_bad_messages_total counter\n"
+		       "tracetap_bad_messages_total %" PRIu64 "\n", s->bad_messages);
+}
+
+static int export_rec(void *arg, uint64_t seq, const char *json, size_t len)
+{
+	(void)seq;
+	int rc = tt_export_record(arg, json, len);
+	return rc == -EINVAL ? 0 : rc;
+}
+
+static int fail_body(struct lws *wsi, struct body *b, unsigned status, const char *msg)
+{
+	tt_frame_unref(b->f);
+	return fail(wsi, status, msg);
+}
+
+static int export(struct conn *c, struct lws *wsi, struct body *b)
+{
+	char tbuf[160], fbuf[48];
+	const char *target, *format;
+	struct tt_hub *h;
+	struct tt_export *e;
+	int fmt, rc;
+
+	/* lws 4.1 returns a pointer into the buffer just after "name=" */
+	target = lws_get_urlarg_by_name(wsi, "target=", tbuf, sizeof(tbuf));
+	if (!target) {
+		if (c->srv->nhubs != 1)
+			return fail_body(wsi, b, HTTP_STATUS_BAD_REQUEST, "target=NAME is required");
+		target = tt_hub_target(c->srv->hubs[0]);
+	}
+	format = lws_get_urlarg_by_name(wsi, "format=", fbuf, sizeof(fbuf));
+	if (!format)
+		format = "jsonl";
+	if (!(h = tt_server_hub(c->srv, target)))
+		return fail_body(wsi, b, HTTP_STATUS_NOT_FOUND, "no such target");
+	if ((fmt = tt_export_format_parse(format)) < 0)
+		return fail_body(wsi, b, HTTP_STATUS_BAD_REQUEST,
+			    "format must be jsonl, trx, perfetto or ftrace");
+	tt_hub_flush(h);
+	if (tt_export_new((enum tt_export_format)fmt, body_put, b, &e) < 0)
+		return fail_body(wsi, b, HTTP_STATUS_INTERNAL_SERVER_ERROR, "out of memory");
+	rc = tt_hub_history_foreach(h, export_rec, e);
+	if (!rc)
+		rc = tt_export_finish(e);
+	tt_export_free(e);
+	if (rc < 0)
+		b->err = rc;
+	return respond(c, wsi, HTTP_STATUS_OK, tt_export_content_type((enum tt_export_format)fmt),
+		       b);
+}
+
+int tt_server_http(struct conn *c, struct lws *wsi)
+{
+	struct tt_server *s = c->srv;
+	char uri[256], why[300];
+	struct body b = { tt_frame_new(4096), 0 };
+	int st;
+
+	if (!b.f)
+		return fail(wsi, HTTP_STATUS_INTERNAL_SERVER_ERROR, "out of memory");
+	if (lws_hdr_copy(wsi, uri, sizeof(uri), WSI_TOKEN_GET_URI) <= 0) {
+		tt_frame_unref(b.f);
+		return fail(wsi, HTTP_STATUS_METHOD_NOT_ALLOWED, "only GET is supported");
+	}
+	if (!strcmp(uri, "/healthz")) {
+		body_printf(&b, "ok\n");
+		return respond(c, wsi, HTTP_STATUS_OK, "text/plain", &b);
+	}
+	if ((st = tt_server_check_access(s, wsi, why, sizeof(why)))) {
+		s->rejected++;
+		tt_frame_unref(b.f);
+		return fail(wsi, (unsigned)st, why);
+	}
+	if (!strcmp(uri, "/metrics")) {
+		metrics(s, &b);
+		return respond(c, wsi, HTTP_STATUS_OK, "text/plain; version=0.0.4", &b);
+	}
+	if (!strcmp(uri, "/api/targets")) {
+		body_put(&b, "[", 1);
+		for (size_t i = 0; i < s->nhubs; i++) {
+			char tmp[4096];
+			int n = tt_hub_summary_json(s->hubs[i], tmp, sizeof(tmp));
+			if (i)
+				body_put(&b, ",", 1);
+			if (n > 0)
+				body_put(&b, tmp, (size_t)n);
+		}
+		body_put(&b, "]\n", 2);
+		return respond(c, wsi, HTTP_STATUS_OK, "application/json", &b);
+	}
+	if (!strcmp(uri, "/api/export"))
+		return export(c, wsi, &b);
+	tt_frame_unref(b.f);
+	return fail(wsi, HTTP_STATUS_NOT_FOUND, "not found");
+}

@@ -1,0 +1,69 @@
+/* daemon/server_int.h: what server.c and server_http.c share (not a public header). */
+#ifndef TT_SERVER_INT_H
+#define TT_SERVER_INT_H
+
+#include <uv.h>
+#include <libwebsockets.h>
+
+#include "server.h"
+
+#define TT_MAX_TARGETS 64
+#define TT_MAX_CTL 16
+
+_Static_assert(LWS_PRE <= TT_FRAME_PRE, "frames need LWS_PRE bytes of headroom");
+
+/* Per-session data (allocated and zeroed by lws, for WebSocket and HTTP connections). */
+struct conn {
+	struct tt_server *srv;
+	struct lws *wsi;
+	struct conn *prev, *next;  /* WebSocket connections only */
+	bool ws;
+	struct tt_hub_client *subs[TT_MAX_TARGETS]; /* by hub index */
+	struct tt_frame *ctl[TT_MAX_CTL];           /* hello, error, pong: sent first */
+	size_t nctl;
+	unsigned rr;                                /* round robin over subs */
+	char *rx;                                   /* message being reassembled */
+	size_t rxlen, rxcap;
+	uint64_t progress_ms;                       /* last write, or last time nothing waited */
+	/* HTTP response being written */
+	struct tt_frame *body;
+	size_t body_off;
+};
+
+struct tt_server {
+	uv_loop_t *loop;
+	struct lws_context *ctx;
+	struct lws_vhost *vh;
+	struct tt_server_config cfg;
+	char *listen, *token, *web_dir, *tls_cert, *tls_key;
+	char **origins;
+	struct lws_http_mount mounts[4];
+	struct lws_protocols protocols[3];
+	struct tt_hub *hubs[TT_MAX_TARGETS];
+	struct tt_target *targets[TT_MAX_TARGETS]; /* NULL for tt_server_add_hub */
+	size_t nhubs;
+	struct conn *conns;
+	size_t nconns;
+	uv_idle_t flush;        /* flushes hubs once per loop iteration while records wait */
+	uv_timer_t timer;       /* idle policy; shutdown grace */
+	int port;
+	bool stopping;
+	uint64_t stop_deadline;
+	unsigned open_handles;
+	tt_server_stop_cb stop_cb;
+	void *stop_arg;
+	uint64_t rejected, bad_messages; /* counters for /metrics */
+};
+
+void tt_server_logf(struct tt_server *s, int level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* LWS_CALLBACK_HTTP for /api, /metrics, /healthz; returns what the lws callback returns. */
+int tt_server_http(struct conn *c, struct lws *wsi);
+int tt_server_http_writeable(struct conn *c, struct lws *wsi);
+/* Authorization (Bearer header or ?token=) and Origin checks. 0 = fine, else an HTTP status
+ * with a reason in why. */
+int tt_server_check_access(struct tt_server *s, struct lws *wsi, char *why, size_t whylen);
+
+
+
+#endif

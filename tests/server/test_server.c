@@ -1,0 +1,585 @@
+/* tests/server/test_server.c: the real server (libwebsockets on libuv, 127.0.0.1, ephemeral
+ * port) against raw WebSocket clients (daemon/wsclient.c) in a second thread.
+ *
+ * The loop thread owns the server and publishes synthetic records when the client thread asks
+ * (uv_async + a mutex/condvar handshake). Checked: token and Origin refusals with reasons, 100
+ * concurrent clients receiving every record exactly once, a client that stops reading not
+ * delaying the others (their latency is printed) and getting a "slow client" gap with the
+ * exact range, malformed/unknown/oversized messages, HTTP endpoints, and close code 1001 plus a
+ * clean teardown (uv_loop_close == 0) at shutdown.
+ */
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "server.h"
+#include "synth.h"
+#include "wsclient.h"
+
+#define TOKEN "s3cret-token"
+
+enum cmd { CMD_NONE, CMD_PUBLISH, CMD_STOP };
+
+static struct {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	enum cmd cmd;
+	unsigned count, per_tick;
+	bool busy;
+	uv_async_t async;
+	uv_timer_t pub_timer;
+	struct tt_server *srv;
+	struct tt_hub *hub;
+	struct synth src;
+	int port;
+	int failed;
+	bool stopped_cb;
+} g = { .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER };
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* ---- loop thread ---- */
+
+static void done_cmd(void)
+{
+	pthread_mutex_lock(&g.mu);
+	g.busy = false;
+	g.cmd = CMD_NONE;
+	pthread_cond_broadcast(&g.cv);
+	pthread_mutex_unlock(&g.mu);
+}
+
+static void on_pub_tick(uv_timer_t *t)
+{
+	unsigned n = g.per_tick < g.count ? g.per_tick : g.count;
+
+	for (unsigned i = 0; i < n; i++) {
+		struct tt_record *r = (struct tt_record *)synth_next(&g.src);
+		if (r->kind == TT_REC_EVENT) {
+			r->u.ev.has_ns = true;
+			r->u.ev.ns = mono_ns(); /* clients measure latency from this */
+		}
+		CHECK(tt_hub_publish(g.hub, r) != 0);
+	}
+	g.count -= n;
+	if (!g.count) {
+		uv_timer_stop(t);
+		done_cmd();
+	}
+}
+
+static void on_stopped(struct tt_server *s, void *arg)
+{
+	(void)s;
+	(void)arg;
+	g.stopped_cb = true;
+}
+
+static void on_async(uv_async_t *a)
+{
+	pthread_mutex_lock(&g.mu);
+	enum cmd c = g.cmd;
+	pthread_mutex_unlock(&g.mu);
+	if (c == CMD_PUBLISH) {
+		uv_timer_start(&g.pub_timer, on_pub_tick, 0, 1);
+	} else if (c == CMD_STOP) {
+		uv_close((uv_handle_t *)a, NULL);
+		uv_close((uv_handle_t *)&g.pub_timer, NULL);
+		tt_server_stop(g.srv, on_stopped, NULL);
+		done_cmd();
+	}
+}
+
+/* ---- client thread helpers ---- */
+
+static void command(enum cmd c, unsigned count, unsigned per_tick)
+{
+	pthread_mutex_lock(&g.mu);
+	g.cmd = c;
+	g.count = count;
+	g.per_tick = per_tick;
+	g.busy = true;
+	uv_async_send(&g.async);
+	if (c == CMD_STOP)
+		while (g.busy)
+			pthread_cond_wait(&g.cv, &g.mu);
+	pthread_mutex_unlock(&g.mu);
+}
+
+static bool publishing(void)
+{
+	pthread_mutex_lock(&g.mu);
+	bool b = g.busy;
+	pthread_mutex_unlock(&g.mu);
+	return b;
+}
+
+static struct tt_ws *connect_ws(const char *token, const char *origin, int *status, char *err,
+				size_t errlen)
+{
+	struct tt_ws_opts o = { .host = "127.0.0.1", .port = g.port, .token = token,
+				.origin = origin, .timeout_ms = 5000 };
+	struct tt_ws *ws = NULL;
+
+	if (tt_ws_connect(&o, &ws, status, err, errlen) < 0)
+		return NULL;
+	return ws;
+}
+
+/* Receives messages until one has this type; returns it parsed (caller deletes). */
+static cJSON *expect(struct tt_ws *ws, const char *type, int timeout_ms)
+{
+	double deadline = now_s() + timeout_ms / 1000.0;
+	struct tt_ws_msg m;
+
+	while (now_s() < deadline) {
+		int rc = tt_ws_recv(ws, 100, &m);
+		CHECK(rc >= 0);
+		if (rc == 0)
+			continue;
+		CHECK(m.opcode == 1);
+		cJSON *j = cJSON_ParseWithLength(m.data, m.len);
+		CHECK(j);
+		const char *t = cJSON_GetObjectItem(j, "type")->valuestring;
+		if (!strcmp(t, type))
+			return j;
+		cJSON_Delete(j);
+	}
+	fprintf(stderr, "no %s message in time\n", type);
+	CHECK(0);
+	return NULL;
+}
+
+static void send_str(struct tt_ws *ws, const char *s)
+{
+	CHECK(tt_ws_send(ws, s, strlen(s)) == 0);
+}
+
+/* A connected, subscribed client (the pong proves the subscribe was processed). */
+static struct tt_ws *subscriber(const char *extra)
+{
+	char err[512], msg[512];
+	struct tt_ws *ws = connect_ws(TOKEN, NULL, NULL, err, sizeof(err));
+
+	if (!ws)
+		fprintf(stderr, "%s\n", err);
+	CHECK(ws);
+	cJSON_Delete(expect(ws, "hello", 5000));
+	snprintf(msg, sizeof(msg), "{\"type\":\"subscribe\",\"targets\":[\"board1\"]%s}",
+		 extra ? extra : "");
+	send_str(ws, msg);
+	send_str(ws, "{\"type\":\"ping\",\"id\":7}");
+	cJSON_Delete(expect(ws, "pong", 5000));
+	return ws;
+}
+
+struct acct {
+	uint64_t next;        /* next seq expected */
+	uint64_t records, gap_msgs, gap_lost;
+	double max_lat, sum_lat;
+	uint64_t nlat;
+};
+
+static uint64_t num_after(const char *p, const char *end, const char *key, const char **out)
+{
+	size_t kl = strlen(key);
+	const char *k = memmem(p, (size_t)(end - p), key, kl);
+	uint64_t v = 0;
+
+	if (!k) {
+		*out = NULL;
+		return 0;
+	}
+	for (k += kl; k < end && *k >= '0' && *k <= '9'; k++)
+		v = v * 10 + (uint64_t)(*k - '0');
+	*out = k;
+	return v;
+}
+
+/* Accounts one message: events/gap must continue exactly at a->next. Events are scanned
+ * without a full JSON parse (the test client must keep up with the server). */
+static void account(struct acct *a, const struct tt_ws_msg *m, bool lat)
+{
+	const char *p = m->data, *end = m->data + m->len, *q;
+	uint64_t now = mono_ns();
+
+	if (m->len > 16 && !memcmp(p, "{\"type\":\"events\"", 16)) {
+		p = memmem(p, m->len, "\"records\":[", 11);
+		CHECK(p);
+		for (;;) {
+			uint64_t seq = num_after(p, end, "\"seq\":", &q);
+			if (!q)
+				break;
+			if (a->next && seq != a->next)
+				fprintf(stderr, "expected seq %" PRIu64 ", got %" PRIu64 "\n",
+					a->next, seq);
+			CHECK(!a->next || seq == a->next);
+			a->next = seq + 1;
+			a->records++;
+			p = q;
+			const char *nxt = memmem(p, (size_t)(end - p), "\"seq\":", 6);
+			uint64_t ns = num_after(p, nxt ? nxt : end, "\"ns\":", &q);
+			if (lat && q) {
+				double l = (double)(now - ns) / 1e6;
+				a->sum_lat += l;
+				a->nlat++;
+				if (l > a->max_lat)
+					a->max_lat = l;
+			}
+		}
+		return;
+	}
+	cJSON *j = cJSON_ParseWithLength(m->data, m->len);
+	CHECK(j);
+	if (!strcmp(cJSON_GetObjectItem(j, "type")->valuestring, "gap")) {
+		uint64_t from = (uint64_t)cJSON_GetObjectItem(j, "from")->valuedouble;
+		uint64_t to = (uint64_t)cJSON_GetObjectItem(j, "to")->valuedouble;
+		CHECK(!strcmp(cJSON_GetObjectItem(j, "reason")->valuestring, "slow client"));
+		CHECK(!a->next || from == a->next);
+		CHECK(to >= from);
+		a->next = to + 1;
+		a->gap_msgs++;
+		a->gap_lost += to - from + 1;
+	}
+	cJSON_Delete(j);
+}
+
+/* Reads every client until each has seen seq `last` (or the deadline). */
+static void drain_all(struct tt_ws **ws, struct acct *a, int n, uint64_t last, double secs,
+		      bool lat)
+{
+	double deadline = now_s() + secs;
+	struct pollfd *p = calloc((size_t)n, sizeof(*p));
+	struct tt_ws_msg m;
+
+	for (;;) {
+		int open = 0;
+		for (int i = 0; i < n; i++) {
+			p[i].fd = a[i].next > last ? -1 : tt_ws_fd(ws[i]);
+			p[i].events = POLLIN;
+			open += p[i].fd >= 0;
+		}
+		if (!open)
+			break;
+		if (now_s() > deadline) {
+			for (int i = 0; i < n; i++)
+				if (a[i].next <= last)
+					fprintf(stderr, "client %d stuck at seq %" PRIu64 "\n", i,
+						a[i].next);
+			CHECK(0);
+		}
+		CHECK(poll(p, (nfds_t)n, 100) >= 0);
+		for (int i = 0; i < n; i++) {
+			if (p[i].fd < 0 || !(p[i].revents & (POLLIN | POLLHUP | POLLERR)))
+				continue;
+			int rc = tt_ws_read(ws[i]);
+			CHECK(rc > 0 || rc == -EAGAIN);
+			while (tt_ws_next(ws[i], &m) == 1) {
+				CHECK(m.opcode == 1);
+				account(&a[i], &m, lat);
+			}
+		}
+	}
+	free(p);
+}
+
+/* Reads whatever arrives on every client for about ms milliseconds. */
+static void drain_for(struct tt_ws **ws, struct acct *a, int n, int ms, bool lat)
+{
+	double end = now_s() + ms / 1000.0;
+	struct pollfd *p = calloc((size_t)n, sizeof(*p));
+	struct tt_ws_msg m;
+
+	while (now_s() < end) {
+		for (int i = 0; i < n; i++)
+			p[i] = (struct pollfd){ .fd = tt_ws_fd(ws[i]), .events = POLLIN };
+		CHECK(poll(p, (nfds_t)n, 10) >= 0);
+		for (int i = 0; i < n; i++) {
+			if (!(p[i].revents & (POLLIN | POLLHUP | POLLERR)))
+				continue;
+			int rc = tt_ws_read(ws[i]);
+			CHECK(rc > 0 || rc == -EAGAIN);
+			while (tt_ws_next(ws[i], &m) == 1)
+				account(&a[i], &m, lat);
+		}
+	}
+	free(p);
+}
+
+static uint64_t last_seq(void)
+{
+	struct tt_hub_stats st;
+
+	tt_hub_get_stats(g.hub, &st); /* read from another thread only while the loop idles */
+	return st.last_seq;
+}
+
+/* ---- the tests (client thread) ---- */
+
+static void test_refusals(void)
+{
+	char err[512], origin[64];
+	int status;
+	struct tt_ws *ws;
+
+	ws = connect_ws("wrong", NULL, &status, err, sizeof(err));
+	CHECK(!ws && status == 401 && strstr(err, "token"));
+	printf("wrong token: %s\n", err);
+	ws = connect_ws(NULL, NULL, &status, err, sizeof(err));
+	CHECK(!ws && status == 401);
+	ws = connect_ws(TOKEN, "http://evil.example", &status, err, sizeof(err));
+	CHECK(!ws && status == 403 && strstr(err, "Origin"));
+	printf("foreign Origin: %s\n", err);
+	ws = connect_ws(TOKEN, "http://allowed.example", &status, err, sizeof(err));
+	CHECK(ws);
+	tt_ws_close(ws, 1000);
+	snprintf(origin, sizeof(origin), "http://127.0.0.1:%d", g.port);
+	ws = connect_ws(TOKEN, origin, &status, err, sizeof(err));
+	CHECK(ws);
+	cJSON *hello = expect(ws, "hello", 5000);
+	CHECK(cJSON_GetObjectItem(hello, "protocol")->valueint == 1);
+	CHECK(cJSON_GetArraySize(cJSON_GetObjectItem(hello, "targets")) == 1);
+	cJSON_Delete(hello);
+	tt_ws_close(ws, 1000);
+}
+
+static void test_bad_messages(void)
+{
+	struct tt_ws *a = subscriber(NULL), *b = subscriber(NULL);
+	struct tt_ws_msg m;
+	cJSON *e;
+
+	send_str(a, "this is not json");
+	e = expect(a, "error", 5000);
+	CHECK(!strcmp(cJSON_GetObjectItem(e, "code")->valuestring, "bad_request"));
+	cJSON_Delete(e);
+	send_str(a, "{\"type\":\"launch-missiles\"}");
+	e = expect(a, "error", 5000);
+	CHECK(!strcmp(cJSON_GetObjectItem(e, "code")->valuestring, "unsupported"));
+	cJSON_Delete(e);
+	send_str(a, "{\"type\":\"subscribe\",\"targets\":[\"nope\"]}");
+	e = expect(a, "error", 5000);
+	CHECK(!strcmp(cJSON_GetObjectItem(e, "code")->valuestring, "unknown_target"));
+	cJSON_Delete(e);
+	send_str(a, "{\"type\":\"subscribe\",\"targets\":[\"board1\"],\"filter\":{\"ids\":\"x\"}}");
+	cJSON_Delete(expect(a, "error", 5000));
+	send_str(a, "{\"type\":\"ping\",\"id\":{\"k\":[1,2]}}");
+	e = expect(a, "pong", 5000);
+	CHECK(cJSON_GetObjectItem(cJSON_GetObjectItem(e, "id"), "k"));
+	cJSON_Delete(e);
+	/* Oversized: closed with 1009; b is unaffected. */
+	size_t big = 70000;
+	char *s = malloc(big);
+	memset(s, ' ', big);
+	s[0] = '[';
+	s[big - 1] = ']';
+	CHECK(tt_ws_send(a, s, big) == 0);
+	free(s);
+	int rc;
+	do {
+		rc = tt_ws_recv(a, 5000, &m);
+	} while (rc == 1 && m.opcode != 8);
+	CHECK(rc == 1 && m.opcode == 8 && m.close_code == 1009);
+	printf("oversized message: closed with %d (%s)\n", m.close_code, m.close_reason);
+	tt_ws_close(a, 0);
+	send_str(b, "{\"type\":\"ping\",\"id\":1}");
+	cJSON_Delete(expect(b, "pong", 5000));
+	tt_ws_close(b, 1000);
+}
+
+static void test_many_clients(void)
+{
+	enum { N = 100, RECORDS = 10000 };
+	struct tt_ws *ws[N];
+	struct acct *a = calloc(N, sizeof(*a));
+	double t0;
+
+	for (int i = 0; i < N; i++)
+		ws[i] = subscriber(NULL);
+	uint64_t first = last_seq() + 1;
+	for (int i = 0; i < N; i++)
+		a[i].next = first;
+	t0 = now_s();
+	command(CMD_PUBLISH, RECORDS, 1000);
+	drain_all(ws, a, N, first + RECORDS - 1, 60, true);
+	double maxl = 0;
+	for (int i = 0; i < N; i++) {
+		CHECK(a[i].records == RECORDS && a[i].gap_msgs == 0);
+		if (a[i].max_lat > maxl)
+			maxl = a[i].max_lat;
+		tt_ws_close(ws[i], 1000);
+	}
+	printf("100 clients x %d records: all delivered in %.2f s, max latency %.1f ms\n",
+	       RECORDS, now_s() - t0, maxl);
+	free(a);
+}
+
+static void test_slow_client(void)
+{
+	enum { N = 5 };
+	struct tt_ws *ws[N + 1];
+	struct acct *a = calloc(N + 1, sizeof(*a));
+	unsigned total = 0;
+
+	for (int i = 0; i <= N; i++)
+		ws[i] = subscriber(NULL);
+	uint64_t first = last_seq() + 1;
+	for (int i = 0; i <= N; i++)
+		a[i].next = first;
+	/* ws[N] stops reading; the others read while 300k records stream at ~150k/s. */
+	command(CMD_PUBLISH, 300000, 100);
+	total = 300000;
+	while (publishing())
+		drain_for(ws, a, N, 50, true);
+	uint64_t last = first + total - 1;
+	drain_all(ws, a, N, last, 30, true);
+	double maxl = 0, avg = 0;
+	for (int i = 0; i < N; i++) {
+		CHECK(a[i].records == total && a[i].gap_msgs == 0);
+		maxl = a[i].max_lat > maxl ? a[i].max_lat : maxl;
+		avg += a[i].sum_lat / (double)a[i].nlat / N;
+	}
+	printf("with one client not reading: the other %d got all %u records, latency avg %.2f "
+	       "ms, max %.1f ms\n", N, total, avg, maxl);
+	CHECK(maxl < 1000);
+	/* The stalled client reads again: a slow-client gap with the exact range, then live. */
+	drain_all(&ws[N], &a[N], 1, last, 30, false);
+	CHECK(a[N].gap_msgs >= 1 && a[N].gap_lost > 0);
+	CHECK(a[N].records + a[N].gap_lost == total);
+	printf("stalled client: %" PRIu64 " records, %" PRIu64 " gap messages covering %" PRIu64
+	       " records (exact ranges)\n", a[N].records, a[N].gap_msgs, a[N].gap_lost);
+	for (int i = 0; i <= N; i++)
+		tt_ws_close(ws[i], 1000);
+	free(a);
+}
+
+static void test_http(void)
+{
+	char *body;
+	size_t len;
+	int st;
+
+	st = tt_http_get("127.0.0.1", g.port, "/healthz", NULL, 5000, &body, &len);
+	CHECK(st == 200 && !strcmp(body, "ok\n"));
+	free(body);
+	st = tt_http_get("127.0.0.1", g.port, "/api/targets", NULL, 5000, &body, &len);
+	CHECK(st == 401);
+	free(body);
+	st = tt_http_get("127.0.0.1", g.port, "/api/targets", TOKEN, 5000, &body, &len);
+	CHECK(st == 200);
+	cJSON *j = cJSON_Parse(body);
+	CHECK(cJSON_IsArray(j) && cJSON_GetArraySize(j) == 1);
+	CHECK(!strcmp(cJSON_GetObjectItem(cJSON_GetArrayItem(j, 0), "name")->valuestring,
+		      "board1"));
+	cJSON_Delete(j);
+	free(body);
+	st = tt_http_get("127.0.0.1", g.port, "/metrics?token=" TOKEN, NULL, 5000, &body, &len);
+	CHECK(st == 200 && strstr(body, "tracetap_records_total{target=\"board1\"}") &&
+	      strstr(body, "tracetap_clients "));
+	free(body);
+	st = tt_http_get("127.0.0.1", g.port, "/api/export?target=board1&format=jsonl", TOKEN,
+			 30000, &body, &len);
+	CHECK(st == 200 && len > 0);
+	unsigned lines = 0;
+	for (size_t i = 0; i < len; i++)
+		lines += body[i] == '\n';
+	CHECK(lines == 50000); /* the history size */
+	free(body);
+	st = tt_http_get("127.0.0.1", g.port, "/api/export?target=board1&format=perfetto", TOKEN,
+			 30000, &body, &len);
+	CHECK(st == 200);
+	j = cJSON_Parse(body);
+	CHECK(j && cJSON_GetArraySize(cJSON_GetObjectItem(j, "traceEvents")) > 50000);
+	cJSON_Delete(j);
+	free(body);
+	st = tt_http_get("127.0.0.1", g.port, "/api/export?target=board1&format=xml", TOKEN,
+			 5000, &body, &len);
+	CHECK(st == 400);
+	free(body);
+	st = tt_http_get("127.0.0.1", g.port, "/", NULL, 5000, &body, &len);
+	CHECK(st == 200 && strstr(body, "tracetap test page"));
+	free(body);
+}
+
+static void *client_main(void *arg)
+{
+	(void)arg;
+	test_refusals();
+	test_bad_messages();
+	test_many_clients();
+	test_slow_client();
+	test_http();
+	/* Shutdown: a connected client gets 1001. */
+	struct tt_ws *ws = subscriber(NULL);
+	struct tt_ws_msg m;
+	command(CMD_STOP, 0, 0);
+	int rc;
+	do {
+		rc = tt_ws_recv(ws, 5000, &m);
+	} while (rc == 1 && m.opcode != 8);
+	CHECK(rc == 1 && m.close_code == 1001);
+	printf("shutdown: client got close %d (%s)\n", m.close_code, m.close_reason);
+	tt_ws_close(ws, 0);
+	return NULL;
+}
+
+int main(void)
+{
+	uv_loop_t loop;
+	struct tt_server_config sc;
+	char err[512], dir[] = "/tmp/tt-web-XXXXXX", path[600];
+	const char *origins[] = { "http://allowed.example" };
+	pthread_t th;
+
+	CHECK(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/index.html", dir);
+	FILE *f = fopen(path, "w");
+	CHECK(f);
+	fputs("<!doctype html><title>tracetap test page</title>\n", f);
+	fclose(f);
+
+	CHECK(uv_loop_init(&loop) == 0);
+	tt_server_config_init(&sc);
+	sc.port = 0;
+	sc.token = TOKEN;
+	sc.origins = origins;
+	sc.norigins = 1;
+	sc.web_dir = dir;
+	sc.hub.history = 50000;
+	if (tt_server_start(&loop, &sc, &g.srv, err, sizeof(err)) < 0) {
+		fprintf(stderr, "%s\n", err);
+		return 1;
+	}
+	g.port = tt_server_port(g.srv);
+	CHECK(g.port > 0);
+	printf("listening on 127.0.0.1:%d\n", g.port);
+	struct tt_hub_config hc = { .target = "board1", .format = "threadx", .probe = "synthetic" };
+	CHECK(tt_server_add_hub(g.srv, &hc, &g.hub) == 0);
+	uv_async_init(&loop, &g.async, on_async);
+	uv_timer_init(&loop, &g.pub_timer);
+	CHECK(pthread_create(&th, NULL, client_main, NULL) == 0);
+
+	uv_run(&loop, UV_RUN_DEFAULT); /* ends by itself after tt_server_stop */
+	CHECK(g.stopped_cb);
+	tt_server_free(g.srv);
+	uv_run(&loop, UV_RUN_DEFAULT);
+	CHECK(uv_loop_close(&loop) == 0);
+	pthread_join(th, NULL);
+	unlink(path);
+	rmdir(dir);
+	printf("server: ok\n");
+	return 0;
+}
