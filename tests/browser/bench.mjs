@@ -11,7 +11,8 @@
 //       --url URL         an already running tracetapd (its dashboard URL)
 //       --process         real tracetapd following tt-fw-threadx --anon --rate N through the
 //                         process probe (TT_BUILD_ROOT; daemon args from TT_BENCH_DAEMON_ARGS,
-//                         default: --probe process:{FW_PID} --name board1 --listen 127.0.0.1
+//                         default: --probe process:{FW_PID} --pointer 0x20000000 --tick-hz 100M
+//                         --name board1 --listen 127.0.0.1
 //                         --port {PORT} --web {WEB})
 
 import { spawn } from 'node:child_process';
@@ -43,7 +44,7 @@ if (url) {
   });
   const pid = line.match(/pid=(\d+)/)[1];
   const port = await freePort();
-  const tmpl = process.env.TT_BENCH_DAEMON_ARGS || '--probe process:{FW_PID} --name board1 --listen 127.0.0.1 --port {PORT} --web {WEB}';
+  const tmpl = process.env.TT_BENCH_DAEMON_ARGS || '--probe process:{FW_PID} --pointer 0x20000000 --tick-hz 100M --name board1 --listen 127.0.0.1 --port {PORT} --web {WEB}';
   process.env.TT_DAEMON_ARGS = tmpl;
   const d = new Daemon(port, { args: daemonArgs(port, { FW_PID: pid }), logFile: '/tmp/tt-bench-daemon.log' });
   await d.start();

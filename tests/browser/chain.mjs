@@ -8,7 +8,8 @@
 //   TT_BUILD_ROOT      meson build dir (default: $MESON_BUILD_ROOT, then <repo>/build)
 //   TT_DAEMON          the tracetapd binary (default: $TT_BUILD_ROOT/daemon/tracetapd)
 //   TT_DAEMON_ARGS     daemon arguments; {PORT} {WEB} {TCL_PORT} {FW_PID} are substituted
-//                      (default: --probe openocd:127.0.0.1:{TCL_PORT} --name board1
+//                      (default: --probe openocd:127.0.0.1:{TCL_PORT} --pointer 0x20000000
+//                       --tick-hz 100M --name board1
 //                       --listen 127.0.0.1 --port {PORT} --web {WEB})
 //   TT_WORKLOAD_ARGS   tt-fw-threadx arguments passed to run-chain.sh -w (default '--rate 500')
 
@@ -23,7 +24,7 @@ export const SRC = process.env.TT_SOURCE_ROOT || path.resolve(here, '..', '..');
 export const BUILD = process.env.TT_BUILD_ROOT || process.env.MESON_BUILD_ROOT || path.join(SRC, 'build');
 export const DAEMON = process.env.TT_DAEMON || path.join(BUILD, 'daemon', 'tracetapd');
 export const WEB = process.env.TT_WEB || path.join(SRC, 'web');
-const DEFAULT_ARGS = '--probe openocd:127.0.0.1:{TCL_PORT} --name board1 --listen 127.0.0.1 --port {PORT} --web {WEB}';
+const DEFAULT_ARGS = '--probe openocd:127.0.0.1:{TCL_PORT} --pointer 0x20000000 --tick-hz 100M --name board1 --listen 127.0.0.1 --port {PORT} --web {WEB}';
 
 /** Exit code 77 = skipped (meson). */
 export function skip(why) {
