@@ -17,9 +17,11 @@
  *  - attach: read and validate the 48-byte control header, read the registry, then emit the
  *    existing history oldest-first (or start at "now" if configured).
  *  - steady state: read the current pointer (and, every header_every polls, the whole header);
- *    read the slots written since the last poll (one or two ranges across the wrap), starting at
- *    the oldest slot still held back or at the last consumed slot (used to detect laps); re-read
- *    the current pointer after the copy and discard slots the writer may have overwritten.
+ *    then one plan: the slots written since the last poll (one or two ranges across the wrap,
+ *    starting at the oldest slot still held back), then the anchor (the last consumed slot),
+ *    then the current pointer again. An unchanged anchor, read last, proves the copy intact and
+ *    no lap; a changed one leads to a full read in the same cycle, where slots the writer may
+ *    have overwritten during the copy are discarded and counted.
  *  - laps: emit a gap record (exact when known, else a lower bound), never stale/duplicate events.
  *  - resets (header changed, current moved back without a wrap, thread pointers cleared, id
  *    gone): emit a reset record and resynchronise.
