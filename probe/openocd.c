@@ -1,17 +1,852 @@
+/* probe/openocd.c: the openocd:HOST:PORT and openocd-spawn backends (TCL RPC on libuv).
+ *
+ * Both speak the same RPC over a uv_stream_t: a TCP connection to a running OpenOCD, or the
+ * stdin/stdout pipes of an OpenOCD this probe spawned with `tcl_port pipe` (its stderr is
+ * drained into opt->openocd_log and a small tail kept for error messages). One command is in
+ * flight at a time, each wrapped and tagged (tcl.h) so errors and notifications are told apart
+ * from results; a reply that does not parse, a missing reply (timeout) or a lost link drops the
+ * link and the probe reconnects (or respawns) with backoff, 100 ms doubling to 5 s.
+ *
+ * Link lifecycle: IDLE -> STARTING (resolve/connect or spawn, then "tcl_notifications on") ->
+ * UP -> DOWN (tearing down: every handle of the link closes) -> IDLE (retry timer) ... A closing
+ * probe tears the link down the same way, then closes its timers.
+ */
 #include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
 #include "probe_int.h"
-static int ocd_open(struct tt_probe *p, const char *arg, const struct tt_probe_options *opt)
+#include "tcl.h"
+
+#define OCD_BACKOFF_MIN 100
+#define OCD_BACKOFF_MAX 5000
+#define OCD_GRACE_MS 2000   /* stdin closed -> SIGTERM -> SIGKILL */
+#define OCD_TAIL 2048
+
+enum ocd_link { LINK_IDLE, LINK_STARTING, LINK_UP, LINK_DOWN };
+enum ocd_req { REQ_NONE, REQ_READ, REQ_WRITE };
+
+struct ocd_write {
+	uv_write_t req;
+	char data[];
+};
+
+struct ocd {
+	struct tt_probe base;
+	int spawn;
+	char name[160];           /* "openocd HOST:PORT" or "openocd-spawn" */
+	char *host, *port;        /* TCP */
+	char **argv;              /* spawn: full argv, owned */
+	int log_fd;
+	uint32_t max_chunk, timeout_ms;
+	uv_timer_t retry, timeout, grace;
+	int ntimers, nlink;       /* open timer handles; link resources outstanding */
+	enum ocd_link link;
+	unsigned backoff_ms;
+	char last_msg[256];       /* last state message reported */
+
+	uv_getaddrinfo_t gai;
+	uv_connect_t conn;
+	uv_tcp_t tcp;
+	uv_process_t proc;
+	uv_pipe_t in, out, err;
+	int exited, out_eof, err_eof, in_closed, kill_stage;
+	int64_t exit_status;
+	int term_signal;
+	char tail[OCD_TAIL];
+	size_t tail_len;
+
+	uv_stream_t *wr;
+	struct tt_tcl_rx rx;
+	unsigned seq, want;       /* want: tag of the awaited reply, 0 = none */
+	int init_pending;
+
+	enum ocd_req req;
+	unsigned run_first, run_end;
+	uint64_t pos, end;        /* read: the current run; write: the whole write */
+	uint64_t op_addr;
+	uint32_t op_len;
+	unsigned op_width;
+	const uint8_t *wdata;
+	uint64_t waddr;
+	uint8_t *scratch;         /* max_chunk bytes: one command's data */
+	char *cmd;                /* formatted write_memory command */
+	size_t cmdcap;
+	char rdbuf[65536];
+};
+
+static void ocd_link_start(struct ocd *o);
+static void ocd_next_op(struct ocd *o);
+static void ocd_retry_cb(uv_timer_t *t);
+static void ocd_timeout_cb(uv_timer_t *t);
+static void ocd_grace_cb(uv_timer_t *t);
+
+/* Reports a state change; repeats of the same state and message are not reported again. */
+static void ocd_state(struct ocd *o, enum tt_probe_state st, const char *msg)
 {
-	tt_probe__seterr(p, "openocd: not yet");
-	return -ENOTSUP;
+	if (st == o->base.state && strcmp(msg, o->last_msg) == 0)
+		return;
+	snprintf(o->last_msg, sizeof(o->last_msg), "%s", msg);
+	tt_probe__set_state(&o->base, st, msg);
 }
-static int ocd_read(struct tt_probe *p) { return -ENOTSUP; }
-static void ocd_close(struct tt_probe *p) { tt_probe__close_done(p); }
+
+static void ocd_finish(struct ocd *o, int status)
+{
+	enum ocd_req r = o->req;
+
+	o->req = REQ_NONE;
+	if (r == REQ_READ)
+		tt_probe__read_done(&o->base, status);
+	else if (r == REQ_WRITE)
+		tt_probe__write_done(&o->base, status);
+}
+
+static void ocd_timer_closed(uv_handle_t *h)
+{
+	struct ocd *o = h->data;
+
+	if (--o->ntimers == 0) {
+		tt_tcl_rx_free(&o->rx);
+		free(o->scratch);
+		free(o->cmd);
+		free(o->host);
+		free(o->port);
+		for (char **a = o->argv; a && *a; a++)
+			free(*a);
+		free(o->argv);
+		if (o->log_fd >= 0)
+			close(o->log_fd);
+		tt_probe__close_done(&o->base);
+	}
+}
+
+/* Every resource of the link is gone: retry later, or finish closing. */
+static void ocd_link_released(struct ocd *o)
+{
+	o->link = LINK_IDLE;
+	o->wr = NULL;
+	if (o->base.closing) {
+		uv_close((uv_handle_t *)&o->retry, ocd_timer_closed);
+		uv_close((uv_handle_t *)&o->timeout, ocd_timer_closed);
+		uv_close((uv_handle_t *)&o->grace, ocd_timer_closed);
+		return;
+	}
+	uv_timer_start(&o->retry, ocd_retry_cb, o->backoff_ms, 0);
+	o->backoff_ms = o->backoff_ms * 2 > OCD_BACKOFF_MAX ? OCD_BACKOFF_MAX : o->backoff_ms * 2;
+}
+
+static void ocd_link_closed(uv_handle_t *h)
+{
+	struct ocd *o = h->data;
+
+	if (--o->nlink == 0)
+		ocd_link_released(o);
+}
+
+static void ocd_close_link_handle(struct ocd *o, uv_handle_t *h)
+{
+	if (!uv_is_closing(h))
+		uv_close(h, ocd_link_closed);
+}
+
+/* Spawned OpenOCD: stdin closed makes it exit; the grace timer escalates if it does not. */
+static void ocd_spawn_stop(struct ocd *o)
+{
+	if (!o->in_closed) {
+		o->in_closed = 1;
+		ocd_close_link_handle(o, (uv_handle_t *)&o->in);
+	}
+	if (!o->exited && !uv_is_active((uv_handle_t *)&o->grace))
+		uv_timer_start(&o->grace, ocd_grace_cb, OCD_GRACE_MS, 0);
+}
+
+static void ocd_teardown(struct ocd *o)
+{
+	uv_timer_stop(&o->timeout);
+	if (!o->spawn) {
+		uv_cancel((uv_req_t *)&o->gai); /* its callback releases it either way */
+		if (o->tcp.data == o)
+			ocd_close_link_handle(o, (uv_handle_t *)&o->tcp);
+		return;
+	}
+	ocd_spawn_stop(o);
+}
+
+/* Drops the link: the pending request fails (-EPROTO/-ETIMEDOUT as given, else -ENOTCONN),
+ * the state goes DISCONNECTED with the message, and a reconnect follows the teardown. */
+static void ocd_fail(struct ocd *o, int status, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void ocd_fail(struct ocd *o, int status, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	if (o->link == LINK_DOWN || o->link == LINK_IDLE)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	o->link = LINK_DOWN;
+	o->want = 0;
+	tt_tcl_rx_reset(&o->rx);
+	tt_probe__seterr(&o->base, "%s: %s", o->name, msg);
+	if (status != -EPROTO && status != -ETIMEDOUT)
+		status = -ENOTCONN;
+	ocd_finish(o, status);
+	ocd_state(o, TT_PROBE_DISCONNECTED, o->base.err);
+	ocd_teardown(o);
+}
+
+static void ocd_write_cb(uv_write_t *w, int status)
+{
+	struct ocd *o = w->data;
+
+	free(w);
+	if (status < 0 && status != UV_ECANCELED)
+		ocd_fail(o, -ENOTCONN, "sending a command: %s", uv_strerror(status));
+}
+
+/* Sends one command, tagged; its reply is awaited with the command timeout. */
+static void ocd_send(struct ocd *o, const char *cmd)
+{
+	size_t cap = strlen(cmd) + 64;
+	struct ocd_write *w = malloc(sizeof(*w) + cap);
+	uv_buf_t b;
+	int n, r;
+
+	if (w == NULL) {
+		ocd_fail(o, -ENOMEM, "out of memory");
+		return;
+	}
+	if (++o->seq == 0)
+		o->seq = 1;
+	n = tt_tcl_format(w->data, cap, o->seq, cmd);
+	b = uv_buf_init(w->data, (unsigned)n);
+	w->req.data = o;
+	o->want = o->seq;
+	uv_timer_start(&o->timeout, ocd_timeout_cb, o->timeout_ms, 0);
+	r = uv_write(&w->req, o->wr, &b, 1, ocd_write_cb);
+	if (r < 0) {
+		free(w);
+		ocd_fail(o, -ENOTCONN, "sending a command: %s", uv_strerror(r));
+	}
+}
+
+static void ocd_link_up(struct ocd *o)
+{
+	char msg[200];
+
+	o->link = LINK_UP;
+	o->backoff_ms = OCD_BACKOFF_MIN;
+	if (o->spawn)
+		snprintf(msg, sizeof(msg), "%s: OpenOCD running (pid %d)", o->name, o->proc.pid);
+	else
+		snprintf(msg, sizeof(msg), "%s: connected", o->name);
+	ocd_state(o, TT_PROBE_CONNECTED, msg);
+	if (o->req != REQ_NONE)
+		ocd_next_op(o);
+}
+
+/* A reply to the current read/write command. Returns < 0 when the link was dropped. */
+static int ocd_op_reply(struct ocd *o, const struct tt_tcl_msg *m)
+{
+	const char *verb = o->req == REQ_READ ? "reading" : "writing";
+	char q[160], perr[160];
+
+	if (m->code != 0) {
+		/* OpenOCD's own error (bus fault, DAP down, ...): precise, never a wrong value */
+		tt_probe__seterr(&o->base, "%s: %s 0x%" PRIx64 " (+%" PRIu32 " bytes, width %u) "
+				 "failed: %s", o->name, verb, o->op_addr, o->op_len, o->op_width,
+				 tt_probe__quote(q, sizeof(q), m->body, m->blen, 120));
+		ocd_finish(o, -EFAULT);
+		return 0;
+	}
+	if (o->req == REQ_READ) {
+		if (tt_tcl_parse_words(m->body, m->blen, o->op_width, o->op_len / (o->op_width / 8),
+				       o->scratch, perr, sizeof(perr)) < 0) {
+			ocd_fail(o, -EPROTO, "bad reply to read_memory 0x%" PRIx64 " %u %" PRIu32
+				 ": %s", o->op_addr, o->op_width, o->op_len / (o->op_width / 8),
+				 perr);
+			return -EPROTO;
+		}
+		tt_tcl_scatter(&o->base.plan, o->run_first, o->run_end, o->op_addr, o->scratch,
+			       o->op_len);
+	} else if (m->blen != 0) {
+		ocd_fail(o, -EPROTO, "unexpected reply to write_memory: \"%s\"",
+			 tt_probe__quote(q, sizeof(q), m->body, m->blen, 60));
+		return -EPROTO;
+	}
+	o->pos += o->op_len;
+	ocd_next_op(o);
+	return 0;
+}
+
+static int ocd_frame(void *arg, const char *f, size_t n)
+{
+	struct ocd *o = arg;
+	struct tt_tcl_msg m;
+	char q[160], msg[200];
+
+	if (tt_tcl_parse_msg(f, n, &m) < 0) {
+		ocd_fail(o, -EPROTO, "unexpected reply \"%s\" (is this OpenOCD's TCL RPC port?)",
+			 tt_probe__quote(q, sizeof(q), f, n, 60));
+		return -EPROTO;
+	}
+	if (m.kind == TT_TCL_NOTIFY) {
+		snprintf(msg, sizeof(msg), "%s", tt_probe__quote(q, sizeof(q), m.body, m.blen, 150));
+		tt_probe__set_state(&o->base, o->base.state, msg);
+		return 0;
+	}
+	if (m.seq != o->want) {
+		ocd_fail(o, -EPROTO, "reply tagged @%u while waiting for @%u: \"%s\"", m.seq,
+			 o->want, tt_probe__quote(q, sizeof(q), f, n, 60));
+		return -EPROTO;
+	}
+	o->want = 0;
+	uv_timer_stop(&o->timeout);
+	if (o->init_pending) {
+		o->init_pending = 0;
+		if (m.code != 0) {
+			ocd_fail(o, -EPROTO, "tcl_notifications on failed: \"%s\"",
+				 tt_probe__quote(q, sizeof(q), m.body, m.blen, 100));
+			return -EPROTO;
+		}
+		ocd_link_up(o);
+		return o->link == LINK_UP ? 0 : -ENOTCONN;
+	}
+	if (o->req == REQ_NONE) {
+		ocd_fail(o, -EPROTO, "reply with no command pending");
+		return -EPROTO;
+	}
+	return ocd_op_reply(o, &m);
+}
+
+static void ocd_alloc(uv_handle_t *h, size_t hint, uv_buf_t *b)
+{
+	struct ocd *o = h->data;
+
+	*b = uv_buf_init(o->rdbuf, sizeof(o->rdbuf));
+}
+
+/* Keeps the end of OpenOCD's stderr for error messages and appends it to the log file. */
+static void ocd_log(struct ocd *o, const char *d, size_t n)
+{
+	if (o->log_fd >= 0) {
+		for (size_t off = 0; off < n;) {
+			ssize_t k = write(o->log_fd, d + off, n - off);
+			if (k <= 0)
+				break; /* a full disk must not stop tracing */
+			off += (size_t)k;
+		}
+	}
+	if (n >= OCD_TAIL) {
+		memcpy(o->tail, d + n - OCD_TAIL, OCD_TAIL);
+		o->tail_len = OCD_TAIL;
+		return;
+	}
+	if (o->tail_len + n > OCD_TAIL) {
+		size_t drop = o->tail_len + n - OCD_TAIL;
+		memmove(o->tail, o->tail + drop, o->tail_len - drop);
+		o->tail_len -= drop;
+	}
+	memcpy(o->tail + o->tail_len, d, n);
+	o->tail_len += n;
+}
+
+/* The most telling line of the stderr tail: the last "Error" line, else the last line. */
+static void ocd_tail_reason(struct ocd *o, char *out, size_t outlen)
+{
+	const char *best = NULL, *last = NULL;
+	size_t best_n = 0, last_n = 0;
+
+	for (size_t i = 0; i < o->tail_len;) {
+		size_t e = i;
+		while (e < o->tail_len && o->tail[e] != '\n')
+			e++;
+		if (e > i) {
+			last = o->tail + i;
+			last_n = e - i;
+			if (memmem(last, last_n, "Error", 5) != NULL) {
+				best = last;
+				best_n = last_n;
+			}
+		}
+		i = e + 1;
+	}
+	if (best == NULL) {
+		best = last;
+		best_n = last_n;
+	}
+	tt_probe__quote(out, outlen, best ? best : "", best_n, 150);
+}
+
+static void ocd_child_check(struct ocd *o)
+{
+	char why[200], st[64];
+
+	if (!o->exited || !o->out_eof || !o->err_eof)
+		return;
+	if (o->term_signal)
+		snprintf(st, sizeof(st), "was killed by signal %d", o->term_signal);
+	else
+		snprintf(st, sizeof(st), "exited with status %" PRId64, o->exit_status);
+	ocd_tail_reason(o, why, sizeof(why));
+	ocd_fail(o, -ENOTCONN, "OpenOCD %s%s%s", st, why[0] ? ": " : "", why);
+	ocd_spawn_stop(o);
+	uv_timer_stop(&o->grace);
+	ocd_close_link_handle(o, (uv_handle_t *)&o->out);
+	ocd_close_link_handle(o, (uv_handle_t *)&o->err);
+	ocd_close_link_handle(o, (uv_handle_t *)&o->proc);
+}
+
+static void ocd_read_cb(uv_stream_t *s, ssize_t nread, const uv_buf_t *b)
+{
+	struct ocd *o = s->data;
+	char q[160];
+	int r;
+
+	if (nread == 0)
+		return;
+	if (s == (uv_stream_t *)&o->err) {
+		if (nread > 0) {
+			ocd_log(o, b->base, (size_t)nread);
+		} else {
+			uv_read_stop(s);
+			o->err_eof = 1;
+			ocd_child_check(o);
+		}
+		return;
+	}
+	if (nread < 0) {
+		uv_read_stop(s);
+		if (o->spawn) {
+			o->out_eof = 1;
+			ocd_child_check(o);
+		} else if (o->rx.len) {
+			ocd_fail(o, -EPROTO, "connection closed after \"%s\" (not OpenOCD?)",
+				 tt_probe__quote(q, sizeof(q), o->rx.buf, o->rx.len, 60));
+		} else {
+			ocd_fail(o, -ENOTCONN, "connection lost: %s",
+				 nread == UV_EOF ? "OpenOCD closed it" : uv_strerror((int)nread));
+		}
+		return;
+	}
+	if (o->link == LINK_DOWN)
+		return; /* tearing down: nothing from this link counts */
+	r = tt_tcl_rx_push(&o->rx, b->base, (size_t)nread, ocd_frame, o);
+	if (r == -EPROTO && o->link != LINK_DOWN)
+		ocd_fail(o, -EPROTO, "more than %zu bytes with no reply terminator: \"%s\"",
+			 o->rx.max, tt_probe__quote(q, sizeof(q), o->rx.buf, o->rx.len, 60));
+	else if (r == -ENOMEM)
+		ocd_fail(o, -ENOMEM, "out of memory");
+}
+
+static void ocd_begin_rpc(struct ocd *o, uv_stream_t *s)
+{
+	o->wr = s;
+	o->init_pending = 1;
+	ocd_send(o, "tcl_notifications on");
+}
+
+static void ocd_connect_cb(uv_connect_t *c, int status)
+{
+	struct ocd *o = c->data;
+	int r;
+
+	if (status == UV_ECANCELED || o->link != LINK_STARTING)
+		return;
+	if (status < 0) {
+		ocd_fail(o, -ENOTCONN, "cannot connect: %s (is OpenOCD running with tcl_port %s?)",
+			 uv_strerror(status), o->port);
+		return;
+	}
+	uv_tcp_nodelay(&o->tcp, 1);
+	r = uv_read_start((uv_stream_t *)&o->tcp, ocd_alloc, ocd_read_cb);
+	if (r < 0) {
+		ocd_fail(o, -ENOTCONN, "reading: %s", uv_strerror(r));
+		return;
+	}
+	ocd_begin_rpc(o, (uv_stream_t *)&o->tcp);
+}
+
+static void ocd_gai_cb(uv_getaddrinfo_t *g, int status, struct addrinfo *res)
+{
+	struct ocd *o = g->data;
+	int r;
+
+	if (o->link != LINK_STARTING) {
+		uv_freeaddrinfo(res);
+		if (--o->nlink == 0)
+			ocd_link_released(o);
+		return;
+	}
+	o->nlink--; /* the tcp handle holds the link from here */
+	if (status < 0) {
+		ocd_fail(o, -ENOTCONN, "cannot resolve \"%s\": %s", o->host, uv_strerror(status));
+		if (o->nlink == 0)
+			ocd_link_released(o);
+		return;
+	}
+	uv_tcp_init(o->base.loop, &o->tcp);
+	o->tcp.data = o;
+	o->nlink++;
+	o->conn.data = o;
+	r = uv_tcp_connect(&o->conn, &o->tcp, res->ai_addr, ocd_connect_cb);
+	uv_freeaddrinfo(res);
+	if (r < 0)
+		ocd_fail(o, -ENOTCONN, "cannot connect: %s", uv_strerror(r));
+}
+
+static void ocd_exit_cb(uv_process_t *pr, int64_t status, int sig)
+{
+	struct ocd *o = pr->data;
+
+	o->exited = 1;
+	o->exit_status = status;
+	o->term_signal = sig;
+	ocd_child_check(o);
+}
+
+static void ocd_spawn_start(struct ocd *o)
+{
+	uv_stdio_container_t stdio[3];
+	uv_process_options_t po = { 0 };
+	uv_pipe_t *p[3] = { &o->in, &o->out, &o->err };
+	int r;
+
+	o->exited = o->out_eof = o->err_eof = o->in_closed = o->kill_stage = 0;
+	o->tail_len = 0;
+	for (int i = 0; i < 3; i++) {
+		uv_pipe_init(o->base.loop, p[i], 0);
+		p[i]->data = o;
+		stdio[i].flags = UV_CREATE_PIPE | (i ? UV_WRITABLE_PIPE : UV_READABLE_PIPE);
+		stdio[i].data.stream = (uv_stream_t *)p[i];
+	}
+	o->proc.data = o;
+	o->nlink = 4;
+	po.file = o->argv[0];
+	po.args = o->argv;
+	po.exit_cb = ocd_exit_cb;
+	po.stdio = stdio;
+	po.stdio_count = 3;
+	r = uv_spawn(o->base.loop, &o->proc, &po);
+	if (r < 0) {
+		o->exited = o->out_eof = o->err_eof = 1;
+		o->proc.data = o;
+		ocd_fail(o, -ENOTCONN, "cannot run %s: %s", o->argv[0], uv_strerror(r));
+		ocd_child_check(o);
+		ocd_close_link_handle(o, (uv_handle_t *)&o->out);
+		ocd_close_link_handle(o, (uv_handle_t *)&o->err);
+		ocd_close_link_handle(o, (uv_handle_t *)&o->proc);
+		return;
+	}
+	uv_read_start((uv_stream_t *)&o->out, ocd_alloc, ocd_read_cb);
+	uv_read_start((uv_stream_t *)&o->err, ocd_alloc, ocd_read_cb);
+	ocd_begin_rpc(o, (uv_stream_t *)&o->in);
+}
+
+static void ocd_link_start(struct ocd *o)
+{
+	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM };
+	int r;
+
+	o->link = LINK_STARTING;
+	o->want = 0;
+	o->init_pending = 0;
+	tt_tcl_rx_reset(&o->rx);
+	if (o->spawn) {
+		ocd_spawn_start(o);
+		return;
+	}
+	o->tcp.data = NULL;
+	o->gai.data = o;
+	o->nlink = 1;
+	uv_timer_start(&o->timeout, ocd_timeout_cb, o->timeout_ms, 0);
+	r = uv_getaddrinfo(o->base.loop, &o->gai, ocd_gai_cb, o->host, o->port, &hints);
+	if (r < 0) {
+		o->nlink = 0;
+		ocd_fail(o, -ENOTCONN, "cannot resolve \"%s\": %s", o->host, uv_strerror(r));
+		ocd_link_released(o);
+	}
+}
+
+static void ocd_timeout_cb(uv_timer_t *t)
+{
+	struct ocd *o = t->data;
+
+	ocd_fail(o, -ETIMEDOUT, "no reply within %" PRIu32 " ms%s", o->timeout_ms,
+		 o->link == LINK_STARTING ? " while connecting (is this OpenOCD's TCL RPC port?)"
+					  : " (OpenOCD or the target link hangs)");
+}
+
+static void ocd_retry_cb(uv_timer_t *t)
+{
+	ocd_link_start(t->data);
+}
+
+static void ocd_grace_cb(uv_timer_t *t)
+{
+	struct ocd *o = t->data;
+
+	if (o->exited)
+		return;
+	uv_process_kill(&o->proc, o->kill_stage++ == 0 ? SIGTERM : SIGKILL);
+	uv_timer_start(&o->grace, ocd_grace_cb, OCD_GRACE_MS, 0);
+}
+
+/* Next command of the pending request, or its completion. */
+static void ocd_next_op(struct ocd *o)
+{
+	const struct tt_plan *plan = &o->base.plan;
+	char buf[96];
+	int n;
+
+	if (o->req == REQ_READ && o->pos == o->end) {
+		if (o->run_end == plan->n) {
+			ocd_finish(o, 0);
+			return;
+		}
+		o->run_first = o->run_end;
+		o->run_end = tt_tcl_run_end(plan, o->run_first);
+		o->pos = plan->r[o->run_first].addr;
+		o->end = plan->r[o->run_end - 1].addr + plan->r[o->run_end - 1].len;
+	} else if (o->req == REQ_WRITE && o->pos == o->end) {
+		ocd_finish(o, 0);
+		return;
+	}
+	tt_tcl_next_op(o->pos, o->end, o->max_chunk, &o->op_len, &o->op_width);
+	o->op_addr = o->pos;
+	if (o->req == REQ_READ) {
+		snprintf(buf, sizeof(buf), "read_memory 0x%" PRIx64 " %u %" PRIu32, o->op_addr,
+			 o->op_width, o->op_len / (o->op_width / 8));
+		ocd_send(o, buf);
+		return;
+	}
+	n = tt_tcl_format_write(o->cmd, o->cmdcap, o->op_addr, o->op_width,
+				o->wdata + (o->pos - o->waddr), o->op_len);
+	if (n < 0) {
+		ocd_fail(o, -ENOMEM, "write command too long");
+		return;
+	}
+	ocd_send(o, o->cmd);
+}
+
+/* Starts a request now, when the link comes up, or fails it when the link is down. */
+static int ocd_start(struct ocd *o, enum ocd_req req)
+{
+	o->req = req;
+	if (o->link == LINK_UP) {
+		ocd_next_op(o);
+	} else if (o->base.state != TT_PROBE_CONNECTING) {
+		tt_probe__seterr(&o->base, "%s: not connected (%s)", o->name, o->last_msg);
+		ocd_finish(o, -ENOTCONN);
+	}
+	return 0;
+}
+
+static int ocd_read(struct tt_probe *p)
+{
+	struct ocd *o = (struct ocd *)p;
+
+	o->run_first = o->run_end = 0;
+	o->pos = o->end = 0;
+	return ocd_start(o, REQ_READ);
+}
+
+static int ocd_write(struct tt_probe *p, uint64_t addr, const uint8_t *data, uint32_t len)
+{
+	struct ocd *o = (struct ocd *)p;
+
+	o->wdata = data;
+	o->waddr = o->pos = addr;
+	o->end = addr + len;
+	return ocd_start(o, REQ_WRITE);
+}
+
+static void ocd_close(struct tt_probe *p)
+{
+	struct ocd *o = (struct ocd *)p;
+
+	uv_timer_stop(&o->retry);
+	o->req = REQ_NONE;
+	if (o->link == LINK_IDLE) {
+		ocd_link_released(o);
+		return;
+	}
+	o->link = LINK_DOWN;
+	ocd_teardown(o);
+}
+
+/* Settings both backends share; timers last so a failed open leaves nothing to close. */
+static void ocd_init(struct ocd *o, const struct tt_probe_options *opt)
+{
+	uv_timer_t *t[3] = { &o->retry, &o->timeout, &o->grace };
+
+	o->max_chunk = opt->max_chunk ? opt->max_chunk : 4096;
+	if (o->max_chunk < 4)
+		o->max_chunk = 4;
+	o->timeout_ms = opt->timeout_ms ? opt->timeout_ms : 5000;
+	o->backoff_ms = OCD_BACKOFF_MIN;
+	o->rx.max = tt_tcl_reply_max(o->max_chunk);
+	for (int i = 0; i < 3; i++) {
+		uv_timer_init(o->base.loop, t[i]);
+		t[i]->data = o;
+	}
+	o->ntimers = 3;
+}
+
+/* Buffers sized by max_chunk. */
+static int ocd_alloc_buffers(struct ocd *o, const struct tt_probe_options *opt)
+{
+	uint32_t mc = opt->max_chunk ? opt->max_chunk : 4096;
+
+	o->scratch = malloc(mc < 4 ? 4 : mc);
+	o->cmdcap = (size_t)mc * 11 / 4 + 128;
+	o->cmd = malloc(o->cmdcap);
+	o->log_fd = -1;
+	if (o->scratch == NULL || o->cmd == NULL) {
+		free(o->scratch);
+		free(o->cmd);
+		tt_probe__seterr(&o->base, "%s: out of memory", o->base.ops->name);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static int ocd_tcp_open(struct tt_probe *p, const char *arg, const struct tt_probe_options *opt)
+{
+	struct ocd *o = (struct ocd *)p;
+	const char *colon = strrchr(arg, ':');
+	size_t hl = colon ? (size_t)(colon - arg) : 0;
+	char *end;
+	long port = colon ? strtol(colon + 1, &end, 10) : 0;
+
+	if (colon == NULL || hl == 0 || colon[1] == '\0' || *end != '\0' || port < 1 ||
+	    port > 65535) {
+		tt_probe__seterr(p, "openocd: \"%s\" is not HOST:PORT (e.g. openocd:127.0.0.1:6666)",
+				 arg);
+		return -EINVAL;
+	}
+	if (arg[0] == '[' && arg[hl - 1] == ']') { /* [::1]:6666 */
+		arg++;
+		hl -= 2;
+	}
+	if (ocd_alloc_buffers(o, opt) < 0)
+		return -ENOMEM;
+	o->host = strndup(arg, hl);
+	o->port = strdup(colon + 1);
+	if (o->host == NULL || o->port == NULL) {
+		free(o->host);
+		free(o->port);
+		free(o->scratch);
+		free(o->cmd);
+		return -ENOMEM;
+	}
+	snprintf(o->name, sizeof(o->name), "openocd %s:%s", o->host, o->port);
+	ocd_init(o, opt);
+	ocd_link_start(o);
+	return 0;
+}
+
+/* Whether prog can be run (a path, or a name found in PATH): checked at open so that a missing
+ * OpenOCD is an immediate, clear error rather than a retry loop. */
+static int ocd_find_program(const char *prog)
+{
+	const char *path = getenv("PATH");
+	char buf[4096];
+
+	if (strchr(prog, '/'))
+		return access(prog, X_OK) == 0;
+	for (const char *s = path ? path : "/usr/bin:/bin"; *s;) {
+		const char *e = strchr(s, ':');
+		size_t n = e ? (size_t)(e - s) : strlen(s);
+		snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, s, prog);
+		if (access(buf, X_OK) == 0)
+			return 1;
+		s += n + (e != NULL);
+	}
+	return 0;
+}
+
+static const char *const ocd_own_args[] = {
+	"-c", "tcl_port pipe", "-c", "gdb_port disabled", "-c", "telnet_port disabled",
+};
+
+static int ocd_spawn_open(struct tt_probe *p, const char *arg, const struct tt_probe_options *opt)
+{
+	struct ocd *o = (struct ocd *)p;
+	const char *bin = opt->openocd_bin ? opt->openocd_bin : "openocd";
+	size_t nuser = 0, nown = sizeof(ocd_own_args) / sizeof(ocd_own_args[0]), k = 0;
+
+	if (!ocd_find_program(bin)) {
+		tt_probe__seterr(p, "openocd-spawn: cannot run \"%s\": not found or not executable "
+				 "(install OpenOCD or set its path)", bin);
+		return -ENOENT;
+	}
+	while (opt->openocd_args && opt->openocd_args[nuser])
+		nuser++;
+	if (ocd_alloc_buffers(o, opt) < 0)
+		return -ENOMEM;
+	if (opt->openocd_log) {
+		o->log_fd = open(opt->openocd_log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+		if (o->log_fd < 0) {
+			int e = errno;
+			tt_probe__seterr(p, "openocd-spawn: cannot open log %s: %s", opt->openocd_log,
+					 strerror(e));
+			free(o->scratch);
+			free(o->cmd);
+			return -e;
+		}
+	}
+	/* The user's -f/-c first (their config may set ports too); ours after so they win.
+	 * OpenOCD runs `init` after the last argument. */
+	o->argv = calloc(1 + nuser + nown + 1, sizeof(char *));
+	if (o->argv == NULL)
+		goto fail_argv;
+	if ((o->argv[k++] = strdup(bin)) == NULL)
+		goto fail_argv;
+	for (size_t i = 0; i < nuser; i++)
+		if ((o->argv[k++] = strdup(opt->openocd_args[i])) == NULL)
+			goto fail_argv;
+	for (size_t i = 0; i < nown; i++)
+		if ((o->argv[k++] = strdup(ocd_own_args[i])) == NULL)
+			goto fail_argv;
+	o->spawn = 1;
+	snprintf(o->name, sizeof(o->name), "openocd-spawn");
+	ocd_init(o, opt);
+	ocd_link_start(o);
+	return 0;
+fail_argv:
+	for (char **a = o->argv; a && *a; a++)
+		free(*a);
+	free(o->argv);
+	if (o->log_fd >= 0)
+		close(o->log_fd);
+	free(o->scratch);
+	free(o->cmd);
+	return -ENOMEM;
+}
+
 const struct tt_probe_ops tt_probe_openocd_ops = {
-	.name = "openocd", .size = sizeof(struct tt_probe), .open = ocd_open, .read = ocd_read,
+	.name = "openocd",
+	.size = sizeof(struct ocd),
+	.open = ocd_tcp_open,
+	.read = ocd_read,
+	.write = ocd_write,
 	.close = ocd_close,
 };
+
 const struct tt_probe_ops tt_probe_openocd_spawn_ops = {
-	.name = "openocd-spawn", .size = sizeof(struct tt_probe), .open = ocd_open,
-	.read = ocd_read, .close = ocd_close,
+	.name = "openocd-spawn",
+	.size = sizeof(struct ocd),
+	.open = ocd_spawn_open,
+	.read = ocd_read,
+	.write = ocd_write,
+	.close = ocd_close,
 };

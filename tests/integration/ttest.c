@@ -6,7 +6,8 @@
 #include <unistd.h>
 
 struct wait {
-	const int *flag;
+	int (*pred)(void *);
+	void *arg;
 	int expired;
 };
 
@@ -18,18 +19,20 @@ static void wait_timer_cb(uv_timer_t *t)
 	uv_stop(t->loop);
 }
 
-/* Runs before the loop blocks for I/O: a flag set by any callback in this pass stops it. */
+/* Runs before the loop blocks for I/O: a condition made true by any callback of this pass
+ * stops it. */
 static void wait_prepare_cb(uv_prepare_t *h)
 {
 	struct wait *w = h->data;
 
-	if (*w->flag)
+	if (w->pred(w->arg))
 		uv_stop(h->loop);
 }
 
-void tt_test_wait(uv_loop_t *loop, const int *flag, unsigned ms, const char *what)
+void tt_test_wait_until(uv_loop_t *loop, int (*pred)(void *), void *arg, unsigned ms,
+			const char *what)
 {
-	struct wait w = { flag, 0 };
+	struct wait w = { pred, arg, 0 };
 	uv_timer_t t;
 	uv_prepare_t pr;
 
@@ -38,15 +41,25 @@ void tt_test_wait(uv_loop_t *loop, const int *flag, unsigned ms, const char *wha
 	t.data = pr.data = &w;
 	uv_timer_start(&t, wait_timer_cb, ms, 0);
 	uv_prepare_start(&pr, wait_prepare_cb);
-	while (!*flag && !w.expired)
+	while (!pred(arg) && !w.expired)
 		uv_run(loop, UV_RUN_DEFAULT);
 	uv_close((uv_handle_t *)&t, NULL);
 	uv_close((uv_handle_t *)&pr, NULL);
 	uv_run(loop, UV_RUN_NOWAIT);
-	if (!*flag) {
+	if (!pred(arg)) {
 		fprintf(stderr, "deadline: %s did not happen within %u ms\n", what, ms);
 		abort();
 	}
+}
+
+static int flag_set(void *arg)
+{
+	return *(const int *)arg != 0;
+}
+
+void tt_test_wait(uv_loop_t *loop, const int *flag, unsigned ms, const char *what)
+{
+	tt_test_wait_until(loop, flag_set, (void *)(uintptr_t)flag, ms, what);
 }
 
 static void walk_cb(uv_handle_t *h, void *arg)

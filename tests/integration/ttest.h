@@ -34,6 +34,10 @@
 		}                                                                              \
 	} while (0)
 
+/* Runs loop until pred(arg) is true (checked after every loop pass); aborts the test after ms
+ * milliseconds, naming what. */
+void tt_test_wait_until(uv_loop_t *loop, int (*pred)(void *), void *arg, unsigned ms,
+			const char *what);
 /* Runs loop until *flag != 0; aborts the test after ms milliseconds. */
 void tt_test_wait(uv_loop_t *loop, const int *flag, unsigned ms, const char *what);
 /* Runs loop until it has nothing left (deadline 10 s) and checks uv_loop_close succeeds. */

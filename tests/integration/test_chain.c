@@ -1,0 +1,152 @@
+/* tests/integration/test_chain.c: the openocd backends through the real chain (tt-simtarget +
+ * a real OpenOCD): known patterns at every width and alignment, across 1 KiB TAR blocks and
+ * chunk boundaries, writes read back, and reads racing a writer (never a torn word).
+ * Usage: test_chain tcp|spawn SIMTARGET OPENOCD_CFG */
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "chain.h"
+#include "ttest.h"
+
+static struct tt_chain chain;
+
+static void check_read(struct tt_chain *c, uint32_t off, uint32_t len)
+{
+	static uint8_t buf[CHAIN_SIZE];
+	char err[256];
+	int r = tt_chain_read1(c, CHAIN_BASE + off, len, buf, err, sizeof(err));
+
+	if (r != 0)
+		fprintf(stderr, "read 0x%x +%u: %d %s\n", off, len, r, err);
+	CHECK_INT(r, 0);
+	if (memcmp(buf, c->ram + off, len) != 0) {
+		fprintf(stderr, "read 0x%x +%u: wrong data\n", off, len);
+		abort();
+	}
+}
+
+static void test_patterns(struct tt_chain *c)
+{
+	uint8_t a[64], b[64], d[6];
+	struct tt_plan plan = { 3, { { CHAIN_BASE, 64, a }, { CHAIN_BASE + 64, 64, b },
+				     { CHAIN_BASE + 1, 6, d } } };
+
+	CHECK_INT(tt_chain_read(c, &plan, NULL, 0), 0);
+	CHECK(memcmp(a, c->ram, 64) == 0 && memcmp(b, c->ram + 64, 64) == 0 &&
+	      memcmp(d, c->ram + 1, 6) == 0);
+	for (uint32_t off = 0; off < 4; off++)
+		for (uint32_t len = 1; len <= 9; len++)
+			check_read(c, 0x101 * 4 + off, len);
+	check_read(c, 0x3f0, 2400);        /* two 1 KiB boundaries */
+	check_read(c, 0x7fd, 0x405);       /* unaligned head and tail around 1 KiB blocks */
+	check_read(c, 0x1002, 10 * 1024);  /* several 4 KiB chunks */
+	check_read(c, CHAIN_SIZE - 4, 4);
+}
+
+static void test_writes(struct tt_chain *c)
+{
+	uint8_t big[4099];
+
+	for (size_t i = 0; i < sizeof(big); i++)
+		big[i] = (uint8_t)(i * 13 + 7);
+	CHECK_INT(tt_chain_write(c, CHAIN_BASE + 0x2001, "\x11\x22\x33\x44\x55", 5), 0);
+	CHECK(memcmp(c->ram + 0x2001, "\x11\x22\x33\x44\x55", 5) == 0);
+	CHECK_INT(c->ram[0x2000], 0x00); /* neighbours untouched: word 0x800 = 0xA5000800 */
+	CHECK_INT(c->ram[0x2007], 0xa5);
+	CHECK_INT(tt_chain_write(c, CHAIN_BASE + 0x2008, "\xef\xbe", 2), 0);
+	CHECK_INT(tt_chain_write(c, CHAIN_BASE + 0x200c, "\x78\x56\x34\x12", 4), 0);
+	CHECK(memcmp(c->ram + 0x2008, "\xef\xbe\x00\xa5\x78\x56\x34\x12", 8) == 0);
+	CHECK_INT(tt_chain_write(c, CHAIN_BASE + 0x2101, big, sizeof(big)), 0);
+	CHECK(memcmp(c->ram + 0x2101, big, sizeof(big)) == 0);
+	check_read(c, 0x2000, 0x1200);
+}
+
+/* The writer: word i of the region holds (gen, f(gen, i)); a torn word breaks the relation. */
+#define RACE_OFF 0x8000u
+#define RACE_WORDS 1024u
+static atomic_int race_stop;
+static atomic_uint race_gens;
+
+static uint32_t race_word(uint32_t gen, uint32_t i)
+{
+	uint32_t lo = gen & 0xffff;
+
+	return ((((lo * 31u + i) ^ 0xA5A5u) & 0xffffu) << 16) | lo;
+}
+
+static void *race_writer(void *arg)
+{
+	uint32_t *w = (uint32_t *)(chain.ram + RACE_OFF);
+
+	for (uint32_t gen = 1; !atomic_load(&race_stop); gen++) {
+		for (uint32_t i = 0; i < RACE_WORDS; i++)
+			__atomic_store_n(&w[i], race_word(gen, i), __ATOMIC_RELAXED);
+		atomic_store(&race_gens, gen);
+	}
+	return NULL;
+}
+
+static void test_race(struct tt_chain *c)
+{
+	static uint32_t buf[RACE_WORDS];
+	uint32_t *w = (uint32_t *)(c->ram + RACE_OFF), first_gen = 0;
+	int mixed = 0;
+	pthread_t th;
+
+	for (uint32_t i = 0; i < RACE_WORDS; i++)
+		w[i] = race_word(0, i);
+	CHECK_INT(pthread_create(&th, NULL, race_writer, NULL), 0);
+	for (int k = 0; k < 40; k++) {
+		CHECK_INT(tt_chain_read1(c, CHAIN_BASE + RACE_OFF, sizeof(buf), (uint8_t *)buf,
+					 NULL, 0), 0);
+		for (uint32_t i = 0; i < RACE_WORDS; i++) {
+			if (buf[i] != race_word(buf[i], i)) {
+				fprintf(stderr, "torn word %u: 0x%08x\n", i, buf[i]);
+				abort();
+			}
+			if (i == 0)
+				first_gen = buf[0] & 0xffff;
+			else if ((buf[i] & 0xffff) != first_gen)
+				mixed = 1;
+		}
+	}
+	atomic_store(&race_stop, 1);
+	pthread_join(th, NULL);
+	CHECK(atomic_load(&race_gens) > 40);
+	CHECK(mixed); /* reads really raced the writer */
+}
+
+int main(int argc, char **argv)
+{
+	uv_loop_t loop;
+	struct tt_chain *c = &chain;
+	struct tt_probe_options opt = { 0 };
+	char spec[64], log[600];
+	int spawn;
+
+	CHECK(argc == 4);
+	spawn = strcmp(argv[1], "spawn") == 0;
+	CHECK_INT(uv_loop_init(&loop), 0);
+	tt_chain_init(c, &loop, argv[2], argv[3]);
+	tt_chain_start_sim(c);
+	if (spawn) {
+		snprintf(log, sizeof(log), "%s/openocd.log", c->dir);
+		opt.openocd_args = tt_chain_ocd_args(c);
+		opt.openocd_log = log;
+		tt_chain_open(c, "openocd-spawn", &opt);
+	} else {
+		tt_chain_start_ocd(c, 0);
+		snprintf(spec, sizeof(spec), "openocd:127.0.0.1:%d", c->tcl_port);
+		tt_chain_open(c, spec, &opt);
+	}
+	tt_chain_wait_state(c, TT_PROBE_CONNECTED, 10000);
+	test_patterns(c);
+	test_writes(c);
+	test_race(c);
+	CHECK(c->p->reads > 40 && c->p->read_errors == 0);
+	tt_chain_stop(c);
+	tt_test_loop_done(&loop);
+	printf("ok\n");
+	return 0;
+}
