@@ -359,11 +359,12 @@ static void ocd_log(struct ocd *o, const char *d, size_t n)
 	o->tail_len += n;
 }
 
-/* The most telling line of the stderr tail: the last "Error" line, else the last line. */
+/* The most telling line of the stderr tail: the last "Error" line ("" when none: the rest of
+ * the log is chatter and echoed RPC results). */
 static void ocd_tail_reason(struct ocd *o, char *out, size_t outlen)
 {
-	const char *best = NULL, *last = NULL;
-	size_t best_n = 0, last_n = 0;
+	const char *best = NULL, *last;
+	size_t best_n = 0, last_n;
 
 	for (size_t i = 0; i < o->tail_len;) {
 		size_t e = i;
@@ -378,10 +379,6 @@ static void ocd_tail_reason(struct ocd *o, char *out, size_t outlen)
 			}
 		}
 		i = e + 1;
-	}
-	if (best == NULL) {
-		best = last;
-		best_n = last_n;
 	}
 	tt_probe__quote(out, outlen, best ? best : "", best_n, 150);
 }
