@@ -1,0 +1,234 @@
+/* tests/server/test_export.c: exports from a hub's history.
+ *
+ * The stream is authentic: a ThreadX buffer written by tests/fw/txwriter (ThreadX's exact
+ * store order) is decoded by the real reader (tt_threadx_decode_image) and published into a
+ * hub. Then: the .trx export decodes back, through the same reader, to the same events (every
+ * field except seq/target/addr/time, which depend on the daemon and the file layout); the
+ * Perfetto export parses and has the documented structure (process/thread names, running
+ * slices from context switches, instants, gap counter); jsonl is the wire bytes; ftrace has a
+ * line per record.
+ */
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <string.h>
+
+#include "../../proto/json.h"
+#include "../../proto/threadx.h"
+#include "export.h"
+#include "hub.h"
+#include "synth.h"
+#include "txwriter.h"
+
+#define MEM_BASE 0x20000000u
+#define MEM_SIZE (256u * 1024u)
+
+struct recs {
+	char **json; /* encoded without target, seq = position */
+	size_t n, cap;
+	struct tt_hub *hub;
+};
+
+static void keep(void *arg, const struct tt_record *rec)
+{
+	struct recs *r = arg;
+	char buf[TT_JSON_MAX_RECORD];
+	int n = tt_json_record(buf, sizeof(buf), rec, NULL, r->n + 1);
+
+	CHECK(n > 0);
+	if (r->n == r->cap) {
+		r->cap = r->cap ? r->cap * 2 : 256;
+		r->json = realloc(r->json, r->cap * sizeof(char *));
+		CHECK(r->json);
+	}
+	r->json[r->n++] = strndup(buf, (size_t)n);
+	if (r->hub)
+		CHECK(tt_hub_publish(r->hub, rec));
+}
+
+static void build_image(uint8_t *mem, uint32_t *hdr)
+{
+	static struct txw w;
+	const uint32_t thr[3] = { 0x20030000u, 0x20030100u, 0x20030200u };
+	const char *names[3] = { "producer", "consumer", "idle thread" };
+	const uint32_t queue = 0x20031000u, sem = 0x20031100u;
+
+	txw_init(&w, mem, MEM_BASE, MEM_SIZE, false);
+	*hdr = MEM_BASE + 0x1000;
+	CHECK(txw_enable(&w, *hdr, 64 * 1024, 16) == 0);
+	for (int i = 0; i < 3; i++)
+		txw_register(&w, thr[i], 1, names[i], 0x20040000u + 0x1000u * (uint32_t)i, 1024,
+			     (uint32_t)(4 + i));
+	txw_register(&w, queue, 3, "work_q", 16, 4, 0);
+	txw_register(&w, sem, 4, "done_sem", 0, 0, 0);
+	for (uint32_t k = 0; k < 2500; k++) { /* wraps the 64 KiB buffer (2022 slots) */
+		uint32_t cur = thr[k % 3], nxt = thr[(k + 1) % 3];
+		uint32_t pw = txw_prio_word(4 + k % 3, 4 + k % 3);
+		switch (k % 6) {
+		case 0: txw_insert(&w, cur, pw, 1, nxt, 0, 0x20043f00u, nxt, NULL); break;
+		case 1: txw_insert(&w, cur, pw, 2, cur, 5, 0x20043f00u, nxt, NULL); break;
+		case 2: txw_insert(&w, cur, pw, 69, queue, 0x20050000u, 0, k % 4, NULL); break;
+		case 3: txw_insert(&w, cur, pw, 83, sem, 0xFFFFFFFFu, 1, 0x20043e00u, NULL); break;
+		case 4: txw_insert(&w, TXW_ISR_THREAD, cur, 3, 0x20043d00u, 15, 0, 0, NULL); break;
+		default: txw_insert(&w, cur, pw, 4096 + k % 5, k, k * 2, k * 3, k * 4, NULL); break;
+		}
+	}
+}
+
+struct buf {
+	char *p;
+	size_t len, cap;
+};
+
+static int buf_put(void *arg, const void *data, size_t len)
+{
+	struct buf *b = arg;
+
+	if (b->len + len + 1 > b->cap) {
+		b->cap = (b->len + len + 1) * 2;
+		b->p = realloc(b->p, b->cap);
+		CHECK(b->p);
+	}
+	memcpy(b->p + b->len, data, len);
+	b->len += len;
+	b->p[b->len] = 0;
+	return 0;
+}
+
+static int add_rec(void *arg, uint64_t seq, const char *json, size_t len)
+{
+	(void)seq;
+	int rc = tt_export_record(arg, json, len);
+	CHECK(rc == 0 || rc == -EINVAL);
+	return 0;
+}
+
+static struct buf export_hub(struct tt_hub *h, enum tt_export_format fmt, uint64_t *written)
+{
+	struct buf b = { 0 };
+	struct tt_export *e;
+
+	CHECK(tt_export_new(fmt, buf_put, &b, &e) == 0);
+	CHECK(tt_hub_history_foreach(h, add_rec, e) == 0);
+	CHECK(tt_export_finish(e) == 0);
+	*written = tt_export_written(e);
+	tt_export_free(e);
+	return b;
+}
+
+/* The same event? Everything but what depends on the daemon/file layout. */
+static void same_event(const char *a, const char *b)
+{
+	static const char *const skip[] = { "seq", "target", "addr", "time", "ns" };
+	cJSON *ja = cJSON_Parse(a), *jb = cJSON_Parse(b);
+
+	CHECK(ja && jb);
+	for (size_t i = 0; i < sizeof(skip) / sizeof(skip[0]); i++) {
+		cJSON_DeleteItemFromObject(ja, skip[i]);
+		cJSON_DeleteItemFromObject(jb, skip[i]);
+	}
+	if (!cJSON_Compare(ja, jb, 1)) {
+		fprintf(stderr, "differ:\n  %s\n  %s\n", a, b);
+		CHECK(0);
+	}
+	cJSON_Delete(ja);
+	cJSON_Delete(jb);
+}
+
+int main(void)
+{
+	uint8_t *mem = calloc(1, MEM_SIZE);
+	uint32_t hdr;
+	char err[256];
+	struct tt_hub_config hc = { .target = "board1", .format = "threadx", .history = 100000 };
+	struct recs orig = { 0 }, back = { 0 };
+	uint64_t written;
+
+	build_image(mem, &hdr);
+	CHECK(tt_hub_new(&hc, &orig.hub) == 0);
+	struct tt_threadx_config tc = { .header_addr = hdr };
+	int rc = tt_threadx_decode_image(mem, MEM_SIZE, MEM_BASE, hdr - MEM_BASE, &tc, keep,
+					 &orig, err, sizeof(err));
+	if (rc < 0)
+		fprintf(stderr, "decode: %s\n", err);
+	CHECK(rc == 0 && orig.n == 2022);
+	/* A gap record in the stream: not representable in .trx, skipped and counted. */
+	struct tt_record gap = { .kind = TT_REC_GAP, .u.gap = { 3, true, "lapped" } };
+	tt_hub_publish(orig.hub, &gap);
+
+	/* trx round trip */
+	struct buf trx = export_hub(orig.hub, TT_EXPORT_TRX, &written);
+	CHECK(written == orig.n);
+	struct tt_threadx_config tc2 = { .header_addr = 0x10000000u };
+	rc = tt_threadx_decode_image((uint8_t *)trx.p, trx.len, 0x10000000u, 0, &tc2, keep, &back,
+				     err, sizeof(err));
+	if (rc < 0)
+		fprintf(stderr, "decode .trx: %s\n", err);
+	CHECK(rc == 0);
+	CHECK(back.n == orig.n);
+	for (size_t i = 0; i < orig.n; i++)
+		same_event(orig.json[i], back.json[i]);
+	printf("trx: %zu events written, decoded back identical (%zu bytes)\n", back.n, trx.len);
+
+	/* perfetto structure */
+	struct buf pf = export_hub(orig.hub, TT_EXPORT_PERFETTO, &written);
+	cJSON *j = cJSON_Parse(pf.p), *ev;
+	CHECK(j && cJSON_IsArray(cJSON_GetObjectItem(j, "traceEvents")));
+	CHECK(cJSON_GetObjectItem(j, "metadata"));
+	unsigned slices = 0, instants = 0, counters = 0, tnames = 0, pnames = 0;
+	bool consumer_named = false;
+	cJSON_ArrayForEach(ev, cJSON_GetObjectItem(j, "traceEvents")) {
+		const char *ph = cJSON_GetObjectItem(ev, "ph")->valuestring;
+		CHECK(cJSON_IsNumber(cJSON_GetObjectItem(ev, "pid")));
+		if (!strcmp(ph, "X")) {
+			slices++;
+			CHECK(cJSON_GetObjectItem(ev, "dur")->valuedouble >= 0);
+			CHECK(cJSON_IsNumber(cJSON_GetObjectItem(ev, "tid")));
+		} else if (!strcmp(ph, "i")) {
+			instants++;
+			CHECK(cJSON_IsNumber(cJSON_GetObjectItem(ev, "ts")));
+		} else if (!strcmp(ph, "C")) {
+			counters++;
+		} else if (!strcmp(ph, "M")) {
+			const char *n = cJSON_GetObjectItem(ev, "name")->valuestring;
+			const char *v = cJSON_GetObjectItem(cJSON_GetObjectItem(ev, "args"),
+							    "name")->valuestring;
+			tnames += !strcmp(n, "thread_name");
+			pnames += !strcmp(n, "process_name");
+			consumer_named |= !strcmp(v, "consumer");
+		}
+	}
+	CHECK(pnames == 1 && tnames >= 4 && consumer_named);
+	CHECK(instants == orig.n + 1); /* every event + the gap */
+	CHECK(counters == 1);
+	CHECK(slices > 100); /* context switches became running slices */
+	printf("perfetto: %u slices, %u instants, %u counters, %u thread names\n", slices,
+	       instants, counters, tnames);
+	cJSON_Delete(j);
+
+	/* jsonl: the wire bytes, one per line */
+	struct buf jl = export_hub(orig.hub, TT_EXPORT_JSONL, &written);
+	CHECK(written == orig.n + 1);
+	CHECK(!strncmp(jl.p, "{\"type\":\"event\",\"target\":\"board1\",\"seq\":1,", 42));
+	/* ftrace: header + one line per record */
+	struct buf ft = export_hub(orig.hub, TT_EXPORT_FTRACE, &written);
+	size_t lines = 0;
+	for (size_t i = 0; i < ft.len; i++)
+		lines += ft.p[i] == '\n';
+	CHECK(written == orig.n + 1 && lines == written + 6);
+	CHECK(strstr(ft.p, "consumer-0x20030100") && strstr(ft.p, "QUEUE_SEND: queue=work_q"));
+
+	for (size_t i = 0; i < orig.n; i++)
+		free(orig.json[i]);
+	for (size_t i = 0; i < back.n; i++)
+		free(back.json[i]);
+	free(orig.json);
+	free(back.json);
+	free(trx.p);
+	free(pf.p);
+	free(jl.p);
+	free(ft.p);
+	tt_hub_free(orig.hub);
+	free(mem);
+	printf("export: ok\n");
+	return 0;
+}
