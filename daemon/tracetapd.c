@@ -23,6 +23,7 @@
 struct daemon {
 	uv_loop_t loop;
 	uv_signal_t sigint, sigterm;
+	uv_check_t flush; /* --stdout: flush once per loop iteration, so pipes see records live */
 	struct tt_target *target;
 	int to_stdout;
 	int stopping;
@@ -67,6 +68,12 @@ static void on_signal(uv_signal_t *h, int signum)
 	d->target = NULL;
 	uv_close((uv_handle_t *)&d->sigint, NULL);
 	uv_close((uv_handle_t *)&d->sigterm, NULL);
+	uv_close((uv_handle_t *)&d->flush, NULL);
+}
+
+static void on_check(uv_check_t *h)
+{
+	fflush(stdout);
 }
 
 static void usage(FILE *f)
@@ -168,6 +175,9 @@ int main(int argc, char **argv)
 	uv_signal_start(&d.sigint, on_signal, SIGINT);
 	uv_signal_start(&d.sigterm, on_signal, SIGTERM);
 	signal(SIGPIPE, SIG_IGN);
+	uv_check_init(&d.loop, &d.flush);
+	if (d.to_stdout)
+		uv_check_start(&d.flush, on_check);
 
 	rc = tt_target_start(&d.loop, &cfg, on_record, on_status, &d, &d.target, err, sizeof(err));
 	if (rc < 0) {
@@ -175,6 +185,7 @@ int main(int argc, char **argv)
 		d.exit_code = 1;
 		uv_close((uv_handle_t *)&d.sigint, NULL);
 		uv_close((uv_handle_t *)&d.sigterm, NULL);
+		uv_close((uv_handle_t *)&d.flush, NULL);
 	}
 	uv_run(&d.loop, UV_RUN_DEFAULT);
 	fflush(stdout);
