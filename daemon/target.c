@@ -56,6 +56,7 @@ struct tt_target {
 
 static void poll_cycle(struct tt_target *t);
 static void step(struct tt_target *t);
+static void on_timer(uv_timer_t *h);
 
 const char *tt_target_state_name(enum tt_target_state st)
 {
@@ -104,7 +105,7 @@ static void log_poll_error(struct tt_target *t, const char *what)
 static void schedule(struct tt_target *t, unsigned delay_ms)
 {
 	if (!t->stopping)
-		uv_timer_start(&t->timer, NULL, delay_ms, 0);
+		uv_timer_start(&t->timer, on_timer, delay_ms, 0);
 }
 
 static void on_timer(uv_timer_t *h)
