@@ -1,0 +1,339 @@
+/* daemon/config.c: the JSON configuration file (format in config.h), parsed with cJSON.
+ *
+ * Table-driven: each key names a type and where it goes, so an unknown key or a wrong type is
+ * rejected with the file and the key path in the message. Strings stay inside the cJSON tree,
+ * which the config owns (priv) until tt_config_free.
+ */
+#include "config.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+_Static_assert(sizeof(unsigned) == sizeof(uint32_t), "K_UINT stores uint32_t fields too");
+
+enum kind { K_STR, K_BOOL, K_U64, K_INT, K_UINT, K_SIZE, K_PORT, K_STRS, K_ARGV };
+
+struct key {
+	const char *name;
+	enum kind kind;
+	size_t off;
+	size_t count_off; /* K_STRS: where the count goes */
+};
+
+struct priv {
+	cJSON *root;
+	const char **origins;
+	const char ***argvs; /* per target */
+	size_t nargvs;
+};
+
+#define S(f) offsetof(struct tt_server_config, f)
+static const struct key server_keys[] = {
+	{ "listen", K_STR, S(listen), 0 },
+	{ "port", K_PORT, S(port), 0 },
+	{ "token", K_STR, S(token), 0 },
+	{ "origins", K_STRS, S(origins), S(norigins) },
+	{ "web_dir", K_STR, S(web_dir), 0 },
+	{ "tls_cert", K_STR, S(tls_cert), 0 },
+	{ "tls_key", K_STR, S(tls_key), 0 },
+	{ "max_message", K_SIZE, S(max_message), 0 },
+	{ "idle_timeout", K_UINT, S(idle_timeout_s), 0 },
+	{ "history", K_SIZE, S(hub.history), 0 },
+	{ "history_bytes", K_SIZE, S(hub.history_bytes), 0 },
+	{ "client_queue_frames", K_SIZE, S(hub.client_frames), 0 },
+	{ "client_queue_bytes", K_SIZE, S(hub.client_bytes), 0 },
+};
+#undef S
+
+#define T(f) offsetof(struct tt_target_config, f)
+static const struct key target_keys[] = {
+	{ "name", K_STR, T(name), 0 },
+	{ "probe", K_STR, T(probe), 0 },
+	{ "openocd_args", K_ARGV, T(openocd_args), 0 },
+	{ "openocd_log", K_STR, T(openocd_log), 0 },
+	{ "format", K_STR, T(format), 0 },
+	{ "elf", K_STR, T(elf), 0 },
+	{ "address", K_U64, T(address), 0 },
+	{ "address_is_pointer", K_BOOL, T(address_is_pointer), 0 },
+	{ "file_base", K_U64, T(file_base), 0 },
+	{ "tick_hz", K_U64, T(tick_hz), 0 },
+	{ "time_wrap", K_U64, T(time_wrap), 0 },
+	{ "time_dir", K_INT, T(time_dir), 0 },
+	{ "start_at_now", K_BOOL, T(start_at_now), 0 },
+	{ "poll_min_ms", K_UINT, T(poll_min_ms), 0 },
+	{ "poll_max_ms", K_UINT, T(poll_max_ms), 0 },
+	{ "max_chunk", K_UINT, T(max_chunk), 0 },
+};
+#undef T
+
+static const char *expected(enum kind k)
+{
+	switch (k) {
+	case K_STR: return "a string";
+	case K_BOOL: return "true or false";
+	case K_U64: return "a non-negative integer (number or \"0x...\" string)";
+	case K_INT: return "an integer";
+	case K_PORT: return "an integer 0..65535";
+	case K_STRS:
+	case K_ARGV: return "an array of strings";
+	default: return "a non-negative integer";
+	}
+}
+
+static int as_u64(const cJSON *v, uint64_t *out)
+{
+	if (cJSON_IsNumber(v)) {
+		double d = v->valuedouble;
+		if (d < 0 || d != floor(d) || d > 9007199254740992.0)
+			return -1;
+		*out = (uint64_t)d;
+		return 0;
+	}
+	if (cJSON_IsString(v) && *v->valuestring) {
+		char *end;
+		errno = 0;
+		*out = strtoull(v->valuestring, &end, 0);
+		return errno || *end || v->valuestring[0] == '-' ? -1 : 0;
+	}
+	return -1;
+}
+
+static int set(struct priv *p, const struct key *k, void *base, const cJSON *v)
+{
+	char *dst = (char *)base + k->off;
+	uint64_t u;
+
+	switch (k->kind) {
+	case K_STR:
+		if (!cJSON_IsString(v))
+			return -1;
+		*(const char **)dst = v->valuestring;
+		return 0;
+	case K_BOOL:
+		if (!cJSON_IsBool(v))
+			return -1;
+		*(bool *)dst = cJSON_IsTrue(v);
+		return 0;
+	case K_INT:
+		if (!cJSON_IsNumber(v) || v->valuedouble != floor(v->valuedouble) ||
+		    fabs(v->valuedouble) > 1e9)
+			return -1;
+		*(int *)dst = (int)v->valuedouble;
+		return 0;
+	case K_PORT:
+		if (as_u64(v, &u) < 0 || u > 65535 || !cJSON_IsNumber(v))
+			return -1;
+		*(int *)dst = (int)u;
+		return 0;
+	case K_U64:
+		if (as_u64(v, &u) < 0)
+			return -1;
+		*(uint64_t *)dst = u;
+		return 0;
+	case K_UINT:
+		if (as_u64(v, &u) < 0 || u > UINT32_MAX || !cJSON_IsNumber(v))
+			return -1;
+		*(unsigned *)dst = (unsigned)u; /* also max_chunk (uint32_t): same size, asserted */
+		return 0;
+	case K_SIZE:
+		if (as_u64(v, &u) < 0 || !cJSON_IsNumber(v))
+			return -1;
+		*(size_t *)dst = (size_t)u;
+		return 0;
+	case K_STRS:
+	case K_ARGV: {
+		int n = cJSON_GetArraySize(v), i = 0;
+		const cJSON *it;
+		if (!cJSON_IsArray(v))
+			return -1;
+		const char **arr = calloc((size_t)n + 1, sizeof(char *));
+		if (!arr)
+			return -ENOMEM;
+		cJSON_ArrayForEach(it, v) {
+			if (!cJSON_IsString(it)) {
+				free(arr);
+				return -1;
+			}
+			arr[i++] = it->valuestring;
+		}
+		if (k->kind == K_STRS) {
+			free(p->origins);
+			p->origins = arr;
+			*(const char *const **)dst = arr;
+			*(size_t *)((char *)base + k->count_off) = (size_t)n;
+		} else {
+			p->argvs[p->nargvs++] = arr;
+			*(const char *const **)dst = arr;
+		}
+		return 0;
+	}
+	}
+	return -1;
+}
+
+static int apply(struct priv *p, const struct key *keys, size_t nkeys, void *base,
+		 const cJSON *obj, const char *name, const char *prefix, char *err, size_t errlen)
+{
+	const cJSON *v;
+
+	cJSON_ArrayForEach(v, obj) {
+		size_t i;
+		for (i = 0; i < nkeys && strcmp(keys[i].name, v->string); i++)
+			;
+		if (i == nkeys) {
+			snprintf(err, errlen, "%s: unknown key '%s%s'", name, prefix, v->string);
+			return -EINVAL;
+		}
+		int rc = set(p, &keys[i], base, v);
+		if (rc == -ENOMEM) {
+			snprintf(err, errlen, "%s: out of memory", name);
+			return rc;
+		}
+		if (rc < 0) {
+			snprintf(err, errlen, "%s: %s%s: expected %s", name, prefix, v->string,
+				 expected(keys[i].kind));
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static void free_priv(struct priv *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->nargvs; i++)
+		free(p->argvs[i]);
+	free(p->argvs);
+	free(p->origins);
+	cJSON_Delete(p->root);
+	free(p);
+}
+
+int tt_config_parse(const char *text, size_t len, const char *name, struct tt_config *cfg,
+		    char *err, size_t errlen)
+{
+	struct priv *p = calloc(1, sizeof(*p));
+	const cJSON *targets, *t;
+	int rc = -EINVAL;
+
+	memset(cfg, 0, sizeof(*cfg));
+	tt_server_config_init(&cfg->server);
+	if (!p) {
+		snprintf(err, errlen, "%s: out of memory", name);
+		return -ENOMEM;
+	}
+	p->root = cJSON_ParseWithLength(text, len);
+	if (!p->root || !cJSON_IsObject(p->root)) {
+		const char *at = cJSON_GetErrorPtr();
+		int line = 1;
+		for (const char *c = text; at && c < at && c < text + len; c++)
+			line += *c == '\n';
+		snprintf(err, errlen, "%s: not a JSON object (syntax error near line %d)", name,
+			 line);
+		goto fail;
+	}
+	targets = cJSON_GetObjectItemCaseSensitive(p->root, "targets");
+	if (targets && !cJSON_IsArray(targets)) {
+		snprintf(err, errlen, "%s: targets: expected an array of objects", name);
+		goto fail;
+	}
+	cJSON_DetachItemViaPointer(p->root, (cJSON *)targets);
+	rc = apply(p, server_keys, sizeof(server_keys) / sizeof(server_keys[0]), &cfg->server,
+		   p->root, name, "", err, errlen);
+	cJSON_AddItemToObject(p->root, "targets", (cJSON *)targets);
+	if (rc < 0)
+		goto fail;
+	rc = -ENOMEM;
+	cfg->ntargets = (size_t)cJSON_GetArraySize(targets);
+	cfg->targets = calloc(cfg->ntargets + 1, sizeof(*cfg->targets));
+	p->argvs = calloc(cfg->ntargets + 1, sizeof(*p->argvs));
+	if (!cfg->targets || !p->argvs) {
+		snprintf(err, errlen, "%s: out of memory", name);
+		goto fail;
+	}
+	size_t i = 0;
+	cJSON_ArrayForEach(t, targets) {
+		char prefix[32];
+		struct tt_target_config *tc = &cfg->targets[i];
+		snprintf(prefix, sizeof(prefix), "targets[%zu].", i);
+		rc = -EINVAL;
+		if (!cJSON_IsObject(t)) {
+			snprintf(err, errlen, "%s: targets[%zu]: expected an object", name, i);
+			goto fail;
+		}
+		tc->format = "threadx";
+		if ((rc = apply(p, target_keys, sizeof(target_keys) / sizeof(target_keys[0]), tc,
+				t, name, prefix, err, errlen)) < 0)
+			goto fail;
+		rc = -EINVAL;
+		if (!tc->name || !*tc->name || !tc->probe || !*tc->probe) {
+			snprintf(err, errlen, "%s: targets[%zu]: \"name\" and \"probe\" are required",
+				 name, i);
+			goto fail;
+		}
+		for (size_t j = 0; j < i; j++) {
+			if (!strcmp(cfg->targets[j].name, tc->name)) {
+				snprintf(err, errlen, "%s: targets[%zu]: a target named '%s' "
+						      "already exists", name, i, tc->name);
+				goto fail;
+			}
+		}
+		i++;
+	}
+	cfg->priv = p;
+	return 0;
+fail:
+	free(cfg->targets);
+	memset(cfg, 0, sizeof(*cfg));
+	tt_server_config_init(&cfg->server);
+	free_priv(p);
+	return rc;
+}
+
+int tt_config_load(const char *path, struct tt_config *cfg, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "rb");
+	char *text = NULL;
+	size_t len = 0, cap = 0;
+	int rc;
+
+	if (!f) {
+		rc = -errno;
+		snprintf(err, errlen, "cannot read configuration %s: %s", path, strerror(errno));
+		memset(cfg, 0, sizeof(*cfg));
+		return rc;
+	}
+	for (;;) {
+		if (cap - len < 4096) {
+			char *n = realloc(text, cap = cap * 2 + 65536);
+			if (!n) {
+				free(text);
+				fclose(f);
+				snprintf(err, errlen, "%s: out of memory", path);
+				return -ENOMEM;
+			}
+			text = n;
+		}
+		size_t k = fread(text + len, 1, cap - len, f);
+		len += k;
+		if (k == 0)
+			break;
+	}
+	fclose(f);
+	rc = tt_config_parse(text, len, path, cfg, err, errlen);
+	free(text);
+	return rc;
+}
+
+void tt_config_free(struct tt_config *cfg)
+{
+	free_priv(cfg->priv);
+	free(cfg->targets);
+	memset(cfg, 0, sizeof(*cfg));
+}

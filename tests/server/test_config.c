@@ -1,0 +1,75 @@
+/* tests/server/test_config.c: the JSON configuration file: every field lands where it should;
+ * unknown keys and wrong types are errors naming the file and the key. */
+#include <errno.h>
+#include <string.h>
+
+#include "config.h"
+#include "synth.h"
+
+static void bad(const char *text, const char *want)
+{
+	struct tt_config c;
+	char err[512];
+
+	CHECK(tt_config_parse(text, strlen(text), "t.json", &c, err, sizeof(err)) == -EINVAL);
+	if (!strstr(err, want))
+		fprintf(stderr, "error '%s' lacks '%s'\n", err, want);
+	CHECK(strstr(err, want) && !strncmp(err, "t.json: ", 8));
+	printf("rejected: %s\n", err);
+}
+
+int main(void)
+{
+	static const char good[] =
+		"{\"listen\":\"0.0.0.0\",\"port\":0,\"token\":\"tok\",\"origins\":[\"https://a\","
+		"\"https://b\"],\"history\":5000,\"client_queue_frames\":32,\"client_queue_bytes\":"
+		"1048576,\"max_message\":4096,\"idle_timeout\":9,\"tls_cert\":\"c.pem\","
+		"\"tls_key\":\"k.pem\",\"targets\":[{\"name\":\"board1\",\"probe\":\"openocd-spawn\","
+		"\"openocd_args\":[\"-f\",\"board.cfg\"],\"address\":\"0x20001000\","
+		"\"address_is_pointer\":true,\"tick_hz\":100000000,\"time_dir\":-1,\"poll_min_ms\":2,"
+		"\"max_chunk\":1024},{\"name\":\"b2\",\"probe\":\"file:x.trx\"}]}";
+	struct tt_config c;
+	char err[512];
+
+	CHECK(tt_config_parse(good, sizeof(good) - 1, "t.json", &c, err, sizeof(err)) == 0);
+	CHECK(!strcmp(c.server.listen, "0.0.0.0") && c.server.port == 0);
+	CHECK(!strcmp(c.server.token, "tok") && c.server.norigins == 2);
+	CHECK(!strcmp(c.server.origins[1], "https://b"));
+	CHECK(c.server.hub.history == 5000 && c.server.hub.client_frames == 32);
+	CHECK(c.server.hub.client_bytes == 1048576 && c.server.max_message == 4096);
+	CHECK(c.server.idle_timeout_s == 9 && !strcmp(c.server.tls_key, "k.pem"));
+	CHECK(c.ntargets == 2);
+	const struct tt_target_config *t = &c.targets[0];
+	CHECK(!strcmp(t->name, "board1") && !strcmp(t->probe, "openocd-spawn"));
+	CHECK(!strcmp(t->openocd_args[1], "board.cfg") && !t->openocd_args[2]);
+	CHECK(t->address == 0x20001000u && t->address_is_pointer && t->tick_hz == 100000000u);
+	CHECK(t->time_dir == -1 && t->poll_min_ms == 2 && t->max_chunk == 1024);
+	CHECK(!strcmp(c.targets[1].format, "threadx")); /* default */
+	tt_config_free(&c);
+
+	/* defaults when empty */
+	CHECK(tt_config_parse("{}", 2, "t.json", &c, err, sizeof(err)) == 0);
+	CHECK(c.server.port == 7733 && !strcmp(c.server.listen, "127.0.0.1") && !c.ntargets);
+	tt_config_free(&c);
+
+	bad("{\"prot\":1}", "unknown key 'prot'");
+	bad("{\"port\":\"7733\"}", "port: expected an integer 0..65535");
+	bad("{\"port\":70000}", "port");
+	bad("{\"history\":-5}", "history: expected a non-negative integer");
+	bad("{\"origins\":\"*\"}", "origins: expected an array of strings");
+	bad("{\"targets\":[{\"name\":\"a\",\"probe\":\"p\",\"tick_hz\":1.5}]}",
+	    "targets[0].tick_hz: expected");
+	bad("{\"targets\":[{\"name\":\"a\",\"probe\":\"p\",\"colour\":1}]}",
+	    "unknown key 'targets[0].colour'");
+	bad("{\"targets\":[{\"name\":\"a\"}]}", "\"probe\" are required");
+	bad("{\"targets\":[{\"name\":\"a\",\"probe\":\"p\"},{\"name\":\"a\",\"probe\":\"q\"}]}",
+	    "already exists");
+	bad("{\"targets\":[{\"name\":\"a\",\"probe\":\"p\",\"address\":\"0xZZ\"}]}",
+	    "targets[0].address");
+	bad("{\"port\":1,\n\"x\":}", "line 2");
+
+	CHECK(tt_config_load("/nonexistent/tracetapd.json", &c, err, sizeof(err)) == -ENOENT);
+	CHECK(strstr(err, "/nonexistent/tracetapd.json"));
+	printf("config: ok\n");
+	return 0;
+}
