@@ -203,13 +203,23 @@ static void ocd_fail(struct ocd *o, int status, const char *fmt, ...)
 	ocd_teardown(o);
 }
 
+/* A command could not be sent. A spawned OpenOCD that stopped reading is exiting: its exit
+ * status and stderr say why, so wait for that (the grace timer ends it if it lingers). */
+static void ocd_send_failed(struct ocd *o, int status)
+{
+	if (o->spawn && status == UV_EPIPE)
+		ocd_spawn_stop(o);
+	else
+		ocd_fail(o, -ENOTCONN, "sending a command: %s", uv_strerror(status));
+}
+
 static void ocd_write_cb(uv_write_t *w, int status)
 {
 	struct ocd *o = w->data;
 
 	free(w);
 	if (status < 0 && status != UV_ECANCELED)
-		ocd_fail(o, -ENOTCONN, "sending a command: %s", uv_strerror(status));
+		ocd_send_failed(o, status);
 }
 
 /* Sends one command, tagged; its reply is awaited with the command timeout. */
@@ -234,7 +244,7 @@ static void ocd_send(struct ocd *o, const char *cmd)
 	r = uv_write(&w->req, o->wr, &b, 1, ocd_write_cb);
 	if (r < 0) {
 		free(w);
-		ocd_fail(o, -ENOTCONN, "sending a command: %s", uv_strerror(r));
+		ocd_send_failed(o, r);
 	}
 }
 

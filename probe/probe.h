@@ -18,6 +18,9 @@
  * still being set up (TT_PROBE_CONNECTING) a request waits for it.
  * tt_probe_close is asynchronous: a pending read/write completes with -ECANCELED, then close_cb
  * runs, then the probe memory is freed. No request may be started after tt_probe_close.
+ * The process must ignore SIGPIPE (signal(SIGPIPE, SIG_IGN) in main), as any libuv program that
+ * writes to sockets and pipes: a spawned OpenOCD that exits, or a peer that hangs up, must be an
+ * error code, not the end of the daemon.
  */
 #ifndef TT_PROBE_H
 #define TT_PROBE_H

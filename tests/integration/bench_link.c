@@ -1,6 +1,8 @@
 /* tests/integration/bench_link.c: tt-bench-link, raw read throughput through the chain
  * (tt-simtarget + real OpenOCD + the openocd backend) for 64 B, 1 KiB and 4 KiB reads.
  * Usage: tt-bench-link SIMTARGET OPENOCD_CFG [tcp|spawn] [seconds per size] */
+#include <signal.h>
+
 #include "chain.h"
 #include "ttest.h"
 
@@ -16,6 +18,7 @@ int main(int argc, char **argv)
 	double secs = argc > 4 ? atof(argv[4]) : 2.0;
 
 	CHECK(argc >= 3);
+	signal(SIGPIPE, SIG_IGN); /* as any program that writes to pipes/sockets with libuv */
 	CHECK_INT(uv_loop_init(&loop), 0);
 	tt_chain_init(&c, &loop, argv[1], argv[2]);
 	tt_chain_start_sim(&c);

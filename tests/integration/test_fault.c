@@ -311,6 +311,7 @@ int main(int argc, char **argv)
 
 	CHECK(argc == 4);
 	CHECK_INT(uv_loop_init(&loop), 0);
+	signal(SIGPIPE, SIG_IGN); /* as any program that writes to pipes/sockets with libuv */
 	if (strcmp(cs, "garbage") == 0) {
 		case_garbage();
 	} else if (strcmp(cs, "nocfg") == 0) {
