@@ -1,9 +1,11 @@
-/* daemon/tracetapd.c: the daemon's main: options, the libuv loop, targets, signals.
+/* daemon/tracetapd.c: the daemon's main: options, configuration, the libuv loop, targets, the
+ * server, signals and systemd integration.
  *
- * One loop owns everything: target pollers, and (when built with libwebsockets) the HTTP and
- * WebSocket server joined to the same loop. `--stdout` prints every record as one JSON line
- * (proto/PROTOCOL.md) for scripts and pipes. SIGINT/SIGTERM stop polling, close clients and let
- * the loop drain; the process exits 0 with every handle closed.
+ * One loop owns everything: each target's poller, and the HTTP/WebSocket server (libwebsockets
+ * joined to the same loop). Each target publishes into its hub, which outlives the target so a
+ * reload (SIGHUP) can restart a changed target while clients stay connected and sequence
+ * numbers go on. `--stdout` also prints every record as one JSON line (proto/PROTOCOL.md).
+ * SIGINT/SIGTERM: stop polling, close clients with 1001, let the loop drain, exit 0.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -15,30 +17,67 @@
 #include <uv.h>
 
 #include "../proto/json.h"
+#include "config.h"
 #include "log.h"
+#include "notify.h"
 #include "opts.h"
 #include "target.h"
 #include "tt_config.h"
+#if TT_HAVE_LWS
+#include "server.h"
+#endif
+
+#define MAX_TARGETS 32
+
+struct slot {
+	struct daemon *d;
+	char name[64];
+	struct tt_target *t;        /* NULL while stopped/restarting */
+	struct tt_target_config cfg; /* what t runs with (strings owned by a tt_config) */
+	struct tt_hub *hub;         /* owned by the server; NULL without one */
+	uint64_t seq;               /* --stdout numbering without a hub */
+	struct tt_target_config pending; /* restart with this once t has stopped */
+	int restart;
+};
 
 struct daemon {
 	uv_loop_t loop;
-	uv_signal_t sigint, sigterm;
-	uv_check_t flush; /* --stdout: flush once per loop iteration, so pipes see records live */
-	struct tt_target *target;
-	int to_stdout;
-	int stopping;
-	int exit_code;
+	uv_signal_t sigint, sigterm, sighup;
+	uv_check_t flush;   /* --stdout: flush once per loop iteration so pipes see records live */
+	uv_timer_t status;  /* systemd STATUS= every few seconds */
+	struct tt_config conf;     /* current configuration (owns the strings of every slot) */
+	struct tt_config old_conf; /* kept until the targets using it have restarted */
+	const char *config_path;
+	struct slot slots[MAX_TARGETS];
+	size_t nslots;
+	int to_stdout, no_server, stopping;
+#if TT_HAVE_LWS
+	struct tt_server *srv;
+#endif
 };
+
+static const struct tt_target_status stopped_status = { .state = TT_TARGET_STOPPED,
+							  .message = "not running" };
+
+static const struct tt_target_status *slot_status(void *arg)
+{
+	struct slot *s = arg;
+	return s->t ? tt_target_status(s->t) : &stopped_status;
+}
 
 static void on_record(struct tt_target *t, const struct tt_record *rec, void *arg)
 {
-	struct daemon *d = arg;
+	struct slot *s = arg;
 	char buf[TT_JSON_MAX_RECORD];
-	static uint64_t seq;
+	uint64_t seq = ++s->seq;
 
-	if (!d->to_stdout)
+#if TT_HAVE_LWS
+	if (s->hub)
+		seq = tt_hub_publish(s->hub, rec);
+#endif
+	if (!s->d->to_stdout)
 		return;
-	int n = tt_json_record(buf, sizeof(buf) - 1, rec, tt_target_name(t), ++seq);
+	int n = tt_json_record(buf, sizeof(buf) - 1, rec, s->name, seq);
 	if (n < 0)
 		return;
 	buf[n++] = '\n';
@@ -47,12 +86,200 @@ static void on_record(struct tt_target *t, const struct tt_record *rec, void *ar
 
 static void on_status(struct tt_target *t, void *arg)
 {
+	struct slot *s = arg;
 	const struct tt_target_status *st = tt_target_status(t);
 
-	tt_log(st->state == TT_TARGET_CONNECTED ? TT_LOG_INFO : TT_LOG_NOTICE,
-	       "target %s: %s: %s", tt_target_name(t), tt_target_state_name(st->state),
-	       st->message);
-	fflush(stdout);
+	tt_log(st->state == TT_TARGET_CONNECTED ? TT_LOG_INFO : TT_LOG_NOTICE, "target %s: %s: %s",
+	       s->name, tt_target_state_name(st->state), st->message);
+#if TT_HAVE_LWS
+	if (s->hub)
+		tt_hub_status_changed(s->hub);
+#endif
+}
+
+static int slot_start(struct slot *s, const struct tt_target_config *cfg)
+{
+	char err[512];
+
+	s->cfg = *cfg;
+	int rc = tt_target_start(&s->d->loop, cfg, on_record, on_status, s, &s->t, err, sizeof(err));
+	if (rc < 0) {
+		s->t = NULL;
+		tt_log(TT_LOG_ERR, "target %s: %s", s->name, err);
+	}
+#if TT_HAVE_LWS
+	if (s->hub)
+		tt_hub_status_changed(s->hub);
+#endif
+	return rc;
+}
+
+static void on_target_stopped(struct tt_target *t, void *arg)
+{
+	struct slot *s = arg;
+
+	s->t = NULL;
+	if (s->restart && !s->d->stopping) {
+		s->restart = 0;
+		tt_log(TT_LOG_NOTICE, "target %s: configuration changed: restarting", s->name);
+		slot_start(s, &s->pending);
+	}
+#if TT_HAVE_LWS
+	else if (s->hub && !s->d->stopping)
+		tt_hub_status_changed(s->hub);
+#endif
+}
+
+static struct slot *slot_add(struct daemon *d, const struct tt_target_config *cfg)
+{
+	if (d->nslots == MAX_TARGETS) {
+		tt_log(TT_LOG_ERR, "target %s: more than %d targets", cfg->name, MAX_TARGETS);
+		return NULL;
+	}
+	struct slot *s = &d->slots[d->nslots++];
+	memset(s, 0, sizeof(*s));
+	s->d = d;
+	snprintf(s->name, sizeof(s->name), "%s", cfg->name ? cfg->name : "target");
+#if TT_HAVE_LWS
+	if (d->srv) {
+		struct tt_hub_config hc = { .target = s->name,
+					    .format = cfg->format ? cfg->format : "threadx",
+					    .probe = cfg->probe, .status = slot_status,
+					    .status_arg = s };
+		int rc = tt_server_add_hub(d->srv, &hc, &s->hub);
+		if (rc < 0) {
+			tt_log(TT_LOG_ERR, "target %s: %s", s->name,
+			       rc == -EEXIST ? "a target of that name exists" : strerror(-rc));
+			d->nslots--;
+			return NULL;
+		}
+	}
+#endif
+	return s;
+}
+
+static struct slot *slot_find(struct daemon *d, const char *name)
+{
+	for (size_t i = 0; i < d->nslots; i++)
+		if (!strcmp(d->slots[i].name, name))
+			return &d->slots[i];
+	return NULL;
+}
+
+static int str_eq(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+static int cfg_equal(const struct tt_target_config *a, const struct tt_target_config *b)
+{
+	const char *const *x = a->openocd_args, *const *y = b->openocd_args;
+
+	for (; x && y && *x && *y; x++, y++)
+		if (strcmp(*x, *y))
+			return 0;
+	if ((x && *x) || (y && *y))
+		return 0;
+	return str_eq(a->probe, b->probe) && str_eq(a->format, b->format) &&
+	       str_eq(a->elf, b->elf) && str_eq(a->openocd_log, b->openocd_log) &&
+	       a->address == b->address && a->address_is_pointer == b->address_is_pointer &&
+	       a->file_base == b->file_base && a->tick_hz == b->tick_hz &&
+	       a->time_wrap == b->time_wrap && a->time_dir == b->time_dir &&
+	       a->start_at_now == b->start_at_now && a->poll_min_ms == b->poll_min_ms &&
+	       a->poll_max_ms == b->poll_max_ms && a->max_chunk == b->max_chunk;
+}
+
+static void notify_status(uv_timer_t *h)
+{
+	struct daemon *d = h->data;
+	unsigned connected = 0;
+	double rate = 0;
+
+	for (size_t i = 0; i < d->nslots; i++) {
+		const struct tt_target_status *st = slot_status(&d->slots[i]);
+		connected += st->state == TT_TARGET_CONNECTED;
+		rate += st->rate;
+	}
+	tt_notify_status("%u/%zu targets connected, %.0f events/s", connected, d->nslots, rate);
+}
+
+/* SIGHUP: unchanged targets keep streaming, changed ones restart, removed ones stop (their hub
+ * stays, reporting "stopped"), new ones start. Listener settings need a restart. */
+static void reload(struct daemon *d)
+{
+	struct tt_config nc;
+	char err[512];
+
+	if (!d->config_path) {
+		tt_log(TT_LOG_WARNING, "SIGHUP: no --config file to reload");
+		return;
+	}
+	tt_notify_reloading();
+	if (tt_config_load(d->config_path, &nc, err, sizeof(err)) < 0) {
+		tt_log(TT_LOG_ERR, "reload: %s (keeping the running configuration)", err);
+		tt_notify_ready();
+		return;
+	}
+	tt_config_free(&d->old_conf);
+	d->old_conf = d->conf;
+	d->conf = nc;
+	for (size_t i = 0; i < d->nslots; i++) {
+		struct slot *s = &d->slots[i];
+		const struct tt_target_config *want = NULL;
+		for (size_t j = 0; j < nc.ntargets; j++)
+			if (!strcmp(nc.targets[j].name, s->name))
+				want = &nc.targets[j];
+		if (want && s->t && cfg_equal(want, &s->cfg)) {
+			s->cfg = *want; /* same values, strings now owned by the new config */
+			continue;
+		}
+		if (s->t) {
+			s->restart = want != NULL;
+			if (want)
+				s->pending = *want;
+			tt_log(TT_LOG_NOTICE, "target %s: %s", s->name,
+			       want ? "changed" : "removed from the configuration: stopping");
+			tt_target_stop(s->t, on_target_stopped, s);
+		} else if (want) {
+			slot_start(s, want);
+		}
+	}
+	for (size_t j = 0; j < nc.ntargets; j++) {
+		if (slot_find(d, nc.targets[j].name))
+			continue;
+		struct slot *s = slot_add(d, &nc.targets[j]);
+		if (s)
+			slot_start(s, &nc.targets[j]);
+	}
+	tt_log(TT_LOG_NOTICE, "configuration reloaded from %s", d->config_path);
+	tt_notify_ready();
+}
+
+#if TT_HAVE_LWS
+static void on_server_stopped(struct tt_server *srv, void *arg)
+{
+	(void)srv;
+	(void)arg;
+}
+#endif
+
+static void shutdown_daemon(struct daemon *d)
+{
+	d->stopping = 1;
+	tt_notify_stopping();
+	tt_notify_watchdog_stop();
+	for (size_t i = 0; i < d->nslots; i++)
+		if (d->slots[i].t)
+			tt_target_stop(d->slots[i].t, on_target_stopped, &d->slots[i]);
+#if TT_HAVE_LWS
+	if (d->srv)
+		tt_server_stop(d->srv, on_server_stopped, d);
+#endif
+	uv_close((uv_handle_t *)&d->sigint, NULL);
+	uv_close((uv_handle_t *)&d->sigterm, NULL);
+	uv_close((uv_handle_t *)&d->sighup, NULL);
+	uv_close((uv_handle_t *)&d->flush, NULL);
+	uv_close((uv_handle_t *)&d->status, NULL);
 }
 
 static void on_signal(uv_signal_t *h, int signum)
@@ -61,14 +288,12 @@ static void on_signal(uv_signal_t *h, int signum)
 
 	if (d->stopping)
 		return;
-	d->stopping = 1;
+	if (signum == SIGHUP) {
+		reload(d);
+		return;
+	}
 	tt_log(TT_LOG_NOTICE, "%s: stopping", strsignal(signum));
-	if (d->target)
-		tt_target_stop(d->target, NULL, NULL);
-	d->target = NULL;
-	uv_close((uv_handle_t *)&d->sigint, NULL);
-	uv_close((uv_handle_t *)&d->sigterm, NULL);
-	uv_close((uv_handle_t *)&d->flush, NULL);
+	shutdown_daemon(d);
 }
 
 static void on_check(uv_check_t *h)
@@ -79,32 +304,52 @@ static void on_check(uv_check_t *h)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: tracetapd [options]\n"
-		"Follow an RTOS trace buffer in a running target and stream its events.\n\n"
-		"Target:\n"
+		"usage: tracetapd [--config FILE] [options]\n"
+		"Follow RTOS trace buffers in running targets and stream their events.\n\n"
+		"Configuration:\n"
+		"  --config FILE         JSON configuration (targets, listener; see tracetapd.json(5))\n"
+		"  --check-config        validate the configuration and exit\n"
+		"Server (flags override the file):\n"
+		"  --listen ADDR         address to listen on (default 127.0.0.1: loopback only)\n"
+		"  --port N              port (default 7733; 0 = any free port, printed)\n"
+		"  --token TOKEN         require this token from clients\n"
+		"  --origin ORIGIN       also allow browsers from this Origin (repeatable)\n"
+		"  --web DIR             dashboard files (default %s)\n"
+		"  --tls-cert PEM, --tls-key PEM   serve HTTPS/WSS\n"
+		"  --history N           records kept per target for resuming clients\n"
+		"  --no-server           no HTTP/WebSocket server (use with --stdout)\n"
+		"A target from flags (in addition to the configuration's):\n"
 		"  --probe SPEC          file:PATH | process:PID | openocd:HOST:PORT | openocd-spawn\n"
 		"  -f FILE, -c CMD       openocd-spawn: OpenOCD configuration files and commands\n"
 		"  --openocd-log FILE    where a spawned OpenOCD logs (default: discarded)\n"
 		"  --name NAME           target name (default: target)\n"
 		"%s"
 		"Output:\n"
-		"  --stdout              print every record as a JSON line on stdout\n"
+		"  --stdout              also print every record as a JSON line on stdout\n"
 		"  --log-level LEVEL     err, warning, notice, info (default), debug\n"
 		"  --version, --help\n",
-		tt_opts_target_help);
+		TT_WEBDIR, tt_opts_target_help);
 }
 
-int main(int argc, char **argv)
-{
-	struct daemon d = { .exit_code = 0 };
-	struct tt_target_config cfg = { 0 };
-	struct tt_opts_target ot;
-	char err[512];
-	int rc;
+enum {
+	O_PROBE = 1000, O_NAME, O_STDOUT, O_LOGLEVEL, O_OLOG, O_VERSION, O_HELP, O_CONFIG,
+	O_CHECK, O_LISTEN, O_PORT, O_TOKEN, O_ORIGIN, O_WEB, O_CERT, O_KEY, O_HISTORY,
+	O_NOSERVER,
+};
 
-	tt_log_init("tracetapd");
-	tt_opts_target_init(&ot, &cfg);
-	enum { O_PROBE = 1000, O_NAME, O_STDOUT, O_LOGLEVEL, O_OLOG, O_VERSION, O_HELP };
+struct cli {
+	struct tt_target_config target;
+	struct tt_opts_target ot;
+	const char *origins[16];
+	size_t norigins;
+	const char *listen, *token, *web, *cert, *key;
+	long port;
+	uint64_t history;
+	int check;
+};
+
+static int parse_args(int argc, char **argv, struct daemon *d, struct cli *cl)
+{
 	static const struct option base[] = {
 		{ "probe", required_argument, NULL, O_PROBE },
 		{ "name", required_argument, NULL, O_NAME },
@@ -113,19 +358,64 @@ int main(int argc, char **argv)
 		{ "openocd-log", required_argument, NULL, O_OLOG },
 		{ "version", no_argument, NULL, O_VERSION },
 		{ "help", no_argument, NULL, O_HELP },
+		{ "config", required_argument, NULL, O_CONFIG },
+		{ "check-config", no_argument, NULL, O_CHECK },
+		{ "listen", required_argument, NULL, O_LISTEN },
+		{ "port", required_argument, NULL, O_PORT },
+		{ "token", required_argument, NULL, O_TOKEN },
+		{ "origin", required_argument, NULL, O_ORIGIN },
+		{ "web", required_argument, NULL, O_WEB },
+		{ "tls-cert", required_argument, NULL, O_CERT },
+		{ "tls-key", required_argument, NULL, O_KEY },
+		{ "history", required_argument, NULL, O_HISTORY },
+		{ "no-server", no_argument, NULL, O_NOSERVER },
 	};
-	struct option longopts[64];
+	struct option lo[64];
 	size_t nb = sizeof(base) / sizeof(base[0]);
-	memcpy(longopts, base, sizeof(base));
-	tt_opts_target_longopts(longopts + nb, sizeof(longopts) / sizeof(longopts[0]) - nb);
+	char err[512];
+	uint64_t v;
+	int c, rc;
 
-	int c;
-	while ((c = getopt_long(argc, argv, "f:c:h", longopts, NULL)) != -1) {
+	memcpy(lo, base, sizeof(base));
+	tt_opts_target_longopts(lo + nb, sizeof(lo) / sizeof(lo[0]) - nb);
+	cl->port = -1;
+	tt_opts_target_init(&cl->ot, &cl->target);
+	while ((c = getopt_long(argc, argv, "f:c:h", lo, NULL)) != -1) {
 		switch (c) {
-		case O_PROBE: cfg.probe = optarg; break;
-		case O_NAME: cfg.name = optarg; break;
-		case O_STDOUT: d.to_stdout = 1; break;
-		case O_OLOG: cfg.openocd_log = optarg; break;
+		case O_PROBE: cl->target.probe = optarg; break;
+		case O_NAME: cl->target.name = optarg; break;
+		case O_STDOUT: d->to_stdout = 1; break;
+		case O_OLOG: cl->target.openocd_log = optarg; break;
+		case O_CONFIG: d->config_path = optarg; break;
+		case O_CHECK: cl->check = 1; break;
+		case O_LISTEN: cl->listen = optarg; break;
+		case O_TOKEN: cl->token = optarg; break;
+		case O_WEB: cl->web = optarg; break;
+		case O_CERT: cl->cert = optarg; break;
+		case O_KEY: cl->key = optarg; break;
+		case O_NOSERVER: d->no_server = 1; break;
+		case O_ORIGIN:
+			if (cl->norigins == sizeof(cl->origins) / sizeof(cl->origins[0])) {
+				fprintf(stderr, "tracetapd: at most 16 --origin\n");
+				return 2;
+			}
+			cl->origins[cl->norigins++] = optarg;
+			break;
+		case O_PORT:
+			if (tt_parse_u64(optarg, 65535, 0, &v) < 0) {
+				fprintf(stderr, "tracetapd: --port '%s': expected 0..65535\n", optarg);
+				return 2;
+			}
+			cl->port = (long)v;
+			break;
+		case O_HISTORY:
+			if (tt_parse_u64(optarg, 100000000, 1, &v) < 0 || !v) {
+				fprintf(stderr, "tracetapd: --history '%s': expected 1..100M records\n",
+					optarg);
+				return 2;
+			}
+			cl->history = v;
+			break;
 		case O_LOGLEVEL:
 			if ((tt_log_level = tt_log_parse_level(optarg)) < 0) {
 				fprintf(stderr, "tracetapd: --log-level %s: expected err, warning, "
@@ -133,24 +423,23 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			break;
-		case O_VERSION: printf("tracetapd %s\n", TT_VERSION); return 0;
+		case O_VERSION: printf("tracetapd %s\n", TT_VERSION); return 1;
 		case 'h':
-		case O_HELP: usage(stdout); return 0;
+		case O_HELP: usage(stdout); return 1;
 		case 'f':
 		case 'c':
-			if (tt_opts_openocd_arg(&ot, c, optarg) < 0) {
+			if (tt_opts_openocd_arg(&cl->ot, c, optarg) < 0) {
 				fprintf(stderr, "tracetapd: too many -f/-c arguments\n");
 				return 2;
 			}
 			break;
 		default:
-			rc = tt_opts_target_parse(&ot, c, optarg, err, sizeof(err));
-			if (rc == 1) {
-				usage(stderr);
-				return 2;
-			}
-			if (rc < 0) {
-				fprintf(stderr, "tracetapd: %s\n", err);
+			rc = tt_opts_target_parse(&cl->ot, c, optarg, err, sizeof(err));
+			if (rc) {
+				if (rc < 0)
+					fprintf(stderr, "tracetapd: %s\n", err);
+				else
+					usage(stderr);
 				return 2;
 			}
 		}
@@ -159,40 +448,151 @@ int main(int argc, char **argv)
 		fprintf(stderr, "tracetapd: unexpected argument '%s' (see --help)\n", argv[optind]);
 		return 2;
 	}
-	if (!cfg.probe) {
-		fprintf(stderr, "tracetapd: no target: give --probe SPEC (see --help)\n");
-		return 2;
-	}
-	if (!d.to_stdout && !TT_HAVE_LWS) {
-		fprintf(stderr, "tracetapd: built without libwebsockets: only --stdout is available\n");
-		return 2;
-	}
+	return 0;
+}
 
+/* The configuration file (or the defaults), then the flags on top. */
+static int configure(struct daemon *d, struct cli *cl)
+{
+	char err[512];
+	int rc = d->config_path ? tt_config_load(d->config_path, &d->conf, err, sizeof(err))
+				: tt_config_parse("{}", 2, "defaults", &d->conf, err, sizeof(err));
+	if (rc < 0) {
+		fprintf(stderr, "tracetapd: %s\n", err);
+		return -1;
+	}
+	struct tt_server_config *sc = &d->conf.server;
+	if (cl->listen)
+		sc->listen = cl->listen;
+	if (cl->port >= 0)
+		sc->port = (int)cl->port;
+	if (cl->token)
+		sc->token = cl->token;
+	if (cl->web)
+		sc->web_dir = cl->web;
+	if (cl->cert)
+		sc->tls_cert = cl->cert;
+	if (cl->key)
+		sc->tls_key = cl->key;
+	if (cl->norigins) {
+		sc->origins = cl->origins;
+		sc->norigins = cl->norigins;
+	}
+	if (cl->history) {
+		sc->hub.history = cl->history;
+		sc->hub.history_bytes = 0;
+	}
+	if (!cl->target.probe && (cl->target.elf || cl->target.address || cl->ot.noargs)) {
+		fprintf(stderr, "tracetapd: target options given without --probe SPEC\n");
+		return -1;
+	}
+	if (!d->conf.ntargets && !cl->target.probe) {
+		fprintf(stderr, "tracetapd: no target: give --probe SPEC or a --config file with "
+				"targets (see --help)\n");
+		return -1;
+	}
+	if (!!sc->tls_cert != !!sc->tls_key) {
+		fprintf(stderr, "tracetapd: TLS needs both a certificate and a key\n");
+		return -1;
+	}
+	return 0;
+}
+
+static void server_log(int level, const char *msg, void *arg)
+{
+	(void)arg;
+	tt_log(level, "%s", msg);
+}
+
+static int start_server(struct daemon *d)
+{
+#if TT_HAVE_LWS
+	char err[512];
+
+	d->conf.server.log = server_log;
+	if (tt_server_start(&d->loop, &d->conf.server, &d->srv, err, sizeof(err)) < 0) {
+		tt_log(TT_LOG_ERR, "%s", err);
+		return -1;
+	}
+	tt_log(TT_LOG_NOTICE, "listening on http://%s:%d/", d->conf.server.listen,
+	       tt_server_port(d->srv));
+	/* Scripts and the demo read the port from this line. */
+	fprintf(stderr, "tracetapd: dashboard at http://%s:%d/\n", d->conf.server.listen,
+		tt_server_port(d->srv));
+	return 0;
+#else
+	(void)d;
+	tt_log(TT_LOG_ERR, "built without libwebsockets: run with --no-server --stdout");
+	return -1;
+#endif
+}
+
+int main(int argc, char **argv)
+{
+	static struct daemon d;
+	static struct cli cl;
+	int rc;
+
+	tt_log_init("tracetapd");
+	rc = parse_args(argc, argv, &d, &cl);
+	if (rc)
+		return rc == 1 ? 0 : rc;
+	if (configure(&d, &cl) < 0)
+		return 2;
+	if (cl.check) {
+		printf("%s: ok, %zu target(s)\n", d.config_path ? d.config_path : "flags",
+		       d.conf.ntargets + !!cl.target.probe);
+		tt_config_free(&d.conf);
+		return 0;
+	}
+	signal(SIGPIPE, SIG_IGN);
 	uv_loop_init(&d.loop);
 	uv_signal_init(&d.loop, &d.sigint);
 	uv_signal_init(&d.loop, &d.sigterm);
-	d.sigint.data = d.sigterm.data = &d;
+	uv_signal_init(&d.loop, &d.sighup);
+	d.sigint.data = d.sigterm.data = d.sighup.data = &d;
 	uv_signal_start(&d.sigint, on_signal, SIGINT);
 	uv_signal_start(&d.sigterm, on_signal, SIGTERM);
-	signal(SIGPIPE, SIG_IGN);
+	uv_signal_start(&d.sighup, on_signal, SIGHUP);
 	uv_check_init(&d.loop, &d.flush);
 	if (d.to_stdout)
 		uv_check_start(&d.flush, on_check);
+	uv_timer_init(&d.loop, &d.status);
+	d.status.data = &d;
 
-	rc = tt_target_start(&d.loop, &cfg, on_record, on_status, &d, &d.target, err, sizeof(err));
-	if (rc < 0) {
-		fprintf(stderr, "tracetapd: %s\n", err);
-		d.exit_code = 1;
-		uv_close((uv_handle_t *)&d.sigint, NULL);
-		uv_close((uv_handle_t *)&d.sigterm, NULL);
-		uv_close((uv_handle_t *)&d.flush, NULL);
+	int failed = !d.no_server && start_server(&d) < 0;
+	for (size_t i = 0; !failed && i < d.conf.ntargets; i++) {
+		struct slot *s = slot_add(&d, &d.conf.targets[i]);
+		failed = !s;
+		if (s)
+			slot_start(s, &d.conf.targets[i]);
+	}
+	if (!failed && cl.target.probe) {
+		struct slot *s = slot_add(&d, &cl.target);
+		failed = !s;
+		if (s && slot_start(s, &cl.target) < 0 && !d.conf.ntargets)
+			failed = 1; /* the only target cannot start: say so with the exit code */
+	}
+	if (failed) {
+		shutdown_daemon(&d);
+	} else {
+		tt_notify_watchdog_start(&d.loop);
+		uv_timer_start(&d.status, notify_status, 0, 5000);
+		tt_notify_ready();
 	}
 	uv_run(&d.loop, UV_RUN_DEFAULT);
+#if TT_HAVE_LWS
+	if (d.srv)
+		tt_server_free(d.srv);
+	uv_run(&d.loop, UV_RUN_DEFAULT);
+#endif
 	fflush(stdout);
 	rc = uv_loop_close(&d.loop);
+	tt_config_free(&d.conf);
+	tt_config_free(&d.old_conf);
 	if (rc) {
 		tt_log(TT_LOG_ERR, "internal: loop closed with handles left: %s", uv_strerror(rc));
 		return 1;
 	}
-	return d.exit_code;
+	return failed ? 1 : 0;
 }

@@ -36,7 +36,7 @@ read -r pidf hdrf _ < "$work/writer.out"
 pid=${pidf#pid=} hdr=${hdrf#header=}
 
 "$tracetapd" --probe "process:$pid" --address "$hdr" --stdout --poll-min 1 --poll-max 10 \
-  --log-level notice > "$work/records.jsonl" 2> "$work/daemon.log" &
+  --log-level notice --no-server > "$work/records.jsonl" 2> "$work/daemon.log" &
 dpid=$!
 
 wait_for "$work/writer.out" '^done' $((${secs%.*} + 30))
