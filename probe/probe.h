@@ -55,7 +55,10 @@ typedef void (*tt_probe_state_cb)(struct tt_probe *p, enum tt_probe_state st, co
 
 struct tt_probe_options {
 	/* openocd-spawn: argv passed to openocd after the program name (e.g. "-f", "x.cfg", "-c",
-	 * "..."); NULL-terminated, borrowed until tt_probe_new returns (copied). */
+	 * "..."); NULL-terminated, borrowed until tt_probe_new returns (copied). The probe appends
+	 * -c "tcl_port pipe" -c "gdb_port disabled" -c "telnet_port disabled", so these must not
+	 * run `init` themselves (OpenOCD runs it after the last argument). Target words are
+	 * taken as little-endian (Cortex-M). */
 	const char *const *openocd_args;
 	const char *openocd_bin;   /* default "openocd" */
 	const char *openocd_log;   /* file OpenOCD's stderr is appended to; NULL = drained */
