@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# tests/demo/run-demo.sh: the live demo, from a fresh Debian 12 machine to a dashboard:
+# installs what is missing, builds, then runs the simulated microcontroller (tt-simtarget) with a
+# ThreadX workload (tt-fw-threadx), a real OpenOCD driving it over JTAG (spawned and owned by
+# tracetapd), and tracetapd streaming to http://127.0.0.1:7733/. Ctrl-C stops everything.
+#
+# usage: tests/demo/run-demo.sh [--rate EVENTS_PER_S] [--port N] [--no-setup] [--no-browser]
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root"
+rate=1000 port=7733 setup=1 browser=1
+while [ $# -gt 0 ]; do
+  case $1 in
+    --rate) rate=$2; shift 2 ;;
+    --port) port=$2; shift 2 ;;
+    --no-setup) setup=0; shift ;;
+    --no-browser) browser=0; shift ;;
+    *) sed -n '2,8p' "$0"; exit 2 ;;
+  esac
+done
+if [ "$setup" = 1 ]; then
+  TT_SETUP_BROWSER=0 tests/setup.sh
+fi
+[ -d build ] || meson setup build >/dev/null
+ninja -C build >/dev/null
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/tracetap-demo.XXXXXX")
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT INT TERM
+
+ram=$work/ram.bin
+build/tests/sim/tt-simtarget --base 0x20000000 --size 131072 --ram "$ram" > "$work/sim.out" 2>&1 &
+pids+=($!)
+for _ in $(seq 100); do grep -q '^listening port=' "$work/sim.out" && break; sleep 0.05; done
+sim_port=$(sed -n 's/^listening port=\([0-9]*\)/\1/p' "$work/sim.out")
+[ -n "$sim_port" ] || { echo "demo: the simulated target did not start:"; cat "$work/sim.out"; exit 1; }
+
+build/tests/sim/tt-fw-threadx --ram "$ram" --base 0x20000000 --size 131072 --rate "$rate" \
+  --tick-hz 100000000 > "$work/fw.out" 2>&1 &
+pids+=($!)
+
+echo "demo: simulated target on 127.0.0.1:$sim_port, ThreadX workload at $rate events/s"
+echo "demo: dashboard at http://127.0.0.1:$port/   (in another terminal: build/daemon/tracetap tail)"
+if [ "$browser" = 1 ] && [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ] && command -v xdg-open >/dev/null; then
+  (sleep 1; xdg-open "http://127.0.0.1:$port/" >/dev/null 2>&1 || true) &
+fi
+build/daemon/tracetapd --name sim --port "$port" --web "$root/web" \
+  --probe openocd-spawn -f "$root/tests/sim/openocd-sim.cfg" -c "remote_bitbang port $sim_port" \
+  --openocd-log "$work/openocd.log" --pointer 0x20000000 --tick-hz 100M &
+pids+=($!)
+wait "${pids[-1]}"
