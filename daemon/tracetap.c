@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cmd_probes.h"
 #include "commands.h"
 #include "tt_config.h"
 
@@ -13,6 +14,7 @@ struct command {
 
 static const struct command commands[] = {
 	{ "decode", tt_cmd_decode, "print every event of a trace file (.trx, RAM dump)" },
+	{ "probes", tt_cmd_probes, "list the debug probes plugged in, with their OpenOCD arguments" },
 };
 
 static void usage(FILE *f)

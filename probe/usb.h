@@ -22,9 +22,11 @@
 #include <stdint.h>
 #include <uv.h>
 
-/* Installed path of the udev rules, for "permission denied" messages (systemd/meson.build
- * installs the file there; keep in sync). */
+/* Installed path of the udev rules, for "permission denied" messages: set by probe/meson.build
+ * from the prefix (systemd/meson.build installs the file there). */
+#ifndef TT_USB_UDEV_RULES
 #define TT_USB_UDEV_RULES "/usr/lib/udev/rules.d/60-tracetap-probes.rules"
+#endif
 
 enum tt_usb_kind {
 	TT_USB_UNKNOWN = 0,

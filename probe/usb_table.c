@@ -1,7 +1,7 @@
 /* probe/usb_table.c: debug probe identification from USB ids and strings (pure; see usb.h).
  *
  * Sources for the ids (checked, not remembered): OpenOCD 0.12's contrib/60-openocd.rules and
- * its interface/*.cfg files (hla_vid_pid, ftdi vid_pid / device_desc, espusbjtag vid_pid),
+ * its interface config files (hla_vid_pid, ftdi vid_pid / device_desc, espusbjtag vid_pid),
  * OpenOCD's ST-Link driver PID list (0x3744..0x3757), the Black Magic Probe and Raspberry Pi
  * Debug Probe ids, WCH-Link's mode ids (8010 RISC-V, 8011/8012 CMSIS-DAP). The udev rules in
  * systemd/60-tracetap-probes.rules must cover every fixed id here: tests/service checks it.
@@ -58,7 +58,7 @@ static const struct id_entry id_table[] = {
 };
 
 /* FTDI adapters recognised by their product string: the exact `ftdi device_desc` of an
- * OpenOCD interface/ftdi/*.cfg. Generic strings ("Dual RS232-HS", used by many boards) are
+ * OpenOCD interface/ftdi config file. Generic strings ("Dual RS232-HS", used by many boards) are
  * deliberately absent: any guess would be wrong for most users. pid 0 = any FTDI pid. */
 struct ftdi_entry {
 	uint16_t pid;

@@ -1,0 +1,40 @@
+# bash completion for tracetap(1). The command list comes from `tracetap --help`, so commands
+# added later complete without editing this file.
+_tracetap()
+{
+	local cur prev words cword
+	_init_completion || return
+
+	if ((cword == 1)); then
+		local cmds
+		cmds=$("${words[0]}" --help 2>/dev/null | awk '/^commands:/ {on = 1; next} on && NF {print $1}')
+		COMPREPLY=($(compgen -W "$cmds --help --version" -- "$cur"))
+		return
+	fi
+
+	case ${words[1]} in
+	decode)
+		case $prev in
+		--format) COMPREPLY=($(compgen -W "threadx" -- "$cur")); return ;;
+		esac
+		if [[ $cur == -* ]]; then
+			COMPREPLY=($(compgen -W "--format --json --no-color --elf --address --pointer
+				--base --tick-hz --time-wrap --time-dir --help" -- "$cur"))
+		else
+			_filedir
+		fi
+		;;
+	probes)
+		COMPREPLY=($(compgen -W "--json --all --help" -- "$cur"))
+		;;
+	tail | record | targets | status)
+		case $prev in
+		-o | --output) _filedir; return ;;
+		--format | -f) COMPREPLY=($(compgen -W "jsonl trx perfetto ftrace" -- "$cur")); return ;;
+		esac
+		COMPREPLY=($(compgen -W "--target --id --name --thread --text --history --json
+			--no-color --token --output --format --duration --count --help" -- "$cur"))
+		;;
+	esac
+}
+complete -F _tracetap tracetap
