@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cmd_probes.h"
+#include "cmd_tail.h"
 #include "commands.h"
 #include "tt_config.h"
 
@@ -13,6 +14,10 @@ struct command {
 };
 
 static const struct command commands[] = {
+	{ "tail", tt_cmd_tail, "follow a target's live events (like journalctl -f)" },
+	{ "record", tt_cmd_record, "record a target's events to a file (jsonl, trx, perfetto, ftrace)" },
+	{ "targets", tt_cmd_targets, "list the daemon's targets" },
+	{ "status", tt_cmd_status, "show the daemon's targets, rates, gaps and clients" },
 	{ "decode", tt_cmd_decode, "print every event of a trace file (.trx, RAM dump)" },
 	{ "probes", tt_cmd_probes, "list the debug probes plugged in, with their OpenOCD arguments" },
 };
