@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/bin/bash
 # tests/service/man_check.sh PAGE...: each man page renders with groff -man and no warning.
 set -eu
 for page in "$@"; do

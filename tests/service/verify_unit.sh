@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/bin/bash
 # tests/service/verify_unit.sh UNIT TRACETAPD: `systemd-analyze verify` of the generated unit
 # (installed paths substituted by meson). verify needs the ExecStart binary to exist, so the
 # copy verified here points ExecStart at the built tracetapd; everything else is unchanged.
