@@ -105,6 +105,7 @@ static struct tt_hub *mkhub(size_t history, size_t batch, size_t client_frames)
 {
 	struct tt_hub_config cfg = { .target = "board1", .format = "threadx", .probe = "file:x",
 				     .history = history, .batch_records = batch,
+				     .batch_bytes = 1 << 20,
 				     .client_frames = client_frames };
 	struct tt_hub *h;
 	CHECK(tt_hub_new(&cfg, &h) == 0);

@@ -508,12 +508,16 @@ static void test_http(void)
 	unsigned lines = 0;
 	for (size_t i = 0; i < len; i++)
 		lines += body[i] == '\n';
-	CHECK(lines == (scale == 1 ? 50000 : last_seq())); /* the history size */
+	CHECK(lines == (last_seq() < 50000 ? last_seq() : 50000)); /* the history held */
 	free(body);
 	st = tt_http_get("127.0.0.1", g.port, "/api/export?target=board1&format=perfetto", TOKEN,
 			 30000, &body, &len);
 	CHECK(st == 200);
 	j = cJSON_Parse(body);
+	if (!j || cJSON_GetArraySize(cJSON_GetObjectItem(j, "traceEvents")) <= (int)lines)
+		fprintf(stderr, "perfetto export: %zu bytes, %d events, ends with: %.200s\n", len,
+			j ? cJSON_GetArraySize(cJSON_GetObjectItem(j, "traceEvents")) : -1,
+			len > 200 ? body + len - 200 : body);
 	CHECK(j && cJSON_GetArraySize(cJSON_GetObjectItem(j, "traceEvents")) > (int)lines);
 	cJSON_Delete(j);
 	free(body);
