@@ -8,8 +8,8 @@
 //
 //   node devserver.mjs [--port 8765] [--rate 2000] [--targets 1] [--ticks] [--web DIR] [--replay FILE.jsonl]
 //
-// Dev controls (HTTP POST): /dev/restart?down=MS (drop every client, restart seq numbering like
-// a restarted daemon), /dev/gap?lost=N (a lapped-buffer gap record), /dev/reset (a reset
+// Dev controls (HTTP POST): /dev/restart?down=MS[&seq=N] (drop every client, restart seq numbering
+// like a restarted daemon, after N), /dev/gap?lost=N (a lapped-buffer gap record), /dev/reset (a reset
 // record; time restarts), /dev/rate?r=N.
 
 import http from 'node:http';
@@ -128,8 +128,8 @@ export async function startDevServer({ port = 0, rate = 2000, targets = 1, ticks
   const names = Array.from({ length: targets }, (_, i) => (i === 0 ? 'board1' : 'board' + (i + 1)));
   const loads = new Map(names.map((n) => [n, replay ? new Replay(n, replay) : new Workload(n, { ticks })]));
   const HIST = 100000;
-  function resetSeq() {
-    for (const n of names) { state.seq.set(n, 0); state.hist.set(n, []); state.counters.set(n, { events: 0, gaps: 0, lost: 0, resets: 0 }); }
+  function resetSeq(start = 0) {
+    for (const n of names) { state.seq.set(n, start); state.hist.set(n, []); state.counters.set(n, { events: 0, gaps: 0, lost: 0, resets: 0 }); }
   }
   resetSeq();
   function summary(n) {
@@ -187,7 +187,13 @@ export async function startDevServer({ port = 0, rate = 2000, targets = 1, ticks
         state.down = true;
         for (const cl of state.clients) cl.ws.close(1001, 'daemon shutting down');
         state.clients.clear();
-        setTimeout(() => { resetSeq(); state.epoch++; state.down = false; }, +(u.searchParams.get('down') || 1000));
+        // seq=N: the restarted daemon starts numbering after N (it may be past the client's last seq).
+        setTimeout(() => {
+          resetSeq();
+          const pre = +(u.searchParams.get('seq') || 0);
+          for (const n of names) { const w = loads.get(n); for (let k = 0; k < pre; k += 1000) { const recs = []; while (recs.length < Math.min(1000, pre - k)) recs.push(...w.burst()); push(n, recs); } }
+          state.epoch++; state.down = false;
+        }, +(u.searchParams.get('down') || 1000));
       } else if (cmd === 'gap') {
         for (const n of names) push(n, [{ type: 'gap', target: n, seq: 0, lost: +(u.searchParams.get('lost') || 120), exact: false, reason: 'lapped' }]);
       } else if (cmd === 'reset') {

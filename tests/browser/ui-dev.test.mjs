@@ -134,6 +134,26 @@ const tests = [
     });
   }],
 
+  ['a restarted daemon whose seq is already past ours is detected (last record compared)', async () => {
+    await withPage({ server: { rate: 2000 } }, async (page, srv) => {
+      await waitFor('records', async () => (await st(page))?.size > 500);
+      const before = (await st(page)).lastSeq;
+      await srv.control('restart', `down=800&seq=${before + 5000}`);
+      await waitFor('new epoch with records', async () => {
+        const s = await page.evaluate(() => ({ epoch: window.tracetap.current.epoch, last: window.tracetap.current.lastSeq }));
+        return s.epoch === 1 && s.last > before + 5000;
+      }, 15000);
+      const markers = await page.evaluate(() => window.tracetap.current.timeline.markers.map((m) => m.kind));
+      assert(markers.includes('marker'), 'restart marker: ' + markers);
+      // Same daemon, plain reconnect: no new epoch, no duplicates.
+      const dups0 = await page.evaluate(() => window.tracetap.counters.dups);
+      await page.evaluate(() => window.tracetap.conn.reconnectNow());
+      await page.waitForTimeout(1500);
+      const s2 = await page.evaluate(() => ({ epoch: window.tracetap.current.epoch, dups: window.tracetap.counters.dups }));
+      assert(s2.epoch === 1 && s2.dups === dups0, 'plain reconnect keeps the epoch: ' + JSON.stringify(s2));
+    });
+  }],
+
   ['pause and resume: the skipped range shows as a gap', async () => {
     await withPage({ server: { rate: 2000 } }, async (page) => {
       await waitFor('records', async () => (await st(page))?.size > 200);

@@ -83,6 +83,15 @@ export class Connection {
     this.timer = setTimeout(() => this.connect(), delay);
   }
 
+  /** Drops the current connection (if any) and connects again at once. */
+  reconnectNow() {
+    const ws = this.ws;
+    this.ws = null;            // its onclose will not schedule a retry
+    if (ws) ws.close(1000);
+    this.attempt = 0;
+    this.connect();
+  }
+
   /** Retry now (user asked). */
   retryNow() { if (!this.ws) this.connect(); }
 

@@ -64,9 +64,12 @@ export function describeRecord(r) {
     return `gap: ${r.lost ?? '?'}${r.exact === false ? '+' : ''} record${r.lost === 1 ? '' : 's'} lost` + (r.reason ? ` (${r.reason})` : '');
   }
   if (r.type === 'reset') return 'reset: ' + (r.reason || 'target restarted tracing');
+  if (r.type === 'marker' && r.resolved) {
+    return `${r.reason}: no records lost (the new daemon re-read ${r.repeats} already shown, skipped)`;
+  }
   if (r.type === 'marker') {
-    const lost = r.lost ? `${r.lost} record${r.lost === 1 ? '' : 's'} missed` : 'records may be missing';
-    return `dashboard: ${lost} (${r.reason})`;
+    const lost = r.lost ? `${r.lost} record${r.lost === 1 ? '' : 's'} missed` : 'records written meanwhile may be missing';
+    return `${r.reason}: ${lost}`;
   }
   return r.name || r.type;
 }

@@ -86,10 +86,20 @@ function onHello(msg) {
     s.summary = t;
     s.status = { target: t.name, state: t.state, probe: t.probe, format: t.format, rate: t.rate, fill: t.fill,
       events: t.events, gaps: t.gaps, lost: t.lost, last_seq: t.last_seq };
-    if (s.lastSeq > 0 && (restarted || (t.last_seq != null && t.last_seq < s.lastSeq))) newEpoch(s);
-    if (s.lastSeq > 0) since[t.name] = s.lastSeq;
+    if (s.fromStart) {
+      // We found out (see onEvents) that this is a restarted daemon: take all it holds.
+      s.fromStart = false;
+      since[t.name] = 0;
+    } else if (s.lastSeq > 0 && (restarted || (t.last_seq != null && t.last_seq < s.lastSeq))) {
+      newEpoch(s);
+      since[t.name] = 0;  // everything the new daemon still holds, from its first record
+    } else if (s.lastSeq > 0) {
+      // Same daemon, or a restarted one that already counted past our last seq: ask for our
+      // last record again and compare it (onEvents) before trusting the numbering.
+      since[t.name] = s.lastSeq - 1;
+      s.verify = s.lastRec || null;
+    }
   }
-  for (const s of app.stores.values()) s.awaitFirst = true;
   const sub = { type: 'subscribe', targets: '*' };
   if (Object.keys(since).length) sub.since = since;
   else if (HISTORY_ON_CONNECT) sub.history = HISTORY_ON_CONNECT;
@@ -101,22 +111,67 @@ function onHello(msg) {
 /** The daemon restarted: its seq numbering starts over and what happened meanwhile is unknown. */
 function newEpoch(s) {
   s.marker('daemon restarted', 0, Date.now());
+  s.epochMarker = s.get(s.tail - 1);
+  s.repeats = 0;
   s.lastSeq = 0;
   s.epoch++;
+  // A restarted daemon reads the target's buffer again from its oldest entry: entries this
+  // dashboard already has come again under new seqs and with a new time base. Remember the
+  // newest old entries (by address and raw words) to skip the repeats and to align the time axis.
+  const seen = new Map();
+  for (let n = Math.max(s.head, s.tail - 20000); n < s.tail; n++) {
+    const r = s.get(n);
+    if (r && r.type === 'event' && r.addr && r.raw) seen.set(r.addr + '|' + r.raw.join(','), r._t);
+  }
+  s.overlap = seen.size ? seen : null;
+}
+
+function sameRecord(a, b) {
+  if (a.type !== b.type) return false;
+  if (a.type === 'event') return a.addr === b.addr && String(a.raw) === String(b.raw) && a.id === b.id;
+  return a.reason === b.reason && a.lost === b.lost;
+}
+
+/** True when r repeats an entry from before a daemon restart (and aligns time on it). */
+function repeated(s, r) {
+  if (r.type !== 'event' || !r.addr || !r.raw) { s.overlap = null; return false; }
+  const t = s.overlap.get(r.addr + '|' + r.raw.join(','));
+  if (t === undefined) {
+    // The first entry after the repeats: if there were repeats, nothing was lost in between.
+    s.overlap = null;
+    const m = s.epochMarker;
+    if (m && s.repeats > 0) { m.resolved = true; m.repeats = s.repeats; m._ver = (m._ver || 0) + 1; s.changed++; }
+    return false;
+  }
+  s.repeats++;
+  s.lastSeq = r.seq;
+  s.lastRec = r;
+  const raw = r.ns != null ? r.ns : r.time;
+  if (raw != null) { s.tOffset = t - raw; s.lastRawT = raw; s.lastT = t; }
+  s.counts.repeated = (s.counts.repeated || 0) + 1;
+  return true;
 }
 
 function onEvents(msg) {
   const s = store(msg.target);
   const recs = msg.records || [];
   const now = Date.now();
-  if (s.awaitFirst && recs.length && s.lastSeq > 0 && recs[0].seq != null && recs[0].seq <= s.lastSeq) {
-    // Seq went backwards right after a reconnect: a restarted daemon that did not say so in hello.
-    newEpoch(s);
-  }
-  s.awaitFirst = false;
   for (const r of recs) {
+    if (s.verify && r.seq != null) {
+      const v = s.verify;
+      s.verify = null;
+      if (r.seq === v.seq) {
+        if (sameRecord(r, v)) continue;      // the same daemon re-sent our last record
+        // Same seq, other content: a restarted daemon. Start over from its first record.
+        newEpoch(s);
+        s.fromStart = true;
+        app.conn.reconnectNow();
+        return;
+      }
+    }
     if (r.seq != null && r.seq <= s.lastSeq) { app.counters.dups++; continue; }
     if (r.target == null) r.target = msg.target;
+    if (s.overlap && repeated(s, r)) continue;
     s.add(r, now);
   }
   app.counters.records += recs.length;
@@ -168,8 +223,25 @@ function connect() {
     },
   });
   app.conn.connect();
+  // Status messages may come only on state changes: refresh counters and rate from /api/targets.
+  setInterval(pollTargets, 2000);
   $('conn').addEventListener('click', () => app.conn.retryNow());
   setInterval(() => app.conn.send({ type: 'ping', id: Date.now() }), 15000);
+}
+
+async function pollTargets() {
+  if (!app.conn || app.conn.state !== 'open' || document.hidden) return;
+  try {
+    const r = await fetch(apiUrl('api/targets', {}), { cache: 'no-store' });
+    if (!r.ok) return;
+    const list = await r.json();
+    for (const t of Array.isArray(list) ? list : []) {
+      const s = app.stores.get(t.name);
+      if (!s) continue;
+      s.status = { ...(s.status || {}), ...t, target: t.name };
+    }
+    targetsDirty = true;
+  } catch (e) { /* daemon going away: the WebSocket reports it */ }
 }
 
 /* ---------- filters ---------- */

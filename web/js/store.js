@@ -144,7 +144,7 @@ export class TargetStore {
       else if (r.type === 'reset') this.counts.resets++;
       else if (r.type === 'marker') this.counts.missed += r.lost || 0;
     }
-    if (r.seq != null && r.type !== 'marker') this.lastSeq = r.seq;
+    if (r.seq != null && r.type !== 'marker') { this.lastSeq = r.seq; this.lastRec = r; }
     this.timeline.add(r, this);
 
     if (this.tail - this.head >= this.cap) this.dropOldest(1);

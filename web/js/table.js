@@ -145,7 +145,7 @@ export class EventTable {
       const r = st.get(n);
       if (row.hidden) row.hidden = false;
       row.style.transform = `translateY(${p * ROW_H}px)`;
-      if (row._n !== n || row._rev !== r) this.fill(row, r, n);
+      if (row._n !== n || row._rev !== r || (r && row._ver !== r._ver)) this.fill(row, r, n);
       const sel = n === this.selected;
       if (row._sel !== sel) { row.classList.toggle('sel', sel); row._sel = sel; }
     }
@@ -171,13 +171,14 @@ export class EventTable {
   fill(row, r, n) {
     row._n = n;
     row._rev = r;
+    row._ver = r ? r._ver : undefined;
     const c = row.cells;
     if (!r) { for (const x of c) x.textContent = ''; return; }
     c[0].textContent = r.seq != null ? r.seq : '';
     if (r.type !== 'event') {
       row.className = 'row rec-' + r.type;
       c[1].textContent = ''; c[2].textContent = ''; c[3].textContent = ''; c[4].textContent = '';
-      c[5].textContent = r.type === 'marker' ? 'DISCONNECTED' : r.type.toUpperCase();
+      c[5].textContent = r.type === 'marker' ? 'RECONNECT' : r.type.toUpperCase();
       c[6].textContent = describeRecord(r);
       row.dataset.type = r.type;
       return;
