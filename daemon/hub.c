@@ -731,6 +731,30 @@ int tt_hub_history_foreach(const struct tt_hub *h,
 	return 0;
 }
 
+uint64_t tt_hub_history_range(const struct tt_hub *h, uint64_t from, size_t max,
+			      int (*cb)(void *arg, uint64_t seq, const char *json, size_t len),
+			      void *arg, int *rc)
+{
+	uint64_t seq = from;
+
+	if (rc)
+		*rc = 0;
+	if (!h->oldest)
+		return seq > h->last ? seq : h->last + 1;
+	if (seq < h->oldest)
+		seq = h->oldest;
+	for (; seq <= h->last && max; seq++, max--) {
+		const struct slot *s = slot_of(h, seq);
+		int r = cb(arg, seq, h->bytes + s->off, s->len);
+		if (r) {
+			if (rc)
+				*rc = r;
+			return seq + 1;
+		}
+	}
+	return seq;
+}
+
 /* ---- clients ---- */
 
 int tt_hub_client_new(struct tt_hub *h, tt_hub_wake_cb wake, void *arg,

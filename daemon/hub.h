@@ -127,6 +127,14 @@ int tt_hub_history_foreach(const struct tt_hub *h,
 			   int (*cb)(void *arg, uint64_t seq, const char *json, size_t len),
 			   void *arg);
 
+/* Calls cb for the records with seq >= from still in history (from is raised to the oldest),
+ * at most max of them, oldest first. Returns the seq after the last one visited, so a caller can
+ * continue from there later (records evicted meanwhile are skipped). A nonzero return of cb
+ * stops the walk; it is stored in *rc (may be NULL; else set to 0 when cb never stopped). */
+uint64_t tt_hub_history_range(const struct tt_hub *h, uint64_t from, size_t max,
+			      int (*cb)(void *arg, uint64_t seq, const char *json, size_t len),
+			      void *arg, int *rc);
+
 /* ---- clients ---- */
 
 /* Server-side filter: all given criteria must match; gap and reset records always pass. */

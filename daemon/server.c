@@ -489,10 +489,8 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
 			return tt_server_http_writeable(c, wsi);
 		break;
 	case LWS_CALLBACK_CLOSED_HTTP:
-		if (c) {
-			tt_frame_unref(c->body);
-			c->body = NULL;
-		}
+		if (c)
+			tt_server_http_closed(c);
 		break;
 	default:
 		break;

@@ -17,30 +17,45 @@
 #include "target.h"
 
 #define CHUNK 32768
+#define EXPORT_STEP 2000 /* records per writeable callback */
 
 struct body {
 	struct tt_frame *f;
 	int err;
 };
 
+/* Appends to *fp, growing (moving) the frame as needed. */
+static int frame_put(struct tt_frame **fp, const void *buf, size_t len)
+{
+	struct tt_frame *f = *fp;
+
+	if (f->len + len > f->cap) {
+		size_t ncap = (f->cap + len) * 2;
+		struct tt_frame *n = realloc(f, sizeof(*n) + TT_FRAME_PRE + ncap + 1);
+		if (!n)
+			return -ENOMEM;
+		n->data = n->mem + TT_FRAME_PRE;
+		n->cap = ncap;
+		*fp = f = n;
+	}
+	memcpy(f->data + f->len, buf, len);
+	f->len += len;
+	return 0;
+}
+
 static int body_put(void *arg, const void *buf, size_t len)
 {
 	struct body *b = arg;
 
-	if (b->err)
-		return b->err;
-	if (b->f->len + len > b->f->cap) {
-		size_t ncap = (b->f->cap + len) * 2;
-		struct tt_frame *n = realloc(b->f, sizeof(*n) + TT_FRAME_PRE + ncap + 1);
-		if (!n)
-			return b->err = -ENOMEM;
-		n->data = n->mem + TT_FRAME_PRE;
-		n->cap = ncap;
-		b->f = n;
-	}
-	memcpy(b->f->data + b->f->len, buf, len);
-	b->f->len += len;
-	return 0;
+	if (!b->err)
+		b->err = frame_put(&b->f, buf, len);
+	return b->err;
+}
+
+/* Export sink: the connection's body frame. */
+static int conn_put(void *arg, const void *buf, size_t len)
+{
+	return frame_put(&((struct conn *)arg)->body, buf, len);
 }
 
 static void body_printf(struct body *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -82,13 +97,44 @@ static int respond(struct conn *c, struct lws *wsi, unsigned status, const char 
 	return 0;
 }
 
+static int export_rec(void *arg, uint64_t seq, const char *json, size_t len)
+{
+	(void)seq;
+	int rc = tt_export_record(arg, json, len);
+	return rc == -EINVAL ? 0 : rc;
+}
+
+/* Produces the next piece of an export into c->body (EXPORT_STEP records, or the trailer). */
+static int export_step(struct conn *c)
+{
+	int rc;
+
+	c->body->len = 0;
+	c->body_off = 0;
+	rc = 0;
+	if (c->ex_next <= c->ex_end)
+		c->ex_next = tt_hub_history_range(c->ex_hub, c->ex_next, EXPORT_STEP, export_rec,
+						  c->ex, &rc);
+	if (!rc && c->ex_next > c->ex_end)
+		rc = tt_export_finish(c->ex);
+	if (c->ex_next > c->ex_end || rc) {
+		tt_export_free(c->ex);
+		c->ex = NULL;
+	}
+	return rc ? -1 : 0;
+}
+
 int tt_server_http_writeable(struct conn *c, struct lws *wsi)
 {
 	unsigned char buf[LWS_PRE + CHUNK];
-	size_t n = c->body->len - c->body_off;
-	int final = n <= CHUNK;
+	size_t n;
+	int final;
 
-	if (!final)
+	if (c->ex && c->body_off == c->body->len && export_step(c) < 0)
+		return -1; /* the export failed midway: cut the connection (no Content-Length) */
+	n = c->body->len - c->body_off;
+	final = n <= CHUNK && !c->ex;
+	if (n > CHUNK)
 		n = CHUNK;
 	memcpy(buf + LWS_PRE, c->body->data + c->body_off, n);
 	if (lws_write(wsi, buf + LWS_PRE, n, final ? LWS_WRITE_HTTP_FINAL : LWS_WRITE_HTTP) !=
@@ -102,6 +148,14 @@ int tt_server_http_writeable(struct conn *c, struct lws *wsi)
 	tt_frame_unref(c->body);
 	c->body = NULL;
 	return lws_http_transaction_completed(wsi) ? -1 : 0;
+}
+
+void tt_server_http_closed(struct conn *c)
+{
+	tt_frame_unref(c->body);
+	c->body = NULL;
+	tt_export_free(c->ex);
+	c->ex = NULL;
 }
 
 static int fail(struct lws *wsi, unsigned status, const char *msg)
@@ -167,13 +221,6 @@ static void metrics(struct tt_server *s, struct body *b)
 		       "tracetap_bad_messages_total %" PRIu64 "\n", s->bad_messages);
 }
 
-static int export_rec(void *arg, uint64_t seq, const char *json, size_t len)
-{
-	(void)seq;
-	int rc = tt_export_record(arg, json, len);
-	return rc == -EINVAL ? 0 : rc;
-}
-
 static int fail_body(struct lws *wsi, struct body *b, unsigned status, const char *msg)
 {
 	tt_frame_unref(b->f);
@@ -185,8 +232,9 @@ static int export(struct conn *c, struct lws *wsi, struct body *b)
 	char tbuf[160], fbuf[48];
 	const char *target, *format;
 	struct tt_hub *h;
+	struct tt_hub_stats st;
 	struct tt_export *e;
-	int fmt, rc;
+	int fmt;
 
 	/* lws 4.1 returns a pointer into the buffer just after "name=" */
 	target = lws_get_urlarg_by_name(wsi, "target=", tbuf, sizeof(tbuf));
@@ -203,17 +251,34 @@ static int export(struct conn *c, struct lws *wsi, struct body *b)
 	if ((fmt = tt_export_format_parse(format)) < 0)
 		return fail_body(wsi, b, HTTP_STATUS_BAD_REQUEST,
 			    "format must be jsonl, trx, perfetto or ftrace");
+	/* The history as it is now, produced a step at a time as the client reads (the loop
+	 * never stalls on a big export); records evicted meanwhile are skipped. No
+	 * Content-Length: the connection closes at the end. */
 	tt_hub_flush(h);
-	if (tt_export_new((enum tt_export_format)fmt, body_put, b, &e) < 0)
+	tt_hub_get_stats(h, &st);
+	unsigned char hdr[LWS_PRE + 1024], *start = hdr + LWS_PRE, *p = start,
+		      *end = hdr + sizeof(hdr) - 1;
+	if (tt_export_new((enum tt_export_format)fmt, conn_put, c, &e) < 0)
 		return fail_body(wsi, b, HTTP_STATUS_INTERNAL_SERVER_ERROR, "out of memory");
-	rc = tt_hub_history_foreach(h, export_rec, e);
-	if (!rc)
-		rc = tt_export_finish(e);
-	tt_export_free(e);
-	if (rc < 0)
-		b->err = rc;
-	return respond(c, wsi, HTTP_STATUS_OK, tt_export_content_type((enum tt_export_format)fmt),
-		       b);
+	if (lws_add_http_common_headers(wsi, HTTP_STATUS_OK,
+					tt_export_content_type((enum tt_export_format)fmt),
+					LWS_ILLEGAL_HTTP_CONTENT_LEN, &p, end) ||
+	    lws_finalize_write_http_header(wsi, start, &p, end)) {
+		tt_export_free(e);
+		tt_frame_unref(b->f);
+		return -1;
+	}
+	tt_frame_unref(c->body);
+	tt_export_free(c->ex);
+	c->body = b->f;
+	c->body->len = 0;
+	c->body_off = 0;
+	c->ex = e;
+	c->ex_hub = h;
+	c->ex_next = st.oldest_seq ? st.oldest_seq : 1;
+	c->ex_end = st.last_seq;
+	lws_callback_on_writable(wsi);
+	return 0;
 }
 
 int tt_server_http(struct conn *c, struct lws *wsi)

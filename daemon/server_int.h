@@ -28,6 +28,10 @@ struct conn {
 	/* HTTP response being written */
 	struct tt_frame *body;
 	size_t body_off;
+	/* /api/export in progress: produced a step at a time from HTTP_WRITEABLE */
+	struct tt_export *ex;
+	struct tt_hub *ex_hub;
+	uint64_t ex_next, ex_end;
 };
 
 struct tt_server {
@@ -60,6 +64,8 @@ void tt_server_logf(struct tt_server *s, int level, const char *fmt, ...)
 /* LWS_CALLBACK_HTTP for /api, /metrics, /healthz; returns what the lws callback returns. */
 int tt_server_http(struct conn *c, struct lws *wsi);
 int tt_server_http_writeable(struct conn *c, struct lws *wsi);
+/* Frees an unfinished response (CLOSED_HTTP). */
+void tt_server_http_closed(struct conn *c);
 /* Authorization (Bearer header or ?token=) and Origin checks. 0 = fine, else an HTTP status
  * with a reason in why. */
 int tt_server_check_access(struct tt_server *s, struct lws *wsi, char *why, size_t whylen);
