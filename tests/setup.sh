@@ -15,7 +15,10 @@ PKGS=(
   openocd valgrind jq curl
 )
 if [ "${TT_SETUP_BROWSER:-1}" = 1 ]; then
-  PKGS+=(chromium nodejs npm)
+  PKGS+=(chromium)
+  # Node.js may come from elsewhere (with its own npm): only ask Debian when it is missing.
+  command -v node >/dev/null || PKGS+=(nodejs)
+  command -v npm >/dev/null || PKGS+=(npm)
 fi
 
 missing=()
