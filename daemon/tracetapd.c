@@ -16,6 +16,7 @@
 #include <string.h>
 #include <uv.h>
 
+#include "../probe/usb.h"
 #include "../proto/json.h"
 #include "config.h"
 #include "log.h"
@@ -38,13 +39,18 @@ struct slot {
 	uint64_t seq;               /* --stdout numbering without a hub */
 	struct tt_target_config pending; /* restart with this once t has stopped */
 	int restart;
+	char serial[128];           /* bound to this probe serial ("adapter serial ..."), or "" */
+	int present;                /* the bound probe is plugged in (or no watcher runs) */
+	struct tt_target_status idle; /* what clients see while t is NULL */
 };
 
 struct daemon {
 	uv_loop_t loop;
 	uv_signal_t sigint, sigterm, sighup;
 	uv_check_t flush;   /* --stdout: flush once per loop iteration so pipes see records live */
-	uv_timer_t status;  /* systemd STATUS= every few seconds */
+	uv_timer_t status;  /* status to clients every second, systemd STATUS= every 5 s */
+	unsigned ticks;
+	struct tt_usb_watch *usb; /* hot-plug of probes that targets are bound to */
 	struct tt_config conf;     /* current configuration (owns the strings of every slot) */
 	struct tt_config old_conf; /* kept until the targets using it have restarted */
 	const char *config_path;
@@ -56,13 +62,41 @@ struct daemon {
 #endif
 };
 
-static const struct tt_target_status stopped_status = { .state = TT_TARGET_STOPPED,
-							  .message = "not running" };
-
 static const struct tt_target_status *slot_status(void *arg)
 {
 	struct slot *s = arg;
-	return s->t ? tt_target_status(s->t) : &stopped_status;
+	return s->t ? tt_target_status(s->t) : &s->idle;
+}
+
+static void slot_idle(struct slot *s, enum tt_target_state st, const char *msg)
+{
+	memset(&s->idle, 0, sizeof(s->idle));
+	s->idle.state = st;
+	snprintf(s->idle.message, sizeof(s->idle.message), "%.255s", msg);
+#if TT_HAVE_LWS
+	if (s->hub)
+		tt_hub_status_changed(s->hub);
+#endif
+}
+
+/* A target whose OpenOCD arguments select a probe by serial ("-c 'adapter serial X'", as
+ * `tracetap probes` prints) is bound to that probe: it runs only while the probe is plugged in. */
+static void slot_bind(struct slot *s, const struct tt_target_config *cfg)
+{
+	s->serial[0] = 0;
+	for (const char *const *a = cfg->openocd_args; a && *a && a[1]; a++) {
+		const char *v = a[1];
+		if (strcmp(*a, "-c") || strncmp(v, "adapter serial ", 15))
+			continue;
+		v += 15;
+		while (*v == ' ' || *v == '"' || *v == '{')
+			v++;
+		snprintf(s->serial, sizeof(s->serial), "%s", v);
+		size_t n = strlen(s->serial);
+		while (n && (s->serial[n - 1] == '"' || s->serial[n - 1] == '}' ||
+			     s->serial[n - 1] == ' '))
+			s->serial[--n] = 0;
+	}
 }
 
 static void on_record(struct tt_target *t, const struct tt_record *rec, void *arg)
@@ -102,10 +136,19 @@ static int slot_start(struct slot *s, const struct tt_target_config *cfg)
 	char err[512];
 
 	s->cfg = *cfg;
+	slot_bind(s, cfg);
+	if (s->serial[0] && s->d->usb && !s->present) {
+		snprintf(err, sizeof(err), "waiting for probe with serial %s to be plugged in",
+			 s->serial);
+		slot_idle(s, TT_TARGET_DISCONNECTED, err);
+		tt_log(TT_LOG_NOTICE, "target %s: %s", s->name, err);
+		return 0;
+	}
 	int rc = tt_target_start(&s->d->loop, cfg, on_record, on_status, s, &s->t, err, sizeof(err));
 	if (rc < 0) {
 		s->t = NULL;
 		tt_log(TT_LOG_ERR, "target %s: %s", s->name, err);
+		slot_idle(s, TT_TARGET_STOPPED, err);
 	}
 #if TT_HAVE_LWS
 	if (s->hub)
@@ -119,6 +162,8 @@ static void on_target_stopped(struct tt_target *t, void *arg)
 	struct slot *s = arg;
 
 	s->t = NULL;
+	if (!s->restart && s->idle.state != TT_TARGET_DISCONNECTED)
+		slot_idle(s, TT_TARGET_STOPPED, "stopped");
 	if (s->restart && !s->d->stopping) {
 		s->restart = 0;
 		tt_log(TT_LOG_NOTICE, "target %s: configuration changed: restarting", s->name);
@@ -140,6 +185,7 @@ static struct slot *slot_add(struct daemon *d, const struct tt_target_config *cf
 	memset(s, 0, sizeof(*s));
 	s->d = d;
 	snprintf(s->name, sizeof(s->name), "%s", cfg->name ? cfg->name : "target");
+	slot_idle(s, TT_TARGET_ATTACHING, "starting");
 #if TT_HAVE_LWS
 	if (d->srv) {
 		struct tt_hub_config hc = { .target = s->name,
@@ -189,12 +235,21 @@ static int cfg_equal(const struct tt_target_config *a, const struct tt_target_co
 	       a->poll_max_ms == b->poll_max_ms && a->max_chunk == b->max_chunk;
 }
 
-static void notify_status(uv_timer_t *h)
+static void on_status_tick(uv_timer_t *h)
 {
 	struct daemon *d = h->data;
 	unsigned connected = 0;
 	double rate = 0;
 
+	for (size_t i = 0; i < d->nslots; i++) {
+#if TT_HAVE_LWS
+		/* Rates and counters move without state changes: refresh clients every second. */
+		if (d->slots[i].hub)
+			tt_hub_status_changed(d->slots[i].hub);
+#endif
+	}
+	if (d->ticks++ % 5)
+		return;
 	for (size_t i = 0; i < d->nslots; i++) {
 		const struct tt_target_status *st = slot_status(&d->slots[i]);
 		connected += st->state == TT_TARGET_CONNECTED;
@@ -268,6 +323,9 @@ static void shutdown_daemon(struct daemon *d)
 	d->stopping = 1;
 	tt_notify_stopping();
 	tt_notify_watchdog_stop();
+	if (d->usb)
+		tt_usb_watch_stop(d->usb);
+	d->usb = NULL;
 	for (size_t i = 0; i < d->nslots; i++)
 		if (d->slots[i].t)
 			tt_target_stop(d->slots[i].t, on_target_stopped, &d->slots[i]);
@@ -294,6 +352,53 @@ static void on_signal(uv_signal_t *h, int signum)
 	}
 	tt_log(TT_LOG_NOTICE, "%s: stopping", strsignal(signum));
 	shutdown_daemon(d);
+}
+
+static void on_usb(struct tt_usb_watch *w, enum tt_usb_event ev, const struct tt_usb_probe *p,
+		   void *arg)
+{
+	struct daemon *d = arg;
+	char msg[256];
+
+	(void)w;
+	for (size_t i = 0; i < d->nslots && p->serial[0]; i++) {
+		struct slot *s = &d->slots[i];
+		if (strcmp(s->serial, p->serial))
+			continue;
+		s->present = ev == TT_USB_ARRIVED;
+		if (ev == TT_USB_ARRIVED && !s->t) {
+			tt_log(TT_LOG_NOTICE, "target %s: probe %s (%s) plugged in: starting", s->name,
+			       p->serial, p->match.name ? p->match.name : "?");
+			slot_start(s, &s->cfg);
+		} else if (ev == TT_USB_LEFT && s->t) {
+			snprintf(msg, sizeof(msg), "probe %s unplugged", p->serial);
+			tt_log(TT_LOG_NOTICE, "target %s: %s", s->name, msg);
+			s->restart = 0;
+			slot_idle(s, TT_TARGET_DISCONNECTED, msg);
+			tt_target_stop(s->t, on_target_stopped, s);
+		}
+	}
+}
+
+/* Targets bound to a probe serial need the hot-plug watcher; without libusb (or USB) they
+ * start unconditionally, as any other target. */
+static void start_usb_watch(struct daemon *d)
+{
+	int bound = 0;
+
+	for (size_t i = 0; i < d->nslots; i++) {
+		slot_bind(&d->slots[i], &d->slots[i].cfg);
+		bound |= d->slots[i].serial[0] != 0;
+	}
+	if (!bound)
+		return;
+	int rc = tt_usb_watch_start(&d->loop, on_usb, d, &d->usb);
+	if (rc < 0) {
+		d->usb = NULL;
+		tt_log(TT_LOG_NOTICE, "probe hot-plug unavailable (%s): targets bound to a probe "
+				      "serial start at once", rc == -ENOTSUP ? "built without libusb"
+									   : strerror(-rc));
+	}
 }
 
 static void on_check(uv_check_t *h)
@@ -565,19 +670,24 @@ int main(int argc, char **argv)
 		struct slot *s = slot_add(&d, &d.conf.targets[i]);
 		failed = !s;
 		if (s)
-			slot_start(s, &d.conf.targets[i]);
+			s->cfg = d.conf.targets[i];
 	}
 	if (!failed && cl.target.probe) {
 		struct slot *s = slot_add(&d, &cl.target);
 		failed = !s;
-		if (s && slot_start(s, &cl.target) < 0 && !d.conf.ntargets)
-			failed = 1; /* the only target cannot start: say so with the exit code */
+		if (s)
+			s->cfg = cl.target;
 	}
+	if (!failed)
+		start_usb_watch(&d);
+	for (size_t i = 0; !failed && i < d.nslots; i++)
+		if (slot_start(&d.slots[i], &d.slots[i].cfg) < 0 && d.nslots == 1)
+			failed = 1; /* the only target cannot start: say so with the exit code */
 	if (failed) {
 		shutdown_daemon(&d);
 	} else {
 		tt_notify_watchdog_start(&d.loop);
-		uv_timer_start(&d.status, notify_status, 0, 5000);
+		uv_timer_start(&d.status, on_status_tick, 0, 1000);
 		tt_notify_ready();
 	}
 	uv_run(&d.loop, UV_RUN_DEFAULT);
