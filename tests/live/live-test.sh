@@ -3,9 +3,10 @@
 # `tracetapd --probe process:PID` and check every event arrived exactly once, in order, or inside
 # a gap whose count matches (tests/live/check_seq.c).
 #
-# usage: live-test.sh TRACETAPD LIVE_WRITER CHECK_SEQ RATE SECONDS ENTRIES [--lossless]
+# usage: live-test.sh TRACETAPD LIVE_WRITER CHECK_SEQ RATE SECONDS ENTRIES [--lossless] [--elf]
+# --elf: find the buffer from the writer's ELF symbol _tx_trace_header_ptr, not its address.
 set -euo pipefail
-tracetapd=$1 writer=$2 check=$3 rate=$4 secs=$5 entries=$6 mode=${7:-}
+tracetapd=$1 writer=$2 check=$3 rate=$4 secs=$5 entries=$6 mode=${7:-} where=${8:-}
 work=$(mktemp -d)
 wpid="" dpid=""
 cleanup() {
@@ -35,7 +36,9 @@ wait_for "$work/writer.out" '^pid=' 10
 read -r pidf hdrf _ < "$work/writer.out"
 pid=${pidf#pid=} hdr=${hdrf#header=}
 
-"$tracetapd" --probe "process:$pid" --address "$hdr" --stdout --poll-min 1 --poll-max 10 \
+locate=(--address "$hdr")
+[ "$where" = --elf ] && locate=(--elf "$writer")
+"$tracetapd" --probe "process:$pid" "${locate[@]}" --stdout --poll-min 1 --poll-max 10 \
   --log-level notice --no-server > "$work/records.jsonl" 2> "$work/daemon.log" &
 dpid=$!
 

@@ -20,6 +20,8 @@
 #include "txwriter.h"
 
 static uint8_t ram[1 << 20] __attribute__((aligned(64)));
+/* As in ThreadX: the header's address once tracing is enabled (`tracetapd --elf` finds it). */
+uint32_t _tx_trace_header_ptr;
 
 static double now_s(void)
 {
@@ -51,6 +53,7 @@ int main(int argc, char **argv)
 	const char *names[3] = { "producer", "consumer", "idle" };
 	for (int i = 0; i < 3; i++)
 		txw_register(&w, thr[i], 1, names[i], thr[i] + 0x1000, 1024, (uint32_t)(4 + i));
+	__atomic_store_n(&_tx_trace_header_ptr, base, __ATOMIC_RELEASE);
 	printf("pid=%d header=0x%08x entries=%u\n", (int)getpid(), base, w.nent);
 	fflush(stdout);
 
