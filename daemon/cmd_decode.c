@@ -147,9 +147,10 @@ int tt_cmd_decode(int argc, char **argv)
 	uint64_t base = cfg.file_base;
 	enum tt_image_format fmt = tt_image_detect(text, len);
 	if (fmt != TT_IMAGE_RAW) {
-		if (tt_image_parse(fmt, text, len, &img, err, sizeof(err)) < 0 || !img.nseg) {
+		rc = tt_image_parse(fmt, text, len, &img, err, sizeof(err));
+		if (rc < 0 || !img.nseg) {
 			fprintf(stderr, "tracetap decode: %s: %s\n", path,
-				img.nseg ? err : "no data records");
+				rc < 0 ? err : "no data records");
 			rc = 1;
 			goto out;
 		}
