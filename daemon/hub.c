@@ -147,7 +147,9 @@ int tt_hub_new(const struct tt_hub_config *cfg, struct tt_hub **out)
 		return -ENOMEM;
 	h->cfg = *cfg;
 	h->cfg.history = def(cfg->history, 100000);
-	h->cfg.history_bytes = def(cfg->history_bytes, h->cfg.history * 1024);
+	/* ThreadX records encode to 300-450 bytes: 512 per record keeps the record count the
+	 * binding limit without touching (RSS) much more than the history needs. */
+	h->cfg.history_bytes = def(cfg->history_bytes, h->cfg.history * 512);
 	h->cfg.batch_records = def(cfg->batch_records, 1024);
 	h->cfg.batch_bytes = def(cfg->batch_bytes, 16 * 1024);
 	h->cfg.client_frames = def(cfg->client_frames, 1024);

@@ -65,7 +65,7 @@ struct tt_hub_config {
 	const char *format;        /* "threadx", ...: copied; may be NULL */
 	const char *probe;         /* probe spec, for status: copied; may be NULL */
 	size_t history;            /* records kept; default 100000 */
-	size_t history_bytes;      /* encoded bytes kept; default history * 1024 */
+	size_t history_bytes;      /* encoded bytes kept; default history * 512 */
 	size_t batch_records;      /* records per events frame at most; default 1024 */
 	size_t batch_bytes;        /* bytes per events frame at most (about); default 16 KiB:
 				      frames the kernel takes in one write are much cheaper for

@@ -132,6 +132,9 @@ int tt_server_http_writeable(struct conn *c, struct lws *wsi)
 
 	if (c->ex && c->body_off == c->body->len && export_step(c) < 0)
 		return -1; /* the export failed midway: cut the connection (no Content-Length) */
+	/* A long response that makes progress is not timed out; a stalled reader is, 30 s
+	 * after its last progress (one pending timeout per wsi: this replaces lws's own). */
+	lws_set_timeout(wsi, PENDING_TIMEOUT_HTTP_CONTENT, 30);
 	n = c->body->len - c->body_off;
 	final = n <= CHUNK && !c->ex;
 	if (n > CHUNK)
