@@ -504,7 +504,7 @@ static void test_http(void)
 	      strstr(body, "tracetap_clients "));
 	free(body);
 	st = tt_http_get("127.0.0.1", g.port, "/api/export?target=board1&format=jsonl", TOKEN,
-			 30000, &body, &len);
+			 30000 * (int)scale, &body, &len);
 	CHECK(st == 200 && len > 0);
 	unsigned lines = 0;
 	for (size_t i = 0; i < len; i++)
@@ -512,7 +512,7 @@ static void test_http(void)
 	CHECK(lines == (last_seq() < 50000 ? last_seq() : 50000)); /* the history held */
 	free(body);
 	st = tt_http_get("127.0.0.1", g.port, "/api/export?target=board1&format=perfetto", TOKEN,
-			 30000, &body, &len);
+			 30000 * (int)scale, &body, &len);
 	CHECK(st == 200);
 	j = cJSON_Parse(body);
 	if (!j || cJSON_GetArraySize(cJSON_GetObjectItem(j, "traceEvents")) <= (int)lines)
@@ -551,8 +551,8 @@ static void test_record(void)
 	flen = fread(file, 1, 8 << 20, f);
 	fclose(f);
 	unlink(path);
-	CHECK(tt_http_get("127.0.0.1", g.port, "/api/export?format=jsonl", TOKEN, 30000, &body,
-			  &len) == 200);
+	CHECK(tt_http_get("127.0.0.1", g.port, "/api/export?format=jsonl", TOKEN,
+			  30000 * (int)scale, &body, &len) == 200);
 	CHECK(flen > 0 && flen <= len && !memcmp(file, body + len - flen, flen));
 	CHECK(flen == len || body[len - flen - 1] == '\n');
 	printf("tracetap record: %zu bytes of jsonl, identical to the export's tail\n", flen);
