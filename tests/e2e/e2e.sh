@@ -1,0 +1,329 @@
+#!/usr/bin/env bash
+# tests/e2e/e2e.sh: end-to-end tests of the whole chain: tt-fw-threadx (ThreadX workload,
+# `--time counter`: every event's time stamp is a global +1 sequence number) writing into the RAM
+# of tt-simtarget, a real OpenOCD 0.12 driving it over remote_bitbang, and
+# `tracetapd --no-server --stdout` following the trace buffer; check_seq proves every event
+# arrived exactly once and in order, or inside a gap whose count matches.
+#
+# usage: e2e.sh CASE OPENOCD_CFG   (cases: see the `case` at the end)
+# env (meson sets them): TRACETAPD CHECK_SEQ SIMTARGET FW_THREADX; TT_KEEP=1 keeps the logs.
+# Every wait has a deadline; the test stops by itself (meson's timeout is only a backstop).
+set -u
+OPENOCD_CFG=${2:-${OPENOCD_CFG:-}}
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=../sim/lib.sh
+. "$here/../sim/lib.sh"
+
+BASE=0x20000000
+RAM_SIZE=0x40000      # 256 KiB of simulated RAM; the trace buffer is at BASE + 0x1000
+REC=$TT_TMP/records.jsonl
+DLOG=$TT_TMP/daemon.err   # *.err: tt_die prints its tail on failure
+DPID=""
+
+# fw RATE BUF_SIZE [ARGS...]: the workload, started once the simulator runs.
+fw() {
+	local rate=$1 bs=$2
+	shift 2
+	tt_spawn fw "$FW_THREADX" --ram "$TT_TMP/ram.bin" --base $BASE --size $RAM_SIZE \
+		--buf-size "$bs" --rate "$rate" --time counter "$@"
+	tt_expect fw '^header=0x[0-9a-f]+ .*entries=([0-9]+)'
+	ENTRIES=${BASH_REMATCH[1]}
+}
+
+sim() { tt_sim_start --base $BASE --size $RAM_SIZE --ram "$TT_TMP/ram.bin" "$@"; }
+
+# daemon PROBE_ARGS...: tracetapd with records on stdout and its log in $DLOG.
+daemon() {
+	: >"$DLOG"
+	"$TRACETAPD" --no-server --stdout --log-level info --name sim --pointer $BASE "$@" \
+		>"$REC" 2>"$DLOG" &
+	DPID=$!
+	TT_PIDS+=("$DPID")
+}
+
+spawned() {
+	daemon --probe openocd-spawn -f "$OPENOCD_CFG" -c "remote_bitbang port $SIM_PORT" \
+		--openocd-log "$TT_TMP/ocd.log" "$@"
+}
+
+# wait_log REGEX [SECONDS]: until a line of the daemon's log matches (extended regex).
+wait_log() {
+	local end=$((SECONDS + ${2:-15}))
+	until grep -qE "$1" "$DLOG"; do
+		[ $SECONDS -lt $end ] || tt_die "no log line matching /$1/ in time"
+		kill -0 "$DPID" 2>/dev/null || tt_die "tracetapd exited while waiting for /$1/"
+		sleep 0.05
+	done
+}
+
+# last_time: the time stamp as written (`ts`: the workload's sequence number mod 2^32) of the
+# newest event record so far. `ts`, not the reader's unwrapped `time`: a wrong unwrap must fail
+# in check_seq with a message, not as a timeout here.
+last_time() {
+	tail -n 200 "$REC" 2>/dev/null | sed -n 's/.*"type":"event".*"ts":\([0-9]*\),.*/\1/p' |
+		tail -n 1
+}
+
+# wait_time N [SECONDS]: until an event numbered at least N was emitted: the stream flows.
+wait_time() {
+	local end=$((SECONDS + ${2:-20})) t
+	while :; do
+		t=$(last_time)
+		[ -n "$t" ] && [ "$t" -ge "$1" ] && return 0
+		[ $SECONDS -lt $end ] || tt_die "stream stuck: newest event ${t:-none}, waited for $1"
+		kill -0 "$DPID" 2>/dev/null || tt_die "tracetapd exited"
+		sleep 0.05
+	done
+}
+
+# advance N [SECONDS]: the stream goes on for N more events from now.
+advance() {
+	local t
+	t=$(last_time)
+	wait_time $((${t:-0} + $1)) "${2:-20}"
+}
+
+# records_after REGEX: how many records of the stream match (grep -c).
+count_rec() { grep -cE "$1" "$REC" || true; }
+
+# finish [CHECK_SEQ ARGS...]: stops the workload, waits for its last event to come out (every
+# event exactly once or in an exactly counted gap; deadline 30 s), stops tracetapd with SIGTERM
+# (exit status 0 wanted), runs the final check.
+finish() {
+	kill -TERM "$TT_PID_fw"
+	tt_expect fw '^summary events=([0-9]+) ' 10
+	LAST=${BASH_REMATCH[1]}
+	local end=$((SECONDS + 20))
+	until [ "$(last_time)" = "$((LAST % 4294967296))" ]; do
+		[ $SECONDS -lt $end ] || tt_die "the last event ($LAST) never came out (newest: $(last_time))"
+		sleep 0.1
+	done
+	kill -TERM "$DPID"
+	local rc=0
+	wait "$DPID" || rc=$?
+	[ "$rc" -eq 0 ] || tt_die "tracetapd exited with status $rc on SIGTERM"
+	"$CHECK_SEQ" --last "$LAST" "$@" "$REC" || tt_die "check_seq failed"
+	tt_ok "tracetapd exited 0; $(count_rec '"type":"gap"') gap(s), $(count_rec '"type":"reset"') reset(s)"
+}
+
+# lossless_after N: no gap among the records from the first event numbered above N on (the
+# stream after the attach transient; see README.md).
+lossless_after() {
+	awk -v n="$1" 'f || (match($0, /"time":[0-9]+,/) &&
+		substr($0, RSTART + 7, RLENGTH - 8) + 0 > n) { f = 1; print }' "$REC" \
+		>"$TT_TMP/settled.jsonl"
+	"$CHECK_SEQ" --lossless --min-events 100 "$TT_TMP/settled.jsonl" ||
+		tt_die "loss after event $1 (after the attach transient)"
+}
+
+# ---- integration: rates -------------------------------------------------------------------
+
+# rate RATE SECONDS BUF [lossless|settled|lossy] [spawn|external]
+rate_case() {
+	local rate=$1 secs=$2 bs=$3 mode=$4 how=${5:-spawn}
+	sim
+	fw "$rate" "$bs"
+	if [ "$how" = external ]; then
+		ext_ocd_start
+		daemon --probe "openocd:127.0.0.1:$OCD_PORT"
+	else
+		spawned
+	fi
+	wait_log 'connected: streaming'
+	local end=$((SECONDS + secs))
+	while [ $SECONDS -lt $end ]; do
+		kill -0 "$DPID" 2>/dev/null || tt_die "tracetapd died under load"
+		sleep 0.2
+	done
+	case $mode in
+	lossless) finish --lossless --min-events $((rate * secs / 2)) ;;
+	settled) finish --min-events $((rate * secs / 2)); lossless_after $((rate * 3)) ;;
+	lossy)
+		finish --min-events 100
+		[ "$(count_rec '"type":"gap"')" -gt 0 ] || tt_die "a rate beyond the link without a gap?"
+		;;
+	esac
+}
+
+# An OpenOCD of our own (TCL on TCP, ephemeral or given port); OCD_PORT, TT_PID_xocd.
+ext_ocd_start() {
+	local port=${1:-0} end=$((SECONDS + 10))
+	: >"$TT_TMP/xocd.log"
+	openocd -f "$OPENOCD_CFG" -c "remote_bitbang port $SIM_PORT" -c "tcl_port $port" \
+		-l "$TT_TMP/xocd.log" >/dev/null 2>&1 &
+	TT_PID_xocd=$!
+	TT_PIDS+=("$TT_PID_xocd")
+	until grep -q 'Listening on port [0-9]* for tcl' "$TT_TMP/xocd.log"; do
+		[ $SECONDS -lt $end ] || tt_die "external OpenOCD did not listen"
+		sleep 0.05
+	done
+	OCD_PORT=$(sed -n 's/.*Listening on port \([0-9]*\) for tcl.*/\1/p' "$TT_TMP/xocd.log")
+}
+
+# ---- fault ----------------------------------------------------------------------------------
+# Every fault case: 500 events/s into a 64 KiB buffer (2020 entries: 4 s of history), so an
+# outage of a second or two is either caught up without loss or counted exactly.
+FRATE=500
+FBUF=0x10000
+
+fault_setup() {
+	sim "$@"
+	fw $FRATE $FBUF
+	spawned
+	wait_log 'connected: streaming'
+	advance 500
+}
+
+ocd_child() { pgrep -P "$DPID" -x openocd; }
+
+kill_spawn() {
+	fault_setup
+	local old new end=$((SECONDS + 10))
+	old=$(ocd_child) || tt_die "no OpenOCD child of tracetapd"
+	kill -KILL "$old"
+	wait_log 'probe disconnected'
+	until new=$(ocd_child) && [ "$new" != "$old" ] && grep -q "OpenOCD running (pid $new)" "$DLOG"; do
+		[ $SECONDS -lt $end ] || tt_die "tracetapd did not restart OpenOCD"
+		sleep 0.05
+	done
+	tt_ok "OpenOCD $old killed, tracetapd started $new"
+	advance 1000
+	finish
+}
+
+kill_external() {
+	sim
+	fw $FRATE $FBUF
+	ext_ocd_start
+	daemon --probe "openocd:127.0.0.1:$OCD_PORT"
+	wait_log 'connected: streaming'
+	advance 500
+	kill -KILL "$TT_PID_xocd"
+	wait "$TT_PID_xocd" 2>/dev/null
+	wait_log 'probe disconnected'
+	local n
+	n=$(grep -c 'probe connected' "$DLOG")
+	ext_ocd_start "$OCD_PORT"
+	local end=$((SECONDS + 15))
+	until [ "$(grep -c 'probe connected' "$DLOG")" -gt "$n" ]; do
+		[ $SECONDS -lt $end ] || tt_die "tracetapd did not reconnect to the restarted OpenOCD"
+		sleep 0.05
+	done
+	tt_ok "reconnected to the restarted OpenOCD on port $OCD_PORT"
+	advance 1000
+	finish
+}
+
+# The simulator restarts on the same RAM file and the same port (SO_REUSEADDR). remote_bitbang
+# never reconnects, so the spawned OpenOCD must be replaced: wanted from tracetapd by itself.
+sim_restart() {
+	fault_setup
+	local old
+	old=$(ocd_child) || tt_die "no OpenOCD child of tracetapd"
+	kill -TERM "$TT_PID_sim"
+	wait "$TT_PID_sim" 2>/dev/null
+	tt_spawn sim2 "$SIMTARGET" --ctl "$SIM_CTL.2" --port "$SIM_PORT" --base $BASE \
+		--size $RAM_SIZE --ram "$TT_TMP/ram.bin"
+	tt_expect sim2 "^listening port=$SIM_PORT\$"
+	SIM_CTL=$SIM_CTL.2
+	advance 1000 30
+	local new
+	new=$(ocd_child) || true
+	tt_ok "stream continued after the simulator restart (OpenOCD pid $old -> ${new:-none})"
+	finish
+}
+
+power() {
+	fault_setup
+	tt_ctl 'power off'
+	wait_log 'target sim: (stalled|disconnected):'
+	tt_ok "power off seen: $(grep -E 'target sim: (stalled|disconnected):' "$DLOG" | tail -n 1)"
+	tt_ctl 'power on'
+	advance 1000
+	finish
+}
+
+wait_storm() {
+	fault_setup
+	tt_ctl 'wait 3000'
+	advance 1000
+	tt_ctl stats
+	[[ $TT_CTL_REPLY =~ waits=([0-9]+) ]] && [ "${BASH_REMATCH[1]}" -ge 3000 ] ||
+		tt_die "the WAIT storm did not happen: $TT_CTL_REPLY"
+	finish --lossless
+}
+
+busfault() {
+	fault_setup
+	# the whole entry area: header at BASE+0x1000, registry 16 x 48 bytes, then the entries
+	tt_ctl "busfault $(printf '0x%x' $((BASE + 0x1000 + 48 + 768))) $((ENTRIES * 32))"
+	wait_log 'target sim: stalled:.*'
+	tt_ok "bus fault seen: $(grep 'target sim: stalled:' "$DLOG" | tail -n 1)"
+	tt_ctl 'busfault off'
+	advance 1000
+	finish
+}
+
+target_reset() {
+	fault_setup
+	kill -USR1 "$TT_PID_fw"
+	tt_expect fw '^reset n=1 '
+	local end=$((SECONDS + 15))
+	until [ "$(count_rec '"type":"reset"')" -ge 1 ]; do
+		[ $SECONDS -lt $end ] || tt_die "no reset record after the target reset"
+		sleep 0.05
+	done
+	advance 1000
+	finish
+}
+
+# --address outside RAM: a precise error in the log, the daemon keeps running (and retrying).
+bad_address() {
+	sim
+	fw $FRATE $FBUF
+	daemon --probe openocd-spawn -f "$OPENOCD_CFG" -c "remote_bitbang port $SIM_PORT" \
+		--openocd-log "$TT_TMP/ocd.log" --address 0x30000000
+	wait_log 'target sim: .*0x30000000'
+	tt_ok "logged: $(grep '0x30000000' "$DLOG" | head -n 1)"
+	# still alive and still polling: the probe is read again (backoff), the loop answers SIGTERM
+	local n end=$((SECONDS + 15))
+	tt_ctl stats
+	[[ $TT_CTL_REPLY =~ bus_faults=([0-9]+) ]] && n=${BASH_REMATCH[1]}
+	until tt_ctl stats && [[ $TT_CTL_REPLY =~ bus_faults=([0-9]+) ]] &&
+		[ "${BASH_REMATCH[1]}" -gt "$n" ]; do
+		[ $SECONDS -lt $end ] || tt_die "tracetapd stopped retrying"
+		kill -0 "$DPID" 2>/dev/null || tt_die "tracetapd exited on a bad address"
+		sleep 0.1
+	done
+	kill -TERM "$DPID"
+	local rc=0
+	wait "$DPID" || rc=$?
+	[ "$rc" -eq 0 ] || tt_die "tracetapd exited with $rc"
+	tt_ok "tracetapd kept running and exited 0 on SIGTERM"
+}
+
+missing_config() {
+	local rc=0 out
+	out=$("$TRACETAPD" --no-server --stdout --config "$TT_TMP/nope.json" 2>&1) || rc=$?
+	[ "$rc" -ne 0 ] || tt_die "tracetapd accepted a missing config file"
+	[[ $out == *"$TT_TMP/nope.json"* ]] || tt_die "the message does not name the file: $out"
+	tt_ok "exit $rc: $out"
+}
+
+case ${1:-} in
+rate-200) rate_case 200 6 0x8000 lossless ;;
+rate-1000) rate_case 1000 8 0x10000 settled ;;
+rate-1000-external) rate_case 1000 8 0x10000 settled external ;;
+rate-3000) rate_case 3000 6 0x10000 lossy ;;
+rate-max) rate_case 0 5 0x10000 lossy ;;
+kill-spawn) kill_spawn ;;
+kill-external) kill_external ;;
+sim-restart) sim_restart ;;
+power) power ;;
+wait-storm) wait_storm ;;
+busfault) busfault ;;
+target-reset) target_reset ;;
+bad-address) bad_address ;;
+missing-config) missing_config ;;
+*) echo "usage: $0 CASE (see the case list at the end of the script)" >&2; exit 2 ;;
+esac
