@@ -1,7 +1,7 @@
 /* daemon/cmd_decode.c: `tracetap decode FILE`: every event of a trace file, oldest first.
  *
- * Loads a TraceX .trx or a RAM dump (raw binary, Intel HEX or S-record, by content) and runs the
- * same ThreadX reader the daemon uses live over it (tt_threadx_decode_image). Text by default,
+ * Loads a trace file or a RAM dump (raw binary, Intel HEX or S-record, by content) and runs the
+ * same reader the daemon uses live over it (the format's decode_image, proto/reader.h). Text by default,
  * one JSON record per line with --json (proto/PROTOCOL.md).
  */
 #include <errno.h>
@@ -14,7 +14,7 @@
 
 #include "../probe/image.h"
 #include "../proto/json.h"
-#include "../proto/threadx.h"
+#include "../proto/reader.h"
 #include "commands.h"
 #include "opts.h"
 #include "textfmt.h"
@@ -77,26 +77,11 @@ static int read_file(const char *path, char **data, size_t *len)
 	return 0;
 }
 
-static uint32_t word_at(const uint8_t *p, int be)
-{
-	return be ? (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]
-		  : (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
-}
-
-/* A raw .trx begins with its header, whose base field says where it lived in target memory
- * (HEX/SREC files carry addresses; --base or --address override both). */
-static uint64_t header_base(const uint8_t *img, size_t len)
-{
-	if (len < 12)
-		return 0;
-	return word_at(img + 8, word_at(img, 1) == TT_THREADX_ID);
-}
-
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: tracetap decode FILE [--format threadx] [--json] [--no-color]\n"
-		   "Print every event of a TraceX .trx or RAM dump (raw, Intel HEX, S-record),\n"
-		   "oldest first.\n%s", tt_opts_target_help);
+	fprintf(f, "usage: tracetap decode FILE [--format FMT] [--json] [--no-color]\n"
+		   "Print every event of a trace file (TraceX .trx, ...) or a RAM dump (raw,\n"
+		   "Intel HEX, S-record), oldest first.\n%s", tt_opts_target_help);
 }
 
 int tt_cmd_decode(int argc, char **argv)
@@ -164,26 +149,19 @@ int tt_cmd_decode(int argc, char **argv)
 		len = img.seg[s].len;
 		base = img.seg[s].addr;
 	}
+	/* A raw file starts at --base, else at --address; with neither the format decides (a
+	 * .trx header carries its own address). */
 	if (fmt == TT_IMAGE_RAW)
-		base = cfg.file_base ? cfg.file_base
-		       : cfg.address ? cfg.address : header_base(bytes, len);
-	uint64_t hdr = cfg.address ? cfg.address : base;
-	if (hdr < base || hdr - base >= len) {
-		fprintf(stderr, "tracetap decode: %s: header address 0x%" PRIx64
-				" is outside the image [0x%" PRIx64 ", 0x%" PRIx64 ")\n",
-			path, hdr, base, base + len);
-		rc = 1;
-		goto out;
-	}
-	struct tt_threadx_config rc_cfg = {
-		.header_addr = hdr,
+		base = cfg.file_base ? cfg.file_base : cfg.address;
+	const struct tt_reader_ops *reader = tt_reader_find(cfg.format ? cfg.format : "threadx");
+	struct tt_reader_config rc_cfg = {
+		.address = cfg.address,
 		.tick_hz = cfg.tick_hz,
 		.time_wrap = cfg.time_wrap,
 		.time_dir = cfg.time_dir,
 	};
 	d.tf.color = color < 0 ? tt_textfmt_want_color(stdout) : color;
-	rc = tt_threadx_decode_image(bytes, len, base, (size_t)(hdr - base), &rc_cfg, on_record, &d,
-				     err, sizeof(err));
+	rc = reader->decode_image(bytes, len, base, &rc_cfg, on_record, &d, err, sizeof(err));
 	if (rc < 0) {
 		fprintf(stderr, "tracetap decode: %s: %s\n", path, err);
 		rc = 1;

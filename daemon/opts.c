@@ -1,6 +1,8 @@
 /* daemon/opts.c: target options (see opts.h). */
 #include "opts.h"
 
+#include "../proto/reader.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,7 +14,7 @@ enum {
 };
 
 const char tt_opts_target_help[] =
-	"  --format FMT          trace format: threadx (default)\n"
+	"  --format FMT          trace format (default threadx)\n"
 	"  --elf FILE            firmware ELF: the header address is read from the target at\n"
 	"                        the symbol _tx_trace_header_ptr\n"
 	"  --address ADDR        target address of the trace control header\n"
@@ -99,8 +101,9 @@ int tt_opts_target_parse(struct tt_opts_target *o, int c, const char *arg, char 
 
 	switch (c) {
 	case O_FORMAT:
-		if (strcmp(arg, "threadx")) {
-			snprintf(err, errlen, "--format '%s': supported formats: threadx", arg);
+		if (!tt_reader_find(arg)) {
+			snprintf(err, errlen, "--format '%s': supported formats: %s", arg,
+				 tt_reader_names());
 			return -EINVAL;
 		}
 		cfg->format = arg;

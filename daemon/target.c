@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../proto/threadx.h"
+#include "../proto/reader.h"
 #include "log.h"
 
 enum phase {
@@ -29,7 +29,8 @@ struct tt_target {
 	char *strs[8];   /* owned copies of the config strings */
 	char **oargs;    /* owned copy of openocd_args */
 	struct tt_probe *probe;
-	struct tt_threadx *rd;
+	const struct tt_reader_ops *fmt;
+	void *rd;
 	uv_timer_t timer;
 	tt_target_record_cb record_cb;
 	tt_target_status_cb status_cb;
@@ -148,10 +149,11 @@ static void update_rate(struct tt_target *t)
  * more than a quarter of the buffer new, grow it slowly when it found almost nothing. */
 static unsigned next_interval(struct tt_target *t)
 {
-	const struct tt_threadx_stats *s = tt_threadx_stats(t->rd);
+	struct tt_reader_stats s;
 	unsigned iv = t->st.interval_ms;
 
-	t->st.fill = s->capacity ? (double)s->last_new / s->capacity : 0;
+	t->fmt->stats(t->rd, &s);
+	t->st.fill = s.capacity ? (double)s.last_new / s.capacity : 0;
 	if (t->st.fill > 0.25)
 		iv /= 2;
 	else if (t->st.fill < 0.05)
@@ -192,8 +194,8 @@ static void cycle_failed(struct tt_target *t, enum tt_target_state st, const cha
 
 static int make_reader(struct tt_target *t)
 {
-	struct tt_threadx_config rc = {
-		.header_addr = t->header_addr,
+	struct tt_reader_config rc = {
+		.address = t->header_addr,
 		.start_at_now = t->cfg.start_at_now,
 		.tick_hz = t->cfg.tick_hz,
 		.time_wrap = t->cfg.time_wrap,
@@ -201,9 +203,9 @@ static int make_reader(struct tt_target *t)
 	};
 
 	if (t->rd)
-		tt_threadx_free(t->rd);
+		t->fmt->destroy(t->rd);
 	t->rd = NULL;
-	return tt_threadx_new(&rc, &t->rd);
+	return t->fmt->create(&rc, &t->rd);
 }
 
 static void on_read(struct tt_probe *p, int status, void *arg)
@@ -218,7 +220,7 @@ static void on_read(struct tt_probe *p, int status, void *arg)
 	if (status < 0) {
 		snprintf(msg, sizeof(msg), "probe %s: %s", t->cfg.probe, tt_probe_error(p));
 		if (t->phase == PH_READING)
-			tt_threadx_read_failed(t->rd, status);
+			t->fmt->read_failed(t->rd, status);
 		cycle_failed(t, status == -EFAULT ? TT_TARGET_STALLED : TT_TARGET_DISCONNECTED,
 			     msg);
 		return;
@@ -253,9 +255,9 @@ static void on_read(struct tt_probe *p, int status, void *arg)
 		step(t);
 		return;
 	}
-	int rc = tt_threadx_ingest(t->rd, emit, t);
+	int rc = t->fmt->ingest(t->rd, emit, t);
 	if (rc < 0) {
-		snprintf(msg, sizeof(msg), "%s", tt_threadx_error(t->rd));
+		snprintf(msg, sizeof(msg), "%s", t->fmt->error(t->rd));
 		/* A buffer that vanished may have moved: resolve the pointer again. */
 		if (t->ptr_addr)
 			t->phase = PH_RESOLVE;
@@ -264,7 +266,7 @@ static void on_read(struct tt_probe *p, int status, void *arg)
 	}
 	if (t->st.state != TT_TARGET_CONNECTED)
 		set_state(t, TT_TARGET_CONNECTED, "streaming from 0x%08" PRIx64, t->header_addr);
-	if (rc == TT_THREADX_MORE) {
+	if (rc == TT_READER_MORE) {
 		step(t);
 		return;
 	}
@@ -284,7 +286,7 @@ static void step(struct tt_target *t)
 		t->plan.r[0].len = 4;
 		t->plan.r[0].dst = t->ptr_buf;
 	} else {
-		tt_threadx_plan(t->rd, &t->plan);
+		t->fmt->plan(t->rd, &t->plan);
 	}
 	rc = tt_probe_read(t->probe, &t->plan, on_read, t);
 	if (rc < 0) {
@@ -333,7 +335,7 @@ static void free_target(struct tt_target *t)
 			free(*a);
 	free(t->oargs);
 	if (t->rd)
-		tt_threadx_free(t->rd);
+		t->fmt->destroy(t->rd);
 	free(t);
 }
 
@@ -379,9 +381,10 @@ int tt_target_start(uv_loop_t *loop, const struct tt_target_config *cfg,
 		snprintf(err, errlen, "target %s: no probe given", cfg->name ? cfg->name : "?");
 		return -EINVAL;
 	}
-	if (cfg->format && strcmp(cfg->format, "threadx")) {
-		snprintf(err, errlen, "target %s: unknown trace format '%s' (supported: threadx)",
-			 cfg->name ? cfg->name : "?", cfg->format);
+	const struct tt_reader_ops *fmt = tt_reader_find(cfg->format ? cfg->format : "threadx");
+	if (!fmt || !fmt->create) {
+		snprintf(err, errlen, "target %s: format '%s' cannot be followed live (live formats: "
+			 "%s)", cfg->name ? cfg->name : "?", cfg->format, tt_reader_names());
 		return -EINVAL;
 	}
 	t = calloc(1, sizeof(*t));
@@ -395,15 +398,21 @@ int tt_target_start(uv_loop_t *loop, const struct tt_target_config *cfg,
 		goto fail_cfg;
 	}
 	t->loop = loop;
+	t->fmt = fmt;
 	t->record_cb = record_cb;
 	t->status_cb = status_cb;
 	t->arg = arg;
 	t->st.interval_ms = t->cfg.poll_min_ms * 4 < t->cfg.poll_max_ms ? t->cfg.poll_min_ms * 4
 								       : t->cfg.poll_max_ms;
 	if (t->cfg.elf) {
-		rc = tt_elf_symbol(t->cfg.elf, "_tx_trace_header_ptr", &t->ptr_addr, err, errlen);
+		uint64_t v;
+		rc = tt_elf_symbol(t->cfg.elf, fmt->elf_symbol, &v, err, errlen);
 		if (rc < 0)
 			goto fail_cfg;
+		if (fmt->elf_symbol_is_pointer)
+			t->ptr_addr = v;
+		else
+			t->header_addr = v;
 	} else if (t->cfg.address_is_pointer) {
 		t->ptr_addr = t->cfg.address;
 	} else if (t->cfg.address || !strncmp(t->cfg.probe, "file:", 5)) {
@@ -411,7 +420,8 @@ int tt_target_start(uv_loop_t *loop, const struct tt_target_config *cfg,
 	} else {
 		snprintf(err, errlen,
 			 "target %s: where is the trace buffer? give the firmware ELF (--elf) or the "
-			 "header address (--address)", t->cfg.name);
+			 "address (--address, or --pointer for the address of a pointer to it)",
+			 t->cfg.name);
 		rc = -EINVAL;
 		goto fail_cfg;
 	}

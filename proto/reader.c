@@ -1,0 +1,23 @@
+/* proto/reader.c: the table of trace formats (see reader.h). */
+#include "reader.h"
+
+#include <string.h>
+
+extern const struct tt_reader_ops tt_threadx_reader;
+
+static const struct tt_reader_ops *const readers[] = {
+	&tt_threadx_reader,
+};
+
+const struct tt_reader_ops *tt_reader_find(const char *format)
+{
+	for (size_t i = 0; i < sizeof(readers) / sizeof(readers[0]); i++)
+		if (!strcmp(readers[i]->name, format))
+			return readers[i];
+	return NULL;
+}
+
+const char *tt_reader_names(void)
+{
+	return "threadx";
+}

@@ -1,0 +1,65 @@
+/* proto/reader.h: one interface over every trace format's reader (ThreadX, NuttX, QNX).
+ *
+ * Each format is a sans-I/O state machine (see proto/threadx.h for the loop a caller runs:
+ * plan -> read the ranges -> ingest, until ingest says the poll cycle is over). This vtable lets
+ * the daemon's poller and `tracetap decode` drive any of them by name. A format that cannot be
+ * followed live in target memory leaves plan/ingest NULL and only decodes images (files).
+ */
+#ifndef TT_READER_H
+#define TT_READER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "plan.h"
+#include "record.h"
+
+enum tt_reader_rc {
+	TT_READER_DONE = 0, /* the poll cycle is over: wait for the next tick */
+	TT_READER_MORE = 1, /* call plan again now */
+};
+
+struct tt_reader_config {
+	uint64_t address;    /* the format's control structure in target memory (ThreadX: the
+				trace header) */
+	bool start_at_now;   /* skip what the buffer already holds */
+	uint64_t tick_hz;    /* time stamp rate; 0 = unknown (no ns) */
+	uint64_t time_wrap;  /* modulus of the time source; 0 = the format's default */
+	int time_dir;        /* 0 = detect, 1 = up, -1 = down */
+	const void *format_cfg; /* format-specific extras (e.g. a layout from the ELF), or NULL */
+};
+
+/* Counters for metrics and adaptive polling. */
+struct tt_reader_stats {
+	uint64_t polls, bytes_planned, events, gaps, lost, resets;
+	uint32_t last_new; /* entries (or records) new at the last poll */
+	uint32_t capacity; /* entries (or records) the target buffer holds; 0 if unknown */
+};
+
+struct tt_reader_ops {
+	const char *name;
+	const char *elf_symbol;      /* firmware ELF symbol that locates the control structure */
+	bool elf_symbol_is_pointer;  /* the symbol holds a pointer to it (set at run time) */
+	/* Live reading (NULL when the format is files only). */
+	int (*create)(const struct tt_reader_config *cfg, void **out);
+	void (*destroy)(void *rd);
+	void (*plan)(void *rd, struct tt_plan *plan);
+	int (*ingest)(void *rd, tt_emit_cb cb, void *arg);
+	void (*read_failed)(void *rd, int err);
+	const char *(*error)(const void *rd);
+	void (*stats)(const void *rd, struct tt_reader_stats *out);
+	/* A whole image (a file, a RAM dump) whose first byte is at target address base. cfg->address
+	 * locates the control structure (0: the format's default: the image start or the file's own
+	 * header). Emits every record oldest first. 0 or a negative error with a message in err. */
+	int (*decode_image)(const uint8_t *img, size_t len, uint64_t base,
+			    const struct tt_reader_config *cfg, tt_emit_cb cb, void *arg, char *err,
+			    size_t errlen);
+};
+
+/* The reader of a format by name ("threadx", ...), or NULL. */
+const struct tt_reader_ops *tt_reader_find(const char *format);
+/* "threadx, ..." for messages. */
+const char *tt_reader_names(void);
+
+#endif
