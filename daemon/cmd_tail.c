@@ -342,6 +342,7 @@ static int stream(struct stream *s)
 	struct opts *o = s->o;
 	double end = o->duration > 0 ? now_s() + o->duration : 0, backoff = 0.25;
 	char err[1024];
+	int lost = 0;
 
 	while (!interrupted && (!end || now_s() < end)) {
 		struct tt_ws_opts wo = { .host = o->url.host, .port = o->url.port,
@@ -354,12 +355,17 @@ static int stream(struct stream *s)
 			return 1; /* a refusal does not get better by retrying */
 		}
 		if (rc < 0) {
+			lost = 1;
 			fprintf(stderr, "tracetap: %s; retrying in %.1f s\n", err, backoff);
 			usleep((useconds_t)(backoff * 1e6));
 			backoff = backoff * 2 > 5 ? 5 : backoff * 2;
 			continue;
 		}
 		backoff = 0.25;
+		if (lost)
+			fprintf(stderr, "tracetap: reconnected to %s:%d; resuming\n", o->url.host,
+				o->url.port);
+		lost = 0;
 		char *sub = subscribe_msg(o, s->seen, s->nseen);
 		rc = tt_ws_send(ws, sub, strlen(sub));
 		cJSON_free(sub);
@@ -386,8 +392,10 @@ static int stream(struct stream *s)
 		tt_ws_close(ws, rc >= 0 ? 1000 : 0);
 		if (rc == -EPERM)
 			return 1;
-		if (rc < 0 && !interrupted)
+		if (rc < 0 && !interrupted) {
 			fprintf(stderr, "tracetap: connection lost; reconnecting\n");
+			lost = 1;
+		}
 	}
 	return 0;
 }
