@@ -4,9 +4,11 @@
 #include <string.h>
 
 extern const struct tt_reader_ops tt_threadx_reader;
+extern const struct tt_reader_ops tt_qnx_reader;
 
 static const struct tt_reader_ops *const readers[] = {
 	&tt_threadx_reader,
+	&tt_qnx_reader,
 };
 
 const struct tt_reader_ops *tt_reader_find(const char *format)
@@ -19,5 +21,5 @@ const struct tt_reader_ops *tt_reader_find(const char *format)
 
 const char *tt_reader_names(void)
 {
-	return "threadx";
+	return "threadx, qnx";
 }

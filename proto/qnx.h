@@ -1,0 +1,171 @@
+/* proto/qnx.h: QNX Neutrino kernel trace events (`.kev` files written by tracelogger).
+ *
+ * A `.kev` file is an ASCII attribute header (TRACE_HEADER_BEGIN:: ... TRACE_HEADER_END::), a
+ * copy of the system page (TRACE_SYSPAGE_LEN bytes) and then 16-byte events in the writer's
+ * byte order. This module parses the header and decodes the events into records (record.h):
+ * names, arguments, thread names, 64-bit time, gaps where kernel buffers were lost. Field
+ * meanings are in proto/README-qnx.md and the QNX section of proto/PROTOCOL.md.
+ *
+ * Pure C: no I/O and no allocation while decoding. The decoder state (struct tt_qnx) is owned by
+ * the caller; its tables are fixed-size (bounds below) and overflow is reported, never written
+ * past. Every input byte is untrusted. QNX is files only: how a debugger finds the kernel's RAM
+ * trace buffers is not publicly documented, so there is no live plan/ingest reader.
+ */
+#ifndef TT_QNX_H
+#define TT_QNX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "record.h"
+
+#define TT_QNX_EVENT_SIZE 16
+#define TT_QNX_MAX_HEADER (1u << 20)  /* TRACE_HEADER_END:: must appear within this many bytes */
+#define TT_QNX_MAX_CPUS 64            /* the header's CPU field is 6 bits */
+#define TT_QNX_COMBINE_WORDS 64       /* payload words kept of one combine event (32 parts);
+					 more parts are dropped and the event is flagged
+					 "truncated" */
+#define TT_QNX_COMBINE_SLOTS 16       /* combine events being reassembled at once (all CPUs);
+					 when full, the oldest is emitted flagged "incomplete" */
+#define TT_QNX_MAX_PROCS 256          /* pid -> process name entries (round-robin reuse) */
+#define TT_QNX_MAX_THREADS 256        /* (pid, tid) -> thread name entries (round-robin reuse) */
+#define TT_QNX_NAME_MAX 48            /* bytes kept of a process or thread name */
+
+/* Internal classes (header bits 10-14, shown unshifted). */
+enum tt_qnx_class {
+	TT_QNX_C_EMPTY = 0,
+	TT_QNX_C_CONTROL = 1,
+	TT_QNX_C_KER_CALL = 2,
+	TT_QNX_C_INT = 3,
+	TT_QNX_C_PR_TH = 4,
+	TT_QNX_C_SYSTEM = 5,
+	TT_QNX_C_USER = 6,
+	TT_QNX_C_COMM = 7,
+	TT_QNX_C_QUIP = 8,
+	TT_QNX_C_SEC = 9,
+	TT_QNX_C_QVM = 10,
+	TT_QNX_C_PMU = 11,
+};
+
+/* The attributes of a .kev header this decoder uses. */
+struct tt_qnx_header {
+	bool big_endian;
+	uint32_t ver_major, ver_minor; /* 0 when absent */
+	uint64_t cycles_per_sec;       /* 0 when absent: no ns */
+	uint32_t cpu_num;              /* 0 when absent */
+	uint64_t syspage_len;          /* 0 when absent */
+	size_t header_len;             /* bytes up to and including TRACE_HEADER_END:: */
+	size_t events_off;             /* header_len + syspage_len: the first event */
+	unsigned nattrs;               /* TRACE_<KEY>::<value> items seen (BEGIN/END included) */
+};
+
+/* Parses the header at buf[0..len). 0 on success; -EPROTO with a message in err (what is wrong
+ * and at which byte offset) when the header is truncated, malformed, lacks a byte order, or its
+ * TRACE_SYSPAGE_LEN runs past len. buf is borrowed. */
+int tt_qnx_parse_header(const uint8_t *buf, size_t len, struct tt_qnx_header *h, char *err,
+			size_t errlen);
+
+struct tt_qnx_stats {
+	uint64_t records;     /* 16-byte events read */
+	uint64_t events;      /* event records emitted (a combine event counts once) */
+	uint64_t gaps, lost;  /* gap records and their summed lost counts (16-byte events) */
+	uint64_t resets;      /* buffer sequence went backwards */
+	uint64_t incomplete;  /* combine events emitted with parts missing */
+	uint64_t truncated;   /* combine events longer than TT_QNX_COMBINE_WORDS */
+	uint64_t names_evicted; /* process/thread names dropped because a table was full */
+};
+
+/* One combine event being reassembled (per CPU, per class + event). */
+struct tt_qnx_combine {
+	bool used, truncated;
+	uint8_t cpu;
+	uint16_t key;      /* class << 10 | event */
+	uint32_t header;   /* the begin part's header word */
+	uint32_t ts;       /* the begin part's low cycle word */
+	uint64_t time;     /* the begin part's unwrapped time */
+	uint64_t age;      /* begin order, for eviction */
+	uint32_t nbytes;   /* payload bytes held (8 per part) */
+	uint8_t bytes[TT_QNX_COMBINE_WORDS * 4]; /* payload in file byte order */
+};
+
+struct tt_qnx_proc {
+	uint32_t pid;
+	bool used;
+	char name[TT_QNX_NAME_MAX];
+};
+
+struct tt_qnx_thread {
+	uint32_t pid, tid;
+	bool used;
+	char name[TT_QNX_NAME_MAX];
+};
+
+/* Decoder state: caller-owned, set up by tt_qnx_init, no pointers to free. */
+struct tt_qnx {
+	struct tt_qnx_header hdr;
+	uint64_t tick_hz;      /* cycles per second used for ns; 0 = no ns */
+	uint32_t max_th_state; /* _TRACE_MAX_TH_STATE_NUM: 26, or 63 from version 8 */
+	/* time */
+	bool have_time, have_first;
+	uint64_t t_ref;   /* newest unwrapped time: the reference for the next low word */
+	uint64_t t_first; /* time of the first event: ns 0 */
+	/* the running thread per CPU (from THREAD_RUNNING) */
+	uint64_t run_known; /* bit per CPU */
+	uint32_t run_pid[TT_QNX_MAX_CPUS], run_tid[TT_QNX_MAX_CPUS];
+	/* kernel buffer sequence (CONTROL/BUFFER) */
+	bool have_seq;
+	uint32_t last_seq;
+	uint64_t since_buffer; /* 16-byte events since the last CONTROL/BUFFER */
+	uint64_t min_buffer;   /* fewest events seen in a whole buffer; 0 = none seen yet */
+	/* combine reassembly and name tables */
+	struct tt_qnx_combine comb[TT_QNX_COMBINE_SLOTS];
+	uint64_t comb_age;
+	struct tt_qnx_proc procs[TT_QNX_MAX_PROCS];
+	struct tt_qnx_thread threads[TT_QNX_MAX_THREADS];
+	unsigned proc_next, thread_next;
+	struct tt_qnx_stats stats;
+	/* scratch for the record being emitted (borrowed by the callback) */
+	char who[2 * TT_QNX_NAME_MAX + 16], intr[2 * TT_QNX_NAME_MAX + 16], subj[2 * TT_QNX_NAME_MAX + 16];
+	char text[TT_QNX_COMBINE_WORDS * 4 + 1];
+	uint32_t raw[2 + TT_QNX_COMBINE_WORDS];
+};
+
+/* Sets q up for a file with header h. tick_hz overrides the header's CYCLES_PER_SEC when not 0. */
+void tt_qnx_init(struct tt_qnx *q, const struct tt_qnx_header *h, uint64_t tick_hz);
+
+/* Decodes n whole 16-byte events at p (borrowed), in file order, emitting records through cb.
+ * May be called repeatedly as a file grows; combine events spanning calls are reassembled. */
+void tt_qnx_feed(struct tt_qnx *q, const uint8_t *p, size_t n, tt_emit_cb cb, void *arg);
+
+/* End of input: emits combine events still being reassembled, flagged "incomplete". */
+void tt_qnx_finish(struct tt_qnx *q, tt_emit_cb cb, void *arg);
+
+/* A whole .kev file: header, syspage, every event. tick_hz as for tt_qnx_init. Allocates the
+ * decoder state once before decoding. 0, or a negative errno with a message in err: -EPROTO for
+ * a bad header or a trailing partial event (every whole event before it is emitted first),
+ * -ENOMEM. If stats is not NULL it receives the counters. */
+int tt_qnx_decode_file(const uint8_t *img, size_t len, uint64_t tick_hz, tt_emit_cb cb,
+		       void *arg, struct tt_qnx_stats *stats, char *err, size_t errlen);
+
+/* Internal: fills ev's name and args for a decoded event (qnx_events.c). */
+struct tt_qnx_ev {
+	uint32_t header;
+	uint8_t cls, cpu;
+	uint16_t event;
+	const uint32_t *w; /* payload words, host order */
+	unsigned nw;
+	const uint8_t *bytes; /* the same payload as file bytes (for strings) */
+	bool incomplete, truncated, combine;
+};
+void tt_qnx_describe(struct tt_qnx *q, const struct tt_qnx_ev *e, struct tt_event *ev);
+/* "proc/tid" style name of a thread, written to buf; NULL when neither name is known. */
+const char *tt_qnx_thread_name(const struct tt_qnx *q, uint32_t pid, uint32_t tid, char *buf,
+			       size_t cap);
+/* The 32-bit thread key of (pid, tid): (pid & 0xffff) << 16 | (tid & 0xffff). */
+static inline uint32_t tt_qnx_thread_key(uint32_t pid, uint32_t tid)
+{
+	return (pid & 0xffffu) << 16 | (tid & 0xffffu);
+}
+
+#endif

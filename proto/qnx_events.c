@@ -1,0 +1,389 @@
+/* proto/qnx_events.c: what a QNX event means: its name, its named arguments, the thread it
+ * ran in, and what it teaches the decoder (the running thread per CPU from THREAD_RUNNING,
+ * process names from PROCCREATE_NAME, thread names from THREAD_NAME).
+ *
+ * Names and numbers follow proto/README-qnx.md (from /work/shared/reference/qnx-trace.md):
+ * only what QNX documents publicly is named; everything else keeps its numbers.
+ */
+#include "qnx.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Thread states (6.4 numbering; the same 0-20 assumed for later versions). */
+#define QNX_STATES(X)                                                                         \
+	X(DEAD, "dead") X(RUNNING, "running") X(READY, "ready") X(STOPPED, "stopped")         \
+	X(SEND, "send") X(RECEIVE, "receive") X(REPLY, "reply") X(STACK, "stack")             \
+	X(WAITTHREAD, "waitthread") X(WAITPAGE, "waitpage") X(SIGSUSPEND, "sigsuspend")       \
+	X(SIGWAITINFO, "sigwaitinfo") X(NANOSLEEP, "nanosleep") X(MUTEX, "mutex")             \
+	X(CONDVAR, "condvar") X(JOIN, "join") X(INTR, "intr") X(SEM, "sem")                   \
+	X(WAITCTX, "waitctx") X(NET_SEND, "net_send") X(NET_REPLY, "net_reply")
+
+#define X_TH(n, l) "THREAD_" #n,
+#define X_VTH(n, l) "VTHREAD_" #n,
+#define X_LOW(n, l) l,
+static const char *const th_names[] = { QNX_STATES(X_TH) };
+static const char *const vth_names[] = { QNX_STATES(X_VTH) };
+static const char *const state_names[] = { QNX_STATES(X_LOW) };
+#define NSTATES (sizeof(state_names) / sizeof(state_names[0]))
+
+static const char *const word_names[] = { "word1", "word2", "word3", "word4", "word5", "word6" };
+
+struct ker_name {
+	uint32_t num;
+	int ver; /* 0: every version; 6: 6.x and older; 8: 8.x and newer */
+	const char *call, *enter, *exit, *intr;
+};
+
+#define KER(n, v, s) { n, v, #s, "KER_CALL_" #s, "KER_EXIT_" #s, "KER_INT_" #s }
+static const struct ker_name ker_names[] = {
+	KER(11, 0, MSG_SENDV),
+	KER(14, 0, MSG_RECEIVEV),
+	KER(15, 0, MSG_REPLYV),
+	KER(101, 6, BAD),
+	KER(107, 8, BAD),
+};
+
+static const struct ker_name *ker_find(const struct tt_qnx *q, uint32_t n)
+{
+	uint32_t v = q->hdr.ver_major;
+
+	for (size_t i = 0; i < sizeof(ker_names) / sizeof(ker_names[0]); i++) {
+		const struct ker_name *k = &ker_names[i];
+		if (k->num == n && (!k->ver || (k->ver == 6 && v && v <= 6) ||
+				    (k->ver == 8 && v >= 8)))
+			return k;
+	}
+	return NULL;
+}
+
+static void arg(struct tt_event *ev, const char *name, uint32_t v, uint8_t kind, const char *text)
+{
+	if (ev->nargs < TT_MAX_ARGS)
+		ev->args[ev->nargs++] = (struct tt_arg){ name, text, v, kind };
+}
+
+/* Payload words from index `from` as word<i+1>, leaving room for the flags. */
+static void words(struct tt_event *ev, const struct tt_qnx_ev *e, unsigned from, uint8_t kind)
+{
+	unsigned room = TT_MAX_ARGS - (e->incomplete ? 1u : 0u) - (e->truncated ? 1u : 0u);
+
+	for (unsigned i = from; i < e->nw && i < 6 && ev->nargs < room; i++)
+		arg(ev, word_names[i], e->w[i], kind, NULL);
+}
+
+static void flags(struct tt_event *ev, const struct tt_qnx_ev *e)
+{
+	if (e->incomplete)
+		arg(ev, "incomplete", 1, TT_ARG_UINT, NULL);
+	if (e->truncated)
+		arg(ev, "truncated", 1, TT_ARG_UINT, NULL);
+}
+
+static uint32_t w(const struct tt_qnx_ev *e, unsigned i)
+{
+	return i < e->nw ? e->w[i] : 0;
+}
+
+/* Copies the NUL-terminated string at payload byte off into q->text (printable ASCII, other
+ * bytes as '?'); returns its length. */
+static size_t copy_text(struct tt_qnx *q, const struct tt_qnx_ev *e, unsigned off)
+{
+	size_t n = 0, total = (size_t)e->nw * 4;
+
+	for (size_t i = off; i < total && e->bytes[i] && n < sizeof(q->text) - 1; i++)
+		q->text[n++] = e->bytes[i] >= 0x20 && e->bytes[i] < 0x7f ? (char)e->bytes[i] : '?';
+	q->text[n] = 0;
+	return n;
+}
+
+/* Whether the payload is a NUL-terminated (or full) printable string (a user string event). */
+static bool is_text(const struct tt_qnx_ev *e)
+{
+	size_t total = (size_t)e->nw * 4, i;
+
+	for (i = 0; i < total && e->bytes[i]; i++)
+		if (e->bytes[i] < 0x20 || e->bytes[i] >= 0x7f)
+			if (e->bytes[i] != '\t' && e->bytes[i] != '\n')
+				return false;
+	return i > 0;
+}
+
+static void name_copy(char *dst, const char *src)
+{
+	size_t n = 0;
+
+	while (src[n] && n < TT_QNX_NAME_MAX - 1) {
+		dst[n] = src[n];
+		n++;
+	}
+	dst[n] = 0;
+}
+
+static void remember_proc(struct tt_qnx *q, uint32_t pid, const char *path)
+{
+	const char *base = strrchr(path, '/');
+	struct tt_qnx_proc *p = NULL;
+
+	base = base && base[1] ? base + 1 : path;
+	for (unsigned i = 0; i < TT_QNX_MAX_PROCS && !p; i++)
+		if (q->procs[i].used && q->procs[i].pid == pid)
+			p = &q->procs[i];
+	if (!p) {
+		p = &q->procs[q->proc_next++ % TT_QNX_MAX_PROCS];
+		q->stats.names_evicted += p->used;
+	}
+	p->used = true;
+	p->pid = pid;
+	name_copy(p->name, base);
+}
+
+static void remember_thread(struct tt_qnx *q, uint32_t pid, uint32_t tid, const char *name)
+{
+	struct tt_qnx_thread *t = NULL;
+
+	for (unsigned i = 0; i < TT_QNX_MAX_THREADS && !t; i++)
+		if (q->threads[i].used && q->threads[i].pid == pid && q->threads[i].tid == tid)
+			t = &q->threads[i];
+	if (!t) {
+		t = &q->threads[q->thread_next++ % TT_QNX_MAX_THREADS];
+		q->stats.names_evicted += t->used;
+	}
+	t->used = true;
+	t->pid = pid;
+	t->tid = tid;
+	name_copy(t->name, name);
+}
+
+const char *tt_qnx_thread_name(const struct tt_qnx *q, uint32_t pid, uint32_t tid, char *buf,
+			       size_t cap)
+{
+	const char *pn = NULL, *tn = NULL;
+
+	for (unsigned i = 0; i < TT_QNX_MAX_PROCS && !pn; i++)
+		if (q->procs[i].used && q->procs[i].pid == pid)
+			pn = q->procs[i].name;
+	for (unsigned i = 0; i < TT_QNX_MAX_THREADS && !tn; i++)
+		if (q->threads[i].used && q->threads[i].pid == pid && q->threads[i].tid == tid)
+			tn = q->threads[i].name;
+	if (!pn && !tn)
+		return NULL;
+	if (pn && tn)
+		snprintf(buf, cap, "%s/%s", pn, tn);
+	else if (pn)
+		snprintf(buf, cap, "%s/%u", pn, (unsigned)tid);
+	else
+		snprintf(buf, cap, "%u/%s", (unsigned)pid, tn);
+	return buf;
+}
+
+static void ker_call(struct tt_qnx *q, const struct tt_qnx_ev *e, struct tt_event *ev)
+{
+	uint32_t base = e->event & ~0x200u; /* _NTO_TRACE_KERCALL64 stripped */
+	uint32_t kind = base >> 7, n = base & 127;
+	const struct ker_name *k = kind < 3 ? ker_find(q, n) : NULL;
+
+	if (kind >= 3) {
+		ev->name = "UNKNOWN";
+		arg(ev, "event", e->event, TT_ARG_UINT, NULL);
+		words(ev, e, 0, TT_ARG_HEX);
+		return;
+	}
+	static const char *const generic[] = { "KER_CALL", "KER_EXIT", "KER_INT" };
+	ev->name = !k ? generic[kind] : kind == 0 ? k->enter : kind == 1 ? k->exit : k->intr;
+	arg(ev, "call", n, k ? TT_ARG_ENUM : TT_ARG_UINT, k ? k->call : NULL);
+	if (kind == 1 && e->nw >= 2) {
+		arg(ev, "ret_val", w(e, 0), TT_ARG_HEX, NULL);
+		if (w(e, 0) == 0xffffffffu)
+			arg(ev, "errno", w(e, 1), TT_ARG_UINT, NULL);
+		else
+			arg(ev, "ret_data", w(e, 1), TT_ARG_HEX, NULL);
+		words(ev, e, 2, TT_ARG_HEX);
+		return;
+	}
+	words(ev, e, 0, TT_ARG_HEX);
+}
+
+static void interrupt(const struct tt_qnx_ev *e, struct tt_event *ev)
+{
+	static const char *const names[] = { NULL, "INT_ENTRY", "INT_EXIT", "INT_HANDLER_ENTRY",
+					     "INT_HANDLER_EXIT", "INT_ENTRY_64",
+					     "INT_HANDLER_ENTRY_64" };
+
+	ev->name = e->event < 7 && names[e->event] ? names[e->event] : "INT";
+	if (e->event == 1) {
+		arg(ev, "irq", w(e, 0), TT_ARG_UINT, NULL);
+		arg(ev, "ip", w(e, 1), TT_ARG_HEX, NULL);
+		words(ev, e, 2, TT_ARG_HEX);
+	} else if (e->event == 2) {
+		arg(ev, "irq", w(e, 0), TT_ARG_UINT, NULL);
+		arg(ev, "in_kernel", w(e, 1), TT_ARG_UINT, NULL);
+		words(ev, e, 2, TT_ARG_HEX);
+	} else {
+		if (!e->event || e->event >= 7)
+			arg(ev, "event", e->event, TT_ARG_UINT, NULL);
+		words(ev, e, 0, TT_ARG_HEX);
+	}
+}
+
+static void thread_state(struct tt_qnx *q, const struct tt_qnx_ev *e, struct tt_event *ev,
+			 uint32_t s, bool virt)
+{
+	uint32_t pid = w(e, 0), tid = w(e, 1), max = q->max_th_state;
+	const char *sname = NULL;
+
+	if (s < NSTATES) {
+		ev->name = virt ? vth_names[s] : th_names[s];
+		sname = state_names[s];
+	} else if (s == max - 2) {
+		ev->name = virt ? "VTHREAD_CREATE" : "THREAD_CREATE";
+		sname = "create";
+	} else if (s == max - 1) {
+		ev->name = virt ? "VTHREAD_DESTROY" : "THREAD_DESTROY";
+		sname = "destroy";
+	} else {
+		ev->name = virt ? "VTHREAD_STATE" : "THREAD_STATE";
+	}
+	if (!virt && s == 1 && e->nw >= 2 && e->cpu < TT_QNX_MAX_CPUS) {
+		q->run_known |= UINT64_C(1) << e->cpu;
+		q->run_pid[e->cpu] = pid;
+		q->run_tid[e->cpu] = tid;
+		if (e->nw >= 3)
+			ev->prio = (int32_t)(w(e, 2) & 0x7fffffff);
+	}
+	const char *name = tt_qnx_thread_name(q, pid, tid, q->subj, sizeof(q->subj));
+	if (name)
+		arg(ev, "thread", tt_qnx_thread_key(pid, tid), TT_ARG_OBJ, name);
+	arg(ev, "pid", pid, TT_ARG_UINT, NULL);
+	arg(ev, "tid", tid, TT_ARG_UINT, NULL);
+	arg(ev, "state", s, sname ? TT_ARG_ENUM : TT_ARG_UINT, sname);
+	if (e->nw >= 3)
+		arg(ev, "prio", w(e, 2), TT_ARG_UINT, NULL);
+	if (e->nw >= 4 && ev->nargs < TT_MAX_ARGS - (e->incomplete || e->truncated))
+		arg(ev, "policy", w(e, 3), TT_ARG_UINT, NULL);
+}
+
+static void process(struct tt_qnx *q, const struct tt_qnx_ev *e, struct tt_event *ev)
+{
+	static const char *const names[] = { NULL, "PROCCREATE", "PROCDESTROY", "PROCCREATE_NAME",
+					     "PROCDESTROY_NAME", "THREAD_NAME" };
+	uint32_t k = e->event >> 6;
+
+	if (e->event & 63 || k >= 6) {
+		ev->name = "PR_TH";
+		arg(ev, "event", e->event, TT_ARG_UINT, NULL);
+		words(ev, e, 0, TT_ARG_HEX);
+		return;
+	}
+	ev->name = names[k];
+	if (k == 5) { /* THREAD_NAME: pid, tid, name */
+		arg(ev, "pid", w(e, 0), TT_ARG_UINT, NULL);
+		arg(ev, "tid", w(e, 1), TT_ARG_UINT, NULL);
+		if (e->nw > 2 && copy_text(q, e, 8)) {
+			remember_thread(q, w(e, 0), w(e, 1), q->text);
+			arg(ev, "name", 0, TT_ARG_ENUM, q->text);
+		}
+		return;
+	}
+	arg(ev, "ppid", w(e, 0), TT_ARG_UINT, NULL);
+	arg(ev, "pid", w(e, 1), TT_ARG_UINT, NULL);
+	if ((k == 3 || k == 4) && e->nw > 2 && copy_text(q, e, 8)) {
+		if (k == 3)
+			remember_proc(q, w(e, 1), q->text);
+		arg(ev, "name", 0, TT_ARG_ENUM, q->text);
+	}
+}
+
+static void pr_th(struct tt_qnx *q, const struct tt_qnx_ev *e, struct tt_event *ev)
+{
+	uint32_t max = q->max_th_state;
+
+	if (e->event < max)
+		thread_state(q, e, ev, e->event, false);
+	else if (e->event < 2 * max)
+		thread_state(q, e, ev, e->event - max, true);
+	else
+		process(q, e, ev);
+}
+
+static void control(const struct tt_qnx_ev *e, struct tt_event *ev)
+{
+	switch (e->event) {
+	case 1:
+		ev->name = "CONTROL_TIME";
+		arg(ev, "msb", w(e, 0), TT_ARG_HEX, NULL);
+		arg(ev, "lsb", w(e, 1), TT_ARG_HEX, NULL);
+		return;
+	case 2:
+		ev->name = "CONTROL_BUFFER";
+		arg(ev, "seq", w(e, 0), TT_ARG_UINT, NULL);
+		words(ev, e, 1, TT_ARG_HEX);
+		return;
+	case 4: ev->name = "CONTROL_BUFFER_END"; break;
+	case 8: ev->name = "CONTROL_DROPPED"; break;
+	default:
+		ev->name = "CONTROL";
+		arg(ev, "event", e->event, TT_ARG_UINT, NULL);
+	}
+	words(ev, e, 0, TT_ARG_HEX);
+}
+
+static void user(struct tt_qnx *q, const struct tt_qnx_ev *e, struct tt_event *ev)
+{
+	ev->name = "USER_EVENT";
+	arg(ev, "event", e->event, TT_ARG_UINT, NULL);
+	if (e->combine && is_text(e)) {
+		copy_text(q, e, 0);
+		arg(ev, "text", 0, TT_ARG_ENUM, q->text);
+		return;
+	}
+	words(ev, e, 0, TT_ARG_UINT);
+}
+
+static void running(struct tt_qnx *q, const struct tt_qnx_ev *e, struct tt_event *ev)
+{
+	bool known = e->cpu < TT_QNX_MAX_CPUS && (q->run_known >> e->cpu & 1);
+	uint32_t pid = known ? q->run_pid[e->cpu] : 0, tid = known ? q->run_tid[e->cpu] : 0;
+
+	if (e->cls == TT_QNX_C_INT) {
+		ev->ctx = TT_CTX_ISR;
+		if (known) {
+			ev->interrupted = tt_qnx_thread_key(pid, tid);
+			ev->interrupted_name = tt_qnx_thread_name(q, pid, tid, q->intr,
+								  sizeof(q->intr));
+		}
+	} else if (known && e->cls != TT_QNX_C_CONTROL && e->cls != TT_QNX_C_EMPTY) {
+		ev->ctx = TT_CTX_THREAD;
+		ev->thread = tt_qnx_thread_key(pid, tid);
+		ev->thread_name = tt_qnx_thread_name(q, pid, tid, q->who, sizeof(q->who));
+	} else {
+		ev->ctx = TT_CTX_UNKNOWN;
+	}
+}
+
+void tt_qnx_describe(struct tt_qnx *q, const struct tt_qnx_ev *e, struct tt_event *ev)
+{
+	static const char *const class_names[] = { "EMPTY", NULL, NULL, NULL, NULL, "SYSTEM",
+						   NULL, "COMM", "QUIP", "SEC", "QVM", "PMU" };
+
+	ev->nargs = 0;
+	switch (e->cls) {
+	case TT_QNX_C_CONTROL: control(e, ev); break;
+	case TT_QNX_C_KER_CALL: ker_call(q, e, ev); break;
+	case TT_QNX_C_INT: interrupt(e, ev); break;
+	case TT_QNX_C_PR_TH: pr_th(q, e, ev); break;
+	case TT_QNX_C_USER: user(q, e, ev); break;
+	default:
+		if (e->cls < sizeof(class_names) / sizeof(class_names[0]) && class_names[e->cls]) {
+			ev->name = class_names[e->cls];
+		} else {
+			ev->name = "UNKNOWN";
+			arg(ev, "class", e->cls, TT_ARG_UINT, NULL);
+		}
+		arg(ev, "event", e->event, TT_ARG_UINT, NULL);
+		words(ev, e, 0, TT_ARG_HEX);
+	}
+	flags(ev, e);
+	/* After the event's own effect, so THREAD_RUNNING and names apply to themselves. */
+	running(q, e, ev);
+}

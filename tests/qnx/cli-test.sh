@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# tests/qnx/cli-test.sh: `tracetap decode --format qnx` on .kev files from kev_gen: JSON and
+# text records, both byte orders alike, and clear errors for bad files.
+# usage: cli-test.sh TRACETAP KEV_GEN
+set -euo pipefail
+tracetap=$1 gen=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+"$gen" "$work/le.kev"
+"$gen" "$work/be.kev" be
+"$tracetap" decode --format qnx --json "$work/le.kev" > "$work/le.jsonl"
+"$tracetap" decode --format qnx --json "$work/be.kev" > "$work/be.jsonl"
+cat "$work/le.jsonl"
+# Equal but for raw (string payload words read differently in the other byte order).
+sed 's/,"raw":.*//' "$work/le.jsonl" > "$work/le.noraw"
+sed 's/,"raw":.*//' "$work/be.jsonl" > "$work/be.noraw"
+cmp -s "$work/le.noraw" "$work/be.noraw" || fail "big-endian file decodes differently"
+[ "$(wc -l < "$work/le.jsonl")" -eq 14 ] || fail "expected 14 records"
+want() { grep -qF -- "$1" "$work/le.jsonl" || fail "JSON lacks: $1"; }
+want '"seq":1,"id":1025,"name":"CONTROL_TIME","ctx":"unknown","core":0,"ts":4096,"time":61229053775872,"ns":0'
+want '"name":"PROCCREATE_NAME"'
+want '"name":"/usr/sbin/io-pkt"'
+want '"name":"THREAD_RUNNING","ctx":"thread","core":0,"thread":"0x20080003","thread_name":"io-pkt/rx"'
+want '"name":"KER_CALL_MSG_RECEIVEV","ctx":"thread","core":0,"thread":"0x20080003","thread_name":"io-pkt/rx","ts":4160,"time":61229053775936,"ns":64,"args":{"call":"MSG_RECEIVEV","word1":"0x00000012"'
+want '"name":"INT_ENTRY","ctx":"isr","core":0,"interrupted":"0x20080003","interrupted_name":"io-pkt/rx"'
+want '"args":{"irq":11,"ip":"0x80001234"}'
+want '"name":"THREAD_READY"'
+want '"thread":"io-pkt/1","pid":8200,"tid":1,"state":"ready"'
+want '{"type":"gap","seq":11,"lost":2,"exact":false,"reason":"kernel buffers lost"}'
+want '"name":"USER_EVENT","ctx":"unknown","core":1'
+want '"text":"checkpoint A"'
+echo "ok: JSON records, both byte orders"
+
+"$tracetap" decode --format qnx --no-color "$work/le.kev" > "$work/text"
+cat "$work/text"
+[ "$(wc -l < "$work/text")" -eq 14 ] || fail "text and JSON differ in record count"
+# (textfmt adds id= for ids >= 4096, a ThreadX user-event rule; QNX ids carry the class bits.)
+grep -qE 'io-pkt/rx +THREAD_RUNNING +(id=4097 )?thread=io-pkt/rx pid=8200 tid=3 state=running' "$work/text" ||
+  fail "text lacks the THREAD_RUNNING line"
+grep -qE 'ISR +INT_ENTRY +irq=11 ip=0x80001234' "$work/text" || fail "text lacks INT_ENTRY"
+grep -qi 'gap' "$work/text" || fail "text lacks the gap"
+echo "ok: text output"
+
+# --tick-hz overrides TRACE_CYCLES_PER_SEC (1 kHz: one cycle is 1 ms).
+"$tracetap" decode --format qnx --json --tick-hz 1000 "$work/le.kev" | grep -qF '"ts":4160,"time":61229053775936,"ns":64000000,' ||
+  fail "--tick-hz did not override the header's rate"
+echo "ok: --tick-hz"
+
+expect_error() { # name, expected message part, file
+  local rc=0
+  "$tracetap" decode --format qnx --json "$3" > "$work/out" 2> "$work/err" || rc=$?
+  [ "$rc" -eq 1 ] || fail "$1: exit status $rc, expected 1"
+  grep -qF -- "$2" "$work/err" || fail "$1: message '$(cat "$work/err")' lacks '$2'"
+  echo "ok: $1: $(head -c 200 "$work/err")"
+}
+head -c 100 "$work/le.kev" > "$work/trunc.kev"
+expect_error "truncated header" "trunc.kev: truncated header: no TRACE_HEADER_END::" "$work/trunc.kev"
+[ ! -s "$work/out" ] || fail "truncated header: printed records"
+hl=$(grep -abo 'TRACE_HEADER_END::' "$work/le.kev" | cut -d: -f1)
+head -c $((hl + 18 + 500)) "$work/le.kev" > "$work/sys.kev"
+expect_error "syspage cut" "TRACE_SYSPAGE_LEN 1024 runs past the end of the file" "$work/sys.kev"
+"$gen" "$work/part.kev" cut 5
+expect_error "partial event" "trailing partial event: 11 bytes at byte offset" "$work/part.kev"
+[ "$(wc -l < "$work/out")" -eq 13 ] || fail "partial event: the whole events before it were not printed"
+head -c 4096 /dev/urandom > "$work/garbage.kev"
+expect_error "garbage" "not a QNX .kev file: no TRACE_HEADER_BEGIN:: at byte 0" "$work/garbage.kev"
+rc=0
+"$tracetap" decode --format qnx --address 0x1000 "$work/le.kev" > /dev/null 2> "$work/err" || rc=$?
+[ "$rc" -eq 1 ] && grep -q -- "--address does not apply" "$work/err" || fail "--address accepted"
+echo "ok: --address refused"
