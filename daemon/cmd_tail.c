@@ -7,6 +7,8 @@
  * daemon sent.
  */
 #include "cmd_tail.h"
+#include "record_json.h"
+#include "textfmt.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -44,6 +46,7 @@ struct opts {
 struct seen {
 	char target[128];
 	uint64_t last;
+	char state[32]; /* last state printed: status messages repeat every second */
 };
 
 static volatile sig_atomic_t interrupted;
@@ -153,10 +156,14 @@ static char *subscribe_msg(const struct opts *o, const struct seen *seen, int ns
 	if (o->text)
 		cJSON_AddStringToObject(f, "text", o->text);
 	cJSON_AddItemToObject(m, "filter", f);
-	if (nseen) {
+	int resumed = 0;
+	for (int i = 0; i < nseen; i++)
+		resumed += seen[i].last > 0; /* targets known only from status start live */
+	if (resumed) {
 		cJSON *s = cJSON_AddObjectToObject(m, "since");
 		for (int i = 0; i < nseen; i++)
-			cJSON_AddNumberToObject(s, seen[i].target, (double)seen[i].last);
+			if (seen[i].last)
+				cJSON_AddNumberToObject(s, seen[i].target, (double)seen[i].last);
 	} else if (o->history > 0) {
 		cJSON_AddNumberToObject(m, "history", (double)o->history);
 	}
@@ -204,74 +211,45 @@ static int each_record(const char *msg, size_t len,
 	return 0;
 }
 
-static void note_seq(struct seen *seen, int *nseen, const char *target, uint64_t seq)
+/* The entry of a target, added when new; NULL when the table is full. */
+static struct seen *seen_get(struct seen *seen, int *nseen, const char *target)
 {
 	int i;
 
 	for (i = 0; i < *nseen; i++)
 		if (!strcmp(seen[i].target, target))
-			break;
-	if (i == *nseen) {
-		if (*nseen == MAX_SEEN)
-			return;
-		snprintf(seen[i].target, sizeof(seen[i].target), "%s", target);
-		(*nseen)++;
-	}
-	seen[i].last = seq;
+			return &seen[i];
+	if (*nseen == MAX_SEEN)
+		return NULL;
+	memset(&seen[i], 0, sizeof(seen[i]));
+	snprintf(seen[i].target, sizeof(seen[i].target), "%s", target);
+	(*nseen)++;
+	return &seen[i];
 }
 
-/* ---- text output ---- */
-
-static const char *col(const struct opts *o, const char *c)
+static void note_seq(struct seen *seen, int *nseen, const char *target, uint64_t seq)
 {
-	return o->color ? c : "";
+	struct seen *e = seen_get(seen, nseen, target);
+
+	if (e)
+		e->last = seq;
 }
 
-static void print_text(const struct opts *o, cJSON *r)
-{
-	const char *type = cJSON_GetStringValue(cJSON_GetObjectItem(r, "type"));
-	const char *target = cJSON_GetStringValue(cJSON_GetObjectItem(r, "target"));
-	double seq = cJSON_GetNumberValue(cJSON_GetObjectItem(r, "seq"));
-	char args[1024] = "";
-	size_t n = 0;
+/* ---- text output: the formatter of `tracetap decode`, fed from the wire ---- */
 
-	if (!type)
+static void print_text(const struct opts *o, const cJSON *r)
+{
+	struct tt_record_json rj;
+	char line[2048];
+
+	if (tt_record_from_json(r, &rj) < 0)
 		return;
-	if (strcmp(type, "event")) {
-		const char *reason = cJSON_GetStringValue(cJSON_GetObjectItem(r, "reason"));
-		cJSON *lost = cJSON_GetObjectItem(r, "lost");
-		printf("%s%8.0f %-10s *** %s%s%.0f: %s%s\n", col(o, "\033[31m"), seq,
-		       target ? target : "", type, lost ? " lost " : "",
-		       lost ? lost->valuedouble : 0, reason ? reason : "", col(o, "\033[0m"));
+	struct tt_textfmt tf = { .color = o->color, .target = rj.target };
+	int n = tt_textfmt_record(&tf, line, sizeof(line) - 1, &rj.rec, rj.seq);
+	if (n < 0)
 		return;
-	}
-	cJSON *a;
-	cJSON_ArrayForEach(a, cJSON_GetObjectItem(r, "args")) {
-		if (n >= sizeof(args) - 80)
-			break;
-		if (cJSON_IsString(a))
-			n += (size_t)snprintf(args + n, sizeof(args) - n, " %s=%s", a->string,
-					      a->valuestring);
-		else
-			n += (size_t)snprintf(args + n, sizeof(args) - n, " %s=%.0f", a->string,
-					      a->valuedouble);
-	}
-	const char *ctx = cJSON_GetStringValue(cJSON_GetObjectItem(r, "ctx"));
-	const char *thr = cJSON_GetStringValue(cJSON_GetObjectItem(r, "thread_name"));
-	if (!thr)
-		thr = cJSON_GetStringValue(cJSON_GetObjectItem(r, "thread"));
-	bool isr = ctx && !strcmp(ctx, "isr");
-	cJSON *ns = cJSON_GetObjectItem(r, "ns");
-	char when[32];
-	if (ns)
-		snprintf(when, sizeof(when), "%.6f", ns->valuedouble / 1e9);
-	else
-		snprintf(when, sizeof(when), "%.0f",
-			 cJSON_GetNumberValue(cJSON_GetObjectItem(r, "time")));
-	printf("%8.0f %-10s %14s %s%-12s%s %s%-22s%s%s\n", seq, target ? target : "", when,
-	       col(o, isr ? "\033[33m" : "\033[36m"), isr ? "<isr>" : thr ? thr : ctx ? ctx : "",
-	       col(o, "\033[0m"), col(o, "\033[1m"),
-	       cJSON_GetStringValue(cJSON_GetObjectItem(r, "name")), col(o, "\033[0m"), args);
+	line[n++] = '\n';
+	fwrite(line, 1, (size_t)n, stdout);
 }
 
 /* ---- the streaming loop shared by tail and record ---- */
@@ -313,6 +291,22 @@ static int on_record(void *arg, const char *rec, size_t len)
 	return s->err;
 }
 
+/* A target's state on stderr when it changes (connected, disconnected, reset, ...). */
+static void print_state(struct stream *s, const cJSON *m)
+{
+	const char *target = cJSON_GetStringValue(cJSON_GetObjectItem(m, "target"));
+	const char *state = cJSON_GetStringValue(cJSON_GetObjectItem(m, "state"));
+	const char *msg = cJSON_GetStringValue(cJSON_GetObjectItem(m, "message"));
+	struct seen *e;
+
+	if (!target || !state || !(e = seen_get(s->seen, &s->nseen, target)) ||
+	    !strcmp(e->state, state))
+		return;
+	snprintf(e->state, sizeof(e->state), "%s", state);
+	fprintf(stderr, "tracetap: %s is %s%s%s\n", target, state, msg && *msg ? ": " : "",
+		msg ? msg : "");
+}
+
 static void on_other(struct stream *s, const char *msg, size_t len)
 {
 	cJSON *m = cJSON_ParseWithLength(msg, len);
@@ -327,12 +321,8 @@ static void on_other(struct stream *s, const char *msg, size_t len)
 	else if (type && !strcmp(type, "error"))
 		fprintf(stderr, "tracetap: server says: %s\n",
 			cJSON_GetStringValue(cJSON_GetObjectItem(m, "message")));
-	else if (type && !strcmp(type, "status") && !s->ex && !s->o->json)
-		fprintf(stderr, "tracetap: %s is %s%s%s\n",
-			cJSON_GetStringValue(cJSON_GetObjectItem(m, "target")),
-			cJSON_GetStringValue(cJSON_GetObjectItem(m, "state")),
-			*cJSON_GetStringValue(cJSON_GetObjectItem(m, "message")) ? ": " : "",
-			cJSON_GetStringValue(cJSON_GetObjectItem(m, "message")));
+	else if (type && !strcmp(type, "status") && !s->ex)
+		print_state(s, m);
 	cJSON_Delete(m);
 }
 

@@ -1,0 +1,110 @@
+/* daemon/record_json.c: wire JSON -> struct tt_record (see record_json.h).
+ *
+ * The inverse of proto/json.c for what a person reads: argument values that arrive as strings
+ * (object names, state names, hex addresses) come back as text, numbers as numbers. */
+#include "record_json.h"
+
+#include <errno.h>
+#include <string.h>
+
+static double num(const cJSON *o, const char *k, double def)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+	return cJSON_IsNumber(v) ? v->valuedouble : def;
+}
+
+static const char *str(const cJSON *o, const char *k)
+{
+	return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, k));
+}
+
+static uint32_t hex(const cJSON *o, const char *k)
+{
+	const char *s = str(o, k);
+	uint32_t v = 0;
+
+	if (s && s[0] == '0' && s[1] == 'x')
+		for (s += 2; *s; s++)
+			v = v << 4 | (uint32_t)(*s <= '9' ? *s - '0' : (*s | 0x20) - 'a' + 10);
+	return v;
+}
+
+static uint8_t ctx_of(const char *s)
+{
+	if (!s)
+		return TT_CTX_UNKNOWN;
+	if (!strcmp(s, "thread"))
+		return TT_CTX_THREAD;
+	if (!strcmp(s, "isr"))
+		return TT_CTX_ISR;
+	if (!strcmp(s, "init"))
+		return TT_CTX_INIT;
+	return TT_CTX_UNKNOWN;
+}
+
+static void event_from_json(const cJSON *o, struct tt_record_json *out)
+{
+	struct tt_event *ev = &out->rec.u.ev;
+	const cJSON *a, *w;
+
+	ev->id = (uint32_t)num(o, "id", 0);
+	ev->name = str(o, "name");
+	ev->ctx = ctx_of(str(o, "ctx"));
+	ev->core = (int16_t)num(o, "core", -1);
+	ev->thread = hex(o, "thread");
+	ev->thread_name = str(o, "thread_name");
+	ev->interrupted = hex(o, "interrupted");
+	ev->interrupted_name = str(o, "interrupted_name");
+	ev->prio = (int32_t)num(o, "prio", -1);
+	ev->threshold = (int32_t)num(o, "threshold", -1);
+	ev->ts_raw = (uint32_t)num(o, "ts", 0);
+	ev->time = (uint64_t)num(o, "time", 0);
+	ev->has_ns = cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(o, "ns"));
+	ev->ns = (uint64_t)num(o, "ns", 0);
+	ev->addr = hex(o, "addr");
+	cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(o, "args")) {
+		if (ev->nargs == TT_MAX_ARGS)
+			break;
+		struct tt_arg *arg = &ev->args[ev->nargs++];
+		arg->name = a->string;
+		if (cJSON_IsString(a)) {
+			arg->kind = TT_ARG_ENUM;
+			arg->text = a->valuestring;
+		} else {
+			arg->kind = TT_ARG_UINT;
+			arg->value = cJSON_IsNumber(a) ? (uint32_t)a->valuedouble : 0;
+		}
+	}
+	cJSON_ArrayForEach(w, cJSON_GetObjectItemCaseSensitive(o, "raw")) {
+		if (ev->nraw == sizeof(out->raw) / sizeof(out->raw[0]))
+			break;
+		out->raw[ev->nraw++] = cJSON_IsNumber(w) ? (uint32_t)w->valuedouble : 0;
+	}
+	ev->raw = out->raw;
+}
+
+int tt_record_from_json(const cJSON *o, struct tt_record_json *out)
+{
+	const char *type = str(o, "type");
+
+	memset(out, 0, sizeof(*out));
+	if (!type)
+		return -EINVAL;
+	out->seq = (uint64_t)num(o, "seq", 0);
+	out->target = str(o, "target");
+	if (!strcmp(type, "event")) {
+		out->rec.kind = TT_REC_EVENT;
+		event_from_json(o, out);
+	} else if (!strcmp(type, "gap")) {
+		out->rec.kind = TT_REC_GAP;
+		out->rec.u.gap.lost = (uint64_t)num(o, "lost", 0);
+		out->rec.u.gap.exact = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "exact"));
+		out->rec.u.gap.reason = str(o, "reason");
+	} else if (!strcmp(type, "reset")) {
+		out->rec.kind = TT_REC_RESET;
+		out->rec.u.reset.reason = str(o, "reason");
+	} else {
+		return -EINVAL;
+	}
+	return 0;
+}
