@@ -212,6 +212,7 @@ void tt_qnx_init(struct tt_qnx *q, const struct tt_qnx_header *h, uint64_t tick_
 	q->hdr = *h;
 	q->tick_hz = tick_hz ? tick_hz : h->cycles_per_sec;
 	q->max_th_state = h->ver_major >= 8 ? 63 : 26;
+	q->names_gen = 1;
 }
 
 /* The 64-bit time of a low cycle word. Each word is read as a signed step from the newest time

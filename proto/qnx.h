@@ -113,6 +113,10 @@ struct tt_qnx {
 	/* the running thread per CPU (from THREAD_RUNNING) */
 	uint64_t run_known; /* bit per CPU */
 	uint32_t run_pid[TT_QNX_MAX_CPUS], run_tid[TT_QNX_MAX_CPUS];
+	/* its name, cached per CPU: valid while run_gen[cpu] == names_gen (0 = never) */
+	uint32_t names_gen, run_gen[TT_QNX_MAX_CPUS];
+	const char *run_name[TT_QNX_MAX_CPUS]; /* NULL or run_buf[cpu] */
+	char run_buf[TT_QNX_MAX_CPUS][2 * TT_QNX_NAME_MAX + 16];
 	/* kernel buffer sequence (CONTROL/BUFFER) */
 	bool have_seq;
 	uint32_t last_seq;
@@ -126,7 +130,7 @@ struct tt_qnx {
 	unsigned proc_next, thread_next;
 	struct tt_qnx_stats stats;
 	/* scratch for the record being emitted (borrowed by the callback) */
-	char who[2 * TT_QNX_NAME_MAX + 16], intr[2 * TT_QNX_NAME_MAX + 16], subj[2 * TT_QNX_NAME_MAX + 16];
+	char subj[2 * TT_QNX_NAME_MAX + 16];
 	char text[TT_QNX_COMBINE_WORDS * 4 + 1];
 	uint32_t raw[2 + TT_QNX_COMBINE_WORDS];
 };

@@ -136,6 +136,8 @@ static void remember_proc(struct tt_qnx *q, uint32_t pid, const char *path)
 	p->used = true;
 	p->pid = pid;
 	name_copy(p->name, base);
+	if (!++q->names_gen) /* 0 means "never computed" */
+		q->names_gen = 1;
 }
 
 static void remember_thread(struct tt_qnx *q, uint32_t pid, uint32_t tid, const char *name)
@@ -153,6 +155,8 @@ static void remember_thread(struct tt_qnx *q, uint32_t pid, uint32_t tid, const 
 	t->pid = pid;
 	t->tid = tid;
 	name_copy(t->name, name);
+	if (!++q->names_gen) /* 0 means "never computed" */
+		q->names_gen = 1;
 }
 
 const char *tt_qnx_thread_name(const struct tt_qnx *q, uint32_t pid, uint32_t tid, char *buf,
@@ -248,6 +252,7 @@ static void thread_state(struct tt_qnx *q, const struct tt_qnx_ev *e, struct tt_
 		q->run_known |= UINT64_C(1) << e->cpu;
 		q->run_pid[e->cpu] = pid;
 		q->run_tid[e->cpu] = tid;
+		q->run_gen[e->cpu] = 0;
 		if (e->nw >= 3)
 			ev->prio = (int32_t)(w(e, 2) & 0x7fffffff);
 	}
@@ -340,22 +345,33 @@ static void user(struct tt_qnx *q, const struct tt_qnx_ev *e, struct tt_event *e
 	words(ev, e, 0, TT_ARG_UINT);
 }
 
+/* The name of the thread running on cpu (known), recomputed only when it or a name changed:
+ * this runs for nearly every event. */
+static const char *running_name(struct tt_qnx *q, uint8_t cpu)
+{
+	if (q->run_gen[cpu] != q->names_gen) {
+		q->run_name[cpu] = tt_qnx_thread_name(q, q->run_pid[cpu], q->run_tid[cpu],
+						      q->run_buf[cpu], sizeof(q->run_buf[cpu]));
+		q->run_gen[cpu] = q->names_gen;
+	}
+	return q->run_name[cpu];
+}
+
 static void running(struct tt_qnx *q, const struct tt_qnx_ev *e, struct tt_event *ev)
 {
 	bool known = e->cpu < TT_QNX_MAX_CPUS && (q->run_known >> e->cpu & 1);
-	uint32_t pid = known ? q->run_pid[e->cpu] : 0, tid = known ? q->run_tid[e->cpu] : 0;
+	uint32_t key = known ? tt_qnx_thread_key(q->run_pid[e->cpu], q->run_tid[e->cpu]) : 0;
 
 	if (e->cls == TT_QNX_C_INT) {
 		ev->ctx = TT_CTX_ISR;
 		if (known) {
-			ev->interrupted = tt_qnx_thread_key(pid, tid);
-			ev->interrupted_name = tt_qnx_thread_name(q, pid, tid, q->intr,
-								  sizeof(q->intr));
+			ev->interrupted = key;
+			ev->interrupted_name = running_name(q, e->cpu);
 		}
 	} else if (known && e->cls != TT_QNX_C_CONTROL && e->cls != TT_QNX_C_EMPTY) {
 		ev->ctx = TT_CTX_THREAD;
-		ev->thread = tt_qnx_thread_key(pid, tid);
-		ev->thread_name = tt_qnx_thread_name(q, pid, tid, q->who, sizeof(q->who));
+		ev->thread = key;
+		ev->thread_name = running_name(q, e->cpu);
 	} else {
 		ev->ctx = TT_CTX_UNKNOWN;
 	}
