@@ -5,10 +5,12 @@
 
 extern const struct tt_reader_ops tt_threadx_reader;
 extern const struct tt_reader_ops tt_qnx_reader;
+extern const struct tt_reader_ops tt_nuttx_reader;
 
 static const struct tt_reader_ops *const readers[] = {
 	&tt_threadx_reader,
 	&tt_qnx_reader,
+	&tt_nuttx_reader,
 };
 
 const struct tt_reader_ops *tt_reader_find(const char *format)
@@ -21,5 +23,5 @@ const struct tt_reader_ops *tt_reader_find(const char *format)
 
 const char *tt_reader_names(void)
 {
-	return "threadx, qnx";
+	return "threadx, qnx, nuttx";
 }

@@ -1,0 +1,651 @@
+/* proto/nuttx.c: the NuttX noteram live reader (plan/ingest), image decoding, and the "nuttx"
+ * entry of reader.h.
+ *
+ * Owns the cycle: control words -> new bytes + anchor + control words, or a full read of
+ * [tail, head) (attach, laps, resets, after a bad record). Policy and proofs: README-nuttx.md.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nuttx_int.h"
+#include "reader.h"
+
+#define SYNC_RETRIES 8
+
+enum nx_step { ST_CTL, ST_DATA, ST_SYNC };
+enum nx_why { WHY_ATTACH, WHY_LAP, WHY_RESET, WHY_ERROR };
+
+struct tt_nuttx {
+	struct tt_nuttx_config cfg;
+	struct nx_dec d;
+	struct tt_nuttx_stats st;
+	char err[256];
+	enum nx_step step;
+	enum nx_why why;         /* of the next sync */
+	bool need_sync;          /* the next poll is a full read (why says why) */
+	const char *gap_reason;  /* WHY_LAP/WHY_ERROR: reason of the gap record */
+	bool gap_known_loss;     /* the tail passed our position: something is lost */
+	unsigned sync_tries;
+	bool attached;
+	uint64_t buf_addr;
+	uint32_t size;
+	uint32_t pos;            /* ring offset of the next unread byte */
+	uint32_t h1, t1;         /* control words at the start of this poll */
+	uint32_t nnew;           /* bytes planned in ST_DATA / ST_SYNC */
+	uint32_t anchor_off;     /* ring offset of the anchor (last published record header) */
+	bool anchor_is_record;
+	uint8_t anchor[NX_MAX_REC], anchor_now[NX_MAX_REC];
+	uint8_t ctl[256], ctl2[256];
+	uint8_t *ring;           /* size bytes: the new bytes, linear */
+	uint8_t *ring_alloc;
+};
+
+struct emitter {
+	struct tt_nuttx *rd;
+	tt_emit_cb cb;
+	void *arg;
+};
+
+static void count_emit(void *arg, const struct tt_record *rec)
+{
+	struct emitter *e = arg;
+
+	if (rec->kind == TT_REC_EVENT)
+		e->rd->st.events++;
+	e->cb(e->arg, rec);
+}
+
+static int fail(struct tt_nuttx *rd, int rc, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(rd->err, sizeof(rd->err), fmt, ap);
+	va_end(ap);
+	rd->step = ST_CTL;
+	return rc;
+}
+
+/* Cyclic distance from a to b in a ring of size n. */
+static uint32_t dist(uint32_t a, uint32_t b, uint32_t n)
+{
+	return b >= a ? b - a : b + n - a;
+}
+
+int tt_nuttx_new(const struct tt_nuttx_config *cfg, struct tt_nuttx **out, const char **why)
+{
+	struct tt_nuttx *rd;
+	const char *w = NULL;
+	int rc;
+
+	if (!why)
+		why = &w;
+	if (!cfg->driver_addr) {
+		*why = "the address of g_noteram_driver is required";
+		return -EINVAL;
+	}
+	rd = calloc(1, sizeof(*rd));
+	if (!rd)
+		return -ENOMEM;
+	rd->cfg = *cfg;
+	if (!rd->cfg.max_buffer_bytes)
+		rd->cfg.max_buffer_bytes = 16u << 20;
+	rc = nx_lay_resolve(&cfg->layout, &rd->d.lay, why);
+	if (rc < 0) {
+		free(rd);
+		return rc;
+	}
+	rd->d.tick_hz = cfg->tick_hz;
+	nx_dec_reset(&rd->d);
+	*out = rd;
+	return 0;
+}
+
+void tt_nuttx_free(struct tt_nuttx *rd)
+{
+	if (!rd)
+		return;
+	free(rd->ring_alloc);
+	free(rd);
+}
+
+const char *tt_nuttx_error(const struct tt_nuttx *rd)
+{
+	return rd->err;
+}
+
+const struct tt_nuttx_stats *tt_nuttx_stats(const struct tt_nuttx *rd)
+{
+	return &rd->st;
+}
+
+void tt_nuttx_read_failed(struct tt_nuttx *rd, int err)
+{
+	snprintf(rd->err, sizeof(rd->err), "target read failed (%s)", strerror(-err));
+	rd->step = ST_CTL;
+}
+
+static void add_range(struct tt_nuttx *rd, struct tt_plan *p, uint64_t addr, uint32_t len,
+		      uint8_t *dst)
+{
+	if (!len)
+		return;
+	p->r[p->n++] = (struct tt_range){ .addr = addr, .len = len, .dst = dst };
+	rd->st.bytes_planned += len;
+}
+
+/* [off, off + len) of the ring into dst, as one or two ranges. */
+static void add_ring(struct tt_nuttx *rd, struct tt_plan *p, uint32_t off, uint32_t len,
+		     uint8_t *dst)
+{
+	uint32_t first = len < rd->size - off ? len : rd->size - off;
+
+	add_range(rd, p, rd->buf_addr + off, first, dst);
+	add_range(rd, p, rd->buf_addr, len - first, dst + first);
+}
+
+void tt_nuttx_plan(struct tt_nuttx *rd, struct tt_plan *p)
+{
+	const struct nx_lay *l = &rd->d.lay;
+	uint64_t ctl = rd->cfg.driver_addr + l->ctl_lo;
+
+	p->n = 0;
+	switch (rd->step) {
+	case ST_CTL:
+		add_range(rd, p, ctl, l->ctl_len, rd->ctl);
+		break;
+	case ST_DATA:
+		add_ring(rd, p, rd->pos, rd->nnew, rd->ring);
+		add_ring(rd, p, rd->anchor_off, l->hdr, rd->anchor_now);
+		add_range(rd, p, ctl, l->ctl_len, rd->ctl2);
+		break;
+	case ST_SYNC:
+		add_ring(rd, p, rd->t1, rd->nnew, rd->ring);
+		/* the bytes before head: the anchor when the ring holds no record */
+		add_ring(rd, p, (rd->h1 + rd->size - l->hdr % rd->size) % rd->size, l->hdr,
+			 rd->anchor_now);
+		add_range(rd, p, ctl, l->ctl_len, rd->ctl2);
+		break;
+	}
+}
+
+struct ctlw {
+	uint64_t buf, size;
+	uint32_t head, tail;
+};
+
+static int parse_ctl(struct tt_nuttx *rd, const uint8_t *c, struct ctlw *w)
+{
+	const struct nx_lay *l = &rd->d.lay;
+
+	w->buf = nx_get(l, c + l->off_buffer - l->ctl_lo, l->ptr);
+	w->size = nx_get(l, c + l->off_bufsize - l->ctl_lo, l->ptr);
+	w->head = (uint32_t)nx_get(l, c + l->off_head - l->ctl_lo, 4);
+	w->tail = (uint32_t)nx_get(l, c + l->off_tail - l->ctl_lo, 4);
+	if (w->size < 2u * l->hdr || !w->buf)
+		return fail(rd, -EPROTO, "noteram at 0x%llx: ni_buffer 0x%llx, ni_bufsize %llu: "
+			    "not a noteram ring (tracing not initialised, or wrong address/layout)",
+			    (unsigned long long)rd->cfg.driver_addr, (unsigned long long)w->buf,
+			    (unsigned long long)w->size);
+	if (w->size > rd->cfg.max_buffer_bytes || w->size > UINT32_MAX / 2)
+		return fail(rd, -EFBIG, "noteram ring of %llu bytes is larger than the %zu-byte "
+			    "limit", (unsigned long long)w->size, rd->cfg.max_buffer_bytes);
+	if (w->head >= w->size || w->tail >= w->size)
+		return fail(rd, -EPROTO, "noteram ni_head %u / ni_tail %u outside the %llu-byte "
+			    "ring (wrong layout offsets?)", w->head, w->tail,
+			    (unsigned long long)w->size);
+	return 0;
+}
+
+static void emit_reset(struct tt_nuttx *rd, struct emitter *e, const char *reason)
+{
+	struct tt_record rec = { .kind = TT_REC_RESET, .u.reset.reason = reason };
+
+	rd->st.resets++;
+	e->cb(e->arg, &rec);
+}
+
+static void emit_gap(struct tt_nuttx *rd, struct emitter *e, uint64_t lost, bool exact,
+		     const char *reason)
+{
+	struct tt_record rec = { .kind = TT_REC_GAP };
+
+	rec.u.gap = (struct tt_gap){ .lost = lost, .exact = exact, .reason = reason };
+	rd->st.gaps++;
+	rd->st.lost += lost;
+	e->cb(e->arg, &rec);
+}
+
+static void start_sync(struct tt_nuttx *rd, enum nx_why why, const char *reason)
+{
+	rd->why = why;
+	rd->gap_reason = reason;
+	rd->need_sync = true;
+	rd->step = ST_SYNC;
+	rd->nnew = dist(rd->t1, rd->h1, rd->size);
+}
+
+/* A new or moved ring: (re)allocate the copy buffer. */
+static int attach(struct tt_nuttx *rd, const struct ctlw *w)
+{
+	uint8_t *m = malloc((size_t)w->size + 8);
+
+	if (!m)
+		return fail(rd, -ENOMEM, "out of memory for a %llu-byte ring copy",
+			    (unsigned long long)w->size);
+	free(rd->ring_alloc);
+	rd->ring_alloc = rd->ring = m;
+	rd->buf_addr = w->buf;
+	rd->size = (uint32_t)w->size;
+	rd->attached = true;
+	rd->st.capacity = rd->size / 16;
+	return 0;
+}
+
+static int ingest_ctl(struct tt_nuttx *rd, struct emitter *e)
+{
+	struct ctlw w;
+	int rc = parse_ctl(rd, rd->ctl, &w);
+	uint32_t used, free_bytes;
+
+	rd->st.polls++;
+	rd->st.last_new = 0;
+	if (rc < 0)
+		return rc;
+	rd->h1 = w.head;
+	rd->t1 = w.tail;
+	if (!rd->attached || w.buf != rd->buf_addr || w.size != rd->size) {
+		bool moved = rd->attached;
+		if ((rc = attach(rd, &w)) < 0)
+			return rc;
+		if (moved) {
+			emit_reset(rd, e, "noteram ring moved or resized (ni_buffer/ni_bufsize "
+					  "changed)");
+			nx_dec_reset(&rd->d);
+		}
+		rd->sync_tries = 0;
+		start_sync(rd, moved ? WHY_RESET : WHY_ATTACH, NULL);
+		return TT_NUTTX_MORE;
+	}
+	if (rd->need_sync) {
+		start_sync(rd, rd->why, rd->gap_reason);
+		return TT_NUTTX_MORE;
+	}
+	used = dist(w.tail, w.head, rd->size);
+	if (dist(w.tail, rd->pos, rd->size) > used) {
+		/* The tail passed our position. The writer only moves the tail to make room, so
+		 * the ring is full then (free space < one aligned record); a tail that passed us
+		 * in a ring with more room was cleared or re-initialised. */
+		free_bytes = rd->size - used;
+		if (free_bytes <= NX_MAX_REC + rd->d.lay.align) {
+			rd->gap_known_loss = true;
+			start_sync(rd, WHY_LAP, "lapped");
+		} else {
+			emit_reset(rd, e, "noteram tail moved past the reader in a ring that is not "
+					  "full (buffer cleared or re-initialised)");
+			start_sync(rd, WHY_RESET, NULL);
+		}
+		return TT_NUTTX_MORE;
+	}
+	if (w.head == rd->pos)
+		return TT_NUTTX_DONE;
+	rd->nnew = dist(rd->pos, w.head, rd->size);
+	rd->step = ST_DATA;
+	return TT_NUTTX_MORE;
+}
+
+/* Checks the chain of records in rd->ring[from, n): every record valid, the last one ending at
+ * n. Returns the number of records, or -EPROTO with rd->err set and *bad = offset. */
+static int walk(struct tt_nuttx *rd, uint32_t ring_off, uint32_t from, uint32_t n, uint32_t *bad,
+		uint32_t *last)
+{
+	const struct nx_lay *l = &rd->d.lay;
+	char why[160];
+	uint32_t o = from;
+	int count = 0;
+
+	while (o < n) {
+		if (nx_rec_check(l, rd->ring + o, n - o, why, sizeof(why)) < 0) {
+			*bad = o;
+			return fail(rd, -EPROTO, "bad note at 0x%llx (ring offset %u): %s",
+				    (unsigned long long)(rd->buf_addr + (ring_off + o) % rd->size),
+				    (ring_off + o) % rd->size, why);
+		}
+		*last = o;
+		o += nx_alignup(rd->ring[o], l->align);
+		count++;
+	}
+	return count;
+}
+
+static void set_anchor(struct tt_nuttx *rd, uint32_t ring_off, const uint8_t *bytes, bool rec)
+{
+	rd->anchor_off = ring_off % rd->size;
+	memcpy(rd->anchor, bytes, rd->d.lay.hdr);
+	rd->anchor_is_record = rec;
+}
+
+static void publish(struct tt_nuttx *rd, struct emitter *e, uint32_t ring_off, uint32_t from,
+		    uint32_t n, bool quiet)
+{
+	uint32_t o = from;
+
+	while (o < n) {
+		uint32_t at = (ring_off + o) % rd->size;
+		if (!quiet)
+			nx_emit_record(&rd->d, rd->ring + o, rd->buf_addr + at, count_emit, e);
+		rd->st.last_new++;
+		o += nx_alignup(rd->ring[o], rd->d.lay.align);
+	}
+}
+
+static bool anchor_changed(const struct tt_nuttx *rd)
+{
+	return memcmp(rd->anchor, rd->anchor_now, rd->d.lay.hdr) != 0;
+}
+
+static int ingest_data(struct tt_nuttx *rd, struct emitter *e)
+{
+	struct ctlw w;
+	uint32_t bad = 0, last = 0;
+	int rc = parse_ctl(rd, rd->ctl2, &w), n;
+
+	if (rc < 0)
+		return rc;
+	if (w.buf != rd->buf_addr || w.size != rd->size) {
+		rd->step = ST_CTL;
+		return TT_NUTTX_MORE; /* the next control read reports the reset */
+	}
+	rd->h1 = w.head;
+	rd->t1 = w.tail;
+	if (anchor_changed(rd)) {
+		/* The writer reached the anchor's slot: it may have overwritten what we copied. */
+		rd->gap_known_loss = false;
+		rd->sync_tries = 0;
+		start_sync(rd, WHY_LAP, "overwritten during read");
+		return TT_NUTTX_MORE;
+	}
+	rd->step = ST_CTL;
+	n = walk(rd, rd->pos, 0, rd->nnew, &bad, &last);
+	if (n < 0) {
+		publish(rd, e, rd->pos, 0, bad, false);
+		rd->pos = (rd->pos + bad) % rd->size;
+		rd->st.bad_records++;
+		rd->why = WHY_ERROR;
+		rd->gap_reason = "bad record";
+		rd->need_sync = true;
+		return n;
+	}
+	publish(rd, e, rd->pos, 0, rd->nnew, false);
+	set_anchor(rd, rd->pos + last, rd->ring + last, true);
+	rd->pos = (rd->pos + rd->nnew) % rd->size;
+	return TT_NUTTX_DONE;
+}
+
+/* The gap before the first record published by a sync after a lap or a bad record. */
+static void sync_gap(struct tt_nuttx *rd, struct emitter *e, uint32_t start, uint32_t nrec)
+{
+	uint32_t bytes = dist(rd->pos, start, rd->size);
+	uint64_t lb = (bytes + NX_MAX_REC - 1) / NX_MAX_REC;
+	int64_t byt = -1;
+
+	if (rd->gap_known_loss && !lb)
+		lb = rd->size / NX_MAX_REC; /* the tail went a whole ring round */
+	if (nrec)
+		byt = nx_count_by_time(&rd->d, nx_rec_time(&rd->d, rd->ring + dist(rd->t1, start,
+										      rd->size)));
+	if (byt >= 0 && (uint64_t)byt >= lb) {
+		if (byt)
+			emit_gap(rd, e, (uint64_t)byt, true, rd->gap_reason);
+		return;
+	}
+	if (rd->why == WHY_ERROR && !lb)
+		lb = 1; /* the bad record itself */
+	emit_gap(rd, e, lb, false, rd->gap_reason);
+}
+
+static int ingest_sync(struct tt_nuttx *rd, struct emitter *e)
+{
+	const struct nx_lay *l = &rd->d.lay;
+	struct ctlw w;
+	uint32_t bad = 0, last = 0, from, end = rd->nnew;
+	int rc = parse_ctl(rd, rd->ctl2, &w), n;
+
+	if (rc < 0)
+		return rc;
+	if (w.buf != rd->buf_addr || w.size != rd->size) {
+		rd->step = ST_CTL;
+		return TT_NUTTX_MORE;
+	}
+	rd->step = ST_CTL;
+	/* Records the writer dropped during the copy may be overwritten: start at the tail
+	 * re-read after it (a record boundary), which must still be within what we copied. */
+	from = dist(rd->t1, w.tail, rd->size);
+	if (from > end) {
+		if (++rd->sync_tries >= SYNC_RETRIES)
+			return fail(rd, -EPROTO, "the target laps its %u-byte noteram ring faster "
+				    "than it can be read (%u full reads in a row overtaken)",
+				    rd->size, rd->sync_tries);
+		return TT_NUTTX_MORE;
+	}
+	n = walk(rd, rd->t1, from, end, &bad, &last);
+	if (n < 0) {
+		rd->st.bad_records++; /* need_sync stays: the next poll reads it all again */
+		return n;
+	}
+	rd->sync_tries = 0;
+	uint32_t start = (rd->t1 + from) % rd->size;
+	if (rd->why == WHY_ERROR) {
+		/* Skip what was published before the bad record, if still held. */
+		uint32_t skip = dist(start, rd->pos, rd->size);
+		if (skip <= end - from) {
+			uint32_t o = from;
+			while (o < from + skip && o < end)
+				o += nx_alignup(rd->ring[o], l->align);
+			if (o == from + skip) {
+				from = o;
+				start = rd->pos;
+				rd->gap_reason = NULL;
+			}
+		}
+	}
+	if ((rd->why == WHY_LAP || rd->why == WHY_ERROR) && rd->gap_reason)
+		sync_gap(rd, e, start, (uint32_t)n);
+	bool quiet = rd->why == WHY_ATTACH && rd->cfg.start_at_now;
+	publish(rd, e, rd->t1, from, end, quiet);
+	if (quiet)
+		rd->st.last_new = 0;
+	if (from < end)
+		set_anchor(rd, rd->t1 + last, rd->ring + last, true);
+	else
+		set_anchor(rd, rd->h1 + rd->size - l->hdr % rd->size, rd->anchor_now, false);
+	rd->pos = rd->h1;
+	rd->why = WHY_ATTACH;
+	rd->need_sync = false;
+	rd->gap_reason = NULL;
+	rd->gap_known_loss = false;
+	return TT_NUTTX_DONE;
+}
+
+int tt_nuttx_ingest(struct tt_nuttx *rd, tt_emit_cb cb, void *arg)
+{
+	struct emitter e = { rd, cb, arg };
+
+	rd->err[0] = 0;
+	switch (rd->step) {
+	case ST_CTL: return ingest_ctl(rd, &e);
+	case ST_DATA: return ingest_data(rd, &e);
+	case ST_SYNC: return ingest_sync(rd, &e);
+	}
+	return -EINVAL;
+}
+
+/* ---- images ---- */
+
+static int decode_stream(struct nx_dec *d, const uint8_t *img, size_t len, uint64_t base,
+			 tt_emit_cb cb, void *arg, char *err, size_t errlen)
+{
+	char why[160];
+	size_t o = 0;
+
+	while (o < len && img[o]) {
+		if (nx_rec_check(&d->lay, img + o, len - o, why, sizeof(why)) < 0) {
+			snprintf(err, errlen, "bad note at file offset %zu: %s", o, why);
+			return -EPROTO;
+		}
+		nx_emit_record(d, img + o, base ? base + o : 0, cb, arg);
+		o += nx_alignup(img[o], d->lay.align);
+	}
+	return 0;
+}
+
+int tt_nuttx_decode_image(const uint8_t *img, size_t len, uint64_t base, uint64_t driver_addr,
+			  const struct tt_nuttx_layout *lo, uint64_t tick_hz, tt_emit_cb cb,
+			  void *arg, char *err, size_t errlen)
+{
+	struct nx_dec d;
+	const struct nx_lay *l = &d.lay;
+	const char *why = NULL;
+	uint8_t rec[NX_MAX_REC];
+	char msg[160];
+
+	memset(&d, 0, sizeof(d));
+	if (nx_lay_resolve(lo, &d.lay, &why) < 0) {
+		snprintf(err, errlen, "NuttX layout: %s", why);
+		return -EINVAL;
+	}
+	d.tick_hz = tick_hz;
+	nx_dec_reset(&d);
+	if (!driver_addr)
+		return decode_stream(&d, img, len, base, cb, arg, err, errlen);
+	if (driver_addr < base || driver_addr - base > len ||
+	    len - (driver_addr - base) < (uint64_t)l->ctl_lo + l->ctl_len) {
+		snprintf(err, errlen, "g_noteram_driver at 0x%llx is outside the image [0x%llx, "
+			 "0x%llx)", (unsigned long long)driver_addr, (unsigned long long)base,
+			 (unsigned long long)(base + len));
+		return -EPROTO;
+	}
+	const uint8_t *c = img + (driver_addr - base);
+	uint64_t buf = nx_get(l, c + l->off_buffer, l->ptr);
+	uint64_t size = nx_get(l, c + l->off_bufsize, l->ptr);
+	uint32_t head = (uint32_t)nx_get(l, c + l->off_head, 4);
+	uint32_t tail = (uint32_t)nx_get(l, c + l->off_tail, 4);
+	if (size < 2u * l->hdr || size > UINT32_MAX / 2 || buf < base || buf - base > len ||
+	    len - (buf - base) < size) {
+		snprintf(err, errlen, "noteram ring at 0x%llx (ni_bufsize %llu) is not inside the "
+			 "image [0x%llx, 0x%llx) (wrong --address, --base or layout?)",
+			 (unsigned long long)buf, (unsigned long long)size,
+			 (unsigned long long)base, (unsigned long long)(base + len));
+		return -EPROTO;
+	}
+	if (head >= size || tail >= size) {
+		snprintf(err, errlen, "noteram ni_head %u / ni_tail %u outside the %llu-byte ring "
+			 "(wrong layout offsets?)", head, tail, (unsigned long long)size);
+		return -EPROTO;
+	}
+	const uint8_t *ring = img + (buf - base);
+	uint32_t n = (uint32_t)size, off = tail, left = dist(tail, head, n);
+	while (left) {
+		uint32_t avail = left < NX_MAX_REC ? left : NX_MAX_REC;
+		for (uint32_t i = 0; i < avail; i++)
+			rec[i] = ring[(off + i) % n];
+		if (nx_rec_check(l, rec, avail, msg, sizeof(msg)) < 0) {
+			snprintf(err, errlen, "bad note at 0x%llx (ring offset %u): %s",
+				 (unsigned long long)(buf + off), off, msg);
+			return -EPROTO;
+		}
+		nx_emit_record(&d, rec, buf + off, cb, arg);
+		uint32_t step = nx_alignup(rec[0], l->align);
+		if (step > left)
+			break;
+		left -= step;
+		off = (off + step) % n;
+	}
+	return 0;
+}
+
+/* ---- reader.h glue: format_cfg is a struct tt_nuttx_layout, or NULL for the default ---- */
+
+static const struct tt_nuttx_layout *layout_of(const struct tt_reader_config *cfg,
+					       struct tt_nuttx_layout *def)
+{
+	if (cfg->format_cfg)
+		return cfg->format_cfg;
+	tt_nuttx_layout_default(def, 4);
+	return def;
+}
+
+static int nr_create(const struct tt_reader_config *cfg, void **out)
+{
+	struct tt_nuttx_layout def;
+	struct tt_nuttx_config c = {
+		.driver_addr = cfg->address,
+		.layout = *layout_of(cfg, &def),
+		.start_at_now = cfg->start_at_now,
+		.tick_hz = cfg->tick_hz,
+	};
+	return tt_nuttx_new(&c, (struct tt_nuttx **)out, NULL);
+}
+
+static void nr_destroy(void *rd)
+{
+	tt_nuttx_free(rd);
+}
+
+static void nr_plan(void *rd, struct tt_plan *plan)
+{
+	tt_nuttx_plan(rd, plan);
+}
+
+static int nr_ingest(void *rd, tt_emit_cb cb, void *arg)
+{
+	return tt_nuttx_ingest(rd, cb, arg);
+}
+
+static void nr_read_failed(void *rd, int err)
+{
+	tt_nuttx_read_failed(rd, err);
+}
+
+static const char *nr_error(const void *rd)
+{
+	return tt_nuttx_error(rd);
+}
+
+static void nr_stats(const void *rd, struct tt_reader_stats *out)
+{
+	const struct tt_nuttx_stats *s = tt_nuttx_stats(rd);
+
+	*out = (struct tt_reader_stats){
+		.polls = s->polls, .bytes_planned = s->bytes_planned, .events = s->events,
+		.gaps = s->gaps, .lost = s->lost, .resets = s->resets, .last_new = s->last_new,
+		.capacity = s->capacity,
+	};
+}
+
+static int nr_decode_image(const uint8_t *img, size_t len, uint64_t base,
+			   const struct tt_reader_config *cfg, tt_emit_cb cb, void *arg, char *err,
+			   size_t errlen)
+{
+	struct tt_nuttx_layout def;
+
+	return tt_nuttx_decode_image(img, len, base, cfg->address, layout_of(cfg, &def),
+				     cfg->tick_hz, cb, arg, err, errlen);
+}
+
+const struct tt_reader_ops tt_nuttx_reader = {
+	.name = "nuttx",
+	.elf_symbol = "g_noteram_driver",
+	.elf_symbol_is_pointer = false,
+	.create = nr_create,
+	.destroy = nr_destroy,
+	.plan = nr_plan,
+	.ingest = nr_ingest,
+	.read_failed = nr_read_failed,
+	.error = nr_error,
+	.stats = nr_stats,
+	.decode_image = nr_decode_image,
+};

@@ -1,0 +1,106 @@
+/* proto/nuttx.h: live reader of NuttX scheduler notes in the noteram ring, sans I/O.
+ *
+ * The target keeps `g_noteram_driver` (struct noteram_driver_s, NuttX 12.4 and later): a pointer
+ * to a byte ring (ni_buffer, ni_bufsize) and the indices ni_head (written after each record is
+ * copied), ni_tail (oldest record; moved by the writer when it drops records to make room). The
+ * reader never touches memory itself; the caller loops exactly as for proto/threadx.h:
+ *
+ *     for (;;) {
+ *         struct tt_plan p;
+ *         tt_nuttx_plan(rd, &p);       // p.n >= 1
+ *         <read every p.r[i] into p.r[i].dst, in order>
+ *         if a read failed: tt_nuttx_read_failed(rd, err); break;
+ *         int rc = tt_nuttx_ingest(rd, emit, arg);
+ *         if (rc < 0) { report tt_nuttx_error(rd); break; }   // retried next cycle
+ *         if (rc == TT_NUTTX_DONE) break;
+ *     }
+ *
+ * A poll reads the control words (about 20 bytes); when head moved it then reads the new bytes
+ * [last head, head) (one or two ranges), the header of the last record already published (the
+ * anchor) and the control words again. See proto/README-nuttx.md for why this is enough to never
+ * publish overwritten bytes, and how laps, resets and bad records are reported.
+ *
+ * Memory: one buffer of ni_bufsize + a few hundred bytes, allocated when the control words are
+ * first accepted (bounded by max_buffer_bytes); nothing is allocated per record.
+ */
+#ifndef TT_NUTTX_H
+#define TT_NUTTX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "plan.h"
+#include "record.h"
+
+enum tt_nuttx_rc {
+	TT_NUTTX_DONE = 0,
+	TT_NUTTX_MORE = 1,
+};
+
+/* Where things are on the target. Everything DWARF knows; the daemon fills it from the firmware
+ * ELF later, for now it is explicit configuration (tt_nuttx_layout_default gives the common
+ * case). Offsets are of members inside struct noteram_driver_s, whose first member (struct
+ * note_driver_s) changes size with the configuration. Zero-valued fields mean "derive". */
+struct tt_nuttx_layout {
+	uint16_t release;     /* NuttX release as major*100+minor: 1204..1213, 1300 (>= 1300: 13.x) */
+	uint8_t ptr_size;     /* sizeof(uintptr_t): 4 or 8 */
+	bool big_endian;
+	bool smp;             /* CONFIG_SMP: nc_cpu in 12.4-12.7 headers, csection counts */
+	bool time64;          /* CONFIG_SYSTEM_TIME64: 64-bit clock_t (12.8-12.13) / time_t
+				 (12.4-12.7); ignored from 13.0 (always 64-bit) */
+	uint8_t align;        /* record alignment in the ring: 0 = derive (1 before 12.7, else
+				 ptr_size), or 1, 2, 4, 8 */
+	uint8_t header_size;  /* sizeof(struct note_common_s); 0 = derive from the fields above */
+	/* offsetof(struct noteram_driver_s, ...); sizes follow ptr_size (size_t, pointers) and 4
+	 * (unsigned int). */
+	uint16_t off_buffer, off_bufsize, off_head, off_tail;
+};
+
+/* The common case: NuttX 13.x, 32-bit little-endian, not SMP, no note filter
+ * (CONFIG_SCHED_INSTRUMENTATION_FILTER off, so note_driver_s is just its ops pointer): ni_buffer
+ * at 4, ni_bufsize 8, ni_head 16, ni_tail 20. For ptr_size 8 the offsets are 8, 16, 28, 32. */
+void tt_nuttx_layout_default(struct tt_nuttx_layout *lo, unsigned ptr_size);
+
+struct tt_nuttx_config {
+	uint64_t driver_addr;     /* target address of g_noteram_driver (required) */
+	struct tt_nuttx_layout layout;
+	bool start_at_now;        /* skip the records present at attach */
+	uint64_t tick_hz;         /* nc_systime rate (12.8+); 0 = unknown: no ns */
+	size_t max_buffer_bytes;  /* refuse larger rings; 0 = default 16 MiB */
+};
+
+struct tt_nuttx_stats {
+	uint64_t polls, bytes_planned, events, gaps, lost, resets, bad_records;
+	uint32_t last_new;  /* records new in the last poll */
+	uint32_t capacity;  /* ring size in bytes / 16 (a rough record count), 0 before attach */
+};
+
+struct tt_nuttx; /* opaque */
+
+/* 0, -EINVAL (bad layout: message through *why if non-NULL, static) or -ENOMEM. *out: caller
+ * frees with tt_nuttx_free. cfg is copied. */
+int tt_nuttx_new(const struct tt_nuttx_config *cfg, struct tt_nuttx **out, const char **why);
+void tt_nuttx_free(struct tt_nuttx *rd);
+void tt_nuttx_plan(struct tt_nuttx *rd, struct tt_plan *plan);
+/* TT_NUTTX_DONE, TT_NUTTX_MORE, or -EPROTO (inconsistent control words or a bad record; the
+ * records before it were emitted and the next cycle resynchronises from the tail), -EFBIG
+ * (ring larger than max_buffer_bytes), -ENOMEM. tt_nuttx_error() says exactly what. */
+int tt_nuttx_ingest(struct tt_nuttx *rd, tt_emit_cb cb, void *arg);
+void tt_nuttx_read_failed(struct tt_nuttx *rd, int err);
+const char *tt_nuttx_error(const struct tt_nuttx *rd);
+const struct tt_nuttx_stats *tt_nuttx_stats(const struct tt_nuttx *rd);
+
+/* Decode a RAM image whose first byte is at target address base. driver_addr != 0: the driver
+ * struct and the ring it points to must both be in the image; emits every record from tail to
+ * head. driver_addr == 0: the image is a record stream (records back to back from the first
+ * byte, each padded to the layout's alignment; a zero length byte or the end stops it).
+ * Returns 0 or -EPROTO with a message in err (records before a bad one are emitted). */
+int tt_nuttx_decode_image(const uint8_t *img, size_t len, uint64_t base, uint64_t driver_addr,
+			  const struct tt_nuttx_layout *lo, uint64_t tick_hz, tt_emit_cb cb,
+			  void *arg, char *err, size_t errlen);
+
+/* The name of note type t under release r ("NOTE_START", ...) or NULL. */
+const char *tt_nuttx_type_name(unsigned release, unsigned t);
+
+#endif

@@ -1,0 +1,602 @@
+/* proto/nuttx_decode.c: one NuttX note record -> tt_event; the layout rules per release.
+ *
+ * Owns: deriving the record header layout and payload offsets from a tt_nuttx_layout (C alignment,
+ * release differences from shared/reference/nuttx-note{.md,-types.tsv}), the note type tables of
+ * the three numberings (12.4-12.6, 12.7-12.12, 12.13+), payload decoding, the pid -> task name
+ * cache (filled by NOTE_START) and time (32-bit clock unwrapping, ns). Every read is checked
+ * against nc_length, which the caller has checked against the bytes it holds.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "nuttx_int.h"
+
+enum nx_kind {
+	K_NONE = 0, K_START, K_U8, K_U16, K_CSECTION, K_SPIN, K_SC_ENTER, K_SC_LEAVE, K_IRQ,
+	K_WDOG, K_HEAP, K_PRINTF, K_EVENT_STR, K_EVENT_BIN, K_EVENT_COUNTER, K_L_STRING,
+	K_L_BINARY, K_L_EVENT_STR, K_L_COUNTER, K_UNKNOWN,
+};
+
+struct nx_type {
+	const char *name;
+	uint8_t kind;
+	const char *u8name; /* K_U8: the argument's name */
+};
+
+static const struct nx_type common_types[22] = {
+	{ "NOTE_START", K_START, NULL },         { "NOTE_STOP", K_NONE, NULL },
+	{ "NOTE_SUSPEND", K_U8, "state" },       { "NOTE_RESUME", K_NONE, NULL },
+	{ "NOTE_CPU_START", K_U8, "target_cpu" }, { "NOTE_CPU_STARTED", K_NONE, NULL },
+	{ "NOTE_CPU_PAUSE", K_U8, "target_cpu" }, { "NOTE_CPU_PAUSED", K_NONE, NULL },
+	{ "NOTE_CPU_RESUME", K_U8, "target_cpu" }, { "NOTE_CPU_RESUMED", K_NONE, NULL },
+	{ "NOTE_PREEMPT_LOCK", K_U16, NULL },    { "NOTE_PREEMPT_UNLOCK", K_U16, NULL },
+	{ "NOTE_CSECTION_ENTER", K_CSECTION, NULL }, { "NOTE_CSECTION_LEAVE", K_CSECTION, NULL },
+	{ "NOTE_SPINLOCK_LOCK", K_SPIN, NULL },  { "NOTE_SPINLOCK_LOCKED", K_SPIN, NULL },
+	{ "NOTE_SPINLOCK_UNLOCK", K_SPIN, NULL }, { "NOTE_SPINLOCK_ABORT", K_SPIN, NULL },
+	{ "NOTE_SYSCALL_ENTER", K_SC_ENTER, NULL }, { "NOTE_SYSCALL_LEAVE", K_SC_LEAVE, NULL },
+	{ "NOTE_IRQ_ENTER", K_IRQ, NULL },       { "NOTE_IRQ_LEAVE", K_IRQ, NULL },
+};
+
+/* 12.13 and later (13.x): values 22..35. */
+static const struct nx_type types_1213[14] = {
+	{ "NOTE_WDOG_START", K_WDOG, NULL },  { "NOTE_WDOG_CANCEL", K_WDOG, NULL },
+	{ "NOTE_WDOG_ENTER", K_WDOG, NULL },  { "NOTE_WDOG_LEAVE", K_WDOG, NULL },
+	{ "NOTE_HEAP_ADD", K_HEAP, NULL },    { "NOTE_HEAP_REMOVE", K_HEAP, NULL },
+	{ "NOTE_HEAP_ALLOC", K_HEAP, NULL },  { "NOTE_HEAP_FREE", K_HEAP, NULL },
+	{ "NOTE_DUMP_PRINTF", K_PRINTF, NULL }, { "NOTE_DUMP_BEGIN", K_EVENT_STR, NULL },
+	{ "NOTE_DUMP_END", K_EVENT_STR, NULL }, { "NOTE_DUMP_MARK", K_EVENT_STR, NULL },
+	{ "NOTE_DUMP_BINARY", K_EVENT_BIN, NULL }, { "NOTE_DUMP_COUNTER", K_EVENT_COUNTER, NULL },
+};
+
+/* 12.7 - 12.12: values 22..34 (COUNTER is 34, no BINARY). */
+static const struct nx_type types_1207[13] = {
+	{ "NOTE_WDOG_START", K_WDOG, NULL },  { "NOTE_WDOG_CANCEL", K_WDOG, NULL },
+	{ "NOTE_WDOG_ENTER", K_WDOG, NULL },  { "NOTE_WDOG_LEAVE", K_WDOG, NULL },
+	{ "NOTE_HEAP_ADD", K_HEAP, NULL },    { "NOTE_HEAP_REMOVE", K_HEAP, NULL },
+	{ "NOTE_HEAP_ALLOC", K_HEAP, NULL },  { "NOTE_HEAP_FREE", K_HEAP, NULL },
+	{ "NOTE_DUMP_PRINTF", K_PRINTF, NULL }, { "NOTE_DUMP_BEGIN", K_EVENT_STR, NULL },
+	{ "NOTE_DUMP_END", K_EVENT_STR, NULL }, { "NOTE_DUMP_MARK", K_EVENT_STR, NULL },
+	{ "NOTE_DUMP_COUNTER", K_EVENT_COUNTER, NULL },
+};
+
+/* 12.4 - 12.6: values 22..29 (26, 27 are not in the reference: UNKNOWN). */
+static const struct nx_type types_1204[8] = {
+	{ "NOTE_DUMP_STRING", K_L_STRING, NULL }, { "NOTE_DUMP_BINARY", K_L_BINARY, NULL },
+	{ "NOTE_DUMP_BEGIN", K_L_EVENT_STR, NULL }, { "NOTE_DUMP_END", K_L_EVENT_STR, NULL },
+	{ NULL, K_UNKNOWN, NULL },                { NULL, K_UNKNOWN, NULL },
+	{ "NOTE_DUMP_MARK", K_L_EVENT_STR, NULL }, { "NOTE_DUMP_COUNTER", K_L_COUNTER, NULL },
+};
+
+static const struct nx_type unknown_type = { NULL, K_UNKNOWN, NULL };
+
+static const struct nx_type *type_of(unsigned release, unsigned t)
+{
+	const struct nx_type *tab;
+	size_t n;
+
+	if (t < 22)
+		return &common_types[t];
+	if (release >= 1213) {
+		tab = types_1213;
+		n = sizeof(types_1213) / sizeof(types_1213[0]);
+	} else if (release >= 1207) {
+		tab = types_1207;
+		n = sizeof(types_1207) / sizeof(types_1207[0]);
+	} else {
+		tab = types_1204;
+		n = sizeof(types_1204) / sizeof(types_1204[0]);
+	}
+	return t - 22 < n ? &tab[t - 22] : &unknown_type;
+}
+
+const char *tt_nuttx_type_name(unsigned release, unsigned t)
+{
+	return type_of(release, t)->name;
+}
+
+void tt_nuttx_layout_default(struct tt_nuttx_layout *lo, unsigned ptr_size)
+{
+	unsigned p = ptr_size == 8 ? 8 : 4;
+
+	*lo = (struct tt_nuttx_layout){
+		.release = 1300, .ptr_size = (uint8_t)p, .time64 = true,
+		/* note_driver_s = { ops pointer }; then ni_buffer, ni_bufsize, ni_overwrite,
+		 * ni_head, ni_tail */
+		.off_buffer = (uint16_t)p, .off_bufsize = (uint16_t)(2 * p),
+		.off_head = (uint16_t)(3 * p + 4), .off_tail = (uint16_t)(3 * p + 8),
+	};
+}
+
+static void header_fields(struct nx_lay *l)
+{
+	unsigned off = 3, end, maxal = 4;
+
+	l->off_nsec = 0;
+	if (l->release >= 1208) {
+		l->has_cpu = true;
+		l->off_pid = 4;
+		l->off_time = 8;
+		l->time_size = l->release >= 1300 || l->time64 ? 8 : 4;
+		end = 8 + l->time_size;
+		maxal = l->time_size;
+	} else {
+		l->has_cpu = l->smp;
+		if (l->smp)
+			off = 4;
+		l->off_pid = nx_alignup(off, 4);
+		l->time_size = l->time64 ? 8 : 4;
+		l->off_time = nx_alignup(l->off_pid + 4, l->time_size);
+		l->off_nsec = nx_alignup(l->off_time + l->time_size, l->ptr);
+		end = l->off_nsec + l->ptr;
+		maxal = l->time_size > l->ptr ? l->time_size : l->ptr;
+	}
+	l->hdr = nx_alignup(end, maxal);
+}
+
+int nx_lay_resolve(const struct tt_nuttx_layout *lo, struct nx_lay *l, const char **why)
+{
+	unsigned lo_off = UINT32_MAX, hi_end = 0;
+
+	memset(l, 0, sizeof(*l));
+	l->release = lo->release;
+	l->ptr = lo->ptr_size;
+	l->be = lo->big_endian;
+	l->smp = lo->smp;
+	l->time64 = lo->time64;
+	if (l->release < 1204) {
+		*why = "NuttX releases before 12.4 (g_noteram_info with an inline buffer) are not "
+		       "supported: set the layout's release to 1204 or later";
+		return -EINVAL;
+	}
+	if (l->ptr != 4 && l->ptr != 8) {
+		*why = "pointer size must be 4 or 8";
+		return -EINVAL;
+	}
+	l->align = lo->align ? lo->align : l->release < 1207 ? 1 : l->ptr;
+	if (l->align != 1 && l->align != 2 && l->align != 4 && l->align != 8) {
+		*why = "record alignment must be 1, 2, 4 or 8";
+		return -EINVAL;
+	}
+	header_fields(l);
+	if (lo->header_size) {
+		unsigned fields_end = l->off_nsec ? l->off_nsec + l->ptr : l->off_time + l->time_size;
+		if (lo->header_size < fields_end) {
+			*why = "header_size is smaller than the header's fields for this release";
+			return -EINVAL;
+		}
+		l->hdr = lo->header_size;
+	}
+	l->off_buffer = lo->off_buffer;
+	l->off_bufsize = lo->off_bufsize;
+	l->off_head = lo->off_head;
+	l->off_tail = lo->off_tail;
+	const unsigned offs[4] = { l->off_buffer, l->off_bufsize, l->off_head, l->off_tail };
+	const unsigned sizes[4] = { l->ptr, l->ptr, 4, 4 };
+	for (int i = 0; i < 4; i++) {
+		if (offs[i] < lo_off)
+			lo_off = offs[i];
+		if (offs[i] + sizes[i] > hi_end)
+			hi_end = offs[i] + sizes[i];
+		for (int j = 0; j < i; j++)
+			if (offs[i] < offs[j] + sizes[j] && offs[j] < offs[i] + sizes[i]) {
+				*why = "driver member offsets overlap (ni_buffer, ni_bufsize, ni_head, "
+				       "ni_tail)";
+				return -EINVAL;
+			}
+	}
+	if (hi_end - lo_off > 256) {
+		*why = "driver member offsets span more than 256 bytes";
+		return -EINVAL;
+	}
+	l->ctl_lo = lo_off;
+	l->ctl_len = hi_end - lo_off;
+	return 0;
+}
+
+uint64_t nx_get(const struct nx_lay *l, const uint8_t *p, unsigned size)
+{
+	uint64_t v = 0;
+
+	for (unsigned i = 0; i < size; i++)
+		v |= (uint64_t)p[l->be ? size - 1 - i : i] << (8 * i);
+	return v;
+}
+
+void nx_dec_reset(struct nx_dec *d)
+{
+	memset(d->names, 0, sizeof(d->names));
+	d->have_time = false;
+	d->first_time = d->time = d->last_raw = 0;
+	d->step = 0;
+	d->steps_seen = 0;
+	d->step_broken = false;
+}
+
+uint64_t nx_rec_time(const struct nx_dec *d, const uint8_t *p)
+{
+	const struct nx_lay *l = &d->lay;
+	uint64_t t = nx_get(l, p + l->off_time, l->time_size);
+
+	if (l->off_nsec)
+		t = t * 1000000000u + nx_get(l, p + l->off_nsec, l->ptr);
+	return t;
+}
+
+int nx_rec_check(const struct nx_lay *l, const uint8_t *p, size_t avail, char *err, size_t errlen)
+{
+	unsigned len = avail ? p[0] : 0;
+
+	if (!avail)
+		snprintf(err, errlen, "no bytes for a record");
+	else if (len == 0)
+		snprintf(err, errlen, "record length 0 (nc_length byte is zero)");
+	else if (len < l->hdr)
+		snprintf(err, errlen, "record length %u is shorter than the %u-byte header", len,
+			 l->hdr);
+	else if (len > avail)
+		snprintf(err, errlen, "record length %u runs past the %zu bytes up to the head",
+			 len, avail);
+	else
+		return 0;
+	return -EPROTO;
+}
+
+/* ---- arguments ---- */
+
+struct rec {
+	struct nx_dec *d;
+	const uint8_t *p;
+	unsigned len;
+	struct tt_event *ev;
+};
+
+static bool field(const struct rec *r, unsigned off, unsigned size, uint64_t *v)
+{
+	if (off + size > r->len)
+		return false;
+	*v = nx_get(&r->d->lay, r->p + off, size);
+	return true;
+}
+
+static struct tt_arg *add(struct rec *r, const char *name, uint8_t kind, uint64_t v)
+{
+	struct tt_arg *a;
+
+	if (r->ev->nargs >= TT_MAX_ARGS)
+		return NULL;
+	a = &r->ev->args[r->ev->nargs++];
+	*a = (struct tt_arg){ .name = name, .value = (uint32_t)v, .kind = kind };
+	return a;
+}
+
+static char *scratch(struct rec *r)
+{
+	return r->d->text[r->ev->nargs < TT_MAX_ARGS ? r->ev->nargs : TT_MAX_ARGS - 1];
+}
+
+/* Numbers beyond 32 bits (64-bit targets) become strings: record.h holds 32-bit values. */
+static void add_num(struct rec *r, const char *name, uint64_t v, bool hex)
+{
+	if (v <= UINT32_MAX) {
+		add(r, name, hex ? TT_ARG_HEX : TT_ARG_UINT, v);
+		return;
+	}
+	char *t = scratch(r);
+	snprintf(t, NX_TEXT_MAX, hex ? "0x%llx" : "%llu", (unsigned long long)v);
+	struct tt_arg *a = add(r, name, TT_ARG_OBJ, v);
+	if (a)
+		a->text = t;
+}
+
+static void add_field(struct rec *r, const char *name, unsigned off, unsigned size, bool hex)
+{
+	uint64_t v;
+
+	if (field(r, off, size, &v))
+		add_num(r, name, v, hex);
+}
+
+static void sanitize(char *dst, size_t cap, const uint8_t *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n && i + 1 < cap && s[i]; i++)
+		dst[i] = s[i] >= 0x20 && s[i] < 0x7f ? (char)s[i] : '?';
+	dst[i] = 0;
+}
+
+static const char *add_string(struct rec *r, const char *name, unsigned off)
+{
+	if (off >= r->len)
+		return NULL;
+	char *t = scratch(r);
+	sanitize(t, NX_TEXT_MAX, r->p + off, r->len - off);
+	struct tt_arg *a = add(r, name, TT_ARG_OBJ, 0);
+	if (!a)
+		return NULL;
+	a->text = t;
+	return t;
+}
+
+static void add_hexdump(struct rec *r, const char *name, unsigned off, unsigned n)
+{
+	static const char dig[] = "0123456789abcdef";
+	char *t = scratch(r);
+	unsigned i;
+
+	if (off > r->len)
+		return;
+	if (n > r->len - off)
+		n = r->len - off;
+	for (i = 0; i < n && 2 * i + 3 < NX_TEXT_MAX; i++) {
+		t[2 * i] = dig[r->p[off + i] >> 4];
+		t[2 * i + 1] = dig[r->p[off + i] & 15];
+	}
+	t[2 * i] = 0;
+	struct tt_arg *a = add(r, name, TT_ARG_OBJ, n);
+	if (a)
+		a->text = t;
+}
+
+/* enum tstate_e (include/nuttx/sched.h): stable for the first states; SMP inserts ASSIGNED;
+ * later states depend on the configuration and stay numbers. */
+static const char *state_name(const struct nx_lay *l, unsigned s)
+{
+	static const char *const up[] = { "invalid", "pending", "ready", "running", "inactive",
+					  "wait_sem", "wait_sig" };
+	static const char *const smp[] = { "invalid", "pending", "ready", "assigned", "running",
+					   "inactive", "wait_sem", "wait_sig" };
+
+	if (l->smp)
+		return s < sizeof(smp) / sizeof(smp[0]) ? smp[s] : NULL;
+	return s < sizeof(up) / sizeof(up[0]) ? up[s] : NULL;
+}
+
+static const char *const argn[6] = { "arg0", "arg1", "arg2", "arg3", "arg4", "arg5" };
+
+/* SYSCALL_ENTER: nc_length ignores the padding before nsc_args, so the last argument usually
+ * misses bytes (2 on 32-bit, 6 on 64-bit targets). Such an argument is shown with the missing
+ * bytes as '?' ("0x????3c10"), never as a number. record.h has room for nr + 5 arguments. */
+static void syscall_enter(struct rec *r)
+{
+	const struct nx_lay *l = &r->d->lay;
+	uint64_t nr, argc;
+	unsigned base = nx_alignup(l->hdr + 2, l->ptr);
+
+	if (!field(r, l->hdr, 1, &nr) || !field(r, l->hdr + 1, 1, &argc))
+		return;
+	add(r, "nr", TT_ARG_UINT, nr);
+	for (unsigned i = 0; i < argc && i < 5; i++) {
+		unsigned off = base + i * l->ptr;
+		if (off + l->ptr <= r->len) {
+			add_num(r, argn[i], nx_get(l, r->p + off, l->ptr), true);
+			continue;
+		}
+		/* Truncated (or missing): print the bytes present, '?' for the others. */
+		unsigned have = off < r->len ? r->len - off : 0;
+		char *t = scratch(r);
+		char *o = t;
+		o += sprintf(o, "0x");
+		for (unsigned k = 0; k < l->ptr; k++) {
+			unsigned byte = l->be ? k : l->ptr - 1 - k; /* most significant first */
+			if (byte < have)
+				o += sprintf(o, "%02x", r->p[off + byte]);
+			else
+				o += sprintf(o, "??");
+		}
+		struct tt_arg *a = add(r, argn[i], TT_ARG_OBJ, 0);
+		if (a)
+			a->text = t;
+	}
+}
+
+static void event_payload(struct rec *r, unsigned kind, bool tag)
+{
+	const struct nx_lay *l = &r->d->lay;
+	unsigned a = nx_alignup(l->hdr, l->ptr), o = a + l->ptr;
+
+	add_field(r, "ip", a, l->ptr, true);
+	if (tag) {
+		add_field(r, "tag", o, 4, false);
+		o += 4;
+	}
+	switch (kind) {
+	case K_EVENT_STR:
+	case K_L_EVENT_STR:
+	case K_L_STRING:
+		add_string(r, "text", o);
+		break;
+	case K_EVENT_COUNTER:
+	case K_L_COUNTER:
+		if (o + l->ptr <= r->len) {
+			uint64_t v = nx_get(l, r->p + o, l->ptr);
+			if (l->ptr == 4)
+				v = (uint64_t)(int64_t)(int32_t)v;
+			add_num(r, "value", v, false);
+		}
+		add_string(r, "name", o + l->ptr);
+		break;
+	default: { /* binary: n = nc_length - sizeof(struct note_event_s) */
+		unsigned sz = nx_alignup(o + 1, l->ptr);
+		unsigned n = r->len > sz ? r->len - sz : 0;
+		if (kind == K_L_BINARY)
+			n = r->len - o;
+		add(r, "len", TT_ARG_UINT, n);
+		add_hexdump(r, "data", o, n);
+	}
+	}
+}
+
+static void payload(struct rec *r, const struct nx_type *ty)
+{
+	const struct nx_lay *l = &r->d->lay;
+	unsigned h = l->hdr, a = nx_alignup(h, l->ptr);
+	uint64_t v;
+
+	switch (ty->kind) {
+	case K_U8:
+		if (!field(r, h, 1, &v))
+			break;
+		if (r->ev->id == 2) {
+			struct tt_arg *x = add(r, "state", TT_ARG_ENUM, v);
+			if (x)
+				x->text = state_name(l, (unsigned)v);
+		} else {
+			add(r, ty->u8name, TT_ARG_UINT, v);
+		}
+		break;
+	case K_U16:
+		add_field(r, "count", nx_alignup(h, 2), 2, false);
+		break;
+	case K_CSECTION:
+		if (l->smp)
+			add_field(r, "count", nx_alignup(h, 2), 2, false);
+		break;
+	case K_SPIN:
+		add_field(r, "spinlock", a, l->ptr, true);
+		add_field(r, "value", a + l->ptr, 1, false);
+		break;
+	case K_SC_ENTER:
+		syscall_enter(r);
+		break;
+	case K_SC_LEAVE:
+		add_field(r, "nr", h, 1, false);
+		add_field(r, "result", nx_alignup(h + 1, l->ptr), l->ptr, true);
+		break;
+	case K_IRQ:
+		add_field(r, "irq", a + l->ptr, 1, false);
+		add_field(r, "handler", a, l->ptr, true);
+		break;
+	case K_WDOG:
+		add_field(r, "handler", a, l->ptr, true);
+		add_field(r, "arg", a + l->ptr, l->ptr, true);
+		break;
+	case K_HEAP:
+		add_field(r, "heap", a, l->ptr, true);
+		add_field(r, "mem", a + l->ptr, l->ptr, true);
+		add_field(r, "size", a + 2 * l->ptr, l->ptr, false);
+		add_field(r, "used", a + 3 * l->ptr, l->ptr, false);
+		break;
+	case K_PRINTF: {
+		/* The format string stays in target memory (npt_fmt): text needs the ELF. */
+		unsigned o = a + 2 * l->ptr;
+		add_field(r, "ip", a, l->ptr, true);
+		add_field(r, "fmt", a + l->ptr, l->ptr, true);
+		if (l->release >= 1213) {
+			add_field(r, "tag", o, 4, false);
+			o += 4;
+		}
+		add_field(r, "arg_types", o, 4, true);
+		add_hexdump(r, "data", o + 4, r->len > o + 4 ? r->len - o - 4 : 0);
+		break;
+	}
+	case K_EVENT_STR:
+	case K_EVENT_BIN:
+	case K_EVENT_COUNTER:
+		event_payload(r, ty->kind, l->release >= 1213);
+		break;
+	case K_L_STRING:
+	case K_L_BINARY:
+	case K_L_EVENT_STR:
+	case K_L_COUNTER:
+		event_payload(r, ty->kind, false);
+		break;
+	default:
+		break;
+	}
+}
+
+static struct nx_name *name_slot(struct nx_dec *d, int32_t pid)
+{
+	return &d->names[(uint32_t)pid % NX_NAMES];
+}
+
+static void advance_time(struct nx_dec *d, uint64_t raw)
+{
+	uint64_t t = raw;
+
+	if (d->lay.time_size == 4 && !d->lay.off_nsec) {
+		t = d->have_time ? d->time + (uint32_t)(raw - d->last_raw) : raw;
+	} else if (d->have_time && t < d->time) {
+		t = d->time; /* never go backwards (unsynchronised SMP counters) */
+	}
+	if (d->have_time) {
+		uint64_t delta = t - d->time;
+		if (d->steps_seen && delta != d->step)
+			d->step_broken = true;
+		d->step = delta;
+		d->steps_seen++;
+	} else {
+		d->first_time = t;
+	}
+	d->have_time = true;
+	d->time = t;
+	d->last_raw = raw;
+}
+
+int64_t nx_count_by_time(const struct nx_dec *d, uint64_t raw)
+{
+	uint64_t diff;
+
+	if (!d->have_time || d->step_broken || d->steps_seen < 2 || !d->step)
+		return -1;
+	diff = d->lay.time_size == 4 && !d->lay.off_nsec ? (uint32_t)(raw - d->last_raw)
+							 : raw - d->last_raw;
+	if (!diff || diff % d->step)
+		return -1;
+	return (int64_t)(diff / d->step) - 1;
+}
+
+void nx_emit_record(struct nx_dec *d, const uint8_t *p, uint64_t addr, tt_emit_cb cb, void *arg)
+{
+	const struct nx_lay *l = &d->lay;
+	struct tt_record rec = { .kind = TT_REC_EVENT };
+	struct tt_event *ev = &rec.u.ev;
+	struct rec r = { d, p, p[0], ev };
+	const struct nx_type *ty = type_of(l->release, p[1]);
+	int32_t pid = (int32_t)nx_get(l, p + l->off_pid, 4);
+	uint64_t raw = nx_rec_time(d, p);
+	struct nx_name *ns = name_slot(d, pid);
+	unsigned nw = (r.len + 3) / 4;
+
+	advance_time(d, raw);
+	ev->id = p[1];
+	ev->name = ty->name ? ty->name : "UNKNOWN";
+	ev->ctx = TT_CTX_THREAD;
+	ev->core = l->has_cpu ? p[3] : -1;
+	ev->thread = (uint32_t)pid;
+	ev->prio = p[2];
+	ev->threshold = -1;
+	ev->ts_raw = (uint32_t)raw;
+	ev->time = d->time;
+	if (l->off_nsec) {
+		ev->ns = d->time - d->first_time;
+		ev->has_ns = true;
+	} else if (d->tick_hz) {
+		__extension__ typedef unsigned __int128 u128;
+		ev->ns = (uint64_t)((u128)(d->time - d->first_time) * 1000000000u / d->tick_hz);
+		ev->has_ns = true;
+	}
+	ev->addr = addr;
+	if (ty->kind == K_START) {
+		const char *name = add_string(&r, "name", l->hdr);
+		if (name) {
+			ns->pid = pid;
+			ns->used = true;
+			snprintf(ns->name, sizeof(ns->name), "%s", name);
+		}
+	} else {
+		payload(&r, ty);
+	}
+	ev->thread_name = ns->used && ns->pid == pid ? ns->name : NULL;
+	for (unsigned i = 0; i < nw; i++) {
+		uint8_t w[4] = { 0 };
+		unsigned n = r.len - 4 * i < 4 ? r.len - 4 * i : 4;
+		memcpy(w, p + 4 * i, n);
+		d->raw[i] = (uint32_t)nx_get(l, w, 4);
+	}
+	ev->raw = d->raw;
+	ev->nraw = (uint8_t)nw;
+	cb(arg, &rec);
+}

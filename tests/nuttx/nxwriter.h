@@ -1,0 +1,63 @@
+/* tests/nuttx/nxwriter.h: a NuttX noteram writer for tests: target RAM holding g_noteram_driver
+ * and its ring, filled exactly as drivers/note/noteram_driver.c's noteram_add does (drop the
+ * oldest records until the new one fits, copy the record byte-wise with wrap, write head last),
+ * plus builders of every note type's record bytes for a given layout. */
+#ifndef NXWRITER_H
+#define NXWRITER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nuttx.h"
+
+struct nxw {
+	struct tt_nuttx_layout lo;
+	uint8_t *ram;
+	size_t ram_len;
+	uint64_t base, drv, buf;
+	uint32_t size;
+	unsigned hdr, ptr, align;
+	unsigned overwrite;     /* 1 = overwrite (default), 0 = stop when full */
+	uint64_t time;          /* next record's time stamp */
+	uint64_t step;          /* added per record; 0 = irregular (pseudo-random) */
+	uint32_t rng;
+	/* a record begun but not committed (head not yet written) */
+	bool pending;
+	uint32_t pending_head;
+	uint64_t written, dropped; /* records */
+};
+
+/* RAM of ram_len bytes at base; the driver struct at base + drv_off, the ring of size bytes at
+ * base + buf_off. lo == NULL: tt_nuttx_layout_default(4). */
+void nxw_init(struct nxw *w, const struct tt_nuttx_layout *lo, size_t ram_len, uint64_t base,
+	      uint32_t drv_off, uint32_t buf_off, uint32_t size);
+void nxw_free(struct nxw *w);
+uint32_t nxw_head(const struct nxw *w);
+uint32_t nxw_tail(const struct nxw *w);
+void nxw_set_head(struct nxw *w, uint32_t v);
+void nxw_set_tail(struct nxw *w, uint32_t v);
+/* Read target memory (what a probe does): 0 or -1 when outside RAM. */
+int nxw_read(const struct nxw *w, uint64_t addr, uint8_t *dst, uint32_t len);
+
+/* Record builders: fill rec (>= 256 bytes) and return its nc_length. The time stamp is taken
+ * from w->time, which then advances. */
+unsigned nxw_hdr(struct nxw *w, uint8_t *rec, unsigned len, unsigned type, int32_t pid,
+		 unsigned prio, unsigned cpu);
+void nxw_put(const struct nxw *w, uint8_t *p, uint64_t v, unsigned size);
+unsigned nxw_start(struct nxw *w, uint8_t *rec, int32_t pid, unsigned prio, const char *name);
+unsigned nxw_simple(struct nxw *w, uint8_t *rec, unsigned type, int32_t pid, unsigned prio);
+unsigned nxw_syscall_enter(struct nxw *w, uint8_t *rec, int32_t pid, unsigned nr, unsigned argc,
+			   const uint64_t *args);
+unsigned nxw_ptrs(struct nxw *w, uint8_t *rec, unsigned type, int32_t pid, unsigned n,
+		  const uint64_t *v); /* header + n uintptr_t fields at align(hdr, ptr) */
+
+/* noteram_add, all at once (begin + commit). Returns false if not stored (no-overwrite mode). */
+bool nxw_add(struct nxw *w, const uint8_t *rec, unsigned len);
+/* noteram_add in two steps: drop + copy (tail moved, bytes in the ring), then head. */
+bool nxw_begin(struct nxw *w, const uint8_t *rec, unsigned len);
+void nxw_commit(struct nxw *w);
+/* A typical record (switches, syscalls, irqs) chosen from i. */
+unsigned nxw_any(struct nxw *w, uint8_t *rec, uint32_t i);
+
+#endif

@@ -1,0 +1,324 @@
+/* tests/nuttx/test_nuttx_decode.c: tt_nuttx_decode_image on images the writer built: empty,
+ * partial, wrapped (records split across the end), every note type with names and arguments for
+ * both pointer sizes, truncated syscall arguments, other releases' headers, big-endian, and the
+ * record-stream form. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../unit/check.h"
+#include "nxtest.h"
+
+#define BASE 0x20000000u
+
+static struct nxlog lg;
+
+static int decode(struct nxw *w, uint64_t tick_hz)
+{
+	char err[256] = "";
+	int rc;
+
+	nxlog_clear(&lg);
+	rc = tt_nuttx_decode_image(w->ram, w->ram_len, w->base, w->drv, &w->lo, tick_hz, nxlog_cb,
+				   &lg, err, sizeof(err));
+	if (rc < 0)
+		fprintf(stderr, "decode: %s\n", err);
+	return rc;
+}
+
+static void test_empty_and_partial(void)
+{
+	struct nxw w;
+	uint8_t rec[256];
+
+	nxw_init(&w, NULL, 8192, BASE, 0, 1024, 4096);
+	CHECK_EQ(decode(&w, 0), 0);
+	CHECK_EQ(lg.n, 0);
+
+	nxw_add(&w, rec, nxw_start(&w, rec, 3, 100, "nsh_main"));
+	nxw_add(&w, rec, nxw_hdr(&w, rec, w.hdr + 1, 2, 3, 100, 0));
+	nxw_add(&w, rec, nxw_simple(&w, rec, 3, 3, 100));
+	CHECK_EQ(decode(&w, 1000000), 0);
+	CHECK_EQ(lg.n, 3);
+	CHECK_STR(lg.r[0].name, "NOTE_START");
+	CHECK_STR(nxarg(&lg.r[0], "name"), "nsh_main");
+	CHECK_STR(lg.r[0].thread_name, "nsh_main");
+	CHECK_EQ(lg.r[0].thread, 3);
+	CHECK_EQ(lg.r[0].prio, 100);
+	CHECK_EQ(lg.r[0].core, 0);
+	CHECK_EQ(lg.r[0].time, 1000);
+	CHECK_EQ(lg.r[0].addr, BASE + 1024);
+	CHECK_EQ(lg.r[0].nraw, (16 + 9 + 3) / 4);
+	CHECK_STR(lg.r[1].name, "NOTE_SUSPEND");
+	CHECK_STR(nxarg(&lg.r[1], "state"), "invalid");
+	CHECK_STR(lg.r[1].thread_name, "nsh_main");
+	CHECK_EQ(lg.r[1].addr, BASE + 1024 + 28); /* 25 bytes aligned to 4 */
+	CHECK_STR(lg.r[2].name, "NOTE_RESUME");
+	CHECK_EQ(lg.r[2].time, 3000);
+	CHECK(lg.r[2].has_ns);
+	CHECK_EQ(lg.r[2].ns, 2000u * 1000); /* 2000 ticks at 1 MHz */
+	nxw_free(&w);
+}
+
+static void test_wrapped(void)
+{
+	struct nxw w;
+	uint8_t rec[256];
+	int split = 0;
+
+	nxw_init(&w, NULL, 4096, BASE, 0, 512, 300);
+	for (uint32_t i = 0; i < 200; i++) {
+		unsigned len = nxw_any(&w, rec, i);
+		uint32_t h = nxw_head(&w);
+		if (h + len > w.size)
+			split++;
+		nxw_add(&w, rec, len);
+	}
+	CHECK(split > 3);
+	CHECK(w.dropped > 150);
+	CHECK_EQ(decode(&w, 0), 0);
+	CHECK_EQ(lg.n, w.written - w.dropped);
+	for (size_t i = 1; i < lg.n; i++)
+		CHECK_EQ(lg.r[i].time, lg.r[i - 1].time + 1000);
+	CHECK_EQ(lg.r[lg.n - 1].time, 1000u * 200);
+	nxw_free(&w);
+}
+
+/* Every note type through the writer, for one layout. */
+static void every_type(unsigned ptr)
+{
+	struct tt_nuttx_layout lo;
+	struct nxw w;
+	uint8_t rec[256];
+	unsigned a, len, n = 0;
+	uint64_t big = ptr == 8 ? 0x7f45e6343c10ull : 0x40003c00u;
+	char hex[40];
+
+	tt_nuttx_layout_default(&lo, ptr);
+	lo.smp = true;
+	nxw_init(&w, &lo, 16384, BASE, 64, 1024, 8192);
+	a = (w.hdr + ptr - 1) / ptr * ptr;
+	nxw_add(&w, rec, nxw_start(&w, rec, 7, 120, "worker")); n++;
+	nxw_add(&w, rec, nxw_simple(&w, rec, 1, 7, 120)); n++;
+	for (unsigned t = 4; t <= 9; t++) {
+		len = nxw_hdr(&w, rec, (t % 2 == 0) ? w.hdr + 1 : w.hdr, t, 7, 120, 1);
+		rec[w.hdr] = 1;
+		nxw_add(&w, rec, len); n++;
+	}
+	for (unsigned t = 10; t <= 13; t++) {
+		len = nxw_hdr(&w, rec, w.hdr + 2, t, 7, 120, 0);
+		nxw_put(&w, rec + w.hdr, 5, 2);
+		nxw_add(&w, rec, len); n++;
+	}
+	for (unsigned t = 14; t <= 17; t++) {
+		len = nxw_hdr(&w, rec, a + ptr + 1, t, 7, 120, 0);
+		nxw_put(&w, rec + a, big, ptr);
+		rec[a + ptr] = 1;
+		nxw_add(&w, rec, len); n++;
+	}
+	nxw_add(&w, rec, nxw_syscall_enter(&w, rec, 7, 42, 4,
+					   (const uint64_t[]){ 0, 1, big, 0x11223344 })); n++;
+	len = nxw_hdr(&w, rec, (w.hdr + 1 + ptr - 1) / ptr * ptr + ptr, 19, 7, 120, 0);
+	rec[w.hdr] = 42;
+	nxw_put(&w, rec + (w.hdr + 1 + ptr - 1) / ptr * ptr, big, ptr);
+	nxw_add(&w, rec, len); n++;
+	for (unsigned t = 20; t <= 21; t++) {
+		len = nxw_hdr(&w, rec, a + ptr + 1, t, 7, 120, 0);
+		nxw_put(&w, rec + a, 0x8001234, ptr);
+		rec[a + ptr] = 14;
+		nxw_add(&w, rec, len); n++;
+	}
+	for (unsigned t = 22; t <= 25; t++) {
+		nxw_add(&w, rec, nxw_ptrs(&w, rec, t, 7, 2, (const uint64_t[]){ 0x8002000, big }));
+		n++;
+	}
+	for (unsigned t = 26; t <= 29; t++) {
+		nxw_add(&w, rec, nxw_ptrs(&w, rec, t, 7, 4,
+					  (const uint64_t[]){ 0x20010000, big, 64, 4096 }));
+		n++;
+	}
+	/* DUMP_PRINTF: ip, fmt, tag, type, data */
+	len = nxw_hdr(&w, rec, a + 2 * ptr + 8 + 4, 30, 7, 120, 0);
+	nxw_put(&w, rec + a, 0x8003000, ptr);
+	nxw_put(&w, rec + a + ptr, 0x8004000, ptr);
+	nxw_put(&w, rec + a + 2 * ptr, 9, 4);
+	nxw_put(&w, rec + a + 2 * ptr + 4, 0, 4);
+	nxw_put(&w, rec + a + 2 * ptr + 8, 0xdeadbeef, 4);
+	nxw_add(&w, rec, len); n++;
+	/* DUMP_BEGIN/END/MARK with a name; BINARY; COUNTER */
+	const char *strs[3] = { "sched_lock", "sched_lock", "mark here" };
+	for (unsigned t = 31; t <= 33; t++) {
+		unsigned sl = (unsigned)strlen(strs[t - 31]) + 1;
+		len = nxw_hdr(&w, rec, a + ptr + 4 + sl, t, 7, 120, 0);
+		nxw_put(&w, rec + a, 0x8005000, ptr);
+		nxw_put(&w, rec + a + ptr, 3, 4);
+		memcpy(rec + a + ptr + 4, strs[t - 31], sl);
+		nxw_add(&w, rec, len); n++;
+	}
+	unsigned evsz = (a + ptr + 4 + 1 + ptr - 1) / ptr * ptr; /* sizeof(note_event_s) */
+	len = nxw_hdr(&w, rec, evsz + 3, 34, 7, 120, 0);
+	nxw_put(&w, rec + a, 0x8005000, ptr);
+	memcpy(rec + a + ptr + 4, "\x01\x02\x03", 3);
+	nxw_add(&w, rec, len); n++;
+	len = nxw_hdr(&w, rec, a + ptr + 4 + ptr + 5, 35, 7, 120, 0);
+	nxw_put(&w, rec + a, 0x8005000, ptr);
+	nxw_put(&w, rec + a + ptr + 4, (uint64_t)-5, ptr);
+	memcpy(rec + a + ptr + 4 + ptr, "fifo", 5);
+	nxw_add(&w, rec, len); n++;
+	nxw_add(&w, rec, nxw_simple(&w, rec, 77, 7, 120)); n++;
+
+	CHECK_EQ(decode(&w, 0), 0);
+	CHECK_EQ(lg.n, n);
+	for (size_t i = 0; i < lg.n; i++) {
+		CHECK_STR(lg.r[i].thread_name, "worker");
+		CHECK_EQ(lg.r[i].thread, 7);
+		CHECK(lg.r[i].prio == 120 || lg.r[i].prio == 100);
+		if (lg.r[i].id < 36)
+			CHECK_STR(lg.r[i].name, tt_nuttx_type_name(1300, lg.r[i].id));
+	}
+	const struct nxrec *r = lg.r;
+	snprintf(hex, sizeof(hex), "0x%llx", (unsigned long long)big);
+	CHECK_STR(r[1].name, "NOTE_STOP");
+	CHECK_STR(r[2].name, "NOTE_CPU_START");
+	CHECK_STR(nxarg(&r[2], "target_cpu"), "1");
+	CHECK_EQ(r[2].core, 1);
+	CHECK_EQ(r[3].nargs, 0);
+	CHECK_STR(nxarg(&r[8], "count"), "5");     /* PREEMPT_LOCK */
+	CHECK_STR(nxarg(&r[10], "count"), "5");    /* CSECTION_ENTER (SMP) */
+	CHECK_STR(r[12].name, "NOTE_SPINLOCK_LOCK");
+	CHECK_STR(nxarg(&r[12], "spinlock"), hex);
+	CHECK_STR(nxarg(&r[12], "value"), "1");
+	const struct nxrec *sc = &r[16];
+	CHECK_STR(sc->name, "NOTE_SYSCALL_ENTER");
+	CHECK_STR(nxarg(sc, "nr"), "42");
+	CHECK_STR(nxarg(sc, "arg0"), "0x0");
+	CHECK_STR(nxarg(sc, "arg1"), "0x1");
+	CHECK_STR(nxarg(sc, "arg2"), hex);
+	/* the last argument lost its upper bytes in the ring (2 on 32-bit, 6 on 64-bit) */
+	CHECK_STR(nxarg(sc, "arg3"), ptr == 8 ? "0x????????????3344" : "0x????3344");
+	CHECK_STR(nxarg(&r[17], "result"), hex);
+	CHECK_STR(r[18].name, "NOTE_IRQ_ENTER");
+	CHECK_STR(nxarg(&r[18], "irq"), "14");
+	CHECK_STR(nxarg(&r[18], "handler"), "0x8001234");
+	CHECK_STR(r[20].name, "NOTE_WDOG_START");
+	CHECK_STR(nxarg(&r[20], "arg"), hex);
+	CHECK_STR(r[26].name, "NOTE_HEAP_ALLOC");
+	CHECK_STR(nxarg(&r[26], "mem"), hex);
+	CHECK_STR(nxarg(&r[26], "size"), "64");
+	CHECK_STR(nxarg(&r[26], "used"), "4096");
+	CHECK_STR(r[28].name, "NOTE_DUMP_PRINTF");
+	CHECK_STR(nxarg(&r[28], "fmt"), "0x8004000");
+	CHECK_STR(nxarg(&r[28], "tag"), "9");
+	CHECK_STR(nxarg(&r[28], "data"), "efbeadde");
+	CHECK_STR(r[29].name, "NOTE_DUMP_BEGIN");
+	CHECK_STR(nxarg(&r[29], "text"), "sched_lock");
+	CHECK_STR(nxarg(&r[29], "tag"), "3");
+	CHECK_STR(nxarg(&r[31], "text"), "mark here");
+	CHECK_STR(r[32].name, "NOTE_DUMP_BINARY");
+	CHECK_STR(nxarg(&r[32], "data"), "010203");
+	CHECK_STR(r[33].name, "NOTE_DUMP_COUNTER");
+	CHECK_STR(nxarg(&r[33], "name"), "fifo");
+	CHECK_STR(nxarg(&r[33], "value"), "18446744073709551611");
+	CHECK_STR(r[34].name, "UNKNOWN");
+	nxw_free(&w);
+}
+
+static void other_releases(void)
+{
+	struct tt_nuttx_layout lo;
+	struct nxw w;
+	uint8_t rec[256];
+
+	/* 12.8-12.13 with a 32-bit clock_t: 12-byte header, time wraps and is unwrapped */
+	tt_nuttx_layout_default(&lo, 4);
+	lo.release = 1210;
+	lo.time64 = false;
+	nxw_init(&w, &lo, 8192, BASE, 0, 1024, 4096);
+	CHECK_EQ(w.hdr, 12);
+	w.time = 0xFFFFF000u;
+	nxw_add(&w, rec, nxw_start(&w, rec, 4, 100, "t4"));
+	nxw_add(&w, rec, nxw_simple(&w, rec, 3, 4, 100));
+	nxw_add(&w, rec, nxw_syscall_enter(&w, rec, 4, 7, 2, (const uint64_t[]){ 5, 0xabcd1234 }));
+	CHECK_EQ(decode(&w, 0), 0);
+	CHECK_EQ(lg.n, 3);
+	CHECK_EQ(lg.r[1].time, 0xFFFFF000ull + 1000);
+	CHECK_EQ(lg.r[2].time, 0xFFFFF000ull + 2000); /* past 2^32 */
+	CHECK_STR(nxarg(&lg.r[2], "arg1"), "0x????1234");
+	nxw_free(&w);
+
+	/* 12.6, SMP, packed records, sec/nsec time; 12.4-12.6 numbering (22 = DUMP_STRING) */
+	lo.release = 1206;
+	lo.smp = true;
+	nxw_init(&w, &lo, 8192, BASE, 0, 1024, 4096);
+	CHECK_EQ(w.hdr, 16);
+	CHECK_EQ(w.align, 1);
+	w.time = 2999999000ull;
+	nxw_add(&w, rec, nxw_start(&w, rec, 9, 100, "abc"));
+	unsigned len = nxw_hdr(&w, rec, w.hdr + 4 + 6, 22, 9, 100, 1);
+	memcpy(rec + w.hdr + 4, "hello", 6);
+	nxw_add(&w, rec, len);
+	CHECK_EQ(decode(&w, 0), 0);
+	CHECK_EQ(lg.n, 2);
+	CHECK_EQ(lg.r[1].addr, BASE + 1024 + 20); /* packed: 16 + 4 */
+	CHECK_STR(lg.r[1].name, "NOTE_DUMP_STRING");
+	CHECK_STR(nxarg(&lg.r[1], "text"), "hello");
+	CHECK_EQ(lg.r[1].core, 1);
+	CHECK_EQ(lg.r[1].time, 3000000000ull);
+	CHECK(lg.r[1].has_ns);
+	CHECK_EQ(lg.r[1].ns, 1000);
+	CHECK_STR(tt_nuttx_type_name(1206, 28), "NOTE_DUMP_MARK");
+	CHECK_STR(tt_nuttx_type_name(1210, 34), "NOTE_DUMP_COUNTER");
+	CHECK_STR(tt_nuttx_type_name(1300, 34), "NOTE_DUMP_BINARY");
+	nxw_free(&w);
+
+	/* 13.x big-endian 32-bit */
+	tt_nuttx_layout_default(&lo, 4);
+	lo.big_endian = true;
+	nxw_init(&w, &lo, 8192, BASE, 0, 1024, 4096);
+	nxw_add(&w, rec, nxw_start(&w, rec, 0x1234, 100, "be"));
+	nxw_add(&w, rec, nxw_ptrs(&w, rec, 28, 0x1234, 4,
+				  (const uint64_t[]){ 0x20010000, 0x20020000, 64, 4096 }));
+	CHECK_EQ(decode(&w, 0), 0);
+	CHECK_EQ(lg.n, 2);
+	CHECK_EQ(lg.r[1].thread, 0x1234);
+	CHECK_STR(lg.r[1].thread_name, "be");
+	CHECK_STR(nxarg(&lg.r[1], "mem"), "0x20020000");
+	CHECK_EQ(lg.r[1].time, 2000);
+	nxw_free(&w);
+}
+
+static void stream_form(void)
+{
+	struct nxw w;
+	uint8_t rec[256], img[512] = { 0 };
+	struct tt_nuttx_layout lo;
+	size_t o = 0;
+	char err[200];
+
+	nxw_init(&w, NULL, 4096, BASE, 0, 1024, 2048);
+	for (uint32_t i = 0; i < 6; i++) {
+		unsigned len = nxw_any(&w, rec, i);
+		memcpy(img + o, rec, len);
+		o += (len + 3) / 4 * 4;
+	}
+	tt_nuttx_layout_default(&lo, 4);
+	nxlog_clear(&lg);
+	CHECK_EQ(tt_nuttx_decode_image(img, sizeof(img), 0, 0, &lo, 0, nxlog_cb, &lg, err,
+				       sizeof(err)), 0);
+	CHECK_EQ(lg.n, 6);
+	CHECK_EQ(lg.r[5].time, 6000);
+	CHECK_EQ(lg.r[5].addr, 0);
+	nxw_free(&w);
+}
+
+int main(void)
+{
+	test_empty_and_partial();
+	test_wrapped();
+	every_type(4);
+	every_type(8);
+	other_releases();
+	stream_form();
+	free(lg.r);
+	return check_report();
+}
