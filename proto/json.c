@@ -29,13 +29,24 @@ static void put(struct out *o, const char *s, size_t n)
 
 static void put_u64(struct out *o, uint64_t v)
 {
+	static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+				    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+				    "8081828384858687888990919293949596979899";
 	char tmp[20];
 	int n = 0;
 
-	do {
-		tmp[19 - n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
+	while (v >= 100) {
+		unsigned d = (unsigned)(v % 100) * 2;
+		v /= 100;
+		tmp[19 - n++] = pairs[d + 1];
+		tmp[19 - n++] = pairs[d];
+	}
+	if (v >= 10) {
+		tmp[19 - n++] = pairs[v * 2 + 1];
+		tmp[19 - n++] = pairs[v * 2];
+	} else {
+		tmp[19 - n++] = (char)('0' + v);
+	}
 	put(o, tmp + 20 - n, (size_t)n);
 }
 
@@ -63,18 +74,27 @@ static void put_hex32(struct out *o, uint32_t v)
 static void put_str(struct out *o, const char *s, size_t max)
 {
 	static const char digits[] = "0123456789abcdef";
+	size_t i = 0;
 
 	PUTS(o, "\"");
-	for (size_t i = 0; s[i] && i < max; i++) {
-		unsigned char c = (unsigned char)s[i];
+	while (i < max && s[i]) {
+		/* Copy the run of characters that need no escape in one go. */
+		size_t run = 0;
+		unsigned char c;
+		while (i + run < max && (c = (unsigned char)s[i + run]) >= 0x20 && c != 0x7f &&
+		       c != '"' && c != '\\')
+			run++;
+		put(o, s + i, run);
+		i += run;
+		if (i >= max || !s[i])
+			break;
+		c = (unsigned char)s[i++];
 		if (c == '"' || c == '\\') {
 			char esc[2] = { '\\', (char)c };
 			put(o, esc, 2);
-		} else if (c < 0x20 || c == 0x7f) {
+		} else {
 			char esc[6] = { '\\', 'u', '0', '0', digits[c >> 4], digits[c & 0xF] };
 			put(o, esc, 6);
-		} else {
-			put(o, (const char *)&c, 1);
 		}
 	}
 	PUTS(o, "\"");

@@ -1,0 +1,158 @@
+/* tests/unit/test_json.c: the record encoder (proto/json.c) against an independent parser
+ * (cJSON): every kind of record parses back to the values that went in, strings with quotes,
+ * backslashes and control bytes are escaped, numbers at every digit boundary are exact, and a
+ * buffer that is too small is refused rather than cut. */
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "check.h"
+#include "json.h"
+
+static cJSON *encode(const struct tt_record *r, const char *target, uint64_t seq)
+{
+	char buf[TT_JSON_MAX_RECORD];
+	int n = tt_json_record(buf, sizeof(buf), r, target, seq);
+
+	CHECK(n > 0);
+	if (n <= 0)
+		return NULL;
+	cJSON *o = cJSON_ParseWithLength(buf, (size_t)n);
+	if (!o)
+		fprintf(stderr, "not JSON: %.*s\n", n, buf);
+	CHECK(o != NULL);
+	return o;
+}
+
+static double num(const cJSON *o, const char *k)
+{
+	return cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(o, k));
+}
+
+static const char *str(const cJSON *o, const char *k)
+{
+	return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, k));
+}
+
+static void test_event(void)
+{
+	static const uint32_t raw[8] = { 0x20000500, 0x80080008, 1, 1733, 0x20000600, 5, 0, 0xFFFFFFFF };
+	struct tt_record r = { .kind = TT_REC_EVENT };
+	struct tt_event *ev = &r.u.ev;
+
+	ev->id = 1;
+	ev->name = "THREAD_RESUME";
+	ev->ctx = TT_CTX_THREAD;
+	ev->core = 0;
+	ev->thread = 0x20000500;
+	ev->thread_name = "pro\"du\\cer\n\x01";
+	ev->prio = 8;
+	ev->threshold = 8;
+	ev->ts_raw = 1733;
+	ev->time = UINT64_C(9007199254740991); /* 2^53 - 1: the largest exact JSON integer */
+	ev->has_ns = true;
+	ev->ns = 17330;
+	ev->addr = 0x20001b40;
+	ev->nargs = 4;
+	ev->args[0] = (struct tt_arg){ .name = "thread", .kind = TT_ARG_OBJ, .value = 0x20000600, .text = "consumer" };
+	ev->args[1] = (struct tt_arg){ .name = "previous_state", .kind = TT_ARG_ENUM, .value = 5, .text = "queue" };
+	ev->args[2] = (struct tt_arg){ .name = "stack_ptr", .kind = TT_ARG_HEX, .value = 0x2000fc00 };
+	ev->args[3] = (struct tt_arg){ .name = "next_thread", .kind = TT_ARG_OBJ, .value = 0xdeadbeef };
+	ev->nraw = 8;
+	ev->raw = raw;
+
+	cJSON *o = encode(&r, "board1", 1042);
+	if (!o)
+		return;
+	CHECK_STR(str(o, "type"), "event");
+	CHECK_STR(str(o, "target"), "board1");
+	CHECK_EQ(num(o, "seq"), 1042);
+	CHECK_EQ(num(o, "id"), 1);
+	CHECK_STR(str(o, "name"), "THREAD_RESUME");
+	CHECK_STR(str(o, "ctx"), "thread");
+	CHECK_STR(str(o, "thread"), "0x20000500");
+	CHECK_STR(str(o, "thread_name"), "pro\"du\\cer\n\x01");
+	CHECK_EQ(num(o, "prio"), 8);
+	CHECK_EQ(num(o, "time"), 9007199254740991LL);
+	CHECK_EQ(num(o, "ns"), 17330);
+	CHECK_STR(str(o, "addr"), "0x20001b40");
+	const cJSON *args = cJSON_GetObjectItemCaseSensitive(o, "args");
+	CHECK_STR(str(args, "thread"), "consumer");
+	CHECK_STR(str(args, "previous_state"), "queue");
+	CHECK_STR(str(args, "stack_ptr"), "0x2000fc00");
+	CHECK_STR(str(args, "next_thread"), "0xdeadbeef");
+	const cJSON *jr = cJSON_GetObjectItemCaseSensitive(o, "raw");
+	CHECK_EQ(cJSON_GetArraySize(jr), 8);
+	for (int i = 0; i < 8; i++)
+		CHECK_EQ((uint32_t)cJSON_GetArrayItem(jr, i)->valuedouble, raw[i]);
+	cJSON_Delete(o);
+
+	/* ISR context: no thread fields, the interrupted thread instead; no ns without a rate. */
+	ev->ctx = TT_CTX_ISR;
+	ev->interrupted = 0x20000500;
+	ev->interrupted_name = "producer";
+	ev->prio = ev->threshold = -1;
+	ev->has_ns = false;
+	o = encode(&r, NULL, 7);
+	if (!o)
+		return;
+	CHECK(!cJSON_GetObjectItemCaseSensitive(o, "target"));
+	CHECK(!cJSON_GetObjectItemCaseSensitive(o, "thread"));
+	CHECK(!cJSON_GetObjectItemCaseSensitive(o, "prio"));
+	CHECK(!cJSON_GetObjectItemCaseSensitive(o, "ns"));
+	CHECK_STR(str(o, "ctx"), "isr");
+	CHECK_STR(str(o, "interrupted_name"), "producer");
+	cJSON_Delete(o);
+}
+
+static void test_numbers(void)
+{
+	static const uint64_t vals[] = { 0, 1, 9, 10, 11, 99, 100, 101, 999, 1000, 4294967295u,
+					 4294967296u, UINT64_C(9007199254740991) };
+	char buf[256];
+
+	for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
+		struct tt_record r = { .kind = TT_REC_GAP };
+		r.u.gap.lost = vals[i];
+		r.u.gap.exact = i & 1;
+		r.u.gap.reason = "lapped";
+		int n = tt_json_record(buf, sizeof(buf), &r, NULL, vals[i]);
+		CHECK(n > 0);
+		char want[64];
+		snprintf(want, sizeof(want), "\"lost\":%llu,", (unsigned long long)vals[i]);
+		CHECK(n > 0 && strstr(buf, want) != NULL);
+		snprintf(want, sizeof(want), "\"seq\":%llu,", (unsigned long long)vals[i]);
+		CHECK(n > 0 && strstr(buf, want) != NULL);
+	}
+}
+
+static void test_gap_reset_and_room(void)
+{
+	struct tt_record r = { .kind = TT_REC_RESET };
+	char buf[128];
+
+	r.u.reset.reason = "tracing re-enabled";
+	cJSON *o = encode(&r, "t", 3);
+	if (o) {
+		CHECK_STR(str(o, "type"), "reset");
+		CHECK_STR(str(o, "reason"), "tracing re-enabled");
+		cJSON_Delete(o);
+	}
+	int full = tt_json_record(buf, sizeof(buf), &r, "t", 3);
+	CHECK(full > 0);
+	/* One byte short of the whole record: refused, never a truncated object. */
+	for (int cap = 0; cap < full; cap++)
+		CHECK_EQ(tt_json_record(buf, (size_t)cap, &r, "t", 3), -ENOSPC);
+	CHECK_EQ(tt_json_record(buf, (size_t)full, &r, "t", 3), full);
+	CHECK_EQ(tt_json_string(buf, 4, "abcd", 64), -ENOSPC);
+	CHECK_EQ(tt_json_string(buf, sizeof(buf), "abcdef", 3), 5); /* "abc" */
+}
+
+int main(void)
+{
+	test_event();
+	test_numbers();
+	test_gap_reset_and_room();
+	return check_report();
+}
