@@ -205,6 +205,7 @@ static void emit_reset(struct tt_nuttx *rd, struct emitter *e, const char *reaso
 	struct tt_record rec = { .kind = TT_REC_RESET, .u.reset.reason = reason };
 
 	rd->st.resets++;
+	rd->d.after_gap = true;
 	e->cb(e->arg, &rec);
 }
 
@@ -216,6 +217,7 @@ static void emit_gap(struct tt_nuttx *rd, struct emitter *e, uint64_t lost, bool
 	rec.u.gap = (struct tt_gap){ .lost = lost, .exact = exact, .reason = reason };
 	rd->st.gaps++;
 	rd->st.lost += lost;
+	rd->d.after_gap = true;
 	e->cb(e->arg, &rec);
 }
 
@@ -277,10 +279,11 @@ static int ingest_ctl(struct tt_nuttx *rd, struct emitter *e)
 	used = dist(w.tail, w.head, rd->size);
 	if (dist(w.tail, rd->pos, rd->size) > used) {
 		/* The tail passed our position. The writer only moves the tail to make room, so
-		 * the ring is full then (free space < one aligned record); a tail that passed us
-		 * in a ring with more room was cleared or re-initialised. */
+		 * the ring is full then: free space < one aligned record, plus the record being
+		 * copied (tail already moved for it, head not yet written). A tail that passed
+		 * us in a ring with more room was cleared or re-initialised. */
 		free_bytes = rd->size - used;
-		if (free_bytes <= NX_MAX_REC + rd->d.lay.align) {
+		if (free_bytes <= 2 * NX_MAX_REC + rd->d.lay.align) {
 			rd->gap_known_loss = true;
 			start_sync(rd, WHY_LAP, "lapped");
 		} else {
@@ -365,7 +368,7 @@ static int ingest_data(struct tt_nuttx *rd, struct emitter *e)
 		/* The writer reached the anchor's slot: it may have overwritten what we copied. */
 		rd->gap_known_loss = false;
 		rd->sync_tries = 0;
-		start_sync(rd, WHY_LAP, "overwritten during read");
+		start_sync(rd, WHY_LAP, "lapped");
 		return TT_NUTTX_MORE;
 	}
 	rd->step = ST_CTL;

@@ -211,6 +211,7 @@ void nx_dec_reset(struct nx_dec *d)
 	d->step = 0;
 	d->steps_seen = 0;
 	d->step_broken = false;
+	d->after_gap = false;
 }
 
 uint64_t nx_rec_time(const struct nx_dec *d, const uint8_t *p)
@@ -521,7 +522,9 @@ static void advance_time(struct nx_dec *d, uint64_t raw)
 	} else if (d->have_time && t < d->time) {
 		t = d->time; /* never go backwards (unsynchronised SMP counters) */
 	}
-	if (d->have_time) {
+	if (d->have_time && d->after_gap) {
+		d->after_gap = false;
+	} else if (d->have_time) {
 		uint64_t delta = t - d->time;
 		if (d->steps_seen && delta != d->step)
 			d->step_broken = true;

@@ -38,6 +38,7 @@ struct nx_dec {
 	uint64_t step;
 	unsigned steps_seen;
 	bool step_broken;
+	bool after_gap;  /* the next delta spans a gap or reset: not a step */
 	char text[TT_MAX_ARGS][NX_TEXT_MAX];
 	uint32_t raw[NX_MAX_REC / 4];
 };

@@ -1,1 +1,380 @@
-int main(void){return 0;}
+/* tests/nuttx/test_nuttx_live.c: the live reader (plan/ingest) against a target the writer fills
+ * in noteram_add's order: attach with history, probe bytes per poll, start_at_now, laps with exact
+ * (constant-step clock) and lower-bound (irregular clock) gap counts, resets (buffer cleared,
+ * ring moved), and a random interleaving where the writer adds records (in two steps: tail+copy,
+ * then head) between the chunks of every range of every plan: every record arrives once, in
+ * order, or inside a correctly counted gap. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../unit/check.h"
+#include "nxtest.h"
+
+#define BASE 0x20000000u
+
+static struct nxlog lg;
+
+/* Times of every record written, in order (strictly increasing): seq = index. */
+static uint64_t *tw;
+static size_t ntw, captw;
+
+typedef void (*hook_fn)(struct nxw *w, void *ctx);
+
+static void write_one(struct nxw *w, uint32_t i, bool commit)
+{
+	uint8_t rec[256];
+	uint64_t t = w->time;
+	unsigned len = nxw_any(w, rec, i);
+
+	if (ntw == captw) {
+		captw = captw ? 2 * captw : 1024;
+		tw = realloc(tw, captw * sizeof(*tw));
+		if (!tw)
+			abort();
+	}
+	tw[ntw++] = t;
+	nxw_begin(w, rec, len);
+	if (commit)
+		nxw_commit(w);
+}
+
+static void write_n(struct nxw *w, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		write_one(w, (uint32_t)ntw, true);
+}
+
+static long seq_of(uint64_t t)
+{
+	size_t lo = 0, hi = ntw;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (tw[mid] < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < ntw && tw[lo] == t ? (long)lo : -1;
+}
+
+static uint32_t rnd_state = 1;
+static uint32_t rnd(uint32_t n)
+{
+	rnd_state = rnd_state * 1103515245u + 12345u;
+	return (rnd_state >> 8) % n;
+}
+
+/* One poll cycle; hook (may be NULL) runs before every chunk of every range. */
+static int cycle(struct tt_nuttx *rd, struct nxw *w, hook_fn hook, void *ctx)
+{
+	for (int guard = 0; guard < 100; guard++) {
+		struct tt_plan p;
+		int rc;
+
+		tt_nuttx_plan(rd, &p);
+		CHECK(p.n >= 1 && p.n <= TT_PLAN_MAX);
+		for (unsigned i = 0; i < p.n; i++) {
+			uint32_t done = 0;
+			while (done < p.r[i].len) {
+				/* a probe reads aligned 32-bit words whole: chunks end on word
+				 * boundaries (the writer may run between any two words) */
+				uint32_t c = p.r[i].len - done;
+				if (hook) {
+					uint64_t a = p.r[i].addr + done;
+					uint32_t room = (uint32_t)(4 - a % 4) + 4 * rnd(c / 4 + 1);
+					c = room < c ? room : c;
+				}
+				if (hook)
+					hook(w, ctx);
+				CHECK_EQ(nxw_read(w, p.r[i].addr + done, p.r[i].dst + done, c), 0);
+				done += c;
+			}
+		}
+		rc = tt_nuttx_ingest(rd, nxlog_cb, &lg);
+		if (rc != TT_NUTTX_MORE)
+			return rc;
+	}
+	CHECK(!"cycle did not end");
+	return -1;
+}
+
+static struct tt_nuttx *reader(struct nxw *w, bool at_now)
+{
+	struct tt_nuttx_config c = { .driver_addr = w->drv, .layout = w->lo,
+				     .start_at_now = at_now };
+	struct tt_nuttx *rd = NULL;
+	const char *why = NULL;
+
+	CHECK_EQ(tt_nuttx_new(&c, &rd, &why), 0);
+	return rd;
+}
+
+/* Checks lg against tw: events in order, each once, missing ones inside gaps. Returns events. */
+static size_t check_sequence(bool allow_resets)
+{
+	long next = -1;
+	uint64_t gap_lost = 0;
+	bool gap = false, gap_exact = true;
+	size_t events = 0;
+
+	for (size_t i = 0; i < lg.n; i++) {
+		const struct nxrec *r = &lg.r[i];
+		if (r->kind == TT_REC_GAP) {
+			gap = true;
+			gap_lost += r->lost;
+			gap_exact = gap_exact && r->exact;
+			continue;
+		}
+		if (r->kind == TT_REC_RESET) {
+			CHECK(allow_resets);
+			next = -1;
+			continue;
+		}
+		long s = seq_of(r->ts ? r->time : r->time);
+		CHECK(s >= 0);
+		if (next >= 0) {
+			if (s < next) {
+				fprintf(stderr, "record %zu: seq %ld after %ld (duplicate or out of "
+					"order)\n", i, s, next - 1);
+				check_failures++;
+			} else if (s > next) {
+				long missing = s - next;
+				if (!gap) {
+					fprintf(stderr, "record %zu: %ld records missing without a "
+						"gap\n", i, missing);
+					check_failures++;
+				} else if (gap_exact && (uint64_t)missing != gap_lost) {
+					fprintf(stderr, "record %zu: exact gap of %llu but %ld "
+						"missing\n", i, (unsigned long long)gap_lost, missing);
+					check_failures++;
+				} else if (!gap_exact && gap_lost > (uint64_t)missing) {
+					fprintf(stderr, "record %zu: gap lower bound %llu > %ld "
+						"missing\n", i, (unsigned long long)gap_lost, missing);
+					check_failures++;
+				}
+			} else if (gap && gap_lost && gap_exact) {
+				fprintf(stderr, "record %zu: exact gap of %llu but none missing\n", i,
+					(unsigned long long)gap_lost);
+				check_failures++;
+			}
+		}
+		next = s + 1;
+		gap = false;
+		gap_lost = 0;
+		gap_exact = true;
+		events++;
+	}
+	return events;
+}
+
+static void reset_log(void)
+{
+	nxlog_clear(&lg);
+	ntw = 0;
+}
+
+static void test_basic(void)
+{
+	struct nxw w;
+	struct tt_nuttx *rd;
+
+	reset_log();
+	nxw_init(&w, NULL, 16384, BASE, 0, 1024, 4096);
+	write_n(&w, 5);
+	rd = reader(&w, false);
+	CHECK_EQ(cycle(rd, &w, NULL, NULL), TT_NUTTX_DONE);
+	CHECK_EQ(lg.n, 5);
+	CHECK_STR(lg.r[0].name, "NOTE_START");
+	/* idle poll: the control words only (20 bytes) */
+	uint64_t b0 = tt_nuttx_stats(rd)->bytes_planned;
+	CHECK_EQ(cycle(rd, &w, NULL, NULL), TT_NUTTX_DONE);
+	CHECK_EQ(tt_nuttx_stats(rd)->bytes_planned - b0, 20);
+	CHECK_EQ(lg.n, 5);
+	/* 3 new records: control words, the new bytes, the 16-byte anchor, control words */
+	uint32_t h0 = nxw_head(&w);
+	write_n(&w, 3);
+	uint32_t nb = (nxw_head(&w) - h0 + w.size) % w.size;
+	b0 = tt_nuttx_stats(rd)->bytes_planned;
+	CHECK_EQ(cycle(rd, &w, NULL, NULL), TT_NUTTX_DONE);
+	CHECK_EQ(tt_nuttx_stats(rd)->bytes_planned - b0, 20 + nb + 16 + 20);
+	CHECK_EQ(tt_nuttx_stats(rd)->last_new, 3);
+	CHECK_EQ(check_sequence(false), 8);
+	CHECK_EQ(lg.n, 8);
+	tt_nuttx_free(rd);
+
+	/* start_at_now: the history is skipped */
+	nxlog_clear(&lg);
+	rd = reader(&w, true);
+	CHECK_EQ(cycle(rd, &w, NULL, NULL), TT_NUTTX_DONE);
+	CHECK_EQ(lg.n, 0);
+	write_n(&w, 2);
+	CHECK_EQ(cycle(rd, &w, NULL, NULL), TT_NUTTX_DONE);
+	CHECK_EQ(lg.n, 2);
+	CHECK_EQ(seq_of(lg.r[0].time), 8);
+	tt_nuttx_free(rd);
+	nxw_free(&w);
+}
+
+static void test_laps(uint64_t step)
+{
+	struct nxw w;
+	struct tt_nuttx *rd;
+	int exact = 0, bound = 0;
+
+	reset_log();
+	nxw_init(&w, NULL, 16384, BASE, 0, 1024, 1024);
+	w.step = step;
+	rd = reader(&w, false);
+	write_n(&w, 10);
+	CHECK_EQ(cycle(rd, &w, NULL, NULL), TT_NUTTX_DONE);
+	for (unsigned k = 1; k <= 12; k++) {
+		write_n(&w, 30 * k); /* from under a ring to several rings */
+		CHECK_EQ(cycle(rd, &w, NULL, NULL), TT_NUTTX_DONE);
+	}
+	check_sequence(false);
+	for (size_t i = 0; i < lg.n; i++)
+		if (lg.r[i].kind == TT_REC_GAP) {
+			exact += lg.r[i].exact;
+			bound += !lg.r[i].exact;
+			CHECK_STR(lg.r[i].reason, "lapped");
+		}
+	if (step) {
+		CHECK(exact >= 8);
+		CHECK_EQ(bound, 0);
+	} else {
+		CHECK_EQ(exact, 0);
+		CHECK(bound >= 8);
+	}
+	/* the newest record always arrives */
+	CHECK_EQ(seq_of(lg.r[lg.n - 1].time), (long)ntw - 1);
+	CHECK_EQ(tt_nuttx_stats(rd)->gaps, (uint64_t)(exact + bound));
+	tt_nuttx_free(rd);
+	nxw_free(&w);
+}
+
+static void test_resets(void)
+{
+	struct nxw w;
+	struct tt_nuttx *rd;
+
+	reset_log();
+	nxw_init(&w, NULL, 16384, BASE, 0, 1024, 4096);
+	rd = reader(&w, false);
+	write_n(&w, 4);
+	CHECK_EQ(cycle(rd, &w, NULL, NULL), TT_NUTTX_DONE);
+	write_n(&w, 3);
+	/* NOTERAM_CLEAR: tail = head; then two more notes */
+	nxw_set_tail(&w, nxw_head(&w));
+	write_n(&w, 2);
+	CHECK_EQ(cycle(rd, &w, NULL, NULL), TT_NUTTX_DONE);
+	CHECK_EQ(lg.n, 4 + 1 + 2);
+	CHECK_EQ(lg.r[4].kind, TT_REC_RESET);
+	CHECK_SUBSTR(lg.r[4].reason, "cleared");
+	CHECK_EQ(seq_of(lg.r[5].time), 7);
+	/* re-initialised (head = tail = 0) */
+	nxw_set_head(&w, 0);
+	nxw_set_tail(&w, 0);
+	write_n(&w, 1);
+	CHECK_EQ(cycle(rd, &w, NULL, NULL), TT_NUTTX_DONE);
+	CHECK_EQ(lg.r[7].kind, TT_REC_RESET);
+	CHECK_EQ(seq_of(lg.r[8].time), 9);
+	/* the ring moved (another boot, another build) */
+	nxw_put(&w, w.ram + w.lo.off_buffer, BASE + 8192, 4);
+	w.buf = BASE + 8192;
+	nxw_set_head(&w, 0);
+	nxw_set_tail(&w, 0);
+	write_n(&w, 2);
+	CHECK_EQ(cycle(rd, &w, NULL, NULL), TT_NUTTX_DONE);
+	CHECK_EQ(lg.n, 12);
+	CHECK_EQ(lg.r[9].kind, TT_REC_RESET);
+	CHECK_SUBSTR(lg.r[9].reason, "moved");
+	CHECK_EQ(lg.r[10].addr, BASE + 8192);
+	CHECK_EQ(tt_nuttx_stats(rd)->resets, 3);
+	check_sequence(true);
+	tt_nuttx_free(rd);
+	nxw_free(&w);
+}
+
+struct rand_ctx {
+	uint32_t budget; /* bytes the writer may still write during this plan */
+};
+
+static void rand_hook(struct nxw *w, void *arg)
+{
+	struct rand_ctx *c = arg;
+	uint32_t n = rnd(4);
+
+	if (w->pending && rnd(2)) {
+		nxw_commit(w);
+		return;
+	}
+	while (n-- && c->budget > 256) {
+		if (w->pending)
+			nxw_commit(w);
+		write_one(w, (uint32_t)ntw, rnd(3) != 0);
+		c->budget -= 256;
+	}
+}
+
+static void test_random(unsigned ptr, uint64_t step, uint32_t seed)
+{
+	struct tt_nuttx_layout lo;
+	struct nxw w;
+	struct tt_nuttx *rd;
+	struct rand_ctx c;
+	size_t events;
+	int rc;
+
+	reset_log();
+	rnd_state = seed;
+	tt_nuttx_layout_default(&lo, ptr);
+	nxw_init(&w, &lo, 65536, BASE, 0, 4096, 2048 + 8 * rnd(64));
+	w.step = step;
+	rd = reader(&w, false);
+	for (int poll = 0; poll < 3000; poll++) {
+		c.budget = w.size / 2;
+		rc = cycle(rd, &w, rand_hook, &c);
+		if (rc < 0) {
+			fprintf(stderr, "poll %d: %s\n", poll, tt_nuttx_error(rd));
+			check_failures++;
+			break;
+		}
+		/* between polls: sometimes a burst of up to three rings */
+		if (rnd(20) == 0) {
+			if (w.pending)
+				nxw_commit(&w);
+			write_n(&w, rnd(3 * w.size / 24));
+		}
+	}
+	if (w.pending)
+		nxw_commit(&w);
+	CHECK_EQ(cycle(rd, &w, NULL, NULL), TT_NUTTX_DONE);
+	events = check_sequence(false);
+	CHECK_EQ(seq_of(lg.r[lg.n - 1].time), (long)ntw - 1);
+	const struct tt_nuttx_stats *st = tt_nuttx_stats(rd);
+	CHECK_EQ(events + st->lost <= ntw ? 1 : 0, 1);
+	printf("random ptr=%u step=%llu: %zu written, %zu events, %llu gaps, %llu lost\n", ptr,
+	       (unsigned long long)step, ntw, events, (unsigned long long)st->gaps,
+	       (unsigned long long)st->lost);
+	CHECK(events > ntw / 3);
+	CHECK(st->gaps > 0);
+	tt_nuttx_free(rd);
+	nxw_free(&w);
+}
+
+int main(void)
+{
+	test_basic();
+	test_laps(1000);
+	test_laps(0);
+	test_resets();
+	test_random(4, 1000, 1);
+	test_random(8, 1000, 2);
+	test_random(4, 0, 3);
+	test_random(8, 0, 4);
+	free(lg.r);
+	free(tw);
+	return check_report();
+}
