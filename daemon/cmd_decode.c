@@ -80,8 +80,10 @@ static int read_file(const char *path, char **data, size_t *len)
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: tracetap decode FILE [--format FMT] [--json] [--no-color]\n"
-		   "Print every event of a trace file (TraceX .trx, ...) or a RAM dump (raw,\n"
-		   "Intel HEX, S-record), oldest first.\n%s", tt_opts_target_help);
+		   "Print every event of a trace file (TraceX .trx, QNX .kev) or a RAM dump\n"
+		   "(raw, Intel HEX, S-record), oldest first. The format is detected from the\n"
+		   "file when it has a signature (.trx, .kev); RAM dumps default to threadx.\n%s",
+		tt_opts_target_help);
 }
 
 int tt_cmd_decode(int argc, char **argv)
@@ -153,7 +155,11 @@ int tt_cmd_decode(int argc, char **argv)
 	 * .trx header carries its own address). */
 	if (fmt == TT_IMAGE_RAW)
 		base = cfg.file_base ? cfg.file_base : cfg.address;
-	const struct tt_reader_ops *reader = tt_reader_find(cfg.format ? cfg.format : "threadx");
+	/* Without --format, the file's signature decides (a .trx, a .kev), else ThreadX. */
+	const struct tt_reader_ops *reader = cfg.format ? tt_reader_find(cfg.format)
+					     : tt_reader_detect(bytes, len);
+	if (!reader)
+		reader = tt_reader_find("threadx");
 	struct tt_reader_config rc_cfg = {
 		.address = cfg.address,
 		.tick_hz = cfg.tick_hz,

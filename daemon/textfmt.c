@@ -114,7 +114,9 @@ int tt_textfmt_record(const struct tt_textfmt *tf, char *buf, size_t cap,
 		add_who(&l, &rec->u.ev);
 		addf(&l, " %s%-26.64s%s", c ? C_BOLD : "", rec->u.ev.name ? rec->u.ev.name : "UNKNOWN",
 		     c ? C_OFF : "");
-		if (rec->u.ev.id >= 4096 || !strcmp(rec->u.ev.name ? rec->u.ev.name : "", "UNKNOWN"))
+		/* The id says which user event or which unknown event it was. */
+		if (rec->u.ev.name && (!strcmp(rec->u.ev.name, "USER_EVENT") ||
+				       !strcmp(rec->u.ev.name, "UNKNOWN")))
 			addf(&l, " id=%" PRIu32, rec->u.ev.id);
 		add_args(&l, &rec->u.ev, c);
 		break;

@@ -3,6 +3,7 @@
  * documented; see README-qnx.md). */
 #include <errno.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "qnx.h"
 #include "reader.h"
@@ -21,7 +22,15 @@ static int qnx_decode_image(const uint8_t *img, size_t len, uint64_t base,
 	return tt_qnx_decode_file(img, len, cfg->tick_hz, cb, arg, NULL, err, errlen);
 }
 
+/* A .kev file starts with its attribute header. */
+static bool qnx_detect(const uint8_t *head, size_t len)
+{
+	static const char magic[] = "TRACE_HEADER_BEGIN::";
+	return len >= sizeof(magic) - 1 && !memcmp(head, magic, sizeof(magic) - 1);
+}
+
 const struct tt_reader_ops tt_qnx_reader = {
 	.name = "qnx",
+	.detect = qnx_detect,
 	.decode_image = qnx_decode_image,
 };

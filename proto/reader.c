@@ -21,6 +21,14 @@ const struct tt_reader_ops *tt_reader_find(const char *format)
 	return NULL;
 }
 
+const struct tt_reader_ops *tt_reader_detect(const uint8_t *head, size_t len)
+{
+	for (size_t i = 0; i < sizeof(readers) / sizeof(readers[0]); i++)
+		if (readers[i]->detect && readers[i]->detect(head, len))
+			return readers[i];
+	return NULL;
+}
+
 const char *tt_reader_names(void)
 {
 	return "threadx, qnx, nuttx";

@@ -52,6 +52,8 @@ struct tt_reader_ops {
 	/* A whole image (a file, a RAM dump) whose first byte is at target address base. cfg->address
 	 * locates the control structure (0: the format's default: the image start or the file's own
 	 * header). Emits every record oldest first. 0 or a negative error with a message in err. */
+	/* Whether a file's first bytes look like this format (NULL: no signature). */
+	bool (*detect)(const uint8_t *head, size_t len);
 	int (*decode_image)(const uint8_t *img, size_t len, uint64_t base,
 			    const struct tt_reader_config *cfg, tt_emit_cb cb, void *arg, char *err,
 			    size_t errlen);
@@ -59,6 +61,8 @@ struct tt_reader_ops {
 
 /* The reader of a format by name ("threadx", ...), or NULL. */
 const struct tt_reader_ops *tt_reader_find(const char *format);
+/* The format whose signature the file starts with, or NULL. */
+const struct tt_reader_ops *tt_reader_detect(const uint8_t *head, size_t len);
 /* "threadx, ..." for messages. */
 const char *tt_reader_names(void);
 

@@ -86,6 +86,12 @@ static int tx_decode_image(const uint8_t *img, size_t len, uint64_t base,
 				       errlen);
 }
 
+static bool tx_detect(const uint8_t *head, size_t len)
+{
+	return len >= TT_THREADX_HEADER_SIZE &&
+	       (word_at(head, 0) == TT_THREADX_ID || word_at(head, 1) == TT_THREADX_ID);
+}
+
 const struct tt_reader_ops tt_threadx_reader = {
 	.name = "threadx",
 	.elf_symbol = "_tx_trace_header_ptr",
@@ -97,5 +103,6 @@ const struct tt_reader_ops tt_threadx_reader = {
 	.read_failed = tx_read_failed,
 	.error = tx_error,
 	.stats = tx_stats,
+	.detect = tx_detect,
 	.decode_image = tx_decode_image,
 };

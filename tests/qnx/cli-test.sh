@@ -12,6 +12,8 @@ fail() { echo "FAIL: $*"; exit 1; }
 "$gen" "$work/be.kev" be
 "$tracetap" decode --format qnx --json "$work/le.kev" > "$work/le.jsonl"
 "$tracetap" decode --format qnx --json "$work/be.kev" > "$work/be.jsonl"
+# Without --format the .kev signature picks the QNX reader.
+"$tracetap" decode --json "$work/le.kev" | cmp -s - "$work/le.jsonl" || fail "format not detected from the .kev header"
 cat "$work/le.jsonl"
 # Equal but for raw (string payload words read differently in the other byte order).
 sed 's/,"raw":.*//' "$work/le.jsonl" > "$work/le.noraw"
