@@ -434,9 +434,11 @@ int main(int argc, char **argv)
 	create_objects(&f);
 	publish(&f);
 	printf("header=0x%08" PRIx32 " header_ptr=0x%08" PRIx32 " entries=%" PRIu32
-	       " registry=%" PRIu32 " tick_hz=%" PRIu64 " rate=%" PRIu64 " pid=%d\n", f.w.hdr,
+	       " registry=%" PRIu32 " tick_hz=%" PRIu64 " rate=%" PRIu64 " pid=%d"
+	       " mono_start_ns=%" PRIu64 "\n", f.w.hdr,
 	       f.base + OFF_HEADER_PTR, f.w.nent, f.w.nreg,
-	       f.w.time_mode == TXW_TIME_CALLBACK ? f.tick_hz : 0, f.rate, (int)getpid());
+	       f.w.time_mode == TXW_TIME_CALLBACK ? f.tick_hz : 0, f.rate, (int)getpid(),
+	       (uint64_t)f.start.tv_sec * 1000000000u + (uint64_t)f.start.tv_nsec);
 	fflush(stdout);
 
 	for (uint32_t n = 0; !f.done; n++)
