@@ -24,7 +24,7 @@ const char tt_opts_target_help[] =
 	"  --time-wrap N         modulus of the time source (the ThreadX Linux port: 1000000000)\n"
 	"  --time-dir up|down    time source direction (default: detected)\n"
 	"  --start-at-now        skip the history already in the buffer\n"
-	"  --poll-min MS, --poll-max MS   bounds of the adaptive poll interval (1, 200)\n"
+	"  --poll-min MS, --poll-max MS   bounds of the adaptive poll interval (1, 50)\n"
 	"  --max-read BYTES      largest single probe read (default 4096)\n";
 
 void tt_opts_target_init(struct tt_opts_target *o, struct tt_target_config *cfg)

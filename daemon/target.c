@@ -53,7 +53,15 @@ struct tt_target {
 	/* rate-limited error logging */
 	uint64_t err_logged_at;
 	unsigned err_suppressed;
+	/* reads failing while the link is up: since when, and when to rebuild the link next */
+	uint64_t fail_since;
+	unsigned relink_ms;
 };
+
+/* Reads that keep failing on a link that looks up (OpenOCD answers, the target does not) are
+ * rebuilt after this long, then after twice as long, up to a minute. */
+#define RELINK_FIRST_MS 3000u
+#define RELINK_MAX_MS 60000u
 
 static void poll_cycle(struct tt_target *t);
 static void step(struct tt_target *t);
@@ -175,8 +183,35 @@ static void cycle_done(struct tt_target *t)
 	t->st.poll_ms_last = (double)spent;
 	t->st.polls++;
 	t->backoff_ms = 0;
+	t->fail_since = 0;
+	t->relink_ms = RELINK_FIRST_MS;
 	update_rate(t);
 	schedule(t, spent >= iv ? 0 : (unsigned)(iv - spent));
+}
+
+/* OpenOCD never reconnects an adapter whose connection died (a replugged probe, a restarted
+ * remote_bitbang peer): every read then fails like a bus fault. After RELINK_FIRST_MS of nothing
+ * but failures, rebuild the link (a spawned OpenOCD is restarted); backends without a link of
+ * their own decline. */
+static void maybe_relink(struct tt_target *t, int status)
+{
+	uint64_t now = uv_now(t->loop);
+	char why[96];
+
+	if (status != -EFAULT && status != -ETIMEDOUT && status != -EPROTO)
+		return;
+	if (!t->fail_since) {
+		t->fail_since = now;
+		return;
+	}
+	if (now - t->fail_since < t->relink_ms)
+		return;
+	snprintf(why, sizeof(why), "every read failed for %.1f s", (double)(now - t->fail_since) / 1000);
+	if (tt_probe_relink(t->probe, why) == 0) {
+		tt_log(TT_LOG_WARNING, "target %s: %s: rebuilding the probe link", t->cfg.name, why);
+		t->relink_ms = t->relink_ms * 2 > RELINK_MAX_MS ? RELINK_MAX_MS : t->relink_ms * 2;
+	}
+	t->fail_since = now;
 }
 
 static void cycle_failed(struct tt_target *t, enum tt_target_state st, const char *msg)
@@ -223,6 +258,7 @@ static void on_read(struct tt_probe *p, int status, void *arg)
 			t->fmt->read_failed(t->rd, status);
 		cycle_failed(t, status == -EFAULT ? TT_TARGET_STALLED : TT_TARGET_DISCONNECTED,
 			     msg);
+		maybe_relink(t, status);
 		return;
 	}
 	if (t->phase == PH_RESOLVE) {
@@ -364,7 +400,7 @@ static int copy_config(struct tt_target *t, const struct tt_target_config *cfg)
 	if (!t->cfg.poll_min_ms)
 		t->cfg.poll_min_ms = 1;
 	if (!t->cfg.poll_max_ms)
-		t->cfg.poll_max_ms = 200;
+		t->cfg.poll_max_ms = 50;
 	if (t->cfg.poll_max_ms < t->cfg.poll_min_ms)
 		t->cfg.poll_max_ms = t->cfg.poll_min_ms;
 	return 0;
@@ -404,6 +440,7 @@ int tt_target_start(uv_loop_t *loop, const struct tt_target_config *cfg,
 	t->arg = arg;
 	t->st.interval_ms = t->cfg.poll_min_ms * 4 < t->cfg.poll_max_ms ? t->cfg.poll_min_ms * 4
 								       : t->cfg.poll_max_ms;
+	t->relink_ms = RELINK_FIRST_MS;
 	if (t->cfg.elf) {
 		uint64_t v;
 		rc = tt_elf_symbol(t->cfg.elf, fmt->elf_symbol, &v, err, errlen);

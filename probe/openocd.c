@@ -840,6 +840,16 @@ fail_argv:
 	return -ENOMEM;
 }
 
+/* Only for an OpenOCD we own: stop it and start a new one (through the usual reconnect path,
+ * with its backoff). */
+static void ocd_relink(struct tt_probe *p, const char *why)
+{
+	struct ocd *o = (struct ocd *)p;
+
+	if (o->link == LINK_UP)
+		ocd_fail(o, -ENOTCONN, "restarting OpenOCD: %s", why);
+}
+
 const struct tt_probe_ops tt_probe_openocd_ops = {
 	.name = "openocd",
 	.size = sizeof(struct ocd),
@@ -856,4 +866,5 @@ const struct tt_probe_ops tt_probe_openocd_spawn_ops = {
 	.read = ocd_read,
 	.write = ocd_write,
 	.close = ocd_close,
+	.relink = ocd_relink,
 };

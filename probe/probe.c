@@ -151,6 +151,18 @@ int tt_probe_write(struct tt_probe *p, uint64_t addr, const uint8_t *data, uint3
 	return r;
 }
 
+int tt_probe_relink(struct tt_probe *p, const char *why)
+{
+	if (p->closing)
+		return -ECANCELED;
+	if (p->ops->relink == NULL)
+		return -ENOTSUP;
+	if (p->busy)
+		return -EBUSY;
+	p->ops->relink(p, why);
+	return 0;
+}
+
 /* Runs the pending request's callback (exactly once). */
 static void probe_complete(struct tt_probe *p, int status)
 {

@@ -83,6 +83,8 @@ struct tt_probe_ops {
 	/* Stop all I/O; call tt_probe__close_done once every backend handle is closed. Must not
 	 * complete the pending request (probe.c cancels it). */
 	void (*close)(struct tt_probe *p);
+	/* NULL = -ENOTSUP. Drop the link and build it again (see tt_probe_relink). */
+	void (*relink)(struct tt_probe *p, const char *why);
 };
 
 #define TT_PROBE_DEFER_STATES 8
@@ -133,6 +135,13 @@ int tt_probe_read(struct tt_probe *p, const struct tt_plan *plan, tt_probe_read_
  * until cb. -ENOTSUP where the backend cannot. */
 int tt_probe_write(struct tt_probe *p, uint64_t addr, const uint8_t *data, uint32_t len,
 		   tt_probe_write_cb cb, void *arg);
+
+/* Drops the link and builds it again, with the state callback told why: for openocd-spawn
+ * OpenOCD is stopped and started anew, which is what brings back an adapter whose connection
+ * died under it (OpenOCD never reconnects an adapter by itself: a replugged probe, a restarted
+ * remote_bitbang peer). Only between requests: -EBUSY while one is pending; -ENOTSUP where the
+ * backend has no link of its own to rebuild (file, process, an OpenOCD it does not own). */
+int tt_probe_relink(struct tt_probe *p, const char *why);
 
 /* cb may be NULL. */
 void tt_probe_close(struct tt_probe *p, tt_probe_close_cb cb, void *arg);

@@ -11,7 +11,7 @@ work=$(mktemp -d)
 pids=()
 relay_pid=""
 cleanup() {
-  [ -n "$relay_pid" ] && kill "$relay_pid" 2>/dev/null
+  [ -n "$relay_pid" ] && kill "$relay_pid" 2>/dev/null || true
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
   wait 2>/dev/null || true
   rm -rf "$work"
@@ -46,10 +46,11 @@ for p in $(seq $((port + 1)) $((port + 50))); do
 done
 [ -n "$relay_port" ] || fail "no free port for the relay"
 relay() {
-  socat "TCP-LISTEN:$relay_port,bind=127.0.0.1,reuseaddr,fork" "TCP:127.0.0.1:$port" &
+  # One connection per relay process: killing it really cuts the client off.
+  socat "TCP-LISTEN:$relay_port,bind=127.0.0.1,reuseaddr" "TCP:127.0.0.1:$port" &
   relay_pid=$!
   local end=$((SECONDS + 5))
-  until (exec 3<>"/dev/tcp/127.0.0.1/$relay_port") 2>/dev/null; do
+  until ss -ltn "sport = :$relay_port" | grep -q LISTEN; do
     [ $SECONDS -lt $end ] || fail "relay did not listen"; sleep 0.05
   done
 }
@@ -65,11 +66,17 @@ wait_more() { # at least N more lines than now, within S seconds
 }
 wait_more 200 20
 for round in 1 2 3; do
-  # socat serves each connection in a child: kill those too, or the connection survives.
-  pkill -P "$relay_pid" socat || true
-  kill "$relay_pid"; wait "$relay_pid" 2>/dev/null || true; relay_pid=""
+  before=$(grep -c "reconnected" "$work/tail.err" || true)
+  kill "$relay_pid" 2>/dev/null || true; wait "$relay_pid" 2>/dev/null || true; relay_pid=""
   sleep 1   # the daemon keeps streaming into the history meanwhile
   relay
+  wait_until_reconnected() {
+    local end=$((SECONDS + 20))
+    until [ "$(grep -c "reconnected" "$work/tail.err" || true)" -gt "$before" ]; do
+      [ $SECONDS -lt $end ] || fail "round $round: the client did not reconnect"; sleep 0.05
+    done
+  }
+  wait_until_reconnected
   wait_more 200 20
   echo "ok: round $round: reconnected, $(count) records so far"
 done
