@@ -312,8 +312,11 @@ missing_config() {
 
 case ${1:-} in
 rate-200) rate_case 200 6 0x8000 lossless ;;
-rate-1000) rate_case 1000 8 0x10000 settled ;;
-rate-1000-external) rate_case 1000 8 0x10000 settled external ;;
+# About a third of what the simulated link carries, so that a loaded 2-core CI machine (or a
+# sanitizer build of tracetapd beside other suites) still keeps up; the rate the link can
+# really follow is measured by the benchmark (e2e-bench), not asserted by a timed test.
+rate-600) rate_case 600 8 0x10000 settled ;;
+rate-600-external) rate_case 600 8 0x10000 settled external ;;
 rate-3000) rate_case 3000 6 0x10000 lossy ;;
 rate-max) rate_case 0 5 0x10000 lossy ;;
 kill-spawn) kill_spawn ;;
