@@ -410,6 +410,40 @@ static void sync_gap(struct tt_nuttx *rd, struct emitter *e, uint32_t start, uin
 	emit_gap(rd, e, lb, false, rd->gap_reason);
 }
 
+/* Raw time t is after the last published record's (32-bit clocks: modulo 2^32). */
+static bool newer(const struct nx_dec *d, uint64_t t)
+{
+	if (!d->have_time)
+		return true;
+	if (d->lay.time_size == 4 && !d->lay.off_nsec)
+		return (int32_t)(uint32_t)(t - d->last_raw) > 0;
+	return t > d->last_raw;
+}
+
+/* After a bad record: resume at it if the chain from the tail still reaches its position and
+ * the time stamps agree (the one before is not newer than what we published, it is); that
+ * needs no gap. Else resume at the first record newer than the last published one, after a
+ * gap. Returns the new start offset in the copy; *start becomes its ring offset. */
+static uint32_t skip_published(struct tt_nuttx *rd, uint32_t from, uint32_t end, uint32_t *start)
+{
+	const struct nx_lay *l = &rd->d.lay;
+	uint32_t o = from, prev = UINT32_MAX;
+
+	while (o < end && (rd->t1 + o) % rd->size != rd->pos) {
+		prev = o;
+		o += nx_alignup(rd->ring[o], l->align);
+	}
+	if (o < end && newer(&rd->d, nx_rec_time(&rd->d, rd->ring + o)) &&
+	    (prev == UINT32_MAX || !newer(&rd->d, nx_rec_time(&rd->d, rd->ring + prev)))) {
+		rd->gap_reason = NULL;
+	} else {
+		for (o = from; o < end && !newer(&rd->d, nx_rec_time(&rd->d, rd->ring + o));)
+			o += nx_alignup(rd->ring[o], l->align);
+	}
+	*start = (rd->t1 + o) % rd->size;
+	return o;
+}
+
 static int ingest_sync(struct tt_nuttx *rd, struct emitter *e)
 {
 	const struct nx_lay *l = &rd->d.lay;
@@ -441,20 +475,8 @@ static int ingest_sync(struct tt_nuttx *rd, struct emitter *e)
 	}
 	rd->sync_tries = 0;
 	uint32_t start = (rd->t1 + from) % rd->size;
-	if (rd->why == WHY_ERROR) {
-		/* Skip what was published before the bad record, if still held. */
-		uint32_t skip = dist(start, rd->pos, rd->size);
-		if (skip <= end - from) {
-			uint32_t o = from;
-			while (o < from + skip && o < end)
-				o += nx_alignup(rd->ring[o], l->align);
-			if (o == from + skip) {
-				from = o;
-				start = rd->pos;
-				rd->gap_reason = NULL;
-			}
-		}
-	}
+	if (rd->why == WHY_ERROR)
+		from = skip_published(rd, from, end, &start);
 	if ((rd->why == WHY_LAP || rd->why == WHY_ERROR) && rd->gap_reason)
 		sync_gap(rd, e, start, (uint32_t)n);
 	bool quiet = rd->why == WHY_ATTACH && rd->cfg.start_at_now;
