@@ -129,6 +129,8 @@ void tt_threadx_read_failed(struct tt_threadx *rd, int err)
 	rd->force_header = true;
 	if (rd->state == TT_TXS_POLL_ENT)
 		rd->state = TT_TXS_POLL_CUR;
+	else if (rd->state == TT_TXS_SYNC_READ)
+		rd->state = TT_TXS_SYNC; /* the full read starts over */
 }
 
 /* ---- header ------------------------------------------------------------------------------- */
@@ -404,34 +406,107 @@ static void tt_tx_gap_count(struct tt_threadx *rd, uint64_t lb, const uint32_t w
 	rd->pend.reason = reason;
 }
 
-/* A full read: [current][all entries][current]. Used at attach, after a reset, and to recover
- * from a lap (then a gap record comes first). */
+static void tt_tx_add(struct tt_plan *p, uint64_t addr, uint32_t len, uint8_t *dst)
+{
+	p->r[p->n].addr = addr;
+	p->r[p->n].len = len;
+	p->r[p->n].dst = dst;
+	p->n++;
+}
+
+/* The anchor is the same entry when thread, id, time stamp and the never-patched info 1 and
+ * info 3 match (patches only touch info 2 and info 4, and never the time stamp). */
+static bool tt_tx_same_entry(const uint32_t a[8], const uint32_t b[8])
+{
+	return a[0] == b[0] && a[2] == b[2] && a[3] == b[3] && a[4] == b[4] && a[6] == b[6];
+}
+
+/* ---- full read (sync) --------------------------------------------------------------------- */
+
+/* The full read at attach, after a lap and after a reset. The writer fills slots oldest-first
+ * from the current pointer; the copy goes the other way, newest-first from the slot before it, in
+ * chunks, each followed by a read of current (see proto/README-threadx.md, "Full read"):
+ *
+ *   plan 0 (TT_TXS_SYNC)        [cur c0]                         top = c0 - 1 (slot X)
+ *   plan 1 (TT_TXS_SYNC_READ)   [X][cur R][chunk][cur][chunk][cur][X]
+ *   plan k                      [chunk][cur][chunk][cur][chunk][cur][X]
+ *
+ * R is the reference: with e(s) = (s - R) mod N, slot s (e >= 1) holds the event it held when R
+ * was read until the writer has advanced e(s) slots past R. X read before R and again at the end
+ * of every plan, unchanged, proves the writer did not rewrite X in between, so its advance since
+ * R was at most e(X) < N when the last current of the plan was read: each current read in that
+ * plan gives the advance a exactly, no wrap ambiguity, and a chunk's slots with e > a (a read
+ * after the chunk) are intact. A changed X leaves the plan unproven: the plans before it stand. */
+
+static uint32_t tt_tx_sync_chunk(const struct tt_threadx *rd)
+{
+	return rd->cfg.sync_chunk ? rd->cfg.sync_chunk : TT_TX_CHUNK;
+}
+
+/* A full-read attempt proved nothing (the writer reached X, or a current read went backwards):
+ * publish nothing, try again next cycle. */
+static int tt_tx_sync_fail(struct tt_threadx *rd)
+{
+	rd->st.sync_failed++;
+	rd->state = TT_TXS_POLL_CUR;
+	return TT_THREADX_DONE;
+}
+
+/* A static image (a file): current, every entry, current; the slot at current is trusted. */
+static int tt_tx_ingest_static(struct tt_threadx *rd, tt_emit_cb cb, void *arg)
+{
+	uint32_t c0;
+	if (tt_tx_cur_index(rd, rd->curbuf, &c0) < 0)
+		return -EPROTO;
+	memset(&rd->pend, 0, sizeof(rd->pend));
+	rd->pend.first = c0;
+	rd->pend.count = rd->lay.nent;
+	tt_tx_set_anchor(rd, (int64_t)c0 + rd->lay.nent, 0);
+	rd->synced_once = true;
+	rd->why = TT_TXY_ATTACH;
+	rd->st.syncs++;
+	rd->st.last_new = rd->pend.count;
+	return tt_tx_finish(rd, cb, arg);
+}
+
+/* The plan [cur c0] was read: start a full read below it. */
 static int tt_tx_ingest_sync(struct tt_threadx *rd, tt_emit_cb cb, void *arg)
 {
-	const uint32_t n = rd->lay.nent;
-	uint32_t c0, c1, w[8];
-	if (tt_tx_cur_index(rd, rd->curbuf, &c0) < 0 || tt_tx_cur_index(rd, rd->curbuf2, &c1) < 0)
+	uint32_t c0;
+	if (rd->cfg.static_image)
+		return tt_tx_ingest_static(rd, cb, arg);
+	if (tt_tx_cur_index(rd, rd->curbuf, &c0) < 0)
 		return -EPROTO;
-	uint32_t d = tt_tx_ring(rd, (int64_t)c1 - c0);
-	uint32_t cl = rd->cfg.static_image ? 0 : (d + 1 < n ? d + 1 : n);
-	if (cl == n) {
-		/* the writer passed every slot during the copy: try again next cycle */
-		rd->state = TT_TXS_POLL_CUR;
-		return TT_THREADX_DONE;
-	}
-	uint32_t first = c0 + cl, count = n - cl;
-	bool lapped = rd->why == TT_TXY_LAP || rd->why == TT_TXY_LOST;
-	/* current alone cannot show a writer that wrote a whole buffer during the copy; a
-	 * constant-step counter can: retry a few times before trusting such a read */
-	if (!rd->cfg.static_image && rd->sync_retries < 8 &&
-	    !tt_tx_counter_consistent(rd, tt_tx_ring(rd, first), count)) {
-		rd->sync_retries++;
-		rd->state = TT_TXS_POLL_CUR;
-		return TT_THREADX_DONE;
-	}
-	rd->sync_retries = 0;
+	memset(&rd->sy, 0, sizeof(rd->sy));
+	rd->sy.top = tt_tx_ring(rd, (int64_t)c0 - 1);
+	rd->sy.now = rd->cfg.start_at_now && !rd->synced_once && rd->why == TT_TXY_ATTACH;
+	rd->sy.first = true;
+	rd->sy.limit = rd->lay.nent - 1;
+	rd->state = TT_TXS_SYNC_READ;
+	return TT_THREADX_MORE;
+}
+
+static void tt_tx_words(const struct tt_threadx *rd, const uint8_t *p, uint32_t w[8])
+{
+	for (int i = 0; i < 8; i++)
+		w[i] = tt_tx_ld32(rd, p + 4 * i);
+}
+
+/* Slots [top - depth + 1, top] are proven intact: publish them (the gap first after a lap). */
+static int tt_tx_sync_publish(struct tt_threadx *rd, tt_emit_cb cb, void *arg)
+{
+	struct tt_txsync_rd *sy = &rd->sy;
+	const uint32_t n = rd->lay.nent;
+	const uint32_t count = sy->depth, first = tt_tx_ring(rd, (int64_t)sy->top - count + 1);
+	/* slots of the snapshot at R not published: e in [0, m); none when the read stopped at a
+	 * never-used slot (everything older is never-used too) */
+	const uint32_t m = sy->stop_empty ? 0 : sy->ex - count + 1;
+	uint32_t w[8];
+	/* belt and braces: a constant-step counter must agree that these are consecutive events */
+	if (!tt_tx_counter_consistent(rd, first, count))
+		return tt_tx_sync_fail(rd);
 	memset(&rd->pend, 0, sizeof(rd->pend));
-	if (lapped) {
+	if (rd->why == TT_TXY_LAP || rd->why == TT_TXY_LOST) {
 		/* a lap leaves no never-used slot behind; tx_trace_enable does */
 		for (uint32_t i = 0; i < count; i++) {
 			tt_tx_slot_words(rd, tt_tx_ring(rd, (int64_t)first + i), w);
@@ -442,26 +517,145 @@ static int tt_tx_ingest_sync(struct tt_threadx *rd, tt_emit_cb cb, void *arg)
 				return TT_THREADX_MORE;
 			}
 		}
-		/* the writer started rewriting the anchor slot A = nxt-1, so at least N-1 events
-		 * completed after it: m >= N-1 with m = (c0 - A - 1) mod N (+ whole buffers); we
-		 * publish N - cl of them */
-		uint64_t q = tt_tx_ring(rd, (int64_t)c0 - rd->nxt);
-		uint64_t lb = (q == n - 1 ? q : q + n) - n + cl;
-		tt_tx_slot_words(rd, tt_tx_ring(rd, first), w);
+		/* the writer started rewriting the old anchor slot A = nxt-1, so at least N-1 events
+		 * completed after it by the time R was read: M = q if q = N-1 else q + N (plus whole
+		 * buffers), q = (R - A - 1) mod N. Of these, e in [m, e(X)] are published now and
+		 * e in (e(X), N-1] (written between c0 and R) by the next poll: lost >= M - N + m */
+		uint64_t q = tt_tx_ring(rd, (int64_t)sy->ref - rd->nxt);
+		uint64_t lb = (q == n - 1 ? q : q + n) - n + m;
+		tt_tx_slot_words(rd, first, w);
 		tt_tx_gap_count(rd, lb, w, rd->why == TT_TXY_LAP ? "lapped" : "overwritten during read");
+	} else if (rd->why == TT_TXY_RESET) {
+		/* after tx_trace_enable the used slots are [0, R) until the ring wraps (e >= N - R):
+		 * of the unread e in [1, m) at least those are events */
+		uint64_t used = n - sy->ref;
+		if (m > used && sy->ref > 0) {
+			rd->pend.gap = true;
+			rd->pend.exact = false;
+			rd->pend.lost = m - used;
+			rd->pend.reason = "overwritten during read";
+		}
+	} else if (m > 1) {
+		rd->st.history_skipped += m - 1; /* attach: history never promised */
 	}
-	if (rd->cfg.start_at_now && !rd->synced_once && rd->why == TT_TXY_ATTACH) {
-		tt_tx_set_anchor(rd, c0, 0);
-	} else {
-		uint32_t emit = tt_tx_hold_from(rd, first, count, 1);
-		rd->pend.first = tt_tx_ring(rd, first);
-		rd->pend.count = emit;
-		tt_tx_set_anchor(rd, first + emit, count - emit);
-	}
+	uint32_t emit = tt_tx_hold_from(rd, first, count, 1);
+	rd->pend.first = first;
+	rd->pend.count = emit;
+	tt_tx_set_anchor(rd, (int64_t)first + emit, count - emit);
 	rd->synced_once = true;
 	rd->why = TT_TXY_ATTACH;
+	rd->st.syncs++;
 	rd->st.last_new = rd->pend.count;
 	return tt_tx_finish(rd, cb, arg);
+}
+
+/* A full-read plan was read (see the comment at the top of this section). */
+static int tt_tx_ingest_sync_read(struct tt_threadx *rd, tt_emit_cb cb, void *arg)
+{
+	struct tt_txsync_rd *sy = &rd->sy;
+	uint32_t w[8], x0[8], x1[8];
+	if (sy->now) {
+		/* start_at_now: the slot before c0 is the anchor; nothing before it is published */
+		tt_tx_set_anchor(rd, (int64_t)sy->top + 1, 0);
+		rd->synced_once = true;
+		rd->st.syncs++;
+		rd->st.last_new = 0;
+		rd->state = TT_TXS_POLL_CUR;
+		return TT_THREADX_DONE;
+	}
+	if (sy->first) {
+		uint32_t r;
+		if (tt_tx_cur_index(rd, sy->refbuf, &r) < 0)
+			return -EPROTO;
+		sy->first = false;
+		sy->ref = r;
+		sy->ex = tt_tx_ring(rd, (int64_t)sy->top - r);
+		if (sy->ex == 0)
+			return tt_tx_sync_fail(rd); /* the writer is at X: nothing provable */
+		if (sy->limit > sy->ex)
+			sy->limit = sy->ex;
+	}
+	tt_tx_words(rd, sy->x0, x0);
+	tt_tx_words(rd, sy->x1, x1);
+	bool proven = tt_tx_same_entry(x0, x1);
+	uint32_t adv = sy->adv, depth = sy->depth;
+	bool stop = false, empty = false;
+	for (unsigned k = 0; proven && !stop && k < sy->nch; k++) {
+		uint32_t c;
+		if (tt_tx_cur_index(rd, sy->curs[k], &c) < 0)
+			return -EPROTO;
+		uint32_t a = tt_tx_ring(rd, (int64_t)c - sy->ref);
+		if (a < adv || a >= sy->ex) {
+			proven = false; /* backwards (a reset?) or at X: X's check should have failed */
+			break;
+		}
+		adv = a;
+		uint32_t lim = sy->ex - adv, end = sy->ch_d[k] + sy->ch_len[k];
+		if (end > lim) {
+			end = lim > sy->ch_d[k] ? lim : sy->ch_d[k];
+			stop = true; /* the writer met the copy */
+		}
+		depth = end;
+		if (depth > 0) {
+			tt_tx_slot_words(rd, tt_tx_ring(rd, (int64_t)sy->top - depth + 1), w);
+			if (w[0] == 0)
+				stop = empty = true; /* never-used: everything older is never-used */
+		}
+	}
+	if (proven) {
+		sy->depth = depth;
+		sy->adv = adv;
+		sy->stop_empty = empty;
+		if (sy->ex - adv < sy->limit)
+			sy->limit = sy->ex - adv;
+		if (!stop && sy->depth < sy->limit)
+			return TT_THREADX_MORE;
+	}
+	if (sy->depth == 0)
+		return tt_tx_sync_fail(rd);
+	return tt_tx_sync_publish(rd, cb, arg);
+}
+
+/* The next full-read plan: [X][cur R] in the first one, then chunks newest-first from the first
+ * unproven depth, each one address range (a chunk stops at ring index 0) and followed by current,
+ * then X again. */
+static void tt_tx_plan_sync_read(struct tt_threadx *rd, struct tt_plan *p)
+{
+	struct tt_txsync_rd *sy = &rd->sy;
+	const struct tt_txlayout *l = &rd->lay;
+	const uint64_t cur_addr = rd->cfg.header_addr + TT_TX_CUR_OFF;
+	const uint64_t xaddr = l->ent_start + (uint64_t)sy->top * TT_THREADX_ENTRY_SIZE;
+	if (sy->now) {
+		tt_tx_add(p, xaddr, TT_THREADX_ENTRY_SIZE,
+			  rd->entbuf + (size_t)sy->top * TT_THREADX_ENTRY_SIZE);
+		return;
+	}
+	unsigned maxch = (TT_PLAN_MAX - 1 - (sy->first ? 2 : 0)) / 2;
+	if (maxch > TT_TX_SYNC_CHUNKS)
+		maxch = TT_TX_SYNC_CHUNKS;
+	if (sy->first) {
+		tt_tx_add(p, xaddr, TT_THREADX_ENTRY_SIZE, sy->x0);
+		tt_tx_add(p, cur_addr, 4, sy->refbuf);
+	}
+	uint32_t d = sy->depth;
+	sy->nch = 0;
+	while (sy->nch < maxch && d < sy->limit) {
+		uint32_t s = tt_tx_ring(rd, (int64_t)sy->top - d); /* newest slot of the chunk */
+		uint32_t len = tt_tx_sync_chunk(rd);
+		if (len > sy->limit - d)
+			len = sy->limit - d;
+		if (len > s + 1)
+			len = s + 1;
+		uint32_t lo = s + 1 - len;
+		tt_tx_add(p, l->ent_start + (uint64_t)lo * TT_THREADX_ENTRY_SIZE,
+			  len * TT_THREADX_ENTRY_SIZE, rd->entbuf + (size_t)lo * TT_THREADX_ENTRY_SIZE);
+		tt_tx_add(p, cur_addr, 4, sy->curs[sy->nch]);
+		sy->ch_d[sy->nch] = d;
+		sy->ch_len[sy->nch] = len;
+		sy->nch++;
+		d += len;
+	}
+	tt_tx_add(p, xaddr, TT_THREADX_ENTRY_SIZE, sy->x1);
 }
 
 static int tt_tx_ingest_poll_cur(struct tt_threadx *rd, tt_emit_cb cb, void *arg)
@@ -507,12 +701,6 @@ static int tt_tx_ingest_poll_cur(struct tt_threadx *rd, tt_emit_cb cb, void *arg
 	return TT_THREADX_MORE;
 }
 
-/* The anchor is the same entry when thread, id, time stamp and the never-patched info 1 and
- * info 3 match (patches only touch info 2 and info 4, and never the time stamp). */
-static bool tt_tx_same_entry(const uint32_t a[8], const uint32_t b[8])
-{
-	return a[0] == b[0] && a[2] == b[2] && a[3] == b[3] && a[4] == b[4] && a[6] == b[6];
-}
 
 /* The plan was [new slots][anchor][current]. The writer can only reach a new slot by first
  * rewriting the anchor (the slot before them in ring order), so an anchor read last and found
@@ -560,13 +748,6 @@ static int tt_tx_ingest_poll_ent(struct tt_threadx *rd, tt_emit_cb cb, void *arg
 
 /* ---- plan / ingest ------------------------------------------------------------------------ */
 
-static void tt_tx_add(struct tt_plan *p, uint64_t addr, uint32_t len, uint8_t *dst)
-{
-	p->r[p->n].addr = addr;
-	p->r[p->n].len = len;
-	p->r[p->n].dst = dst;
-	p->n++;
-}
 
 void tt_threadx_plan(struct tt_threadx *rd, struct tt_plan *plan)
 {
@@ -582,8 +763,13 @@ void tt_threadx_plan(struct tt_threadx *rd, struct tt_plan *plan)
 		break;
 	case TT_TXS_SYNC:
 		tt_tx_add(plan, cur_addr, 4, rd->curbuf);
-		tt_tx_add(plan, l->ent_start, l->nent * TT_THREADX_ENTRY_SIZE, rd->entbuf);
-		tt_tx_add(plan, cur_addr, 4, rd->curbuf2);
+		if (rd->cfg.static_image) {
+			tt_tx_add(plan, l->ent_start, l->nent * TT_THREADX_ENTRY_SIZE, rd->entbuf);
+			tt_tx_add(plan, cur_addr, 4, rd->curbuf2);
+		}
+		break;
+	case TT_TXS_SYNC_READ:
+		tt_tx_plan_sync_read(rd, plan);
 		break;
 	case TT_TXS_POLL_CUR:
 		rd->cur_full = rd->force_header ||
@@ -626,6 +812,8 @@ int tt_threadx_ingest(struct tt_threadx *rd, tt_emit_cb cb, void *arg)
 		return tt_tx_ingest_registry(rd, cb, arg);
 	case TT_TXS_SYNC:
 		return tt_tx_ingest_sync(rd, cb, arg);
+	case TT_TXS_SYNC_READ:
+		return tt_tx_ingest_sync_read(rd, cb, arg);
 	case TT_TXS_POLL_CUR:
 		return tt_tx_ingest_poll_cur(rd, cb, arg);
 	case TT_TXS_POLL_ENT:

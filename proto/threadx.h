@@ -60,6 +60,7 @@ struct tt_threadx_config {
 	unsigned header_every;     /* full header re-check every N polls; 0 = default 16 */
 	unsigned registry_every;   /* registry re-read every N polls; 0 = only when needed */
 	size_t max_buffer_bytes;   /* refuse larger buffers; 0 = default 64 MiB */
+	unsigned sync_chunk;       /* slots per chunk of a full read; 0 = default 64 (2 KiB) */
 	bool static_image;         /* memory never changes (a file): trust the slot at current and
 	                            * hold nothing; set by tt_threadx_decode_image */
 };
@@ -73,6 +74,10 @@ struct tt_threadx_stats {
 	uint64_t lost;             /* sum of gap counts */
 	uint64_t resets;
 	uint64_t rereads;          /* bytes re-read for held (patchable) entries */
+	uint64_t syncs;            /* full reads completed (attach, laps, resets) */
+	uint64_t sync_failed;      /* full-read attempts that proved nothing (writer too fast) */
+	uint64_t history_skipped;  /* attach history overwritten during the first full read before
+	                            * it was copied (never promised, so no gap record) */
 	uint32_t last_new;         /* not monotonic: entries found new in the last poll */
 	uint32_t capacity;         /* not monotonic: entries in the buffer (N), 0 before attach */
 };

@@ -220,7 +220,7 @@ void tt_tx_time_prescan(struct tt_threadx *rd, uint32_t first, uint32_t count)
 {
 	struct tt_txtime *t = &rd->tm;
 	uint32_t w[8];
-	bool have = t->have;
+	bool have = t->have && !t->gap; /* no vote across a gap: the time between is unknown */
 	uint64_t prev = t->last;
 	if (t->dir != 0)
 		return;
@@ -299,13 +299,21 @@ static void tt_tx_time_event(struct tt_threadx *rd, uint32_t ts, struct tt_event
 	} else {
 		int dir = t->dir;
 		if (dir == 0) {
-			tt_tx_vote(t, t->last, v);
+			if (!t->gap)
+				tt_tx_vote(t, t->last, v);
 			dir = tt_tx_delta(t, t->last, v, 1) <= tt_tx_delta(t, t->last, v, -1) ? 1 : -1;
 		}
 		uint64_t d = tt_tx_delta(t, t->last, v, dir);
-		if (t->gap && t->gap_ticks != 0 && t->gap_ticks % t->mod == d)
-			d = t->gap_ticks;
-		if (!t->gap) {
+		if (t->gap) {
+			/* across a gap: the exact ticks when a constant-step counter and an exact
+			 * count give them; else the time between is unknown and the unwrap is
+			 * re-seeded from this entry: it keeps the modular delta only while that is
+			 * a plausible forward step (under half the modulus), never a near-2^32 jump */
+			if (t->gap_ticks != 0 && t->gap_ticks % t->mod == d)
+				d = t->gap_ticks;
+			else if (d > t->mod / 2)
+				d = 0;
+		} else {
 			if (t->step_n == 0 && t->step == 0)
 				t->step = d;
 			if (d == t->step)

@@ -92,8 +92,36 @@ struct tt_txpend {
 	uint32_t first, count; /* slots, ring order */
 };
 
-enum tt_txstate { TT_TXS_HEADER, TT_TXS_REGISTRY, TT_TXS_SYNC, TT_TXS_POLL_CUR, TT_TXS_POLL_ENT };
+/* TT_TXS_SYNC reads the current pointer that a full read starts from; TT_TXS_SYNC_READ plans the
+ * newest-first chunks (or, with start_at_now at attach, only the anchor slot). */
+enum tt_txstate { TT_TXS_HEADER, TT_TXS_REGISTRY, TT_TXS_SYNC, TT_TXS_SYNC_READ, TT_TXS_POLL_CUR,
+		  TT_TXS_POLL_ENT };
 enum tt_txsync { TT_TXY_ATTACH, TT_TXY_LAP, TT_TXY_RESET, TT_TXY_LOST };
+
+/* Default slots per chunk of a full read (2 KiB: one OpenOCD read_memory command). */
+#define TT_TX_CHUNK 64u
+/* Chunks per plan: the first plan is [X][cur][chunk][cur][chunk][cur][X], later ones
+ * [chunk][cur] x 3 + [X]; see tt_tx_ingest_sync_read. */
+#define TT_TX_SYNC_CHUNKS 3
+
+/* A full read in progress. Slots are named by depth below top (the slot just before the current
+ * pointer read by the TT_TXS_SYNC plan): depth d is slot top - d. */
+struct tt_txsync_rd {
+	bool now;             /* start_at_now attach: read only the anchor slot */
+	bool first;           /* the next plan is the first one (X baseline and reference R) */
+	uint32_t top;         /* slot X = c0 - 1 */
+	uint32_t ref;         /* R: current pointer read right after the X baseline */
+	uint32_t ex;          /* e(X) = (top - R) mod N: distance from R to X */
+	uint32_t depth;       /* slots [top - depth + 1, top] are proven intact */
+	uint32_t adv;         /* writer advance since R at the last proven current read */
+	uint32_t limit;       /* depth that can still be valid (planning bound) */
+	bool stop_empty;      /* stopped at a never-used slot (older ones are never-used too) */
+	unsigned nch;         /* chunks in the current plan */
+	uint32_t ch_d[TT_TX_SYNC_CHUNKS], ch_len[TT_TX_SYNC_CHUNKS];
+	uint8_t curs[TT_TX_SYNC_CHUNKS][4];
+	uint8_t refbuf[4];
+	uint8_t x0[TT_THREADX_ENTRY_SIZE], x1[TT_THREADX_ENTRY_SIZE]; /* X baseline and re-read */
+};
 
 struct tt_threadx {
 	struct tt_threadx_config cfg;
@@ -124,7 +152,7 @@ struct tt_threadx {
 	bool anchor_ok;
 	uint32_t anchor[8];
 	uint32_t held;
-	unsigned sync_retries; /* consecutive syncs refused as inconsistent */
+	struct tt_txsync_rd sy; /* the full read in progress */
 	uint32_t c_new;        /* current index read at the start of this poll */
 	uint32_t s0, r;        /* slots read this poll: the anchor s0 and r - 1 new ones after it */
 	unsigned poll_no;
