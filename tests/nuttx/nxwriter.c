@@ -242,7 +242,7 @@ bool nxw_add(struct nxw *w, const uint8_t *rec, unsigned len)
 unsigned nxw_any(struct nxw *w, uint8_t *rec, uint32_t i)
 {
 	static const char *const names[] = { "nsh_main", "hpwork", "lpwork", "trace", "app" };
-	uint64_t v[4] = { 0x40001000u + i, i, 0x100, 0x200 };
+	uint64_t v[6] = { 0x40001000u + i, i, 0x100, 0x200, 0x300, 0x400 };
 	int32_t pid = (int32_t)(i % 5) + 1;
 
 	switch (i % 7) {
