@@ -57,6 +57,9 @@ struct tt_nuttx_layout {
 	uint16_t off_buffer, off_bufsize, off_head, off_tail;
 };
 
+/* reader.h's tt_reader_config.format_cfg for "nuttx" points to a struct tt_nuttx_layout
+ * (borrowed during create/decode_image; NULL = tt_nuttx_layout_default(lo, 4)). */
+
 /* The common case: NuttX 13.x, 32-bit little-endian, not SMP, no note filter
  * (CONFIG_SCHED_INSTRUMENTATION_FILTER off, so note_driver_s is just its ops pointer): ni_buffer
  * at 4, ni_bufsize 8, ni_head 16, ni_tail 20. For ptr_size 8 the offsets are 8, 16, 28, 32. */
