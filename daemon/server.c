@@ -626,6 +626,19 @@ int tt_server_start(uv_loop_t *loop, const struct tt_server_config *cfg,
 		rc = -EINVAL;
 		goto fail_strings;
 	}
+	/* libwebsockets reports unreadable TLS files only in its log and then runs without a
+	 * listener: say which file, before anything starts. */
+	for (int i = 0; s->tls_cert && i < 2; i++) {
+		const char *path = i ? s->tls_key : s->tls_cert;
+		FILE *f = fopen(path, "r");
+		if (!f) {
+			snprintf(err, errlen, "TLS %s %s: %s", i ? "key" : "certificate", path,
+				 strerror(errno));
+			rc = -errno;
+			goto fail_strings;
+		}
+		fclose(f);
+	}
 
 	s->protocols[0] = (struct lws_protocols){ "http", callback, sizeof(struct conn), 4096,
 						   0, NULL, 0 };
@@ -671,7 +684,17 @@ int tt_server_start(uv_loop_t *loop, const struct tt_server_config *cfg,
 		goto fail_strings;
 	}
 	s->vh = lws_get_vhost_by_name(s->ctx, "default");
-	s->port = s->vh ? lws_get_vhost_listen_port(s->vh) : cfg->port;
+	if (!s->vh || lws_get_vhost_listen_port(s->vh) <= 0) {
+		/* The context exists but its listener does not (a TLS file lws could not use, an
+		 * address it could not bind): refuse rather than run deaf. Phase 1 of the teardown
+		 * only; the loop is not running yet, so the context itself is left to process exit. */
+		snprintf(err, errlen, "cannot serve on %s:%d%s (see the libwebsockets message above)",
+			 s->listen, cfg->port, s->tls_cert ? " with the given TLS certificate and key" : "");
+		lws_context_destroy(s->ctx);
+		rc = -EINVAL;
+		goto fail_strings;
+	}
+	s->port = lws_get_vhost_listen_port(s->vh);
 	uv_idle_init(loop, &s->flush);
 	s->flush.data = s;
 	uv_timer_init(loop, &s->timer);

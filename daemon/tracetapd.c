@@ -619,10 +619,11 @@ static int start_server(struct daemon *d)
 		tt_log(TT_LOG_ERR, "%s", err);
 		return -1;
 	}
-	tt_log(TT_LOG_NOTICE, "listening on http://%s:%d/", d->conf.server.listen,
+	const char *scheme = d->conf.server.tls_cert ? "https" : "http";
+	tt_log(TT_LOG_NOTICE, "listening on %s://%s:%d/", scheme, d->conf.server.listen,
 	       tt_server_port(d->srv));
 	/* Scripts and the demo read the port from this line. */
-	fprintf(stderr, "tracetapd: dashboard at http://%s:%d/\n", d->conf.server.listen,
+	fprintf(stderr, "tracetapd: dashboard at %s://%s:%d/\n", scheme, d->conf.server.listen,
 		tt_server_port(d->srv));
 	return 0;
 #else

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# tests/daemon/tls-test.sh: given a certificate and key, tracetapd serves HTTPS and WSS on its
+# one port (and plain HTTP no longer answers there); a missing key file is a clear error.
+# usage: tls-test.sh TRACETAPD TRACETAP FW_THREADX
+set -euo pipefail
+tracetapd=$1 tracetap=$2 fw=$3
+work=$(mktemp -d)
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"; }
+trap cleanup EXIT
+fail() { echo "FAIL: $*"; tail -20 "$work/d.log"; exit 1; }
+
+openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=127.0.0.1 \
+  -keyout "$work/key.pem" -out "$work/cert.pem" 2>/dev/null
+"$fw" --ram "$work/ram.bin" --base 0x20000000 --size 65536 --rate 200 --duration 30 \
+  > "$work/fw.out" 2>&1 &
+pids+=($!)
+"$tracetapd" --probe "file:$work/ram.bin" --base 0x20000000 --pointer 0x20000000 --port 0 \
+  --web "$work" --tls-cert "$work/cert.pem" --tls-key "$work/key.pem" 2> "$work/d.log" &
+dpid=$!
+pids+=($dpid)
+end=$((SECONDS + 10))
+until port=$(sed -n 's/.*dashboard at https\{0,1\}:\/\/127.0.0.1:\([0-9]*\)\/.*/\1/p' "$work/d.log") && [ -n "$port" ]; do
+  [ $SECONDS -lt $end ] || fail "no listening line"; sleep 0.05
+done
+body=$(curl -sS --cacert "$work/cert.pem" "https://127.0.0.1:$port/healthz") || fail "HTTPS request failed"
+[ "$body" = ok ] || fail "/healthz over HTTPS said '$body'"
+echo "ok: HTTPS /healthz with the given certificate"
+if curl -sS -m 3 "http://127.0.0.1:$port/healthz" > /dev/null 2>&1; then
+  fail "plain HTTP answered on the TLS port"
+fi
+echo "ok: plain HTTP refused on the TLS port"
+curl -sS --cacert "$work/cert.pem" "https://127.0.0.1:$port/api/targets" | jq -e '.[0].name == "target"' > /dev/null ||
+  fail "/api/targets over HTTPS"
+echo "ok: /api/targets over HTTPS"
+kill -TERM "$dpid"; rc=0; wait "$dpid" || rc=$?
+[ "$rc" -eq 0 ] || fail "tracetapd exited with $rc"
+
+rc=0
+"$tracetapd" --probe "file:$work/ram.bin" --port 0 --tls-cert "$work/cert.pem" \
+  --tls-key "$work/none.pem" > /dev/null 2> "$work/err" || rc=$?
+[ "$rc" -ne 0 ] || fail "a missing key file was accepted"
+grep -q "none.pem" "$work/err" || fail "the error does not name the key file: $(cat "$work/err")"
+echo "ok: missing key: $(head -c 200 "$work/err")"
