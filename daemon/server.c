@@ -686,13 +686,12 @@ int tt_server_start(uv_loop_t *loop, const struct tt_server_config *cfg,
 	s->vh = lws_get_vhost_by_name(s->ctx, "default");
 	if (!s->vh || lws_get_vhost_listen_port(s->vh) <= 0) {
 		/* The context exists but its listener does not (a TLS file lws could not use, an
-		 * address it could not bind): refuse rather than run deaf. Phase 1 of the teardown
-		 * only; the loop is not running yet, so the context itself is left to process exit. */
+		 * address it could not bind): refuse rather than run deaf. lws can only be torn down
+		 * with the loop running to completion, which the caller's own handles prevent here:
+		 * the context is left to process exit (tracetapd exits at once on this error). */
 		snprintf(err, errlen, "cannot serve on %s:%d%s (see the libwebsockets message above)",
 			 s->listen, cfg->port, s->tls_cert ? " with the given TLS certificate and key" : "");
-		lws_context_destroy(s->ctx);
-		rc = -EINVAL;
-		goto fail_strings;
+		return -EINVAL; /* s is still referenced by the context: not freed */
 	}
 	s->port = lws_get_vhost_listen_port(s->vh);
 	uv_idle_init(loop, &s->flush);

@@ -666,7 +666,13 @@ int main(int argc, char **argv)
 	uv_timer_init(&d.loop, &d.status);
 	d.status.data = &d;
 
-	int failed = !d.no_server && start_server(&d) < 0;
+	if (!d.no_server && start_server(&d) < 0) {
+		/* Nothing has started; libwebsockets may hold handles on the loop that only a
+		 * full run could close: exit without the loop teardown. */
+		tt_config_free(&d.conf);
+		return 1;
+	}
+	int failed = 0;
 	for (size_t i = 0; !failed && i < d.conf.ntargets; i++) {
 		struct slot *s = slot_add(&d, &d.conf.targets[i]);
 		failed = !s;

@@ -42,3 +42,12 @@ rc=0
 [ "$rc" -ne 0 ] || fail "a missing key file was accepted"
 grep -q "none.pem" "$work/err" || fail "the error does not name the key file: $(cat "$work/err")"
 echo "ok: missing key: $(head -c 200 "$work/err")"
+
+# A file that is not a PEM certificate: refused at start, not served deaf.
+echo garbage > "$work/bad.pem"
+rc=0
+timeout 10 "$tracetapd" --probe "file:$work/ram.bin" --port 0 --tls-cert "$work/bad.pem" \
+  --tls-key "$work/key.pem" > /dev/null 2> "$work/err" || rc=$?
+[ "$rc" -eq 1 ] || fail "a garbage certificate: exit status $rc, expected 1"
+grep -q "cannot serve" "$work/err" || fail "no clear error for a garbage certificate"
+echo "ok: garbage certificate refused: $(grep 'cannot serve' "$work/err" | head -c 160)"
