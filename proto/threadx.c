@@ -260,6 +260,7 @@ static void tt_tx_emit_reset(struct tt_threadx *rd, const char *reason, tt_emit_
 	rd->held = 0;
 	rd->pend.active = false;
 	rd->why = TT_TXY_RESET;
+	rd->sync_busy = 0;
 	rd->nmissing = 0;
 	rd->missing_next = 0;
 }
@@ -443,11 +444,14 @@ static uint32_t tt_tx_sync_chunk(const struct tt_threadx *rd)
 	return rd->cfg.sync_chunk ? rd->cfg.sync_chunk : TT_TX_CHUNK;
 }
 
-/* A full-read attempt proved nothing (the writer reached X, or a current read went backwards):
- * publish nothing, try again next cycle. */
-static int tt_tx_sync_fail(struct tt_threadx *rd)
+/* A full-read attempt proved nothing: publish nothing, try again next cycle. busy: the attempt
+ * failed because the writer reached X (current at X, or X rewritten): it completed at least N-1
+ * events between the attempt's first current read (c0, X = c0 - 1) and its last read of X. */
+static int tt_tx_sync_fail(struct tt_threadx *rd, bool busy)
 {
 	rd->st.sync_failed++;
+	if (busy && rd->sync_busy < UINT32_MAX)
+		rd->sync_busy++;
 	rd->state = TT_TXS_POLL_CUR;
 	return TT_THREADX_DONE;
 }
@@ -501,10 +505,11 @@ static int tt_tx_sync_publish(struct tt_threadx *rd, tt_emit_cb cb, void *arg)
 	/* slots of the snapshot at R not published: e in [0, m); none when the read stopped at a
 	 * never-used slot (everything older is never-used too) */
 	const uint32_t m = sy->stop_empty ? 0 : sy->ex - count + 1;
+	const uint64_t busy = (uint64_t)(n - 1) * rd->sync_busy;
 	uint32_t w[8];
 	/* belt and braces: a constant-step counter must agree that these are consecutive events */
 	if (!tt_tx_counter_consistent(rd, first, count))
-		return tt_tx_sync_fail(rd);
+		return tt_tx_sync_fail(rd, false);
 	memset(&rd->pend, 0, sizeof(rd->pend));
 	if (rd->why == TT_TXY_LAP || rd->why == TT_TXY_LOST) {
 		/* a lap leaves no never-used slot behind; tx_trace_enable does */
@@ -522,22 +527,32 @@ static int tt_tx_sync_publish(struct tt_threadx *rd, tt_emit_cb cb, void *arg)
 		 * buffers), q = (R - A - 1) mod N. Of these, e in [m, e(X)] are published now and
 		 * e in (e(X), N-1] (written between c0 and R) by the next poll: lost >= M - N + m */
 		uint64_t q = tt_tx_ring(rd, (int64_t)sy->ref - rd->nxt);
-		uint64_t lb = (q == n - 1 ? q : q + n) - n + m;
+		uint64_t mm = q == n - 1 ? q : q + n;
+		/* failed attempts since the lap each saw N-1 more events complete: M >= that too */
+		if (mm < busy)
+			mm += (busy - mm + n - 1) / n * n;
+		uint64_t lb = mm - n + m;
 		tt_tx_slot_words(rd, first, w);
 		tt_tx_gap_count(rd, lb, w, rd->why == TT_TXY_LAP ? "lapped" : "overwritten during read");
-	} else if (rd->why == TT_TXY_RESET) {
+	} else {
+		/* attach or after a reset: the events completed during failed attempts (N-1 each,
+		 * in disjoint intervals) are lost but for the ones this read publishes */
+		uint64_t lb = busy > count ? busy - count : 0;
 		/* after tx_trace_enable the used slots are [0, R) until the ring wraps (e >= N - R):
 		 * of the unread e in [1, m) at least those are events */
 		uint64_t used = n - sy->ref;
-		if (m > used && sy->ref > 0) {
+		if (rd->why == TT_TXY_RESET && m > used && sy->ref > 0 && m - used > lb)
+			lb = m - used;
+		if (lb > 0) {
 			rd->pend.gap = true;
 			rd->pend.exact = false;
-			rd->pend.lost = m - used;
+			rd->pend.lost = lb;
 			rd->pend.reason = "overwritten during read";
 		}
-	} else if (m > 1) {
-		rd->st.history_skipped += m - 1; /* attach: history never promised */
+		if (rd->why == TT_TXY_ATTACH && m > 1)
+			rd->st.history_skipped += m - 1; /* attach: history never promised */
 	}
+	rd->sync_busy = 0;
 	uint32_t emit = tt_tx_hold_from(rd, first, count, 1);
 	rd->pend.first = first;
 	rd->pend.count = emit;
@@ -571,13 +586,13 @@ static int tt_tx_ingest_sync_read(struct tt_threadx *rd, tt_emit_cb cb, void *ar
 		sy->ref = r;
 		sy->ex = tt_tx_ring(rd, (int64_t)sy->top - r);
 		if (sy->ex == 0)
-			return tt_tx_sync_fail(rd); /* the writer is at X: nothing provable */
+			return tt_tx_sync_fail(rd, true); /* the writer is at X: nothing provable */
 		if (sy->limit > sy->ex)
 			sy->limit = sy->ex;
 	}
 	tt_tx_words(rd, sy->x0, x0);
 	tt_tx_words(rd, sy->x1, x1);
-	bool proven = tt_tx_same_entry(x0, x1);
+	bool proven = tt_tx_same_entry(x0, x1), back = false;
 	uint32_t adv = sy->adv, depth = sy->depth;
 	bool stop = false, empty = false;
 	for (unsigned k = 0; proven && !stop && k < sy->nch; k++) {
@@ -586,7 +601,9 @@ static int tt_tx_ingest_sync_read(struct tt_threadx *rd, tt_emit_cb cb, void *ar
 			return -EPROTO;
 		uint32_t a = tt_tx_ring(rd, (int64_t)c - sy->ref);
 		if (a < adv || a >= sy->ex) {
-			proven = false; /* backwards (a reset?) or at X: X's check should have failed */
+			/* backwards (a reset?), or at X (X's check missed a store in progress) */
+			proven = false;
+			back = a < adv;
 			break;
 		}
 		adv = a;
@@ -612,7 +629,7 @@ static int tt_tx_ingest_sync_read(struct tt_threadx *rd, tt_emit_cb cb, void *ar
 			return TT_THREADX_MORE;
 	}
 	if (sy->depth == 0)
-		return tt_tx_sync_fail(rd);
+		return tt_tx_sync_fail(rd, !back);
 	return tt_tx_sync_publish(rd, cb, arg);
 }
 

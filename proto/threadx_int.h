@@ -153,6 +153,8 @@ struct tt_threadx {
 	uint32_t anchor[8];
 	uint32_t held;
 	struct tt_txsync_rd sy; /* the full read in progress */
+	uint32_t sync_busy;     /* failed full-read attempts since the last sync that each prove
+	                         * N-1 events completed during the attempt */
 	uint32_t c_new;        /* current index read at the start of this poll */
 	uint32_t s0, r;        /* slots read this poll: the anchor s0 and r - 1 new ones after it */
 	unsigned poll_no;

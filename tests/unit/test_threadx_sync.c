@@ -62,7 +62,7 @@ static void write_n(struct txt *t, uint32_t n)
 }
 
 struct verdict {
-	uint64_t events, lost, gaps, inexact;
+	uint64_t events, lost, gaps, inexact, lead;
 	uint32_t first, last;
 };
 
@@ -77,6 +77,12 @@ static struct verdict verify(const struct txt_log *l, uint32_t nent, bool counte
 	uint64_t lost = 0, prev = 0, prev_time = 0;
 	for (size_t i = 0; i < l->n; i++) {
 		const struct txt_rec *r = &l->v[i];
+		if (r->kind == TT_REC_GAP && !have) {
+			/* before the first event: what failed attach attempts saw written */
+			CHECK(!r->exact);
+			v.lead += r->lost;
+			continue;
+		}
 		if (r->kind == TT_REC_GAP) {
 			gap = true;
 			exact = exact && r->exact;
@@ -230,6 +236,7 @@ static void test_fast_writer(void)
 	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
 	wr.on = false;
 	const struct txt_rec *g = txt_first(&t.log, TT_REC_GAP);
+	uint64_t glost = g ? g->lost : 0;
 	CHECK(g != NULL);
 	if (g) {
 		CHECK(g->exact);
@@ -239,7 +246,7 @@ static void test_fast_writer(void)
 	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
 	v = verify(&t.log, 256, true);
 	CHECK_EQ(v.inexact, 0);
-	CHECK_EQ(v.first, 106 + g->lost);
+	CHECK_EQ(v.first, 106 + glost);
 	CHECK_EQ(v.events + v.lost, (uint64_t)wr.seq - 106);
 	txt_free(&t);
 }
@@ -317,6 +324,38 @@ static void test_lap_during_sync(void)
 		lap_during_sync(5 * 64 + 7, 5, 1, c);  /* in the second chunk plan */
 		lap_during_sync(64 - 1, 4, 6, c);      /* onto X itself, just before its re-read */
 	}
+}
+
+/* A writer that laps the buffer between any two reads at attach: every attempt fails (nothing
+ * provable is published); when it slows down, the attach publishes its history after a gap that
+ * is a lower bound of what the failed attempts saw written (N-1 each). */
+static void test_attach_overrun(void)
+{
+	struct txt t;
+	struct tt_threadx_config cfg = { .sync_chunk = 8 };
+	setup(&t, 64, &cfg);
+	memset(&wr, 0, sizeof(wr));
+	wr.seq = 1;
+	write_n(&t, 100);
+	uint32_t s0 = wr.seq;
+	t.hook = writer_hook;
+	wr.on = true;
+	wr.per_range = 3 * 64 + 5;
+	for (int k = 0; k < 6; k++)
+		CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
+	CHECK_EQ(txt_count(&t.log, TT_REC_EVENT), 0);
+	const struct tt_threadx_stats *st = tt_threadx_stats(t.rd);
+	CHECK(st->sync_failed >= 5);
+	wr.on = false;
+	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
+	CHECK(t.log.n > 1);
+	CHECK_EQ(t.log.v[0].kind, TT_REC_GAP);
+	struct verdict v = verify(&t.log, 64, true);
+	CHECK(v.lead >= 63);
+	CHECK(v.lead <= v.first - s0);
+	CHECK_EQ(v.gaps, 0);
+	CHECK_EQ(v.last, wr.seq - 1);
+	txt_free(&t);
 }
 
 /* (4) start_at_now: the attach reads the header, the registry and then at most 40 bytes; only
@@ -459,6 +498,7 @@ int main(void)
 	test_slow_writer_attach();
 	test_fast_writer();
 	test_lap_during_sync();
+	test_attach_overrun();
 	test_start_at_now();
 	test_random();
 	test_cost();
