@@ -1,17 +1,16 @@
 /* proto/threadx.c: the ThreadX live reader's plan/ingest state machine.
  *
  * Owns what to read and when it is safe to publish: header validation, the registry read, the
- * full "sync" read (attach, lap recovery, after a reset), steady-state polls (current pointer,
- * then the new slots plus a re-read of current in the same plan), lap and reset detection, the
- * discard of slots the writer may have overwritten during a copy, and the hold policy for
- * back-patched entries. Meaning of the bytes lives in threadx_decode.c. The reasoning and the
- * measured costs are in proto/README-threadx.md.
+ * full read ("sync": attach, lap recovery, after a reset; newest-first in chunks, each followed by
+ * a read of current, proven by re-reading the newest slot X: see the section below), steady-state
+ * polls (current, then the new slots, the anchor and current again in one plan), lap and reset
+ * detection, and the hold policy for back-patched entries. Meaning of the bytes lives in
+ * threadx_decode.c. The reasoning and the measured costs are in proto/README-threadx.md.
  *
  * Ring arithmetic: slots are indices 0..N-1; c is the writer's current index (the oldest slot and
- * the next one written). A read of slots S taken between two reads of current, c0 then c1, can
- * only trust slots outside [c0, c0 + d] where d = (c1 - c0) mod N: the writer finished the
- * slots it passed and may be half way through the one at c1. This holds whatever order the
- * probe read S in, as long as the writer wrote less than a whole buffer during the copy.
+ * the next one written). Current alone is known only modulo N: whether the writer went round is
+ * decided by re-reading a slot it would have had to rewrite (the anchor in a poll, X in a full
+ * read), never by pointer arithmetic.
  */
 #include <errno.h>
 #include <inttypes.h>

@@ -14,14 +14,22 @@
  *     }
  *
  * What a cycle does (see proto/README-threadx.md for the reasoning):
- *  - attach: read and validate the 48-byte control header, read the registry, then emit the
- *    existing history oldest-first (or start at "now" if configured).
+ *  - attach: read and validate the 48-byte control header, read the registry, then a full read
+ *    emits the existing history oldest-first (with start_at_now: current and the slot before it,
+ *    36 bytes, nothing from before).
+ *  - full read (attach, laps, resets): newest-first from the slot before current, in chunks of
+ *    sync_chunk slots each followed by a read of current, that slot (X) read before the first
+ *    current and again at the end of each plan. X unchanged bounds the writer's advance below N,
+ *    so each current read says exactly how far it got, and a chunk is published only where the
+ *    writer had not reached it. Entries written during the read are left to the next poll, so
+ *    nothing is lost at rates the link can carry; what the writer overwrote first is history at
+ *    attach (stats.history_skipped) and a gap after a lap. An attempt that proves nothing is
+ *    retried next cycle and never published.
  *  - steady state: read the current pointer (and, every header_every polls, the whole header);
  *    then one plan: the slots written since the last poll (one or two ranges across the wrap,
  *    starting at the oldest slot still held back), then the anchor (the last consumed slot),
  *    then the current pointer again. An unchanged anchor, read last, proves the copy intact and
- *    no lap; a changed one leads to a full read in the same cycle, where slots the writer may
- *    have overwritten during the copy are discarded and counted.
+ *    no lap; a changed one leads to a full read in the same cycle.
  *  - laps: emit a gap record (exact when known, else a lower bound), never stale/duplicate events.
  *  - resets (header changed, current moved back without a wrap, thread pointers cleared, id
  *    gone): emit a reset record and resynchronise.
