@@ -56,7 +56,7 @@ int tt_threadx_new(const struct tt_threadx_config *cfg, struct tt_threadx **out)
 		return -ENOMEM;
 	rd->cfg = *cfg;
 	if (rd->cfg.hold_window == 0)
-		rd->cfg.hold_window = 8;
+		rd->cfg.hold_window = 2; /* see README-threadx.md, "the hold policy" */
 	if (rd->cfg.header_every == 0)
 		rd->cfg.header_every = 16;
 	if (rd->cfg.max_buffer_bytes == 0)

@@ -64,7 +64,7 @@ struct tt_threadx_config {
 	uint64_t tick_hz;          /* time stamp rate; 0 = unknown (no ns) */
 	uint64_t time_wrap;        /* modulus of the time source; 0 = timer mask + 1 */
 	int time_dir;              /* 0 = detect, 1 = counts up, -1 = counts down */
-	unsigned hold_window;      /* newest slots that may still be patched; 0 = default 8 */
+	unsigned hold_window;      /* newest slots that may still be patched; 0 = default 2 */
 	unsigned header_every;     /* full header re-check every N polls; 0 = default 16 */
 	unsigned registry_every;   /* registry re-read every N polls; 0 = only when needed */
 	size_t max_buffer_bytes;   /* refuse larger buffers; 0 = default 64 MiB */
