@@ -413,14 +413,21 @@ int tt_target_start(uv_loop_t *loop, const struct tt_target_config *cfg,
 	struct tt_target *t;
 	int rc;
 
+	/* Messages here do not name the target: the caller prefixes them. */
 	if (!cfg->probe || !record_cb) {
-		snprintf(err, errlen, "target %s: no probe given", cfg->name ? cfg->name : "?");
+		snprintf(err, errlen, "no probe given");
 		return -EINVAL;
 	}
+	if ((rc = tt_probe_spec_check(cfg->probe, err, errlen)) < 0)
+		return rc;
 	const struct tt_reader_ops *fmt = tt_reader_find(cfg->format ? cfg->format : "threadx");
 	if (!fmt || !fmt->create) {
-		snprintf(err, errlen, "target %s: format '%s' cannot be followed live (live formats: "
-			 "%s)", cfg->name ? cfg->name : "?", cfg->format, tt_reader_names());
+		if (fmt)
+			snprintf(err, errlen, "format '%s' has no live reader: decode its files with "
+				 "`tracetap decode --format %s FILE`", cfg->format, cfg->format);
+		else
+			snprintf(err, errlen, "unknown format '%s' (formats: %s)", cfg->format,
+				 tt_reader_names());
 		return -EINVAL;
 	}
 	t = calloc(1, sizeof(*t));
@@ -456,15 +463,14 @@ int tt_target_start(uv_loop_t *loop, const struct tt_target_config *cfg,
 		t->header_addr = t->cfg.address ? t->cfg.address : t->cfg.file_base;
 	} else {
 		snprintf(err, errlen,
-			 "target %s: where is the trace buffer? give the firmware ELF (--elf) or the "
-			 "address (--address, or --pointer for the address of a pointer to it)",
-			 t->cfg.name);
+			 "where is the trace buffer? give the firmware ELF (--elf) or the address "
+			 "(--address, or --pointer for the address of a pointer to it)");
 		rc = -EINVAL;
 		goto fail_cfg;
 	}
 	t->phase = t->ptr_addr ? PH_RESOLVE : PH_READING;
 	if (t->phase == PH_READING && (rc = make_reader(t)) < 0) {
-		snprintf(err, errlen, "target %s: cannot create reader: %s", t->cfg.name, strerror(-rc));
+		snprintf(err, errlen, "cannot create the reader: %s", strerror(-rc));
 		goto fail_cfg;
 	}
 	struct tt_probe_options po = {

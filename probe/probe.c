@@ -36,6 +36,21 @@ static const struct tt_probe_ops *probe_lookup(const char *spec, const char **ar
 	return NULL;
 }
 
+static int unknown_probe(const char *spec, char *err, size_t errlen)
+{
+	snprintf(err, errlen,
+		 "unknown probe \"%s\": expected file:PATH, process:PID, openocd:HOST:PORT "
+		 "or openocd-spawn", spec);
+	return -EINVAL;
+}
+
+int tt_probe_spec_check(const char *spec, char *err, size_t errlen)
+{
+	const char *arg;
+
+	return probe_lookup(spec, &arg) ? 0 : unknown_probe(spec, err, errlen);
+}
+
 static void probe_defer_cb(uv_timer_t *t);
 
 /* Starts the defer timer once the handle exists (after open): anything queued by open is
@@ -58,12 +73,8 @@ int tt_probe_new(uv_loop_t *loop, const char *spec, const struct tt_probe_option
 	if (opt == NULL)
 		opt = &defaults;
 	ops = probe_lookup(spec, &arg);
-	if (ops == NULL) {
-		snprintf(err, errlen,
-			 "unknown probe \"%s\": expected file:PATH, process:PID, openocd:HOST:PORT "
-			 "or openocd-spawn", spec);
-		return -EINVAL;
-	}
+	if (ops == NULL)
+		return unknown_probe(spec, err, errlen);
 	assert(ops->size >= sizeof(*p));
 	p = calloc(1, ops->size);
 	if (p == NULL) {

@@ -126,6 +126,9 @@ struct tt_probe {
 int tt_probe_new(uv_loop_t *loop, const char *spec, const struct tt_probe_options *opt,
 		 struct tt_probe **out, char *err, size_t errlen);
 
+/* Whether spec names a known backend (nothing is opened): 0, or -EINVAL with the message. */
+int tt_probe_spec_check(const char *spec, char *err, size_t errlen);
+
 /* Reads every range of plan into its dst, ranges in plan order. plan is copied; the dst
  * buffers must stay valid until cb. -EINVAL: empty/oversized plan, a range of length 0, no dst
  * or wrapping past 2^64. */
