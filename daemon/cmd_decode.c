@@ -17,6 +17,7 @@
 #include "../proto/reader.h"
 #include "commands.h"
 #include "opts.h"
+#include "target.h"
 #include "textfmt.h"
 
 #define MAX_FILE (256u << 20)
@@ -77,12 +78,47 @@ static int read_file(const char *path, char **data, size_t *len)
 	return 0;
 }
 
+/* --elf: the format's extras from DWARF (the NuttX note layout) and, without --address, the
+ * control structure's address from the format's symbol. Needs --format: a file's signature is
+ * not known yet. A symbol that holds a pointer (ThreadX) is set at run time, so a file cannot
+ * use it. */
+static int elf_options(struct tt_target_config *cfg, struct tt_format_elf_cfg *x,
+		       const void **format_cfg)
+{
+	const struct tt_reader_ops *r = cfg->format ? tt_reader_find(cfg->format) : NULL;
+	char err[512];
+
+	if (!r) {
+		fprintf(stderr, "tracetap decode: --elf needs --format (the reader whose symbols "
+			"and types to look up)\n");
+		return -1;
+	}
+	if (tt_target_format_cfg(r->name, cfg->elf, x, format_cfg, err, sizeof(err)) < 0) {
+		fprintf(stderr, "tracetap decode: %s\n", err);
+		return -1;
+	}
+	if (cfg->address || !r->elf_symbol)
+		return 0;
+	if (r->elf_symbol_is_pointer) {
+		fprintf(stderr, "tracetap decode: %s: \"%s\" is a pointer the target sets at run "
+			"time; give the address with --address\n", cfg->elf, r->elf_symbol);
+		return -1;
+	}
+	if (tt_elf_symbol(cfg->elf, r->elf_symbol, &cfg->address, err, sizeof(err)) < 0) {
+		fprintf(stderr, "tracetap decode: %s\n", err);
+		return -1;
+	}
+	return 0;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: tracetap decode FILE [--format FMT] [--json] [--no-color]\n"
 		   "Print every event of a trace file (TraceX .trx, QNX .kev) or a RAM dump\n"
 		   "(raw, Intel HEX, S-record), oldest first. The format is detected from the\n"
-		   "file when it has a signature (.trx, .kev); RAM dumps default to threadx.\n%s",
+		   "file when it has a signature (.trx, .kev); RAM dumps default to threadx.\n"
+		   "With --elf (and --format): the address from the format's symbol unless\n"
+		   "--address is given, and for nuttx the note layout from the ELF's DWARF.\n%s",
 		tt_opts_target_help);
 }
 
@@ -123,6 +159,10 @@ int tt_cmd_decode(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	struct tt_format_elf_cfg elf_cfg;
+	const void *format_cfg = NULL;
+	if (cfg.elf && elf_options(&cfg, &elf_cfg, &format_cfg) < 0)
+		return 1;
 	const char *path = argv[optind];
 	char *text;
 	size_t len;
@@ -165,6 +205,7 @@ int tt_cmd_decode(int argc, char **argv)
 		.tick_hz = cfg.tick_hz,
 		.time_wrap = cfg.time_wrap,
 		.time_dir = cfg.time_dir,
+		.format_cfg = format_cfg,
 	};
 	d.tf.color = color < 0 ? tt_textfmt_want_color(stdout) : color;
 	rc = reader->decode_image(bytes, len, base, &rc_cfg, on_record, &d, err, sizeof(err));

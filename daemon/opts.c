@@ -15,8 +15,9 @@ enum {
 
 const char tt_opts_target_help[] =
 	"  --format FMT          trace format (default threadx)\n"
-	"  --elf FILE            firmware ELF: the header address is read from the target at\n"
-	"                        the symbol _tx_trace_header_ptr\n"
+	"  --elf FILE            firmware ELF: threadx reads the header address from the\n"
+	"                        target at _tx_trace_header_ptr; nuttx takes g_noteram_driver\n"
+	"                        and the note layout (DWARF: build with -g)\n"
 	"  --address ADDR        target address of the trace control header\n"
 	"  --pointer ADDR        target address of a pointer to the header (like the ELF symbol)\n"
 	"  --base ADDR           file: target address of the file's first byte (raw images)\n"

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../probe/dwarf_layout.h"
 #include "../proto/reader.h"
 #include "log.h"
 
@@ -30,6 +31,8 @@ struct tt_target {
 	char **oargs;    /* owned copy of openocd_args */
 	struct tt_probe *probe;
 	const struct tt_reader_ops *fmt;
+	struct tt_format_elf_cfg elf_cfg; /* format_cfg points here (or is NULL) */
+	const void *format_cfg;
 	void *rd;
 	uv_timer_t timer;
 	tt_target_record_cb record_cb;
@@ -235,6 +238,7 @@ static int make_reader(struct tt_target *t)
 		.tick_hz = t->cfg.tick_hz,
 		.time_wrap = t->cfg.time_wrap,
 		.time_dir = t->cfg.time_dir,
+		.format_cfg = t->format_cfg,
 	};
 
 	if (t->rd)
@@ -453,6 +457,19 @@ int tt_target_start(uv_loop_t *loop, const struct tt_target_config *cfg,
 		rc = tt_elf_symbol(t->cfg.elf, fmt->elf_symbol, &v, err, errlen);
 		if (rc < 0)
 			goto fail_cfg;
+		rc = tt_target_format_cfg(fmt->name, t->cfg.elf, &t->elf_cfg, &t->format_cfg, err,
+					  errlen);
+		if (rc < 0)
+			goto fail_cfg;
+		if (t->format_cfg == &t->elf_cfg.nuttx) {
+			const struct tt_nuttx_layout *lo = &t->elf_cfg.nuttx;
+			tt_log(TT_LOG_INFO, "target %s: NuttX layout from %s: release family %u, "
+			       "%u-bit, %s%s, header %u bytes, ni_buffer/bufsize/head/tail at "
+			       "%u/%u/%u/%u", t->cfg.name, t->cfg.elf, lo->release,
+			       lo->ptr_size * 8u, lo->big_endian ? "big-endian" : "little-endian",
+			       lo->smp ? ", SMP" : "", lo->header_size, lo->off_buffer,
+			       lo->off_bufsize, lo->off_head, lo->off_tail);
+		}
 		if (fmt->elf_symbol_is_pointer)
 			t->ptr_addr = v;
 		else
@@ -527,6 +544,20 @@ void tt_target_stop(struct tt_target *t, tt_target_close_cb cb, void *arg)
 	uv_timer_stop(&t->timer);
 	uv_close((uv_handle_t *)&t->timer, on_timer_closed);
 	tt_probe_close(t->probe, on_probe_closed, t);
+}
+
+int tt_target_format_cfg(const char *format, const char *elf, struct tt_format_elf_cfg *x,
+			 const void **format_cfg, char *err, size_t errlen)
+{
+	int rc;
+
+	*format_cfg = NULL;
+	if (strcmp(format, "nuttx") != 0)
+		return 0;
+	rc = tt_nuttx_layout_from_elf(elf, &x->nuttx, err, errlen);
+	if (rc == 0)
+		*format_cfg = &x->nuttx;
+	return rc;
 }
 
 const char *tt_target_name(const struct tt_target *t)

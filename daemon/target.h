@@ -15,6 +15,7 @@
 #include <uv.h>
 
 #include "../probe/probe.h"
+#include "../proto/nuttx.h"
 #include "../proto/record.h"
 
 struct tt_target_config {
@@ -22,8 +23,10 @@ struct tt_target_config {
 	const char *probe;         /* probe spec: file:PATH, process:PID, openocd:HOST:PORT, openocd-spawn */
 	const char *const *openocd_args; /* openocd-spawn: -f/-c arguments, NULL-terminated */
 	const char *openocd_log;
-	const char *format;        /* "threadx" */
-	const char *elf;           /* firmware ELF: finds _tx_trace_header_ptr; or NULL */
+	const char *format;        /* "threadx", "nuttx", ... */
+	const char *elf;           /* firmware ELF: the format's symbol (_tx_trace_header_ptr,
+				      g_noteram_driver) and, for nuttx, the note layout from DWARF;
+				      or NULL */
 	uint64_t address;          /* header address (or address of the pointer with addr_is_ptr) */
 	bool address_is_pointer;   /* address holds a pointer to the header (like _tx_trace_header_ptr) */
 	uint64_t file_base;        /* file: target address of the first byte */
@@ -71,6 +74,18 @@ int tt_target_start(uv_loop_t *loop, const struct tt_target_config *cfg,
 /* Stops polling and closes the probe; cb (may be NULL) runs when all handles are closed, then
  * the target is freed. */
 void tt_target_stop(struct tt_target *t, tt_target_close_cb cb, void *arg);
+
+/* Format-specific reader configuration read from the firmware ELF (reader.h's format_cfg): the
+ * NuttX note layout from DWARF (probe/dwarf_layout.h). Storage for whichever format needs it. */
+struct tt_format_elf_cfg {
+	struct tt_nuttx_layout nuttx;
+};
+
+/* For format (a reader name) and the firmware ELF elf: fills *x and points *format_cfg into it,
+ * or sets *format_cfg = NULL for formats that take nothing from the ELF beyond the symbol.
+ * 0 or -errno with a message naming the file and what is missing in err. */
+int tt_target_format_cfg(const char *format, const char *elf, struct tt_format_elf_cfg *x,
+			 const void **format_cfg, char *err, size_t errlen);
 
 const char *tt_target_name(const struct tt_target *t);
 const struct tt_target_config *tt_target_config(const struct tt_target *t);

@@ -1,0 +1,341 @@
+/* probe/dwarf.c: the NuttX note layout from the firmware ELF's DWARF (see dwarf_layout.h).
+ *
+ * One pass over the top-level DIEs of every compile unit collects the few types the layout
+ * needs (struct noteram_driver_s, struct note_common_s, struct note_csection_s,
+ * enum note_type_e, the variable g_cpu_irqset); a definition wins over a declaration, the first
+ * definition wins over later copies of it in other units (C has one type per name here). The
+ * rules that turn members and enumerators into a release family are proto/README-nuttx.md's.
+ */
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dwarf_layout.h"
+
+enum { T_DRV, T_COMMON, T_CSECT, T_ENUM, T_N };
+
+struct found {
+	Dwarf_Die die[T_N];
+	bool have[T_N];
+	uint8_t drv_asize;   /* address size of the unit holding noteram_driver_s */
+	bool cpu_irqset;     /* the variable g_cpu_irqset (CONFIG_SMP) */
+};
+
+static const struct {
+	int tag;
+	const char *name;
+} wanted[T_N] = {
+	[T_DRV] = { DW_TAG_structure_type, "noteram_driver_s" },
+	[T_COMMON] = { DW_TAG_structure_type, "note_common_s" },
+	[T_CSECT] = { DW_TAG_structure_type, "note_csection_s" },
+	[T_ENUM] = { DW_TAG_enumeration_type, "note_type_e" },
+};
+
+static bool is_definition(Dwarf_Die *d)
+{
+	bool decl = false;
+	Dwarf_Attribute a;
+
+	if (dwarf_attr(d, DW_AT_declaration, &a))
+		dwarf_formflag(&a, &decl);
+	return !decl;
+}
+
+static void scan_unit(Dwarf_Die *cu, uint8_t asize, struct found *f)
+{
+	Dwarf_Die d;
+
+	if (dwarf_child(cu, &d) != 0)
+		return;
+	do {
+		int tag = dwarf_tag(&d);
+		const char *name = dwarf_diename(&d);
+
+		if (!name)
+			continue;
+		if (tag == DW_TAG_variable && !strcmp(name, "g_cpu_irqset"))
+			f->cpu_irqset = true;
+		for (int i = 0; i < T_N; i++) {
+			if (f->have[i] || tag != wanted[i].tag || strcmp(name, wanted[i].name) ||
+			    !is_definition(&d))
+				continue;
+			f->die[i] = d;
+			f->have[i] = true;
+			if (i == T_DRV)
+				f->drv_asize = asize;
+		}
+	} while (dwarf_siblingof(&d, &d) == 0);
+}
+
+static int scan(Dwarf *dbg, struct found *f)
+{
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+	uint8_t asize;
+	int rc;
+
+	while ((rc = dwarf_nextcu(dbg, off, &next, &hsize, NULL, &asize, NULL)) == 0) {
+		Dwarf_Die cu;
+
+		if (dwarf_offdie(dbg, off + hsize, &cu))
+			scan_unit(&cu, asize, f);
+		off = next;
+	}
+	return rc < 0 ? -EIO : 0;
+}
+
+static bool member(Dwarf_Die *st, const char *name, Dwarf_Die *out)
+{
+	if (dwarf_child(st, out) != 0)
+		return false;
+	do {
+		const char *n = dwarf_diename(out);
+
+		if (dwarf_tag(out) == DW_TAG_member && n && !strcmp(n, name))
+			return true;
+	} while (dwarf_siblingof(out, out) == 0);
+	return false;
+}
+
+/* DW_AT_data_member_location: a constant (DWARF 3+) or DW_OP_plus_uconst (DWARF 2). Absent
+ * means 0 (what producers do for the first member of some structs and for unions). */
+static int member_offset(Dwarf_Die *m, uint64_t *off)
+{
+	Dwarf_Attribute a;
+	Dwarf_Op *ops;
+	size_t n;
+
+	*off = 0;
+	if (!dwarf_attr(m, DW_AT_data_member_location, &a))
+		return 0;
+	if (dwarf_formudata(&a, off) == 0)
+		return 0;
+	if (dwarf_getlocation(&a, &ops, &n) == 0 && n == 1 && ops[0].atom == DW_OP_plus_uconst) {
+		*off = ops[0].number;
+		return 0;
+	}
+	return -1;
+}
+
+/* Byte size of a member's type, typedefs and qualifiers peeled; pointers without
+ * DW_AT_byte_size have the unit's address size. 0 when unknown. */
+static uint64_t member_size(Dwarf_Die *m, uint8_t asize)
+{
+	Dwarf_Attribute a;
+	Dwarf_Die t;
+	Dwarf_Word sz;
+
+	if (!dwarf_attr_integrate(m, DW_AT_type, &a) || !dwarf_formref_die(&a, &t) ||
+	    dwarf_peel_type(&t, &t) != 0)
+		return 0;
+	if (dwarf_aggregate_size(&t, &sz) == 0)
+		return sz;
+	return dwarf_tag(&t) == DW_TAG_pointer_type ? asize : 0;
+}
+
+/* The value of enumerator name in enum e: 1 found, 0 not there. */
+static int enumerator(Dwarf_Die *e, const char *name, int64_t *value)
+{
+	Dwarf_Die d;
+	Dwarf_Attribute a;
+
+	if (dwarf_child(e, &d) != 0)
+		return 0;
+	do {
+		const char *n = dwarf_diename(&d);
+		Dwarf_Sword v;
+
+		if (dwarf_tag(&d) != DW_TAG_enumerator || !n || strcmp(n, name))
+			continue;
+		if (!dwarf_attr(&d, DW_AT_const_value, &a) || dwarf_formsdata(&a, &v) != 0)
+			return 0;
+		*value = v;
+		return 1;
+	} while (dwarf_siblingof(&d, &d) == 0);
+	return 0;
+}
+
+#define MISSING(what, hint)                                                                  \
+	(snprintf(err, errlen, "%s: no DWARF type '%s' (%s)", path, what, hint), -ESRCH)
+
+/* ni_buffer, ni_bufsize, ni_head, ni_tail and the pointer size. */
+static int driver_layout(const char *path, struct found *f, struct tt_nuttx_layout *lo,
+			 char *err, size_t errlen)
+{
+	static const char *const names[4] = { "ni_buffer", "ni_bufsize", "ni_head", "ni_tail" };
+	uint16_t *offs[4] = { &lo->off_buffer, &lo->off_bufsize, &lo->off_head, &lo->off_tail };
+	Dwarf_Die m;
+	uint64_t off, ptr = f->drv_asize;
+
+	for (int i = 0; i < 4; i++) {
+		if (!member(&f->die[T_DRV], names[i], &m)) {
+			snprintf(err, errlen, "%s: DWARF 'struct noteram_driver_s' has no member '%s' "
+				 "(NuttX before 12.4, or a later driver layout tracetap does not "
+				 "read)", path, names[i]);
+			return -ESRCH;
+		}
+		if (member_offset(&m, &off) < 0 || off > UINT16_MAX) {
+			snprintf(err, errlen, "%s: DWARF 'struct noteram_driver_s': cannot read the "
+				 "offset of '%s'", path, names[i]);
+			return -ERANGE;
+		}
+		*offs[i] = (uint16_t)off;
+		if (i == 0 && member_size(&m, f->drv_asize))
+			ptr = member_size(&m, f->drv_asize);
+	}
+	if (ptr != 4 && ptr != 8) {
+		snprintf(err, errlen, "%s: pointer size %u in 'struct noteram_driver_s' (ni_buffer): "
+			 "only 4 and 8 are read", path, (unsigned)ptr);
+		return -ERANGE;
+	}
+	lo->ptr_size = (uint8_t)ptr;
+	return 0;
+}
+
+/* release, time64, smp, header_size, align from note_common_s and note_type_e. */
+static int note_layout(const char *path, struct found *f, struct tt_nuttx_layout *lo,
+		       char *err, size_t errlen)
+{
+	Dwarf_Die m, *c = &f->die[T_COMMON];
+	Dwarf_Word hdr;
+	int64_t v;
+	uint64_t tsize;
+	bool old = member(c, "nc_systime_sec", &m);
+
+	if (!old && !member(c, "nc_systime", &m)) {
+		snprintf(err, errlen, "%s: DWARF 'struct note_common_s' has neither 'nc_systime' "
+			 "nor 'nc_systime_sec' (NuttX before 12.4 is not supported)", path);
+		return -ESRCH;
+	}
+	tsize = member_size(&m, f->drv_asize);
+	if (tsize != 4 && tsize != 8) {
+		snprintf(err, errlen, "%s: DWARF 'struct note_common_s': time stamp of %u bytes "
+			 "(expected 4 or 8)", path, (unsigned)tsize);
+		return -ERANGE;
+	}
+	if (dwarf_aggregate_size(c, &hdr) != 0 || hdr > 255) {
+		snprintf(err, errlen, "%s: DWARF 'struct note_common_s' has no usable size", path);
+		return -ERANGE;
+	}
+	lo->time64 = tsize == 8;
+	lo->header_size = (uint8_t)hdr;
+	if (old) {
+		lo->release = enumerator(&f->die[T_ENUM], "NOTE_DUMP_STRING", &v) ? 1204 : 1207;
+		lo->smp = member(c, "nc_cpu", &m);
+	} else {
+		lo->release = enumerator(&f->die[T_ENUM], "NOTE_DUMP_BINARY", &v) && v == 34 ? 1213
+											  : 1208;
+		lo->smp = (f->have[T_CSECT] && member(&f->die[T_CSECT], "ncs_count", &m)) ||
+			  f->cpu_irqset;
+	}
+	lo->align = lo->release < 1207 ? 1 : lo->ptr_size;
+	return 0;
+}
+
+/* libdw does not export its "no DWARF" error code: look for the section ourselves. */
+static bool has_debug_info(Elf *e)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(e, &shstrndx) != 0)
+		return false;
+	while ((scn = elf_nextscn(e, scn)) != NULL) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+			continue;
+		name = elf_strptr(e, shstrndx, sh.sh_name);
+		if (name && (!strcmp(name, ".debug_info") || !strcmp(name, ".zdebug_info")))
+			return true;
+	}
+	return false;
+}
+
+static int from_dwarf(const char *path, Elf *e, struct tt_nuttx_layout *out, char *err,
+		      size_t errlen)
+{
+	struct tt_nuttx_layout lo = { 0 };
+	struct found f = { 0 };
+	const char *id = elf_getident(e, NULL);
+	Dwarf *dbg;
+	int rc;
+
+	if (!has_debug_info(e)) {
+		snprintf(err, errlen, "%s: no DWARF debug information (stripped, or built without "
+			 "-g): cannot read the NuttX note layout; give the unstripped firmware ELF",
+			 path);
+		return -ENODATA;
+	}
+	dbg = dwarf_begin_elf(e, DWARF_C_READ, NULL);
+	if (!dbg) {
+		snprintf(err, errlen, "%s: cannot read DWARF: %s", path, dwarf_errmsg(-1));
+		return -EIO;
+	}
+	rc = scan(dbg, &f);
+	if (rc < 0) {
+		snprintf(err, errlen, "%s: cannot read DWARF: %s", path, dwarf_errmsg(-1));
+		goto out;
+	}
+	if (!f.have[T_DRV]) {
+		rc = MISSING("struct noteram_driver_s", "build with -g and CONFIG_DRIVERS_NOTERAM");
+		goto out;
+	}
+	if (!f.have[T_COMMON]) {
+		rc = MISSING("struct note_common_s", "build with -g and CONFIG_SCHED_INSTRUMENTATION");
+		goto out;
+	}
+	if (!f.have[T_ENUM]) {
+		rc = MISSING("enum note_type_e", "needed to tell the NuttX release; build with -g "
+			     "and CONFIG_SCHED_INSTRUMENTATION");
+		goto out;
+	}
+	lo.big_endian = id && id[EI_DATA] == ELFDATA2MSB;
+	rc = driver_layout(path, &f, &lo, err, errlen);
+	if (rc == 0)
+		rc = note_layout(path, &f, &lo, err, errlen);
+	if (rc == 0)
+		*out = lo;
+out:
+	dwarf_end(dbg);
+	return rc;
+}
+
+int tt_nuttx_layout_from_elf(const char *path, struct tt_nuttx_layout *out, char *err,
+			     size_t errlen)
+{
+	Elf *e;
+	int fd, rc;
+
+	if (elf_version(EV_CURRENT) == EV_NONE) {
+		snprintf(err, errlen, "%s: libelf initialisation failed: %s", path, elf_errmsg(-1));
+		return -EIO;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		rc = -errno;
+		snprintf(err, errlen, "%s: cannot open: %s", path, strerror(-rc));
+		return rc;
+	}
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	if (!e || elf_kind(e) != ELF_K_ELF) {
+		snprintf(err, errlen, "%s: not an ELF file (looking for the NuttX note layout)",
+			 path);
+		rc = -ENOEXEC;
+		goto fail_elf;
+	}
+	rc = from_dwarf(path, e, out, err, errlen);
+fail_elf:
+	elf_end(e);
+	close(fd);
+	return rc;
+}

@@ -1,0 +1,30 @@
+/* probe/dwarf_layout.h: trace-format layouts read from the firmware ELF's DWARF (libdw).
+ *
+ * Some formats keep their control structures in types whose member offsets depend on the
+ * firmware's configuration (NuttX: struct noteram_driver_s embeds a note_driver_s that grows
+ * with CONFIG_SCHED_INSTRUMENTATION_FILTER). proto/ stays dependency-free, so reading DWARF
+ * lives here and the daemon passes the result to the reader as reader.h's format_cfg.
+ */
+#ifndef TT_DWARF_LAYOUT_H
+#define TT_DWARF_LAYOUT_H
+
+#include <stddef.h>
+
+#include "../proto/nuttx.h"
+
+/* Fills *out from the DWARF of the ELF at path: the offsets of ni_buffer, ni_bufsize, ni_head
+ * and ni_tail in struct noteram_driver_s; the pointer size (address size of that unit, checked
+ * against ni_buffer); the byte order (ELF header); sizeof(struct note_common_s) as header_size;
+ * the release family from note_common_s's members and enum note_type_e (1204: 12.4-12.6, 1207:
+ * 12.7, 1208: 12.8-12.12, 1213: 12.13 and later, 13.x included, which decodes the same);
+ * time64 from the size of the time stamp; smp from nc_cpu (12.4-12.7), struct note_csection_s's
+ * ncs_count or the variable g_cpu_irqset; align from the release (1 before 12.7, else the
+ * pointer size). *out is written only on success.
+ * Returns 0, or -errno with a message naming the file and what is missing in err:
+ * -ENOENT/-EACCES (cannot open), -ENOEXEC (not an ELF), -ENODATA (no DWARF: stripped or built
+ * without -g), -ESRCH (a type, member or enumerator is missing), -ERANGE (values out of the
+ * ranges tracetap reads), -EIO (libdw error). */
+int tt_nuttx_layout_from_elf(const char *path, struct tt_nuttx_layout *out, char *err,
+			     size_t errlen);
+
+#endif
