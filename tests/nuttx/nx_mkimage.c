@@ -1,24 +1,47 @@
-/* tests/nuttx/nx_mkimage.c: writes a RAM image (64 KiB at 0x20000000) holding g_noteram_driver
- * at the base and a 2 KiB ring at base + 0x1000 that has wrapped, filled by the test writer in
- * noteram_add's order. Prints "driver=0x... written=N held=M last_time=T".
- * usage: nx_mkimage OUT [COUNT] */
+/* tests/nuttx/nx_mkimage.c: writes a RAM image (64 KiB at BASE, default 0x20000000) holding
+ * g_noteram_driver at the base and a 2 KiB ring at base + 0x1000 that has wrapped, filled by the
+ * test writer in noteram_add's order. Prints "driver=0x... written=N held=M last_time=T".
+ * LAYOUT is nx_fixture's line ("layout release=R ptr=P be=B smp=S time64=T hdr=H align=A
+ * off=B,S,H,T"); default: tt_nuttx_layout_default(4).
+ * usage: nx_mkimage OUT [COUNT [BASE [LAYOUT]]] */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "nxwriter.h"
+
+static int parse_layout(const char *s, struct tt_nuttx_layout *lo)
+{
+	unsigned r, p, be, smp, t64, hdr, al, o[4];
+
+	if (!strncmp(s, "layout ", 7))
+		s += 7;
+	if (sscanf(s, "release=%u ptr=%u be=%u smp=%u time64=%u hdr=%u align=%u off=%u,%u,%u,%u", &r,
+		   &p, &be, &smp, &t64, &hdr, &al, &o[0], &o[1], &o[2], &o[3]) != 11)
+		return -1;
+	*lo = (struct tt_nuttx_layout){
+		.release = (uint16_t)r, .ptr_size = (uint8_t)p, .big_endian = be, .smp = smp,
+		.time64 = t64, .header_size = (uint8_t)hdr, .align = (uint8_t)al,
+		.off_buffer = (uint16_t)o[0], .off_bufsize = (uint16_t)o[1],
+		.off_head = (uint16_t)o[2], .off_tail = (uint16_t)o[3],
+	};
+	return 0;
+}
 
 int main(int argc, char **argv)
 {
 	struct nxw w;
+	struct tt_nuttx_layout lo;
 	uint8_t rec[256];
 	unsigned count = argc > 2 ? (unsigned)atoi(argv[2]) : 500;
+	uint64_t base = argc > 3 ? strtoull(argv[3], NULL, 0) : 0x20000000u;
 	FILE *f;
 
-	if (argc < 2) {
-		fprintf(stderr, "usage: nx_mkimage OUT [COUNT]\n");
+	if (argc < 2 || (argc > 4 && parse_layout(argv[4], &lo) < 0)) {
+		fprintf(stderr, "usage: nx_mkimage OUT [COUNT [BASE [LAYOUT]]]\n");
 		return 2;
 	}
-	nxw_init(&w, NULL, 65536, 0x20000000u, 0, 0x1000, 2048);
+	nxw_init(&w, argc > 4 ? &lo : NULL, 65536, base, 0, 0x1000, 2048);
 	for (unsigned i = 0; i < count; i++)
 		nxw_add(&w, rec, nxw_any(&w, rec, i));
 	f = fopen(argv[1], "wb");

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# tests/nuttx/dwarf.sh: the NuttX note layout read from DWARF (probe/dwarf.c) on stand-in
+# firmware ELFs (nx_fixture.c in several configurations).
+# - each fixture prints its own offsetof/sizeof and release family; nx_dwarf must read the same;
+# - bad inputs (a stripped ELF, an ELF without the driver type, not an ELF) give exact messages;
+# - end to end: an image written by the test writer with the fixture's layout, at the address of
+#   the fixture's g_noteram_driver, decodes with `tracetap decode --format nuttx --elf FIXTURE`
+#   (layout and address from the ELF): every held record, in order.
+# usage: dwarf.sh NX_DWARF TRACETAP NX_MKIMAGE FIXTURE...
+set -euo pipefail
+nx_dwarf=$1 tracetap=$2 mk=$3
+shift 3
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+none="" checked=0
+for fx in "$@"; do
+  name=$(basename "$fx")
+  "$fx" > "$work/$name.want"
+  if grep -q '^layout none' "$work/$name.want"; then none=$fx; continue; fi
+  want=$(sed -n 1p "$work/$name.want")
+  got=$("$nx_dwarf" "$fx") || fail "$name: $got"
+  [ "$got" = "$want" ] || fail "$name: read '$got', the compiler says '$want'"
+  echo "ok: $name: $got"
+
+  # End to end: the image at the driver's link address, decoded with the ELF.
+  drv=$(sed -n 's/^driver=//p' "$work/$name.want")
+  "$mk" "$work/$name.bin" 500 "$drv" "$want" > "$work/$name.mk"
+  held=$(sed -n 's/.* held=\([0-9]*\).*/\1/p' "$work/$name.mk")
+  last=$(sed -n 's/.* last_time=\([0-9]*\).*/\1/p' "$work/$name.mk")
+  [ "$held" -gt 10 ] || fail "$name: mkimage: $(cat "$work/$name.mk")"
+  "$tracetap" decode --json --format nuttx --elf "$fx" "$work/$name.bin" > "$work/$name.jsonl" ||
+    fail "$name: decode --elf failed"
+  n=$(grep -c '"type":"event"' "$work/$name.jsonl" || true)
+  [ "$n" -eq "$held" ] || fail "$name: decoded $n events, the ring holds $held"
+  sed -n 's/.*"time":\([0-9]*\).*/\1/p' "$work/$name.jsonl" > "$work/$name.times"
+  awk -v last="$last" 'NR > 1 && $1 != prev + 1000 { print "step at line " NR; bad = 1 }
+    { prev = $1 } END { if (prev != last) { print "ends at " prev " not " last; bad = 1 }; exit bad }' \
+    "$work/$name.times" || fail "$name: records out of order or missing"
+  grep -q '"name":"NOTE_START".*"thread_name":"[a-z_]*"' "$work/$name.jsonl" ||
+    fail "$name: no NOTE_START with a task name"
+  echo "ok: $name: decode --elf: $n records in order, ending at time $last"
+  checked=$((checked + 1))
+done
+[ "$checked" -ge 2 ] || fail "only $checked fixtures checked"
+
+# Without the ELF the default layout (13.x, 32-bit, no filter) cannot read the 64-bit SMP one.
+for fx in "$@"; do
+  case "$(basename "$fx")" in nxfx_1208_smp64) ;; *) continue ;; esac
+  name=$(basename "$fx")
+  drv=$(sed -n 's/^driver=//p' "$work/$name.want")
+  if "$tracetap" decode --json --format nuttx --address "$drv" "$work/$name.bin" \
+    > "$work/nodw.jsonl" 2>/dev/null &&
+    [ "$(grep -c '"type":"event"' "$work/nodw.jsonl")" -gt 0 ]; then
+    fail "$name: decoded without the ELF's layout"
+  fi
+  echo "ok: $name: the default layout does not decode it (the ELF's layout is what works)"
+done
+
+# Bad input: the exact messages.
+expect() { # expect WHAT MESSAGE CMD...
+  local what=$1 msg=$2 out
+  shift 2
+  if out=$("$@" 2>&1); then fail "$what: accepted: $out"; fi
+  [ "$out" = "$msg" ] || fail "$what: got '$out', want '$msg'"
+  echo "ok: $what -> $out"
+}
+fx=$1
+cp "$fx" "$work/firmware.elf"
+strip -o "$work/stripped.elf" "$work/firmware.elf"
+expect "stripped ELF" "error -61: $work/stripped.elf: no DWARF debug information (stripped, or built without -g): cannot read the NuttX note layout; give the unstripped firmware ELF" \
+  "$nx_dwarf" "$work/stripped.elf"
+[ -n "$none" ] || fail "no fixture without the driver"
+cp "$none" "$work/nodriver.elf"
+expect "ELF without the driver" "error -3: $work/nodriver.elf: no DWARF type 'struct noteram_driver_s' (build with -g and CONFIG_DRIVERS_NOTERAM)" \
+  "$nx_dwarf" "$work/nodriver.elf"
+printf 'not an elf\n' > "$work/text.elf"
+expect "not an ELF" "error -8: $work/text.elf: not an ELF file (looking for the NuttX note layout)" \
+  "$nx_dwarf" "$work/text.elf"
+expect "missing file" "error -2: $work/missing.elf: cannot open: No such file or directory" \
+  "$nx_dwarf" "$work/missing.elf"
+# The same messages through tracetap decode (exit status 1).
+expect "decode --elf stripped" "tracetap decode: $work/stripped.elf: no DWARF debug information (stripped, or built without -g): cannot read the NuttX note layout; give the unstripped firmware ELF" \
+  "$tracetap" decode --format nuttx --elf "$work/stripped.elf" "$work/text.elf"
+expect "decode --elf without the driver" "tracetap decode: $work/nodriver.elf: no DWARF type 'struct noteram_driver_s' (build with -g and CONFIG_DRIVERS_NOTERAM)" \
+  "$tracetap" decode --format nuttx --elf "$work/nodriver.elf" "$work/text.elf"
+expect "decode --elf without --format" "tracetap decode: --elf needs --format (the reader whose symbols and types to look up)" \
+  "$tracetap" decode --elf "$work/firmware.elf" "$work/text.elf"

@@ -1,0 +1,28 @@
+/* tests/nuttx/nx_dwarf.c: prints the NuttX layout tt_nuttx_layout_from_elf reads from an ELF, in
+ * nx_fixture's format, or its error message (exit 1).
+ *   layout release=R ptr=P be=B smp=S time64=T hdr=H align=A off=B,S,H,T
+ * usage: nx_dwarf ELF */
+#include <stdio.h>
+
+#include "dwarf_layout.h"
+
+int main(int argc, char **argv)
+{
+	struct tt_nuttx_layout lo;
+	char err[512];
+	int rc;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: nx_dwarf ELF\n");
+		return 2;
+	}
+	rc = tt_nuttx_layout_from_elf(argv[1], &lo, err, sizeof(err));
+	if (rc < 0) {
+		printf("error %d: %s\n", rc, err);
+		return 1;
+	}
+	printf("layout release=%u ptr=%u be=%d smp=%d time64=%d hdr=%u align=%u off=%u,%u,%u,%u\n",
+	       lo.release, lo.ptr_size, lo.big_endian, lo.smp, lo.time64, lo.header_size, lo.align,
+	       lo.off_buffer, lo.off_bufsize, lo.off_head, lo.off_tail);
+	return 0;
+}

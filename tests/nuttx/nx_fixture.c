@@ -1,0 +1,139 @@
+/* tests/nuttx/nx_fixture.c: a stand-in for a NuttX firmware ELF. Declares NuttX's note types the
+ * way include/nuttx/sched_note.h and drivers/note/noteram_driver.c do for one configuration
+ * (compiled with -g, -D below) and defines g_noteram_driver. Run, it prints what the compiler
+ * itself made of them, for tests/nuttx/dwarf.sh to compare with what tracetap reads from the
+ * DWARF:
+ *   layout release=R ptr=P be=0 smp=S time64=T hdr=H align=A off=B,S,H,T
+ *   driver=0xADDR          (address of g_noteram_driver: link with -no-pie)
+ *
+ * -DFIX_RELEASE=1204|1207|1208|1213|1300, -DFIX_SMP, -DFIX_TIME64 (CONFIG_SYSTEM_TIME64),
+ * -DFIX_FILTER (CONFIG_SCHED_INSTRUMENTATION_FILTER: name and filter in note_driver_s),
+ * -DFIX_NONE (no noteram driver at all: a firmware built without CONFIG_DRIVERS_NOTERAM).
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifndef FIX_RELEASE
+#define FIX_RELEASE 1300
+#endif
+
+typedef int32_t pid_t_;
+#if FIX_RELEASE >= 1300 || defined(FIX_TIME64)
+typedef uint64_t clock_t_;
+typedef int64_t time_t_;
+#else
+typedef uint32_t clock_t_;
+typedef int32_t time_t_;
+#endif
+
+enum note_type_e {
+	NOTE_START = 0, NOTE_STOP, NOTE_SUSPEND, NOTE_RESUME, NOTE_CPU_START, NOTE_CPU_STARTED,
+	NOTE_CPU_PAUSE, NOTE_CPU_PAUSED, NOTE_CPU_RESUME, NOTE_CPU_RESUMED, NOTE_PREEMPT_LOCK,
+	NOTE_PREEMPT_UNLOCK, NOTE_CSECTION_ENTER, NOTE_CSECTION_LEAVE, NOTE_SPINLOCK_LOCK,
+	NOTE_SPINLOCK_LOCKED, NOTE_SPINLOCK_UNLOCK, NOTE_SPINLOCK_ABORT, NOTE_SYSCALL_ENTER,
+	NOTE_SYSCALL_LEAVE, NOTE_IRQ_ENTER, NOTE_IRQ_LEAVE,
+#if FIX_RELEASE < 1207
+	NOTE_DUMP_STRING, NOTE_DUMP_BINARY, NOTE_DUMP_BEGIN, NOTE_DUMP_END,
+	NOTE_DUMP_MARK = 28, NOTE_DUMP_COUNTER,
+#else
+	NOTE_WDOG_START, NOTE_WDOG_CANCEL, NOTE_WDOG_ENTER, NOTE_WDOG_LEAVE, NOTE_HEAP_ADD,
+	NOTE_HEAP_REMOVE, NOTE_HEAP_ALLOC, NOTE_HEAP_FREE, NOTE_DUMP_PRINTF, NOTE_DUMP_BEGIN,
+	NOTE_DUMP_END, NOTE_DUMP_MARK,
+#if FIX_RELEASE >= 1213
+	NOTE_DUMP_BINARY,
+#endif
+	NOTE_DUMP_COUNTER,
+#endif
+	NOTE_TYPE_LAST
+};
+
+struct note_common_s {
+	uint8_t nc_length;
+	uint8_t nc_type;
+	uint8_t nc_priority;
+#if FIX_RELEASE >= 1208 || defined(FIX_SMP)
+	uint8_t nc_cpu;
+#endif
+	pid_t_ nc_pid;
+#if FIX_RELEASE >= 1208
+	clock_t_ nc_systime;
+#else
+	time_t_ nc_systime_sec;
+	long nc_systime_nsec;
+#endif
+};
+
+struct note_csection_s {
+	struct note_common_s ncs_cmn;
+#ifdef FIX_SMP
+	uint16_t ncs_count;
+#endif
+};
+
+#ifndef FIX_NONE
+struct note_driver_ops_s;
+struct note_filter_s {
+	uint32_t mode;
+	uint8_t irq_mask[32];
+	uint8_t syscall_mask[64];
+};
+struct note_driver_s {
+#ifdef FIX_FILTER
+	const char *name;
+	struct note_filter_s filter;
+#endif
+	const struct note_driver_ops_s *ops;
+};
+struct noteram_driver_s {
+	struct note_driver_s driver;
+	uint8_t *ni_buffer;
+	size_t ni_bufsize;
+	unsigned int ni_overwrite;
+	volatile unsigned int ni_head;
+	volatile unsigned int ni_tail;
+	volatile unsigned int ni_read;
+};
+struct noteram_driver_s g_noteram_driver;
+#endif
+
+#ifdef FIX_SMP
+volatile uint32_t g_cpu_irqset;
+#endif
+
+volatile struct note_csection_s g_note;
+
+int main(void)
+{
+	unsigned release = FIX_RELEASE >= 1213 ? 1213 : FIX_RELEASE;
+	unsigned ptr = (unsigned)sizeof(void *);
+
+	g_note.ncs_cmn.nc_type = NOTE_CSECTION_ENTER; /* the enumerators are used, as in NuttX */
+	if (g_note.ncs_cmn.nc_type == NOTE_DUMP_COUNTER)
+		return 1;
+#ifdef FIX_NONE
+	printf("layout none\n");
+#else
+	printf("layout release=%u ptr=%u be=0 smp=%d time64=%d hdr=%u align=%u off=%u,%u,%u,%u\n",
+	       release, ptr,
+#ifdef FIX_SMP
+	       1,
+#else
+	       0,
+#endif
+	       sizeof(((struct note_common_s *)0)->
+#if FIX_RELEASE >= 1208
+		      nc_systime
+#else
+		      nc_systime_sec
+#endif
+		      ) == 8,
+	       (unsigned)sizeof(struct note_common_s), release < 1207 ? 1 : ptr,
+	       (unsigned)offsetof(struct noteram_driver_s, ni_buffer),
+	       (unsigned)offsetof(struct noteram_driver_s, ni_bufsize),
+	       (unsigned)offsetof(struct noteram_driver_s, ni_head),
+	       (unsigned)offsetof(struct noteram_driver_s, ni_tail));
+	printf("driver=0x%lx\n", (unsigned long)(uintptr_t)&g_noteram_driver);
+#endif
+	return 0;
+}
