@@ -38,9 +38,9 @@ enum tt_nuttx_rc {
 	TT_NUTTX_MORE = 1,
 };
 
-/* Where things are on the target. Everything DWARF knows; the daemon fills it from the firmware
- * ELF later, for now it is explicit configuration (tt_nuttx_layout_default gives the common
- * case). Offsets are of members inside struct noteram_driver_s, whose first member (struct
+/* Where things are on the target. Everything DWARF knows: with --elf the daemon and `tracetap
+ * decode` fill it from the firmware ELF (probe/dwarf_layout.h), else tt_nuttx_layout_default
+ * gives the common case. Offsets are of members inside struct noteram_driver_s, whose first member (struct
  * note_driver_s) changes size with the configuration. Zero-valued fields mean "derive". */
 struct tt_nuttx_layout {
 	uint16_t release;     /* NuttX release as major*100+minor: 1204..1213, 1300 (>= 1300: 13.x) */
