@@ -5,13 +5,15 @@
 # - bad inputs (a stripped ELF, an ELF without the driver type, not an ELF) give exact messages;
 # - end to end: an image written by the test writer with the fixture's layout, at the address of
 #   the fixture's g_noteram_driver, decodes with `tracetap decode --format nuttx --elf FIXTURE`
-#   (layout and address from the ELF): every held record, in order.
-# usage: dwarf.sh NX_DWARF TRACETAP NX_MKIMAGE FIXTURE...
+#   (layout and address from the ELF): every held record, in order; and live through tracetapd
+#   (--probe file:IMAGE --format nuttx --elf FIXTURE).
+# usage: dwarf.sh NX_DWARF TRACETAP TRACETAPD NX_MKIMAGE FIXTURE...
 set -euo pipefail
-nx_dwarf=$1 tracetap=$2 mk=$3
-shift 3
+nx_dwarf=$1 tracetap=$2 tracetapd=$3 mk=$4
+shift 4
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+dpid=""
+trap '[ -z "$dpid" ] || kill "$dpid" 2>/dev/null; rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 
 none="" checked=0
@@ -56,6 +58,32 @@ for fx in "$@"; do
     fail "$name: decoded without the ELF's layout"
   fi
   echo "ok: $name: the default layout does not decode it (the ELF's layout is what works)"
+done
+
+# Live: tracetapd follows the image through the file probe with the layout from the ELF; wait
+# (10 s deadline) until it has streamed every held record.
+for fx in "$@"; do
+  case "$(basename "$fx")" in nxfx_1208_smp64) ;; *) continue ;; esac
+  name=$(basename "$fx")
+  drv=$(sed -n 's/^driver=//p' "$work/$name.want")
+  held=$(sed -n 's/.* held=\([0-9]*\).*/\1/p' "$work/$name.mk")
+  "$tracetapd" --no-server --stdout --probe "file:$work/$name.bin" --base "$drv" \
+    --format nuttx --elf "$fx" > "$work/live.jsonl" 2> "$work/live.err" &
+  dpid=$!
+  n=0
+  for _ in $(seq 100); do
+    n=$(grep -c '"type":"event"' "$work/live.jsonl" || true)
+    [ "$n" -lt "$held" ] || break
+    kill -0 "$dpid" 2>/dev/null || break
+    sleep 0.1
+  done
+  kill "$dpid" 2>/dev/null || true
+  wait "$dpid" 2>/dev/null || true
+  dpid=""
+  [ "$n" -eq "$held" ] || fail "$name: tracetapd streamed $n events of $held: $(cat "$work/live.err")"
+  grep -q "NuttX layout from .*release family 1208, 64-bit, little-endian, SMP" "$work/live.err" ||
+    fail "$name: tracetapd did not log the layout: $(cat "$work/live.err")"
+  echo "ok: $name: tracetapd --elf streamed all $n records"
 done
 
 # Bad input: the exact messages.
