@@ -27,7 +27,7 @@ dpid=$!
 pids+=($dpid)
 
 deadline() { echo $((SECONDS + $1)); }
-end=$(deadline 10)
+end=$(deadline 30)
 until port=$(sed -n 's/.*dashboard at http:\/\/127.0.0.1:\([0-9]*\)\/.*/\1/p' "$work/d.log") && [ -n "$port" ]; do
   [ $SECONDS -lt "$end" ] || fail "no listening line"; sleep 0.05
 done

@@ -27,7 +27,7 @@ wait_for() { # file, regex, seconds
 
 "$sim" --base 0x20000000 --size 131072 --ram "$work/ram.bin" > "$work/sim.out" 2>&1 &
 pids+=($!)
-wait_for "$work/sim.out" '^listening port=' 10
+wait_for "$work/sim.out" '^listening port=' 30
 sim_port=$(sed -n 's/^listening port=\([0-9]*\)/\1/p' "$work/sim.out")
 "$fw" --ram "$work/ram.bin" --base 0x20000000 --size 131072 --rate 400 --time counter \
   --duration 120 > "$work/fw.out" 2>&1 &
@@ -36,7 +36,7 @@ pids+=($!)
   -c "remote_bitbang port $sim_port" --pointer 0x20000000 --start-at-now 2> "$work/d.log" &
 dpid=$!
 pids+=($dpid)
-wait_for "$work/d.log" 'dashboard at http' 10
+wait_for "$work/d.log" 'dashboard at http' 30
 port=$(sed -n 's/.*dashboard at http:\/\/127.0.0.1:\([0-9]*\)\/.*/\1/p' "$work/d.log")
 
 # A free port for the relay: bind 0 with socat would not tell us; take the daemon's port + 1..

@@ -19,7 +19,7 @@ pids+=($!)
   --web "$work" --tls-cert "$work/cert.pem" --tls-key "$work/key.pem" 2> "$work/d.log" &
 dpid=$!
 pids+=($dpid)
-end=$((SECONDS + 10))
+end=$((SECONDS + 30))
 until port=$(sed -n 's/.*dashboard at https\{0,1\}:\/\/127.0.0.1:\([0-9]*\)\/.*/\1/p' "$work/d.log") && [ -n "$port" ]; do
   [ $SECONDS -lt $end ] || fail "no listening line"; sleep 0.05
 done
