@@ -100,6 +100,9 @@ static void put_str(struct out *o, const char *s, size_t max)
 	PUTS(o, "\"");
 }
 
+/* A literal key that needs no escaping, not the first in its object: `,"key":`. */
+#define KEY(o, lit) PUTS((o), ",\"" lit "\":")
+
 /* Object key: `,"key":` (or without the comma for the first one). */
 static void key(struct out *o, const char *k, int first)
 {
@@ -144,60 +147,60 @@ static void put_arg(struct out *o, const struct tt_arg *a)
 
 static void put_event(struct out *o, const struct tt_event *ev)
 {
-	key(o, "id", 0);
+	KEY(o, "id");
 	put_u64(o, ev->id);
-	key(o, "name", 0);
+	KEY(o, "name");
 	put_str(o, ev->name ? ev->name : "UNKNOWN", TT_JSON_MAX_NAME);
-	key(o, "ctx", 0);
+	KEY(o, "ctx");
 	put_str(o, ctx_name(ev->ctx), TT_JSON_MAX_NAME);
 	if (ev->core >= 0) {
-		key(o, "core", 0);
+		KEY(o, "core");
 		put_i64(o, ev->core);
 	}
 	if (ev->ctx == TT_CTX_THREAD) {
-		key(o, "thread", 0);
+		KEY(o, "thread");
 		put_hex32(o, ev->thread);
 		if (ev->thread_name) {
-			key(o, "thread_name", 0);
+			KEY(o, "thread_name");
 			put_str(o, ev->thread_name, TT_JSON_MAX_NAME);
 		}
 	}
 	if (ev->ctx == TT_CTX_ISR && ev->interrupted) {
-		key(o, "interrupted", 0);
+		KEY(o, "interrupted");
 		put_hex32(o, ev->interrupted);
 		if (ev->interrupted_name) {
-			key(o, "interrupted_name", 0);
+			KEY(o, "interrupted_name");
 			put_str(o, ev->interrupted_name, TT_JSON_MAX_NAME);
 		}
 	}
 	if (ev->prio >= 0) {
-		key(o, "prio", 0);
+		KEY(o, "prio");
 		put_i64(o, ev->prio);
 	}
 	if (ev->threshold >= 0) {
-		key(o, "threshold", 0);
+		KEY(o, "threshold");
 		put_i64(o, ev->threshold);
 	}
-	key(o, "ts", 0);
+	KEY(o, "ts");
 	put_u64(o, ev->ts_raw);
-	key(o, "time", 0);
+	KEY(o, "time");
 	put_u64(o, ev->time);
 	if (ev->has_ns) {
-		key(o, "ns", 0);
+		KEY(o, "ns");
 		put_u64(o, ev->ns);
 	}
 	if (ev->addr) {
-		key(o, "addr", 0);
+		KEY(o, "addr");
 		put_hex32(o, (uint32_t)ev->addr);
 	}
-	key(o, "args", 0);
+	KEY(o, "args");
 	PUTS(o, "{");
 	for (unsigned i = 0; i < ev->nargs && i < TT_MAX_ARGS; i++) {
 		key(o, ev->args[i].name ? ev->args[i].name : "arg", i == 0);
 		put_arg(o, &ev->args[i]);
 	}
 	PUTS(o, "}");
-	key(o, "raw", 0);
+	KEY(o, "raw");
 	PUTS(o, "[");
 	for (unsigned i = 0; i < ev->nraw && i < 16; i++) {
 		if (i)
@@ -220,28 +223,28 @@ int tt_json_record(char *buf, size_t cap, const struct tt_record *rec, const cha
 	default: return -EINVAL;
 	}
 	if (target) {
-		key(&o, "target", 0);
+		KEY(&o, "target");
 		put_str(&o, target, TT_JSON_MAX_NAME);
 	}
-	key(&o, "seq", 0);
+	KEY(&o, "seq");
 	put_u64(&o, seq);
 	switch (rec->kind) {
 	case TT_REC_EVENT:
 		put_event(&o, &rec->u.ev);
 		break;
 	case TT_REC_GAP:
-		key(&o, "lost", 0);
+		KEY(&o, "lost");
 		put_u64(&o, rec->u.gap.lost);
-		key(&o, "exact", 0);
+		KEY(&o, "exact");
 		if (rec->u.gap.exact)
 			PUTS(&o, "true");
 		else
 			PUTS(&o, "false");
-		key(&o, "reason", 0);
+		KEY(&o, "reason");
 		put_str(&o, rec->u.gap.reason ? rec->u.gap.reason : "", TT_JSON_MAX_NAME);
 		break;
 	case TT_REC_RESET:
-		key(&o, "reason", 0);
+		KEY(&o, "reason");
 		put_str(&o, rec->u.reset.reason ? rec->u.reset.reason : "", 256);
 		break;
 	}
