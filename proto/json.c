@@ -27,14 +27,48 @@ static void put(struct out *o, const char *s, size_t n)
 
 #define PUTS(o, lit) put((o), (lit), sizeof(lit) - 1)
 
+static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+			    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+			    "8081828384858687888990919293949596979899";
+
+static unsigned digits_u32(uint32_t v)
+{
+	if (v < 100000)
+		return v < 10 ? 1 : v < 100 ? 2 : v < 1000 ? 3 : v < 10000 ? 4 : 5;
+	return v < 1000000 ? 6 : v < 10000000 ? 7 : v < 100000000 ? 8 : v < 1000000000 ? 9 : 10;
+}
+
 static void put_u64(struct out *o, uint64_t v)
 {
-	static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-				    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-				    "8081828384858687888990919293949596979899";
 	char tmp[20];
 	int n = 0;
 
+	if (v <= UINT32_MAX) {
+		/* Most numbers (raw words, ids, small counters): 32-bit arithmetic, written straight
+		 * into the output from the end. */
+		uint32_t w = (uint32_t)v;
+		unsigned nd = digits_u32(w);
+		char *q;
+		if ((size_t)(o->end - o->p) < nd) {
+			o->overflow = 1;
+			return;
+		}
+		q = o->p + nd;
+		while (w >= 100) {
+			unsigned d = (w % 100) * 2;
+			w /= 100;
+			*--q = pairs[d + 1];
+			*--q = pairs[d];
+		}
+		if (w >= 10) {
+			*--q = pairs[w * 2 + 1];
+			*--q = pairs[w * 2];
+		} else {
+			*--q = (char)('0' + w);
+		}
+		o->p += nd;
+		return;
+	}
 	while (v >= 100) {
 		unsigned d = (unsigned)(v % 100) * 2;
 		v /= 100;
