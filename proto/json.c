@@ -9,13 +9,18 @@
 #include <errno.h>
 #include <string.h>
 
+/* The writers below are forced inline into tt_json_record: then the cursor stays in registers
+ * instead of being stored and reloaded around every call (measured: hub-only throughput
+ * 2.5 -> 3.5-4.1 M records/s; json.o grows to about 13 KB). */
+#define INLINE static inline __attribute__((always_inline))
+
 struct out {
 	char *p;
 	char *end;
 	int overflow;
 };
 
-static void put(struct out *o, const char *s, size_t n)
+INLINE void put(struct out *o, const char *s, size_t n)
 {
 	if ((size_t)(o->end - o->p) < n) {
 		o->overflow = 1;
@@ -38,7 +43,7 @@ static unsigned digits_u32(uint32_t v)
 	return v < 1000000 ? 6 : v < 10000000 ? 7 : v < 100000000 ? 8 : v < 1000000000 ? 9 : 10;
 }
 
-static void put_u64(struct out *o, uint64_t v)
+INLINE void put_u64(struct out *o, uint64_t v)
 {
 	char tmp[20];
 	int n = 0;
@@ -94,7 +99,7 @@ static void put_i64(struct out *o, int64_t v)
 	}
 }
 
-static void put_hex32(struct out *o, uint32_t v)
+INLINE void put_hex32(struct out *o, uint32_t v)
 {
 	static const char digits[] = "0123456789abcdef";
 	char tmp[12] = { '"', '0', 'x' };
@@ -105,7 +110,7 @@ static void put_hex32(struct out *o, uint32_t v)
 	put(o, tmp, sizeof(tmp));
 }
 
-static void put_str(struct out *o, const char *s, size_t max)
+INLINE void put_str(struct out *o, const char *s, size_t max)
 {
 	static const char digits[] = "0123456789abcdef";
 	size_t i = 0;
