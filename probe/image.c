@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hexdigit.h"
 #include "image.h"
 
 struct chunk {
@@ -24,21 +25,10 @@ struct collect {
 	size_t dlen, dcap;
 };
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 static int is_hex_line(const char *s, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		if (hexval(s[i]) < 0)
+		if (tt_hexdigit(s[i]) < 0)
 			return 0;
 	return n > 0;
 }
@@ -82,14 +72,14 @@ static int decode(const char *s, size_t n, uint8_t *out, size_t *olen, unsigned 
 	if (n / 2 > 260)
 		return perr(err, errlen, line, "record too long (%zu bytes)", n / 2);
 	for (size_t i = 0; i < n; i++) {
-		if (hexval(s[i]) < 0) {
+		if (tt_hexdigit(s[i]) < 0) {
 			unsigned char c = (unsigned char)s[i];
 			return perr(err, errlen, line, "non-hex character 0x%02x at column %zu", c,
 				    col0 + i + 1);
 		}
 	}
 	for (size_t i = 0; i < n / 2; i++)
-		out[i] = (uint8_t)(hexval(s[2 * i]) << 4 | hexval(s[2 * i + 1]));
+		out[i] = (uint8_t)(tt_hexdigit(s[2 * i]) << 4 | tt_hexdigit(s[2 * i + 1]));
 	*olen = n / 2;
 	return 0;
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hexdigit.h"
 #include "probe.h"
 #include "tcl.h"
 
@@ -48,17 +49,6 @@ int tt_tcl_parse_msg(const char *s, size_t n, struct tt_tcl_msg *m)
 	return 0;
 }
 
-static int hexdig(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 int tt_tcl_parse_words(const char *s, size_t n, unsigned width, uint32_t count, uint8_t *dst,
 		       char *err, size_t errlen)
 {
@@ -86,7 +76,7 @@ int tt_tcl_parse_words(const char *s, size_t n, unsigned width, uint32_t count, 
 			return -EPROTO;
 		}
 		for (size_t d = st + 2; d < i; d++) {
-			int h = hexdig(s[d]);
+			int h = tt_hexdigit(s[d]);
 			if (h < 0) {
 				snprintf(err, errlen, "word %" PRIu32 " is not hex: \"%s\"", k,
 					 tt_probe__quote(q, sizeof(q), s + st, i - st, 40));
