@@ -39,19 +39,26 @@ pids+=($dpid)
 wait_for "$work/d.log" 'dashboard at http' 30
 port=$(sed -n 's/.*dashboard at http:\/\/127.0.0.1:\([0-9]*\)\/.*/\1/p' "$work/d.log")
 
-# A free port for the relay: bind 0 with socat would not tell us; take the daemon's port + 1..
+# The relay listens on a port below the kernel's ephemeral range (so no outgoing connection
+# holds it); if the port is taken after all, socat fails to bind and the next one is tried.
 relay_port=""
-for p in $(seq $((port + 1)) $((port + 50))); do
-  if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then relay_port=$p; break; fi
-done
-[ -n "$relay_port" ] || fail "no free port for the relay"
-relay() {
-  # One connection per relay process: killing it really cuts the client off.
-  socat "TCP-LISTEN:$relay_port,bind=127.0.0.1,reuseaddr" "TCP:127.0.0.1:$port" &
-  relay_pid=$!
-  local end=$((SECONDS + 5))
-  until ss -ltn "sport = :$relay_port" | grep -q LISTEN; do
-    [ $SECONDS -lt $end ] || fail "relay did not listen"; sleep 0.05
+relay() { # [PORT]: (re)start the relay, on PORT when given
+  local tries=0 end
+  while :; do
+    [ -n "${1:-}" ] || relay_port=$((20000 + RANDOM % 12000))
+    socat "TCP-LISTEN:$relay_port,bind=127.0.0.1,reuseaddr" "TCP:127.0.0.1:$port" 2>> "$work/socat.err" &
+    relay_pid=$!
+    end=$((SECONDS + 5))
+    while kill -0 "$relay_pid" 2>/dev/null; do
+      ss -ltnp "sport = :$relay_port" 2>/dev/null | grep -q "pid=$relay_pid," && return 0
+      [ $SECONDS -lt $end ] || break
+      sleep 0.05
+    done
+    kill "$relay_pid" 2>/dev/null || true
+    wait "$relay_pid" 2>/dev/null || true
+    tries=$((tries + 1))
+    [ "$tries" -lt 20 ] || fail "the relay could not listen (last port $relay_port)"
+    [ -z "${1:-}" ] || sleep 0.2 # the same port: wait for it to come free
   done
 }
 relay
@@ -69,7 +76,7 @@ for round in 1 2 3; do
   before=$(grep -c "reconnected" "$work/tail.err" || true)
   kill "$relay_pid" 2>/dev/null || true; wait "$relay_pid" 2>/dev/null || true; relay_pid=""
   sleep 1   # the daemon keeps streaming into the history meanwhile
-  relay
+  relay "$relay_port"
   wait_until_reconnected() {
     local end=$((SECONDS + 20))
     until [ "$(grep -c "reconnected" "$work/tail.err" || true)" -gt "$before" ]; do
