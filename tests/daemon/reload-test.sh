@@ -4,13 +4,9 @@
 # restarts, a new one starts, a broken file is refused while everything keeps running; SIGTERM
 # exits 0.
 # usage: reload-test.sh TRACETAPD FW_THREADX
-set -euo pipefail
 tracetapd=$1 fw=$2
-work=$(mktemp -d)
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null; rm -rf "$work"; }
-trap cleanup EXIT
-fail() { echo "FAIL: $*"; echo "--- daemon log"; tail -30 "$work/d.log"; exit 1; }
+. "$(dirname "$0")/lib.sh"
+logs=("$work/d.log")
 
 for t in a b c; do
   "$fw" --ram "$work/$t.bin" --base 0x20000000 --size 65536 --rate 300 --duration 60 \
@@ -27,10 +23,7 @@ dpid=$!
 pids+=($dpid)
 
 deadline() { echo $((SECONDS + $1)); }
-end=$(deadline 30)
-until port=$(sed -n 's/.*dashboard at http:\/\/127.0.0.1:\([0-9]*\)\/.*/\1/p' "$work/d.log") && [ -n "$port" ]; do
-  [ $SECONDS -lt "$end" ] || fail "no listening line"; sleep 0.05
-done
+daemon_port "$work/d.log" 30
 api() { curl -sf "http://127.0.0.1:$port/api/targets"; }
 field() { api | jq -r ".[] | select(.name == \"$1\") | .$2"; }
 wait_until() { # description, seconds, command...

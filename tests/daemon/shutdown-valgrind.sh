@@ -3,13 +3,9 @@
 # `tracetap tail` client and answering HTTP, then SIGTERM: the client gets close code 1001, the
 # daemon exits 0 with no memory error and nothing left allocated.
 # usage: shutdown-valgrind.sh TRACETAPD TRACETAP FW_THREADX
-set -euo pipefail
 tracetapd=$1 tracetap=$2 fw=$3
-work=$(mktemp -d)
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"; }
-trap cleanup EXIT
-fail() { echo "FAIL: $*"; tail -30 "$work/vg.log"; exit 1; }
+. "$(dirname "$0")/lib.sh"
+logs=("$work/vg.log")
 
 "$fw" --ram "$work/ram.bin" --base 0x20000000 --size 65536 --rate 500 --duration 120 \
   > "$work/fw.out" 2>&1 &
@@ -19,10 +15,7 @@ valgrind --leak-check=full --show-leak-kinds=all --errors-for-leak-kinds=all --t
   --web "$work" 2> "$work/vg.log" &
 vpid=$!
 pids+=($vpid)
-end=$((SECONDS + 60))
-until port=$(sed -n 's/.*dashboard at http:\/\/127.0.0.1:\([0-9]*\)\/.*/\1/p' "$work/vg.log") && [ -n "$port" ]; do
-  [ $SECONDS -lt $end ] || fail "no listening line"; sleep 0.1
-done
+daemon_port "$work/vg.log" 60
 "$tracetap" tail --json "ws://127.0.0.1:$port/" > "$work/tail.out" 2> "$work/tail.err" &
 tpid=$!
 pids+=($tpid)

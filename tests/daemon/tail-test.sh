@@ -5,25 +5,11 @@
 # (socat) that the test kills and restarts, so the client's connection really drops and it
 # must reconnect and resume from its last sequence number.
 # usage: tail-test.sh TRACETAPD TRACETAP SIMTARGET FW_THREADX CHECK_SEQ OPENOCD_CFG
-set -euo pipefail
 tracetapd=$1 tracetap=$2 sim=$3 fw=$4 check=$5 ocfg=$6
-work=$(mktemp -d)
-pids=()
+. "$(dirname "$0")/lib.sh"
 relay_pid=""
-cleanup() {
-  [ -n "$relay_pid" ] && kill "$relay_pid" 2>/dev/null || true
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
-fail() { echo "FAIL: $*"; for f in d.log tail.err; do echo "--- $f"; tail -15 "$work/$f"; done; exit 1; }
-wait_for() { # file, regex, seconds
-  local end=$((SECONDS + $3))
-  until grep -qE "$2" "$1" 2>/dev/null; do
-    [ $SECONDS -lt $end ] || fail "timed out waiting for /$2/ in $(basename "$1")"; sleep 0.05
-  done
-}
+on_exit() { [ -z "$relay_pid" ] || kill "$relay_pid" 2>/dev/null || true; }
+logs=("$work/d.log" "$work/tail.err")
 
 "$sim" --base 0x20000000 --size 131072 --ram "$work/ram.bin" > "$work/sim.out" 2>&1 &
 pids+=($!)
@@ -36,8 +22,7 @@ pids+=($!)
   -c "remote_bitbang port $sim_port" --pointer 0x20000000 --start-at-now 2> "$work/d.log" &
 dpid=$!
 pids+=($dpid)
-wait_for "$work/d.log" 'dashboard at http' 30
-port=$(sed -n 's/.*dashboard at http:\/\/127.0.0.1:\([0-9]*\)\/.*/\1/p' "$work/d.log")
+daemon_port "$work/d.log" 30
 
 # The relay listens on a port below the kernel's ephemeral range (so no outgoing connection
 # holds it); if the port is taken after all, socat fails to bind and the next one is tried.

@@ -2,13 +2,9 @@
 # tests/daemon/tls-test.sh: given a certificate and key, tracetapd serves HTTPS and WSS on its
 # one port (and plain HTTP no longer answers there); a missing key file is a clear error.
 # usage: tls-test.sh TRACETAPD TRACETAP FW_THREADX
-set -euo pipefail
 tracetapd=$1 tracetap=$2 fw=$3
-work=$(mktemp -d)
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"; }
-trap cleanup EXIT
-fail() { echo "FAIL: $*"; tail -20 "$work/d.log"; exit 1; }
+. "$(dirname "$0")/lib.sh"
+logs=("$work/d.log")
 
 openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=127.0.0.1 \
   -keyout "$work/key.pem" -out "$work/cert.pem" 2>/dev/null
@@ -19,10 +15,7 @@ pids+=($!)
   --web "$work" --tls-cert "$work/cert.pem" --tls-key "$work/key.pem" 2> "$work/d.log" &
 dpid=$!
 pids+=($dpid)
-end=$((SECONDS + 30))
-until port=$(sed -n 's/.*dashboard at https\{0,1\}:\/\/127.0.0.1:\([0-9]*\)\/.*/\1/p' "$work/d.log") && [ -n "$port" ]; do
-  [ $SECONDS -lt $end ] || fail "no listening line"; sleep 0.05
-done
+daemon_port "$work/d.log" 30
 body=$(curl -sS --cacert "$work/cert.pem" "https://127.0.0.1:$port/healthz") || fail "HTTPS request failed"
 [ "$body" = ok ] || fail "/healthz over HTTPS said '$body'"
 echo "ok: HTTPS /healthz with the given certificate"
