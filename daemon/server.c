@@ -389,12 +389,21 @@ out:
 	cJSON_Delete(m);
 }
 
-/* Reassembles fragments; returns -1 to close (message over the limit: 1009). */
+/* Reassembles fragments; returns -1 to close: a binary message (1003), a message over the
+ * limit (1009), known as soon as a frame header claims more than the limit. */
 static int on_receive(struct conn *c, struct lws *wsi, const void *in, size_t len)
 {
 	struct tt_server *s = c->srv;
 
-	if (c->rxlen + len > s->cfg.max_message) {
+	if (lws_frame_is_binary(wsi)) {
+		static const char reason[] = "binary messages are not accepted";
+		tt_server_logf(s, 5, "client sent a binary message: closing (1003)");
+		s->bad_messages++;
+		lws_close_reason(wsi, LWS_CLOSE_STATUS_UNACCEPTABLE_OPCODE,
+				 (unsigned char *)reason, sizeof(reason) - 1);
+		return -1;
+	}
+	if (c->rxlen + len + lws_remaining_packet_payload(wsi) > s->cfg.max_message) {
 		static const char reason[] = "message too large";
 		tt_server_logf(s, 5, "client sent a message over %zu bytes: closing (1009)",
 			       s->cfg.max_message);
