@@ -78,12 +78,11 @@ static int read_file(const char *path, char **data, size_t *len)
 	return 0;
 }
 
-/* --elf: the format's extras from DWARF (the NuttX note layout) and, without --address, the
- * control structure's address from the format's symbol. Needs --format: a file's signature is
- * not known yet. A symbol that holds a pointer (ThreadX) is set at run time, so a file cannot
+/* --elf: without --address, the control structure's address from the format's symbol (the
+ * format's extras from DWARF come with the format options). Needs --format: a file's signature
+ * is not known yet. A symbol that holds a pointer (ThreadX) is set at run time, so a file cannot
  * use it. */
-static int elf_options(struct tt_target_config *cfg, struct tt_format_elf_cfg *x,
-		       const void **format_cfg)
+static int elf_address(struct tt_target_config *cfg)
 {
 	const struct tt_reader_ops *r = cfg->format ? tt_reader_find(cfg->format) : NULL;
 	char err[512];
@@ -91,10 +90,6 @@ static int elf_options(struct tt_target_config *cfg, struct tt_format_elf_cfg *x
 	if (!r) {
 		fprintf(stderr, "tracetap decode: --elf needs --format (the reader whose symbols "
 			"and types to look up)\n");
-		return -1;
-	}
-	if (tt_target_format_cfg(r->name, cfg->elf, x, format_cfg, err, sizeof(err)) < 0) {
-		fprintf(stderr, "tracetap decode: %s\n", err);
 		return -1;
 	}
 	if (cfg->address || !r->elf_symbol)
@@ -159,9 +154,16 @@ int tt_cmd_decode(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	struct tt_format_elf_cfg elf_cfg;
+	/* With --format, the format options (and the ELF's layout) first: their errors say more
+	 * than a missing symbol. Without it, once the file's signature has chosen the reader. */
+	const struct tt_reader_ops *reader = cfg.format ? tt_reader_find(cfg.format) : NULL;
+	struct tt_format_cfg fcfg;
 	const void *format_cfg = NULL;
-	if (cfg.elf && elf_options(&cfg, &elf_cfg, &format_cfg) < 0)
+	if (reader && tt_target_format_cfg(&cfg, reader, &fcfg, &format_cfg, err, sizeof(err)) < 0) {
+		fprintf(stderr, "tracetap decode: %s\n", err);
+		return 1;
+	}
+	if (cfg.elf && elf_address(&cfg) < 0)
 		return 1;
 	const char *path = argv[optind];
 	char *text;
@@ -196,10 +198,16 @@ int tt_cmd_decode(int argc, char **argv)
 	if (fmt == TT_IMAGE_RAW)
 		base = cfg.file_base ? cfg.file_base : cfg.address;
 	/* Without --format, the file's signature decides (a .trx, a .kev), else ThreadX. */
-	const struct tt_reader_ops *reader = cfg.format ? tt_reader_find(cfg.format)
-					     : tt_reader_detect(bytes, len);
-	if (!reader)
-		reader = tt_reader_find("threadx");
+	if (!reader) {
+		reader = tt_reader_detect(bytes, len);
+		if (!reader)
+			reader = tt_reader_find("threadx");
+		if (tt_target_format_cfg(&cfg, reader, &fcfg, &format_cfg, err, sizeof(err)) < 0) {
+			fprintf(stderr, "tracetap decode: %s\n", err);
+			rc = 1;
+			goto out;
+		}
+	}
 	struct tt_reader_config rc_cfg = {
 		.address = cfg.address,
 		.tick_hz = cfg.tick_hz,

@@ -28,7 +28,7 @@ struct key {
 struct priv {
 	cJSON *root;
 	const char **origins;
-	const char ***argvs; /* per target */
+	const char ***argvs; /* every K_ARGV array, each freed with the config */
 	size_t nargvs;
 };
 
@@ -68,6 +68,7 @@ static const struct key target_keys[] = {
 	{ "poll_min_ms", K_UINT, T(poll_min_ms), 0 },
 	{ "poll_max_ms", K_UINT, T(poll_max_ms), 0 },
 	{ "max_chunk", K_UINT, T(max_chunk), 0 },
+	{ "format_opts", K_ARGV, T(format_opts), 0 },
 };
 #undef T
 
@@ -167,6 +168,12 @@ static int set(struct priv *p, const struct key *k, void *base, const cJSON *v)
 			*(const char *const **)dst = arr;
 			*(size_t *)((char *)base + k->count_off) = (size_t)n;
 		} else {
+			const char ***grown = realloc(p->argvs, (p->nargvs + 1) * sizeof(*grown));
+			if (!grown) {
+				free(arr);
+				return -ENOMEM;
+			}
+			p->argvs = grown;
 			p->argvs[p->nargvs++] = arr;
 			*(const char *const **)dst = arr;
 		}
@@ -252,8 +259,7 @@ int tt_config_parse(const char *text, size_t len, const char *name, struct tt_co
 	rc = -ENOMEM;
 	cfg->ntargets = (size_t)cJSON_GetArraySize(targets);
 	cfg->targets = calloc(cfg->ntargets + 1, sizeof(*cfg->targets));
-	p->argvs = calloc(cfg->ntargets + 1, sizeof(*p->argvs));
-	if (!cfg->targets || !p->argvs) {
+	if (!cfg->targets) {
 		snprintf(err, errlen, "%s: out of memory", name);
 		goto fail;
 	}

@@ -1,6 +1,7 @@
 /* daemon/opts.c: target options (see opts.h). */
 #include "opts.h"
 
+#include "../proto/nuttx.h"
 #include "../proto/reader.h"
 
 #include <errno.h>
@@ -10,7 +11,7 @@
 
 enum {
 	O_FORMAT = 2000, O_ELF, O_ADDRESS, O_POINTER, O_BASE, O_TICK_HZ, O_TIME_WRAP, O_TIME_DIR,
-	O_NOW, O_POLL_MIN, O_POLL_MAX, O_CHUNK,
+	O_NOW, O_POLL_MIN, O_POLL_MAX, O_CHUNK, O_FORMAT_OPT,
 };
 
 const char tt_opts_target_help[] =
@@ -26,7 +27,9 @@ const char tt_opts_target_help[] =
 	"  --time-dir up|down    time source direction (default: detected)\n"
 	"  --start-at-now        skip the history already in the buffer\n"
 	"  --poll-min MS, --poll-max MS   bounds of the adaptive poll interval (1, 50)\n"
-	"  --max-read BYTES      largest single probe read (default 4096)\n";
+	"  --max-read BYTES      largest single probe read (default 4096)\n"
+	"  --format-opt KEY=VALUE  a format option (repeatable; after --elf's, in order):\n"
+	TT_NUTTX_LAYOUT_HELP;
 
 void tt_opts_target_init(struct tt_opts_target *o, struct tt_target_config *cfg)
 {
@@ -49,6 +52,7 @@ void tt_opts_target_longopts(struct option *lo, size_t room)
 		{ "poll-min", required_argument, NULL, O_POLL_MIN },
 		{ "poll-max", required_argument, NULL, O_POLL_MAX },
 		{ "max-read", required_argument, NULL, O_CHUNK },
+		{ "format-opt", required_argument, NULL, O_FORMAT_OPT },
 		{ NULL, 0, NULL, 0 },
 	};
 	size_t n = sizeof(opts) / sizeof(opts[0]);
@@ -130,6 +134,15 @@ int tt_opts_target_parse(struct tt_opts_target *o, int c, const char *arg, char 
 		}
 		return 0;
 	case O_NOW: cfg->start_at_now = true; return 0;
+	case O_FORMAT_OPT:
+		if (o->nfopts >= TT_OPTS_MAX_FORMAT) {
+			snprintf(err, errlen, "--format-opt: at most %d", TT_OPTS_MAX_FORMAT);
+			return -EINVAL;
+		}
+		o->fopts[o->nfopts++] = arg;
+		o->fopts[o->nfopts] = NULL;
+		cfg->format_opts = o->fopts;
+		return 0;
 	case O_POLL_MIN:
 	case O_POLL_MAX:
 		rc = num(c == O_POLL_MIN ? "poll-min" : "poll-max", arg, 60000, 0, &v, err, errlen);

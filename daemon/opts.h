@@ -9,11 +9,14 @@
 #include "target.h"
 
 #define TT_OPTS_MAX_OPENOCD 64
+#define TT_OPTS_MAX_FORMAT 32
 
 struct tt_opts_target {
 	struct tt_target_config *cfg; /* borrowed: filled in place */
 	const char *oargs[TT_OPTS_MAX_OPENOCD + 1];
 	unsigned noargs;
+	const char *fopts[TT_OPTS_MAX_FORMAT + 1];
+	unsigned nfopts;
 };
 
 extern const char tt_opts_target_help[];

@@ -29,9 +29,10 @@ struct tt_target {
 	struct tt_target_config cfg;
 	char *strs[8];   /* owned copies of the config strings */
 	char **oargs;    /* owned copy of openocd_args */
+	char **fopts;    /* owned copy of format_opts */
 	struct tt_probe *probe;
 	const struct tt_reader_ops *fmt;
-	struct tt_format_elf_cfg elf_cfg; /* format_cfg points here (or is NULL) */
+	struct tt_format_cfg fcfg; /* format_cfg points here (or is NULL) */
 	const void *format_cfg;
 	void *rd;
 	uv_timer_t timer;
@@ -366,14 +367,37 @@ static char *dup_str(struct tt_target *t, unsigned i, const char *s)
 	return t->strs[i];
 }
 
+static void free_argv(char **v)
+{
+	for (char **a = v; a && *a; a++)
+		free(*a);
+	free(v);
+}
+
+/* An owned copy of a NULL-terminated string list (NULL for NULL); -ENOMEM. */
+static int dup_argv(const char *const *src, char ***out)
+{
+	size_t n = 0;
+
+	*out = NULL;
+	if (!src)
+		return 0;
+	while (src[n])
+		n++;
+	if (!(*out = calloc(n + 1, sizeof(char *))))
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		if (!((*out)[i] = strdup(src[i])))
+			return -ENOMEM;
+	return 0;
+}
+
 static void free_target(struct tt_target *t)
 {
 	for (unsigned i = 0; i < sizeof(t->strs) / sizeof(t->strs[0]); i++)
 		free(t->strs[i]);
-	if (t->oargs)
-		for (char **a = t->oargs; *a; a++)
-			free(*a);
-	free(t->oargs);
+	free_argv(t->oargs);
+	free_argv(t->fopts);
 	if (t->rd)
 		t->fmt->destroy(t->rd);
 	free(t);
@@ -389,18 +413,10 @@ static int copy_config(struct tt_target *t, const struct tt_target_config *cfg)
 	t->cfg.openocd_log = dup_str(t, 4, cfg->openocd_log);
 	if (!t->cfg.name || !t->cfg.probe || !t->cfg.format)
 		return -ENOMEM;
-	if (cfg->openocd_args) {
-		size_t n = 0;
-		while (cfg->openocd_args[n])
-			n++;
-		t->oargs = calloc(n + 1, sizeof(char *));
-		if (!t->oargs)
-			return -ENOMEM;
-		for (size_t i = 0; i < n; i++)
-			if (!(t->oargs[i] = strdup(cfg->openocd_args[i])))
-				return -ENOMEM;
-		t->cfg.openocd_args = (const char *const *)t->oargs;
-	}
+	if (dup_argv(cfg->openocd_args, &t->oargs) < 0 || dup_argv(cfg->format_opts, &t->fopts) < 0)
+		return -ENOMEM;
+	t->cfg.openocd_args = (const char *const *)t->oargs;
+	t->cfg.format_opts = (const char *const *)t->fopts;
 	if (!t->cfg.poll_min_ms)
 		t->cfg.poll_min_ms = 1;
 	if (!t->cfg.poll_max_ms)
@@ -452,24 +468,23 @@ int tt_target_start(uv_loop_t *loop, const struct tt_target_config *cfg,
 	t->st.interval_ms = t->cfg.poll_min_ms * 4 < t->cfg.poll_max_ms ? t->cfg.poll_min_ms * 4
 								       : t->cfg.poll_max_ms;
 	t->relink_ms = RELINK_FIRST_MS;
+	rc = tt_target_format_cfg(&t->cfg, fmt, &t->fcfg, &t->format_cfg, err, errlen);
+	if (rc < 0)
+		goto fail_cfg;
+	if (t->format_cfg && !strcmp(fmt->name, "nuttx")) {
+		const struct tt_nuttx_layout *lo = t->format_cfg;
+		tt_log(TT_LOG_INFO, "target %s: NuttX layout%s%s: release family %u, %u-bit, %s%s, "
+		       "header %u bytes, ni_buffer/bufsize/head/tail at %u/%u/%u/%u", t->cfg.name,
+		       t->cfg.elf ? " from " : "", t->cfg.elf ? t->cfg.elf : "", lo->release,
+		       lo->ptr_size * 8u, lo->big_endian ? "big-endian" : "little-endian",
+		       lo->smp ? ", SMP" : "", lo->header_size, lo->off_buffer, lo->off_bufsize,
+		       lo->off_head, lo->off_tail);
+	}
 	if (t->cfg.elf) {
 		uint64_t v;
 		rc = tt_elf_symbol(t->cfg.elf, fmt->elf_symbol, &v, err, errlen);
 		if (rc < 0)
 			goto fail_cfg;
-		rc = tt_target_format_cfg(fmt->name, t->cfg.elf, &t->elf_cfg, &t->format_cfg, err,
-					  errlen);
-		if (rc < 0)
-			goto fail_cfg;
-		if (t->format_cfg == &t->elf_cfg.nuttx) {
-			const struct tt_nuttx_layout *lo = &t->elf_cfg.nuttx;
-			tt_log(TT_LOG_INFO, "target %s: NuttX layout from %s: release family %u, "
-			       "%u-bit, %s%s, header %u bytes, ni_buffer/bufsize/head/tail at "
-			       "%u/%u/%u/%u", t->cfg.name, t->cfg.elf, lo->release,
-			       lo->ptr_size * 8u, lo->big_endian ? "big-endian" : "little-endian",
-			       lo->smp ? ", SMP" : "", lo->header_size, lo->off_buffer,
-			       lo->off_bufsize, lo->off_head, lo->off_tail);
-		}
 		if (fmt->elf_symbol_is_pointer)
 			t->ptr_addr = v;
 		else
@@ -546,18 +561,54 @@ void tt_target_stop(struct tt_target *t, tt_target_close_cb cb, void *arg)
 	tt_probe_close(t->probe, on_probe_closed, t);
 }
 
-int tt_target_format_cfg(const char *format, const char *elf, struct tt_format_elf_cfg *x,
-			 const void **format_cfg, char *err, size_t errlen)
+int tt_target_format_cfg(const struct tt_target_config *cfg, const struct tt_reader_ops *r,
+			 struct tt_format_cfg *x, const void **format_cfg, char *err,
+			 size_t errlen)
 {
+	const char *const *o = cfg->format_opts;
+	char key[64], why[384];
 	int rc;
 
 	*format_cfg = NULL;
-	if (strcmp(format, "nuttx") != 0)
+	if (!r->cfg_size || r->cfg_size > sizeof(x->buf)) {
+		if (o && *o) {
+			snprintf(err, errlen, "--format-opt '%s': format %s takes no options", *o,
+				 r->name);
+			return -EINVAL;
+		}
 		return 0;
-	rc = tt_nuttx_layout_from_elf(elf, &x->nuttx, err, errlen);
-	if (rc == 0)
-		*format_cfg = &x->nuttx;
-	return rc;
+	}
+	r->cfg_init(x->buf);
+	if (cfg->elf && !strcmp(r->name, "nuttx")) {
+		rc = tt_nuttx_layout_from_elf(cfg->elf, (struct tt_nuttx_layout *)x->buf, err,
+					      errlen);
+		if (rc < 0)
+			return rc;
+	}
+	for (; o && *o; o++) {
+		const char *eq = strchr(*o, '=');
+		size_t klen = eq ? (size_t)(eq - *o) : 0;
+		if (!klen || klen >= sizeof(key)) {
+			snprintf(err, errlen, "--format-opt '%s': expected KEY=VALUE", *o);
+			return -EINVAL;
+		}
+		memcpy(key, *o, klen);
+		key[klen] = 0;
+		if (r->cfg_set(x->buf, key, eq + 1, why, sizeof(why)) < 0) {
+			snprintf(err, errlen, "--format-opt '%s': %s", *o, why);
+			return -EINVAL;
+		}
+	}
+	*format_cfg = x->buf;
+	return 0;
+}
+
+bool tt_target_opts_equal(const char *const *a, const char *const *b)
+{
+	for (; a && b && *a && *b; a++, b++)
+		if (strcmp(*a, *b))
+			return false;
+	return !(a && *a) && !(b && *b);
 }
 
 const char *tt_target_name(const struct tt_target *t)

@@ -11,11 +11,13 @@
 #define TT_TARGET_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <uv.h>
 
 #include "../probe/probe.h"
 #include "../proto/nuttx.h"
+#include "../proto/reader.h"
 #include "../proto/record.h"
 
 struct tt_target_config {
@@ -37,6 +39,7 @@ struct tt_target_config {
 	unsigned poll_min_ms;      /* default 1 */
 	unsigned poll_max_ms;      /* default 50: an idle poll costs 40 bytes, so 20 a second are cheap, and events reach clients within about one interval */
 	uint32_t max_chunk;        /* probe read split size, default 4096 */
+	const char *const *format_opts; /* "KEY=VALUE" format options, NULL-terminated, or NULL */
 };
 
 enum tt_target_state {
@@ -75,17 +78,21 @@ int tt_target_start(uv_loop_t *loop, const struct tt_target_config *cfg,
  * the target is freed. */
 void tt_target_stop(struct tt_target *t, tt_target_close_cb cb, void *arg);
 
-/* Format-specific reader configuration read from the firmware ELF (reader.h's format_cfg): the
- * NuttX note layout from DWARF (probe/dwarf_layout.h). Storage for whichever format needs it. */
-struct tt_format_elf_cfg {
-	struct tt_nuttx_layout nuttx;
+/* Storage for a reader's format_cfg (reader.h: cfg_size bytes). */
+struct tt_format_cfg {
+	_Alignas(max_align_t) unsigned char buf[TT_FORMAT_CFG_MAX];
 };
 
-/* For format (a reader name) and the firmware ELF elf: fills *x and points *format_cfg into it,
- * or sets *format_cfg = NULL for formats that take nothing from the ELF beyond the symbol.
- * 0 or -errno with a message naming the file and what is missing in err. */
-int tt_target_format_cfg(const char *format, const char *elf, struct tt_format_elf_cfg *x,
-			 const void **format_cfg, char *err, size_t errlen);
+struct tt_reader_ops;
+/* The reader r's format_cfg for cfg: its defaults, then what the firmware ELF (cfg->elf) tells
+ * (the NuttX note layout from DWARF), then cfg->format_opts in order. Points *format_cfg into x,
+ * or sets it to NULL for a format without options. 0 or -errno with a message naming the file,
+ * option or field in err. */
+int tt_target_format_cfg(const struct tt_target_config *cfg, const struct tt_reader_ops *r,
+			 struct tt_format_cfg *x, const void **format_cfg, char *err,
+			 size_t errlen);
+/* The same "KEY=VALUE" lists (NULL and empty are equal). */
+bool tt_target_opts_equal(const char *const *a, const char *const *b);
 
 const char *tt_target_name(const struct tt_target *t);
 const struct tt_target_config *tt_target_config(const struct tt_target *t);

@@ -219,14 +219,8 @@ static int str_eq(const char *a, const char *b)
 
 static int cfg_equal(const struct tt_target_config *a, const struct tt_target_config *b)
 {
-	const char *const *x = a->openocd_args, *const *y = b->openocd_args;
-
-	for (; x && y && *x && *y; x++, y++)
-		if (strcmp(*x, *y))
-			return 0;
-	if ((x && *x) || (y && *y))
-		return 0;
-	return str_eq(a->probe, b->probe) && str_eq(a->format, b->format) &&
+	return tt_target_opts_equal(a->openocd_args, b->openocd_args) &&
+	       tt_target_opts_equal(a->format_opts, b->format_opts) && str_eq(a->probe, b->probe) && str_eq(a->format, b->format) &&
 	       str_eq(a->elf, b->elf) && str_eq(a->openocd_log, b->openocd_log) &&
 	       a->address == b->address && a->address_is_pointer == b->address_is_pointer &&
 	       a->file_base == b->file_base && a->tick_hz == b->tick_hz &&

@@ -661,6 +661,11 @@ static int nr_decode_image(const uint8_t *img, size_t len, uint64_t base,
 				     cfg->tick_hz, cb, arg, err, errlen);
 }
 
+static void nr_cfg_init(void *cfg)
+{
+	tt_nuttx_layout_default(cfg, 4);
+}
+
 const struct tt_reader_ops tt_nuttx_reader = {
 	.name = "nuttx",
 	.elf_symbol = "g_noteram_driver",
@@ -673,4 +678,8 @@ const struct tt_reader_ops tt_nuttx_reader = {
 	.error = nr_error,
 	.stats = nr_stats,
 	.decode_image = nr_decode_image,
+	.cfg_size = sizeof(struct tt_nuttx_layout),
+	.cfg_init = nr_cfg_init,
+	.cfg_set = tt_nuttx_layout_set,
+	.cfg_help = TT_NUTTX_LAYOUT_HELP,
 };

@@ -64,6 +64,14 @@ struct tt_nuttx_layout {
  * (CONFIG_SCHED_INSTRUMENTATION_FILTER off, so note_driver_s is just its ops pointer): ni_buffer
  * at 4, ni_bufsize 8, ni_head 16, ni_tail 20. For ptr_size 8 the offsets are 8, 16, 28, 32. */
 void tt_nuttx_layout_default(struct tt_nuttx_layout *lo, unsigned ptr_size);
+/* One `--format-opt KEY=VALUE` on a layout (keys in TT_NUTTX_LAYOUT_HELP): 0, or -EINVAL with a
+ * message naming the key and the values it takes. `ptr_size` resets the offsets to that pointer
+ * size's defaults (give it before offsets). The layout is checked as a whole by tt_nuttx_new. */
+int tt_nuttx_layout_set(void *lo, const char *key, const char *value, char *err, size_t errlen);
+#define TT_NUTTX_LAYOUT_HELP \
+	"  nuttx: release=MAJOR.MINOR (12.4 .. 13.x), ptr_size=4|8, endian=little|big, smp=0|1,\n" \
+	"         time64=0|1, align=0|1|2|4|8, header_size=N, off_buffer=N, off_bufsize=N,\n" \
+	"         off_head=N, off_tail=N (offsets in struct noteram_driver_s)\n"
 
 struct tt_nuttx_config {
 	uint64_t driver_addr;     /* target address of g_noteram_driver (required) */

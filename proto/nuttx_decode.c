@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "nuttx_int.h"
@@ -106,6 +107,99 @@ void tt_nuttx_layout_default(struct tt_nuttx_layout *lo, unsigned ptr_size)
 		.off_buffer = (uint16_t)p, .off_bufsize = (uint16_t)(2 * p),
 		.off_head = (uint16_t)(3 * p + 4), .off_tail = (uint16_t)(3 * p + 8),
 	};
+}
+
+static int opt_uint(const char *key, const char *value, unsigned long max, unsigned long *out,
+		    char *err, size_t errlen)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtoul(value, &end, 0);
+	if (!*value || *value == '-' || errno || *end || *out > max) {
+		snprintf(err, errlen, "nuttx option %s='%s': expected a number from 0 to %lu", key,
+			 value, max);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int tt_nuttx_layout_set(void *cfg, const char *key, const char *value, char *err, size_t errlen)
+{
+	struct tt_nuttx_layout *lo = cfg;
+	unsigned long v;
+	unsigned major, minor;
+	char tail;
+
+	if (!strcmp(key, "release")) {
+		if (sscanf(value, "%u.%u%c", &major, &minor, &tail) != 2 || major > 99 ||
+		    minor > 99) {
+			snprintf(err, errlen, "nuttx option release='%s': expected MAJOR.MINOR, "
+				 "e.g. 12.8", value);
+			return -EINVAL;
+		}
+		lo->release = (uint16_t)(major * 100 + minor);
+		return 0;
+	}
+	if (!strcmp(key, "endian")) {
+		if (strcmp(value, "little") && strcmp(value, "big")) {
+			snprintf(err, errlen, "nuttx option endian='%s': expected little or big",
+				 value);
+			return -EINVAL;
+		}
+		lo->big_endian = value[0] == 'b';
+		return 0;
+	}
+	static const struct {
+		const char *key;
+		unsigned long max;
+	} keys[] = {
+		{ "ptr_size", 8 }, { "smp", 1 }, { "time64", 1 }, { "align", 8 },
+		{ "header_size", 255 }, { "off_buffer", 4096 }, { "off_bufsize", 4096 },
+		{ "off_head", 4096 }, { "off_tail", 4096 },
+	};
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		if (strcmp(key, keys[i].key))
+			continue;
+		if (opt_uint(key, value, keys[i].max, &v, err, errlen) < 0)
+			return -EINVAL;
+		switch (i) {
+		case 0:
+			if (v != 4 && v != 8) {
+				snprintf(err, errlen, "nuttx option ptr_size='%s': expected 4 or 8",
+					 value);
+				return -EINVAL;
+			}
+			{
+				uint16_t release = lo->release;
+				bool be = lo->big_endian, smp = lo->smp, t64 = lo->time64;
+				tt_nuttx_layout_default(lo, (unsigned)v);
+				lo->release = release;
+				lo->big_endian = be;
+				lo->smp = smp;
+				lo->time64 = t64;
+			}
+			return 0;
+		case 1: lo->smp = v; return 0;
+		case 2: lo->time64 = v; return 0;
+		case 3:
+			if (v & (v - 1)) {
+				snprintf(err, errlen, "nuttx option align='%s': expected 0, 1, 2, 4 "
+					 "or 8", value);
+				return -EINVAL;
+			}
+			lo->align = (uint8_t)v;
+			return 0;
+		case 4: lo->header_size = (uint8_t)v; return 0;
+		case 5: lo->off_buffer = (uint16_t)v; return 0;
+		case 6: lo->off_bufsize = (uint16_t)v; return 0;
+		case 7: lo->off_head = (uint16_t)v; return 0;
+		default: lo->off_tail = (uint16_t)v; return 0;
+		}
+	}
+	snprintf(err, errlen, "nuttx has no option '%s' (options: release, ptr_size, endian, smp, "
+		 "time64, align, header_size, off_buffer, off_bufsize, off_head, off_tail)", key);
+	return -EINVAL;
 }
 
 static void header_fields(struct nx_lay *l)

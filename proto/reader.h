@@ -57,7 +57,18 @@ struct tt_reader_ops {
 	int (*decode_image)(const uint8_t *img, size_t len, uint64_t base,
 			    const struct tt_reader_config *cfg, tt_emit_cb cb, void *arg, char *err,
 			    size_t errlen);
+	/* Format options (`--format-opt KEY=VALUE`, the config's "format_opts"): the format's own
+	 * configuration struct, cfg_size bytes (at most TT_FORMAT_CFG_MAX), which format_cfg then
+	 * points to. cfg_init fills the defaults (before the ELF, if any, and the options);
+	 * cfg_set applies one option: 0, or -EINVAL with a message naming the key and what it
+	 * expects. cfg_help lists the keys for --help. cfg_size 0: the format takes no options. */
+	size_t cfg_size;
+	void (*cfg_init)(void *cfg);
+	int (*cfg_set)(void *cfg, const char *key, const char *value, char *err, size_t errlen);
+	const char *cfg_help;
 };
+
+#define TT_FORMAT_CFG_MAX 512
 
 /* The reader of a format by name ("threadx", ...), or NULL. */
 const struct tt_reader_ops *tt_reader_find(const char *format);

@@ -15,11 +15,11 @@ _tracetap()
 	case ${words[1]} in
 	decode)
 		case $prev in
-		--format) COMPREPLY=($(compgen -W "threadx" -- "$cur")); return ;;
+		--format) COMPREPLY=($(compgen -W "threadx nuttx qnx" -- "$cur")); return ;;
 		esac
 		if [[ $cur == -* ]]; then
 			COMPREPLY=($(compgen -W "--format --json --no-color --elf --address --pointer
-				--base --tick-hz --time-wrap --time-dir --help" -- "$cur"))
+				--base --tick-hz --time-wrap --time-dir --format-opt --help" -- "$cur"))
 		else
 			_filedir
 		fi

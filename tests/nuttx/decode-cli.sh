@@ -48,3 +48,27 @@ if "$tracetap" decode --format nuttx --base 0x20000000 --address 0x20000100 "$wo
 fi
 grep -q 'noteram' "$work/err" || fail "unclear error: $(cat "$work/err")"
 echo "ok: wrong address -> $(cat "$work/err")"
+
+# Format options (--format-opt): the defaults spelled out decode the same; a wrong layout field
+# changes what is read; bad keys and values are named; a format without options refuses them.
+"$tracetap" decode --json --format nuttx --address "$drv" --format-opt release=13.0 \
+  --format-opt ptr_size=4 --format-opt off_head=16 --format-opt off_tail=20 "$work/ram.bin" \
+  > "$work/out3.jsonl"
+cmp -s "$work/out.jsonl" "$work/out3.jsonl" || fail "explicit default options decode differently"
+if "$tracetap" decode --json --format nuttx --address "$drv" --format-opt off_head=20 \
+  --format-opt off_tail=16 "$work/ram.bin" > "$work/out4.jsonl" 2> "$work/err"; then
+  cmp -s "$work/out.jsonl" "$work/out4.jsonl" && fail "off_head/off_tail were ignored"
+fi
+opt_err() { # expected-text args...
+  local want=$1; shift
+  if "$tracetap" decode "$@" "$work/ram.bin" > /dev/null 2> "$work/err"; then
+    fail "accepted: $*"
+  fi
+  grep -qF -- "$want" "$work/err" || fail "for $*: unclear error: $(cat "$work/err")"
+  echo "ok: $* -> $(cat "$work/err")"
+}
+opt_err "nuttx has no option 'colour'" --format nuttx --address "$drv" --format-opt colour=red
+opt_err "release='12': expected MAJOR.MINOR" --format nuttx --address "$drv" --format-opt release=12
+opt_err "ptr_size='2': expected 4 or 8" --format nuttx --address "$drv" --format-opt ptr_size=2
+opt_err "expected KEY=VALUE" --format nuttx --address "$drv" --format-opt release
+opt_err "format threadx takes no options" --format threadx --format-opt x=1

@@ -27,7 +27,8 @@ int main(void)
 		"\"tls_key\":\"k.pem\",\"targets\":[{\"name\":\"board1\",\"probe\":\"openocd-spawn\","
 		"\"openocd_args\":[\"-f\",\"board.cfg\"],\"address\":\"0x20001000\","
 		"\"address_is_pointer\":true,\"tick_hz\":100000000,\"time_dir\":-1,\"poll_min_ms\":2,"
-		"\"max_chunk\":1024},{\"name\":\"b2\",\"probe\":\"file:x.trx\"}]}";
+		"\"max_chunk\":1024},{\"name\":\"b2\",\"probe\":\"file:x.trx\",\"format\":"
+		"\"nuttx\",\"format_opts\":[\"release=12.8\",\"ptr_size=8\"]}]}";
 	struct tt_config c;
 	char err[512];
 
@@ -44,7 +45,24 @@ int main(void)
 	CHECK(!strcmp(t->openocd_args[1], "board.cfg") && !t->openocd_args[2]);
 	CHECK(t->address == 0x20001000u && t->address_is_pointer && t->tick_hz == 100000000u);
 	CHECK(t->time_dir == -1 && t->poll_min_ms == 2 && t->max_chunk == 1024);
-	CHECK(!strcmp(c.targets[1].format, "threadx")); /* default */
+	CHECK(!t->format_opts);
+	CHECK(!strcmp(c.targets[1].format, "nuttx"));
+	CHECK(!strcmp(c.targets[1].format_opts[1], "ptr_size=8") && !c.targets[1].format_opts[2]);
+	tt_config_free(&c);
+	CHECK(tt_config_parse("{\"targets\":[{\"name\":\"a\",\"probe\":\"p\"}]}", 38, "t.json", &c,
+			      err, sizeof(err)) == 0);
+	CHECK(!strcmp(c.targets[0].format, "threadx")); /* default */
+	tt_config_free(&c);
+
+	/* The same array key twice in every target (cJSON keeps duplicates; the last one wins):
+	 * each array is owned and freed once (ASan and valgrind check the bookkeeping). */
+	static const char dup[] =
+		"{\"targets\":[{\"name\":\"a\",\"probe\":\"p\",\"openocd_args\":[\"-f\",\"x\"],"
+		"\"openocd_args\":[\"-c\",\"y\"],\"format_opts\":[\"a=1\"],\"format_opts\":[]},"
+		"{\"name\":\"b\",\"probe\":\"p\",\"openocd_args\":[],\"openocd_args\":[\"-f\",\"z\"]}]}";
+	CHECK(tt_config_parse(dup, sizeof(dup) - 1, "t.json", &c, err, sizeof(err)) == 0);
+	CHECK(!strcmp(c.targets[0].openocd_args[1], "y") && !c.targets[0].format_opts[0]);
+	CHECK(!strcmp(c.targets[1].openocd_args[1], "z"));
 	tt_config_free(&c);
 
 	/* defaults when empty */
@@ -67,6 +85,8 @@ int main(void)
 	bad("{\"targets\":[{\"name\":\"a\",\"probe\":\"p\",\"address\":\"0xZZ\"}]}",
 	    "targets[0].address");
 	bad("{\"port\":1,\n\"x\":}", "line 2");
+	bad("{\"targets\":[{\"name\":\"a\",\"probe\":\"p\",\"format_opts\":\"x=1\"}]}",
+	    "targets[0].format_opts: expected an array of strings");
 
 	CHECK(tt_config_load("/nonexistent/tracetapd.json", &c, err, sizeof(err)) == -ENOENT);
 	CHECK(strstr(err, "/nonexistent/tracetapd.json"));
