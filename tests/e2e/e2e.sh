@@ -13,24 +13,12 @@ OPENOCD_CFG=${2:-${OPENOCD_CFG:-}}
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../sim/lib.sh
 . "$here/../sim/lib.sh"
+# shellcheck source=lib.sh
+. "$here/lib.sh"
 
-BASE=0x20000000
-RAM_SIZE=0x40000      # 256 KiB of simulated RAM; the trace buffer is at BASE + 0x1000
 REC=$TT_TMP/records.jsonl
 DLOG=$TT_TMP/daemon.err   # *.err: tt_die prints its tail on failure
 DPID=""
-
-# fw RATE BUF_SIZE [ARGS...]: the workload, started once the simulator runs.
-fw() {
-	local rate=$1 bs=$2
-	shift 2
-	tt_spawn fw "$FW_THREADX" --ram "$TT_TMP/ram.bin" --base $BASE --size $RAM_SIZE \
-		--buf-size "$bs" --rate "$rate" --time counter "$@"
-	tt_expect fw '^header=0x[0-9a-f]+ .*entries=([0-9]+)'
-	ENTRIES=${BASH_REMATCH[1]}
-}
-
-sim() { tt_sim_start --base $BASE --size $RAM_SIZE --ram "$TT_TMP/ram.bin" "$@"; }
 
 # daemon PROBE_ARGS...: tracetapd with records on stdout and its log in $DLOG.
 daemon() {
@@ -46,58 +34,11 @@ spawned() {
 		--openocd-log "$TT_TMP/ocd.log" "$@"
 }
 
-# wait_log REGEX [SECONDS]: until a line of the daemon's log matches (extended regex).
-wait_log() {
-	local end=$((SECONDS + ${2:-15}))
-	until grep -qE "$1" "$DLOG"; do
-		[ $SECONDS -lt $end ] || tt_die "no log line matching /$1/ in time"
-		kill -0 "$DPID" 2>/dev/null || tt_die "tracetapd exited while waiting for /$1/"
-		sleep 0.05
-	done
-}
-
-# last_time: the time stamp as written (`ts`: the workload's sequence number mod 2^32) of the
-# newest event record so far. `ts`, not the reader's unwrapped `time`: a wrong unwrap must fail
-# in check_seq with a message, not as a timeout here.
-last_time() {
-	tail -n 200 "$REC" 2>/dev/null | sed -n 's/.*"type":"event".*"ts":\([0-9]*\),.*/\1/p' |
-		tail -n 1
-}
-
-# wait_time N [SECONDS]: until an event numbered at least N was emitted: the stream flows.
-wait_time() {
-	local end=$((SECONDS + ${2:-20})) t
-	while :; do
-		t=$(last_time)
-		[ -n "$t" ] && [ "$t" -ge "$1" ] && return 0
-		[ $SECONDS -lt $end ] || tt_die "stream stuck: newest event ${t:-none}, waited for $1"
-		kill -0 "$DPID" 2>/dev/null || tt_die "tracetapd exited"
-		sleep 0.05
-	done
-}
-
-# advance N [SECONDS]: the stream goes on for N more events from now.
-advance() {
-	local t
-	t=$(last_time)
-	wait_time $((${t:-0} + $1)) "${2:-20}"
-}
-
-# records_after REGEX: how many records of the stream match (grep -c).
-count_rec() { grep -cE "$1" "$REC" || true; }
-
 # finish [CHECK_SEQ ARGS...]: stops the workload, waits for its last event to come out (every
 # event exactly once or in an exactly counted gap; deadline 30 s), stops tracetapd with SIGTERM
 # (exit status 0 wanted), runs the final check.
 finish() {
-	kill -TERM "$TT_PID_fw"
-	tt_expect fw '^summary events=([0-9]+) ' 10
-	LAST=${BASH_REMATCH[1]}
-	local end=$((SECONDS + 20))
-	until [ "$(last_time)" = "$((LAST % 4294967296))" ]; do
-		[ $SECONDS -lt $end ] || tt_die "the last event ($LAST) never came out (newest: $(last_time))"
-		sleep 0.1
-	done
+	fw_stop
 	kill -TERM "$DPID"
 	local rc=0
 	wait "$DPID" || rc=$?
@@ -174,8 +115,6 @@ fault_setup() {
 	advance 500
 }
 
-ocd_child() { pgrep -P "$DPID" -x openocd; }
-
 kill_spawn() {
 	fault_setup
 	local old new end=$((SECONDS + 10))
@@ -220,12 +159,7 @@ sim_restart() {
 	fault_setup
 	local old
 	old=$(ocd_child) || tt_die "no OpenOCD child of tracetapd"
-	kill -TERM "$TT_PID_sim"
-	wait "$TT_PID_sim" 2>/dev/null
-	tt_spawn sim2 "$SIMTARGET" --ctl "$SIM_CTL.2" --port "$SIM_PORT" --base $BASE \
-		--size $RAM_SIZE --ram "$TT_TMP/ram.bin"
-	tt_expect sim2 "^listening port=$SIM_PORT\$"
-	SIM_CTL=$SIM_CTL.2
+	sim_restart_same_port
 	advance 1000 30
 	local new
 	new=$(ocd_child) || true

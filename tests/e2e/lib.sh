@@ -1,0 +1,110 @@
+# tests/e2e/lib.sh: chain helpers shared by e2e.sh and tests/fault (sourced after
+# tests/sim/lib.sh): the workload and the simulator on one RAM file, the daemon's log and record
+# stream, and waits on them with deadlines. The caller sets REC (the JSONL record stream being
+# followed), DLOG (tracetapd's log; named *.err so that tt_die prints it) and DPID (tracetapd).
+# The soft waits (log_has, time_reaches) return 1 at their deadline; the others fail the test.
+
+BASE=0x20000000
+RAM_SIZE=0x40000      # 256 KiB of simulated RAM; the trace buffer is at BASE + 0x1000
+
+# fw RATE BUF_SIZE [ARGS...]: the workload (`--time counter`), started once the simulator runs;
+# ENTRIES = the buffer's entries.
+fw() {
+	local rate=$1 bs=$2
+	shift 2
+	tt_spawn fw "$FW_THREADX" --ram "$TT_TMP/ram.bin" --base $BASE --size $RAM_SIZE \
+		--buf-size "$bs" --rate "$rate" --time counter "$@"
+	tt_expect fw '^header=0x[0-9a-f]+ .*entries=([0-9]+)'
+	ENTRIES=${BASH_REMATCH[1]}
+}
+
+sim() { tt_sim_start --base $BASE --size $RAM_SIZE --ram "$TT_TMP/ram.bin" "$@"; }
+
+# sim_restart_same_port: tt-simtarget killed and started again on the same RAM file and port
+# (SO_REUSEADDR); SIM_CTL follows it.
+sim_restart_same_port() {
+	kill -TERM "$TT_PID_sim"
+	wait "$TT_PID_sim" 2>/dev/null
+	local n=$((${SIM_GEN:-1} + 1))
+	SIM_GEN=$n
+	tt_spawn "sim$n" "$SIMTARGET" --ctl "$TT_TMP/sim.ctl.$n" --port "$SIM_PORT" --base $BASE \
+		--size $RAM_SIZE --ram "$TT_TMP/ram.bin"
+	tt_expect "sim$n" "^listening port=$SIM_PORT\$"
+	SIM_CTL=$TT_TMP/sim.ctl.$n
+	local v=TT_PID_sim$n
+	TT_PID_sim=${!v}
+}
+
+# log_has REGEX [SECONDS]: until a line of the daemon's log matches (extended regex); 1 at the
+# deadline or when tracetapd exited.
+log_has() {
+	local end=$((SECONDS + ${2:-15}))
+	until grep -qE "$1" "$DLOG"; do
+		[ $SECONDS -lt $end ] && kill -0 "$DPID" 2>/dev/null || return 1
+		sleep 0.05
+	done
+}
+
+wait_log() {
+	log_has "$@" && return 0
+	kill -0 "$DPID" 2>/dev/null || tt_die "tracetapd exited while waiting for /$1/"
+	tt_die "no log line matching /$1/ in time"
+}
+
+# last_time: the time stamp as written (`ts`: the workload's sequence number mod 2^32) of the
+# newest event record so far. `ts`, not the reader's unwrapped `time`: a wrong unwrap must fail
+# in check_seq with a message, not as a timeout here.
+last_time() {
+	tail -n 200 "$REC" 2>/dev/null | sed -n 's/.*"type":"event".*"ts":\([0-9]*\),.*/\1/p' |
+		tail -n 1
+}
+
+# time_reaches N [SECONDS]: until an event numbered at least N was emitted (the stream flows);
+# 1 at the deadline or when tracetapd exited.
+time_reaches() {
+	local end=$((SECONDS + ${2:-20})) t
+	while :; do
+		t=$(last_time)
+		[ -n "$t" ] && [ "$t" -ge "$1" ] && return 0
+		[ $SECONDS -lt $end ] && kill -0 "$DPID" 2>/dev/null || return 1
+		sleep 0.05
+	done
+}
+
+wait_time() {
+	time_reaches "$@" && return 0
+	kill -0 "$DPID" 2>/dev/null || tt_die "tracetapd exited"
+	tt_die "stream stuck: newest event $(last_time), waited for $1"
+}
+
+# advance N [SECONDS]: the stream goes on for N more events from now (advance_soft: 1 if not).
+advance_soft() {
+	local t
+	t=$(last_time)
+	time_reaches $((${t:-0} + $1)) "${2:-20}"
+}
+
+advance() {
+	local t
+	t=$(last_time)
+	wait_time $((${t:-0} + $1)) "${2:-20}"
+}
+
+# fw_stop: SIGTERM to the workload; LAST = its event count; waits (20 s) until its last event
+# came out in the stream.
+fw_stop() {
+	kill -TERM "$TT_PID_fw"
+	tt_expect fw '^summary events=([0-9]+) ' 10
+	LAST=${BASH_REMATCH[1]}
+	local end=$((SECONDS + 20))
+	until [ "$(last_time)" = "$((LAST % 4294967296))" ]; do
+		[ $SECONDS -lt $end ] || tt_die "the last event ($LAST) never came out (newest: $(last_time))"
+		sleep 0.1
+	done
+}
+
+# count_rec REGEX: how many records of the stream match (grep -c).
+count_rec() { grep -cE "$1" "$REC" || true; }
+
+# ocd_child: the pid of tracetapd's spawned OpenOCD.
+ocd_child() { pgrep -P "$DPID" -x openocd; }
