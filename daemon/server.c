@@ -337,7 +337,7 @@ static void on_subscribe(struct conn *c, cJSON *m)
 	}
 }
 
-static void on_message(struct conn *c, const char *buf, size_t len)
+void tt_server_on_message(struct conn *c, const char *buf, size_t len)
 {
 	struct tt_server *s = c->srv;
 	cJSON *m = cJSON_ParseWithLength(buf, len), *type, *it;
@@ -424,7 +424,7 @@ static int on_receive(struct conn *c, struct lws *wsi, const void *in, size_t le
 	c->rxlen += len;
 	if (!lws_is_final_fragment(wsi) || lws_remaining_packet_payload(wsi))
 		return 0;
-	on_message(c, c->rx, c->rxlen);
+	tt_server_on_message(c, c->rx, c->rxlen);
 	c->rxlen = 0;
 	return 0;
 }

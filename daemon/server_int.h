@@ -69,6 +69,9 @@ void tt_server_http_closed(struct conn *c);
 /* Authorization (Bearer header or ?token=) and Origin checks. 0 = fine, else an HTTP status
  * with a reason in why. */
 int tt_server_check_access(struct tt_server *s, struct lws *wsi, char *why, size_t whylen);
+/* One complete client message (subscribe, resume, pause, resume-live, ping; untrusted JSON):
+ * acts on it, or queues an error reply. Exported for tests/fuzz/fuzz_client_msg.c. */
+void tt_server_on_message(struct conn *c, const char *buf, size_t len);
 
 
 

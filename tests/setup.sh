@@ -13,6 +13,7 @@ PKGS=(
   libwebsockets-dev libwebsockets-evlib-uv
   libsystemd-dev libusb-1.0-0-dev systemd
   openocd valgrind jq curl socat openssl iproute2 procps mawk
+  clang libclang-rt-14-dev
 )
 if [ "${TT_SETUP_BROWSER:-1}" = 1 ]; then
   PKGS+=(chromium)

@@ -1,100 +1,18 @@
-/* tests/unit/fuzz_threadx.c: fuzzes the ThreadX reader with untrusted target memory.
- *
- * LLVMFuzzerTestOneInput treats the input as target RAM at 0x20000000 with the header at its
- * start: it decodes it as a static image, then runs the live reader over it for a few poll
- * cycles, mutating the "RAM" between cycles from the input's own bytes (laps, resets, torn
- * headers, garbage pointers). Built with -DTT_LIBFUZZER for libFuzzer (-Dfuzzing=true, clang);
- * otherwise a small driver runs seeds written by tests/fw/txwriter plus bounded random mutations
- * so the harness runs as a smoke test under gcc in `meson test --suite unit`.
+/* tests/unit/fuzz_threadx.c: the ThreadX reader harness (tests/fuzz/fuzz_reader.c) as a bounded
+ * smoke test under gcc in `meson test --suite unit`: seeds written by tests/fw/txwriter (valid
+ * buffer images, wrapped or not, both byte orders), each run unmutated and then with a few
+ * random mutations. The libFuzzer build of the same harness is tests/fuzz (clang).
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "threadx.h"
+#include "fuzz.h"
 #include "txwriter.h"
 
 #define FZ_BASE 0x20000000u
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static uint64_t fz_events;
-
-/* Touches every field a consumer would, so sanitizers see bad pointers. */
-static void fz_cb(void *arg, const struct tt_record *rec)
-{
-	size_t *sum = arg;
-	if (rec->kind == TT_REC_EVENT) {
-		const struct tt_event *ev = &rec->u.ev;
-		*sum += strlen(ev->name) + (ev->thread_name ? strlen(ev->thread_name) : 0) +
-			(ev->interrupted_name ? strlen(ev->interrupted_name) : 0);
-		for (unsigned i = 0; i < ev->nargs; i++)
-			*sum += strlen(ev->args[i].name) + (ev->args[i].text ? strlen(ev->args[i].text) : 0);
-		for (unsigned i = 0; i < ev->nraw; i++)
-			*sum += ev->raw[i];
-		fz_events++;
-	} else if (rec->kind == TT_REC_GAP) {
-		*sum += strlen(rec->u.gap.reason);
-	} else {
-		*sum += strlen(rec->u.reset.reason);
-	}
-}
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
-	char err[256];
-	size_t sum = 0;
-	struct tt_threadx_config cfg = { .max_buffer_bytes = 1 << 20, .tick_hz = 1000,
-					 .header_every = 2, .hold_window = 3 };
-	tt_threadx_decode_image(data, size, FZ_BASE, 0, &cfg, fz_cb, &sum, err, sizeof(err));
-
-	uint8_t *ram = malloc(size ? size : 1);
-	if (ram == NULL)
-		return 0;
-	memcpy(ram, data, size);
-	struct tt_threadx *rd;
-	cfg.header_addr = FZ_BASE;
-	if (tt_threadx_new(&cfg, &rd) != 0) {
-		free(ram);
-		return 0;
-	}
-	size_t mut = size / 2;
-	for (int cycle = 0; cycle < 12; cycle++) {
-		for (int step = 0; step < 16; step++) {
-			struct tt_plan p;
-			bool failed = false;
-			tt_threadx_plan(rd, &p);
-			for (unsigned i = 0; i < p.n; i++) {
-				uint64_t off = p.r[i].addr - FZ_BASE;
-				if (p.r[i].addr < FZ_BASE || off > size || p.r[i].len > size - off) {
-					failed = true;
-					break;
-				}
-				memcpy(p.r[i].dst, ram + off, p.r[i].len);
-			}
-			if (failed) {
-				tt_threadx_read_failed(rd, -5);
-				break;
-			}
-			if (tt_threadx_ingest(rd, fz_cb, &sum) != TT_THREADX_MORE)
-				break;
-		}
-		/* the "writer": copy a few input bytes over the RAM, at positions the input picks */
-		for (int k = 0; k < 4 && size >= 8 && mut + 5 < size; k++, mut += 5) {
-			size_t at = ((size_t)data[mut] << 8 | data[mut + 1]) % size;
-			ram[at] = data[mut + 2];
-			if (at + 1 < size)
-				ram[at + 1] = data[mut + 3];
-		}
-	}
-	tt_threadx_free(rd);
-	free(ram);
-	(void)sum;
-	return 0;
-}
-
-#ifndef TT_LIBFUZZER
 static uint64_t fz_rng = 0x9E3779B97F4A7C15ull;
 
 static uint32_t fz_rand(void)
@@ -124,14 +42,36 @@ static size_t fz_seed(uint8_t *mem, size_t cap, bool big, uint32_t events, uint3
 	return w.ent_end - FZ_BASE;
 }
 
+static const struct { bool big; uint32_t events, mask; } seeds[] = {
+	{ false, 5, 0xFFFFFFFFu }, { true, 5, 0xFFFFFFFFu }, { false, 70, 0xFFFF },
+	{ true, 70, 0xFFFFFFFFu }, { false, 0, 0xFF },
+};
+
+/* --write-seeds DIR: the unmutated seeds as files, the libFuzzer harness's starting corpus. */
+static int write_seeds(const char *dir)
+{
+	static uint8_t seed[4096];
+	char path[4096];
+
+	for (unsigned s = 0; s < sizeof(seeds) / sizeof(seeds[0]); s++) {
+		size_t len = fz_seed(seed, sizeof(seed), seeds[s].big, seeds[s].events, seeds[s].mask);
+		snprintf(path, sizeof(path), "%s/txwriter-%u.bin", dir, s);
+		FILE *f = fopen(path, "wb");
+		if (!f || fwrite(seed, 1, len, f) != len || fclose(f) != 0) {
+			perror(path);
+			return 1;
+		}
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static uint8_t seed[4096], buf[4096];
 	int iters = argc > 1 ? atoi(argv[1]) : 20000;
-	const struct { bool big; uint32_t events, mask; } seeds[] = {
-		{ false, 5, 0xFFFFFFFFu }, { true, 5, 0xFFFFFFFFu }, { false, 70, 0xFFFF },
-		{ true, 70, 0xFFFFFFFFu }, { false, 0, 0xFF },
-	};
+
+	if (argc == 3 && !strcmp(argv[1], "--write-seeds"))
+		return write_seeds(argv[2]);
 	for (int it = 0; it < iters; it++) {
 		const unsigned s = (unsigned)it % (sizeof(seeds) / sizeof(seeds[0]));
 		size_t len = fz_seed(seed, sizeof(seed), seeds[s].big, seeds[s].events, seeds[s].mask);
@@ -168,4 +108,3 @@ int main(int argc, char **argv)
 	printf("fuzz smoke: %d inputs, %llu events decoded\n", iters, (unsigned long long)fz_events);
 	return 0;
 }
-#endif

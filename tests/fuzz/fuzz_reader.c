@@ -1,0 +1,88 @@
+/* tests/fuzz/fuzz_reader.c: one trace format's reader (FZ_FORMAT: "threadx", "nuttx", "qnx")
+ * through proto/reader.h, on untrusted target memory.
+ *
+ * The input is target RAM at 0x20000000 with the format's control structure (ThreadX trace
+ * header, NuttX noteram driver) at its start. It is decoded as an image twice: located at its
+ * start, and with no address (a .trx whose header says its own base, a NuttX record stream, a
+ * .kev file). Then, for a format that follows live memory, the live reader polls it for a few
+ * cycles while the "target" rewrites bytes between cycles, taken from the input's second half
+ * (laps, resets, torn headers, garbage pointers); a range planned outside the RAM is a failed
+ * read, as a probe would report it. Built as a libFuzzer target by tests/fuzz/meson.build, and
+ * with the gcc smoke driver tests/unit/fuzz_threadx.c (seeds from tests/fw/txwriter).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fuzz.h"
+#include "reader.h"
+
+#ifndef FZ_FORMAT
+#error "FZ_FORMAT must name a format"
+#endif
+#define FZ_BASE 0x20000000u
+
+static void fz_live(const struct tt_reader_ops *ops, const uint8_t *data, size_t size)
+{
+	struct tt_reader_config cfg = { .address = FZ_BASE, .tick_hz = 1000 };
+	uint8_t *ram;
+	void *rd;
+	size_t mut = size / 2;
+
+	if (!ops->create || ops->create(&cfg, &rd) != 0)
+		return;
+	ram = malloc(size ? size : 1);
+	if (!ram) {
+		ops->destroy(rd);
+		return;
+	}
+	memcpy(ram, data, size);
+	for (int cycle = 0; cycle < 12; cycle++) {
+		for (int step = 0; step < 16; step++) {
+			struct tt_plan p;
+			bool failed = false;
+			ops->plan(rd, &p);
+			for (unsigned i = 0; i < p.n; i++) {
+				uint64_t off = p.r[i].addr - FZ_BASE;
+				if (p.r[i].addr < FZ_BASE || off > size || p.r[i].len > size - off) {
+					failed = true;
+					break;
+				}
+				memcpy(p.r[i].dst, ram + off, p.r[i].len);
+			}
+			if (failed) {
+				ops->read_failed(rd, -5);
+				break;
+			}
+			if (ops->ingest(rd, fz_record, NULL) != TT_READER_MORE)
+				break;
+		}
+		/* the "writer": copy a few input bytes over the RAM, at positions the input picks */
+		for (int k = 0; k < 4 && size >= 8 && mut + 5 < size; k++, mut += 5) {
+			size_t at = ((size_t)data[mut] << 8 | data[mut + 1]) % size;
+			ram[at] = data[mut + 2];
+			if (at + 1 < size)
+				ram[at + 1] = data[mut + 3];
+		}
+	}
+	struct tt_reader_stats st;
+	ops->stats(rd, &st);
+	(void)ops->error(rd);
+	ops->destroy(rd);
+	free(ram);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static const struct tt_reader_ops *ops;
+	struct tt_reader_config at_start = { .address = FZ_BASE, .tick_hz = 1000 };
+	struct tt_reader_config own = { .tick_hz = 0 };
+	char err[256];
+
+	if (!ops && !(ops = tt_reader_find(FZ_FORMAT)))
+		abort();
+	(void)tt_reader_detect(data, size);
+	ops->decode_image(data, size, FZ_BASE, &at_start, fz_record, NULL, err, sizeof(err));
+	ops->decode_image(data, size, 0, &own, fz_record, NULL, err, sizeof(err));
+	fz_live(ops, data, size);
+	return 0;
+}
