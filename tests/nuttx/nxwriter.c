@@ -41,16 +41,15 @@ static unsigned hdr_size(const struct tt_nuttx_layout *lo)
 	return al(nsec + ptr, mx);
 }
 
-void nxw_init(struct nxw *w, const struct tt_nuttx_layout *lo, size_t ram_len, uint64_t base,
-	      uint32_t drv_off, uint32_t buf_off, uint32_t size)
+void nxw_init_mem(struct nxw *w, const struct tt_nuttx_layout *lo, uint8_t *mem, size_t ram_len,
+		  uint64_t base, uint32_t drv_off, uint32_t buf_off, uint32_t size)
 {
 	memset(w, 0, sizeof(*w));
 	if (lo)
 		w->lo = *lo;
 	else
 		tt_nuttx_layout_default(&w->lo, 4);
-	w->ram = calloc(1, ram_len);
-	assert(w->ram);
+	w->ram = mem;
 	w->ram_len = ram_len;
 	w->base = base;
 	w->drv = base + drv_off;
@@ -59,18 +58,30 @@ void nxw_init(struct nxw *w, const struct tt_nuttx_layout *lo, size_t ram_len, u
 	w->ptr = w->lo.ptr_size;
 	w->hdr = hdr_size(&w->lo);
 	w->align = w->lo.align ? w->lo.align : w->lo.release < 1207 ? 1 : w->ptr;
-	w->overwrite = 1;
+	w->off_overwrite = (uint16_t)(w->lo.off_bufsize + w->ptr);	/* size_t, then unsigned */
 	w->time = 1000;
 	w->step = 1000;
 	w->rng = 12345;
 	assert(buf_off + size <= ram_len);
 	nxw_put(w, w->ram + drv_off + w->lo.off_buffer, w->buf, w->ptr);
 	nxw_put(w, w->ram + drv_off + w->lo.off_bufsize, size, w->ptr);
+	nxw_set_overwrite(w, 1);
+}
+
+void nxw_init(struct nxw *w, const struct tt_nuttx_layout *lo, size_t ram_len, uint64_t base,
+	      uint32_t drv_off, uint32_t buf_off, uint32_t size)
+{
+	uint8_t *mem = calloc(1, ram_len);
+
+	assert(mem);
+	nxw_init_mem(w, lo, mem, ram_len, base, drv_off, buf_off, size);
+	w->owned = true;
 }
 
 void nxw_free(struct nxw *w)
 {
-	free(w->ram);
+	if (w->owned)
+		free(w->ram);
 	w->ram = NULL;
 }
 
@@ -89,14 +100,37 @@ uint32_t nxw_tail(const struct nxw *w)
 	return (uint32_t)get(w, drvp(w) + w->lo.off_tail, 4);
 }
 
+/* One 32-bit store (a reader in another process, e.g. tt-simtarget, reads the word whole),
+ * ordered after every store before it, as the target's `volatile` index is. */
+static void store32(const struct nxw *w, unsigned off, uint32_t v)
+{
+	uint8_t b[4];
+	uint32_t word;
+	uint8_t *p = drvp(w) + off;
+
+	nxw_put(w, b, v, 4);
+	memcpy(&word, b, 4);
+	if (((uintptr_t)p & 3) == 0)
+		__atomic_store_n((uint32_t *)(void *)p, word, __ATOMIC_RELEASE);
+	else
+		memcpy(p, b, 4);
+}
+
+void nxw_set_overwrite(struct nxw *w, unsigned mode)
+{
+	w->overwrite = mode;
+	if (w->off_overwrite)
+		store32(w, w->off_overwrite, mode);
+}
+
 void nxw_set_head(struct nxw *w, uint32_t v)
 {
-	nxw_put(w, drvp(w) + w->lo.off_head, v, 4);
+	store32(w, w->lo.off_head, v);
 }
 
 void nxw_set_tail(struct nxw *w, uint32_t v)
 {
-	nxw_put(w, drvp(w) + w->lo.off_tail, v, 4);
+	store32(w, w->lo.off_tail, v);
 }
 
 int nxw_read(const struct nxw *w, uint64_t addr, uint8_t *dst, uint32_t len)
@@ -205,12 +239,18 @@ bool nxw_begin(struct nxw *w, const uint8_t *rec, unsigned len)
 		nxw_set_tail(w, 0);
 		head = 0;
 	}
+	if (w->overwrite == 2)
+		return false;	/* overflowed: nothing is stored until NOTERAM_CLEAR */
 	if (w->size - used(w) <= al(len, w->align)) {
-		if (!w->overwrite)
+		if (!w->overwrite) {
+			nxw_set_overwrite(w, 2);	/* NuttX: stop, mark overflow */
 			return false;
+		}
 		do
 			drop(w);
 		while (w->size - used(w) <= al(len, w->align));
+		/* the tail moves before the copy (for readers in other processes) */
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	}
 	space = w->size - head < len ? w->size - head : len;
 	memcpy(ring + head, rec, space);

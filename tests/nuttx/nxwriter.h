@@ -26,13 +26,21 @@ struct nxw {
 	bool pending;
 	uint32_t pending_head;
 	uint64_t written, dropped; /* records */
+	bool owned;             /* ram allocated by nxw_init */
+	uint16_t off_overwrite; /* offsetof ni_overwrite; 0 = not written */
 };
 
 /* RAM of ram_len bytes at base; the driver struct at base + drv_off, the ring of size bytes at
  * base + buf_off. lo == NULL: tt_nuttx_layout_default(4). */
 void nxw_init(struct nxw *w, const struct tt_nuttx_layout *lo, size_t ram_len, uint64_t base,
 	      uint32_t drv_off, uint32_t buf_off, uint32_t size);
+/* The same on memory the caller owns (e.g. the simulator's RAM file, mapped shared): head and
+ * tail are then stored as whole 32-bit words, head after the record's bytes. */
+void nxw_init_mem(struct nxw *w, const struct tt_nuttx_layout *lo, uint8_t *mem, size_t ram_len,
+		  uint64_t base, uint32_t drv_off, uint32_t buf_off, uint32_t size);
 void nxw_free(struct nxw *w);
+/* ni_overwrite (when off_overwrite is set): 1 overwrite, 0 stop when full, 2 overflowed. */
+void nxw_set_overwrite(struct nxw *w, unsigned mode);
 uint32_t nxw_head(const struct nxw *w);
 uint32_t nxw_tail(const struct nxw *w);
 void nxw_set_head(struct nxw *w, uint32_t v);

@@ -1,0 +1,196 @@
+/* tests/nuttx/fw_nuttx.c: tt-fw-nuttx, a NuttX "firmware" workload for the simulated target.
+ *
+ * Maps the simulator's RAM file and keeps a NuttX 13.x noteram driver in it (32-bit,
+ * little-endian, not SMP, no note filter: tt_nuttx_layout_default(4)), written with nxwriter.c in
+ * noteram_add's exact order (drop the oldest records until the new one fits, copy byte-wise with
+ * wrap, head written last as a whole word). Every record's 64-bit time stamp is a +1 counter
+ * starting at 1, so the time stamp numbers every record ever written (stored or not) and tests
+ * check exactly what arrived. Records: START notes with task names, then switches, syscalls,
+ * IRQs and heap notes (nxw_any). SIGUSR1 = NOTERAM_CLEAR (tail = head; an overflowed ring in
+ * mode 0 records again); both signals are applied between two records, as an ioctl would be.
+ */
+#include "nxwriter.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define OFF_LAST_TIME 0x8   /* low word of the last time stamp written (informational) */
+#define OFF_DRIVER 0x100    /* g_noteram_driver */
+#define DEFAULT_BUF_OFF 0x1000
+
+static volatile sig_atomic_t g_clear, g_stop;
+
+static void on_signal(int sig)
+{
+	if (sig == SIGUSR1)
+		g_clear++;
+	else
+		g_stop = 1;
+}
+
+static uint64_t ns_since(const struct timespec *a)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (uint64_t)(now.tv_sec - a->tv_sec) * 1000000000u + (uint64_t)now.tv_nsec -
+	       (uint64_t)a->tv_nsec;
+}
+
+static uint8_t *map_ram(const char *path, uint32_t size)
+{
+	struct stat st;
+	int fd = open(path, O_RDWR | O_CREAT, 0644);
+	void *p;
+
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) < 0 || (st.st_size < (off_t)size && ftruncate(fd, size) < 0)) {
+		close(fd);
+		return NULL;
+	}
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: tt-fw-nuttx --ram FILE --base ADDR --size N [--buf-off OFF] [--buf-size N]\n"
+		"       [--rate RECORDS_PER_S (0 = max)] [--count N] [--duration S]\n"
+		"       [--mode overwrite|stop] [--burst N]\n"
+		"Prints 'driver=0x... ...' once the driver is set up and 'summary ...' at exit.\n"
+		"SIGUSR1 = NOTERAM_CLEAR. See tests/nuttx/README.md.\n");
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "ram", required_argument, NULL, 'r' },      { "base", required_argument, NULL, 'b' },
+		{ "size", required_argument, NULL, 's' },     { "buf-off", required_argument, NULL, 'o' },
+		{ "buf-size", required_argument, NULL, 'B' }, { "rate", required_argument, NULL, 'R' },
+		{ "count", required_argument, NULL, 'n' },    { "duration", required_argument, NULL, 'd' },
+		{ "mode", required_argument, NULL, 'm' },     { "burst", required_argument, NULL, 'u' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	static struct nxw w;
+	static uint8_t rec[256];
+	const char *path = NULL, *mode = "overwrite";
+	uint32_t base = 0, size = 0, buf_off = DEFAULT_BUF_OFF, buf_size = 0;
+	uint64_t rate = 1000, count = 0, records = 0, stored = 0, clears = 0, overflows = 0;
+	uint64_t burst = 0, in_burst = 0;
+	double duration = 0;
+	struct timespec start, next;
+	sig_atomic_t clears_seen = 0;
+	uint8_t *ram;
+	int o;
+
+	while ((o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (o) {
+		case 'r': path = optarg; break;
+		case 'b': base = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 's': size = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 'o': buf_off = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 'B': buf_size = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 'R': rate = strtoull(optarg, NULL, 0); break;
+		case 'n': count = strtoull(optarg, NULL, 0); break;
+		case 'd': duration = strtod(optarg, NULL); break;
+		case 'm': mode = optarg; break;
+		case 'u': burst = strtoull(optarg, NULL, 0); break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (!buf_size && size > buf_off)
+		buf_size = size - buf_off;
+	if (!path || (base & 7) || (buf_off & 7) || buf_off < OFF_DRIVER + 0x40 || buf_size < 512 ||
+	    (uint64_t)buf_off + buf_size > size ||
+	    (strcmp(mode, "overwrite") && strcmp(mode, "stop"))) {
+		fprintf(stderr, "tt-fw-nuttx: need --ram FILE --base ADDR --size N with the ring "
+			"[--buf-off, +--buf-size) inside RAM at or above offset 0x%x, at least 512 "
+			"bytes, 8-byte aligned; --mode overwrite or stop\n", OFF_DRIVER + 0x40);
+		usage(stderr);
+		return 2;
+	}
+	if (!(ram = map_ram(path, size))) {
+		fprintf(stderr, "tt-fw-nuttx: cannot map RAM %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	struct sigaction sa = { .sa_handler = on_signal };
+	sigaction(SIGUSR1, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+
+	/* noteram_register: an empty ring (head = tail = 0), the mode, then the buffer words */
+	memset(ram + OFF_DRIVER, 0, 0x40);
+	nxw_init_mem(&w, NULL, ram, size, base, OFF_DRIVER, buf_off, buf_size);
+	nxw_set_head(&w, 0);
+	nxw_set_tail(&w, 0);
+	nxw_set_overwrite(&w, strcmp(mode, "stop") ? 1 : 0);
+	w.time = 1;
+	w.step = 1;
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	next = start;
+	if (!burst)
+		burst = rate ? (rate + 1999) / 2000 : 1;	/* at most ~2000 sleeps per second */
+	printf("driver=0x%08" PRIx32 " ring=0x%08" PRIx32 " size=%" PRIu32 " mode=%s rate=%" PRIu64
+	       " pid=%d\n", base + OFF_DRIVER, base + buf_off, buf_size, mode, rate, (int)getpid());
+	fflush(stdout);
+
+	for (uint32_t i = 0; !g_stop; i++) {
+		if (count && records >= count)
+			break;
+		if (duration > 0 && ns_since(&start) >= duration * 1e9)
+			break;
+		while (clears_seen != g_clear) {
+			/* NOTERAM_CLEAR: the tail catches up with the head; an overflowed ring in
+			 * mode 0 goes back to recording */
+			clears_seen++;
+			clears++;
+			nxw_set_tail(&w, nxw_head(&w));
+			if (w.overwrite == 2)
+				nxw_set_overwrite(&w, 0);
+			printf("clear n=%" PRIu64 " time=%" PRIu64 "\n", clears, w.time - 1);
+			fflush(stdout);
+		}
+		/* the first records name the tasks, as the START notes of a boot do */
+		unsigned len = i < 5 ? nxw_any(&w, rec, i * 7) : nxw_any(&w, rec, i);
+		unsigned before = w.overwrite;
+
+		records++;
+		if (nxw_add(&w, rec, len))
+			stored++;
+		else if (before != 2)
+			overflows++;
+		__atomic_store_n((uint32_t *)(void *)(ram + OFF_LAST_TIME), (uint32_t)(w.time - 1),
+				 __ATOMIC_RELEASE);
+		if (!rate || ++in_burst < burst)
+			continue;
+		/* sleep until the next burst is due: absolute deadlines, so no drift accumulates */
+		in_burst = 0;
+		uint64_t ns = (uint64_t)next.tv_nsec + burst * 1000000000u / rate;
+
+		next.tv_sec += (time_t)(ns / 1000000000u);
+		next.tv_nsec = (long)(ns % 1000000000u);
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR &&
+		       !g_stop)
+			;
+	}
+	printf("summary events=%" PRIu64 " last_time=%" PRIu64 " stored=%" PRIu64
+	       " dropped=%" PRIu64 " overflows=%" PRIu64 " clears=%" PRIu64 " head=%" PRIu32
+	       " tail=%" PRIu32 " elapsed_ms=%" PRIu64 "\n", records, w.time - 1, stored, w.dropped,
+	       overflows, clears, nxw_head(&w), nxw_tail(&w), ns_since(&start) / 1000000u);
+	return 0;
+}
