@@ -166,7 +166,7 @@ static int enumerator(Dwarf_Die *e, const char *name, int64_t *value)
 #define MISSING(what, hint)                                                                  \
 	(snprintf(err, errlen, "%s: no DWARF type '%s' (%s)", path, what, hint), -ESRCH)
 
-/* ni_buffer, ni_bufsize, ni_head, ni_tail and the pointer size. */
+/* ni_buffer, ni_bufsize, ni_head, ni_tail, ni_overwrite and the pointer size. */
 static int driver_layout(const char *path, struct found *f, struct tt_nuttx_layout *lo,
 			 char *err, size_t errlen)
 {
@@ -191,6 +191,11 @@ static int driver_layout(const char *path, struct found *f, struct tt_nuttx_layo
 		if (i == 0 && member_size(&m, f->drv_asize))
 			ptr = member_size(&m, f->drv_asize);
 	}
+	/* ni_overwrite: every 12.4+ driver has it; without it the reader derives the offset */
+	lo->off_overwrite = 0;
+	if (member(&f->die[T_DRV], "ni_overwrite", &m) && member_offset(&m, &off) == 0 &&
+	    off <= UINT16_MAX)
+		lo->off_overwrite = (uint16_t)off;
 	if (ptr != 4 && ptr != 8) {
 		snprintf(err, errlen, "%s: pointer size %u in 'struct noteram_driver_s' (ni_buffer): "
 			 "only 4 and 8 are read", path, (unsigned)ptr);

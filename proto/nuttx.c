@@ -30,6 +30,7 @@ struct tt_nuttx {
 	bool gap_known_loss;     /* the tail passed our position: something is lost */
 	unsigned sync_tries;
 	bool attached;
+	bool overflowed;         /* ni_overwrite 2 seen and reported */
 	uint64_t buf_addr;
 	uint32_t size;
 	uint32_t pos;            /* ring offset of the next unread byte */
@@ -174,7 +175,7 @@ void tt_nuttx_plan(struct tt_nuttx *rd, struct tt_plan *p)
 
 struct ctlw {
 	uint64_t buf, size;
-	uint32_t head, tail;
+	uint32_t head, tail, overwrite;
 };
 
 static int parse_ctl(struct tt_nuttx *rd, const uint8_t *c, struct ctlw *w)
@@ -185,6 +186,7 @@ static int parse_ctl(struct tt_nuttx *rd, const uint8_t *c, struct ctlw *w)
 	w->size = nx_get(l, c + l->off_bufsize - l->ctl_lo, l->ptr);
 	w->head = (uint32_t)nx_get(l, c + l->off_head - l->ctl_lo, 4);
 	w->tail = (uint32_t)nx_get(l, c + l->off_tail - l->ctl_lo, 4);
+	w->overwrite = (uint32_t)nx_get(l, c + l->off_overwrite - l->ctl_lo, 4);
 	if (w->size < 2u * l->hdr || !w->buf)
 		return fail(rd, -EPROTO, "noteram at 0x%llx: ni_buffer 0x%llx, ni_bufsize %llu: "
 			    "not a noteram ring (tracing not initialised, or wrong address/layout)",
@@ -292,6 +294,17 @@ static int ingest_ctl(struct tt_nuttx *rd, struct emitter *e)
 			start_sync(rd, WHY_RESET, NULL);
 		}
 		return TT_NUTTX_MORE;
+	}
+	if (w.overwrite != NX_OVERWRITE_OVERFLOW) {
+		rd->overflowed = false;
+	} else if (w.head == rd->pos && !rd->overflowed) {
+		/* Mode 0 stopped at a full ring: whatever the target traced since was dropped.
+		 * Reported once everything stored is published; NOTERAM_CLEAR sets the mode back
+		 * (tail = head, so reading simply goes on). */
+		rd->overflowed = true;
+		emit_gap(rd, e, 1, false, "noteram full, overwrite disabled (ni_overwrite 2): notes "
+					   "dropped until NOTERAM_CLEAR");
+		return TT_NUTTX_DONE;
 	}
 	if (w.head == rd->pos)
 		return TT_NUTTX_DONE;

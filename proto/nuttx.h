@@ -55,6 +55,7 @@ struct tt_nuttx_layout {
 	/* offsetof(struct noteram_driver_s, ...); sizes follow ptr_size (size_t, pointers) and 4
 	 * (unsigned int). */
 	uint16_t off_buffer, off_bufsize, off_head, off_tail;
+	uint16_t off_overwrite; /* ni_overwrite (unsigned); 0 = off_bufsize + ptr_size */
 };
 
 /* reader.h's tt_reader_config.format_cfg for "nuttx" points to a struct tt_nuttx_layout
@@ -71,7 +72,7 @@ int tt_nuttx_layout_set(void *lo, const char *key, const char *value, char *err,
 #define TT_NUTTX_LAYOUT_HELP \
 	"  nuttx: release=MAJOR.MINOR (12.4 .. 13.x), ptr_size=4|8, endian=little|big, smp=0|1,\n" \
 	"         time64=0|1, align=0|1|2|4|8, header_size=N, off_buffer=N, off_bufsize=N,\n" \
-	"         off_head=N, off_tail=N (offsets in struct noteram_driver_s)\n"
+	"         off_head=N, off_tail=N, off_overwrite=N (offsets in struct noteram_driver_s)\n"
 
 struct tt_nuttx_config {
 	uint64_t driver_addr;     /* target address of g_noteram_driver (required) */

@@ -106,6 +106,7 @@ void tt_nuttx_layout_default(struct tt_nuttx_layout *lo, unsigned ptr_size)
 		 * ni_head, ni_tail */
 		.off_buffer = (uint16_t)p, .off_bufsize = (uint16_t)(2 * p),
 		.off_head = (uint16_t)(3 * p + 4), .off_tail = (uint16_t)(3 * p + 8),
+		.off_overwrite = (uint16_t)(3 * p),
 	};
 }
 
@@ -156,7 +157,7 @@ int tt_nuttx_layout_set(void *cfg, const char *key, const char *value, char *err
 	} keys[] = {
 		{ "ptr_size", 8 }, { "smp", 1 }, { "time64", 1 }, { "align", 8 },
 		{ "header_size", 255 }, { "off_buffer", 4096 }, { "off_bufsize", 4096 },
-		{ "off_head", 4096 }, { "off_tail", 4096 },
+		{ "off_head", 4096 }, { "off_tail", 4096 }, { "off_overwrite", 4096 },
 	};
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 		if (strcmp(key, keys[i].key))
@@ -194,11 +195,13 @@ int tt_nuttx_layout_set(void *cfg, const char *key, const char *value, char *err
 		case 5: lo->off_buffer = (uint16_t)v; return 0;
 		case 6: lo->off_bufsize = (uint16_t)v; return 0;
 		case 7: lo->off_head = (uint16_t)v; return 0;
-		default: lo->off_tail = (uint16_t)v; return 0;
+		case 8: lo->off_tail = (uint16_t)v; return 0;
+		default: lo->off_overwrite = (uint16_t)v; return 0;
 		}
 	}
 	snprintf(err, errlen, "nuttx has no option '%s' (options: release, ptr_size, endian, smp, "
-		 "time64, align, header_size, off_buffer, off_bufsize, off_head, off_tail)", key);
+		 "time64, align, header_size, off_buffer, off_bufsize, off_head, off_tail, "
+		 "off_overwrite)", key);
 	return -EINVAL;
 }
 
@@ -265,9 +268,11 @@ int nx_lay_resolve(const struct tt_nuttx_layout *lo, struct nx_lay *l, const cha
 	l->off_bufsize = lo->off_bufsize;
 	l->off_head = lo->off_head;
 	l->off_tail = lo->off_tail;
-	const unsigned offs[4] = { l->off_buffer, l->off_bufsize, l->off_head, l->off_tail };
-	const unsigned sizes[4] = { l->ptr, l->ptr, 4, 4 };
-	for (int i = 0; i < 4; i++) {
+	l->off_overwrite = lo->off_overwrite ? lo->off_overwrite : lo->off_bufsize + l->ptr;
+	const unsigned offs[5] = { l->off_buffer, l->off_bufsize, l->off_head, l->off_tail,
+				   l->off_overwrite };
+	const unsigned sizes[5] = { l->ptr, l->ptr, 4, 4, 4 };
+	for (int i = 0; i < 5; i++) {
 		if (offs[i] < lo_off)
 			lo_off = offs[i];
 		if (offs[i] + sizes[i] > hi_end)
@@ -275,7 +280,7 @@ int nx_lay_resolve(const struct tt_nuttx_layout *lo, struct nx_lay *l, const cha
 		for (int j = 0; j < i; j++)
 			if (offs[i] < offs[j] + sizes[j] && offs[j] < offs[i] + sizes[i]) {
 				*why = "driver member offsets overlap (ni_buffer, ni_bufsize, ni_head, "
-				       "ni_tail)";
+				       "ni_tail, ni_overwrite)";
 				return -EINVAL;
 			}
 	}

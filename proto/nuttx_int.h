@@ -9,6 +9,7 @@
 #define NX_NAMES 128u     /* pid -> name cache slots (direct mapped) */
 #define NX_NAME_MAX 32u   /* CONFIG_TASK_NAME_SIZE is 31 by default */
 #define NX_TEXT_MAX 160u  /* scratch for rendered strings/hex of one record */
+#define NX_OVERWRITE_OVERFLOW 2u /* ni_overwrite: mode 0 stopped at a full ring */
 
 /* The layout with everything derived. */
 struct nx_lay {
@@ -17,7 +18,7 @@ struct nx_lay {
 	bool has_cpu;          /* nc_cpu present in the header */
 	unsigned off_pid, off_time, time_size; /* header fields */
 	unsigned off_nsec;     /* 12.4-12.7: nc_systime_nsec (long), else 0 */
-	unsigned off_buffer, off_bufsize, off_head, off_tail;
+	unsigned off_buffer, off_bufsize, off_head, off_tail, off_overwrite;
 	unsigned ctl_lo, ctl_len; /* the control words as one range */
 };
 

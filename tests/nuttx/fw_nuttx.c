@@ -90,6 +90,7 @@ int main(int argc, char **argv)
 	const char *path = NULL, *mode = "overwrite";
 	uint32_t base = 0, size = 0, buf_off = DEFAULT_BUF_OFF, buf_size = 0;
 	uint64_t rate = 1000, count = 0, records = 0, stored = 0, clears = 0, overflows = 0;
+	uint64_t last_stored = 0;
 	uint64_t burst = 0, in_burst = 0;
 	double duration = 0;
 	struct timespec start, next;
@@ -170,8 +171,10 @@ int main(int argc, char **argv)
 		unsigned before = w.overwrite;
 
 		records++;
-		if (nxw_add(&w, rec, len))
+		if (nxw_add(&w, rec, len)) {
 			stored++;
+			last_stored = w.time - 1;
+		}
 		else if (before != 2)
 			overflows++;
 		__atomic_store_n((uint32_t *)(void *)(ram + OFF_LAST_TIME), (uint32_t)(w.time - 1),
@@ -188,9 +191,11 @@ int main(int argc, char **argv)
 		       !g_stop)
 			;
 	}
-	printf("summary events=%" PRIu64 " last_time=%" PRIu64 " stored=%" PRIu64
+	printf("summary events=%" PRIu64 " last_time=%" PRIu64 " last_stored=%" PRIu64
+	       " stored=%" PRIu64
 	       " dropped=%" PRIu64 " overflows=%" PRIu64 " clears=%" PRIu64 " head=%" PRIu32
-	       " tail=%" PRIu32 " elapsed_ms=%" PRIu64 "\n", records, w.time - 1, stored, w.dropped,
+	       " tail=%" PRIu32 " elapsed_ms=%" PRIu64 "\n", records, w.time - 1, last_stored,
+	       stored, w.dropped,
 	       overflows, clears, nxw_head(&w), nxw_tail(&w), ns_since(&start) / 1000000u);
 	return 0;
 }

@@ -77,6 +77,43 @@ rate_case() {
 	esac
 }
 
+# Mode 0 (`ni_overwrite` 0): the ring fills and the target stops recording (mode 2) until
+# NOTERAM_CLEAR (SIGUSR1 to the workload). Each overflow is one gap (lower bound 1, reason naming
+# it) after the last stored record; after the clear reading goes on; the records not stored are
+# inside those gaps (check_seq), nothing else is missing, the last stored record comes out.
+stop_mode() {
+	local n over='"type":"gap".*"reason":"noteram full, overwrite disabled'
+	sim
+	nx_fw 1000 0x1000 --mode stop
+	nx_daemon
+	wait_log 'connected: streaming'
+	for n in 1 2 3; do
+		local end=$((SECONDS + 15))
+		until [ "$(count_rec "$over")" -ge $n ]; do
+			[ $SECONDS -lt $end ] || tt_die "no overflow gap #$n"
+			sleep 0.05
+		done
+		kill -USR1 "$TT_PID_fw"
+		tt_expect fw "^clear n=$n "
+	done
+	kill -TERM "$TT_PID_fw"
+	tt_expect fw '^summary events=([0-9]+) .*last_stored=([0-9]+) .*overflows=([0-9]+) ' 10
+	local last=${BASH_REMATCH[2]} overflows=${BASH_REMATCH[3]} end=$((SECONDS + 20))
+	until [ "$(last_time)" = "$last" ]; do
+		[ $SECONDS -lt $end ] || tt_die "the last stored record ($last) never came out (newest: $(last_time))"
+		sleep 0.1
+	done
+	kill -TERM "$DPID"
+	local rc=0
+	wait "$DPID" || rc=$?
+	[ "$rc" -eq 0 ] || tt_die "tracetapd exited with status $rc on SIGTERM"
+	"$CHECK_SEQ" --last "$last" --min-events 500 "$REC" || tt_die "check_seq failed"
+	[ "$(count_rec "$over")" = "$overflows" ] && [ "$(count_rec '"type":"gap"')" = "$overflows" ] ||
+		tt_die "$(count_rec '"type":"gap"') gaps, $(count_rec "$over") overflow gaps for $overflows overflows"
+	grep "$over" "$REC" | grep -q '"lost":1,"exact":false' || tt_die "overflow gap not a lower bound of 1: $(grep -m1 "$over" "$REC")"
+	tt_ok "$overflows overflows, each one gap; last stored record $last out; tracetapd exited 0"
+}
+
 case ${1:-} in
 # well within what the simulated link carries (about 2500 small records/s): nothing lost
 lossless) rate_case 400 6 0x8000 lossless ;;
@@ -85,5 +122,6 @@ lossless) rate_case 400 6 0x8000 lossless ;;
 # A writer *continuously* faster than the link cannot be followed at all with variable-length
 # records (every full read of the ring is overtaken; README-nuttx.md, Known limits).
 lapped) rate_case 2000 5 0x1000 lapped --burst 1000 ;;
+stop) stop_mode ;;
 *) echo "usage: $0 CASE (see the case list at the end of the script)" >&2; exit 2 ;;
 esac

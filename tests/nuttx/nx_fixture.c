@@ -114,7 +114,7 @@ int main(void)
 #ifdef FIX_NONE
 	printf("layout none\n");
 #else
-	printf("layout release=%u ptr=%u be=0 smp=%d time64=%d hdr=%u align=%u off=%u,%u,%u,%u\n",
+	printf("layout release=%u ptr=%u be=0 smp=%d time64=%d hdr=%u align=%u off=%u,%u,%u,%u,%u\n",
 	       release, ptr,
 #ifdef FIX_SMP
 	       1,
@@ -132,7 +132,8 @@ int main(void)
 	       (unsigned)offsetof(struct noteram_driver_s, ni_buffer),
 	       (unsigned)offsetof(struct noteram_driver_s, ni_bufsize),
 	       (unsigned)offsetof(struct noteram_driver_s, ni_head),
-	       (unsigned)offsetof(struct noteram_driver_s, ni_tail));
+	       (unsigned)offsetof(struct noteram_driver_s, ni_tail),
+	       (unsigned)offsetof(struct noteram_driver_s, ni_overwrite));
 	printf("driver=0x%lx\n", (unsigned long)(uintptr_t)&g_noteram_driver);
 #endif
 	return 0;

@@ -34,9 +34,8 @@ static void write_one(struct nxw *w, uint32_t i, bool commit)
 			abort();
 	}
 	tw[ntw++] = t;
-	nxw_begin(w, rec, len);
-	if (commit)
-		nxw_commit(w);
+	if (nxw_begin(w, rec, len) && commit)
+		nxw_commit(w);	/* mode 0/2 stores nothing when full: the record is lost */
 }
 
 static void write_n(struct nxw *w, unsigned n)
@@ -297,6 +296,53 @@ static void test_resets(void)
 	nxw_free(&w);
 }
 
+/* ni_overwrite 0: the ring fills, the target stops recording (mode 2): one gap (lower bound 1,
+ * reason naming it) after the stored records, not repeated while the mode stays 2; after
+ * NOTERAM_CLEAR (tail = head, mode 0) reading goes on; the next overflow is a new gap. */
+static void test_overflow(void)
+{
+	struct nxw w;
+	struct tt_nuttx *rd;
+	size_t n0;
+
+	reset_log();
+	nxw_init(&w, NULL, 16384, BASE, 0, 1024, 4096);
+	nxw_set_overwrite(&w, 0);
+	rd = reader(&w, false);
+	write_n(&w, 20);
+	CHECK_EQ(cycle(rd, &w, NULL, NULL), TT_NUTTX_DONE);
+	CHECK_EQ(lg.n, 20);
+	write_n(&w, 400);	/* about 180 fit in 4 KiB */
+	CHECK_EQ(w.overwrite, 2);
+	CHECK_EQ(nxw_tail(&w), 0);
+	CHECK_EQ(cycle(rd, &w, NULL, NULL), TT_NUTTX_DONE);	/* the stored records */
+	CHECK_EQ(cycle(rd, &w, NULL, NULL), TT_NUTTX_DONE);	/* then the gap */
+	CHECK_EQ(cycle(rd, &w, NULL, NULL), TT_NUTTX_DONE);	/* once */
+	n0 = lg.n;
+	CHECK_EQ(lg.r[n0 - 1].kind, TT_REC_GAP);
+	CHECK_EQ(lg.r[n0 - 1].lost, 1);
+	CHECK(!lg.r[n0 - 1].exact);
+	CHECK_SUBSTR(lg.r[n0 - 1].reason, "noteram full, overwrite disabled");
+	CHECK_EQ(n0 - 1, w.written);
+	/* NOTERAM_CLEAR */
+	nxw_set_tail(&w, nxw_head(&w));
+	nxw_set_overwrite(&w, 0);
+	write_n(&w, 10);
+	CHECK_EQ(cycle(rd, &w, NULL, NULL), TT_NUTTX_DONE);
+	CHECK_EQ(lg.n, n0 + 10);
+	CHECK_EQ(lg.r[n0].kind, TT_REC_EVENT);
+	/* a second overflow, seen in the same poll as its records */
+	write_n(&w, 400);
+	CHECK_EQ(cycle(rd, &w, NULL, NULL), TT_NUTTX_DONE);
+	CHECK_EQ(cycle(rd, &w, NULL, NULL), TT_NUTTX_DONE);
+	CHECK_EQ(lg.r[lg.n - 1].kind, TT_REC_GAP);
+	CHECK_EQ(tt_nuttx_stats(rd)->gaps, 2);
+	CHECK_EQ(tt_nuttx_stats(rd)->resets, 0);
+	CHECK_EQ(check_sequence(false), w.written);
+	tt_nuttx_free(rd);
+	nxw_free(&w);
+}
+
 struct rand_ctx {
 	uint32_t budget; /* bytes the writer may still write during this plan */
 };
@@ -370,6 +416,7 @@ int main(void)
 	test_laps(1000);
 	test_laps(0);
 	test_resets();
+	test_overflow();
 	test_random(4, 1000, 1);
 	test_random(8, 1000, 2);
 	test_random(4, 0, 3);
