@@ -159,8 +159,9 @@ if has naive; then
 	NOUT=$("$NAIVE" "$OPENOCD_CFG" "$SIM_PORT" "$HDR" "$BUF" 8 1000000000)
 	chain_stop "$FWPID"
 	echo "naive at 1000/s: $NOUT"
-	NBPE=${NOUT##*bytes_per_event=} NPOLL=${NOUT##*poll_ms=}
+	NBPE=${NOUT##*bytes_per_event=} NPOLL=${NOUT##*poll_ms=} NLOST=${NOUT##* lost=}
 	result "naive_bpe=${NBPE%% *}"
+	result "naive_lost_1000=${NLOST%% *}"
 	result "naive_poll_ms=${NPOLL%% *}"
 	bisect naive_trial
 	result "naive_lossless=$LO"
@@ -187,17 +188,19 @@ if has latency; then
 fi
 
 # 4b. latency to a WebSocket client (`tracetap tail --json`, line-buffered, piped into
-# tt-e2e-latency) at each of LAT_RATES for LAT_S seconds after 4 s of attach (skipped). Loss:
-# gap records in the stream (the reader lapped) and records the client missed (its stderr).
+# tt-e2e-latency) at each of LAT_RATES for LAT_S seconds. tracetapd --start-at-now: live events
+# only (no attach history to catch up on); events written in the first 3 s (OpenOCD start-up)
+# are skipped. Loss: gap records in the stream (the reader lapped) and records the client
+# missed (its stderr).
 if has wslatency; then
 	LAT_S=${LAT_S:-10}
 	for rate in ${LAT_RATES:-100 1000 10000}; do
 		chain "$rate" --time cycles --tick-hz 100000000
 		daemon_args
-		bench_daemon "$TT_TMP/wslat$rate-daemon.err" "${DARGS[@]}" --web "$here"
-		"$TAIL" tail --json --duration $((LAT_S + 4)) "ws://127.0.0.1:$HPORT/" \
+		bench_daemon "$TT_TMP/wslat$rate-daemon.err" "${DARGS[@]}" --web "$here" --start-at-now
+		"$TAIL" tail --json --duration $((LAT_S + 3)) "ws://127.0.0.1:$HPORT/" \
 			2>"$TT_TMP/wslat$rate-tail.err" | tee "$TT_TMP/wslat$rate.jsonl" |
-			"$LATENCY" "$START_NS" 100000000 4000 >"$TT_TMP/wslat$rate.txt"
+			"$LATENCY" "$START_NS" 100000000 3000 >"$TT_TMP/wslat$rate.txt"
 		chain_stop "$DP" "$FWPID"
 		lat=$(cat "$TT_TMP/wslat$rate.txt")
 		read -r ev gaps lost < <(awk '/"type":"event"/ { e++ } /"type":"gap"/ { g++;
