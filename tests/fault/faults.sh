@@ -159,18 +159,26 @@ sim_stat() {
 	[[ $TT_CTL_REPLY =~ $1=([0-9]+) ]] && echo "${BASH_REMATCH[1]}"
 }
 
+# OpenOCD replays every WAIT: nothing may be lost. On a loaded machine (a sanitizer build beside
+# other suites) the 3000 round trips can outlast OpenOCD's WAIT recovery timeout ("Timeout during
+# WAIT recovery"): that read fails and the state goes stalled and back, which is allowed.
 fault_wait_storm() {
-	local ok=0 w0 w1 st
+	local ok=0 w0 w1 st end
 	seg_begin
 	w0=$(sim_stat waits)
 	tt_ctl 'wait 3000'
-	advance_soft 1000 30 || ok=1
+	end=$((SECONDS + 60))
+	until [ "$(sim_stat wait_pending)" = 0 ]; do
+		[ $SECONDS -lt $end ] || { ok=1; break; }
+		sleep 0.2
+	done
 	w1=$(sim_stat waits)
 	[ $((w1 - w0)) -ge 3000 ] || ok=1
+	advance_soft 500 30 || ok=1
 	st=$(seg_states)
-	[ -z "$st" ] || ok=1
+	[ -z "$st" ] || [ "${st##*,}" = connected ] || ok=1
 	[ "$(tail -n +$((SEG_REC + 1)) "$REC" | grep -c '"type":"gap"')" -eq 0 ] || ok=1
-	fault_end "WAIT storm" ">=3000 WAITs; no gap, no state change" \
+	fault_end "WAIT storm" ">=3000 WAITs; no gap; connected at the end" \
 		"$((w1 - w0)) WAITs; states ${st:-none}" $ok
 }
 
