@@ -2,6 +2,7 @@
 #include "opts.h"
 
 #include "../proto/nuttx.h"
+#include "../proto/qnx.h"
 #include "../proto/reader.h"
 
 #include <errno.h>
@@ -29,7 +30,8 @@ const char tt_opts_target_help[] =
 	"  --poll-min MS, --poll-max MS   bounds of the adaptive poll interval (1, 50)\n"
 	"  --max-read BYTES      largest single probe read (default 4096)\n"
 	"  --format-opt KEY=VALUE  a format option (repeatable; after --elf's, in order):\n"
-	TT_NUTTX_LAYOUT_HELP;
+	TT_NUTTX_LAYOUT_HELP
+	TT_QNX_LAYOUT_HELP;
 
 void tt_opts_target_init(struct tt_opts_target *o, struct tt_target_config *cfg)
 {

@@ -480,6 +480,12 @@ int tt_target_start(uv_loop_t *loop, const struct tt_target_config *cfg,
 		       lo->smp ? ", SMP" : "", lo->header_size, lo->off_buffer, lo->off_bufsize,
 		       lo->off_head, lo->off_tail);
 	}
+	if (t->cfg.elf && !fmt->elf_symbol) {
+		snprintf(err, errlen, "--elf: format %s has no ELF symbol to find its buffer by: "
+			 "give --address", fmt->name);
+		rc = -EINVAL;
+		goto fail_cfg;
+	}
 	if (t->cfg.elf) {
 		uint64_t v;
 		rc = tt_elf_symbol(t->cfg.elf, fmt->elf_symbol, &v, err, errlen);

@@ -413,7 +413,7 @@ void tt_qnx_feed(struct tt_qnx *q, const uint8_t *p, size_t n, tt_emit_cb cb, vo
 			if (event == 1) { /* TIME: msb, lsb */
 				q->t_ref = (uint64_t)word_at(p + 8, be) << 32 | word_at(p + 12, be);
 				q->have_time = true;
-			} else if (event == 2) {
+			} else if (event == 2 && !q->seq_external) {
 				buffer_seq(q, word_at(p + 8, be), cb, arg);
 			}
 		}

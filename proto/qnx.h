@@ -8,8 +8,11 @@
  *
  * Pure C: no I/O and no allocation while decoding. The decoder state (struct tt_qnx) is owned by
  * the caller; its tables are fixed-size (bounds below) and overflow is reported, never written
- * past. Every input byte is untrusted. QNX is files only: how a debugger finds the kernel's RAM
- * trace buffers is not publicly documented, so there is no live plan/ingest reader.
+ * past. Every input byte is untrusted.
+ *
+ * Live: struct tt_qnx_ring (below) follows a ring of kernel trace buffers in target memory at an
+ * address the user gives, sans I/O like proto/threadx.h. QNX does not publish the buffer header's
+ * layout, so struct tt_qnx_layout describes it, with this project's defaults (README-qnx.md).
  */
 #ifndef TT_QNX_H
 #define TT_QNX_H
@@ -18,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "plan.h"
 #include "record.h"
 
 #define TT_QNX_EVENT_SIZE 16
@@ -118,6 +122,8 @@ struct tt_qnx {
 	const char *run_name[TT_QNX_MAX_CPUS]; /* NULL or run_buf[cpu] */
 	char run_buf[TT_QNX_MAX_CPUS][2 * TT_QNX_NAME_MAX + 16];
 	/* kernel buffer sequence (CONTROL/BUFFER) */
+	bool seq_external; /* a live ring reader reports losses from the buffer headers: the
+			      CONTROL/BUFFER sequence then makes no gap or reset records */
 	bool have_seq;
 	uint32_t last_seq;
 	uint64_t since_buffer; /* 16-byte events since the last CONTROL/BUFFER */
@@ -171,5 +177,48 @@ static inline uint32_t tt_qnx_thread_key(uint32_t pid, uint32_t tid)
 {
 	return (pid & 0xffffu) << 16 | (tid & 0xffffu);
 }
+
+/* ---- live: the kernel's ring of trace buffers in target memory ---- */
+
+/* Where the ring's buffers and their header fields are. QNX does not publish tracebuf_t's
+ * layout: the defaults are this project's assumption (README-qnx.md), the layout the simulated
+ * workload (tests/qnx/fw_qnx.c) writes. nbufs buffers of buf_size bytes back to back from the
+ * given address; each starts with a header_size-byte header holding num_events (events written
+ * so far) and seq (the buffer's sequence number, +1 per buffer handed on) as 32-bit words, then
+ * 16-byte events. */
+struct tt_qnx_layout {
+	uint32_t nbufs;       /* default 32 */
+	uint32_t buf_size;    /* default 16384 */
+	uint32_t header_size; /* default 64 */
+	uint32_t off_num;     /* default 4 */
+	uint32_t off_seq;     /* default 8 */
+	bool big_endian;      /* default little */
+	uint32_t ver_major;   /* QNX major version for names (6, 7, 8); default 7 */
+};
+
+void tt_qnx_layout_default(struct tt_qnx_layout *lo);
+/* One `--format-opt KEY=VALUE` (keys in TT_QNX_LAYOUT_HELP): 0 or -EINVAL with a message. */
+int tt_qnx_layout_set(void *lo, const char *key, const char *value, char *err, size_t errlen);
+/* 0, or -EINVAL with a static message in *why: the layout as a whole is impossible. */
+int tt_qnx_layout_check(const struct tt_qnx_layout *lo, const char **why);
+#define TT_QNX_LAYOUT_HELP \
+	"  qnx:   nbufs=N (32), buf_size=N (16384), header_size=N (64), off_num=N (4),\n" \
+	"         off_seq=N (8), endian=little|big, version=6|7|8 (7); live ring at --address\n"
+
+struct tt_qnx_ring; /* opaque */
+
+/* A reader of the ring whose first buffer is at addr. 0, -EINVAL (layout: *why) or -ENOMEM. */
+int tt_qnx_ring_new(const struct tt_qnx_layout *lo, uint64_t addr, bool start_at_now,
+		    uint64_t tick_hz, struct tt_qnx_ring **out, const char **why);
+void tt_qnx_ring_free(struct tt_qnx_ring *r);
+void tt_qnx_ring_plan(struct tt_qnx_ring *r, struct tt_plan *plan);
+/* 0 = the poll cycle is over, 1 = plan again now, -EPROTO (tt_qnx_ring_error says what). */
+int tt_qnx_ring_ingest(struct tt_qnx_ring *r, tt_emit_cb cb, void *arg);
+/* End of input (an image): combine events still open, flagged incomplete. */
+void tt_qnx_ring_finish(struct tt_qnx_ring *r, tt_emit_cb cb, void *arg);
+void tt_qnx_ring_read_failed(struct tt_qnx_ring *r, int err);
+const char *tt_qnx_ring_error(const struct tt_qnx_ring *r);
+struct tt_reader_stats;
+void tt_qnx_ring_stats(const struct tt_qnx_ring *r, struct tt_reader_stats *out);
 
 #endif

@@ -1,6 +1,6 @@
-/* proto/qnx_reader.c: the QNX reader behind the generic interface of reader.h. Files only: the
- * live plan/ingest steps are NULL (how a debugger finds QNX's RAM trace buffers is not publicly
- * documented; see README-qnx.md). */
+/* proto/qnx_reader.c: the QNX reader behind the generic interface of reader.h: `.kev` files,
+ * and the kernel's ring of trace buffers in target memory (live, or a RAM image with --address),
+ * with the ring layout of format_cfg (struct tt_qnx_layout; README-qnx.md). */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -8,18 +8,96 @@
 #include "qnx.h"
 #include "reader.h"
 
-/* The whole image is one .kev file: base and cfg->address are not used (a .kev carries no
- * target addresses). --tick-hz overrides the file's TRACE_CYCLES_PER_SEC. */
-static int qnx_decode_image(const uint8_t *img, size_t len, uint64_t base,
-			    const struct tt_reader_config *cfg, tt_emit_cb cb, void *arg, char *err,
-			    size_t errlen)
+static const struct tt_qnx_layout *layout_of(const struct tt_reader_config *cfg,
+					     struct tt_qnx_layout *def)
 {
-	if (cfg->address) {
-		snprintf(err, errlen, "--address does not apply to QNX .kev files (the events "
-			 "follow the file's own header)");
-		return -EINVAL;
+	if (cfg->format_cfg)
+		return cfg->format_cfg;
+	tt_qnx_layout_default(def);
+	return def;
+}
+
+static int qr_create(const struct tt_reader_config *cfg, void **out)
+{
+	struct tt_qnx_layout def;
+
+	return tt_qnx_ring_new(layout_of(cfg, &def), cfg->address, cfg->start_at_now,
+			       cfg->tick_hz, (struct tt_qnx_ring **)out, NULL);
+}
+
+static void qr_destroy(void *rd)
+{
+	tt_qnx_ring_free(rd);
+}
+
+static void qr_plan(void *rd, struct tt_plan *plan)
+{
+	tt_qnx_ring_plan(rd, plan);
+}
+
+static int qr_ingest(void *rd, tt_emit_cb cb, void *arg)
+{
+	return tt_qnx_ring_ingest(rd, cb, arg);
+}
+
+static void qr_read_failed(void *rd, int err)
+{
+	tt_qnx_ring_read_failed(rd, err);
+}
+
+static const char *qr_error(const void *rd)
+{
+	return tt_qnx_ring_error(rd);
+}
+
+static void qr_stats(const void *rd, struct tt_reader_stats *out)
+{
+	tt_qnx_ring_stats(rd, out);
+}
+
+/* A RAM image holding the ring at cfg->address: one poll cycle of the live reader over it. */
+static int ring_image(const uint8_t *img, size_t len, uint64_t base,
+		      const struct tt_reader_config *cfg, tt_emit_cb cb, void *arg, char *err,
+		      size_t errlen)
+{
+	struct tt_qnx_layout def;
+	const struct tt_qnx_layout *lo = layout_of(cfg, &def);
+	struct tt_qnx_ring *r;
+	const char *why = "out of memory";
+	struct tt_plan p;
+	int rc = tt_qnx_ring_new(lo, cfg->address, false, cfg->tick_hz, &r, &why);
+
+	if (rc < 0) {
+		snprintf(err, errlen, "%s", why);
+		return rc;
 	}
-	return tt_qnx_decode_file(img, len, cfg->tick_hz, cb, arg, NULL, err, errlen);
+	/* a cycle scans once and moves through at most nbufs + 1 buffers: 4 steps per buffer
+	 * bound it */
+	for (unsigned steps = 0; steps < 4 * lo->nbufs + 64; steps++) {
+		tt_qnx_ring_plan(r, &p);
+		for (unsigned i = 0; i < p.n; i++) {
+			if (p.r[i].addr < base || p.r[i].addr - base > len ||
+			    len - (p.r[i].addr - base) < p.r[i].len) {
+				snprintf(err, errlen, "qnx ring: [0x%llx, +%u) is outside the image "
+					 "[0x%llx, 0x%llx) (wrong --address, --base or nbufs/buf_size?)",
+					 (unsigned long long)p.r[i].addr, p.r[i].len,
+					 (unsigned long long)base, (unsigned long long)(base + len));
+				tt_qnx_ring_free(r);
+				return -EPROTO;
+			}
+			memcpy(p.r[i].dst, img + (p.r[i].addr - base), p.r[i].len);
+		}
+		rc = tt_qnx_ring_ingest(r, cb, arg);
+		if (rc == TT_READER_MORE)
+			continue;
+		if (rc < 0)
+			snprintf(err, errlen, "%s", tt_qnx_ring_error(r));
+		else
+			tt_qnx_ring_finish(r, cb, arg);
+		break;
+	}
+	tt_qnx_ring_free(r);
+	return rc < 0 ? rc : 0;
 }
 
 /* A .kev file starts with its attribute header. */
@@ -29,8 +107,40 @@ static bool qnx_detect(const uint8_t *head, size_t len)
 	return len >= sizeof(magic) - 1 && !memcmp(head, magic, sizeof(magic) - 1);
 }
 
+/* A .kev file (cfg->address 0: base is not used, a .kev carries no target addresses), or a RAM
+ * image of the ring at cfg->address. --tick-hz overrides the file's TRACE_CYCLES_PER_SEC. */
+static int qnx_decode_image(const uint8_t *img, size_t len, uint64_t base,
+			    const struct tt_reader_config *cfg, tt_emit_cb cb, void *arg, char *err,
+			    size_t errlen)
+{
+	if (cfg->address && qnx_detect(img, len)) {
+		snprintf(err, errlen, "--address does not apply to QNX .kev files (the events "
+			 "follow the file's own header; --address is for RAM images of the ring)");
+		return -EINVAL;
+	}
+	if (cfg->address)
+		return ring_image(img, len, base, cfg, cb, arg, err, errlen);
+	return tt_qnx_decode_file(img, len, cfg->tick_hz, cb, arg, NULL, err, errlen);
+}
+
+static void qr_cfg_init(void *cfg)
+{
+	tt_qnx_layout_default(cfg);
+}
+
 const struct tt_reader_ops tt_qnx_reader = {
 	.name = "qnx",
+	.create = qr_create,
+	.destroy = qr_destroy,
+	.plan = qr_plan,
+	.ingest = qr_ingest,
+	.read_failed = qr_read_failed,
+	.error = qr_error,
+	.stats = qr_stats,
 	.detect = qnx_detect,
 	.decode_image = qnx_decode_image,
+	.cfg_size = sizeof(struct tt_qnx_layout),
+	.cfg_init = qr_cfg_init,
+	.cfg_set = tt_qnx_layout_set,
+	.cfg_help = TT_QNX_LAYOUT_HELP,
 };

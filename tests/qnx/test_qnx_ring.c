@@ -1,0 +1,371 @@
+/* tests/qnx/test_qnx_ring.c: the live reader of the QNX trace-buffer ring (proto/qnx_ring.c)
+ * against the ring writer (qringw) in one process: the writer runs between polls and, in the
+ * torn cases, between the reads of one plan (as a target runs while the probe reads). Every
+ * 16-byte event is stamped with its index (a counter clock), so the records prove exactly what
+ * arrived: every index once and in order, or inside a gap whose count is exactly the indices
+ * missing; a reset only where the writer restarted. Both byte orders, several layouts, attach
+ * at now, bad headers and layout options.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "qnx.h"
+#include "qringw.h"
+#include "reader.h"
+
+static int failures;
+#define CHECK(c, ...)                                                                    \
+	do {                                                                             \
+		if (!(c)) {                                                              \
+			failures++;                                                      \
+			fprintf(stderr, "%s:%d: %s: ", __FILE__, __LINE__, #c);          \
+			fprintf(stderr, __VA_ARGS__);                                    \
+			fputc('\n', stderr);                                             \
+		}                                                                        \
+	} while (0)
+
+#define ADDR 0x20001000u
+
+struct sink {
+	bool have_prev;
+	uint64_t first, lost_before_first, prev, events, gaps, lost_pending, lost, resets, bad;
+	uint64_t user_seq_last;
+	char first_bad[200];
+};
+
+static void on_rec(void *arg, const struct tt_record *rec)
+{
+	struct sink *s = arg;
+
+	if (rec->kind == TT_REC_GAP) {
+		s->gaps++;
+		s->lost += rec->u.gap.lost;
+		s->lost_pending += rec->u.gap.lost;
+		if (!rec->u.gap.exact && !s->bad++)
+			snprintf(s->first_bad, sizeof(s->first_bad), "inexact gap");
+		return;
+	}
+	if (rec->kind == TT_REC_RESET) {
+		s->resets++;
+		s->have_prev = false;
+		s->lost_pending = 0;
+		return;
+	}
+	uint64_t t = rec->u.ev.time;
+	if (!s->events) {
+		s->first = t;
+		s->lost_before_first = s->lost;
+	}
+	if (s->have_prev && (t <= s->prev || t - s->prev - 1 != s->lost_pending) && !s->bad++)
+		snprintf(s->first_bad, sizeof(s->first_bad), "event %" PRIu64 " after %" PRIu64
+			 " with %" PRIu64 " reported lost", t, s->prev, s->lost_pending);
+	s->prev = t;
+	s->have_prev = true;
+	s->lost_pending = 0;
+	s->events++;
+}
+
+struct world {
+	uint8_t *ring;
+	struct qrw w;
+	struct tt_qnx_layout lo;
+	unsigned seed;
+	unsigned tear_pct;   /* chance (%) of the writer running between two ranges of a plan */
+	uint32_t tear_max;   /* events it writes then, at most */
+};
+
+static uint64_t counter(void *arg)
+{
+	return ((struct qrw *)arg)->events;
+}
+
+static uint32_t rnd(struct world *x)
+{
+	x->seed = x->seed * 1103515245u + 12345u;
+	return x->seed >> 8;
+}
+
+static void write_n(struct world *x, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		qrw_event(&x->w, QRW_HDR(TT_QNX_C_USER, 7, 0), (uint32_t)x->w.events, 0);
+}
+
+static void world_init(struct world *x, const struct tt_qnx_layout *lo, unsigned seed)
+{
+	memset(x, 0, sizeof(*x));
+	x->lo = *lo;
+	x->seed = seed;
+	x->ring = calloc(lo->nbufs, lo->buf_size);
+	qrw_init(&x->w, x->ring, lo, 1, counter, &x->w);
+}
+
+/* One poll cycle: plan, copy each range out of the ring (the writer may run in between),
+ * ingest, until the reader says the cycle is over. Returns the last ingest's rc. */
+static int poll(struct world *x, struct tt_qnx_ring *r, struct sink *s, unsigned *steps)
+{
+	struct tt_plan p;
+	int rc;
+
+	do {
+		tt_qnx_ring_plan(r, &p);
+		for (unsigned i = 0; i < p.n; i++) {
+			uint64_t off = p.r[i].addr - ADDR;
+			if (p.r[i].addr < ADDR || off + p.r[i].len >
+			    (uint64_t)x->lo.nbufs * x->lo.buf_size) {
+				CHECK(0, "range 0x%" PRIx64 "+%u outside the ring", p.r[i].addr,
+				      p.r[i].len);
+				return -1;
+			}
+			memcpy(p.r[i].dst, x->ring + off, p.r[i].len);
+			if (x->tear_pct && rnd(x) % 100 < x->tear_pct)
+				write_n(x, rnd(x) % (x->tear_max + 1));
+		}
+		rc = tt_qnx_ring_ingest(r, on_rec, s);
+		if (steps)
+			++*steps;
+	} while (rc == TT_READER_MORE);
+	return rc;
+}
+
+/* The writer writes a random batch (up to max), the reader polls; rounds times; then a final
+ * drain. Returns the sink for the checks. */
+static void run(const char *name, const struct tt_qnx_layout *lo, unsigned seed, unsigned rounds,
+		uint32_t max, unsigned tear_pct, uint32_t tear_max, bool expect_loss)
+{
+	struct world x;
+	struct sink s = { 0 };
+	struct tt_qnx_ring *r;
+	const char *why = NULL;
+
+	world_init(&x, lo, seed);
+	CHECK(tt_qnx_ring_new(lo, ADDR, false, 0, &r, &why) == 0, "%s: %s", name, why);
+	if (!r)
+		return;
+	for (unsigned i = 0; i < rounds; i++) {
+		write_n(&x, rnd(&x) % (max + 1));
+		x.tear_pct = tear_pct;
+		x.tear_max = tear_max;
+		CHECK(poll(&x, r, &s, NULL) == TT_READER_DONE, "%s: poll %u: %s", name, i,
+		      tt_qnx_ring_error(r));
+	}
+	x.tear_pct = 0;
+	for (unsigned i = 0; i < 4; i++)
+		poll(&x, r, &s, NULL);
+	tt_qnx_ring_finish(r, on_rec, &s);
+	CHECK(!s.bad, "%s: %s", name, s.first_bad);
+	CHECK(s.have_prev && s.prev == x.w.events - 1, "%s: last event %" PRIu64 ", written %" PRIu64,
+	      name, s.prev, x.w.events);
+	/* from the first event read: what was overwritten before the first poll is not a gap;
+	 * a gap before the first event counts events lost after the attach */
+	CHECK(s.events + s.lost - s.lost_before_first == x.w.events - s.first, "%s: %" PRIu64 " events + %" PRIu64
+	      " lost != %" PRIu64 " written from event %" PRIu64, name, s.events, s.lost,
+	      x.w.events - s.first, s.first);
+	CHECK(!s.resets, "%s: %" PRIu64 " resets", name, s.resets);
+	if (expect_loss)
+		CHECK(s.gaps > 0, "%s: no gap although the writer lapped the reader", name);
+	else
+		CHECK(!s.gaps, "%s: %" PRIu64 " gaps (%" PRIu64 " lost) without a lap", name, s.gaps,
+		      s.lost);
+	printf("%s: %" PRIu64 " events, %" PRIu64 " gaps, %" PRIu64 " lost\n", name, s.events,
+	       s.gaps, s.lost);
+	tt_qnx_ring_free(r);
+	free(x.ring);
+}
+
+static void small(struct tt_qnx_layout *lo)
+{
+	tt_qnx_layout_default(lo);
+	lo->nbufs = 4;
+	lo->buf_size = 64 + 16 * 16; /* 16 events a buffer */
+}
+
+static void test_idle_cost(void)
+{
+	struct tt_qnx_layout lo;
+	struct world x;
+	struct sink s = { 0 };
+	struct tt_qnx_ring *r;
+	struct tt_reader_stats st;
+	unsigned steps = 0;
+
+	tt_qnx_layout_default(&lo);
+	world_init(&x, &lo, 1);
+	tt_qnx_ring_new(&lo, ADDR, false, 0, &r, NULL);
+	write_n(&x, 100);
+	poll(&x, r, &s, NULL);
+	CHECK(s.events == 102, "first poll: %" PRIu64 " events (100 + BUFFER + TIME)", s.events);
+	tt_qnx_ring_stats(r, &st);
+	uint64_t before = st.bytes_planned;
+	poll(&x, r, &s, &steps);
+	tt_qnx_ring_stats(r, &st);
+	CHECK(st.bytes_planned - before == 12 && steps == 1, "idle poll: %" PRIu64 " bytes in %u "
+	      "steps (want 12 in 1)", st.bytes_planned - before, steps);
+	write_n(&x, 5);
+	before = st.bytes_planned;
+	poll(&x, r, &s, NULL);
+	tt_qnx_ring_stats(r, &st);
+	CHECK(st.bytes_planned - before == 12 + 5 * 16 + 4, "poll with 5 new: %" PRIu64 " bytes",
+	      st.bytes_planned - before);
+	CHECK(st.last_new == 5, "last_new %u", st.last_new);
+	tt_qnx_ring_free(r);
+	free(x.ring);
+}
+
+static void test_start_at_now(void)
+{
+	struct tt_qnx_layout lo;
+	struct world x;
+	struct sink s = { 0 };
+	struct tt_qnx_ring *r;
+
+	small(&lo);
+	world_init(&x, &lo, 2);
+	write_n(&x, 40);
+	tt_qnx_ring_new(&lo, ADDR, true, 0, &r, NULL);
+	poll(&x, r, &s, NULL);
+	CHECK(s.events == 0, "start_at_now: %" PRIu64 " old events emitted", s.events);
+	uint64_t first = x.w.events;
+	write_n(&x, 3); /* buffer 2's last 2 slots, then buffer 3: BUFFER, TIME and 1 more */
+	poll(&x, r, &s, NULL);
+	CHECK(s.events == 5 && s.first == first && s.prev == first + 4, "start_at_now: %" PRIu64
+	      " events, %" PRIu64 "..%" PRIu64 " (want %" PRIu64 "..)", s.events, s.first, s.prev,
+	      first);
+	tt_qnx_ring_free(r);
+	free(x.ring);
+}
+
+static void test_restart(void)
+{
+	struct tt_qnx_layout lo;
+	struct world x;
+	struct sink s = { 0 };
+	struct tt_qnx_ring *r;
+
+	small(&lo);
+	world_init(&x, &lo, 3);
+	tt_qnx_ring_new(&lo, ADDR, false, 0, &r, NULL);
+	write_n(&x, 30); /* buffers 0 and 1 (seq 1, 2) */
+	poll(&x, r, &s, NULL);
+	uint64_t before = s.events;
+	qrw_restart(&x.w, 1);
+	write_n(&x, 3); /* buffer 0, seq 1 again: the reader at seq 2 sees 0 in its buffer */
+	poll(&x, r, &s, NULL);
+	CHECK(s.resets == 1, "restart: %" PRIu64 " resets", s.resets);
+	CHECK(s.events == before + 5, "restart: %" PRIu64 " events after the reset (want 5)",
+	      s.events - before);
+	CHECK(!s.bad, "restart: %s", s.first_bad);
+	tt_qnx_ring_free(r);
+	free(x.ring);
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	memcpy(p, &v, 4);
+}
+
+static void test_bad(void)
+{
+	struct tt_qnx_layout lo;
+	struct world x;
+	struct sink s = { 0 };
+	struct tt_qnx_ring *r;
+	const char *why = NULL;
+	char err[256];
+
+	small(&lo);
+	world_init(&x, &lo, 4);
+	write_n(&x, 5);
+	put32(x.ring + 2 * lo.buf_size + lo.off_num, 1000); /* buffer 2: impossible count */
+	tt_qnx_ring_new(&lo, ADDR, false, 0, &r, NULL);
+	int rc = poll(&x, r, &s, NULL);
+	CHECK(rc == -EPROTO, "bad num_events: rc %d", rc);
+	CHECK(strstr(tt_qnx_ring_error(r), "buffer 2 at 0x20001280 says num_events 1000, more "
+		     "than the 16 events"), "message: %s", tt_qnx_ring_error(r));
+	put32(x.ring + 2 * lo.buf_size + lo.off_num, 0);
+	rc = poll(&x, r, &s, NULL); /* the daemon keeps polling: fixed, it reads */
+	CHECK(rc == TT_READER_DONE && s.events == 7, "after the fix: rc %d, %" PRIu64 " events", rc,
+	      s.events);
+	tt_qnx_ring_free(r);
+	free(x.ring);
+
+	/* layouts and options */
+	small(&lo);
+	lo.off_seq = lo.off_num;
+	CHECK(tt_qnx_ring_new(&lo, ADDR, false, 0, &r, &why) == -EINVAL && why &&
+	      strstr(why, "same word"), "same offsets: %s", why ? why : "(none)");
+	small(&lo);
+	lo.header_size = lo.buf_size - 48;
+	CHECK(tt_qnx_layout_check(&lo, &why) == -EINVAL && strstr(why, "fewer than 4 events"),
+	      "header too big: %s", why);
+	small(&lo);
+	CHECK(tt_qnx_ring_new(&lo, 0, false, 0, &r, &why) == -EINVAL && strstr(why, "--address"),
+	      "no address: %s", why);
+	tt_qnx_layout_default(&lo);
+	CHECK(tt_qnx_layout_set(&lo, "nbufs", "1", err, sizeof(err)) == -EINVAL &&
+	      !strcmp(err, "qnx option nbufs='1': expected a number from 2 to 4096"), "%s", err);
+	CHECK(tt_qnx_layout_set(&lo, "endian", "middle", err, sizeof(err)) == -EINVAL &&
+	      strstr(err, "expected little or big"), "%s", err);
+	CHECK(tt_qnx_layout_set(&lo, "colour", "1", err, sizeof(err)) == -EINVAL &&
+	      strstr(err, "qnx has no option 'colour'"), "%s", err);
+	CHECK(tt_qnx_layout_set(&lo, "buf_size", "0x2000", err, sizeof(err)) == 0 &&
+	      lo.buf_size == 0x2000, "hex buf_size");
+	CHECK(tt_qnx_layout_set(&lo, "endian", "big", err, sizeof(err)) == 0 && lo.big_endian,
+	      "endian=big");
+}
+
+/* The generic reader interface over a RAM image (what `tracetap decode --address` runs). */
+static void test_image(void)
+{
+	const struct tt_reader_ops *ops = tt_reader_find("qnx");
+	struct tt_qnx_layout lo;
+	struct world x;
+	struct sink s = { 0 };
+	char err[256] = "";
+
+	small(&lo);
+	lo.big_endian = true;
+	world_init(&x, &lo, 5);
+	write_n(&x, 100); /* 102 + 12 BUFFER/TIME; the ring holds the last 4 buffers */
+	size_t len = 0x1000 + (size_t)lo.nbufs * lo.buf_size;
+	uint8_t *img = calloc(1, len);
+	memcpy(img + 0x1000, x.ring, len - 0x1000);
+	struct tt_reader_config cfg = { .address = ADDR, .format_cfg = &lo };
+	int rc = ops->decode_image(img, len, ADDR - 0x1000, &cfg, on_rec, &s, err, sizeof(err));
+	CHECK(rc == 0, "image: %s", err);
+	CHECK(s.prev == x.w.events - 1 && !s.gaps && !s.bad && s.events >= 3 * 16,
+	      "image: last %" PRIu64 ", %" PRIu64 " events: %s", s.prev, s.events, s.first_bad);
+	rc = ops->decode_image(img, len - lo.buf_size, ADDR - 0x1000, &cfg, on_rec, &s, err, sizeof(err));
+	CHECK(rc == -EPROTO && strstr(err, "is outside the image"), "short image: %s", err);
+	free(img);
+	free(x.ring);
+}
+
+int main(void)
+{
+	struct tt_qnx_layout lo;
+
+	tt_qnx_layout_default(&lo);
+	run("default layout, lossless", &lo, 11, 300, 700, 0, 0, false);
+	small(&lo);
+	run("small ring, lossless", &lo, 12, 2000, 30, 0, 0, false);
+	run("small ring, lapped", &lo, 13, 2000, 200, 0, 0, true);
+	run("small ring, torn reads", &lo, 14, 3000, 40, 30, 100, true);
+	lo.big_endian = true;
+	lo.header_size = 32;
+	lo.off_seq = 0;
+	lo.off_num = 28;
+	lo.nbufs = 3;
+	run("big-endian, seq first, 3 buffers, torn", &lo, 15, 3000, 60, 30, 80, true);
+	test_idle_cost();
+	test_start_at_now();
+	test_restart();
+	test_bad();
+	test_image();
+	if (failures)
+		fprintf(stderr, "%d failures\n", failures);
+	return failures != 0;
+}
