@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# tests/run-all.sh: set up, build with -Werror, run every test suite; then rebuild with
-# ASan+UBSan and run the C suites again, and the unit suite under valgrind. Benchmarks are not
-# tests: see README.md.
-# Ends with one line "tests: N passed, N failed" and exits non-zero if anything failed.
+# tests/run-all.sh: set up, build with -Werror, run every test suite; rebuild with ASan+UBSan
+# and run every suite again; run the integration suite under valgrind (tests/valgrind.sh: the
+# compiled tests and the programs the scripts start, zero errors and zero leaks); build the
+# libFuzzer harnesses with clang and run each for a short time (tests/fuzz). Benchmarks are
+# not tests: see README.md.
+# Ends with one line "tests: N passed, N failed" counting every run above, and exits non-zero
+# if anything failed. TT_CI_FUZZ=0 leaves out the clang build (no clang installed).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tests/setup.sh
@@ -14,26 +17,34 @@ build() { # dir, extra meson options...
   ninja -C "$dir"
 }
 
-# count DIR: passed and failed results of the last `meson test` in DIR.
-count() {
-  jq -s '[ (map(select(.result == "OK" or .result == "EXPECTEDFAIL")) | length),
-           (map(select(.result != "OK" and .result != "EXPECTEDFAIL" and .result != "SKIP")) | length) ]
-         | @tsv' -r "$1/meson-logs/testlog.json"
+passed=0 failed=0 status=0
+# run DIR MESON_TEST_ARGS...: meson test in DIR, then adds its passed and failed results
+# (skipped ones are neither) to the totals.
+run() {
+  local dir=$1 p f; shift
+  meson test -C "$dir" --print-errorlogs --num-processes 2 "$@" || status=1
+  read -r p f < <(jq -s '[ (map(select(.result == "OK" or .result == "EXPECTEDFAIL")) | length),
+    (map(select(.result != "OK" and .result != "EXPECTEDFAIL" and .result != "SKIP")) | length) ]
+    | @tsv' -r "$dir/meson-logs/testlog${setup_suffix:-}.json")
+  passed=$((passed + p)) failed=$((failed + f))
 }
 
-status=0
 build build-ci -Dwerror=true
-meson test -C build-ci --print-errorlogs --num-processes 2 --no-suite bench || status=1
-read -r p1 f1 < <(count build-ci)
+run build-ci --no-suite bench --no-suite fuzz
 
+# Every suite again with the sanitizers (benchmarks measure speed: not here).
 build build-asan -Dwerror=true -Db_sanitize=address,undefined -Db_lundef=false
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-  meson test -C build-asan --print-errorlogs --num-processes 2 \
-    --suite unit --suite live --suite server --suite integration || status=1
-read -r p2 f2 < <(count build-asan)
+  run build-asan --no-suite bench --no-suite fuzz
 
-meson test -C build-ci --print-errorlogs --num-processes 2 --setup valgrind --suite unit || status=1
-read -r p3 f3 < <(count build-ci)
+# The unit and integration suites under valgrind (the same -Werror build as the first run).
+setup_suffix=-valgrind run build-ci --setup valgrind --suite unit --suite integration
 
-echo "tests: $((p1 + p2 + p3)) passed, $((f1 + f2 + f3)) failed"
+if [ "${TT_CI_FUZZ:-1}" = 1 ]; then
+  CC=clang build build-fuzz -Db_sanitize=address,undefined -Db_lundef=false \
+    -Dc_args=-fsanitize=fuzzer-no-link -Dfuzzing=enabled
+  run build-fuzz --suite fuzz
+fi
+
+echo "tests: $passed passed, $failed failed"
 exit "$status"

@@ -16,7 +16,7 @@ ram=$work/ram.bin
 hdr=$(sed -n 's/^header=\(0x[0-9a-f]*\).*/\1/p' "$work/fw.out")
 [ -n "$hdr" ] || fail "workload printed no header address"
 
-"$tracetap" decode --json --base 0x20000000 --address "$hdr" "$ram" > "$work/raw.jsonl"
+${TT_WRAP-} "$tracetap" decode --json --base 0x20000000 --address "$hdr" "$ram" > "$work/raw.jsonl"
 n=$(wc -l < "$work/raw.jsonl")
 # The buffer holds its newest entries: all numbered, consecutive, ending at the last one written.
 last=$(grep -c . "$work/raw.jsonl" >/dev/null; sed -n 's/.*"time":\([0-9]*\).*/\1/p' "$work/raw.jsonl" | tail -1)
@@ -29,13 +29,13 @@ echo "ok: raw image: $n records, last time stamp $last (workload wrote $summary_
 objcopy -I binary -O ihex --change-addresses 0x20000000 "$ram" "$work/ram.hex"
 objcopy -I binary -O srec --change-addresses 0x20000000 "$ram" "$work/ram.srec"
 for f in hex srec; do
-  "$tracetap" decode --json --address "$hdr" "$work/ram.$f" > "$work/$f.jsonl"
+  ${TT_WRAP-} "$tracetap" decode --json --address "$hdr" "$work/ram.$f" > "$work/$f.jsonl"
   cmp -s "$work/raw.jsonl" "$work/$f.jsonl" || fail "$f: records differ from the raw image"
   echo "ok: $f decodes to the same $n records"
 done
 
 # Readable text: names resolved from the registry.
-"$tracetap" decode --no-color --base 0x20000000 --address "$hdr" "$ram" > "$work/text"
+${TT_WRAP-} "$tracetap" decode --no-color --base 0x20000000 --address "$hdr" "$ram" > "$work/text"
 grep -qE 'THREAD_(RESUME|SUSPEND) +thread=(sensor|control|comms|worker-0)' "$work/text" ||
   fail "text output lacks decoded thread switches"
 [ "$(wc -l < "$work/text")" -eq "$n" ] || fail "text and JSON differ in record count"
@@ -45,7 +45,7 @@ echo "ok: text output"
 expect_error() { # name, expected message part, decode args...
   local name=$1 want=$2; shift 2
   local rc=0
-  "$tracetap" decode "$@" > "$work/out" 2> "$work/err" || rc=$?
+  ${TT_WRAP-} "$tracetap" decode "$@" > "$work/out" 2> "$work/err" || rc=$?
   [ "$rc" -eq 1 ] || fail "$name: exit status $rc, expected 1"
   [ ! -s "$work/out" ] || fail "$name: printed records"
   grep -q -- "$want" "$work/err" || fail "$name: message '$(cat "$work/err")' lacks '$want'"

@@ -18,7 +18,7 @@ target() { # name, poll_max_ms
     "$1" "$work" "$1" "$2"
 }
 printf '{"port":0,"targets":[%s,%s]}\n' "$(target a 50)" "$(target b 50)" > "$work/cfg.json"
-"$tracetapd" --config "$work/cfg.json" --web "$work" 2> "$work/d.log" &
+${TT_WRAP-} "$tracetapd" --config "$work/cfg.json" --web "$work" 2> "$work/d.log" &
 dpid=$!
 pids+=($dpid)
 

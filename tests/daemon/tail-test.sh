@@ -18,7 +18,7 @@ sim_port=$(sed -n 's/^listening port=\([0-9]*\)/\1/p' "$work/sim.out")
 "$fw" --ram "$work/ram.bin" --base 0x20000000 --size 131072 --rate 400 --time counter \
   --duration 120 > "$work/fw.out" 2>&1 &
 pids+=($!)
-"$tracetapd" --name sim --port 0 --web "$work" --probe openocd-spawn -f "$ocfg" \
+${TT_WRAP-} "$tracetapd" --name sim --port 0 --web "$work" --probe openocd-spawn -f "$ocfg" \
   -c "remote_bitbang port $sim_port" --pointer 0x20000000 --start-at-now 2> "$work/d.log" &
 dpid=$!
 pids+=($dpid)
@@ -47,7 +47,7 @@ relay() { # [PORT]: (re)start the relay, on PORT when given
   done
 }
 relay
-"$tracetap" tail --json "ws://127.0.0.1:$relay_port/" > "$work/tail.jsonl" 2> "$work/tail.err" &
+${TT_WRAP-} "$tracetap" tail --json "ws://127.0.0.1:$relay_port/" > "$work/tail.jsonl" 2> "$work/tail.err" &
 tpid=$!
 pids+=($tpid)
 

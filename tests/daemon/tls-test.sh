@@ -11,7 +11,7 @@ openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=127.0.0.1 \
 "$fw" --ram "$work/ram.bin" --base 0x20000000 --size 65536 --rate 200 --duration 30 \
   > "$work/fw.out" 2>&1 &
 pids+=($!)
-"$tracetapd" --probe "file:$work/ram.bin" --base 0x20000000 --pointer 0x20000000 --port 0 \
+${TT_WRAP-} "$tracetapd" --probe "file:$work/ram.bin" --base 0x20000000 --pointer 0x20000000 --port 0 \
   --web "$work" --tls-cert "$work/cert.pem" --tls-key "$work/key.pem" 2> "$work/d.log" &
 dpid=$!
 pids+=($dpid)
@@ -30,7 +30,7 @@ kill -TERM "$dpid"; rc=0; wait "$dpid" || rc=$?
 [ "$rc" -eq 0 ] || fail "tracetapd exited with $rc"
 
 rc=0
-"$tracetapd" --probe "file:$work/ram.bin" --port 0 --tls-cert "$work/cert.pem" \
+${TT_WRAP-} "$tracetapd" --probe "file:$work/ram.bin" --port 0 --tls-cert "$work/cert.pem" \
   --tls-key "$work/none.pem" > /dev/null 2> "$work/err" || rc=$?
 [ "$rc" -ne 0 ] || fail "a missing key file was accepted"
 grep -q "none.pem" "$work/err" || fail "the error does not name the key file: $(cat "$work/err")"
@@ -39,7 +39,7 @@ echo "ok: missing key: $(head -c 200 "$work/err")"
 # A file that is not a PEM certificate: refused at start, not served deaf.
 echo garbage > "$work/bad.pem"
 rc=0
-timeout 10 "$tracetapd" --probe "file:$work/ram.bin" --port 0 --tls-cert "$work/bad.pem" \
+timeout 10 ${TT_WRAP-} "$tracetapd" --probe "file:$work/ram.bin" --port 0 --tls-cert "$work/bad.pem" \
   --tls-key "$work/key.pem" > /dev/null 2> "$work/err" || rc=$?
 [ "$rc" -eq 1 ] || fail "a garbage certificate: exit status $rc, expected 1"
 grep -q "cannot serve" "$work/err" || fail "no clear error for a garbage certificate"

@@ -23,7 +23,7 @@ DPID=""
 # daemon PROBE_ARGS...: tracetapd with records on stdout and its log in $DLOG.
 daemon() {
 	: >"$DLOG"
-	"$TRACETAPD" --no-server --stdout --log-level info --name sim --pointer $BASE "$@" \
+	${TT_WRAP-} "$TRACETAPD" --no-server --stdout --log-level info --name sim --pointer $BASE "$@" \
 		>"$REC" 2>"$DLOG" &
 	DPID=$!
 	TT_PIDS+=("$DPID")
@@ -238,7 +238,7 @@ bad_address() {
 
 missing_config() {
 	local rc=0 out
-	out=$("$TRACETAPD" --no-server --stdout --config "$TT_TMP/nope.json" 2>&1) || rc=$?
+	out=$(${TT_WRAP-} "$TRACETAPD" --no-server --stdout --config "$TT_TMP/nope.json" 2>&1) || rc=$?
 	[ "$rc" -ne 0 ] || tt_die "tracetapd accepted a missing config file"
 	[[ $out == *"$TT_TMP/nope.json"* ]] || tt_die "the message does not name the file: $out"
 	tt_ok "exit $rc: $out"
