@@ -157,19 +157,23 @@ int tt_cmd_decode(int argc, char **argv)
 	/* With --format, the format options (and the ELF's layout) first: their errors say more
 	 * than a missing symbol. Without it, once the file's signature has chosen the reader. */
 	const struct tt_reader_ops *reader = cfg.format ? tt_reader_find(cfg.format) : NULL;
-	struct tt_format_cfg fcfg;
+	struct tt_format_cfg fcfg = { .owned = NULL };
 	const void *format_cfg = NULL;
 	if (reader && tt_target_format_cfg(&cfg, reader, &fcfg, &format_cfg, err, sizeof(err)) < 0) {
 		fprintf(stderr, "tracetap decode: %s\n", err);
 		return 1;
 	}
-	if (cfg.elf && elf_address(&cfg) < 0)
+	if (cfg.elf && elf_address(&cfg) < 0) {
+		tt_format_cfg_release(&fcfg);
 		return 1;
+	}
 	const char *path = argv[optind];
 	char *text;
 	size_t len;
-	if (read_file(path, &text, &len) < 0)
+	if (read_file(path, &text, &len) < 0) {
+		tt_format_cfg_release(&fcfg);
 		return 1;
+	}
 
 	struct tt_image img = { 0 };
 	const uint8_t *bytes = (const uint8_t *)text;
@@ -222,6 +226,7 @@ int tt_cmd_decode(int argc, char **argv)
 		rc = 1;
 	}
 out:
+	tt_format_cfg_release(&fcfg);
 	tt_image_free(&img);
 	free(text);
 	return rc;

@@ -400,6 +400,7 @@ static void free_target(struct tt_target *t)
 	free_argv(t->fopts);
 	if (t->rd)
 		t->fmt->destroy(t->rd);
+	tt_format_cfg_release(&t->fcfg);
 	free(t);
 }
 
@@ -576,6 +577,7 @@ int tt_target_format_cfg(const struct tt_target_config *cfg, const struct tt_rea
 	int rc;
 
 	*format_cfg = NULL;
+	x->owned = NULL;
 	if (!r->cfg_size || r->cfg_size > sizeof(x->buf)) {
 		if (o && *o) {
 			snprintf(err, errlen, "--format-opt '%s': format %s takes no options", *o,
@@ -586,10 +588,19 @@ int tt_target_format_cfg(const struct tt_target_config *cfg, const struct tt_rea
 	}
 	r->cfg_init(x->buf);
 	if (cfg->elf && !strcmp(r->name, "nuttx")) {
-		rc = tt_nuttx_layout_from_elf(cfg->elf, (struct tt_nuttx_layout *)x->buf, err,
-					      errlen);
+		struct tt_nuttx_layout *lo = (struct tt_nuttx_layout *)x->buf;
+		struct tt_nuttx_syscalls *sc;
+
+		rc = tt_nuttx_layout_from_elf(cfg->elf, lo, err, errlen);
 		if (rc < 0)
 			return rc;
+		/* syscall names are a nicety: without them the numbers are shown */
+		if (tt_nuttx_syscalls_from_elf(cfg->elf, &sc, why, sizeof(why)) < 0) {
+			tt_log(TT_LOG_INFO, "NuttX syscall names: %s", why);
+		} else {
+			lo->syscalls = sc;
+			x->owned = sc;
+		}
 	}
 	for (; o && *o; o++) {
 		const char *eq = strchr(*o, '=');
@@ -602,11 +613,18 @@ int tt_target_format_cfg(const struct tt_target_config *cfg, const struct tt_rea
 		key[klen] = 0;
 		if (r->cfg_set(x->buf, key, eq + 1, why, sizeof(why)) < 0) {
 			snprintf(err, errlen, "--format-opt '%s': %s", *o, why);
+			tt_format_cfg_release(x);
 			return -EINVAL;
 		}
 	}
 	*format_cfg = x->buf;
 	return 0;
+}
+
+void tt_format_cfg_release(struct tt_format_cfg *x)
+{
+	tt_nuttx_syscalls_free(x->owned);
+	x->owned = NULL;
 }
 
 bool tt_target_opts_equal(const char *const *a, const char *const *b)

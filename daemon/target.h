@@ -81,6 +81,7 @@ void tt_target_stop(struct tt_target *t, tt_target_close_cb cb, void *arg);
 /* Storage for a reader's format_cfg (reader.h: cfg_size bytes). */
 struct tt_format_cfg {
 	_Alignas(max_align_t) unsigned char buf[TT_FORMAT_CFG_MAX];
+	void *owned; /* memory buf points into (NuttX syscall names from the ELF), or NULL */
 };
 
 struct tt_reader_ops;
@@ -91,6 +92,8 @@ struct tt_reader_ops;
 int tt_target_format_cfg(const struct tt_target_config *cfg, const struct tt_reader_ops *r,
 			 struct tt_format_cfg *x, const void **format_cfg, char *err,
 			 size_t errlen);
+/* Frees what tt_target_format_cfg allocated for x (safe on a zeroed or released x). */
+void tt_format_cfg_release(struct tt_format_cfg *x);
 /* The same "KEY=VALUE" lists (NULL and empty are equal). */
 bool tt_target_opts_equal(const char *const *a, const char *const *b);
 

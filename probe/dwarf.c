@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -27,7 +28,12 @@ struct found {
 	bool have[T_N];
 	uint8_t drv_asize;   /* address size of the unit holding noteram_driver_s */
 	bool cpu_irqset;     /* the variable g_cpu_irqset (CONFIG_SMP) */
+	int64_t sys_exit;    /* the enumerator SYS__exit (= CONFIG_SYS_RESERVED), or -1 */
+	Dwarf_Die funcnames; /* the variable g_funcnames (definition) */
+	bool have_funcnames;
 };
+
+static int enumerator(Dwarf_Die *e, const char *name, int64_t *value);
 
 static const struct {
 	int tag;
@@ -59,10 +65,20 @@ static void scan_unit(Dwarf_Die *cu, uint8_t asize, struct found *f)
 		int tag = dwarf_tag(&d);
 		const char *name = dwarf_diename(&d);
 
+		if (tag == DW_TAG_enumeration_type && f->sys_exit < 0) {
+			int64_t v;
+			if (enumerator(&d, "SYS__exit", &v) && v >= 0)
+				f->sys_exit = v;
+		}
 		if (!name)
 			continue;
 		if (tag == DW_TAG_variable && !strcmp(name, "g_cpu_irqset"))
 			f->cpu_irqset = true;
+		if (tag == DW_TAG_variable && !strcmp(name, "g_funcnames") && !f->have_funcnames &&
+		    is_definition(&d)) {
+			f->funcnames = d;
+			f->have_funcnames = true;
+		}
 		for (int i = 0; i < T_N; i++) {
 			if (f->have[i] || tag != wanted[i].tag || strcmp(name, wanted[i].name) ||
 			    !is_definition(&d))
@@ -269,8 +285,8 @@ static bool has_debug_info(Elf *e)
 static int from_dwarf(const char *path, Elf *e, struct tt_nuttx_layout *out, char *err,
 		      size_t errlen)
 {
-	struct tt_nuttx_layout lo = { 0 };
-	struct found f = { 0 };
+	struct tt_nuttx_layout lo = { .sys_reserved = -1 };
+	struct found f = { .sys_exit = -1 };
 	const char *id = elf_getident(e, NULL);
 	Dwarf *dbg;
 	int rc;
@@ -305,6 +321,8 @@ static int from_dwarf(const char *path, Elf *e, struct tt_nuttx_layout *out, cha
 		goto out;
 	}
 	lo.big_endian = id && id[EI_DATA] == ELFDATA2MSB;
+	if (f.sys_exit >= 0 && f.sys_exit <= 255)
+		lo.sys_reserved = (int32_t)f.sys_exit;
 	rc = driver_layout(path, &f, &lo, err, errlen);
 	if (rc == 0)
 		rc = note_layout(path, &f, &lo, err, errlen);
@@ -343,4 +361,161 @@ fail_elf:
 	elf_end(e);
 	close(fd);
 	return rc;
+}
+
+/* ---- syscall names: g_funcnames[] ---- */
+
+/* len bytes at target address addr from the ELF's allocated, file-backed sections: 0, or -1
+ * when the range is not entirely inside one such section. */
+static int elf_read_addr(Elf *e, uint64_t addr, void *dst, size_t len)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(e, scn)) != NULL) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS || !(sh.sh_flags & SHF_ALLOC) ||
+		    addr < sh.sh_addr || addr - sh.sh_addr >= sh.sh_size ||
+		    sh.sh_size - (addr - sh.sh_addr) < len)
+			continue;
+		d = elf_rawdata(scn, NULL);
+		if (!d || !d->d_buf || addr - sh.sh_addr > d->d_size ||
+		    d->d_size - (addr - sh.sh_addr) < len)
+			return -1;
+		memcpy(dst, (const uint8_t *)d->d_buf + (addr - sh.sh_addr), len);
+		return 0;
+	}
+	return -1;
+}
+
+/* The NUL-terminated string at addr (at most NAME_MAX_SC - 1 characters, printable ASCII);
+ * NULL when unreadable or not a name. */
+#define NAME_MAX_SC 48
+static bool elf_read_name(Elf *e, uint64_t addr, char *out)
+{
+	for (unsigned i = 0; i < NAME_MAX_SC; i++) {
+		uint8_t c;
+
+		if (elf_read_addr(e, addr + i, &c, 1) < 0)
+			return false;
+		if (!c) {
+			out[i] = 0;
+			return i > 0;
+		}
+		if (c < 0x20 || c > 0x7e)
+			return false;
+		out[i] = (char)c;
+	}
+	return false;
+}
+
+static int funcnames(const char *path, Elf *e, struct tt_nuttx_syscalls **out, char *err,
+		     size_t errlen)
+{
+	const char *id = elf_getident(e, NULL);
+	bool be = id && id[EI_DATA] == ELFDATA2MSB;
+	unsigned ptr = id && id[EI_CLASS] == ELFCLASS64 ? 8 : 4;
+	struct found f = { .sys_exit = -1 };
+	Dwarf_Attribute a;
+	Dwarf_Die t;
+	Dwarf_Word total;
+	Dwarf_Op *ops;
+	size_t nops, n;
+	Dwarf *dbg = dwarf_begin_elf(e, DWARF_C_READ, NULL);
+	int rc = 0;
+
+	if (!dbg) {
+		snprintf(err, errlen, "%s: cannot read DWARF (for g_funcnames): %s", path,
+			 dwarf_errmsg(-1));
+		return -ENODATA;
+	}
+	if (scan(dbg, &f) < 0 || !f.have_funcnames) {
+		snprintf(err, errlen, "%s: no DWARF variable 'g_funcnames' (syscall names need "
+			 "CONFIG_SCHED_INSTRUMENTATION_SYSCALL and -g)", path);
+		rc = -ESRCH;
+		goto out;
+	}
+	if (!dwarf_attr_integrate(&f.funcnames, DW_AT_type, &a) || !dwarf_formref_die(&a, &t) ||
+	    dwarf_peel_type(&t, &t) != 0 || dwarf_tag(&t) != DW_TAG_array_type ||
+	    dwarf_aggregate_size(&t, &total) != 0 || total % ptr || total / ptr > 4096 ||
+	    !dwarf_attr(&f.funcnames, DW_AT_location, &a) ||
+	    dwarf_getlocation(&a, &ops, &nops) != 0 || nops != 1 || ops[0].atom != DW_OP_addr) {
+		snprintf(err, errlen, "%s: DWARF 'g_funcnames' is not an array of at most 4096 "
+			 "pointers at a fixed address", path);
+		rc = -ERANGE;
+		goto out;
+	}
+	n = total / ptr;
+	/* one allocation: the table, the pointers, the strings */
+	struct tt_nuttx_syscalls *sc = calloc(1, sizeof(*sc) + n * (sizeof(char *) + NAME_MAX_SC));
+	if (!sc) {
+		rc = -ENOMEM;
+		snprintf(err, errlen, "out of memory for %zu syscall names", n);
+		goto out;
+	}
+	const char **names = (const char **)(void *)(sc + 1);
+	char *strs = (char *)(names + n);
+	unsigned readable = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		uint8_t b[8];
+		uint64_t p = 0;
+
+		if (elf_read_addr(e, ops[0].number + i * ptr, b, ptr) < 0)
+			continue;
+		for (unsigned k = 0; k < ptr; k++)
+			p |= (uint64_t)b[be ? ptr - 1 - k : k] << (8 * k);
+		if (elf_read_name(e, p, strs + i * NAME_MAX_SC)) {
+			names[i] = strs + i * NAME_MAX_SC;
+			readable++;
+		}
+	}
+	if (!readable) {
+		free(sc);
+		snprintf(err, errlen, "%s: g_funcnames at 0x%llx: no entry points to a name in the "
+			 "file's sections", path, (unsigned long long)ops[0].number);
+		rc = -ERANGE;
+		goto out;
+	}
+	sc->n = (unsigned)n;
+	sc->names = names;
+	*out = sc;
+out:
+	dwarf_end(dbg);
+	return rc;
+}
+
+int tt_nuttx_syscalls_from_elf(const char *path, struct tt_nuttx_syscalls **out, char *err,
+			       size_t errlen)
+{
+	Elf *e;
+	int fd, rc;
+
+	*out = NULL;
+	if (elf_version(EV_CURRENT) == EV_NONE) {
+		snprintf(err, errlen, "%s: libelf initialisation failed: %s", path, elf_errmsg(-1));
+		return -EIO;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		rc = -errno;
+		snprintf(err, errlen, "%s: cannot open: %s", path, strerror(-rc));
+		return rc;
+	}
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	if (!e || elf_kind(e) != ELF_K_ELF) {
+		snprintf(err, errlen, "%s: not an ELF file (looking for g_funcnames)", path);
+		rc = -ENOEXEC;
+	} else {
+		rc = funcnames(path, e, out, err, errlen);
+	}
+	elf_end(e);
+	close(fd);
+	return rc;
+}
+
+void tt_nuttx_syscalls_free(struct tt_nuttx_syscalls *sc)
+{
+	free(sc);
 }

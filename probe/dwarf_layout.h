@@ -19,12 +19,23 @@
  * 12.7, 1208: 12.8-12.12, 1213: 12.13 and later, 13.x included, which decodes the same);
  * time64 from the size of the time stamp; smp from nc_cpu (12.4-12.7), struct note_csection_s's
  * ncs_count or the variable g_cpu_irqset; align from the release (1 before 12.7, else the
- * pointer size). *out is written only on success.
+ * pointer size); off_overwrite from ni_overwrite; sys_reserved (CONFIG_SYS_RESERVED) from the
+ * enumerator SYS__exit when some enum has it (else -1). *out is written only on success.
  * Returns 0, or -errno with a message naming the file and what is missing in err:
  * -ENOENT/-EACCES (cannot open), -ENOEXEC (not an ELF), -ENODATA (no DWARF: stripped or built
  * without -g), -ESRCH (a type, member or enumerator is missing), -ERANGE (values out of the
  * ranges tracetap reads), -EIO (libdw error). */
 int tt_nuttx_layout_from_elf(const char *path, struct tt_nuttx_layout *out, char *err,
 			     size_t errlen);
+
+/* The firmware's syscall names: g_funcnames[] (the variable's DWARF gives its address and
+ * length; the pointers and the strings they point to are read from the ELF's sections, bounds
+ * checked; an entry that is not a printable name is NULL). CONFIG_SYS_RESERVED, needed to index
+ * it, comes with the layout (tt_nuttx_layout_from_elf: the enumerator SYS__exit) or the option
+ * sys_reserved. Returns 0 with *out allocated (tt_nuttx_syscalls_free), or -errno with a
+ * message: -ESRCH (no g_funcnames: syscall notes off), -ERANGE, -ENODATA, -ENOEXEC, -ENOENT. */
+int tt_nuttx_syscalls_from_elf(const char *path, struct tt_nuttx_syscalls **out, char *err,
+			       size_t errlen);
+void tt_nuttx_syscalls_free(struct tt_nuttx_syscalls *sc);
 
 #endif

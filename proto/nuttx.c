@@ -42,6 +42,7 @@ struct tt_nuttx {
 	uint8_t ctl[256], ctl2[256];
 	uint8_t *ring;           /* size bytes: the new bytes, linear */
 	uint8_t *ring_alloc;
+	char **sysnames;         /* owned copy of the layout's syscall names (one allocation) */
 };
 
 struct emitter {
@@ -76,6 +77,43 @@ static uint32_t dist(uint32_t a, uint32_t b, uint32_t n)
 	return b >= a ? b - a : b + n - a;
 }
 
+/* Syscall names for the decoder: borrowed from lo (copy == NULL), or copied into *copy (one
+ * allocation: the pointers, then the strings). 0 or -ENOMEM. */
+static int use_syscalls(struct nx_dec *d, const struct tt_nuttx_layout *lo, char ***copy)
+{
+	const struct tt_nuttx_syscalls *sc = lo->syscalls;
+	size_t bytes = 0;
+	char **v, *s;
+
+	d->sysnames = NULL;
+	d->nsys = 0;
+	if (!sc || !sc->names || !sc->n || lo->sys_reserved < 0 || lo->sys_reserved > 255)
+		return 0;
+	d->sys_reserved = lo->sys_reserved;
+	d->nsys = sc->n;
+	if (!copy) {
+		d->sysnames = sc->names;
+		return 0;
+	}
+	for (unsigned i = 0; i < sc->n; i++)
+		bytes += sc->names[i] ? strlen(sc->names[i]) + 1 : 0;
+	v = malloc(sc->n * sizeof(*v) + bytes);
+	if (!v)
+		return -ENOMEM;
+	s = (char *)(v + sc->n);
+	for (unsigned i = 0; i < sc->n; i++) {
+		v[i] = NULL;
+		if (sc->names[i]) {
+			size_t n = strlen(sc->names[i]) + 1;
+			v[i] = memcpy(s, sc->names[i], n);
+			s += n;
+		}
+	}
+	*copy = v;
+	d->sysnames = (const char *const *)v;
+	return 0;
+}
+
 int tt_nuttx_new(const struct tt_nuttx_config *cfg, struct tt_nuttx **out, const char **why)
 {
 	struct tt_nuttx *rd;
@@ -100,6 +138,11 @@ int tt_nuttx_new(const struct tt_nuttx_config *cfg, struct tt_nuttx **out, const
 		return rc;
 	}
 	rd->d.tick_hz = cfg->tick_hz;
+	rd->cfg.layout.syscalls = NULL; /* borrowed: only the copy is kept */
+	if (use_syscalls(&rd->d, &cfg->layout, &rd->sysnames) < 0) {
+		free(rd);
+		return -ENOMEM;
+	}
 	nx_dec_reset(&rd->d);
 	*out = rd;
 	return 0;
@@ -110,6 +153,7 @@ void tt_nuttx_free(struct tt_nuttx *rd)
 	if (!rd)
 		return;
 	free(rd->ring_alloc);
+	free(rd->sysnames);
 	free(rd);
 }
 
@@ -556,6 +600,7 @@ int tt_nuttx_decode_image(const uint8_t *img, size_t len, uint64_t base, uint64_
 		return -EINVAL;
 	}
 	d.tick_hz = tick_hz;
+	use_syscalls(&d, lo, NULL);
 	nx_dec_reset(&d);
 	if (!driver_addr)
 		return decode_stream(&d, img, len, base, cb, arg, err, errlen);

@@ -56,6 +56,17 @@ struct tt_nuttx_layout {
 	 * (unsigned int). */
 	uint16_t off_buffer, off_bufsize, off_head, off_tail;
 	uint16_t off_overwrite; /* ni_overwrite (unsigned); 0 = off_bufsize + ptr_size */
+	/* Syscall names: SYSCALL_ENTER/LEAVE's nr is g_funcnames[nr - CONFIG_SYS_RESERVED] of the
+	 * firmware. Both are needed; NULL or -1: numbers only. The table is borrowed like the
+	 * layout (the reader keeps a copy). */
+	const struct tt_nuttx_syscalls *syscalls;
+	int32_t sys_reserved;   /* CONFIG_SYS_RESERVED (0..255), -1 = unknown */
+};
+
+/* The firmware's g_funcnames[] (probe/dwarf_layout.h reads it from the ELF). */
+struct tt_nuttx_syscalls {
+	unsigned n;
+	const char *const *names; /* n entries; NULL for an entry that could not be read */
 };
 
 /* reader.h's tt_reader_config.format_cfg for "nuttx" points to a struct tt_nuttx_layout
@@ -72,7 +83,8 @@ int tt_nuttx_layout_set(void *lo, const char *key, const char *value, char *err,
 #define TT_NUTTX_LAYOUT_HELP \
 	"  nuttx: release=MAJOR.MINOR (12.4 .. 13.x), ptr_size=4|8, endian=little|big, smp=0|1,\n" \
 	"         time64=0|1, align=0|1|2|4|8, header_size=N, off_buffer=N, off_bufsize=N,\n" \
-	"         off_head=N, off_tail=N, off_overwrite=N (offsets in struct noteram_driver_s)\n"
+	"         off_head=N, off_tail=N, off_overwrite=N (offsets in struct noteram_driver_s),\n" \
+	"         sys_reserved=N (CONFIG_SYS_RESERVED, for syscall names from --elf)\n"
 
 struct tt_nuttx_config {
 	uint64_t driver_addr;     /* target address of g_noteram_driver (required) */

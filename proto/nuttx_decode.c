@@ -106,7 +106,7 @@ void tt_nuttx_layout_default(struct tt_nuttx_layout *lo, unsigned ptr_size)
 		 * ni_head, ni_tail */
 		.off_buffer = (uint16_t)p, .off_bufsize = (uint16_t)(2 * p),
 		.off_head = (uint16_t)(3 * p + 4), .off_tail = (uint16_t)(3 * p + 8),
-		.off_overwrite = (uint16_t)(3 * p),
+		.off_overwrite = (uint16_t)(3 * p), .sys_reserved = -1,
 	};
 }
 
@@ -158,6 +158,7 @@ int tt_nuttx_layout_set(void *cfg, const char *key, const char *value, char *err
 		{ "ptr_size", 8 }, { "smp", 1 }, { "time64", 1 }, { "align", 8 },
 		{ "header_size", 255 }, { "off_buffer", 4096 }, { "off_bufsize", 4096 },
 		{ "off_head", 4096 }, { "off_tail", 4096 }, { "off_overwrite", 4096 },
+		{ "sys_reserved", 255 },
 	};
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 		if (strcmp(key, keys[i].key))
@@ -174,7 +175,11 @@ int tt_nuttx_layout_set(void *cfg, const char *key, const char *value, char *err
 			{
 				uint16_t release = lo->release;
 				bool be = lo->big_endian, smp = lo->smp, t64 = lo->time64;
+				const struct tt_nuttx_syscalls *sc = lo->syscalls;
+				int32_t res = lo->sys_reserved;
 				tt_nuttx_layout_default(lo, (unsigned)v);
+				lo->syscalls = sc;
+				lo->sys_reserved = res;
 				lo->release = release;
 				lo->big_endian = be;
 				lo->smp = smp;
@@ -196,12 +201,13 @@ int tt_nuttx_layout_set(void *cfg, const char *key, const char *value, char *err
 		case 6: lo->off_bufsize = (uint16_t)v; return 0;
 		case 7: lo->off_head = (uint16_t)v; return 0;
 		case 8: lo->off_tail = (uint16_t)v; return 0;
-		default: lo->off_overwrite = (uint16_t)v; return 0;
+		case 9: lo->off_overwrite = (uint16_t)v; return 0;
+		default: lo->sys_reserved = (int32_t)v; return 0;
 		}
 	}
 	snprintf(err, errlen, "nuttx has no option '%s' (options: release, ptr_size, endian, smp, "
 		 "time64, align, header_size, off_buffer, off_bufsize, off_head, off_tail, "
-		 "off_overwrite)", key);
+		 "off_overwrite, sys_reserved)", key);
 	return -EINVAL;
 }
 
@@ -453,6 +459,17 @@ static const char *state_name(const struct nx_lay *l, unsigned s)
 	return s < sizeof(up) / sizeof(up[0]) ? up[s] : NULL;
 }
 
+/* nr as a number, or with the firmware's name for it (g_funcnames[nr - CONFIG_SYS_RESERVED]) */
+static void syscall_nr(struct rec *r, uint64_t nr)
+{
+	const struct nx_dec *d = r->d;
+	struct tt_arg *a = add(r, "nr", d->sysnames ? TT_ARG_ENUM : TT_ARG_UINT, nr);
+
+	if (a && d->sysnames && nr >= (uint64_t)d->sys_reserved &&
+	    nr - (uint64_t)d->sys_reserved < d->nsys)
+		a->text = d->sysnames[nr - (uint64_t)d->sys_reserved];
+}
+
 static const char *const argn[6] = { "arg0", "arg1", "arg2", "arg3", "arg4", "arg5" };
 
 /* SYSCALL_ENTER: nc_length ignores the padding before nsc_args, so the last argument usually
@@ -466,7 +483,7 @@ static void syscall_enter(struct rec *r)
 
 	if (!field(r, l->hdr, 1, &nr) || !field(r, l->hdr + 1, 1, &argc))
 		return;
-	add(r, "nr", TT_ARG_UINT, nr);
+	syscall_nr(r, nr);
 	for (unsigned i = 0; i < argc && i < 5; i++) {
 		unsigned off = base + i * l->ptr;
 		if (off + l->ptr <= r->len) {
@@ -561,7 +578,8 @@ static void payload(struct rec *r, const struct nx_type *ty)
 		syscall_enter(r);
 		break;
 	case K_SC_LEAVE:
-		add_field(r, "nr", h, 1, false);
+		if (field(r, h, 1, &v))
+			syscall_nr(r, v);
 		add_field(r, "result", nx_alignup(h + 1, l->ptr), l->ptr, true);
 		break;
 	case K_IRQ:

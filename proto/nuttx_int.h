@@ -40,6 +40,10 @@ struct nx_dec {
 	unsigned steps_seen;
 	bool step_broken;
 	bool after_gap;  /* the next delta spans a gap or reset: not a step */
+	/* syscall names (g_funcnames) and CONFIG_SYS_RESERVED; NULL: numbers only */
+	const char *const *sysnames;
+	unsigned nsys;
+	int32_t sys_reserved;
 	char text[TT_MAX_ARGS][NX_TEXT_MAX];
 	uint32_t raw[NX_MAX_REC / 4];
 };

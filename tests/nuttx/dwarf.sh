@@ -60,6 +60,37 @@ for fx in "$@"; do
   echo "ok: $name: the default layout does not decode it (the ELF's layout is what works)"
 done
 
+# Syscall names from the ELF's g_funcnames[] (nxfx_1208_smp64 has CONFIG_SYS_RESERVED 4 as the
+# enumerator SYS__exit): the same records decoded with names shown as numbers (sys_reserved=255
+# puts every nr below the table) and with names; line by line nr=N becomes nr=names[N - 4] of
+# the list below (NuttX's order, written here by hand), and with sys_reserved=0, names[N].
+names=(_exit exit get_errno getpid sched_getparam sched_getscheduler sched_lock sched_lockcount
+  sched_rr_get_interval sched_setparam sched_setscheduler sched_unlock sched_yield set_errno
+  uname sem_destroy sem_post sem_timedwait sem_trywait sem_wait task_create task_delete
+  task_restart up_assert vfork atexit on_exit waitpid wait waitid kill sigaction sigpending
+  sigprocmask sigqueue sigsuspend sigtimedwait sigwaitinfo nanosleep clock_systimer
+  clock_getres clock_gettime clock_settime timer_create timer_delete timer_getoverrun
+  timer_gettime timer_settime close ioctl read write pread pwrite poll select boardctl closedir
+  dup dup2)
+for fx in "$@"; do
+  case "$(basename "$fx")" in nxfx_1208_smp64) ;; *) continue ;; esac
+  name=$(basename "$fx")
+  nrs() { "$tracetap" decode --no-color --format nuttx --elf "$fx" "$@" "$work/$name.bin" |
+    sed -n 's/.*NOTE_SYSCALL_[A-Z]* *nr=\([^ ]*\).*/\1/p'; }
+  nrs --format-opt sys_reserved=255 > "$work/sc.num"
+  nrs > "$work/sc.names"
+  nrs --format-opt sys_reserved=0 > "$work/sc.names0"
+  n=$(wc -l < "$work/sc.num")
+  [ "$n" -ge 10 ] || fail "$name: only $n syscall records"
+  paste "$work/sc.num" "$work/sc.names" "$work/sc.names0" > "$work/sc.all"
+  while read -r num nm nm0; do
+    [[ $num =~ ^[0-9]+$ ]] || fail "$name: nr '$num' is not a number with sys_reserved=255"
+    [ "$nm" = "${names[num - 4]}" ] || fail "$name: nr $num shown as '$nm', want ${names[num - 4]}"
+    [ "$nm0" = "${names[num]}" ] || fail "$name: nr $num with sys_reserved=0 shown as '$nm0'"
+  done < "$work/sc.all"
+  echo "ok: $name: $n syscall records named from g_funcnames (e.g. nr $(head -c 3 "$work/sc.num" | tr -d '\n') = $(head -n 1 "$work/sc.names"))"
+done
+
 # Live: tracetapd follows the image through the file probe with the layout from the ELF; wait
 # (10 s deadline) until it has streamed every held record.
 for fx in "$@"; do

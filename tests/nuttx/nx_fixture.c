@@ -8,7 +8,10 @@
  *
  * -DFIX_RELEASE=1204|1207|1208|1213|1300, -DFIX_SMP, -DFIX_TIME64 (CONFIG_SYSTEM_TIME64),
  * -DFIX_FILTER (CONFIG_SCHED_INSTRUMENTATION_FILTER: name and filter in note_driver_s),
- * -DFIX_NONE (no noteram driver at all: a firmware built without CONFIG_DRIVERS_NOTERAM).
+ * -DFIX_NONE (no noteram driver at all: a firmware built without CONFIG_DRIVERS_NOTERAM),
+ * -DFIX_SYSCALLS (CONFIG_SCHED_INSTRUMENTATION_SYSCALL with CONFIG_SYS_RESERVED 4: the syscall
+ * enum as include/sys/syscall.h makes it, and syscall/syscall_names.c's g_funcnames[], the
+ * first 60 names of NuttX's list in order).
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -103,12 +106,36 @@ volatile uint32_t g_cpu_irqset;
 
 volatile struct note_csection_s g_note;
 
+#ifdef FIX_SYSCALLS
+#define CONFIG_SYS_RESERVED 4
+enum {
+	SYS__exit = CONFIG_SYS_RESERVED, SYS_exit, SYS_get_errno, SYS_getpid,
+	SYS_maxsyscall = CONFIG_SYS_RESERVED + 60
+};
+const char *g_funcnames[SYS_maxsyscall - CONFIG_SYS_RESERVED] = {
+	"_exit", "exit", "get_errno", "getpid", "sched_getparam", "sched_getscheduler",
+	"sched_lock", "sched_lockcount", "sched_rr_get_interval", "sched_setparam",
+	"sched_setscheduler", "sched_unlock", "sched_yield", "set_errno", "uname", "sem_destroy",
+	"sem_post", "sem_timedwait", "sem_trywait", "sem_wait", "task_create", "task_delete",
+	"task_restart", "up_assert", "vfork", "atexit", "on_exit", "waitpid", "wait", "waitid",
+	"kill", "sigaction", "sigpending", "sigprocmask", "sigqueue", "sigsuspend", "sigtimedwait",
+	"sigwaitinfo", "nanosleep", "clock_systimer", "clock_getres", "clock_gettime",
+	"clock_settime", "timer_create", "timer_delete", "timer_getoverrun", "timer_gettime",
+	"timer_settime", "close", "ioctl", "read", "write", "pread", "pwrite", "poll", "select",
+	"boardctl", "closedir", "dup", "dup2",
+};
+#endif
+
 int main(void)
 {
 	unsigned release = FIX_RELEASE >= 1213 ? 1213 : FIX_RELEASE;
 	unsigned ptr = (unsigned)sizeof(void *);
 
 	g_note.ncs_cmn.nc_type = NOTE_CSECTION_ENTER; /* the enumerators are used, as in NuttX */
+#ifdef FIX_SYSCALLS
+	if (g_funcnames[SYS_getpid - CONFIG_SYS_RESERVED][0] != 'g')
+		return 1;
+#endif
 	if (g_note.ncs_cmn.nc_type == NOTE_DUMP_COUNTER)
 		return 1;
 #ifdef FIX_NONE

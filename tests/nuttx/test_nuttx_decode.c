@@ -311,6 +311,37 @@ static void stream_form(void)
 	nxw_free(&w);
 }
 
+/* SYSCALL_ENTER/LEAVE nr named from g_funcnames[nr - CONFIG_SYS_RESERVED]: below the reserved
+ * numbers, past the table, or at an unreadable entry the number stays. */
+static void syscall_names(void)
+{
+	static const char *const names[] = { "_exit", NULL, "getpid" };
+	const struct tt_nuttx_syscalls sc = { .n = 3, .names = names };
+	static const char *const want[] = { "1", "_exit", "3", "getpid", "5", "getpid" };
+	struct nxw w;
+	uint8_t rec[256];
+	uint64_t args[2] = { 7, 8 };
+
+	nxw_init(&w, NULL, 8192, BASE, 0, 1024, 2048);
+	w.lo.syscalls = &sc;
+	w.lo.sys_reserved = 2;
+	for (unsigned nr = 1; nr <= 5; nr++)
+		nxw_add(&w, rec, nxw_syscall_enter(&w, rec, 1, nr, 2, args));
+	unsigned len = nxw_hdr(&w, rec, (w.hdr + 1 + 3) / 4 * 4 + 4, 19, 1, 100, 0); /* LEAVE nr 4 */
+	rec[w.hdr] = 4;
+	nxw_add(&w, rec, len);
+	CHECK_EQ(decode(&w, 0), 0);
+	CHECK_EQ(lg.n, 6);
+	for (unsigned i = 0; i < lg.n && i < 6; i++)
+		CHECK_STR(nxarg(&lg.r[i], "nr"), want[i]);
+	CHECK_STR(nxarg(&lg.r[1], "arg0"), "0x7");
+	/* unknown CONFIG_SYS_RESERVED: numbers only */
+	w.lo.sys_reserved = -1;
+	CHECK_EQ(decode(&w, 0), 0);
+	CHECK_STR(nxarg(&lg.r[1], "nr"), "2");
+	nxw_free(&w);
+}
+
 int main(void)
 {
 	test_empty_and_partial();
@@ -319,6 +350,7 @@ int main(void)
 	every_type(8);
 	other_releases();
 	stream_form();
+	syscall_names();
 	free(lg.r);
 	return check_report();
 }
