@@ -15,9 +15,9 @@
  * num_events reads has already set num_events to 0 and then the new seq). When the writer
  * moved on (the next seq is ours + 1, read before our num_events, so that count is final) the
  * reader moves on too, after that same seq re-read even when no event is left to read. A seq that moved ahead of ours means the writer lapped us:
- * every header is scanned, the oldest intact buffer is taken up and a gap record counts what was
- * lost: the unread rest of our buffer and every buffer skipped, each counted full (a buffer is
- * handed on only when full: the layout's rule). A seq that went backwards, or a num_events that
+ * every header is scanned, an intact buffer is taken up and a gap record counts what was lost: the unread rest of our buffer and every buffer skipped, each counted full (a buffer is
+ * handed on only when full: the layout's rule). After a lap, reading starts at most half a ring
+ * behind the writer (its oldest buffer is the next it overwrites). A seq that went backwards, or a num_events that
  * keeps going backwards, is a restart: a reset record, then the oldest buffer of the new run.
  */
 #include "qnx.h"
@@ -351,6 +351,13 @@ static int scan_done(struct tt_qnx_ring *r, tt_emit_cb cb, void *arg)
 		uint32_t E = r->lap_seq;
 		r->lapped = false;
 		if ((int32_t)(O - E) > 0) {
+			/* a writer that lapped us is faster than the link: its oldest buffer is
+			 * the next it overwrites, so start half a ring behind it instead */
+			uint32_t half = (n - 1) / 2;
+			if ((int32_t)(S - half - O) > 0) {
+				O = S - half;
+				oidx = (w + n - half) % n;
+			}
 			uint64_t lost = (uint64_t)(r->cap - r->lap_done) +
 					(uint64_t)(O - E - 1) * r->cap;
 			if (lost)

@@ -147,7 +147,7 @@ static void usage(FILE *out)
 		"       [--rate EVENTS_PER_S (0 = max)] [--count N] [--duration S]\n"
 		"       [--tick-hz HZ] [--time cycles|counter]\n"
 		"Prints 'ring=0x... ...' once the ring is set up and 'summary ...' at exit.\n"
-		"SIGUSR1 = tracing restarted. See tests/qnx/README.md.\n");
+		"SIGUSR1 = tracing restarted. See proto/README-qnx.md (Tests).\n");
 }
 
 int main(int argc, char **argv)
