@@ -15,7 +15,7 @@ held=$(sed -n 's/.* held=\([0-9]*\).*/\1/p' "$work/mk.out")
 last=$(sed -n 's/.* last_time=\([0-9]*\).*/\1/p' "$work/mk.out")
 [ -n "$drv" ] && [ "$held" -gt 20 ] || fail "mkimage: $(cat "$work/mk.out")"
 
-"$tracetap" decode --json --format nuttx --base 0x20000000 --address "$drv" "$work/ram.bin" \
+${TT_WRAP-} "$tracetap" decode --json --format nuttx --base 0x20000000 --address "$drv" "$work/ram.bin" \
   > "$work/out.jsonl"
 n=$(grep -c '"type":"event"' "$work/out.jsonl")
 [ "$n" -eq "$held" ] || fail "decoded $n events, the ring holds $held"
@@ -35,14 +35,14 @@ grep -q '"name":"NOTE_HEAP_ALLOC".*"size":256' "$work/out.jsonl" || fail "no dec
 echo "ok: $n records, in order, ending at time $last"
 
 # The driver at the image's start: --address alone is the base too.
-"$tracetap" decode --json --format nuttx --address "$drv" "$work/ram.bin" > "$work/out2.jsonl"
+${TT_WRAP-} "$tracetap" decode --json --format nuttx --address "$drv" "$work/ram.bin" > "$work/out2.jsonl"
 cmp -s "$work/out.jsonl" "$work/out2.jsonl" || fail "--address alone decodes differently"
 # Text output works too.
-"$tracetap" decode --no-color --format nuttx --address "$drv" "$work/ram.bin" > "$work/text"
+${TT_WRAP-} "$tracetap" decode --no-color --format nuttx --address "$drv" "$work/ram.bin" > "$work/text"
 [ "$(wc -l < "$work/text")" -ge "$n" ] || fail "text output is short"
 
 # A wrong address: a clear error, exit status 1.
-if "$tracetap" decode --format nuttx --base 0x20000000 --address 0x20000100 "$work/ram.bin" \
+if ${TT_WRAP-} "$tracetap" decode --format nuttx --base 0x20000000 --address 0x20000100 "$work/ram.bin" \
   2> "$work/err"; then
   fail "a wrong address was accepted"
 fi
@@ -51,17 +51,17 @@ echo "ok: wrong address -> $(cat "$work/err")"
 
 # Format options (--format-opt): the defaults spelled out decode the same; a wrong layout field
 # changes what is read; bad keys and values are named; a format without options refuses them.
-"$tracetap" decode --json --format nuttx --address "$drv" --format-opt release=13.0 \
+${TT_WRAP-} "$tracetap" decode --json --format nuttx --address "$drv" --format-opt release=13.0 \
   --format-opt ptr_size=4 --format-opt off_head=16 --format-opt off_tail=20 "$work/ram.bin" \
   > "$work/out3.jsonl"
 cmp -s "$work/out.jsonl" "$work/out3.jsonl" || fail "explicit default options decode differently"
-if "$tracetap" decode --json --format nuttx --address "$drv" --format-opt off_head=20 \
+if ${TT_WRAP-} "$tracetap" decode --json --format nuttx --address "$drv" --format-opt off_head=20 \
   --format-opt off_tail=16 "$work/ram.bin" > "$work/out4.jsonl" 2> "$work/err"; then
   cmp -s "$work/out.jsonl" "$work/out4.jsonl" && fail "off_head/off_tail were ignored"
 fi
 opt_err() { # expected-text args...
   local want=$1; shift
-  if "$tracetap" decode "$@" "$work/ram.bin" > /dev/null 2> "$work/err"; then
+  if ${TT_WRAP-} "$tracetap" decode "$@" "$work/ram.bin" > /dev/null 2> "$work/err"; then
     fail "accepted: $*"
   fi
   grep -qF -- "$want" "$work/err" || fail "for $*: unclear error: $(cat "$work/err")"

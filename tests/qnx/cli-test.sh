@@ -10,10 +10,10 @@ fail() { echo "FAIL: $*"; exit 1; }
 
 "$gen" "$work/le.kev"
 "$gen" "$work/be.kev" be
-"$tracetap" decode --format qnx --json "$work/le.kev" > "$work/le.jsonl"
-"$tracetap" decode --format qnx --json "$work/be.kev" > "$work/be.jsonl"
+${TT_WRAP-} "$tracetap" decode --format qnx --json "$work/le.kev" > "$work/le.jsonl"
+${TT_WRAP-} "$tracetap" decode --format qnx --json "$work/be.kev" > "$work/be.jsonl"
 # Without --format the .kev signature picks the QNX reader.
-"$tracetap" decode --json "$work/le.kev" | cmp -s - "$work/le.jsonl" || fail "format not detected from the .kev header"
+${TT_WRAP-} "$tracetap" decode --json "$work/le.kev" | cmp -s - "$work/le.jsonl" || fail "format not detected from the .kev header"
 cat "$work/le.jsonl"
 # Equal but for raw (string payload words read differently in the other byte order).
 sed 's/,"raw":.*//' "$work/le.jsonl" > "$work/le.noraw"
@@ -35,7 +35,7 @@ want '"name":"USER_EVENT","ctx":"unknown","core":1'
 want '"text":"checkpoint A"'
 echo "ok: JSON records, both byte orders"
 
-"$tracetap" decode --format qnx --no-color "$work/le.kev" > "$work/text"
+${TT_WRAP-} "$tracetap" decode --format qnx --no-color "$work/le.kev" > "$work/text"
 cat "$work/text"
 [ "$(wc -l < "$work/text")" -eq 14 ] || fail "text and JSON differ in record count"
 # (textfmt adds id= for ids >= 4096, a ThreadX user-event rule; QNX ids carry the class bits.)
@@ -46,13 +46,13 @@ grep -qi 'gap' "$work/text" || fail "text lacks the gap"
 echo "ok: text output"
 
 # --tick-hz overrides TRACE_CYCLES_PER_SEC (1 kHz: one cycle is 1 ms).
-"$tracetap" decode --format qnx --json --tick-hz 1000 "$work/le.kev" | grep -qF '"ts":4160,"time":61229053775936,"ns":64000000,' ||
+${TT_WRAP-} "$tracetap" decode --format qnx --json --tick-hz 1000 "$work/le.kev" | grep -qF '"ts":4160,"time":61229053775936,"ns":64000000,' ||
   fail "--tick-hz did not override the header's rate"
 echo "ok: --tick-hz"
 
 expect_error() { # name, expected message part, file
   local rc=0
-  "$tracetap" decode --format qnx --json "$3" > "$work/out" 2> "$work/err" || rc=$?
+  ${TT_WRAP-} "$tracetap" decode --format qnx --json "$3" > "$work/out" 2> "$work/err" || rc=$?
   [ "$rc" -eq 1 ] || fail "$1: exit status $rc, expected 1"
   grep -qF -- "$2" "$work/err" || fail "$1: message '$(cat "$work/err")' lacks '$2'"
   echo "ok: $1: $(head -c 200 "$work/err")"
@@ -69,6 +69,45 @@ expect_error "partial event" "trailing partial event: 11 bytes at byte offset" "
 head -c 4096 /dev/urandom > "$work/garbage.kev"
 expect_error "garbage" "not a QNX .kev file: no TRACE_HEADER_BEGIN:: at byte 0" "$work/garbage.kev"
 rc=0
-"$tracetap" decode --format qnx --address 0x1000 "$work/le.kev" > /dev/null 2> "$work/err" || rc=$?
+${TT_WRAP-} "$tracetap" decode --format qnx --address 0x1000 "$work/le.kev" > /dev/null 2> "$work/err" || rc=$?
 [ "$rc" -eq 1 ] && grep -q -- "--address does not apply" "$work/err" || fail "--address accepted"
 echo "ok: --address refused"
+
+# --follow: a .kev growing as tracelogger writes it: the header in two pieces, the events with a
+# partial last one (held back until its rest arrives); then the file replaced: a reset record
+# and the new file from its header. Deadlines of 10 s per step; SIGINT ends it with status 0.
+size=$(wc -c < "$work/le.kev")
+head -c 50 "$work/le.kev" > "$work/grow.kev"
+${TT_WRAP-} "$tracetap" decode --follow --json "$work/grow.kev" > "$work/follow.jsonl" 2> "$work/follow.err" &
+fpid=$!
+trap 'kill $fpid 2>/dev/null; rm -rf "$work"' EXIT
+lines_reach() { # N: until follow.jsonl has N lines
+  local end=$((SECONDS + 10))
+  until [ "$(wc -l < "$work/follow.jsonl")" -ge "$1" ]; do
+    [ $SECONDS -lt $end ] || fail "--follow: $(wc -l < "$work/follow.jsonl") records, waited for $1"
+    sleep 0.05
+  done
+}
+sleep 0.3
+tail -c +51 "$work/le.kev" | head -c $((hl + 18 + 700 - 50)) >> "$work/grow.kev" # header, part of the syspage
+sleep 0.3
+[ ! -s "$work/follow.jsonl" ] || fail "--follow printed records before the events"
+tail -c +$((hl + 18 + 701)) "$work/le.kev" | head -c $((size - hl - 18 - 700 - 8)) >> "$work/grow.kev"
+lines_reach 13
+sleep 0.3
+[ "$(wc -l < "$work/follow.jsonl")" -eq 13 ] || fail "--follow: the partial last event was printed"
+tail -c 8 "$work/le.kev" >> "$work/grow.kev"
+lines_reach 14
+sed 's/"seq":[0-9]*,//' "$work/follow.jsonl" | cmp -s - <(sed 's/"seq":[0-9]*,//' "$work/le.jsonl") ||
+  fail "--follow records differ from decoding the whole file"
+cp "$work/be.kev" "$work/grow.kev.new" && mv "$work/grow.kev.new" "$work/grow.kev"
+lines_reach 29
+sed -n 15p "$work/follow.jsonl" | grep -qF '"type":"reset"' || fail "--follow: no reset record when the file was replaced"
+sed -n 16,29p "$work/follow.jsonl" | sed 's/"seq":[0-9]*,//;s/,"raw":.*//' |
+  cmp -s - <(sed 's/"seq":[0-9]*,//;s/,"raw":.*//' "$work/be.jsonl") || fail "--follow: the replaced file decodes differently"
+kill -INT $fpid
+rc=0
+wait $fpid || rc=$?
+[ "$rc" -eq 0 ] || fail "--follow: exit status $rc on SIGINT"
+grep -q "waiting for the rest of the header" "$work/follow.err" || fail "--follow: no waiting message"
+echo "ok: --follow (growing header, partial event held, replaced file = reset)"
