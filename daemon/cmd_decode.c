@@ -10,10 +10,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "../probe/image.h"
 #include "../proto/json.h"
+#include "../proto/qnx.h"
 #include "../proto/reader.h"
 #include "commands.h"
 #include "opts.h"
@@ -106,14 +111,128 @@ static int elf_address(struct tt_target_config *cfg)
 	return 0;
 }
 
+/* --follow FILE.kev: like `tail -f`, decode a .kev as tracelogger appends to it. Whole events
+ * only (a partial trailing event waits for the rest); a file that shrinks or is replaced (another
+ * inode at the path) gives a reset record and is decoded again from its header. Polls the file
+ * every 100 ms until SIGINT/SIGTERM (or forever). */
+static volatile sig_atomic_t follow_stop;
+
+static void on_follow_signal(int sig)
+{
+	(void)sig;
+	follow_stop = 1;
+}
+
+#define FOLLOW_HEAD_MAX (TT_QNX_MAX_HEADER + (16u << 20)) /* header + syspage */
+
+static int follow_kev(const char *path, uint64_t tick_hz, struct decode *d)
+{
+	struct tt_qnx *q = malloc(sizeof(*q));
+	uint8_t *buf = malloc(FOLLOW_HEAD_MAX);
+	struct sigaction sa = { .sa_handler = on_follow_signal };
+	struct stat sb, cur = { 0 };
+	uint64_t off = 0;
+	bool have_hdr = false, waited_msg = false;
+	char err[512];
+	int fd = -1, rc = 0;
+
+	if (!q || !buf) {
+		fprintf(stderr, "tracetap decode: out of memory\n");
+		rc = 1;
+		goto out;
+	}
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	while (!follow_stop) {
+		if (fd < 0 && (fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0 && fstat(fd, &cur) < 0) {
+			close(fd);
+			fd = -1;
+		}
+		if (fd < 0 && errno != ENOENT) {
+			fprintf(stderr, "tracetap decode: %s: %s\n", path, strerror(errno));
+			rc = 1;
+			goto out;
+		}
+		/* replaced (a new file at the path) or truncated: start over */
+		bool replaced = fd >= 0 && stat(path, &sb) == 0 &&
+				(sb.st_ino != cur.st_ino || sb.st_dev != cur.st_dev);
+		if (fd >= 0 && fstat(fd, &cur) == 0 && !replaced && (uint64_t)cur.st_size < off)
+			replaced = true;
+		if (replaced) {
+			struct tt_record r = { .kind = TT_REC_RESET };
+			r.u.reset.reason = "file truncated or replaced: decoding it again";
+			if (have_hdr)
+				tt_qnx_finish(q, on_record, d);
+			on_record(d, &r);
+			close(fd);
+			fd = -1;
+			off = 0;
+			have_hdr = false;
+			continue;
+		}
+		if (fd >= 0 && !have_hdr) {
+			size_t n = (uint64_t)cur.st_size < FOLLOW_HEAD_MAX ? (size_t)cur.st_size
+									: FOLLOW_HEAD_MAX;
+			ssize_t k = pread(fd, buf, n, 0);
+			struct tt_qnx_header h;
+			if (k < 0 || (size_t)k != n) {
+				fprintf(stderr, "tracetap decode: %s: read failed\n", path);
+				rc = 1;
+				goto out;
+			}
+			if (tt_qnx_parse_header(buf, n, &h, err, sizeof(err)) == 0) {
+				tt_qnx_init(q, &h, tick_hz);
+				off = h.events_off;
+				have_hdr = true;
+			} else if (!h.need_more || n == FOLLOW_HEAD_MAX) {
+				fprintf(stderr, "tracetap decode: %s: %s\n", path, err);
+				rc = 1;
+				goto out;
+			} else if (!waited_msg) {
+				fprintf(stderr, "tracetap decode: %s: waiting for the rest of the "
+					"header (%s)\n", path, err);
+				waited_msg = true;
+			}
+		}
+		while (fd >= 0 && have_hdr && !follow_stop &&
+		       (uint64_t)cur.st_size - off >= TT_QNX_EVENT_SIZE) {
+			uint64_t whole = ((uint64_t)cur.st_size - off) / TT_QNX_EVENT_SIZE;
+			size_t n = whole * TT_QNX_EVENT_SIZE < FOLLOW_HEAD_MAX
+					   ? (size_t)whole * TT_QNX_EVENT_SIZE
+					   : FOLLOW_HEAD_MAX / TT_QNX_EVENT_SIZE * TT_QNX_EVENT_SIZE;
+			ssize_t k = pread(fd, buf, n, (off_t)off);
+			if (k < TT_QNX_EVENT_SIZE)
+				break; /* shrank meanwhile: seen at the next look */
+			n = (size_t)k / TT_QNX_EVENT_SIZE;
+			tt_qnx_feed(q, buf, n, on_record, d);
+			off += n * TT_QNX_EVENT_SIZE;
+		}
+		fflush(stdout);
+		struct timespec ts = { 0, 100 * 1000 * 1000 };
+		nanosleep(&ts, NULL);
+	}
+	if (have_hdr)
+		tt_qnx_finish(q, on_record, d);
+	fflush(stdout);
+out:
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	free(q);
+	return rc;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: tracetap decode FILE [--format FMT] [--json] [--no-color]\n"
+		   "       tracetap decode --follow FILE.kev [--json] [--no-color] [--tick-hz HZ]\n"
 		   "Print every event of a trace file (TraceX .trx, QNX .kev) or a RAM dump\n"
 		   "(raw, Intel HEX, S-record), oldest first. The format is detected from the\n"
 		   "file when it has a signature (.trx, .kev); RAM dumps default to threadx.\n"
 		   "With --elf (and --format): the address from the format's symbol unless\n"
-		   "--address is given, and for nuttx the note layout from the ELF's DWARF.\n%s",
+		   "--address is given, and for nuttx the note layout from the ELF's DWARF.\n"
+		   "--follow: a QNX .kev that tracelogger is writing, like `tail -f` (a file\n"
+		   "truncated or replaced is a reset record and is read again); until SIGINT.\n%s",
 		tt_opts_target_help);
 }
 
@@ -123,22 +242,25 @@ int tt_cmd_decode(int argc, char **argv)
 	struct tt_target_config cfg = { 0 };
 	struct tt_opts_target ot;
 	char err[512];
-	enum { O_JSON = 1, O_NOCOLOR, O_HELP };
+	enum { O_JSON = 1, O_NOCOLOR, O_HELP, O_FOLLOW };
 	struct option lo[32] = {
 		{ "json", no_argument, NULL, O_JSON },
 		{ "no-color", no_argument, NULL, O_NOCOLOR },
 		{ "help", no_argument, NULL, O_HELP },
+		{ "follow", no_argument, NULL, O_FOLLOW },
 	};
-	int c, rc, color = -1;
+	int c, rc, color = -1, follow = 0;
 
 	tt_opts_target_init(&ot, &cfg);
-	tt_opts_target_longopts(lo + 3, sizeof(lo) / sizeof(lo[0]) - 3);
+	tt_opts_target_longopts(lo + 4, sizeof(lo) / sizeof(lo[0]) - 4);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		if (c == O_JSON) {
 			d.json = 1;
 		} else if (c == O_NOCOLOR) {
 			color = 0;
+		} else if (c == O_FOLLOW) {
+			follow = 1;
 		} else if (c == 'h' || c == O_HELP) {
 			usage(stdout);
 			return 0;
@@ -153,6 +275,15 @@ int tt_cmd_decode(int argc, char **argv)
 	if (optind + 1 != argc) {
 		usage(stderr);
 		return 2;
+	}
+	if (follow) {
+		if ((cfg.format && strcmp(cfg.format, "qnx")) || cfg.address || cfg.elf) {
+			fprintf(stderr, "tracetap decode: --follow reads QNX .kev files only (no "
+				"--address, --elf or other --format)\n");
+			return 2;
+		}
+		d.tf.color = color < 0 ? tt_textfmt_want_color(stdout) : color;
+		return follow_kev(argv[optind], cfg.tick_hz, &d);
 	}
 	/* With --format, the format options (and the ELF's layout) first: their errors say more
 	 * than a missing symbol. Without it, once the file's signature has chosen the reader. */

@@ -137,9 +137,10 @@ int tt_qnx_parse_header(const uint8_t *buf, size_t len, struct tt_qnx_header *h,
 
 	memset(h, 0, sizeof(*h));
 	if (len < BEGIN_LEN || memcmp(buf, hdr_begin, BEGIN_LEN)) {
+		h->need_more = len < BEGIN_LEN && !memcmp(buf, hdr_begin, len);
 		if (!len)
 			snprintf(err, errlen, "empty file: no TRACE_HEADER_BEGIN:: at byte 0");
-		else if (len < BEGIN_LEN && !memcmp(buf, hdr_begin, len))
+		else if (h->need_more)
 			snprintf(err, errlen, "truncated header: the file ends at byte %zu inside "
 				 "TRACE_HEADER_BEGIN::", len);
 		else
@@ -150,6 +151,7 @@ int tt_qnx_parse_header(const uint8_t *buf, size_t len, struct tt_qnx_header *h,
 	const uint8_t *end = buf + (len < TT_QNX_MAX_HEADER ? len : TT_QNX_MAX_HEADER);
 	const uint8_t *stop = find_bytes(buf + BEGIN_LEN, end, hdr_end, END_LEN);
 	if (!stop) {
+		h->need_more = len < TT_QNX_MAX_HEADER;
 		snprintf(err, errlen, "truncated header: no TRACE_HEADER_END:: in the first %zu "
 			 "bytes%s", (size_t)(end - buf),
 			 len > TT_QNX_MAX_HEADER ? " (the header size limit)" : " (the whole file)");
@@ -189,6 +191,7 @@ int tt_qnx_parse_header(const uint8_t *buf, size_t len, struct tt_qnx_header *h,
 	}
 	h->big_endian = order == 2;
 	if (h->syspage_len > len - h->header_len) {
+		h->need_more = true;
 		snprintf(err, errlen, "TRACE_SYSPAGE_LEN %llu runs past the end of the file: the "
 			 "syspage would start at byte %zu but the file is %zu bytes (truncated file?)",
 			 (unsigned long long)h->syspage_len, h->header_len, len);

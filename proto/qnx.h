@@ -62,6 +62,9 @@ struct tt_qnx_header {
 	size_t header_len;             /* bytes up to and including TRACE_HEADER_END:: */
 	size_t events_off;             /* header_len + syspage_len: the first event */
 	unsigned nattrs;               /* TRACE_<KEY>::<value> items seen (BEGIN/END included) */
+	bool need_more;                /* after an error: the bytes so far are a valid beginning
+					  (empty, cut inside the header or the syspage): a growing
+					  file may still become valid */
 };
 
 /* Parses the header at buf[0..len). 0 on success; -EPROTO with a message in err (what is wrong

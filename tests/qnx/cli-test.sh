@@ -80,7 +80,7 @@ size=$(wc -c < "$work/le.kev")
 head -c 50 "$work/le.kev" > "$work/grow.kev"
 ${TT_WRAP-} "$tracetap" decode --follow --json "$work/grow.kev" > "$work/follow.jsonl" 2> "$work/follow.err" &
 fpid=$!
-trap 'kill $fpid 2>/dev/null; rm -rf "$work"' EXIT
+trap 'kill $fpid 2>/dev/null || true; rm -rf "$work"' EXIT
 lines_reach() { # N: until follow.jsonl has N lines
   local end=$((SECONDS + 10))
   until [ "$(wc -l < "$work/follow.jsonl")" -ge "$1" ]; do
