@@ -43,6 +43,8 @@ else
 fi
 mkdir -p "$root/crashes"
 
+# UBSan only prints by default: make undefined behaviour a crash libFuzzer records
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:abort_on_error=1:print_stacktrace=1}
 status=0
 for h in "${names[@]}"; do
 	exe=$build/tests/fuzz/fuzz_$h
