@@ -40,10 +40,17 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print
 # The unit and integration suites under valgrind (the same -Werror build as the first run).
 setup_suffix=-valgrind run build-ci --setup valgrind --suite unit --suite integration
 
+# The libFuzzer harnesses (clang): only what they need is built.
 if [ "${TT_CI_FUZZ:-1}" = 1 ]; then
-  CC=clang build build-fuzz -Db_sanitize=address,undefined -Db_lundef=false \
-    -Dc_args=-fsanitize=fuzzer-no-link -Dfuzzing=enabled
-  run build-fuzz --suite fuzz
+  opts=(-Db_sanitize=address,undefined -Db_lundef=false -Dc_args=-fsanitize=fuzzer-no-link
+        -Dfuzzing=enabled)
+  if [ -d build-fuzz ]; then meson setup --reconfigure build-fuzz "${opts[@]}" >/dev/null
+  else CC=clang meson setup build-fuzz "${opts[@]}" >/dev/null; fi
+  mapfile -t fuzz_targets < <(meson introspect build-fuzz --targets | jq -r \
+    --arg b "$PWD/build-fuzz/" '.[] | select(.defined_in | endswith("tests/fuzz/meson.build"))
+      | .filename[] | ltrimstr($b)')
+  ninja -C build-fuzz "${fuzz_targets[@]}"
+  run build-fuzz --no-rebuild --suite fuzz
 fi
 
 echo "tests: $passed passed, $failed failed"
