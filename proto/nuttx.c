@@ -226,8 +226,13 @@ static int parse_ctl(struct tt_nuttx *rd, const uint8_t *c, struct ctlw *w)
 {
 	const struct nx_lay *l = &rd->d.lay;
 
-	w->buf = nx_get(l, c + l->off_buffer - l->ctl_lo, l->ptr);
-	w->size = nx_get(l, c + l->off_bufsize - l->ctl_lo, l->ptr);
+	if (l->bytes) { /* before 12.4: the buffer is inside g_noteram_info */
+		w->buf = rd->cfg.driver_addr + l->off_buffer;
+		w->size = l->bufsize;
+	} else {
+		w->buf = nx_get(l, c + l->off_buffer - l->ctl_lo, l->ptr);
+		w->size = nx_get(l, c + l->off_bufsize - l->ctl_lo, l->ptr);
+	}
 	w->head = (uint32_t)nx_get(l, c + l->off_head - l->ctl_lo, 4);
 	w->tail = (uint32_t)nx_get(l, c + l->off_tail - l->ctl_lo, 4);
 	w->overwrite = (uint32_t)nx_get(l, c + l->off_overwrite - l->ctl_lo, 4);
@@ -612,8 +617,8 @@ int tt_nuttx_decode_image(const uint8_t *img, size_t len, uint64_t base, uint64_
 		return -EPROTO;
 	}
 	const uint8_t *c = img + (driver_addr - base);
-	uint64_t buf = nx_get(l, c + l->off_buffer, l->ptr);
-	uint64_t size = nx_get(l, c + l->off_bufsize, l->ptr);
+	uint64_t buf = l->bytes ? driver_addr + l->off_buffer : nx_get(l, c + l->off_buffer, l->ptr);
+	uint64_t size = l->bytes ? l->bufsize : nx_get(l, c + l->off_bufsize, l->ptr);
 	uint32_t head = (uint32_t)nx_get(l, c + l->off_head, 4);
 	uint32_t tail = (uint32_t)nx_get(l, c + l->off_tail, 4);
 	if (size < 2u * l->hdr || size > UINT32_MAX / 2 || buf < base || buf - base > len ||
@@ -726,7 +731,7 @@ static void nr_cfg_init(void *cfg)
 
 const struct tt_reader_ops tt_nuttx_reader = {
 	.name = "nuttx",
-	.elf_symbol = "g_noteram_driver",
+	.elf_symbol = "g_noteram_driver", /* before 12.4: tt_nuttx_elf_symbol() */
 	.elf_symbol_is_pointer = false,
 	.create = nr_create,
 	.destroy = nr_destroy,

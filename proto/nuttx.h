@@ -61,6 +61,15 @@ struct tt_nuttx_layout {
 	 * layout (the reader keeps a copy). */
 	const struct tt_nuttx_syscalls *syscalls;
 	int32_t sys_reserved;   /* CONFIG_SYS_RESERVED (0..255), -1 = unknown */
+	/* Releases before 12.4 (release < 1204): `g_noteram_info` (struct noteram_info_s) holds
+	 * ni_overwrite, ni_head, ni_tail, ni_read and the buffer itself (off_buffer = offset of
+	 * ni_buffer, bufsize = its size; off_bufsize unused); header and payload fields are
+	 * little-endian byte arrays without padding (big_endian and align are ignored). */
+	uint32_t bufsize;       /* CONFIG_DRIVER_NOTERAM_BUFSIZE (< 12.4) */
+	uint8_t pid_size;       /* sizeof(pid_t) (< 12.4): 2 or 4; 0 = 4 */
+	bool hires;             /* < 12.4: time as sec[sizeof(time_t)] + nsec[sizeof(long)]
+				 * (CONFIG_SCHED_INSTRUMENTATION_HIRES), else ticks[sizeof(clock_t)];
+				 * time64 gives the 8-byte time_t/clock_t */
 };
 
 /* The firmware's g_funcnames[] (probe/dwarf_layout.h reads it from the ELF). */
@@ -84,7 +93,8 @@ int tt_nuttx_layout_set(void *lo, const char *key, const char *value, char *err,
 	"  nuttx: release=MAJOR.MINOR (12.4 .. 13.x), ptr_size=4|8, endian=little|big, smp=0|1,\n" \
 	"         time64=0|1, align=0|1|2|4|8, header_size=N, off_buffer=N, off_bufsize=N,\n" \
 	"         off_head=N, off_tail=N, off_overwrite=N (offsets in struct noteram_driver_s),\n" \
-	"         sys_reserved=N (CONFIG_SYS_RESERVED, for syscall names from --elf)\n"
+	"         sys_reserved=N (CONFIG_SYS_RESERVED, for syscall names from --elf);\n" \
+	"         before 12.4 (g_noteram_info): bufsize=N, pid_size=2|4, time=ticks|hires\n"
 
 struct tt_nuttx_config {
 	uint64_t driver_addr;     /* target address of g_noteram_driver (required) */
@@ -123,6 +133,10 @@ const struct tt_nuttx_stats *tt_nuttx_stats(const struct tt_nuttx *rd);
 int tt_nuttx_decode_image(const uint8_t *img, size_t len, uint64_t base, uint64_t driver_addr,
 			  const struct tt_nuttx_layout *lo, uint64_t tick_hz, tt_emit_cb cb,
 			  void *arg, char *err, size_t errlen);
+
+/* The ELF symbol of the trace control structure for this layout: "g_noteram_driver", or
+ * "g_noteram_info" before 12.4 (lo NULL: the default). */
+const char *tt_nuttx_elf_symbol(const struct tt_nuttx_layout *lo);
 
 /* The name of note type t under release r ("NOTE_START", ...) or NULL. */
 const char *tt_nuttx_type_name(unsigned release, unsigned t);

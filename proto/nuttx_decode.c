@@ -61,6 +61,11 @@ static const struct nx_type types_1207[13] = {
 	{ "NOTE_DUMP_COUNTER", K_EVENT_COUNTER, NULL },
 };
 
+/* Before 12.4: 22, 23 (ip, event byte, data). */
+static const struct nx_type types_1203[2] = {
+	{ "NOTE_DUMP_STRING", K_L_STRING, NULL }, { "NOTE_DUMP_BINARY", K_L_BINARY, NULL },
+};
+
 /* 12.4 - 12.6: values 22..29 (26, 27 are not in the reference: UNKNOWN). */
 static const struct nx_type types_1204[8] = {
 	{ "NOTE_DUMP_STRING", K_L_STRING, NULL }, { "NOTE_DUMP_BINARY", K_L_BINARY, NULL },
@@ -84,9 +89,12 @@ static const struct nx_type *type_of(unsigned release, unsigned t)
 	} else if (release >= 1207) {
 		tab = types_1207;
 		n = sizeof(types_1207) / sizeof(types_1207[0]);
-	} else {
+	} else if (release >= 1204) {
 		tab = types_1204;
 		n = sizeof(types_1204) / sizeof(types_1204[0]);
+	} else {
+		tab = types_1203;
+		n = sizeof(types_1203) / sizeof(types_1203[0]);
 	}
 	return t - 22 < n ? &tab[t - 22] : &unknown_type;
 }
@@ -140,6 +148,32 @@ int tt_nuttx_layout_set(void *cfg, const char *key, const char *value, char *err
 			return -EINVAL;
 		}
 		lo->release = (uint16_t)(major * 100 + minor);
+		if (lo->release < 1204) {
+			/* struct noteram_info_s: overwrite, head, tail, read, buffer[] */
+			lo->off_overwrite = 0;
+			lo->off_head = 4;
+			lo->off_tail = 8;
+			lo->off_buffer = 16;
+			lo->off_bufsize = 0;
+			lo->time64 = false; /* CONFIG_SYSTEM_TIME64 is rare there: time64=1 */
+		}
+		return 0;
+	}
+	if (!strcmp(key, "time")) {
+		if (strcmp(value, "ticks") && strcmp(value, "hires")) {
+			snprintf(err, errlen, "nuttx option time='%s': expected ticks or hires "
+				 "(before 12.4)", value);
+			return -EINVAL;
+		}
+		lo->hires = value[0] == 'h';
+		return 0;
+	}
+	if (!strcmp(key, "pid_size")) {
+		if (strcmp(value, "2") && strcmp(value, "4")) {
+			snprintf(err, errlen, "nuttx option pid_size='%s': expected 2 or 4", value);
+			return -EINVAL;
+		}
+		lo->pid_size = (uint8_t)(value[0] - '0');
 		return 0;
 	}
 	if (!strcmp(key, "endian")) {
@@ -158,7 +192,7 @@ int tt_nuttx_layout_set(void *cfg, const char *key, const char *value, char *err
 		{ "ptr_size", 8 }, { "smp", 1 }, { "time64", 1 }, { "align", 8 },
 		{ "header_size", 255 }, { "off_buffer", 4096 }, { "off_bufsize", 4096 },
 		{ "off_head", 4096 }, { "off_tail", 4096 }, { "off_overwrite", 4096 },
-		{ "sys_reserved", 255 },
+		{ "sys_reserved", 255 }, { "bufsize", 16u << 20 },
 	};
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 		if (strcmp(key, keys[i].key))
@@ -202,20 +236,36 @@ int tt_nuttx_layout_set(void *cfg, const char *key, const char *value, char *err
 		case 7: lo->off_head = (uint16_t)v; return 0;
 		case 8: lo->off_tail = (uint16_t)v; return 0;
 		case 9: lo->off_overwrite = (uint16_t)v; return 0;
-		default: lo->sys_reserved = (int32_t)v; return 0;
+		case 10: lo->sys_reserved = (int32_t)v; return 0;
+		default: lo->bufsize = (uint32_t)v; return 0;
 		}
 	}
 	snprintf(err, errlen, "nuttx has no option '%s' (options: release, ptr_size, endian, smp, "
 		 "time64, align, header_size, off_buffer, off_bufsize, off_head, off_tail, "
-		 "off_overwrite, sys_reserved)", key);
+		 "off_overwrite, sys_reserved, bufsize, pid_size, time)", key);
 	return -EINVAL;
 }
 
-static void header_fields(struct nx_lay *l)
+static void header_fields(struct nx_lay *l, bool hires)
 {
 	unsigned off = 3, end, maxal = 4;
 
 	l->off_nsec = 0;
+	l->nsec_size = l->ptr;
+	if (l->bytes) {
+		/* u8 len, type, prio, [cpu], pid[], then sec[] + nsec[] or ticks[]: no padding */
+		l->has_cpu = l->smp;
+		l->off_pid = l->smp ? 4 : 3;
+		l->time_size = l->time64 ? 8 : 4;
+		l->off_time = l->off_pid + l->pid_size;
+		end = l->off_time + l->time_size;
+		if (hires) {
+			l->off_nsec = end;
+			end += l->nsec_size;
+		}
+		l->hdr = end;
+		return;
+	}
 	if (l->release >= 1208) {
 		l->has_cpu = true;
 		l->off_pid = 4;
@@ -247,21 +297,34 @@ int nx_lay_resolve(const struct tt_nuttx_layout *lo, struct nx_lay *l, const cha
 	l->be = lo->big_endian;
 	l->smp = lo->smp;
 	l->time64 = lo->time64;
-	if (l->release < 1204) {
-		*why = "NuttX releases before 12.4 (g_noteram_info with an inline buffer) are not "
-		       "supported: set the layout's release to 1204 or later";
-		return -EINVAL;
-	}
 	if (l->ptr != 4 && l->ptr != 8) {
 		*why = "pointer size must be 4 or 8";
 		return -EINVAL;
 	}
+	l->bytes = l->release < 1204;
+	l->pal = l->bytes ? 1 : l->ptr;
+	l->pid_size = lo->pid_size ? lo->pid_size : 4;
+	if (l->pid_size != 2 && l->pid_size != 4) {
+		*why = "pid_size must be 2 or 4";
+		return -EINVAL;
+	}
+	if (l->bytes) {
+		l->be = false; /* byte arrays are stored little-endian whatever the CPU */
+		l->bufsize = lo->bufsize;
+		if (!l->bufsize) {
+			*why = "before 12.4 the ring is inside g_noteram_info: its size "
+			       "(CONFIG_DRIVER_NOTERAM_BUFSIZE) is needed (bufsize=N, or --elf)";
+			return -EINVAL;
+		}
+	}
 	l->align = lo->align ? lo->align : l->release < 1207 ? 1 : l->ptr;
+	if (l->bytes)
+		l->align = 1;
 	if (l->align != 1 && l->align != 2 && l->align != 4 && l->align != 8) {
 		*why = "record alignment must be 1, 2, 4 or 8";
 		return -EINVAL;
 	}
-	header_fields(l);
+	header_fields(l, lo->hires);
 	if (lo->header_size) {
 		unsigned fields_end = l->off_nsec ? l->off_nsec + l->ptr : l->off_time + l->time_size;
 		if (lo->header_size < fields_end) {
@@ -274,17 +337,21 @@ int nx_lay_resolve(const struct tt_nuttx_layout *lo, struct nx_lay *l, const cha
 	l->off_bufsize = lo->off_bufsize;
 	l->off_head = lo->off_head;
 	l->off_tail = lo->off_tail;
-	l->off_overwrite = lo->off_overwrite ? lo->off_overwrite : lo->off_bufsize + l->ptr;
+	l->off_overwrite = lo->off_overwrite || l->bytes ? lo->off_overwrite
+							 : lo->off_bufsize + l->ptr;
 	const unsigned offs[5] = { l->off_buffer, l->off_bufsize, l->off_head, l->off_tail,
 				   l->off_overwrite };
-	const unsigned sizes[5] = { l->ptr, l->ptr, 4, 4, 4 };
+	/* before 12.4 the buffer is inline and its size a constant: not control words */
+	const unsigned sizes[5] = { l->bytes ? 0 : l->ptr, l->bytes ? 0 : l->ptr, 4, 4, 4 };
 	for (int i = 0; i < 5; i++) {
+		if (!sizes[i])
+			continue;
 		if (offs[i] < lo_off)
 			lo_off = offs[i];
 		if (offs[i] + sizes[i] > hi_end)
 			hi_end = offs[i] + sizes[i];
 		for (int j = 0; j < i; j++)
-			if (offs[i] < offs[j] + sizes[j] && offs[j] < offs[i] + sizes[i]) {
+			if (sizes[j] && offs[i] < offs[j] + sizes[j] && offs[j] < offs[i] + sizes[i]) {
 				*why = "driver member offsets overlap (ni_buffer, ni_bufsize, ni_head, "
 				       "ni_tail, ni_overwrite)";
 				return -EINVAL;
@@ -325,7 +392,7 @@ uint64_t nx_rec_time(const struct nx_dec *d, const uint8_t *p)
 	uint64_t t = nx_get(l, p + l->off_time, l->time_size);
 
 	if (l->off_nsec)
-		t = t * 1000000000u + nx_get(l, p + l->off_nsec, l->ptr);
+		t = t * 1000000000u + nx_get(l, p + l->off_nsec, l->nsec_size);
 	return t;
 }
 
@@ -479,7 +546,7 @@ static void syscall_enter(struct rec *r)
 {
 	const struct nx_lay *l = &r->d->lay;
 	uint64_t nr, argc;
-	unsigned base = nx_alignup(l->hdr + 2, l->ptr);
+	unsigned base = nx_alignup(l->hdr + 2, l->pal);
 
 	if (!field(r, l->hdr, 1, &nr) || !field(r, l->hdr + 1, 1, &argc))
 		return;
@@ -511,7 +578,7 @@ static void syscall_enter(struct rec *r)
 static void event_payload(struct rec *r, unsigned kind, bool tag)
 {
 	const struct nx_lay *l = &r->d->lay;
-	unsigned a = nx_alignup(l->hdr, l->ptr), o = a + l->ptr;
+	unsigned a = nx_alignup(l->hdr, l->pal), o = a + l->ptr;
 
 	add_field(r, "ip", a, l->ptr, true);
 	if (tag) {
@@ -537,8 +604,13 @@ static void event_payload(struct rec *r, unsigned kind, bool tag)
 	default: { /* binary: n = nc_length - sizeof(struct note_event_s) */
 		unsigned sz = nx_alignup(o + 1, l->ptr);
 		unsigned n = r->len > sz ? r->len - sz : 0;
-		if (kind == K_L_BINARY)
+		if (kind == K_L_BINARY && l->bytes) { /* <= 12.3: ip, event, data */
+			add_field(r, "event", o, 1, false);
+			o++;
+			n = r->len > o ? r->len - o : 0;
+		} else if (kind == K_L_BINARY) {
 			n = r->len - o;
+		}
 		add(r, "len", TT_ARG_UINT, n);
 		add_hexdump(r, "data", o, n);
 	}
@@ -548,7 +620,7 @@ static void event_payload(struct rec *r, unsigned kind, bool tag)
 static void payload(struct rec *r, const struct nx_type *ty)
 {
 	const struct nx_lay *l = &r->d->lay;
-	unsigned h = l->hdr, a = nx_alignup(h, l->ptr);
+	unsigned h = l->hdr, a = nx_alignup(h, l->pal), a2 = l->bytes ? h : nx_alignup(h, 2);
 	uint64_t v;
 
 	switch (ty->kind) {
@@ -564,11 +636,11 @@ static void payload(struct rec *r, const struct nx_type *ty)
 		}
 		break;
 	case K_U16:
-		add_field(r, "count", nx_alignup(h, 2), 2, false);
+		add_field(r, "count", a2, 2, false);
 		break;
 	case K_CSECTION:
 		if (l->smp)
-			add_field(r, "count", nx_alignup(h, 2), 2, false);
+			add_field(r, "count", a2, 2, false);
 		break;
 	case K_SPIN:
 		add_field(r, "spinlock", a, l->ptr, true);
@@ -580,9 +652,13 @@ static void payload(struct rec *r, const struct nx_type *ty)
 	case K_SC_LEAVE:
 		if (field(r, h, 1, &v))
 			syscall_nr(r, v);
-		add_field(r, "result", nx_alignup(h + 1, l->ptr), l->ptr, true);
+		add_field(r, "result", nx_alignup(h + 1, l->pal), l->ptr, true);
 		break;
 	case K_IRQ:
+		if (l->release < 1203) { /* no handler before 12.3 */
+			add_field(r, "irq", h, 1, false);
+			break;
+		}
 		add_field(r, "irq", a + l->ptr, 1, false);
 		add_field(r, "handler", a, l->ptr, true);
 		break;
@@ -675,7 +751,8 @@ void nx_emit_record(struct nx_dec *d, const uint8_t *p, uint64_t addr, tt_emit_c
 	struct tt_event *ev = &rec.u.ev;
 	struct rec r = { d, p, p[0], ev };
 	const struct nx_type *ty = type_of(l->release, p[1]);
-	int32_t pid = (int32_t)nx_get(l, p + l->off_pid, 4);
+	int32_t pid = l->pid_size == 2 ? (int16_t)nx_get(l, p + l->off_pid, 2)
+				       : (int32_t)nx_get(l, p + l->off_pid, 4);
 	uint64_t raw = nx_rec_time(d, p);
 	struct nx_name *ns = name_slot(d, pid);
 	unsigned nw = (r.len + 3) / 4;
@@ -719,4 +796,9 @@ void nx_emit_record(struct nx_dec *d, const uint8_t *p, uint64_t addr, tt_emit_c
 	ev->raw = d->raw;
 	ev->nraw = (uint8_t)nw;
 	cb(arg, &rec);
+}
+
+const char *tt_nuttx_elf_symbol(const struct tt_nuttx_layout *lo)
+{
+	return lo && lo->release && lo->release < 1204 ? "g_noteram_info" : "g_noteram_driver";
 }

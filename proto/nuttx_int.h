@@ -20,6 +20,12 @@ struct nx_lay {
 	unsigned off_nsec;     /* 12.4-12.7: nc_systime_nsec (long), else 0 */
 	unsigned off_buffer, off_bufsize, off_head, off_tail, off_overwrite;
 	unsigned ctl_lo, ctl_len; /* the control words as one range */
+	/* before 12.4: byte arrays, no padding (pal = 1), buffer inline */
+	bool bytes;
+	unsigned pal;          /* alignment of payload pointer fields: 1 (bytes) or ptr */
+	unsigned pid_size;
+	unsigned nsec_size;    /* sizeof(long) of nc_systime_nsec */
+	uint32_t bufsize;      /* inline buffer size (bytes) */
 };
 
 struct nx_name {

@@ -33,6 +33,9 @@ static unsigned hdr_size(const struct tt_nuttx_layout *lo)
 
 	if (lo->header_size)
 		return lo->header_size;
+	if (lo->release < 1204) /* byte arrays: len, type, prio, [cpu], pid, time */
+		return 3 + lo->smp + (lo->pid_size ? lo->pid_size : 4) + ts +
+		       (lo->hires ? lo->ptr_size : 0);
 	if (lo->release >= 1300)
 		return 16;
 	if (lo->release >= 1208)
@@ -49,6 +52,8 @@ void nxw_init_mem(struct nxw *w, const struct tt_nuttx_layout *lo, uint8_t *mem,
 		w->lo = *lo;
 	else
 		tt_nuttx_layout_default(&w->lo, 4);
+	if (w->lo.release < 1204)
+		w->lo.big_endian = false; /* little-endian byte arrays whatever the CPU */
 	w->ram = mem;
 	w->ram_len = ram_len;
 	w->base = base;
@@ -58,11 +63,20 @@ void nxw_init_mem(struct nxw *w, const struct tt_nuttx_layout *lo, uint8_t *mem,
 	w->ptr = w->lo.ptr_size;
 	w->hdr = hdr_size(&w->lo);
 	w->align = w->lo.align ? w->lo.align : w->lo.release < 1207 ? 1 : w->ptr;
-	w->off_overwrite = (uint16_t)(w->lo.off_bufsize + w->ptr);	/* size_t, then unsigned */
+	w->pal = w->lo.release < 1204 ? 1 : w->ptr;
 	w->time = 1000;
 	w->step = 1000;
 	w->rng = 12345;
 	assert(buf_off + size <= ram_len);
+	if (w->lo.release < 1204) {
+		/* g_noteram_info: overwrite, head, tail, read, then the buffer itself */
+		w->align = 1;
+		assert(buf_off == drv_off + w->lo.off_buffer && size == w->lo.bufsize);
+		w->off_overwrite = w->lo.off_overwrite;
+		nxw_set_overwrite(w, 1);
+		return;
+	}
+	w->off_overwrite = (uint16_t)(w->lo.off_bufsize + w->ptr);	/* size_t, then unsigned */
 	nxw_put(w, w->ram + drv_off + w->lo.off_buffer, w->buf, w->ptr);
 	nxw_put(w, w->ram + drv_off + w->lo.off_bufsize, size, w->ptr);
 	nxw_set_overwrite(w, 1);
@@ -152,11 +166,24 @@ unsigned nxw_hdr(struct nxw *w, uint8_t *rec, unsigned len, unsigned type, int32
 	rec[2] = (uint8_t)prio;
 	if (w->lo.release >= 1208 || w->lo.smp)
 		rec[3] = (uint8_t)cpu;
-	nxw_put(w, rec + 4, (uint32_t)pid, 4);
-	if (w->lo.release >= 1208) {
+	if (w->lo.release < 1204) {
+		/* little-endian byte arrays, no padding: pid[], then sec[] + nsec[] or ticks[] */
+		unsigned o = 3 + w->lo.smp, ps = w->lo.pid_size ? w->lo.pid_size : 4;
+		unsigned ts = w->lo.time64 ? 8 : 4;
+
+		nxw_put(w, rec + o, (uint32_t)pid, ps);
+		if (w->lo.hires) {
+			nxw_put(w, rec + o + ps, t / 1000000000u, ts);
+			nxw_put(w, rec + o + ps + ts, t % 1000000000u, w->ptr);
+		} else {
+			nxw_put(w, rec + o + ps, t, ts);
+		}
+	} else if (w->lo.release >= 1208) {
+		nxw_put(w, rec + 4, (uint32_t)pid, 4);
 		nxw_put(w, rec + 8, t, w->lo.release >= 1300 || w->lo.time64 ? 8 : 4);
 	} else {
 		unsigned ts = w->lo.time64 ? 8 : 4;
+		nxw_put(w, rec + 4, (uint32_t)pid, 4);
 		nxw_put(w, rec + 8, t / 1000000000u, ts);
 		nxw_put(w, rec + al(8 + ts, w->ptr), t % 1000000000u, w->ptr);
 	}
@@ -187,7 +214,7 @@ unsigned nxw_syscall_enter(struct nxw *w, uint8_t *rec, int32_t pid, unsigned nr
 			   const uint64_t *args)
 {
 	/* nc_length ignores the padding before nsc_args (the NuttX bug the reader flags) */
-	unsigned len = w->hdr + 2 + argc * w->ptr, base = al(w->hdr + 2, w->ptr);
+	unsigned len = w->hdr + 2 + argc * w->ptr, base = al(w->hdr + 2, w->pal);
 
 	nxw_hdr(w, rec, len, 18, pid, 100, 0);
 	rec[w->hdr] = (uint8_t)nr;
@@ -200,7 +227,7 @@ unsigned nxw_syscall_enter(struct nxw *w, uint8_t *rec, int32_t pid, unsigned nr
 unsigned nxw_ptrs(struct nxw *w, uint8_t *rec, unsigned type, int32_t pid, unsigned n,
 		  const uint64_t *v)
 {
-	unsigned a = al(w->hdr, w->ptr), len = a + n * w->ptr;
+	unsigned a = al(w->hdr, w->pal), len = a + n * w->ptr;
 
 	nxw_hdr(w, rec, len, type, pid, 100, 0);
 	for (unsigned i = 0; i < n; i++)
@@ -295,13 +322,13 @@ unsigned nxw_any(struct nxw *w, uint8_t *rec, uint32_t i)
 	case 2: return nxw_simple(w, rec, 3, pid, 100);
 	case 3: return nxw_syscall_enter(w, rec, pid, 40 + i % 20, i % 6, v);
 	case 4: {
-		unsigned len = nxw_hdr(w, rec, al(w->hdr + 1, w->ptr) + w->ptr, 19, pid, 100, 0);
+		unsigned len = nxw_hdr(w, rec, al(w->hdr + 1, w->pal) + w->ptr, 19, pid, 100, 0);
 		rec[w->hdr] = (uint8_t)(40 + i % 20);
-		nxw_put(w, rec + al(w->hdr + 1, w->ptr), i, w->ptr);
+		nxw_put(w, rec + al(w->hdr + 1, w->pal), i, w->ptr);
 		return len;
 	}
 	case 5: {
-		unsigned a = al(w->hdr, w->ptr), len = al(a + w->ptr + 1, w->ptr);
+		unsigned a = al(w->hdr, w->pal), len = al(a + w->ptr + 1, w->pal);
 		nxw_hdr(w, rec, len, 20 + (i / 7) % 2, pid, 100, 0);
 		nxw_put(w, rec + a, 0x8001234, w->ptr);
 		rec[a + w->ptr] = 14;

@@ -18,6 +18,7 @@ struct nxw {
 	uint64_t base, drv, buf;
 	uint32_t size;
 	unsigned hdr, ptr, align;
+	unsigned pal;           /* alignment of payload pointer fields: 1 before 12.4, else ptr */
 	unsigned overwrite;     /* 1 = overwrite (default), 0 = stop when full */
 	uint64_t time;          /* next record's time stamp */
 	uint64_t step;          /* added per record; 0 = irregular (pseudo-random) */

@@ -2,6 +2,7 @@
  * partial, wrapped (records split across the end), every note type with names and arguments for
  * both pointer sizes, truncated syscall arguments, other releases' headers, big-endian, and the
  * record-stream form. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -311,6 +312,84 @@ static void stream_form(void)
 	nxw_free(&w);
 }
 
+/* Before 12.4: g_noteram_info with the buffer inline (bufsize from the layout), header and
+ * payload as little-endian byte arrays without padding, whatever the CPU's byte order; 2-byte
+ * pid_t; sec+nsec (hires) or ticks; 22 DUMP_STRING, 23 DUMP_BINARY with an event byte. Every
+ * offset below is counted by hand from the structs of that release. */
+static void release_1203(bool hires, bool big)
+{
+	struct tt_nuttx_layout lo;
+	struct nxw w;
+	uint8_t rec[256];
+	char err[160];
+	unsigned len;
+
+	tt_nuttx_layout_default(&lo, 4);
+	CHECK_EQ(tt_nuttx_layout_set(&lo, "release", "12.3", err, sizeof(err)), 0);
+	CHECK_EQ(tt_nuttx_layout_set(&lo, "pid_size", "2", err, sizeof(err)), 0);
+	CHECK_EQ(tt_nuttx_layout_set(&lo, "time", hires ? "hires" : "ticks", err, sizeof(err)), 0);
+	CHECK_EQ(tt_nuttx_layout_set(&lo, "bufsize", "1024", err, sizeof(err)), 0);
+	CHECK_EQ(tt_nuttx_layout_set(&lo, "endian", big ? "big" : "little", err, sizeof(err)), 0);
+	CHECK_EQ(lo.off_head, 4);
+	CHECK_EQ(lo.off_buffer, 16);
+	lo.smp = true;
+	nxw_init(&w, &lo, 8192, BASE, 0x100, 0x110, 1024);
+	/* u8 len, type, prio, cpu, pid[2], sec[4] + nsec[4] | ticks[4] */
+	CHECK_EQ(w.hdr, (hires ? 14u : 10u));
+	w.time = hires ? 2999999000ull : 0x11223344u;
+	nxw_add(&w, rec, nxw_start(&w, rec, 0x1234, 100, "nsh"));
+	len = nxw_hdr(&w, rec, w.hdr + 2, 10, 0x1234, 100, 1);	/* PREEMPT_LOCK u8 count[2] */
+	rec[w.hdr] = 0x02;
+	rec[w.hdr + 1] = 0x01;
+	nxw_add(&w, rec, len);
+	/* SYSCALL_ENTER: nr, argc, args[3 * 4] right after: nothing truncated */
+	nxw_add(&w, rec, nxw_syscall_enter(&w, rec, 0x1234, 9, 3,
+					   (const uint64_t[]){ 1, 0x40003c00, 0xdeadbeef }));
+	len = nxw_hdr(&w, rec, w.hdr + 1 + 4, 19, 0x1234, 100, 1);	/* LEAVE nr, result[4] */
+	rec[w.hdr] = 9;
+	nxw_put(&w, rec + w.hdr + 1, 0xfffffffe, 4);
+	nxw_add(&w, rec, len);
+	len = nxw_hdr(&w, rec, w.hdr + 4 + 1, 20, 0x1234, 100, 0);	/* IRQ handler[4], irq */
+	nxw_put(&w, rec + w.hdr, 0x8001234, 4);
+	rec[w.hdr + 4] = 15;
+	nxw_add(&w, rec, len);
+	len = nxw_hdr(&w, rec, w.hdr + 4 + 3, 22, 0x1234, 100, 0);	/* DUMP_STRING ip, "hi" */
+	nxw_put(&w, rec + w.hdr, 0x8000100, 4);
+	memcpy(rec + w.hdr + 4, "hi", 3);
+	nxw_add(&w, rec, len);
+	len = nxw_hdr(&w, rec, w.hdr + 4 + 1 + 3, 23, 0x1234, 100, 0);	/* BINARY ip, event */
+	nxw_put(&w, rec + w.hdr, 0x8000200, 4);
+	rec[w.hdr + 4] = 7;
+	memcpy(rec + w.hdr + 5, "\x0a\x0b\x0c", 3);
+	nxw_add(&w, rec, len);
+	CHECK_EQ(w.ram[0x110 + 0], w.hdr + 4);			/* START: header + "nsh\0" */
+	CHECK_EQ(w.ram[0x110 + 4], 0x34);			/* pid, little-endian */
+	CHECK_EQ(w.ram[0x110 + 5], 0x12);
+	CHECK_EQ(decode(&w, 0), 0);
+	CHECK_EQ(lg.n, 7);
+	CHECK_STR(lg.r[0].thread_name, "nsh");
+	CHECK_EQ(lg.r[1].thread, 0x1234);
+	CHECK_EQ(lg.r[1].core, 1);
+	CHECK_STR(nxarg(&lg.r[1], "count"), "258");
+	CHECK_EQ(lg.r[1].time, (hires ? 2999999000ull + 1000 : 0x11223344ull + 1000));
+	CHECK_EQ(lg.r[2].addr, BASE + 0x110 + (hires ? 18 + 16 : 14 + 12)); /* packed */
+	CHECK_STR(nxarg(&lg.r[2], "nr"), "9");
+	CHECK_STR(nxarg(&lg.r[2], "arg2"), "0xdeadbeef");
+	CHECK_STR(nxarg(&lg.r[3], "result"), "0xfffffffe");
+	CHECK_STR(nxarg(&lg.r[4], "irq"), "15");
+	CHECK_STR(nxarg(&lg.r[4], "handler"), "0x8001234");
+	CHECK_STR(lg.r[5].name, "NOTE_DUMP_STRING");
+	CHECK_STR(nxarg(&lg.r[5], "text"), "hi");
+	CHECK_STR(lg.r[6].name, "NOTE_DUMP_BINARY");
+	CHECK_STR(nxarg(&lg.r[6], "event"), "7");
+	CHECK_STR(nxarg(&lg.r[6], "data"), "0a0b0c");
+	/* no ring size: a clear error */
+	lo.bufsize = 0;
+	w.lo.bufsize = 0;
+	CHECK_EQ(decode(&w, 0), -EINVAL);
+	nxw_free(&w);
+}
+
 /* SYSCALL_ENTER/LEAVE nr named from g_funcnames[nr - CONFIG_SYS_RESERVED]: below the reserved
  * numbers, past the table, or at an unreadable entry the number stays. */
 static void syscall_names(void)
@@ -351,6 +430,8 @@ int main(void)
 	other_releases();
 	stream_form();
 	syscall_names();
+	release_1203(true, false);
+	release_1203(false, true);
 	free(lg.r);
 	return check_report();
 }

@@ -364,7 +364,8 @@ static void rand_hook(struct nxw *w, void *arg)
 	}
 }
 
-static void test_random(unsigned ptr, uint64_t step, uint32_t seed)
+/* release 1203: g_noteram_info (buffer inline, byte-array records), else 13.x */
+static void test_random(unsigned ptr, uint64_t step, uint32_t seed, unsigned release)
 {
 	struct tt_nuttx_layout lo;
 	struct nxw w;
@@ -376,7 +377,16 @@ static void test_random(unsigned ptr, uint64_t step, uint32_t seed)
 	reset_log();
 	rnd_state = seed;
 	tt_nuttx_layout_default(&lo, ptr);
-	nxw_init(&w, &lo, 65536, BASE, 0, 4096, 2048 + 8 * rnd(64));
+	uint32_t size = 2048 + 8 * rnd(64);
+	if (release == 1203) {
+		char err[128], v[16];
+		CHECK_EQ(tt_nuttx_layout_set(&lo, "release", "12.3", err, sizeof(err)), 0);
+		snprintf(v, sizeof(v), "%u", (unsigned)size);
+		CHECK_EQ(tt_nuttx_layout_set(&lo, "bufsize", v, err, sizeof(err)), 0);
+		nxw_init(&w, &lo, 65536, BASE, 4096 - 16, 4096, size);
+	} else {
+		nxw_init(&w, &lo, 65536, BASE, 0, 4096, size);
+	}
 	w.step = step;
 	rd = reader(&w, false);
 	for (int poll = 0; poll < 3000; poll++) {
@@ -401,8 +411,8 @@ static void test_random(unsigned ptr, uint64_t step, uint32_t seed)
 	CHECK_EQ(seq_of(lg.r[lg.n - 1].time), (long)ntw - 1);
 	const struct tt_nuttx_stats *st = tt_nuttx_stats(rd);
 	CHECK_EQ(events + st->lost <= ntw ? 1 : 0, 1);
-	printf("random ptr=%u step=%llu: %zu written, %zu events, %llu gaps, %llu lost\n", ptr,
-	       (unsigned long long)step, ntw, events, (unsigned long long)st->gaps,
+	printf("random release=%u ptr=%u step=%llu: %zu written, %zu events, %llu gaps, %llu lost\n",
+	       release ? release : 1300, ptr, (unsigned long long)step, ntw, events, (unsigned long long)st->gaps,
 	       (unsigned long long)st->lost);
 	CHECK(events > ntw / 3);
 	CHECK(st->gaps > 0);
@@ -417,10 +427,12 @@ int main(void)
 	test_laps(0);
 	test_resets();
 	test_overflow();
-	test_random(4, 1000, 1);
-	test_random(8, 1000, 2);
-	test_random(4, 0, 3);
-	test_random(8, 0, 4);
+	test_random(4, 1000, 1, 0);
+	test_random(8, 1000, 2, 0);
+	test_random(4, 0, 3, 0);
+	test_random(8, 0, 4, 0);
+	test_random(4, 1000, 5, 1203);
+	test_random(8, 0, 6, 1203);
 	free(lg.r);
 	free(tw);
 	return check_report();
