@@ -28,7 +28,7 @@
 #define MAX_FILE (256u << 20)
 
 struct decode {
-	int json;
+	int json, traceprinter;
 	uint64_t n;
 	struct tt_textfmt tf;
 };
@@ -42,6 +42,8 @@ static void on_record(void *arg, const struct tt_record *rec)
 	d->n++;
 	if (d->json)
 		n = tt_json_record(buf, sizeof(buf) - 1, rec, NULL, d->n);
+	else if (d->traceprinter)
+		n = tt_textfmt_traceprinter(buf, sizeof(buf) - 1, rec);
 	else
 		n = tt_textfmt_record(&d->tf, buf, sizeof(buf) - 1, rec, d->n);
 	if (n < 0)
@@ -87,7 +89,7 @@ static int read_file(const char *path, char **data, size_t *len)
  * format's extras from DWARF come with the format options). Needs --format: a file's signature
  * is not known yet. A symbol that holds a pointer (ThreadX) is set at run time, so a file cannot
  * use it. */
-static int elf_address(struct tt_target_config *cfg)
+static int elf_address(struct tt_target_config *cfg, const void *format_cfg)
 {
 	const struct tt_reader_ops *r = cfg->format ? tt_reader_find(cfg->format) : NULL;
 	char err[512];
@@ -104,11 +106,30 @@ static int elf_address(struct tt_target_config *cfg)
 			"time; give the address with --address\n", cfg->elf, r->elf_symbol);
 		return -1;
 	}
-	if (tt_elf_symbol(cfg->elf, r->elf_symbol, &cfg->address, err, sizeof(err)) < 0) {
+	/* NuttX before 12.4: g_noteram_info (the layout from the ELF says which) */
+	const char *sym = !strcmp(r->name, "nuttx") ? tt_nuttx_elf_symbol(format_cfg)
+						    : r->elf_symbol;
+	if (tt_elf_symbol(cfg->elf, sym, &cfg->address, err, sizeof(err)) < 0) {
 		fprintf(stderr, "tracetap decode: %s\n", err);
 		return -1;
 	}
 	return 0;
+}
+
+/* --traceprinter: the .kev header's attributes (TRACE_<KEY>:: value, keys right-aligned),
+ * then the line traceprinter puts before the events. */
+static void tp_item(void *arg, const char *key, size_t klen, const char *val, size_t vlen)
+{
+	(void)arg;
+	printf("%*sTRACE_%.*s:: %.*s\n", klen < 20 ? (int)(20 - klen) : 0, "", (int)klen, key,
+	       (int)(vlen > 256 ? 256 : vlen), val);
+}
+
+static void tp_header(const uint8_t *buf, size_t len)
+{
+	printf(" -- HEADER FILE INFORMATION -- \n");
+	tt_qnx_header_items(buf, len, tp_item, NULL);
+	printf(" -- KERNEL EVENTS -- \n");
 }
 
 /* --follow FILE.kev: like `tail -f`, decode a .kev as tracelogger appends to it. Whole events
@@ -181,6 +202,8 @@ static int follow_kev(const char *path, uint64_t tick_hz, struct decode *d)
 				goto out;
 			}
 			if (tt_qnx_parse_header(buf, n, &h, err, sizeof(err)) == 0) {
+				if (d->traceprinter)
+					tp_header(buf, h.header_len);
 				tt_qnx_init(q, &h, tick_hz);
 				off = h.events_off;
 				have_hdr = true;
@@ -225,14 +248,15 @@ out:
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: tracetap decode FILE [--format FMT] [--json] [--no-color]\n"
-		   "       tracetap decode --follow FILE.kev [--json] [--no-color] [--tick-hz HZ]\n"
+		   "       tracetap decode [--follow] [--traceprinter] FILE.kev [--tick-hz HZ]\n"
 		   "Print every event of a trace file (TraceX .trx, QNX .kev) or a RAM dump\n"
 		   "(raw, Intel HEX, S-record), oldest first. The format is detected from the\n"
 		   "file when it has a signature (.trx, .kev); RAM dumps default to threadx.\n"
 		   "With --elf (and --format): the address from the format's symbol unless\n"
 		   "--address is given, and for nuttx the note layout from the ELF's DWARF.\n"
 		   "--follow: a QNX .kev that tracelogger is writing, like `tail -f` (a file\n"
-		   "truncated or replaced is a reset record and is read again); until SIGINT.\n%s",
+		   "truncated or replaced is a reset record and is read again); until SIGINT.\n"
+		   "--traceprinter: QNX events in the text form of QNX's traceprinter.\n%s",
 		tt_opts_target_help);
 }
 
@@ -242,17 +266,18 @@ int tt_cmd_decode(int argc, char **argv)
 	struct tt_target_config cfg = { 0 };
 	struct tt_opts_target ot;
 	char err[512];
-	enum { O_JSON = 1, O_NOCOLOR, O_HELP, O_FOLLOW };
+	enum { O_JSON = 1, O_NOCOLOR, O_HELP, O_FOLLOW, O_TP };
 	struct option lo[32] = {
 		{ "json", no_argument, NULL, O_JSON },
 		{ "no-color", no_argument, NULL, O_NOCOLOR },
 		{ "help", no_argument, NULL, O_HELP },
 		{ "follow", no_argument, NULL, O_FOLLOW },
+		{ "traceprinter", no_argument, NULL, O_TP },
 	};
 	int c, rc, color = -1, follow = 0;
 
 	tt_opts_target_init(&ot, &cfg);
-	tt_opts_target_longopts(lo + 4, sizeof(lo) / sizeof(lo[0]) - 4);
+	tt_opts_target_longopts(lo + 5, sizeof(lo) / sizeof(lo[0]) - 5);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		if (c == O_JSON) {
@@ -261,6 +286,8 @@ int tt_cmd_decode(int argc, char **argv)
 			color = 0;
 		} else if (c == O_FOLLOW) {
 			follow = 1;
+		} else if (c == O_TP) {
+			d.traceprinter = 1;
 		} else if (c == 'h' || c == O_HELP) {
 			usage(stdout);
 			return 0;
@@ -274,6 +301,11 @@ int tt_cmd_decode(int argc, char **argv)
 	}
 	if (optind + 1 != argc) {
 		usage(stderr);
+		return 2;
+	}
+	if (d.traceprinter && (d.json || (cfg.format && strcmp(cfg.format, "qnx")))) {
+		fprintf(stderr, "tracetap decode: --traceprinter is QNX's text form: not with "
+			"--json or another --format\n");
 		return 2;
 	}
 	if (follow) {
@@ -294,7 +326,7 @@ int tt_cmd_decode(int argc, char **argv)
 		fprintf(stderr, "tracetap decode: %s\n", err);
 		return 1;
 	}
-	if (cfg.elf && elf_address(&cfg) < 0) {
+	if (cfg.elf && elf_address(&cfg, format_cfg) < 0) {
 		tt_format_cfg_release(&fcfg);
 		return 1;
 	}
@@ -351,6 +383,17 @@ int tt_cmd_decode(int argc, char **argv)
 		.format_cfg = format_cfg,
 	};
 	d.tf.color = color < 0 ? tt_textfmt_want_color(stdout) : color;
+	if (d.traceprinter && strcmp(reader->name, "qnx")) {
+		fprintf(stderr, "tracetap decode: %s: --traceprinter needs QNX events (a .kev or "
+			"--format qnx)\n", path);
+		rc = 2;
+		goto out;
+	}
+	if (d.traceprinter && !cfg.address && reader->detect && reader->detect(bytes, len)) {
+		struct tt_qnx_header h;
+		if (tt_qnx_parse_header(bytes, len, &h, err, sizeof(err)) == 0)
+			tp_header(bytes, h.header_len);
+	}
 	rc = reader->decode_image(bytes, len, base, &rc_cfg, on_record, &d, err, sizeof(err));
 	if (rc < 0) {
 		fprintf(stderr, "tracetap decode: %s: %s\n", path, err);

@@ -17,6 +17,10 @@ struct tt_textfmt {
 /* One line (no newline) into buf. Returns the length or -ENOSPC. */
 int tt_textfmt_record(const struct tt_textfmt *tf, char *buf, size_t cap,
 		      const struct tt_record *rec, uint64_t seq);
+/* The QNX traceprinter form of a record of the qnx reader (proto/README-qnx.md, "traceprinter
+ * text"): `t:0x<low cycles> CPU:<nn> <CLASS>:<EVENT> name:value ...`. Gaps and resets (which
+ * traceprinter has no line for) are ` -- GAP: ... -- ` and ` -- RESET: ... -- `. */
+int tt_textfmt_traceprinter(char *buf, size_t cap, const struct tt_record *rec);
 /* Colour when f is a terminal and NO_COLOR is not set. */
 int tt_textfmt_want_color(FILE *f);
 

@@ -201,6 +201,33 @@ int tt_qnx_parse_header(const uint8_t *buf, size_t len, struct tt_qnx_header *h,
 	return 0;
 }
 
+void tt_qnx_header_items(const uint8_t *buf, size_t len,
+			 void (*cb)(void *arg, const char *key, size_t klen, const char *val,
+				    size_t vlen),
+			 void *arg)
+{
+	const uint8_t *end = buf + (len < TT_QNX_MAX_HEADER ? len : TT_QNX_MAX_HEADER);
+	const uint8_t *stop = len >= BEGIN_LEN ? find_bytes(buf + BEGIN_LEN, end, hdr_end, END_LEN)
+					       : NULL;
+	const uint8_t *p = buf + BEGIN_LEN;
+
+	while (stop && p < stop) {
+		size_t kl = item_start(p, stop + END_LEN);
+		if (!kl) {
+			p++;
+			continue;
+		}
+		const uint8_t *v = p + kl, *ve = v;
+		while (ve < stop && !item_start(ve, stop + END_LEN))
+			ve++;
+		const uint8_t *vt = ve;
+		while (vt > v && (vt[-1] == 0 || vt[-1] == '\n' || vt[-1] == '\r' || vt[-1] == ' '))
+			vt--;
+		cb(arg, (const char *)p + 6, kl - 8, (const char *)v, (size_t)(vt - v));
+		p = ve;
+	}
+}
+
 /* ---- events ---- */
 
 static uint32_t word_at(const uint8_t *p, bool be)

@@ -73,6 +73,14 @@ struct tt_qnx_header {
 int tt_qnx_parse_header(const uint8_t *buf, size_t len, struct tt_qnx_header *h, char *err,
 			size_t errlen);
 
+/* Calls cb with each TRACE_<KEY>::<value> item of the header at buf (key without TRACE_ and
+ * ::, value with its trailing NUL/CR/LF/spaces cut; both borrowed, not NUL-terminated), BEGIN
+ * and END excluded. buf[0..len) must hold a header tt_qnx_parse_header accepted. */
+void tt_qnx_header_items(const uint8_t *buf, size_t len,
+			 void (*cb)(void *arg, const char *key, size_t klen, const char *val,
+				    size_t vlen),
+			 void *arg);
+
 struct tt_qnx_stats {
 	uint64_t records;     /* 16-byte events read */
 	uint64_t events;      /* event records emitted (a combine event counts once) */

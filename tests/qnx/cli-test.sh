@@ -111,3 +111,24 @@ wait $fpid || rc=$?
 [ "$rc" -eq 0 ] || fail "--follow: exit status $rc on SIGINT"
 grep -q "waiting for the rest of the header" "$work/follow.err" || fail "--follow: no waiting message"
 echo "ok: --follow (growing header, partial event held, replaced file = reset)"
+
+# --traceprinter: the example of QNX's documentation (shared/reference/qnx-trace.md), written
+# here by hand, then the kernel call forms KER_CALL:<NAME>/<nn> and KER_EXIT:<NAME>/<nn>.
+"$gen" "$work/tp.kev" tp
+${TT_WRAP-} "$tracetap" decode --traceprinter "$work/tp.kev" > "$work/tp.txt"
+cat "$work/tp.txt"
+sed -n '/^ -- KERNEL EVENTS -- $/,$p' "$work/tp.txt" | sed -n 2,5p > "$work/tp.events"
+cat > "$work/tp.want" <<'TXT'
+t:0x4f81e320 CPU:00 CONTROL :TIME msb:0x000037b0 lsb(offset):0x4f81e014
+t:0x4f820f9a CPU:00 THREAD  :THCREATE      pid:1 tid:1
+t:0x4f821358 CPU:00 THREAD  :THREADY       pid:1 tid:1
+t:0x4f821787 CPU:00 THREAD  :THRECEIVE     pid:1 tid:2
+TXT
+diff "$work/tp.want" "$work/tp.events" || fail "--traceprinter differs from QNX's example"
+grep -q '^t:0x4f821800 CPU:01 KER_CALL:MSG_SENDV/11 ' "$work/tp.txt" || fail "--traceprinter: no KER_CALL:MSG_SENDV/11"
+grep -qE '^t:0x4f821900 CPU:01 KER_EXIT:MSG_SENDV/11 +ret_val:0xffffffff errno:3$' "$work/tp.txt" || fail "--traceprinter: no KER_EXIT:MSG_SENDV/11"
+grep -q '^ *TRACE_CYCLES_PER_SEC:: 1000000000$' "$work/tp.txt" || fail "--traceprinter: no header attribute"
+rc=0
+${TT_WRAP-} "$tracetap" decode --traceprinter --json "$work/tp.kev" > /dev/null 2> "$work/err" || rc=$?
+[ "$rc" -eq 2 ] && grep -q "not with --json" "$work/err" || fail "--traceprinter --json accepted"
+echo "ok: --traceprinter (QNX's documented example)"

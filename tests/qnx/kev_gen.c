@@ -1,5 +1,7 @@
 /* tests/qnx/kev_gen.c: writes a sample .kev file for the CLI test.
- * usage: kev_gen OUT.kev [be] [cut N]  (be: big-endian; cut: drop the last N bytes) */
+ * usage: kev_gen OUT.kev [be] [cut N] [tp]  (be: big-endian; cut: drop the last N bytes; tp: the
+ * events of the traceprinter example in QNX's documentation, then a MsgSendv call and exit) */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +14,7 @@ int main(int argc, char **argv)
 	struct kevw k;
 	uint32_t w[2];
 	size_t cut = 0;
+	bool tp = false;
 
 	if (argc < 2) {
 		fprintf(stderr, "usage: kev_gen OUT.kev [be] [cut N]\n");
@@ -22,8 +25,19 @@ int main(int argc, char **argv)
 			o.be = true;
 		else if (!strcmp(argv[i], "cut") && i + 1 < argc)
 			cut = strtoul(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "tp"))
+			tp = true;
 	}
 	kevw_init(&k, &o);
+	if (tp) {
+		kevw_simple(&k, 0, K_CONTROL, 1, 0x4f81e320, 0x37b0, 0x4f81e014);
+		kevw_simple(&k, 0, K_PRTH, 24, 0x4f820f9a, 1, 1); /* THCREATE (6.4: state 24) */
+		kevw_simple(&k, 0, K_PRTH, 2, 0x4f821358, 1, 1);  /* THREADY */
+		kevw_simple(&k, 0, K_PRTH, 5, 0x4f821787, 1, 2);  /* THRECEIVE */
+		kevw_simple(&k, 1, K_KER, 11, 0x4f821800, 3, 0x1000);
+		kevw_simple(&k, 1, K_KER, 128 + 11, 0x4f821900, 0xffffffffu, 3);
+		goto save;
+	}
 	kevw_simple(&k, 0, K_CONTROL, 1, 0x1000, 0x37b0, 0x1000);
 	kevw_simple(&k, 0, K_CONTROL, 2, 0x1001, 1, 0);
 	w[0] = 1, w[1] = 8200;
@@ -39,6 +53,7 @@ int main(int argc, char **argv)
 	kevw_simple(&k, 0, K_CONTROL, 2, 0x2000, 4, 0); /* buffers 2 and 3 lost */
 	kevw_combine_str(&k, 1, K_USER, 5, 0x2010, NULL, 0, "checkpoint A");
 	kevw_simple(&k, 1, K_USER, 6, 0x2020, 42, 43);
+save:
 	if (cut > k.len)
 		cut = k.len;
 	k.len -= cut;
