@@ -489,7 +489,10 @@ int tt_target_start(uv_loop_t *loop, const struct tt_target_config *cfg,
 	}
 	if (t->cfg.elf) {
 		uint64_t v;
-		rc = tt_elf_symbol(t->cfg.elf, fmt->elf_symbol, &v, err, errlen);
+		/* NuttX before 12.4: g_noteram_info (the layout from the ELF says which) */
+		rc = tt_elf_symbol(t->cfg.elf, !strcmp(fmt->name, "nuttx") ?
+				   tt_nuttx_elf_symbol(t->format_cfg) : fmt->elf_symbol, &v,
+				   err, errlen);
 		if (rc < 0)
 			goto fail_cfg;
 		if (fmt->elf_symbol_is_pointer)

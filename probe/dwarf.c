@@ -21,7 +21,7 @@
 
 #include "dwarf_layout.h"
 
-enum { T_DRV, T_COMMON, T_CSECT, T_ENUM, T_N };
+enum { T_DRV, T_COMMON, T_CSECT, T_ENUM, T_INFO, T_IRQ, T_N };
 
 struct found {
 	Dwarf_Die die[T_N];
@@ -43,6 +43,8 @@ static const struct {
 	[T_COMMON] = { DW_TAG_structure_type, "note_common_s" },
 	[T_CSECT] = { DW_TAG_structure_type, "note_csection_s" },
 	[T_ENUM] = { DW_TAG_enumeration_type, "note_type_e" },
+	[T_INFO] = { DW_TAG_structure_type, "noteram_info_s" },     /* before 12.4 */
+	[T_IRQ] = { DW_TAG_structure_type, "note_irqhandler_s" },
 };
 
 static bool is_definition(Dwarf_Die *d)
@@ -85,7 +87,7 @@ static void scan_unit(Dwarf_Die *cu, uint8_t asize, struct found *f)
 				continue;
 			f->die[i] = d;
 			f->have[i] = true;
-			if (i == T_DRV)
+			if (i == T_DRV || i == T_INFO)
 				f->drv_asize = asize;
 		}
 	} while (dwarf_siblingof(&d, &d) == 0);
@@ -261,6 +263,75 @@ static int note_layout(const char *path, struct found *f, struct tt_nuttx_layout
 	return 0;
 }
 
+/* Before 12.4: struct noteram_info_s (ni_overwrite, ni_head, ni_tail, the buffer inline) and
+ * note_common_s made of byte arrays: their sizes are sizeof(pid_t), sizeof(time_t)/clock_t,
+ * sizeof(long). The pointer size is the unit's address size. */
+static int legacy_layout(const char *path, struct found *f, struct tt_nuttx_layout *lo,
+			 char *err, size_t errlen)
+{
+	static const char *const names[4] = { "ni_overwrite", "ni_head", "ni_tail", "ni_buffer" };
+	uint16_t *offs[4] = { &lo->off_overwrite, &lo->off_head, &lo->off_tail, &lo->off_buffer };
+	Dwarf_Die m, *c = &f->die[T_COMMON];
+	uint64_t off, sz;
+
+	for (int i = 0; i < 4; i++) {
+		if (!member(&f->die[T_INFO], names[i], &m) || member_offset(&m, &off) < 0 ||
+		    off > UINT16_MAX) {
+			snprintf(err, errlen, "%s: DWARF 'struct noteram_info_s' has no usable member "
+				 "'%s'", path, names[i]);
+			return -ESRCH;
+		}
+		*offs[i] = (uint16_t)off;
+	}
+	sz = member_size(&m, f->drv_asize); /* ni_buffer[CONFIG_DRIVER_NOTERAM_BUFSIZE] */
+	if (!sz || sz > (16u << 20)) {
+		snprintf(err, errlen, "%s: DWARF 'struct noteram_info_s': ni_buffer has no usable "
+			 "size", path);
+		return -ERANGE;
+	}
+	lo->bufsize = (uint32_t)sz;
+	lo->off_bufsize = 0;
+	lo->ptr_size = f->drv_asize == 8 ? 8 : 4;
+	lo->big_endian = false; /* byte arrays, little-endian whatever the CPU */
+	lo->align = 1;
+	lo->smp = member(c, "nc_cpu", &m);
+	if (!member(c, "nc_pid", &m) || ((sz = member_size(&m, 0)) != 2 && sz != 4)) {
+		snprintf(err, errlen, "%s: DWARF 'struct note_common_s': nc_pid is not 2 or 4 bytes",
+			 path);
+		return -ERANGE;
+	}
+	lo->pid_size = (uint8_t)sz;
+	lo->hires = member(c, "nc_systime_sec", &m);
+	if (!lo->hires && !member(c, "nc_systime", &m)) {
+		snprintf(err, errlen, "%s: DWARF 'struct note_common_s' has neither 'nc_systime' "
+			 "nor 'nc_systime_sec'", path);
+		return -ESRCH;
+	}
+	sz = member_size(&m, 0);
+	if (sz != 4 && sz != 8) {
+		snprintf(err, errlen, "%s: DWARF 'struct note_common_s': time stamp of %u bytes "
+			 "(expected 4 or 8)", path, (unsigned)sz);
+		return -ERANGE;
+	}
+	lo->time64 = sz == 8;
+	if (lo->hires && (!member(c, "nc_systime_nsec", &m) ||
+			  member_size(&m, 0) != lo->ptr_size)) {
+		snprintf(err, errlen, "%s: DWARF 'struct note_common_s': nc_systime_nsec is not "
+			 "sizeof(long) = %u bytes (tracetap reads that case only)", path,
+			 lo->ptr_size);
+		return -ERANGE;
+	}
+	Dwarf_Word hdr;
+	if (dwarf_aggregate_size(c, &hdr) != 0 || hdr > 255) {
+		snprintf(err, errlen, "%s: DWARF 'struct note_common_s' has no usable size", path);
+		return -ERANGE;
+	}
+	lo->header_size = (uint8_t)hdr; /* byte arrays: no padding, so this is the header */
+	/* the IRQ notes carry the handler from 12.3 */
+	lo->release = f->have[T_IRQ] && member(&f->die[T_IRQ], "nih_handler", &m) ? 1203 : 1200;
+	return 0;
+}
+
 /* libdw does not export its "no DWARF" error code: look for the section ourselves. */
 static bool has_debug_info(Elf *e)
 {
@@ -305,6 +376,15 @@ static int from_dwarf(const char *path, Elf *e, struct tt_nuttx_layout *out, cha
 	rc = scan(dbg, &f);
 	if (rc < 0) {
 		snprintf(err, errlen, "%s: cannot read DWARF: %s", path, dwarf_errmsg(-1));
+		goto out;
+	}
+	if (!f.have[T_DRV] && f.have[T_INFO] && f.have[T_COMMON]) {
+		lo.big_endian = false;
+		if (f.sys_exit >= 0 && f.sys_exit <= 255)
+			lo.sys_reserved = (int32_t)f.sys_exit;
+		rc = legacy_layout(path, &f, &lo, err, errlen);
+		if (rc == 0)
+			*out = lo;
 		goto out;
 	}
 	if (!f.have[T_DRV]) {

@@ -20,7 +20,10 @@
  * time64 from the size of the time stamp; smp from nc_cpu (12.4-12.7), struct note_csection_s's
  * ncs_count or the variable g_cpu_irqset; align from the release (1 before 12.7, else the
  * pointer size); off_overwrite from ni_overwrite; sys_reserved (CONFIG_SYS_RESERVED) from the
- * enumerator SYS__exit when some enum has it (else -1). *out is written only on success.
+ * enumerator SYS__exit when some enum has it (else -1). Before 12.4 (struct noteram_info_s,
+ * no noteram_driver_s): offsets of ni_overwrite/head/tail/buffer, bufsize = ni_buffer's size,
+ * pid_size, hires, time64, smp from note_common_s's byte arrays, release 1203 (1200 when
+ * note_irqhandler_s has no nih_handler). *out is written only on success.
  * Returns 0, or -errno with a message naming the file and what is missing in err:
  * -ENOENT/-EACCES (cannot open), -ENOEXEC (not an ELF), -ENODATA (no DWARF: stripped or built
  * without -g), -ESRCH (a type, member or enumerator is missing), -ERANGE (values out of the

@@ -92,9 +92,14 @@ for fx in "$@"; do
 done
 
 # Live: tracetapd follows the image through the file probe with the layout from the ELF; wait
-# (10 s deadline) until it has streamed every held record.
+# (10 s deadline) until it has streamed every held record. 12.3: g_noteram_info, found by the
+# ELF symbol the layout names.
 for fx in "$@"; do
-  case "$(basename "$fx")" in nxfx_1208_smp64) ;; *) continue ;; esac
+  case "$(basename "$fx")" in
+  nxfx_1208_smp64) want_log="release family 1208, 64-bit, little-endian, SMP" ;;
+  nxfx_1203_64) want_log="release family 1203, 64-bit, little-endian" ;;
+  *) continue ;;
+  esac
   name=$(basename "$fx")
   drv=$(sed -n 's/^driver=//p' "$work/$name.want")
   held=$(sed -n 's/.* held=\([0-9]*\).*/\1/p' "$work/$name.mk")
@@ -112,7 +117,7 @@ for fx in "$@"; do
   wait "$dpid" 2>/dev/null || true
   dpid=""
   [ "$n" -eq "$held" ] || fail "$name: tracetapd streamed $n events of $held: $(cat "$work/live.err")"
-  grep -q "NuttX layout from .*release family 1208, 64-bit, little-endian, SMP" "$work/live.err" ||
+  grep -q "NuttX layout from .*$want_log" "$work/live.err" ||
     fail "$name: tracetapd did not log the layout: $(cat "$work/live.err")"
   echo "ok: $name: tracetapd --elf streamed all $n records"
 done

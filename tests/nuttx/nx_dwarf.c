@@ -21,8 +21,10 @@ int main(int argc, char **argv)
 		printf("error %d: %s\n", rc, err);
 		return 1;
 	}
-	printf("layout release=%u ptr=%u be=%d smp=%d time64=%d hdr=%u align=%u off=%u,%u,%u,%u,%u\n",
+	printf("layout release=%u ptr=%u be=%d smp=%d time64=%d hdr=%u align=%u off=%u,%u,%u,%u,%u "
+	       "bufsize=%u pid=%u hires=%d\n",
 	       lo.release, lo.ptr_size, lo.big_endian, lo.smp, lo.time64, lo.header_size, lo.align,
-	       lo.off_buffer, lo.off_bufsize, lo.off_head, lo.off_tail, lo.off_overwrite);
+	       lo.off_buffer, lo.off_bufsize, lo.off_head, lo.off_tail, lo.off_overwrite,
+	       (unsigned)lo.bufsize, lo.pid_size, lo.hires);
 	return 0;
 }

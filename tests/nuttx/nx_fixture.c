@@ -3,12 +3,15 @@
  * (compiled with -g, -D below) and defines g_noteram_driver. Run, it prints what the compiler
  * itself made of them, for tests/nuttx/dwarf.sh to compare with what tracetap reads from the
  * DWARF:
- *   layout release=R ptr=P be=0 smp=S time64=T hdr=H align=A off=B,S,H,T
+ *   layout release=R ptr=P be=0 smp=S time64=T hdr=H align=A off=B,S,H,T,O bufsize=N pid=N
+ *     hires=H
  *   driver=0xADDR          (address of g_noteram_driver: link with -no-pie)
  *
  * -DFIX_RELEASE=1204|1207|1208|1213|1300, -DFIX_SMP, -DFIX_TIME64 (CONFIG_SYSTEM_TIME64),
  * -DFIX_FILTER (CONFIG_SCHED_INSTRUMENTATION_FILTER: name and filter in note_driver_s),
  * -DFIX_NONE (no noteram driver at all: a firmware built without CONFIG_DRIVERS_NOTERAM),
+ * FIX_RELEASE=1203: g_noteram_info (struct noteram_info_s, 2 KiB buffer inline) and byte-array
+ * headers; -DFIX_HIRES (sec + nsec arrays, else ticks), -DFIX_PID2 (16-bit pid_t).
  * -DFIX_SYSCALLS (CONFIG_SCHED_INSTRUMENTATION_SYSCALL with CONFIG_SYS_RESERVED 4: the syscall
  * enum as include/sys/syscall.h makes it, and syscall/syscall_names.c's g_funcnames[], the
  * first 60 names of NuttX's list in order).
@@ -21,7 +24,11 @@
 #define FIX_RELEASE 1300
 #endif
 
+#ifdef FIX_PID2
+typedef int16_t pid_t_;
+#else
 typedef int32_t pid_t_;
+#endif
 #if FIX_RELEASE >= 1300 || defined(FIX_TIME64)
 typedef uint64_t clock_t_;
 typedef int64_t time_t_;
@@ -36,7 +43,9 @@ enum note_type_e {
 	NOTE_PREEMPT_UNLOCK, NOTE_CSECTION_ENTER, NOTE_CSECTION_LEAVE, NOTE_SPINLOCK_LOCK,
 	NOTE_SPINLOCK_LOCKED, NOTE_SPINLOCK_UNLOCK, NOTE_SPINLOCK_ABORT, NOTE_SYSCALL_ENTER,
 	NOTE_SYSCALL_LEAVE, NOTE_IRQ_ENTER, NOTE_IRQ_LEAVE,
-#if FIX_RELEASE < 1207
+#if FIX_RELEASE < 1204
+	NOTE_DUMP_STRING, NOTE_DUMP_BINARY,
+#elif FIX_RELEASE < 1207
 	NOTE_DUMP_STRING, NOTE_DUMP_BINARY, NOTE_DUMP_BEGIN, NOTE_DUMP_END,
 	NOTE_DUMP_MARK = 28, NOTE_DUMP_COUNTER,
 #else
@@ -58,8 +67,19 @@ struct note_common_s {
 #if FIX_RELEASE >= 1208 || defined(FIX_SMP)
 	uint8_t nc_cpu;
 #endif
+#if FIX_RELEASE < 1204
+	uint8_t nc_pid[sizeof(pid_t_)];
+#ifdef FIX_HIRES
+	uint8_t nc_systime_sec[sizeof(time_t_)];
+	uint8_t nc_systime_nsec[sizeof(long)];
+#else
+	uint8_t nc_systime[sizeof(clock_t_)];
+#endif
+#else
 	pid_t_ nc_pid;
-#if FIX_RELEASE >= 1208
+#endif
+#if FIX_RELEASE < 1204
+#elif FIX_RELEASE >= 1208
 	clock_t_ nc_systime;
 #else
 	time_t_ nc_systime_sec;
@@ -74,7 +94,28 @@ struct note_csection_s {
 #endif
 };
 
-#ifndef FIX_NONE
+struct note_irqhandler_s {
+	struct note_common_s nih_cmn;
+#if FIX_RELEASE >= 1203 && FIX_RELEASE < 1204
+	uint8_t nih_handler[sizeof(uintptr_t)];
+	uint8_t nih_irq;
+#else
+	uintptr_t nih_handler;
+	uint8_t nih_irq;
+#endif
+};
+volatile struct note_irqhandler_s g_irqnote;
+
+#if FIX_RELEASE < 1204
+struct noteram_info_s {
+	unsigned int ni_overwrite;
+	volatile unsigned int ni_head;
+	volatile unsigned int ni_tail;
+	volatile unsigned int ni_read;
+	uint8_t ni_buffer[2048];
+};
+static struct noteram_info_s g_noteram_info;
+#elif !defined(FIX_NONE)
 struct note_driver_ops_s;
 struct note_filter_s {
 	uint32_t mode;
@@ -136,12 +177,39 @@ int main(void)
 	if (g_funcnames[SYS_getpid - CONFIG_SYS_RESERVED][0] != 'g')
 		return 1;
 #endif
-	if (g_note.ncs_cmn.nc_type == NOTE_DUMP_COUNTER)
+	if (g_note.ncs_cmn.nc_type == NOTE_TYPE_LAST - 1)
 		return 1;
 #ifdef FIX_NONE
 	printf("layout none\n");
 #else
-	printf("layout release=%u ptr=%u be=0 smp=%d time64=%d hdr=%u align=%u off=%u,%u,%u,%u,%u\n",
+#if FIX_RELEASE < 1204
+	printf("layout release=%u ptr=%u be=0 smp=%d time64=%d hdr=%u align=1 off=%u,0,%u,%u,%u "
+	       "bufsize=%u pid=%u hires=%d\n", FIX_RELEASE, ptr,
+#ifdef FIX_SMP
+	       1,
+#else
+	       0,
+#endif
+#ifdef FIX_HIRES
+	       sizeof(((struct note_common_s *)0)->nc_systime_sec) == 8,
+#else
+	       sizeof(((struct note_common_s *)0)->nc_systime) == 8,
+#endif
+	       (unsigned)sizeof(struct note_common_s),
+	       (unsigned)offsetof(struct noteram_info_s, ni_buffer),
+	       (unsigned)offsetof(struct noteram_info_s, ni_head),
+	       (unsigned)offsetof(struct noteram_info_s, ni_tail),
+	       (unsigned)offsetof(struct noteram_info_s, ni_overwrite),
+	       (unsigned)sizeof(g_noteram_info.ni_buffer), (unsigned)sizeof(pid_t_),
+#ifdef FIX_HIRES
+	       1);
+#else
+	       0);
+#endif
+	printf("driver=0x%lx\n", (unsigned long)(uintptr_t)&g_noteram_info);
+#else
+	printf("layout release=%u ptr=%u be=0 smp=%d time64=%d hdr=%u align=%u off=%u,%u,%u,%u,%u "
+	       "bufsize=0 pid=0 hires=0\n",
 	       release, ptr,
 #ifdef FIX_SMP
 	       1,
@@ -162,6 +230,7 @@ int main(void)
 	       (unsigned)offsetof(struct noteram_driver_s, ni_tail),
 	       (unsigned)offsetof(struct noteram_driver_s, ni_overwrite));
 	printf("driver=0x%lx\n", (unsigned long)(uintptr_t)&g_noteram_driver);
+#endif
 #endif
 	return 0;
 }

@@ -2,7 +2,8 @@
  * g_noteram_driver at the base and a 2 KiB ring at base + 0x1000 that has wrapped, filled by the
  * test writer in noteram_add's order. Prints "driver=0x... written=N held=M last_time=T".
  * LAYOUT is nx_fixture's line ("layout release=R ptr=P be=B smp=S time64=T hdr=H align=A
- * off=B,S,H,T"); default: tt_nuttx_layout_default(4).
+ * off=B,S,H,T[,O] [bufsize=N pid=N hires=H]"); default: tt_nuttx_layout_default(4). Before
+ * 12.4 the image holds g_noteram_info at the base with its bufsize-byte buffer inline.
  * usage: nx_mkimage OUT [COUNT [BASE [LAYOUT]]] */
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,18 +13,23 @@
 
 static int parse_layout(const char *s, struct tt_nuttx_layout *lo)
 {
-	unsigned r, p, be, smp, t64, hdr, al, o[4];
+	unsigned r, p, be, smp, t64, hdr, al, o[5], bs = 0, pid = 0, hires = 0;
 
 	if (!strncmp(s, "layout ", 7))
 		s += 7;
-	if (sscanf(s, "release=%u ptr=%u be=%u smp=%u time64=%u hdr=%u align=%u off=%u,%u,%u,%u", &r,
-		   &p, &be, &smp, &t64, &hdr, &al, &o[0], &o[1], &o[2], &o[3]) != 11)
+	int n = sscanf(s, "release=%u ptr=%u be=%u smp=%u time64=%u hdr=%u align=%u "
+		       "off=%u,%u,%u,%u,%u bufsize=%u pid=%u hires=%u", &r, &p, &be, &smp, &t64, &hdr,
+		       &al, &o[0], &o[1], &o[2], &o[3], &o[4], &bs, &pid, &hires);
+
+	if (n != 11 && n != 12 && n != 15)
 		return -1;
 	*lo = (struct tt_nuttx_layout){
 		.release = (uint16_t)r, .ptr_size = (uint8_t)p, .big_endian = be, .smp = smp,
 		.time64 = t64, .header_size = (uint8_t)hdr, .align = (uint8_t)al,
 		.off_buffer = (uint16_t)o[0], .off_bufsize = (uint16_t)o[1],
 		.off_head = (uint16_t)o[2], .off_tail = (uint16_t)o[3],
+		.off_overwrite = n >= 12 ? (uint16_t)o[4] : 0, .bufsize = bs,
+		.pid_size = (uint8_t)pid, .hires = hires, .sys_reserved = -1,
 	};
 	return 0;
 }
@@ -41,7 +47,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: nx_mkimage OUT [COUNT [BASE [LAYOUT]]]\n");
 		return 2;
 	}
-	nxw_init(&w, argc > 4 ? &lo : NULL, 65536, base, 0, 0x1000, 2048);
+	if (argc > 4 && lo.release < 1204) /* g_noteram_info at base, its buffer inline */
+		nxw_init(&w, &lo, 65536, base, 0, lo.off_buffer, lo.bufsize);
+	else
+		nxw_init(&w, argc > 4 ? &lo : NULL, 65536, base, 0, 0x1000, 2048);
 	for (unsigned i = 0; i < count; i++)
 		nxw_add(&w, rec, nxw_any(&w, rec, i));
 	f = fopen(argv[1], "wb");
