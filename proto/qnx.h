@@ -52,6 +52,29 @@ enum tt_qnx_class {
 	TT_QNX_C_PMU = 11,
 };
 
+/* External classes: the TraceEvent() API's _NTO_TRACE_* (6.4 numbering; 7.0 adds QUIP, SEC,
+ * QVM; 8.0 makes INTENTER, INTEXIT, VTHREAD, INT_HANDLER_ENTER/EXIT reserved and adds PMU).
+ * KERCALL and INT are pseudo-classes (a group, not one event). */
+enum tt_qnx_xclass {
+	TT_QNX_X_EMPTY = 0, TT_QNX_X_CONTROL = 1, TT_QNX_X_KERCALL = 2,
+	TT_QNX_X_KERCALLENTER = 3, TT_QNX_X_KERCALLEXIT = 4, TT_QNX_X_KERCALLINT = 5,
+	TT_QNX_X_INT = 6, TT_QNX_X_INTENTER = 7, TT_QNX_X_INTEXIT = 8, TT_QNX_X_PROCESS = 9,
+	TT_QNX_X_THREAD = 10, TT_QNX_X_VTHREAD = 11, TT_QNX_X_USER = 12, TT_QNX_X_SYSTEM = 13,
+	TT_QNX_X_COMM = 14, TT_QNX_X_INT_HANDLER_ENTER = 15, TT_QNX_X_INT_HANDLER_EXIT = 16,
+	TT_QNX_X_QUIP = 17, TT_QNX_X_SEC = 18, TT_QNX_X_QVM = 19, TT_QNX_X_PMU = 20,
+};
+#define TT_QNX_KERCALL64 (1u << 9) /* _NTO_TRACE_KERCALL64 (7.0+), OR-ed into the event */
+
+/* External (class, event) of QNX major version ver (6, 7, 8) to the internal class (0-31, as
+ * in header bits 10-14) and event (0-1023) written in events, and back. 0, or -EINVAL for a
+ * pair that version has no mapping for (a pseudo-class, a class the version lacks, an event
+ * out of range, a thread/process mask that is not one bit). The INT classes carry no event:
+ * the external event is ignored and given back as 0. Rules: README-qnx.md. */
+int tt_qnx_ext_to_int(unsigned ver, uint32_t xclass, uint32_t xevent, uint32_t *cls,
+		      uint32_t *event);
+int tt_qnx_int_to_ext(unsigned ver, uint32_t cls, uint32_t event, uint32_t *xclass,
+		      uint32_t *xevent);
+
 /* The attributes of a .kev header this decoder uses. */
 struct tt_qnx_header {
 	bool big_endian;

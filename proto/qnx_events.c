@@ -7,6 +7,8 @@
  */
 #include "qnx.h"
 
+#include <errno.h>
+
 #include <stdio.h>
 #include <string.h>
 
@@ -437,4 +439,153 @@ void tt_qnx_describe(struct tt_qnx *q, const struct tt_qnx_ev *e, struct tt_even
 	flags(ev, e);
 	/* After the event's own effect, so THREAD_RUNNING and names apply to themselves. */
 	running(q, e, ev);
+}
+
+/* ---- internal <-> external class/event mapping (the _NTO_TRACE_GET*()/SET*() macro page) ---- */
+
+#define MAX_TH(ver) ((ver) >= 8 ? 63u : 26u) /* _TRACE_MAX_TH_STATE_NUM */
+
+/* Classes mapped one to one, same event: external, internal, first version. */
+static const struct {
+	uint8_t x, i, ver;
+} same[] = {
+	{ TT_QNX_X_EMPTY, TT_QNX_C_EMPTY, 0 },   { TT_QNX_X_CONTROL, TT_QNX_C_CONTROL, 0 },
+	{ TT_QNX_X_USER, TT_QNX_C_USER, 0 },     { TT_QNX_X_SYSTEM, TT_QNX_C_SYSTEM, 0 },
+	{ TT_QNX_X_COMM, TT_QNX_C_COMM, 0 },     { TT_QNX_X_QUIP, TT_QNX_C_QUIP, 7 },
+	{ TT_QNX_X_SEC, TT_QNX_C_SEC, 7 },       { TT_QNX_X_QVM, TT_QNX_C_QVM, 7 },
+	{ TT_QNX_X_PMU, TT_QNX_C_PMU, 8 },
+};
+/* External INT classes (before 8.0) and their internal INT event. */
+static const uint8_t int_x[] = { 0, TT_QNX_X_INTENTER, TT_QNX_X_INTEXIT,
+				 TT_QNX_X_INT_HANDLER_ENTER, TT_QNX_X_INT_HANDLER_EXIT };
+
+/* The position of the one bit of m, or -1. */
+static int one_bit(uint32_t m)
+{
+	return m && !(m & (m - 1)) ? __builtin_ctz(m) : -1;
+}
+
+int tt_qnx_ext_to_int(unsigned ver, uint32_t xclass, uint32_t xevent, uint32_t *cls,
+		      uint32_t *event)
+{
+	const uint32_t max = MAX_TH(ver);
+	int b;
+
+	for (size_t i = 0; i < sizeof(same) / sizeof(same[0]); i++) {
+		if (same[i].x != xclass)
+			continue;
+		if (ver < same[i].ver || xevent > 0x3ff)
+			return -EINVAL;
+		*cls = same[i].i;
+		*event = xevent;
+		return 0;
+	}
+	switch (xclass) {
+	case TT_QNX_X_KERCALLENTER:
+	case TT_QNX_X_KERCALLEXIT:
+	case TT_QNX_X_KERCALLINT: {
+		uint32_t k64 = ver >= 7 ? xevent & TT_QNX_KERCALL64 : 0, n = xevent & ~k64;
+		if (n >= 128)
+			return -EINVAL;
+		*cls = TT_QNX_C_KER_CALL;
+		*event = (n + 128 * (xclass - TT_QNX_X_KERCALLENTER)) | k64;
+		return 0;
+	}
+	case TT_QNX_X_INTENTER:
+	case TT_QNX_X_INTEXIT:
+	case TT_QNX_X_INT_HANDLER_ENTER:
+	case TT_QNX_X_INT_HANDLER_EXIT:
+		if (ver >= 8)
+			return -EINVAL;
+		*cls = TT_QNX_C_INT;
+		for (uint32_t e = 1; e < sizeof(int_x); e++)
+			if (int_x[e] == xclass)
+				*event = e;
+		return 0;
+	case TT_QNX_X_THREAD:
+		if (ver >= 8) { /* 8.0: the state number itself */
+			if (xevent >= max)
+				return -EINVAL;
+			*cls = TT_QNX_C_PR_TH;
+			*event = xevent;
+			return 0;
+		}
+		/* fall through */
+	case TT_QNX_X_VTHREAD:
+		if ((xclass == TT_QNX_X_VTHREAD && ver >= 8) || (b = one_bit(xevent)) < 0 ||
+		    (uint32_t)b >= max)
+			return -EINVAL;
+		*cls = TT_QNX_C_PR_TH;
+		*event = (uint32_t)b + (xclass == TT_QNX_X_VTHREAD ? max : 0);
+		return 0;
+	case TT_QNX_X_PROCESS:
+		/* (position + 1) << 6 must fit the 10-bit event */
+		if ((b = one_bit(xevent)) < 0 || b > 14)
+			return -EINVAL;
+		*cls = TT_QNX_C_PR_TH;
+		*event = (uint32_t)(b + 1) << 6;
+		return 0;
+	}
+	return -EINVAL; /* the KERCALL and INT pseudo-classes, reserved or unknown classes */
+}
+
+int tt_qnx_int_to_ext(unsigned ver, uint32_t cls, uint32_t event, uint32_t *xclass,
+		      uint32_t *xevent)
+{
+	const uint32_t max = MAX_TH(ver);
+
+	if (event > 0x3ff)
+		return -EINVAL;
+	for (size_t i = 0; i < sizeof(same) / sizeof(same[0]); i++) {
+		if (same[i].i != cls)
+			continue;
+		if (ver < same[i].ver)
+			return -EINVAL;
+		*xclass = same[i].x;
+		*xevent = event;
+		return 0;
+	}
+	switch (cls) {
+	case TT_QNX_C_KER_CALL: {
+		uint32_t k64 = ver >= 7 ? event & TT_QNX_KERCALL64 : 0, n = event & ~k64;
+		if (n >= 3 * 128)
+			return -EINVAL;
+		*xclass = TT_QNX_X_KERCALLENTER + n / 128;
+		*xevent = (n % 128) | k64;
+		return 0;
+	}
+	case TT_QNX_C_INT:
+		if (ver >= 8 || event < 1 || event >= sizeof(int_x))
+			return -EINVAL; /* 8.0, and 7.0's ENTRY_64/HANDLER_ENTRY_64: no documented class */
+		*xclass = int_x[event];
+		*xevent = 0;
+		return 0;
+	case TT_QNX_C_PR_TH:
+		if (ver >= 8) {
+			if (event < max) {
+				*xclass = TT_QNX_X_THREAD;
+				*xevent = event;
+				return 0;
+			}
+			if (event & 0x3f)
+				return -EINVAL;
+			*xclass = TT_QNX_X_PROCESS;
+			*xevent = 1u << ((event >> 6) - 1);
+			return 0;
+		}
+		if (event >= 2 * max) {
+			if (event & 0x3f)
+				return -EINVAL;
+			*xclass = TT_QNX_X_PROCESS;
+			*xevent = 1u << ((event >> 6) - 1);
+		} else if (event >= max) {
+			*xclass = TT_QNX_X_VTHREAD;
+			*xevent = 1u << (event - max);
+		} else {
+			*xclass = TT_QNX_X_THREAD;
+			*xevent = 1u << event;
+		}
+		return 0;
+	}
+	return -EINVAL;
 }
