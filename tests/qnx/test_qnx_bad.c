@@ -112,7 +112,35 @@ static void check_headers(void)
 	expect_error("encoding", HDR("TRACE_HEADER_BEGIN::TRACE_BIG_ENDIAN::TRUE"
 				     "TRACE_ENCODING::32 byte eventsTRACE_HEADER_END::"),
 		     "TRACE_ENCODING '32 byte events' is not supported");
+	expect_error("endian FALSE", HDR("TRACE_HEADER_BEGIN::TRACE_LITTLE_ENDIAN::FALSE"
+					 "TRACE_HEADER_END::"),
+		     "neither TRACE_LITTLE_ENDIAN::TRUE nor TRACE_BIG_ENDIAN::TRUE");
+	expect_error("endian not a boolean", HDR("TRACE_HEADER_BEGIN::TRACE_BIG_ENDIAN::yes"
+						 "TRACE_HEADER_END::"),
+		     "byte order unknown");
 #undef HDR
+
+	/* need_more: a cut header (a .kev still being written) may still become valid, a
+	 * malformed one never (tracetap decode --follow waits on the first, fails on the other) */
+	{
+		static const char *const cut[] = { "", "TRACE_HEAD", "TRACE_HEADER_BEGIN::TRACE_CPU",
+			"TRACE_HEADER_BEGIN::TRACE_LITTLE_ENDIAN::TRUETRACE_SYSPAGE_LEN::8"
+			"TRACE_HEADER_END::abc" };
+		static const char *const bad[] = { "garbage", "TRACE_HEADER_BEGIN::TRACE_CPU_NUM::x"
+			"TRACE_LITTLE_ENDIAN::TRUETRACE_HEADER_END::",
+			"TRACE_HEADER_BEGIN::TRACE_HEADER_END::" };
+		struct tt_qnx_header hh;
+		for (size_t i = 0; i < sizeof(cut) / sizeof(cut[0]); i++) {
+			hh.need_more = false;
+			CHECK(tt_qnx_parse_header((const uint8_t *)cut[i], strlen(cut[i]), &hh, err,
+						  sizeof(err)) == -EPROTO && hh.need_more);
+		}
+		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			hh.need_more = true;
+			CHECK(tt_qnx_parse_header((const uint8_t *)bad[i], strlen(bad[i]), &hh, err,
+						  sizeof(err)) == -EPROTO && !hh.need_more);
+		}
+	}
 
 	/* A header with no events, no syspage, and user attributes is fine. */
 	const char *ok = "TRACE_HEADER_BEGIN::TRACE_BIG_ENDIAN::TRUETRACE_MY_ATTR::a::b"
