@@ -10,18 +10,9 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "../unit/check.h"
 #include "qnx.h"
 
-static int failures;
-#define CHECK(c, ...)                                                                    \
-	do {                                                                             \
-		if (!(c)) {                                                              \
-			failures++;                                                      \
-			fprintf(stderr, "%s:%d: %s: ", __FILE__, __LINE__, #c);          \
-			fprintf(stderr, __VA_ARGS__);                                    \
-			fputc('\n', stderr);                                             \
-		}                                                                        \
-	} while (0)
 
 enum { X = -1 }; /* no mapping */
 
@@ -82,15 +73,15 @@ static void check_hand(void)
 		uint32_t c = 99, e = 99, xc = 99, xe = 99;
 		int rc = tt_qnx_ext_to_int(p->ver, p->xc, p->xe, &c, &e);
 		if (p->ic == X) {
-			CHECK(rc == -EINVAL, "ver %u ext (%u, 0x%x): mapped to (%u, %u)", p->ver, p->xc,
+			CHECK_MSG(rc == -EINVAL, "ver %u ext (%u, 0x%x): mapped to (%u, %u)", p->ver, p->xc,
 			      p->xe, c, e);
 			continue;
 		}
-		CHECK(rc == 0 && c == (uint32_t)p->ic && e == (uint32_t)p->ie,
+		CHECK_MSG(rc == 0 && c == (uint32_t)p->ic && e == (uint32_t)p->ie,
 		      "ver %u ext (%u, 0x%x) -> rc %d (%u, %u), want (%d, %d)", p->ver, p->xc, p->xe,
 		      rc, c, e, p->ic, p->ie);
 		rc = tt_qnx_int_to_ext(p->ver, (uint32_t)p->ic, (uint32_t)p->ie, &xc, &xe);
-		CHECK(rc == 0 && xc == p->xc && xe == p->xe, "ver %u int (%d, %d) -> rc %d (%u, 0x%x), "
+		CHECK_MSG(rc == 0 && xc == p->xc && xe == p->xe, "ver %u int (%d, %d) -> rc %d (%u, 0x%x), "
 		      "want (%u, 0x%x)", p->ver, p->ic, p->ie, rc, xc, xe, p->xc, p->xe);
 	}
 }
@@ -128,12 +119,12 @@ static void check_whole_range(unsigned ver)
 				continue;
 			n_int[c]++;
 			int rc = tt_qnx_ext_to_int(ver, xc, xe, &c2, &e2);
-			CHECK(rc == 0 && c2 == c && e2 == e, "ver %u int (%u, %u) -> ext (%u, 0x%x) -> "
+			CHECK_MSG(rc == 0 && c2 == c && e2 == e, "ver %u int (%u, %u) -> ext (%u, 0x%x) -> "
 			      "rc %d (%u, %u)", ver, c, e, xc, xe, rc, c2, e2);
 		}
-		CHECK(n_int[c] == want_int(ver, c), "ver %u class %u: %u events map, want %u", ver, c,
+		CHECK_MSG(n_int[c] == want_int(ver, c), "ver %u class %u: %u events map, want %u", ver, c,
 		      n_int[c], want_int(ver, c));
-		CHECK(tt_qnx_int_to_ext(ver, c, 1024, &(uint32_t){ 0 }, &(uint32_t){ 0 }) == -EINVAL,
+		CHECK_MSG(tt_qnx_int_to_ext(ver, c, 1024, &(uint32_t){ 0 }, &(uint32_t){ 0 }) == -EINVAL,
 		      "ver %u class %u: event 1024 mapped", ver, c);
 	}
 	for (uint32_t xc = 0; xc < 32; xc++) {
@@ -142,12 +133,12 @@ static void check_whole_range(unsigned ver)
 			if (tt_qnx_ext_to_int(ver, xc, xe, &c, &e) < 0)
 				continue;
 			n_ext++;
-			CHECK(c < 32 && e < 1024, "ver %u ext (%u, 0x%x) -> (%u, %u) out of range", ver,
+			CHECK_MSG(c < 32 && e < 1024, "ver %u ext (%u, 0x%x) -> (%u, %u) out of range", ver,
 			      xc, xe, c, e);
 			int rc = tt_qnx_int_to_ext(ver, c, e, &xc2, &xe2);
 			bool is_int = xc == TT_QNX_X_INTENTER || xc == TT_QNX_X_INTEXIT ||
 				      xc == TT_QNX_X_INT_HANDLER_ENTER || xc == TT_QNX_X_INT_HANDLER_EXIT;
-			CHECK(rc == 0 && xc2 == xc && xe2 == (is_int ? 0 : xe), "ver %u ext (%u, 0x%x) -> "
+			CHECK_MSG(rc == 0 && xc2 == xc && xe2 == (is_int ? 0 : xe), "ver %u ext (%u, 0x%x) -> "
 			      "(%u, %u) -> rc %d (%u, 0x%x)", ver, xc, xe, c, e, rc, xc2, xe2);
 		}
 	}
@@ -162,7 +153,5 @@ int main(void)
 	check_hand();
 	for (unsigned ver = 6; ver <= 8; ver++)
 		check_whole_range(ver);
-	if (failures)
-		fprintf(stderr, "%d failures\n", failures);
-	return failures != 0;
+	return check_report();
 }

@@ -12,20 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../unit/check.h"
 #include "qnx.h"
 #include "qringw.h"
 #include "reader.h"
 
-static int failures;
-#define CHECK(c, ...)                                                                    \
-	do {                                                                             \
-		if (!(c)) {                                                              \
-			failures++;                                                      \
-			fprintf(stderr, "%s:%d: %s: ", __FILE__, __LINE__, #c);          \
-			fprintf(stderr, __VA_ARGS__);                                    \
-			fputc('\n', stderr);                                             \
-		}                                                                        \
-	} while (0)
 
 #define ADDR 0x20001000u
 
@@ -116,7 +107,7 @@ static int poll(struct world *x, struct tt_qnx_ring *r, struct sink *s, unsigned
 			uint64_t off = p.r[i].addr - ADDR;
 			if (p.r[i].addr < ADDR || off + p.r[i].len >
 			    (uint64_t)x->lo.nbufs * x->lo.buf_size) {
-				CHECK(0, "range 0x%" PRIx64 "+%u outside the ring", p.r[i].addr,
+				CHECK_MSG(0, "range 0x%" PRIx64 "+%u outside the ring", p.r[i].addr,
 				      p.r[i].len);
 				return -1;
 			}
@@ -142,33 +133,33 @@ static void run(const char *name, const struct tt_qnx_layout *lo, unsigned seed,
 	const char *why = NULL;
 
 	world_init(&x, lo, seed);
-	CHECK(tt_qnx_ring_new(lo, ADDR, false, 0, &r, &why) == 0, "%s: %s", name, why);
+	CHECK_MSG(tt_qnx_ring_new(lo, ADDR, false, 0, &r, &why) == 0, "%s: %s", name, why);
 	if (!r)
 		return;
 	for (unsigned i = 0; i < rounds; i++) {
 		write_n(&x, rnd(&x) % (max + 1));
 		x.tear_pct = tear_pct;
 		x.tear_max = tear_max;
-		CHECK(poll(&x, r, &s, NULL) == TT_READER_DONE, "%s: poll %u: %s", name, i,
+		CHECK_MSG(poll(&x, r, &s, NULL) == TT_READER_DONE, "%s: poll %u: %s", name, i,
 		      tt_qnx_ring_error(r));
 	}
 	x.tear_pct = 0;
 	for (unsigned i = 0; i < 4; i++)
 		poll(&x, r, &s, NULL);
 	tt_qnx_ring_finish(r, on_rec, &s);
-	CHECK(!s.bad, "%s: %s", name, s.first_bad);
-	CHECK(s.have_prev && s.prev == x.w.events - 1, "%s: last event %" PRIu64 ", written %" PRIu64,
+	CHECK_MSG(!s.bad, "%s: %s", name, s.first_bad);
+	CHECK_MSG(s.have_prev && s.prev == x.w.events - 1, "%s: last event %" PRIu64 ", written %" PRIu64,
 	      name, s.prev, x.w.events);
 	/* from the first event read: what was overwritten before the first poll is not a gap;
 	 * a gap before the first event counts events lost after the attach */
-	CHECK(s.events + s.lost - s.lost_before_first == x.w.events - s.first, "%s: %" PRIu64 " events + %" PRIu64
+	CHECK_MSG(s.events + s.lost - s.lost_before_first == x.w.events - s.first, "%s: %" PRIu64 " events + %" PRIu64
 	      " lost != %" PRIu64 " written from event %" PRIu64, name, s.events, s.lost,
 	      x.w.events - s.first, s.first);
-	CHECK(!s.resets, "%s: %" PRIu64 " resets", name, s.resets);
+	CHECK_MSG(!s.resets, "%s: %" PRIu64 " resets", name, s.resets);
 	if (expect_loss)
-		CHECK(s.gaps > 0, "%s: no gap although the writer lapped the reader", name);
+		CHECK_MSG(s.gaps > 0, "%s: no gap although the writer lapped the reader", name);
 	else
-		CHECK(!s.gaps, "%s: %" PRIu64 " gaps (%" PRIu64 " lost) without a lap", name, s.gaps,
+		CHECK_MSG(!s.gaps, "%s: %" PRIu64 " gaps (%" PRIu64 " lost) without a lap", name, s.gaps,
 		      s.lost);
 	printf("%s: %" PRIu64 " events, %" PRIu64 " gaps, %" PRIu64 " lost\n", name, s.events,
 	       s.gaps, s.lost);
@@ -197,20 +188,20 @@ static void test_idle_cost(void)
 	tt_qnx_ring_new(&lo, ADDR, false, 0, &r, NULL);
 	write_n(&x, 100);
 	poll(&x, r, &s, NULL);
-	CHECK(s.events == 102, "first poll: %" PRIu64 " events (100 + BUFFER + TIME)", s.events);
+	CHECK_MSG(s.events == 102, "first poll: %" PRIu64 " events (100 + BUFFER + TIME)", s.events);
 	tt_qnx_ring_stats(r, &st);
 	uint64_t before = st.bytes_planned;
 	poll(&x, r, &s, &steps);
 	tt_qnx_ring_stats(r, &st);
-	CHECK(st.bytes_planned - before == 12 && steps == 1, "idle poll: %" PRIu64 " bytes in %u "
+	CHECK_MSG(st.bytes_planned - before == 12 && steps == 1, "idle poll: %" PRIu64 " bytes in %u "
 	      "steps (want 12 in 1)", st.bytes_planned - before, steps);
 	write_n(&x, 5);
 	before = st.bytes_planned;
 	poll(&x, r, &s, NULL);
 	tt_qnx_ring_stats(r, &st);
-	CHECK(st.bytes_planned - before == 12 + 5 * 16 + 4, "poll with 5 new: %" PRIu64 " bytes",
+	CHECK_MSG(st.bytes_planned - before == 12 + 5 * 16 + 4, "poll with 5 new: %" PRIu64 " bytes",
 	      st.bytes_planned - before);
-	CHECK(st.last_new == 5, "last_new %u", st.last_new);
+	CHECK_MSG(st.last_new == 5, "last_new %u", st.last_new);
 	tt_qnx_ring_free(r);
 	free(x.ring);
 }
@@ -227,11 +218,11 @@ static void test_start_at_now(void)
 	write_n(&x, 40);
 	tt_qnx_ring_new(&lo, ADDR, true, 0, &r, NULL);
 	poll(&x, r, &s, NULL);
-	CHECK(s.events == 0, "start_at_now: %" PRIu64 " old events emitted", s.events);
+	CHECK_MSG(s.events == 0, "start_at_now: %" PRIu64 " old events emitted", s.events);
 	uint64_t first = x.w.events;
 	write_n(&x, 3); /* buffer 2's last 2 slots, then buffer 3: BUFFER, TIME and 1 more */
 	poll(&x, r, &s, NULL);
-	CHECK(s.events == 5 && s.first == first && s.prev == first + 4, "start_at_now: %" PRIu64
+	CHECK_MSG(s.events == 5 && s.first == first && s.prev == first + 4, "start_at_now: %" PRIu64
 	      " events, %" PRIu64 "..%" PRIu64 " (want %" PRIu64 "..)", s.events, s.first, s.prev,
 	      first);
 	tt_qnx_ring_free(r);
@@ -254,10 +245,10 @@ static void test_restart(void)
 	qrw_restart(&x.w, 1);
 	write_n(&x, 3); /* buffer 0, seq 1 again: the reader at seq 2 sees 0 in its buffer */
 	poll(&x, r, &s, NULL);
-	CHECK(s.resets == 1, "restart: %" PRIu64 " resets", s.resets);
-	CHECK(s.events == before + 5, "restart: %" PRIu64 " events after the reset (want 5)",
+	CHECK_MSG(s.resets == 1, "restart: %" PRIu64 " resets", s.resets);
+	CHECK_MSG(s.events == before + 5, "restart: %" PRIu64 " events after the reset (want 5)",
 	      s.events - before);
-	CHECK(!s.bad, "restart: %s", s.first_bad);
+	CHECK_MSG(!s.bad, "restart: %s", s.first_bad);
 	tt_qnx_ring_free(r);
 	free(x.ring);
 }
@@ -282,12 +273,12 @@ static void test_bad(void)
 	put32(x.ring + 2 * lo.buf_size + lo.off_num, 1000); /* buffer 2: impossible count */
 	tt_qnx_ring_new(&lo, ADDR, false, 0, &r, NULL);
 	int rc = poll(&x, r, &s, NULL);
-	CHECK(rc == -EPROTO, "bad num_events: rc %d", rc);
-	CHECK(strstr(tt_qnx_ring_error(r), "buffer 2 at 0x20001280 says num_events 1000, more "
+	CHECK_MSG(rc == -EPROTO, "bad num_events: rc %d", rc);
+	CHECK_MSG(strstr(tt_qnx_ring_error(r), "buffer 2 at 0x20001280 says num_events 1000, more "
 		     "than the 16 events"), "message: %s", tt_qnx_ring_error(r));
 	put32(x.ring + 2 * lo.buf_size + lo.off_num, 0);
 	rc = poll(&x, r, &s, NULL); /* the daemon keeps polling: fixed, it reads */
-	CHECK(rc == TT_READER_DONE && s.events == 7, "after the fix: rc %d, %" PRIu64 " events", rc,
+	CHECK_MSG(rc == TT_READER_DONE && s.events == 7, "after the fix: rc %d, %" PRIu64 " events", rc,
 	      s.events);
 	tt_qnx_ring_free(r);
 	free(x.ring);
@@ -295,25 +286,25 @@ static void test_bad(void)
 	/* layouts and options */
 	small(&lo);
 	lo.off_seq = lo.off_num;
-	CHECK(tt_qnx_ring_new(&lo, ADDR, false, 0, &r, &why) == -EINVAL && why &&
+	CHECK_MSG(tt_qnx_ring_new(&lo, ADDR, false, 0, &r, &why) == -EINVAL && why &&
 	      strstr(why, "same word"), "same offsets: %s", why ? why : "(none)");
 	small(&lo);
 	lo.header_size = lo.buf_size - 48;
-	CHECK(tt_qnx_layout_check(&lo, &why) == -EINVAL && strstr(why, "fewer than 4 events"),
+	CHECK_MSG(tt_qnx_layout_check(&lo, &why) == -EINVAL && strstr(why, "fewer than 4 events"),
 	      "header too big: %s", why);
 	small(&lo);
-	CHECK(tt_qnx_ring_new(&lo, 0, false, 0, &r, &why) == -EINVAL && strstr(why, "--address"),
+	CHECK_MSG(tt_qnx_ring_new(&lo, 0, false, 0, &r, &why) == -EINVAL && strstr(why, "--address"),
 	      "no address: %s", why);
 	tt_qnx_layout_default(&lo);
-	CHECK(tt_qnx_layout_set(&lo, "nbufs", "1", err, sizeof(err)) == -EINVAL &&
+	CHECK_MSG(tt_qnx_layout_set(&lo, "nbufs", "1", err, sizeof(err)) == -EINVAL &&
 	      !strcmp(err, "qnx option nbufs='1': expected a number from 2 to 4096"), "%s", err);
-	CHECK(tt_qnx_layout_set(&lo, "endian", "middle", err, sizeof(err)) == -EINVAL &&
+	CHECK_MSG(tt_qnx_layout_set(&lo, "endian", "middle", err, sizeof(err)) == -EINVAL &&
 	      strstr(err, "expected little or big"), "%s", err);
-	CHECK(tt_qnx_layout_set(&lo, "colour", "1", err, sizeof(err)) == -EINVAL &&
+	CHECK_MSG(tt_qnx_layout_set(&lo, "colour", "1", err, sizeof(err)) == -EINVAL &&
 	      strstr(err, "qnx has no option 'colour'"), "%s", err);
-	CHECK(tt_qnx_layout_set(&lo, "buf_size", "0x2000", err, sizeof(err)) == 0 &&
+	CHECK_MSG(tt_qnx_layout_set(&lo, "buf_size", "0x2000", err, sizeof(err)) == 0 &&
 	      lo.buf_size == 0x2000, "hex buf_size");
-	CHECK(tt_qnx_layout_set(&lo, "endian", "big", err, sizeof(err)) == 0 && lo.big_endian,
+	CHECK_MSG(tt_qnx_layout_set(&lo, "endian", "big", err, sizeof(err)) == 0 && lo.big_endian,
 	      "endian=big");
 }
 
@@ -335,11 +326,11 @@ static void test_image(void)
 	memcpy(img + 0x1000, x.ring, len - 0x1000);
 	struct tt_reader_config cfg = { .address = ADDR, .format_cfg = &lo };
 	int rc = ops->decode_image(img, len, ADDR - 0x1000, &cfg, on_rec, &s, err, sizeof(err));
-	CHECK(rc == 0, "image: %s", err);
-	CHECK(s.prev == x.w.events - 1 && !s.gaps && !s.bad && s.events >= 3 * 16,
+	CHECK_MSG(rc == 0, "image: %s", err);
+	CHECK_MSG(s.prev == x.w.events - 1 && !s.gaps && !s.bad && s.events >= 3 * 16,
 	      "image: last %" PRIu64 ", %" PRIu64 " events: %s", s.prev, s.events, s.first_bad);
 	rc = ops->decode_image(img, len - lo.buf_size, ADDR - 0x1000, &cfg, on_rec, &s, err, sizeof(err));
-	CHECK(rc == -EPROTO && strstr(err, "is outside the image"), "short image: %s", err);
+	CHECK_MSG(rc == -EPROTO && strstr(err, "is outside the image"), "short image: %s", err);
 	free(img);
 	free(x.ring);
 }
@@ -365,7 +356,5 @@ int main(void)
 	test_restart();
 	test_bad();
 	test_image();
-	if (failures)
-		fprintf(stderr, "%d failures\n", failures);
-	return failures != 0;
+	return check_report();
 }

@@ -16,6 +16,17 @@ static int check_failures;
 		}                                                                             \
 	} while (0)
 
+/* CHECK with a printf-style message saying what was seen. */
+#define CHECK_MSG(c, ...)                                                                     \
+	do {                                                                                  \
+		if (!(c)) {                                                                   \
+			fprintf(stderr, "%s:%d: CHECK(%s) failed: ", __FILE__, __LINE__, #c);  \
+			fprintf(stderr, __VA_ARGS__);                                         \
+			fputc('\n', stderr);                                                  \
+			check_failures++;                                                     \
+		}                                                                             \
+	} while (0)
+
 #define CHECK_EQ(a, b)                                                                        \
 	do {                                                                                  \
 		long long check_a_ = (long long)(a), check_b_ = (long long)(b);               \
