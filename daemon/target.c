@@ -512,7 +512,11 @@ int tt_target_start(uv_loop_t *loop, const struct tt_target_config *cfg,
 	}
 	t->phase = t->ptr_addr ? PH_RESOLVE : PH_READING;
 	if (t->phase == PH_READING && (rc = make_reader(t)) < 0) {
-		snprintf(err, errlen, "cannot create the reader: %s", strerror(-rc));
+		if (rc == -EINVAL && !strcmp(fmt->name, "qnx") && !t->header_addr)
+			snprintf(err, errlen, "qnx: give --address, the first buffer of the kernel's "
+				 "trace ring (a .kev file is followed by `tracetap decode --follow`)");
+		else
+			snprintf(err, errlen, "cannot create the reader: %s", strerror(-rc));
 		goto fail_cfg;
 	}
 	struct tt_probe_options po = {

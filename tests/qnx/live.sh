@@ -29,6 +29,13 @@ lossy) RATE=6000 SECS=4 NBUFS=4 ;;
 *) echo "usage: $0 lossless|lossy" >&2; exit 2 ;;
 esac
 
+# Without --address there is nothing to follow: a clear message, not a bare errno.
+rc=0
+timeout 10 "$TRACETAPD" --no-server --stdout --format qnx --probe "file:$TT_TMP/none.kev" \
+	>/dev/null 2>"$TT_TMP/noaddr.log" || rc=$?
+[ "$rc" -ne 0 ] && grep -q 'qnx: give --address, the first buffer' "$TT_TMP/noaddr.log" ||
+	tt_die "tracetapd --format qnx without --address: status $rc, $(cat "$TT_TMP/noaddr.log")"
+
 tt_sim_start --base $BASE --size $RAM_SIZE --ram "$TT_TMP/ram.bin"
 tt_spawn fw "$FW_QNX" --ram "$TT_TMP/ram.bin" --base $BASE --size $RAM_SIZE --nbufs $NBUFS \
 	--rate $RATE --time counter
