@@ -23,6 +23,8 @@
 #define TRX_BASE 0x10000000u
 #define TRX_NAME_SIZE 32u
 #define PF_HEAD "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n"
+#define FT_NCPUS 16
+#define FT_NTASKS 256
 
 struct obj {
 	uint32_t ptr;
@@ -49,6 +51,20 @@ struct tt_export {
 	/* trx */
 	uint32_t *words;
 	size_t nent, capent;
+	/* ftrace of NuttX notes: the state NuttX's trace dump keeps */
+	bool nuttx;
+	struct ft_cpu {
+		int intr_nest, state;
+		bool pending;
+		int32_t cur_pid, next_pid;
+		int cur_prio, next_prio;
+	} cpu[FT_NCPUS];
+	unsigned ncpus;           /* highest core seen + 1: pids below it are idle tasks */
+	struct ft_task {
+		int32_t pid;
+		bool used;
+		char name[32];
+	} tasks[FT_NTASKS];
 };
 
 int tt_export_format_parse(const char *name)
@@ -361,14 +377,262 @@ static void pf_record(struct tt_export *e, const cJSON *rec, const char *type)
 
 /* ---- ftrace ---- */
 
+/* NuttX notes in the form of NuttX's own `trace dump` (drivers/note/noteram_driver.c
+ * noteram_dump_one; shared/reference/nuttx-note.md), with the values NuttX gets wrong shown as
+ * the reader decoded them (a truncated syscall argument stays "0x????3c10"). */
+
+static struct ft_task *ft_task(struct tt_export *e, int32_t pid)
+{
+	return &e->tasks[(uint32_t)pid % FT_NTASKS];
+}
+
+static const char *ft_name(struct tt_export *e, int32_t pid)
+{
+	struct ft_task *t = ft_task(e, pid);
+
+	return t->used && t->pid == pid ? t->name : "<noname>";
+}
+
+static unsigned ft_pid(const struct tt_export *e, int32_t pid)
+{
+	return pid >= 0 && (unsigned)pid < e->ncpus ? 0 : (unsigned)pid; /* idle tasks: 0 */
+}
+
+/* NuttX's get_task_state: 0 'X', up to running 'R', else 'S' (the decoded state names) */
+static char ft_state(int s)
+{
+	return s == 0 ? 'X' : s > 0 && s < 100 ? 'R' : 'S';
+}
+
+static int ft_state_of(const cJSON *v)
+{
+	static const char *const run[] = { "pending", "ready", "assigned", "running" };
+
+	if (cJSON_IsNumber(v))
+		return v->valuedouble == 0 ? 0 : 100; /* configuration-dependent beyond the names */
+	if (!cJSON_IsString(v) || !strcmp(v->valuestring, "invalid"))
+		return 0;
+	for (size_t i = 0; i < sizeof(run) / sizeof(run[0]); i++)
+		if (!strcmp(v->valuestring, run[i]))
+			return 1;
+	return 100;
+}
+
+/* An argument as NuttX prints a uintptr_t with 0x%PRIxPTR: hex without leading zeros; a
+ * string that is not plain hex (a truncated argument, a name) as it is. */
+static void ft_hex(const cJSON *v, char *out, size_t cap)
+{
+	char *end;
+
+	if (cJSON_IsNumber(v)) {
+		snprintf(out, cap, "0x%llx", (unsigned long long)v->valuedouble);
+	} else if (cJSON_IsString(v) && !strncmp(v->valuestring, "0x", 2) &&
+		   v->valuestring[2] && (strtoull(v->valuestring + 2, &end, 16), !*end)) {
+		snprintf(out, cap, "0x%llx", strtoull(v->valuestring + 2, NULL, 16));
+	} else {
+		snprintf(out, cap, "%.40s", cJSON_IsString(v) ? v->valuestring : "?");
+	}
+}
+
+static const cJSON *ft_arg(const cJSON *rec, const char *k)
+{
+	return cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(rec, "args"), k);
+}
+
+static const char *ft_str(const cJSON *rec, const char *k, char *buf, size_t cap)
+{
+	const cJSON *v = ft_arg(rec, k);
+
+	if (cJSON_IsString(v))
+		return v->valuestring;
+	snprintf(buf, cap, "%.0f", cJSON_IsNumber(v) ? v->valuedouble : 0);
+	return buf;
+}
+
+static void ft_header(struct tt_export *e, const cJSON *rec, int32_t pid, unsigned cpu)
+{
+	double ns = num(rec, "ns", -1);
+	uint64_t t = ns >= 0 ? (uint64_t)ns : (uint64_t)num(rec, "time", 0);
+
+	putf(e, "%8s-%-3u [%u] %3llu.%09llu: ", ft_name(e, pid), ft_pid(e, pid), cpu,
+	     (unsigned long long)(t / 1000000000u), (unsigned long long)(t % 1000000000u));
+}
+
+static void ft_switch(struct tt_export *e, struct ft_cpu *c)
+{
+	putf(e, "sched_switch: prev_comm=%s prev_pid=%u prev_prio=%u prev_state=%c ==> "
+		"next_comm=%s next_pid=%u next_prio=%u\n", ft_name(e, c->cur_pid),
+	     ft_pid(e, c->cur_pid), (unsigned)c->cur_prio & 0xff, ft_state(c->state),
+	     ft_name(e, c->next_pid), ft_pid(e, c->next_pid), (unsigned)c->next_prio & 0xff);
+	c->cur_pid = c->next_pid;
+	c->cur_prio = c->next_prio;
+	c->pending = false;
+}
+
+static void ft_nuttx(struct tt_export *e, const cJSON *rec, const char *name)
+{
+	int32_t pid = (int32_t)hexnum(rec, "thread");
+	double core = num(rec, "core", 0);
+	unsigned cpu = core >= 0 && core < FT_NCPUS ? (unsigned)core : 0;
+	struct ft_cpu *c = &e->cpu[cpu];
+	const char *tn = str(rec, "thread_name");
+	char b1[48], b2[48], b3[48];
+
+	if (cpu + 1 > e->ncpus)
+		e->ncpus = cpu + 1;
+	if (tn) { /* NuttX's copy_task_name: spaces become '_' */
+		struct ft_task *t = ft_task(e, pid);
+		t->pid = pid;
+		t->used = true;
+		snprintf(t->name, sizeof(t->name), "%s", tn);
+		for (char *s = t->name; *s; s++)
+			if (*s == ' ')
+				*s = '_';
+	}
+	if (c->cur_pid < 0)
+		c->cur_pid = pid;
+	name += 5; /* "NOTE_" */
+	if (!strcmp(name, "START")) {
+		ft_header(e, rec, pid, cpu);
+		putf(e, "sched_wakeup_new: comm=%s pid=%u target_cpu=%u\n", ft_name(e, pid),
+		     ft_pid(e, pid), cpu);
+	} else if (!strcmp(name, "STOP")) {
+		c->state = 0;
+	} else if (!strcmp(name, "SUSPEND")) {
+		c->state = ft_state_of(ft_arg(rec, "state"));
+	} else if (!strcmp(name, "RESUME")) {
+		c->next_pid = pid;
+		c->next_prio = (int)num(rec, "prio", 0);
+		ft_header(e, rec, pid, cpu);
+		if (!c->intr_nest) {
+			ft_switch(e, c);
+		} else {
+			putf(e, "sched_waking: comm=%s pid=%u target_cpu=%u\n", ft_name(e, pid),
+			     ft_pid(e, pid), cpu);
+			c->pending = true;
+		}
+	} else if (!strcmp(name, "SYSCALL_ENTER")) {
+		const char *nr = ft_str(rec, "nr", b1, sizeof(b1));
+		char args[400];
+		size_t n = 0;
+
+		args[0] = 0;
+		for (int i = 0; i < 6; i++) {
+			char k[8];
+			snprintf(k, sizeof(k), "arg%d", i);
+			if (!ft_arg(rec, k))
+				break;
+			ft_hex(ft_arg(rec, k), b2, sizeof(b2));
+			n += (size_t)snprintf(args + n, sizeof(args) - n, "%sarg%d: %s",
+					      i ? ", " : "", i, b2);
+		}
+		ft_header(e, rec, pid, cpu);
+		putf(e, "sys_%s(%s)\n", nr, args);
+	} else if (!strcmp(name, "SYSCALL_LEAVE")) {
+		ft_hex(ft_arg(rec, "result"), b2, sizeof(b2));
+		ft_header(e, rec, pid, cpu);
+		putf(e, "sys_%s -> %s\n", ft_str(rec, "nr", b1, sizeof(b1)), b2);
+	} else if (!strcmp(name, "IRQ_ENTER")) {
+		ft_hex(ft_arg(rec, "handler"), b2, sizeof(b2));
+		ft_header(e, rec, pid, cpu);
+		putf(e, "irq_handler_entry: irq=%s name=%s\n", ft_str(rec, "irq", b1, sizeof(b1)),
+		     b2);
+		c->intr_nest++;
+	} else if (!strcmp(name, "IRQ_LEAVE")) {
+		ft_header(e, rec, pid, cpu);
+		putf(e, "irq_handler_exit: irq=%s ret=handled\n", ft_str(rec, "irq", b1,
+									  sizeof(b1)));
+		if (--c->intr_nest <= 0) {
+			c->intr_nest = 0;
+			if (c->pending) {
+				ft_header(e, rec, pid, cpu);
+				ft_switch(e, c);
+			}
+		}
+	} else if (!strncmp(name, "WDOG_", 5)) {
+		static const char *const wd[] = { "START", "start", "CANCEL", "cancel", "ENTER",
+						  "enter", "LEAVE", "leave" };
+		const char *w = "?";
+		for (size_t i = 0; i < 8; i += 2)
+			if (!strcmp(name + 5, wd[i]))
+				w = wd[i + 1];
+		ft_hex(ft_arg(rec, "handler"), b2, sizeof(b2));
+		ft_hex(ft_arg(rec, "arg"), b3, sizeof(b3));
+		ft_header(e, rec, pid, cpu);
+		putf(e, "tracing_mark_write: I|%u|wdog: %s-%s %s\n", ft_pid(e, pid), w, b2, b3);
+	} else if (!strncmp(name, "CSECTION_", 9)) {
+		ft_header(e, rec, pid, cpu);
+		putf(e, "tracing_mark_write: %c|%u|critical_section\n",
+		     !strcmp(name + 9, "ENTER") ? 'B' : 'E', ft_pid(e, pid));
+	} else if (!strncmp(name, "PREEMPT_", 8)) {
+		ft_header(e, rec, pid, cpu);
+		putf(e, "tracing_mark_write: %c|%u|sched_lock:%s\n",
+		     !strcmp(name + 8, "LOCK") ? 'B' : 'E', ft_pid(e, pid),
+		     ft_str(rec, "count", b1, sizeof(b1)));
+	} else if (!strcmp(name, "DUMP_BEGIN") || !strcmp(name, "DUMP_END")) {
+		const cJSON *t = ft_arg(rec, "text");
+		ft_hex(ft_arg(rec, "ip"), b2, sizeof(b2));
+		ft_header(e, rec, pid, cpu);
+		putf(e, "tracing_mark_write: %c|%u|%.160s\n", name[5] == 'B' ? 'B' : 'E',
+		     ft_pid(e, pid), cJSON_IsString(t) && *t->valuestring ? t->valuestring : b2);
+	} else if (!strcmp(name, "DUMP_MARK") || !strcmp(name, "DUMP_STRING")) {
+		ft_header(e, rec, pid, cpu);
+		putf(e, "tracing_mark_write: I|%u|%.160s\n", ft_pid(e, pid),
+		     ft_str(rec, "text", b1, sizeof(b1)));
+	} else if (!strcmp(name, "DUMP_COUNTER")) {
+		ft_header(e, rec, pid, cpu);
+		putf(e, "tracing_mark_write: C|%u|%.64s|%s\n", ft_pid(e, pid),
+		     ft_str(rec, "name", b1, sizeof(b1)), ft_str(rec, "value", b2, sizeof(b2)));
+	} else if (!strcmp(name, "DUMP_PRINTF")) {
+		/* not rendered (the format string is in the ELF): its address and the packed
+		 * arguments, as NuttX prints a typed printf note's address */
+		ft_hex(ft_arg(rec, "fmt"), b2, sizeof(b2));
+		ft_header(e, rec, pid, cpu);
+		putf(e, "tracing_mark_write: %s %.160s\n", b2, ft_str(rec, "data", b1,
+									 sizeof(b1)));
+	} else if (!strncmp(name, "HEAP_", 5)) {
+		static const char *const hp[] = { "ADD", "add", "REMOVE", "remove", "ALLOC",
+						  "malloc", "FREE", "free" };
+		const char *h = "?";
+		char b4[48];
+		for (size_t i = 0; i < 8; i += 2)
+			if (!strcmp(name + 5, hp[i]))
+				h = hp[i + 1];
+		ft_hex(ft_arg(rec, "heap"), b2, sizeof(b2));
+		ft_hex(ft_arg(rec, "mem"), b3, sizeof(b3));
+		ft_header(e, rec, pid, cpu);
+		putf(e, "tracing_mark_write: C|%u|Heap Usage|%s|%s: heap: %s size:%s, address: "
+			"%s\n", ft_pid(e, pid), ft_str(rec, "used", b1, sizeof(b1)), h, b2,
+		     ft_str(rec, "size", b4, sizeof(b4)), b3);
+	}
+	/* CPU_*, SPINLOCK_*, DUMP_BINARY and unknown notes: no line, as in NuttX's dump */
+}
+
 static void ft_record(struct tt_export *e, const cJSON *rec, const char *type)
 {
 	double ns = num(rec, "ns", -1);
 	double secs = ns >= 0 ? ns / 1e9 : num(rec, "time", 0) / 1e6;
 	char task[80], line[2048];
 	size_t n;
+	const char *name = str(rec, "name");
+	bool nuttx = !strcmp(type, "event") && name && !strncmp(name, "NOTE_", 5);
 
-	if (!e->written)
+	if (!e->written && nuttx) {
+		e->nuttx = true;
+		for (unsigned i = 0; i < FT_NCPUS; i++)
+			e->cpu[i] = (struct ft_cpu){ .state = 1, .cur_pid = -1, .next_pid = -1,
+						     .cur_prio = -1, .next_prio = -1 };
+		putf(e, "# tracer: nop\n#\n");
+	}
+	if (e->nuttx && nuttx) {
+		ft_nuttx(e, rec, name);
+		return;
+	}
+	if (e->nuttx && !strcmp(type, "reset")) /* another boot: the dump starts over */
+		for (unsigned i = 0; i < FT_NCPUS; i++)
+			e->cpu[i] = (struct ft_cpu){ .state = 1, .cur_pid = -1, .next_pid = -1,
+						     .cur_prio = -1, .next_prio = -1 };
+	if (!e->written && !e->nuttx)
 		putf(e, "# tracer: nop\n#\n# tracetap export (times: ns when the tick rate is "
 			"known, else ticks as microseconds)\n#\n#           TASK-PID     CPU#  "
 			"TIMESTAMP  FUNCTION\n#              | |         |       |         |\n");

@@ -14,6 +14,18 @@
  *              else ticks (1 tick = 1 us).
  *  - ftrace:   text in the `trace` file style of Linux ftrace:
  *              "  producer-0x20000500 [000] 123.456789: THREAD_RESUME: thread=consumer ..."
+ *              A stream whose first record is a NuttX note (name NOTE_*) is written exactly in
+ *              the form of NuttX's `trace dump` (noteram_dump_one; proto/README-nuttx.md):
+ *              "# tracer: nop", "%8s-%-3u [%d] %3u.%09u: " (task name or <noname>, pid with
+ *              idle tasks as 0, cpu, ns or else the raw time as ns), sched_wakeup_new,
+ *              SUSPEND+RESUME as sched_switch (sched_waking inside an IRQ, the switch at its
+ *              exit), sys_NAME(arg0: 0x..) / sys_NAME -> 0x.., irq_handler_entry/exit,
+ *              tracing_mark_write B|/E|/I|/C| for sched_lock, critical_section, dump and heap
+ *              notes; no line where NuttX prints none (CPU_*, SPINLOCK_*, STOP, SUSPEND alone).
+ *              Differences: a truncated syscall argument is printed as decoded ("0x????3c10")
+ *              instead of invented bytes; an unnamed syscall is sys_NR; DUMP_PRINTF is the
+ *              format address and the packed bytes (not rendered); gap/reset records keep
+ *              tracetap's own line.
  *  - trx:      a TraceX file rebuilt from the raw words: a ThreadX control header, a registry
  *              with every thread/object name seen (thread_name, interrupted_name and object
  *              arguments), and one 32-byte entry per event (raw words, little-endian), oldest
