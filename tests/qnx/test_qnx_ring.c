@@ -335,6 +335,46 @@ static void test_image(void)
 	free(x.ring);
 }
 
+/* Garbage target memory: random headers and events, rewritten between polls. The reader may
+ * only answer DONE, MORE or -EPROTO with a message, never read outside the ring (poll() checks
+ * every range), and every cycle ends. Run under ASan/UBSan by the sanitizer build. */
+static void test_garbage(void)
+{
+	struct tt_qnx_layout lo;
+	struct world x;
+
+	small(&lo);
+	world_init(&x, &lo, 77);
+	for (unsigned round = 0; round < 300; round++) {
+		struct sink s = { 0 };
+		struct tt_qnx_ring *r;
+		size_t n = (size_t)lo.nbufs * lo.buf_size;
+		for (size_t i = 0; i < n; i++)
+			x.ring[i] = (uint8_t)rnd(&x);
+		/* plausible counts and sequences in some headers, so that reading goes on */
+		for (uint32_t b = 0; b < lo.nbufs; b++) {
+			if (rnd(&x) % 2) {
+				uint32_t num = rnd(&x) % 20, seq = 100 + b + rnd(&x) % 3;
+				memcpy(x.ring + b * lo.buf_size + lo.off_num, &num, 4);
+				memcpy(x.ring + b * lo.buf_size + lo.off_seq, &seq, 4);
+			}
+		}
+		tt_qnx_ring_new(&lo, ADDR, round % 2, 1000, &r, NULL);
+		for (unsigned cyc = 0; cyc < 8; cyc++) {
+			unsigned steps = 0;
+			int rc = poll(&x, r, &s, &steps);
+			CHECK_MSG(rc == TT_READER_DONE || (rc == -EPROTO && tt_qnx_ring_error(r)[0]),
+				  "garbage round %u: rc %d", round, rc);
+			CHECK_MSG(steps < 4 * lo.nbufs + 16, "garbage round %u: %u steps in a cycle",
+				  round, steps);
+			for (unsigned k = 0; k < 16; k++)
+				x.ring[rnd(&x) % n] = (uint8_t)rnd(&x);
+		}
+		tt_qnx_ring_free(r);
+	}
+	free(x.ring);
+}
+
 int main(void)
 {
 	struct tt_qnx_layout lo;
@@ -356,5 +396,6 @@ int main(void)
 	test_restart();
 	test_bad();
 	test_image();
+	test_garbage();
 	return check_report();
 }
