@@ -584,7 +584,15 @@ static int decode_stream(struct nx_dec *d, const uint8_t *img, size_t len, uint6
 			return -EPROTO;
 		}
 		nx_emit_record(d, img + o, base ? base + o : 0, cb, arg);
-		o += nx_alignup(img[o], d->lay.align);
+		/* Records back to back as NuttX's binary read mode returns them (noteram_get: one
+		 * note of nc_length bytes per read, no padding: `trace dump -b`), or padded to the
+		 * ring alignment: the padded position is taken only when the packed one cannot
+		 * start a record (a length byte below the header size) and the padded one can. */
+		size_t packed = o + img[o], padded = o + nx_alignup(img[o], d->lay.align);
+		o = packed;
+		if (padded != packed && packed < len && img[packed] < d->lay.hdr && padded < len &&
+		    img[padded] >= d->lay.hdr)
+			o = padded;
 	}
 	return 0;
 }

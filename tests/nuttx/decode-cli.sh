@@ -72,3 +72,28 @@ opt_err "release='12': expected MAJOR.MINOR" --format nuttx --address "$drv" --f
 opt_err "ptr_size='2': expected 4 or 8" --format nuttx --address "$drv" --format-opt ptr_size=2
 opt_err "expected KEY=VALUE" --format nuttx --address "$drv" --format-opt release
 opt_err "format threadx takes no options" --format threadx --format-opt x=1
+
+# A binary dump (`trace dump -b`: notes back to back, nc_length bytes each, no padding; odd
+# lengths such as NOTE_START "nsh_main" = 25 bytes): the record-stream mode (no --address)
+# reads every note, in order.
+"$mk" --dump "$work/dump.bin" 300 > "$work/dump.out"
+last=$(sed -n 's/.* last_time=\([0-9]*\).*/\1/p' "$work/dump.out")
+${TT_WRAP-} "$tracetap" decode --json --format nuttx "$work/dump.bin" > "$work/dump.jsonl"
+n=$(grep -c '"type":"event"' "$work/dump.jsonl" || true)
+[ "$n" -eq 300 ] || fail "binary dump: $n of 300 notes decoded"
+sed -n 's/.*"time":\([0-9]*\).*/\1/p' "$work/dump.jsonl" > "$work/dtimes"
+awk -v last="$last" 'NR > 1 && $1 != prev + 1000 { print "step at line " NR; bad = 1 }
+  { prev = $1 } END { if (prev != last) { print "ends at " prev " not " last; bad = 1 }; exit bad }' \
+  "$work/dtimes" || fail "binary dump: records out of order or missing"
+grep -q '"name":"NOTE_START".*"args":{"name":"nsh_main"}' "$work/dump.jsonl" ||
+  fail "binary dump: no NOTE_START nsh_main"
+# a dump cut in the middle of a note: the notes before it, then a clear error
+head -c 1000 "$work/dump.bin" > "$work/cut.bin"
+if ${TT_WRAP-} "$tracetap" decode --json --format nuttx "$work/cut.bin" > "$work/cut.jsonl" \
+  2> "$work/cut.err"; then
+  fail "a truncated dump was accepted"
+fi
+grep -q 'bad note at file offset [0-9]*: record length [0-9]* runs past' "$work/cut.err" ||
+  fail "truncated dump: unclear error: $(cat "$work/cut.err")"
+[ "$(grep -c '"type":"event"' "$work/cut.jsonl")" -gt 30 ] || fail "truncated dump: notes before the cut lost"
+echo "ok: binary dump: 300 notes in order; cut dump -> $(cat "$work/cut.err")"

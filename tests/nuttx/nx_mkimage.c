@@ -4,7 +4,10 @@
  * LAYOUT is nx_fixture's line ("layout release=R ptr=P be=B smp=S time64=T hdr=H align=A
  * off=B,S,H,T[,O] [bufsize=N pid=N hires=H]"); default: tt_nuttx_layout_default(4). Before
  * 12.4 the image holds g_noteram_info at the base with its bufsize-byte buffer inline.
- * usage: nx_mkimage OUT [COUNT [BASE [LAYOUT]]] */
+ * usage: nx_mkimage OUT [COUNT [BASE [LAYOUT]]]
+ *        nx_mkimage --dump OUT COUNT: COUNT records of the default layout back to back,
+ *        unpadded, as NuttX's binary read mode returns them (noteram_get, one note of
+ *        nc_length bytes per read: `trace dump -b`); prints "records=N last_time=T". */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +46,23 @@ int main(int argc, char **argv)
 	uint64_t base = argc > 3 ? strtoull(argv[3], NULL, 0) : 0x20000000u;
 	FILE *f;
 
+	if (argc == 4 && !strcmp(argv[1], "--dump")) {
+		unsigned n = (unsigned)atoi(argv[3]);
+		nxw_init(&w, NULL, 4096, 0x20000000u, 0, 0x1000 - 2048, 2048);
+		f = fopen(argv[2], "wb");
+		for (unsigned i = 0; f && i < n; i++) {
+			unsigned len = nxw_any(&w, rec, i);
+			if (fwrite(rec, 1, len, f) != len)
+				break;
+		}
+		if (!f || fclose(f)) {
+			perror(argv[2]);
+			return 1;
+		}
+		printf("records=%u last_time=%llu\n", n, (unsigned long long)(w.time - w.step));
+		nxw_free(&w);
+		return 0;
+	}
 	if (argc < 2 || (argc > 4 && parse_layout(argv[4], &lo) < 0)) {
 		fprintf(stderr, "usage: nx_mkimage OUT [COUNT [BASE [LAYOUT]]]\n");
 		return 2;
