@@ -90,10 +90,15 @@ static void test_image_errors(void)
 				       sizeof(err)), -EINVAL);
 	CHECK_SUBSTR(err, "pointer size");
 	lo = w.lo;
-	lo.release = 1203;
+	lo.release = 1203; /* g_noteram_info without its buffer size */
 	CHECK_EQ(tt_nuttx_decode_image(w.ram, w.ram_len, BASE, BASE, &lo, 0, nxlog_cb, &lg, err,
 				       sizeof(err)), -EINVAL);
-	CHECK_SUBSTR(err, "12.4");
+	CHECK_SUBSTR(err, "CONFIG_DRIVER_NOTERAM_BUFSIZE");
+	lo.bufsize = 4096;
+	lo.pid_size = 3;
+	CHECK_EQ(tt_nuttx_decode_image(w.ram, w.ram_len, BASE, BASE, &lo, 0, nxlog_cb, &lg, err,
+				       sizeof(err)), -EINVAL);
+	CHECK_SUBSTR(err, "pid_size");
 	lo = w.lo;
 	lo.off_tail = lo.off_head + 2;
 	CHECK_EQ(tt_nuttx_decode_image(w.ram, w.ram_len, BASE, BASE, &lo, 0, nxlog_cb, &lg, err,
@@ -191,6 +196,54 @@ static uint32_t rnd(void)
 }
 
 /* Random memory: both paths run to an error or to the end, and stay in bounds. */
+/* Before 12.4 (g_noteram_info, buffer inline, byte-array records): the same bad records and
+ * control words give the same clear errors; an unknown type decodes as UNKNOWN with its raw
+ * words; the inline buffer must fit in the image. */
+static void test_image_errors_1203(void)
+{
+	struct tt_nuttx_layout lo;
+	struct nxw w;
+	char err[256];
+	uint8_t *ring, rec[256];
+
+	tt_nuttx_layout_default(&lo, 4);
+	CHECK_EQ(tt_nuttx_layout_set(&lo, "release", "12.3", err, sizeof(err)), 0);
+	lo.bufsize = 1024;
+	nxw_init(&w, &lo, 4096, BASE, 0x100, 0x110, 1024);
+	ring = w.ram + 0x110;
+	w.drv = BASE + 0x100;
+	fill(&w, 3);
+	unsigned len = nxw_hdr(&w, rec, w.hdr + 3, 40, 7, 100, 0); /* no such type */
+	nxw_add(&w, rec, len);
+	CHECK_EQ(decode(&w, err, sizeof(err)), 0);
+	CHECK_EQ(lg.n, 4);
+	CHECK_STR(lg.r[3].name, "UNKNOWN");
+	CHECK_EQ(lg.r[3].id, 40);
+	CHECK(lg.r[3].nraw >= 3);
+	uint32_t second = ring[0]; /* packed */
+	uint8_t keep = ring[second];
+	ring[second] = 0;
+	CHECK_EQ(decode(&w, err, sizeof(err)), -EPROTO);
+	CHECK_SUBSTR(err, "length 0");
+	CHECK_EQ(lg.n, 1);
+	ring[second] = 10; /* u8 len, type, prio, pid[4], ticks[4]: 11 */
+	CHECK_EQ(decode(&w, err, sizeof(err)), -EPROTO);
+	CHECK_SUBSTR(err, "shorter than the 11-byte header");
+	ring[second] = 250;
+	CHECK_EQ(decode(&w, err, sizeof(err)), -EPROTO);
+	CHECK_SUBSTR(err, "runs past");
+	ring[second] = keep;
+	nxw_set_head(&w, 1024);
+	CHECK_EQ(decode(&w, err, sizeof(err)), -EPROTO);
+	CHECK_SUBSTR(err, "outside the 1024-byte ring");
+	nxw_set_head(&w, 0);
+	/* the inline buffer runs past the end of the image */
+	w.lo.bufsize = 4096;
+	CHECK_EQ(decode(&w, err, sizeof(err)), -EPROTO);
+	CHECK_SUBSTR(err, "not inside the image");
+	nxw_free(&w);
+}
+
 static void test_random_memory(void)
 {
 	char err[256];
@@ -199,9 +252,18 @@ static void test_random_memory(void)
 		struct tt_nuttx_layout lo;
 		struct nxw w;
 		tt_nuttx_layout_default(&lo, iter % 2 ? 8 : 4);
-		lo.release = (uint16_t)(iter % 3 == 0 ? 1206 : iter % 3 == 1 ? 1210 : 1300);
+		lo.release = (uint16_t)(iter % 4 == 0 ? 1206 : iter % 4 == 1 ? 1210 : 1300);
 		lo.smp = iter % 5 == 0;
-		nxw_init(&w, &lo, 2048, BASE, 0, 256, 512 + rnd() % 1024);
+		uint32_t size = 512 + rnd() % 1024;
+		if (iter % 4 == 3) { /* 12.3: g_noteram_info at 240, its buffer inline at 256 */
+			char e2[128];
+			CHECK_EQ(tt_nuttx_layout_set(&lo, "release", "12.3", e2, sizeof(e2)), 0);
+			lo.bufsize = size;
+			lo.hires = iter % 8 == 3;
+			nxw_init(&w, &lo, 2048, BASE, 240, 256, size);
+		} else {
+			nxw_init(&w, &lo, 2048, BASE, 0, 256, size);
+		}
 		fill(&w, rnd() % 60);
 		/* corrupt some bytes of the ring and maybe the control words */
 		for (int k = rnd() % 8; k > 0; k--)
@@ -240,6 +302,7 @@ int main(void)
 {
 	test_image_errors();
 	test_live_bad_record();
+	test_image_errors_1203();
 	test_random_memory();
 	free(lg.r);
 	return check_report();
