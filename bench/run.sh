@@ -49,12 +49,14 @@ CLIENTS=$BUILD/bench/tt-bench-clients
 ROWS=()  # "item|measure|value"
 row() { ROWS+=("$1|$2|$3"); printf '  %-10s %-62s %s\n' "$1" "$2" "$3"; }
 field() { local v=${1##*"$2"=}; [ "$v" = "$1" ] && echo "?" || echo "${v%% *}"; }
+# item NAME TITLE: the item's header line, and the load average as it starts (a row).
+item() { echo "== $2"; row "$1" "load average (1/5/15 min) as it starts" "$(cut -d' ' -f1-3 /proc/loadavg)"; }
 LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
 T0=$SECONDS
 
 # ---- 1. decode + JSON per format, one core
 if want decode; then
-	echo "== decode + JSON encode, one core"
+	item decode "decode + JSON encode, one core"
 	n=$(q 200000 1000000)
 	rm -f "$TT_TMP/tx.bin"
 	# RAM = 4 KiB below the buffer, header and registry (4 KiB), n entries: a full buffer
@@ -106,7 +108,7 @@ wait_history() {
 
 if want pipeline; then
 	rate=${PIPE_RATE:-1000000} secs=$(q 2 8)
-	echo "== host pipeline: file source at $rate events/s -> tracetapd -> 1/10/100 WebSocket clients"
+	item pipeline "host pipeline: file source at $rate events/s -> tracetapd -> 1/10/100 WebSocket clients"
 	host_daemon
 	sleep 2
 	row memory "daemon idle (target attached, 20 events, no client)" "$(mem "$DP")"
@@ -154,7 +156,7 @@ run_e2e() {
 }
 res() { sed -n "s/^result $1=//p" "$TT_TMP/e2e-$2.txt"; }
 if want chain; then
-	echo "== through real OpenOCD and the simulated target: tracetap vs a naive dumping reader"
+	item chain "through real OpenOCD and the simulated target: tracetap vs a naive dumping reader"
 	run_e2e "link bpe lossless naive" chain
 	row chain "raw link, 4 KiB read_memory (tt-bench-link)" \
 		"$(res link_kib_s chain) KiB/s = $(res link_entries_s chain) entries/s"
@@ -169,7 +171,7 @@ if want chain; then
 			-v d="$(res naive_bpe chain)" 'BEGIN { printf "%.2f; %.2f", b ? a / b : 0, d ? c / d : 0 }')"
 fi
 if want latency; then
-	echo "== latency, target write -> WebSocket client (tracetap tail --json)"
+	item latency "latency, target write -> WebSocket client (tracetap tail --json)"
 	run_e2e wslatency latency
 	for r in 100 1000 10000; do
 		row latency "$r events/s: p50 / p99 (ms)" "$(res "ws_latency_$r" latency)"
@@ -180,7 +182,7 @@ fi
 # ---- 5. soak: RSS every 10 s (2 s in --quick) while streaming to 10 clients
 if want soak; then
 	secs=$(q 20 "${SOAK_S:-600}") step=$(q 2 10) rate=${SOAK_RATE:-20000}
-	echo "== soak: $secs s, writer at $rate/s, 10 clients, RSS every $step s"
+	item memory "soak: $secs s, writer at $rate/s, 10 clients, RSS every $step s"
 	host_daemon
 	host_writer "$rate"
 	wait_history 60 # the history ring filling is not growth: sample from there on
@@ -197,11 +199,16 @@ if want soak; then
 	kill "$FP" "$DP"
 	wait "$FP" "$DP" 2>/dev/null
 	echo "  $(cat "$TT_TMP/soak-clients.txt")"
-	row memory "soak $secs s: RSS first -> last, slope (least squares)" "$(awk '
-		{ n++; x += $1; y += $2; xx += $1 * $1; xy += $1 * $2; if (n == 1) f = $2; l = $2 }
-		END { s = (n * xy - x * y) / (n * xx - x * x);
-		      printf "%.1f -> %.1f MiB, %+.1f KiB/min over %d samples", f / 1024, l / 1024, s * 60, n }' \
-		"$TT_TMP/soak.txt")"
+	# least-squares slope (KiB/min) over every sample and over the second half only (the history
+	# ring's pages are first touched during the first laps of its byte ring)
+	row memory "soak $secs s: RSS first -> last; slope all / second half (least squares)" "$(awk '
+		function slope(from,   i, n, x, y, xx, xy) {
+			for (i = from; i <= N; i++) { n++; x += t[i]; y += r[i]; xx += t[i] * t[i]; xy += t[i] * r[i] }
+			return (n * xy - x * y) / (n * xx - x * x) * 60
+		}
+		{ N++; t[N] = $1; r[N] = $2 }
+		END { printf "%.1f -> %.1f MiB; %+.1f / %+.1f KiB/min (%d samples)", r[1] / 1024, r[N] / 1024,
+		      slope(1), slope(int(N / 2) + 1), N }' "$TT_TMP/soak.txt")"
 	row memory "soak $secs s: open fds first -> last; client losses" \
 		"$fd0 -> $fd1; $(field "$(cat "$TT_TMP/soak-clients.txt")" lost) records"
 fi
