@@ -342,9 +342,10 @@ static void pr_th(struct tt_qnx *q, const struct tt_qnx_ev *e, struct tt_event *
 
 	if (e->event < max)
 		thread_state(q, e, ev, e->event, false);
-	else if (e->event < 2 * max)
+	else if (max < 63 && e->event < 2 * max)
 		thread_state(q, e, ev, e->event - max, true);
-	else
+	else /* 8.0 has no virtual-thread class: process events at multiples of 64 from 64
+	      * (the same rule as tt_qnx_int_to_ext) */
 		process(q, e, ev);
 }
 

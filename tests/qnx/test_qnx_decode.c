@@ -406,16 +406,20 @@ static void check_v8(void)
 
 	kevw_init(&k, &o);
 	kevw_simple(&k, 0, K_PRTH, 61, 1, 5, 1);
-	kevw_simple(&k, 0, K_PRTH, 63 + 2, 2, 5, 1);
+	kevw_simple(&k, 0, K_PRTH, 63 + 2, 2, 5, 1);  /* no VTHREAD class in 8.0 */
 	kevw_simple(&k, 0, K_KER, 107, 3, 0, 0);
 	kevw_simple(&k, 0, K_KER, 101, 4, 0, 0);
 	kevw_simple(&k, 0, K_KER, 0x200 | 11, 5, 0, 0); /* 64-bit arguments flag */
 	kevw_simple(&k, 0, K_KER, 256 + 15, 6, 0, 0);
+	kevw_simple(&k, 0, K_PRTH, 64, 7, 1, 5);       /* PROCCREATE (8.0: 64 < 2 * 63) */
+	kevw_simple(&k, 0, K_PRTH, 128, 8, 1, 5);      /* PROCDESTROY */
 	CHECK_EQ(kev_decode(&k, 0, &l, NULL, err, sizeof(err)), 0);
-	CHECK_EQ(l.n, 6);
-	if (l.n == 6) {
+	CHECK_EQ(l.n, 8);
+	if (l.n == 8) {
 		CHECK_STR(l.v[0].name, "THREAD_CREATE");
-		CHECK_STR(l.v[1].name, "VTHREAD_READY");
+		CHECK_STR(l.v[1].name, "PR_TH");
+		CHECK_STR(l.v[6].name, "PROCCREATE");
+		CHECK_STR(l.v[7].name, "PROCDESTROY");
 		CHECK_STR(l.v[2].name, "KER_CALL_BAD");
 		CHECK_STR(l.v[3].name, "KER_CALL");
 		CHECK_STR(l.v[4].name, "KER_CALL_MSG_SENDV");
