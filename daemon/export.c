@@ -449,6 +449,15 @@ static const char *ft_str(const cJSON *rec, const char *k, char *buf, size_t cap
 	return buf;
 }
 
+/* The word NuttX prints for a note's suffix: pairs { suffix, word }, NULL-terminated. */
+static const char *ft_word(const char *const *pairs, const char *suffix)
+{
+	for (; pairs[0]; pairs += 2)
+		if (!strcmp(pairs[0], suffix))
+			return pairs[1];
+	return "?";
+}
+
 static void ft_header(struct tt_export *e, const cJSON *rec, int32_t pid, unsigned cpu)
 {
 	double ns = num(rec, "ns", -1);
@@ -551,11 +560,8 @@ static void ft_nuttx(struct tt_export *e, const cJSON *rec, const char *name)
 		}
 	} else if (!strncmp(name, "WDOG_", 5)) {
 		static const char *const wd[] = { "START", "start", "CANCEL", "cancel", "ENTER",
-						  "enter", "LEAVE", "leave" };
-		const char *w = "?";
-		for (size_t i = 0; i < 8; i += 2)
-			if (!strcmp(name + 5, wd[i]))
-				w = wd[i + 1];
+						  "enter", "LEAVE", "leave", NULL };
+		const char *w = ft_word(wd, name + 5);
 		ft_hex(ft_arg(rec, "handler"), b2, sizeof(b2));
 		ft_hex(ft_arg(rec, "arg"), b3, sizeof(b3));
 		ft_header(e, rec, pid, cpu);
@@ -592,12 +598,9 @@ static void ft_nuttx(struct tt_export *e, const cJSON *rec, const char *name)
 									 sizeof(b1)));
 	} else if (!strncmp(name, "HEAP_", 5)) {
 		static const char *const hp[] = { "ADD", "add", "REMOVE", "remove", "ALLOC",
-						  "malloc", "FREE", "free" };
-		const char *h = "?";
+						  "malloc", "FREE", "free", NULL };
+		const char *h = ft_word(hp, name + 5);
 		char b4[48];
-		for (size_t i = 0; i < 8; i += 2)
-			if (!strcmp(name + 5, hp[i]))
-				h = hp[i + 1];
 		ft_hex(ft_arg(rec, "heap"), b2, sizeof(b2));
 		ft_hex(ft_arg(rec, "mem"), b3, sizeof(b3));
 		ft_header(e, rec, pid, cpu);

@@ -413,8 +413,10 @@ out:
 	return rc;
 }
 
-int tt_nuttx_layout_from_elf(const char *path, struct tt_nuttx_layout *out, char *err,
-			     size_t errlen)
+/* Opens path as an ELF and runs fn on it; what names the search in the "not an ELF" message. */
+static int with_elf(const char *path, const char *what,
+		    int (*fn)(const char *path, Elf *e, void *out, char *err, size_t errlen),
+		    void *out, char *err, size_t errlen)
 {
 	Elf *e;
 	int fd, rc;
@@ -431,16 +433,25 @@ int tt_nuttx_layout_from_elf(const char *path, struct tt_nuttx_layout *out, char
 	}
 	e = elf_begin(fd, ELF_C_READ, NULL);
 	if (!e || elf_kind(e) != ELF_K_ELF) {
-		snprintf(err, errlen, "%s: not an ELF file (looking for the NuttX note layout)",
-			 path);
+		snprintf(err, errlen, "%s: not an ELF file (looking for %s)", path, what);
 		rc = -ENOEXEC;
-		goto fail_elf;
+	} else {
+		rc = fn(path, e, out, err, errlen);
 	}
-	rc = from_dwarf(path, e, out, err, errlen);
-fail_elf:
 	elf_end(e);
 	close(fd);
 	return rc;
+}
+
+static int layout_fn(const char *path, Elf *e, void *out, char *err, size_t errlen)
+{
+	return from_dwarf(path, e, out, err, errlen);
+}
+
+int tt_nuttx_layout_from_elf(const char *path, struct tt_nuttx_layout *out, char *err,
+			     size_t errlen)
+{
+	return with_elf(path, "the NuttX note layout", layout_fn, out, err, errlen);
 }
 
 /* ---- syscall names: g_funcnames[] ---- */
@@ -566,33 +577,16 @@ out:
 	return rc;
 }
 
+static int funcnames_fn(const char *path, Elf *e, void *out, char *err, size_t errlen)
+{
+	return funcnames(path, e, out, err, errlen);
+}
+
 int tt_nuttx_syscalls_from_elf(const char *path, struct tt_nuttx_syscalls **out, char *err,
 			       size_t errlen)
 {
-	Elf *e;
-	int fd, rc;
-
 	*out = NULL;
-	if (elf_version(EV_CURRENT) == EV_NONE) {
-		snprintf(err, errlen, "%s: libelf initialisation failed: %s", path, elf_errmsg(-1));
-		return -EIO;
-	}
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		rc = -errno;
-		snprintf(err, errlen, "%s: cannot open: %s", path, strerror(-rc));
-		return rc;
-	}
-	e = elf_begin(fd, ELF_C_READ, NULL);
-	if (!e || elf_kind(e) != ELF_K_ELF) {
-		snprintf(err, errlen, "%s: not an ELF file (looking for g_funcnames)", path);
-		rc = -ENOEXEC;
-	} else {
-		rc = funcnames(path, e, out, err, errlen);
-	}
-	elf_end(e);
-	close(fd);
-	return rc;
+	return with_elf(path, "g_funcnames", funcnames_fn, out, err, errlen);
 }
 
 void tt_nuttx_syscalls_free(struct tt_nuttx_syscalls *sc)
