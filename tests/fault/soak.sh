@@ -75,21 +75,27 @@ lost=$(sed -n 's/.*"type":"gap".*"lost":\([0-9]*\).*/\1/p' "$REC" | awk '{ s += 
 resets=$(grep -c '"type":"reset"' "$REC")
 awk -F, -v warm=300 -v ev="$events" -v gaps="$gaps" -v lost="$lost" -v resets="$resets" \
     -v holes="$(seq_holes "$REC")" -v rows="${#ROWS[@]}" -v fails="$FAILS" '
+function slope(from,   i, k, sx, sy, sxx, sxy) {
+	for (i = 1; i <= n; i++) {
+		if (t[i] < from) continue
+		k++; sx += t[i]; sy += r[i]; sxx += t[i] * t[i]; sxy += t[i] * r[i]
+	}
+	return (k > 1 && k * sxx != sx * sx) ? (k * sxy - sx * sy) / (k * sxx - sx * sx) * 3600 : 0
+}
 NR == 1 { next }
 {
-	t = $1; r = $2; f = $3
-	if (!n++) { r0 = r; f0 = f; t0 = t }
-	if (r > rmax) rmax = r
-	if (f > fmax) fmax = f
-	rl = r; fl = f; tl = t
-	if (t >= warm) { k++; sx += t; sy += r; sxx += t * t; sxy += t * r; if (!rw) rw = r }
+	n++; t[n] = $1; r[n] = $2; f[n] = $3
+	if (r[n] > rmax) rmax = r[n]
+	if (f[n] > fmax) fmax = f[n]
+	if (!rw && t[n] >= warm) rw = r[n]
 }
 END {
-	slope = (k > 1 && k * sxx != sx * sx) ? (k * sxy - sx * sy) / (k * sxx - sx * sx) * 3600 : 0
-	printf "soak summary (%d samples over %d s)\n", n, tl - t0
-	printf "  RSS KiB: first %d, at %d s %d, last %d, max %d; slope after %d s: %+.0f KiB/h\n",
-		r0, warm, rw, rl, rmax, warm, slope
-	printf "  open fds: first %d, last %d, max %d\n", f0, fl, fmax
+	half = t[1] + (t[n] - t[1]) / 2
+	printf "soak summary (%d samples over %d s)\n", n, t[n] - t[1]
+	printf "  RSS KiB: first %d, at %d s %d, last %d, max %d\n", r[1], warm, rw, r[n], rmax
+	printf "  RSS slope: after %d s %+.0f KiB/h, over the second half (from %d s) %+.0f KiB/h\n",
+		warm, slope(warm), half, slope(half)
+	printf "  open fds: first %d, last %d, max %d\n", f[1], f[n], fmax
 	printf "  events %d, gap records %d (lost %d), resets %d, seq holes/duplicates %d\n",
 		ev, gaps, lost, resets, holes
 	printf "  fault rows %d, failed %d\n", rows, fails
