@@ -5,11 +5,14 @@
 # check_seq proving every event arrived exactly once and in order, or inside a gap whose count is
 # exactly the events missing.
 #
-# usage: live.sh lossless|lossy OPENOCD_CFG
+# usage: live.sh lossless|lossy OPENOCD_CFG  |  live.sh file-max
 #   lossless: 1000 events/s (16 KiB/s, a quarter of the link), 32 buffers: no gap at all.
 #   lossy:    6000 events/s (96 KiB/s) into 4 buffers (4080 events, 0.7 s): beyond the link,
 #             so the writer laps the reader; every lost buffer is counted exactly between
 #             events that did arrive, nothing repeats.
+#   file-max: no OpenOCD: the workload unpaced (tens of millions of events/s) into 4 buffers,
+#             tracetapd --probe file: on the RAM file itself: laps all the time, every gap
+#             exact, nothing repeats.
 # env (meson sets them): TRACETAPD CHECK_SEQ SIMTARGET FW_QNX; TT_KEEP=1 keeps logs.
 # Every wait has a deadline; the test stops by itself.
 set -u
@@ -25,8 +28,9 @@ REC=$TT_TMP/records.jsonl
 DLOG=$TT_TMP/daemon.err
 case ${1:-} in
 lossless) RATE=1000 SECS=4 NBUFS=32 ;;
-lossy) RATE=6000 SECS=4 NBUFS=4 ;;
-*) echo "usage: $0 lossless|lossy" >&2; exit 2 ;;
+lossy) RATE=6000 SECS=4 NBUFS=4 MIN=1000 ;;
+file-max) RATE=0 SECS=2 NBUFS=4 MIN=10000 ;;
+*) echo "usage: $0 lossless|lossy|file-max [OPENOCD_CFG]" >&2; exit 2 ;;
 esac
 
 # Without --address there is nothing to follow: a clear message, not a bare errno.
@@ -36,15 +40,20 @@ timeout 10 "$TRACETAPD" --no-server --stdout --format qnx --probe "file:$TT_TMP/
 [ "$rc" -ne 0 ] && grep -q 'qnx: give --address, the first buffer' "$TT_TMP/noaddr.log" ||
 	tt_die "tracetapd --format qnx without --address: status $rc, $(cat "$TT_TMP/noaddr.log")"
 
-tt_sim_start --base $BASE --size $RAM_SIZE --ram "$TT_TMP/ram.bin"
+if [ "$1" = file-max ]; then
+	PROBE=(--probe "file:$TT_TMP/ram.bin" --base $BASE)
+else
+	tt_sim_start --base $BASE --size $RAM_SIZE --ram "$TT_TMP/ram.bin"
+	PROBE=(--probe openocd-spawn -f "$OPENOCD_CFG" -c "remote_bitbang port $SIM_PORT"
+		--openocd-log "$TT_TMP/ocd.log")
+fi
 tt_spawn fw "$FW_QNX" --ram "$TT_TMP/ram.bin" --base $BASE --size $RAM_SIZE --nbufs $NBUFS \
 	--rate $RATE --time counter
 tt_expect fw '^ring=0x([0-9a-f]+) .*events_per_buffer=([0-9]+)'
 [ "0x${BASH_REMATCH[1]}" = $RING ] || tt_die "ring at 0x${BASH_REMATCH[1]}, expected $RING"
 
 "$TRACETAPD" --no-server --stdout --log-level info --name qnx --format qnx --address $RING \
-	--format-opt nbufs=$NBUFS --probe openocd-spawn -f "$OPENOCD_CFG" \
-	-c "remote_bitbang port $SIM_PORT" --openocd-log "$TT_TMP/ocd.log" >"$REC" 2>"$DLOG" &
+	--format-opt nbufs=$NBUFS "${PROBE[@]}" >"$REC" 2>"$DLOG" &
 DPID=$!
 TT_PIDS+=("$DPID")
 
@@ -90,7 +99,7 @@ if [ "$1" = lossless ]; then
 	"$CHECK_SEQ" --last "$LAST" --lossless --min-events $((RATE * SECS / 2)) "$REC" ||
 		tt_die "check_seq failed"
 else
-	out=$("$CHECK_SEQ" --last "$LAST" --min-events 1000 "$REC") || tt_die "check_seq failed: $out"
+	out=$("$CHECK_SEQ" --last "$LAST" --min-events $MIN "$REC") || tt_die "check_seq failed: $out"
 	echo "$out"
 	[[ $out =~ missing=([0-9]+)\ gap_lost=([0-9]+) ]] || tt_die "check_seq said '$out'"
 	# losses between events that arrived, counted exactly (not only before the first one)
