@@ -19,7 +19,7 @@ _tracetap()
 		esac
 		if [[ $cur == -* ]]; then
 			COMPREPLY=($(compgen -W "--format --json --no-color --elf --address --pointer
-				--base --tick-hz --time-wrap --time-dir --format-opt --help" -- "$cur"))
+				--base --tick-hz --time-wrap --time-dir --format-opt --follow --traceprinter --help" -- "$cur"))
 		else
 			_filedir
 		fi
