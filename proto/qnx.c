@@ -34,6 +34,21 @@ static size_t item_start(const uint8_t *p, const uint8_t *end)
 	return (size_t)(k + 2 - p);
 }
 
+/* The value starting at v runs to the next item or to stop (TRACE_HEADER_END::); returns that
+ * end, with *trim = the end without trailing NUL/CR/LF/spaces. */
+static const uint8_t *item_value(const uint8_t *v, const uint8_t *stop, const uint8_t **trim)
+{
+	const uint8_t *ve = v, *vt;
+
+	while (ve < stop && !item_start(ve, stop + END_LEN))
+		ve++;
+	vt = ve;
+	while (vt > v && (vt[-1] == 0 || vt[-1] == '\n' || vt[-1] == '\r' || vt[-1] == ' '))
+		vt--;
+	*trim = vt;
+	return ve;
+}
+
 static const uint8_t *find_bytes(const uint8_t *p, const uint8_t *end, const char *s, size_t n)
 {
 	for (; (size_t)(end - p) >= n; p++)
@@ -170,12 +185,7 @@ int tt_qnx_parse_header(const uint8_t *buf, size_t len, struct tt_qnx_header *h,
 				 "TRACE_<KEY>::<value>", (size_t)(p - buf));
 			return -EPROTO;
 		}
-		const uint8_t *v = p + kl, *ve = v;
-		while (ve < stop && !item_start(ve, stop + END_LEN))
-			ve++;
-		const uint8_t *vt = ve;
-		while (vt > v && (vt[-1] == 0 || vt[-1] == '\n' || vt[-1] == '\r' || vt[-1] == ' '))
-			vt--;
+		const uint8_t *v = p + kl, *vt, *ve = item_value(v, stop, &vt);
 		rc = header_attr(h, p + 6, kl - 8, v, (size_t)(vt - v), (size_t)(v - buf), &order,
 				 err, errlen);
 		if (rc < 0)
@@ -217,12 +227,7 @@ void tt_qnx_header_items(const uint8_t *buf, size_t len,
 			p++;
 			continue;
 		}
-		const uint8_t *v = p + kl, *ve = v;
-		while (ve < stop && !item_start(ve, stop + END_LEN))
-			ve++;
-		const uint8_t *vt = ve;
-		while (vt > v && (vt[-1] == 0 || vt[-1] == '\n' || vt[-1] == '\r' || vt[-1] == ' '))
-			vt--;
+		const uint8_t *v = p + kl, *vt, *ve = item_value(v, stop, &vt);
 		cb(arg, (const char *)p + 6, kl - 8, (const char *)v, (size_t)(vt - v));
 		p = ve;
 	}
