@@ -273,7 +273,7 @@ static int on_record(void *arg, const char *rec, size_t len)
 	const char *target = cJSON_GetStringValue(cJSON_GetObjectItem(r, "target"));
 	cJSON *seq = cJSON_GetObjectItem(r, "seq");
 	if (target && cJSON_IsNumber(seq))
-		note_seq(s->seen, &s->nseen, target, (uint64_t)seq->valuedouble);
+		note_seq(s->seen, &s->nseen, target, tt_json_u64(seq->valuedouble));
 	if (s->ex) {
 		int rc = tt_export_record(s->ex, rec, len);
 		if (rc < 0 && rc != -EINVAL)

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "../proto/json.h"
+#include "record_json.h"
 #include "tt_config.h"
 
 #define MAX_OBJS 1024
@@ -193,7 +194,7 @@ static int raw_words(const cJSON *rec, uint32_t w[8])
 	cJSON_ArrayForEach(it, raw) {
 		if (n == 8 || !cJSON_IsNumber(it))
 			return -1;
-		w[n++] = (uint32_t)it->valuedouble;
+		w[n++] = tt_json_u32(it->valuedouble);
 	}
 	return n;
 }
@@ -260,7 +261,7 @@ static void learn(struct tt_export *e, const cJSON *rec, const uint32_t w[8], in
 		uint32_t v = w[4 + i++];
 		if (cJSON_IsString(a) && strncmp(a->valuestring, "0x", 2) && v >= 0x1000 &&
 		    v != 0xFFFFFFFFu)
-			obj_add(e, v, obj_type(a->string, (uint32_t)num(rec, "id", 0)),
+			obj_add(e, v, obj_type(a->string, tt_json_u32(num(rec, "id", 0))),
 				a->valuestring);
 	}
 }
@@ -327,7 +328,7 @@ static void pf_record(struct tt_export *e, const cJSON *rec, const char *type)
 			    "\"args\":{\"name\":\"ISR\"}}");
 	}
 	if (!strcmp(type, "gap")) {
-		e->lost += (uint64_t)num(rec, "lost", 0);
+		e->lost += tt_json_u64(num(rec, "lost", 0));
 		pf_event(e, "{\"ph\":\"i\",\"s\":\"g\",\"pid\":1,\"tid\":0,\"ts\":%.3f,"
 			    "\"name\":\"gap\",\"args\":{\"lost\":%.0f,\"reason\":%s,\"seq\":%.0f}}",
 			 ts, num(rec, "lost", 0), jstr(b1, sizeof(b1), str(rec, "reason")),
@@ -353,7 +354,7 @@ static void pf_record(struct tt_export *e, const cJSON *rec, const char *type)
 			pf_thread_name(e, e->objs[i].ptr, e->objs[i].name);
 	const char *ctx = str(rec, "ctx");
 	uint32_t tid = ctx && !strcmp(ctx, "thread") ? hexnum(rec, "thread") : 0;
-	uint32_t id = (uint32_t)num(rec, "id", 0);
+	uint32_t id = tt_json_u32(num(rec, "id", 0));
 	e->last_us = ts;
 	if (!e->running_known && tid) {
 		e->running_known = true;
@@ -425,7 +426,7 @@ static void ft_hex(const cJSON *v, char *out, size_t cap)
 	char *end;
 
 	if (cJSON_IsNumber(v)) {
-		snprintf(out, cap, "0x%llx", (unsigned long long)v->valuedouble);
+		snprintf(out, cap, "0x%llx", (unsigned long long)tt_json_u64(v->valuedouble));
 	} else if (cJSON_IsString(v) && !strncmp(v->valuestring, "0x", 2) &&
 		   v->valuestring[2] && (strtoull(v->valuestring + 2, &end, 16), !*end)) {
 		snprintf(out, cap, "0x%llx", strtoull(v->valuestring + 2, NULL, 16));
@@ -461,7 +462,7 @@ static const char *ft_word(const char *const *pairs, const char *suffix)
 static void ft_header(struct tt_export *e, const cJSON *rec, int32_t pid, unsigned cpu)
 {
 	double ns = num(rec, "ns", -1);
-	uint64_t t = ns >= 0 ? (uint64_t)ns : (uint64_t)num(rec, "time", 0);
+	uint64_t t = ns >= 0 ? tt_json_u64(ns) : tt_json_u64(num(rec, "time", 0));
 
 	putf(e, "%8s-%-3u [%u] %3llu.%09llu: ", ft_name(e, pid), ft_pid(e, pid), cpu,
 	     (unsigned long long)(t / 1000000000u), (unsigned long long)(t % 1000000000u));
@@ -511,7 +512,7 @@ static void ft_nuttx(struct tt_export *e, const cJSON *rec, const char *name)
 		c->state = ft_state_of(ft_arg(rec, "state"));
 	} else if (!strcmp(name, "RESUME")) {
 		c->next_pid = pid;
-		c->next_prio = (int)num(rec, "prio", 0);
+		c->next_prio = tt_json_i32(num(rec, "prio", 0));
 		ft_header(e, rec, pid, cpu);
 		if (!c->intr_nest) {
 			ft_switch(e, c);

@@ -7,6 +7,26 @@
 #include <errno.h>
 #include <string.h>
 
+uint64_t tt_json_u64(double d)
+{
+	if (!(d > 0))
+		return 0;
+	return d >= 0x1p64 ? UINT64_MAX : (uint64_t)d;
+}
+
+uint32_t tt_json_u32(double d)
+{
+	uint64_t v = tt_json_u64(d);
+	return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+}
+
+int32_t tt_json_i32(double d)
+{
+	if (!(d > INT32_MIN))
+		return INT32_MIN;
+	return d >= 0x1p31 ? INT32_MAX : (int32_t)d;
+}
+
 static double num(const cJSON *o, const char *k, double def)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
@@ -16,6 +36,12 @@ static double num(const cJSON *o, const char *k, double def)
 static const char *str(const cJSON *o, const char *k)
 {
 	return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, k));
+}
+
+static const char *str_or(const cJSON *o, const char *k, const char *def)
+{
+	const char *s = str(o, k);
+	return s ? s : def;
 }
 
 static uint32_t hex(const cJSON *o, const char *k)
@@ -47,38 +73,38 @@ static void event_from_json(const cJSON *o, struct tt_record_json *out)
 	struct tt_event *ev = &out->rec.u.ev;
 	const cJSON *a, *w;
 
-	ev->id = (uint32_t)num(o, "id", 0);
-	ev->name = str(o, "name");
+	ev->id = tt_json_u32(num(o, "id", 0));
+	ev->name = str_or(o, "name", "UNKNOWN");
 	ev->ctx = ctx_of(str(o, "ctx"));
-	ev->core = (int16_t)num(o, "core", -1);
+	ev->core = (int16_t)tt_json_i32(num(o, "core", -1));
 	ev->thread = hex(o, "thread");
 	ev->thread_name = str(o, "thread_name");
 	ev->interrupted = hex(o, "interrupted");
 	ev->interrupted_name = str(o, "interrupted_name");
-	ev->prio = (int32_t)num(o, "prio", -1);
-	ev->threshold = (int32_t)num(o, "threshold", -1);
-	ev->ts_raw = (uint32_t)num(o, "ts", 0);
-	ev->time = (uint64_t)num(o, "time", 0);
+	ev->prio = tt_json_i32(num(o, "prio", -1));
+	ev->threshold = tt_json_i32(num(o, "threshold", -1));
+	ev->ts_raw = tt_json_u32(num(o, "ts", 0));
+	ev->time = tt_json_u64(num(o, "time", 0));
 	ev->has_ns = cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(o, "ns"));
-	ev->ns = (uint64_t)num(o, "ns", 0);
+	ev->ns = tt_json_u64(num(o, "ns", 0));
 	ev->addr = hex(o, "addr");
 	cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(o, "args")) {
 		if (ev->nargs == TT_MAX_ARGS)
 			break;
 		struct tt_arg *arg = &ev->args[ev->nargs++];
-		arg->name = a->string;
+		arg->name = a->string ? a->string : "arg"; /* "args" may be an array */
 		if (cJSON_IsString(a)) {
 			arg->kind = TT_ARG_ENUM;
 			arg->text = a->valuestring;
 		} else {
 			arg->kind = TT_ARG_UINT;
-			arg->value = cJSON_IsNumber(a) ? (uint32_t)a->valuedouble : 0;
+			arg->value = cJSON_IsNumber(a) ? tt_json_u32(a->valuedouble) : 0;
 		}
 	}
 	cJSON_ArrayForEach(w, cJSON_GetObjectItemCaseSensitive(o, "raw")) {
 		if (ev->nraw == sizeof(out->raw) / sizeof(out->raw[0]))
 			break;
-		out->raw[ev->nraw++] = cJSON_IsNumber(w) ? (uint32_t)w->valuedouble : 0;
+		out->raw[ev->nraw++] = cJSON_IsNumber(w) ? tt_json_u32(w->valuedouble) : 0;
 	}
 	ev->raw = out->raw;
 }
@@ -90,19 +116,19 @@ int tt_record_from_json(const cJSON *o, struct tt_record_json *out)
 	memset(out, 0, sizeof(*out));
 	if (!type)
 		return -EINVAL;
-	out->seq = (uint64_t)num(o, "seq", 0);
+	out->seq = tt_json_u64(num(o, "seq", 0));
 	out->target = str(o, "target");
 	if (!strcmp(type, "event")) {
 		out->rec.kind = TT_REC_EVENT;
 		event_from_json(o, out);
 	} else if (!strcmp(type, "gap")) {
 		out->rec.kind = TT_REC_GAP;
-		out->rec.u.gap.lost = (uint64_t)num(o, "lost", 0);
+		out->rec.u.gap.lost = tt_json_u64(num(o, "lost", 0));
 		out->rec.u.gap.exact = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "exact"));
-		out->rec.u.gap.reason = str(o, "reason");
+		out->rec.u.gap.reason = str_or(o, "reason", "unknown");
 	} else if (!strcmp(type, "reset")) {
 		out->rec.kind = TT_REC_RESET;
-		out->rec.u.reset.reason = str(o, "reason");
+		out->rec.u.reset.reason = str_or(o, "reason", "unknown");
 	} else {
 		return -EINVAL;
 	}

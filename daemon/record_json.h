@@ -17,7 +17,15 @@ struct tt_record_json {
 	const char *target; /* borrowed from the object, or NULL */
 };
 
-/* Fills out from o. Every string stays borrowed from o: keep o alive while using out.
+/* JSON numbers (doubles) into integers without undefined behaviour (a C cast of a double
+ * outside the target type's range is undefined): NaN and values below the range give the
+ * lowest value, values above it the highest; fractions are dropped. */
+uint64_t tt_json_u64(double d);
+uint32_t tt_json_u32(double d);
+int32_t tt_json_i32(double d);
+
+/* Fills out from o. Events without a name get "UNKNOWN", gaps and resets without a reason
+ * "unknown" (consumers of a struct tt_record rely on them).  Every string stays borrowed from o: keep o alive while using out.
  * Returns 0, or -EINVAL when o is not a record (no or unknown "type"). */
 int tt_record_from_json(const cJSON *o, struct tt_record_json *out);
 

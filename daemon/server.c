@@ -11,6 +11,7 @@
  * tt_server_free.
  */
 #include "server_int.h"
+#include "record_json.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -247,9 +248,10 @@ static int parse_filter(cJSON *jf, struct tt_hub_filter *f, uint32_t *ids, const
 		if (!cJSON_IsArray(it))
 			return -1;
 		cJSON_ArrayForEach(x, it) {
-			if (!cJSON_IsNumber(x) || x->valuedouble < 0 || f->nids == 64)
+			if (!cJSON_IsNumber(x) || !(x->valuedouble >= 0 && x->valuedouble <= UINT32_MAX) ||
+			    f->nids == 64)
 				return -1;
-			ids[f->nids++] = (uint32_t)x->valuedouble;
+			ids[f->nids++] = tt_json_u32(x->valuedouble);
 		}
 		f->ids = ids;
 	}
@@ -329,9 +331,9 @@ static void on_subscribe(struct conn *c, cJSON *m)
 			send_error(c, "bad_request", "subscribe: filter rejected");
 		cJSON *last = since ? cJSON_GetObjectItem(since, tt_hub_target(s->hubs[i])) : NULL;
 		if (cJSON_IsNumber(last) && last->valuedouble >= 0)
-			tt_hub_client_start(c->subs[i], TT_HUB_RESUME, (uint64_t)last->valuedouble);
+			tt_hub_client_start(c->subs[i], TT_HUB_RESUME, tt_json_u64(last->valuedouble));
 		else if (hist && hist->valuedouble > 0)
-			tt_hub_client_start(c->subs[i], TT_HUB_NEWEST, (uint64_t)hist->valuedouble);
+			tt_hub_client_start(c->subs[i], TT_HUB_NEWEST, tt_json_u64(hist->valuedouble));
 		else
 			tt_hub_client_start(c->subs[i], TT_HUB_LIVE, 0);
 	}
@@ -361,7 +363,7 @@ void tt_server_on_message(struct conn *c, const char *buf, size_t len)
 		} else if ((i = hub_index(s, t->valuestring)) < 0) {
 			send_error(c, "unknown_target", "no target named %.64s", t->valuestring);
 		} else if (ensure_sub(c, (size_t)i)) {
-			tt_hub_client_start(c->subs[i], TT_HUB_RESUME, (uint64_t)last->valuedouble);
+			tt_hub_client_start(c->subs[i], TT_HUB_RESUME, tt_json_u64(last->valuedouble));
 		}
 	} else if (!strcmp(type->valuestring, "pause") ||
 		   !strcmp(type->valuestring, "resume-live")) {
