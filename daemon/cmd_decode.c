@@ -21,6 +21,7 @@
 #include "../proto/qnx.h"
 #include "../proto/reader.h"
 #include "commands.h"
+#include "kevfollow.h"
 #include "opts.h"
 #include "target.h"
 #include "textfmt.h"
@@ -132,10 +133,8 @@ static void tp_header(const uint8_t *buf, size_t len)
 	printf(" -- KERNEL EVENTS -- \n");
 }
 
-/* --follow FILE.kev: like `tail -f`, decode a .kev as tracelogger appends to it. Whole events
- * only (a partial trailing event waits for the rest); a file that shrinks or is replaced (another
- * inode at the path) gives a reset record and is decoded again from its header. Polls the file
- * every 100 ms until SIGINT/SIGTERM (or forever). */
+/* --follow FILE.kev: like `tail -f` (daemon/kevfollow.h), a look every 100 ms until SIGINT or
+ * SIGTERM. An unreadable file or a malformed header ends it with status 1. */
 static volatile sig_atomic_t follow_stop;
 
 static void on_follow_signal(int sig)
@@ -144,104 +143,42 @@ static void on_follow_signal(int sig)
 	follow_stop = 1;
 }
 
-#define FOLLOW_HEAD_MAX (TT_QNX_MAX_HEADER + (16u << 20)) /* header + syspage */
-
 static int follow_kev(const char *path, uint64_t tick_hz, struct decode *d)
 {
-	struct tt_qnx *q = malloc(sizeof(*q));
-	uint8_t *buf = malloc(FOLLOW_HEAD_MAX);
 	struct sigaction sa = { .sa_handler = on_follow_signal };
-	struct stat sb, cur = { 0 };
-	uint64_t off = 0;
-	bool have_hdr = false, waited_msg = false;
+	struct tt_kev_follow *f;
+	bool waited_msg = false;
 	char err[512];
-	int fd = -1, rc = 0;
+	int rc = 0, st;
 
-	if (!q || !buf) {
+	if (tt_kev_follow_new(path, tick_hz, &f) < 0) {
 		fprintf(stderr, "tracetap decode: out of memory\n");
-		rc = 1;
-		goto out;
+		return 1;
 	}
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	while (!follow_stop) {
-		if (fd < 0 && (fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0 && fstat(fd, &cur) < 0) {
-			close(fd);
-			fd = -1;
-		}
-		if (fd < 0 && errno != ENOENT) {
-			fprintf(stderr, "tracetap decode: %s: %s\n", path, strerror(errno));
+		st = tt_kev_follow_step(f, on_record, d, err, sizeof(err));
+		if (st < 0) {
+			fprintf(stderr, "tracetap decode: %s\n", err);
 			rc = 1;
-			goto out;
+			break;
 		}
-		/* replaced (a new file at the path) or truncated: start over */
-		bool replaced = fd >= 0 && stat(path, &sb) == 0 &&
-				(sb.st_ino != cur.st_ino || sb.st_dev != cur.st_dev);
-		if (fd >= 0 && fstat(fd, &cur) == 0 && !replaced && (uint64_t)cur.st_size < off)
-			replaced = true;
-		if (replaced) {
-			struct tt_record r = { .kind = TT_REC_RESET };
-			r.u.reset.reason = "file truncated or replaced: decoding it again";
-			if (have_hdr)
-				tt_qnx_finish(q, on_record, d);
-			on_record(d, &r);
-			close(fd);
-			fd = -1;
-			off = 0;
-			have_hdr = false;
-			continue;
-		}
-		if (fd >= 0 && !have_hdr) {
-			size_t n = (uint64_t)cur.st_size < FOLLOW_HEAD_MAX ? (size_t)cur.st_size
-									: FOLLOW_HEAD_MAX;
-			ssize_t k = pread(fd, buf, n, 0);
-			struct tt_qnx_header h;
-			if (k < 0 || (size_t)k != n) {
-				fprintf(stderr, "tracetap decode: %s: read failed\n", path);
-				rc = 1;
-				goto out;
-			}
-			if (tt_qnx_parse_header(buf, n, &h, err, sizeof(err)) == 0) {
-				if (d->traceprinter)
-					tp_header(buf, h.header_len);
-				tt_qnx_init(q, &h, tick_hz);
-				off = h.events_off;
-				have_hdr = true;
-			} else if (!h.need_more || n == FOLLOW_HEAD_MAX) {
-				fprintf(stderr, "tracetap decode: %s: %s\n", path, err);
-				rc = 1;
-				goto out;
-			} else if (!waited_msg) {
-				fprintf(stderr, "tracetap decode: %s: waiting for the rest of the "
-					"header (%s)\n", path, err);
-				waited_msg = true;
-			}
-		}
-		while (fd >= 0 && have_hdr && !follow_stop &&
-		       (uint64_t)cur.st_size - off >= TT_QNX_EVENT_SIZE) {
-			uint64_t whole = ((uint64_t)cur.st_size - off) / TT_QNX_EVENT_SIZE;
-			size_t n = whole * TT_QNX_EVENT_SIZE < FOLLOW_HEAD_MAX
-					   ? (size_t)whole * TT_QNX_EVENT_SIZE
-					   : FOLLOW_HEAD_MAX / TT_QNX_EVENT_SIZE * TT_QNX_EVENT_SIZE;
-			ssize_t k = pread(fd, buf, n, (off_t)off);
-			if (k < TT_QNX_EVENT_SIZE)
-				break; /* shrank meanwhile: seen at the next look */
-			n = (size_t)k / TT_QNX_EVENT_SIZE;
-			tt_qnx_feed(q, buf, n, on_record, d);
-			off += n * TT_QNX_EVENT_SIZE;
+		size_t hlen;
+		const uint8_t *hdr = tt_kev_follow_new_header(f, &hlen);
+		if (hdr && d->traceprinter)
+			tp_header(hdr, hlen);
+		if (st == TT_KEV_WAITING && !waited_msg) {
+			fprintf(stderr, "tracetap decode: %s: waiting for the rest of the header "
+				"(or for the file)\n", path);
+			waited_msg = true;
 		}
 		fflush(stdout);
 		struct timespec ts = { 0, 100 * 1000 * 1000 };
 		nanosleep(&ts, NULL);
 	}
-	if (have_hdr)
-		tt_qnx_finish(q, on_record, d);
+	tt_kev_follow_free(f, rc ? NULL : on_record, d);
 	fflush(stdout);
-out:
-	if (fd >= 0)
-		close(fd);
-	free(buf);
-	free(q);
 	return rc;
 }
 
