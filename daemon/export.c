@@ -591,12 +591,21 @@ static void ft_nuttx(struct tt_export *e, const cJSON *rec, const char *name)
 		putf(e, "tracing_mark_write: C|%u|%.64s|%s\n", ft_pid(e, pid),
 		     ft_str(rec, "name", b1, sizeof(b1)), ft_str(rec, "value", b2, sizeof(b2)));
 	} else if (!strcmp(name, "DUMP_PRINTF")) {
-		/* not rendered (the format string is in the ELF): its address and the packed
-		 * arguments, as NuttX prints a typed printf note's address */
-		ft_hex(ft_arg(rec, "fmt"), b2, sizeof(b2));
+		/* the text rendered with the ELF's format string (NuttX prints it as it is; a
+		 * trailing newline is the line's end), else the format's address and the packed
+		 * arguments in hex */
+		const cJSON *t = ft_arg(rec, "text");
 		ft_header(e, rec, pid, cpu);
-		putf(e, "tracing_mark_write: %s %.160s\n", b2, ft_str(rec, "data", b1,
-									 sizeof(b1)));
+		if (cJSON_IsString(t)) {
+			size_t n = strlen(t->valuestring);
+			n -= n && t->valuestring[n - 1] == '\n';
+			putf(e, "tracing_mark_write: %.*s\n", (int)(n < 200 ? n : 200),
+			     t->valuestring);
+		} else {
+			ft_hex(ft_arg(rec, "fmt"), b2, sizeof(b2));
+			putf(e, "tracing_mark_write: %s %.160s\n", b2,
+			     ft_str(rec, "data", b1, sizeof(b1)));
+		}
 	} else if (!strncmp(name, "HEAP_", 5)) {
 		static const char *const hp[] = { "ADD", "add", "REMOVE", "remove", "ALLOC",
 						  "malloc", "FREE", "free", NULL };

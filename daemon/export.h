@@ -23,9 +23,10 @@
  *              tracing_mark_write B|/E|/I|/C| for sched_lock, critical_section, dump and heap
  *              notes; no line where NuttX prints none (CPU_*, SPINLOCK_*, STOP, SUSPEND alone).
  *              Differences: a truncated syscall argument is printed as decoded ("0x????3c10")
- *              instead of invented bytes; an unnamed syscall is sys_NR; DUMP_PRINTF is the
- *              format address and the packed bytes (not rendered); gap/reset records keep
- *              tracetap's own line.
+ *              instead of invented bytes; an unnamed syscall is sys_NR; DUMP_PRINTF is its
+ *              rendered text (the record's "text", from the ELF's format string), else the
+ *              format address and the packed bytes; gap/reset records keep tracetap's own
+ *              line.
  *  - trx:      a TraceX file rebuilt from the raw words: a ThreadX control header, a registry
  *              with every thread/object name seen (thread_name, interrupted_name and object
  *              arguments), and one 32-byte entry per event (raw words, little-endian), oldest

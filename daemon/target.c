@@ -575,6 +575,12 @@ void tt_target_stop(struct tt_target *t, tt_target_close_cb cb, void *arg)
 	tt_probe_close(t->probe, on_probe_closed, t);
 }
 
+/* What tt_target_format_cfg read from a NuttX ELF besides the layout (tt_format_cfg.owned) */
+struct nx_extras {
+	struct tt_nuttx_syscalls *sc;
+	struct tt_nuttx_mem *ro;
+};
+
 int tt_target_format_cfg(const struct tt_target_config *cfg, const struct tt_reader_ops *r,
 			 struct tt_format_cfg *x, const void **format_cfg, char *err,
 			 size_t errlen)
@@ -601,13 +607,21 @@ int tt_target_format_cfg(const struct tt_target_config *cfg, const struct tt_rea
 		rc = tt_nuttx_layout_from_elf(cfg->elf, lo, err, errlen);
 		if (rc < 0)
 			return rc;
-		/* syscall names are a nicety: without them the numbers are shown */
-		if (tt_nuttx_syscalls_from_elf(cfg->elf, &sc, why, sizeof(why)) < 0) {
-			tt_log(TT_LOG_INFO, "NuttX syscall names: %s", why);
-		} else {
-			lo->syscalls = sc;
-			x->owned = sc;
+		struct nx_extras *ex = calloc(1, sizeof(*ex));
+		if (!ex) {
+			snprintf(err, errlen, "out of memory");
+			return -ENOMEM;
 		}
+		x->owned = ex;
+		/* syscall names and printf formats are a nicety: without them numbers and hex */
+		if (tt_nuttx_syscalls_from_elf(cfg->elf, &sc, why, sizeof(why)) < 0)
+			tt_log(TT_LOG_INFO, "NuttX syscall names: %s", why);
+		else
+			lo->syscalls = ex->sc = sc;
+		if (tt_nuttx_rodata_from_elf(cfg->elf, &ex->ro, why, sizeof(why)) < 0)
+			tt_log(TT_LOG_INFO, "NuttX printf formats: %s", why);
+		else
+			lo->rodata = ex->ro;
 	}
 	for (; o && *o; o++) {
 		const char *eq = strchr(*o, '=');
@@ -630,7 +644,13 @@ int tt_target_format_cfg(const struct tt_target_config *cfg, const struct tt_rea
 
 void tt_format_cfg_release(struct tt_format_cfg *x)
 {
-	tt_nuttx_syscalls_free(x->owned);
+	struct nx_extras *ex = x->owned;
+
+	if (ex) {
+		tt_nuttx_syscalls_free(ex->sc);
+		free(ex->ro);
+		free(ex);
+	}
 	x->owned = NULL;
 }
 

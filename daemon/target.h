@@ -81,7 +81,7 @@ void tt_target_stop(struct tt_target *t, tt_target_close_cb cb, void *arg);
 /* Storage for a reader's format_cfg (reader.h: cfg_size bytes). */
 struct tt_format_cfg {
 	_Alignas(max_align_t) unsigned char buf[TT_FORMAT_CFG_MAX];
-	void *owned; /* memory buf points into (NuttX syscall names from the ELF), or NULL */
+	void *owned; /* memory buf points into (NuttX syscall names, read-only data), or NULL */
 };
 
 struct tt_reader_ops;

@@ -593,3 +593,56 @@ void tt_nuttx_syscalls_free(struct tt_nuttx_syscalls *sc)
 {
 	free(sc);
 }
+
+/* ---- read-only data: DUMP_PRINTF format strings ---- */
+
+static int rodata_fn(const char *path, Elf *e, void *out, char *err, size_t errlen)
+{
+	Elf_Scn *scn = NULL;
+	size_t total = 0, n = 0;
+
+	while ((scn = elf_nextscn(e, scn)) != NULL) {
+		GElf_Shdr sh;
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_PROGBITS &&
+		    (sh.sh_flags & SHF_ALLOC) && !(sh.sh_flags & SHF_WRITE) && sh.sh_size) {
+			total += sh.sh_size;
+			n++;
+		}
+	}
+	if (!n || total > (64u << 20)) {
+		snprintf(err, errlen, "%s: %s", path, n ? "more than 64 MiB of read-only data"
+							: "no read-only data sections");
+		return -ERANGE;
+	}
+	struct tt_nuttx_mem *m = calloc(1, sizeof(*m) + n * sizeof(struct tt_nuttx_seg) + total);
+	if (!m) {
+		snprintf(err, errlen, "out of memory for %zu bytes of read-only data", total);
+		return -ENOMEM;
+	}
+	struct tt_nuttx_seg *seg = (struct tt_nuttx_seg *)(void *)(m + 1);
+	uint8_t *bytes = (uint8_t *)(seg + n);
+	m->seg = seg;
+	while ((scn = elf_nextscn(e, scn)) != NULL && m->n < n) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
+		    !(sh.sh_flags & SHF_ALLOC) || (sh.sh_flags & SHF_WRITE) || !sh.sh_size)
+			continue;
+		d = elf_rawdata(scn, NULL);
+		if (!d || !d->d_buf || d->d_size > sh.sh_size)
+			continue;
+		memcpy(bytes, d->d_buf, d->d_size);
+		seg[m->n++] = (struct tt_nuttx_seg){ .addr = sh.sh_addr, .len = (uint32_t)d->d_size,
+						     .data = bytes };
+		bytes += d->d_size;
+	}
+	*(struct tt_nuttx_mem **)out = m;
+	return 0;
+}
+
+int tt_nuttx_rodata_from_elf(const char *path, struct tt_nuttx_mem **out, char *err,
+			     size_t errlen)
+{
+	*out = NULL;
+	return with_elf(path, "read-only data", rodata_fn, out, err, errlen);
+}

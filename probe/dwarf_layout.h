@@ -40,5 +40,9 @@ int tt_nuttx_layout_from_elf(const char *path, struct tt_nuttx_layout *out, char
 int tt_nuttx_syscalls_from_elf(const char *path, struct tt_nuttx_syscalls **out, char *err,
 			       size_t errlen);
 void tt_nuttx_syscalls_free(struct tt_nuttx_syscalls *sc);
+/* A copy of the ELF's read-only PROGBITS sections (format strings of DUMP_PRINTF notes), at
+ * most 64 MiB; one allocation: free() it. 0 or -errno with a message. */
+int tt_nuttx_rodata_from_elf(const char *path, struct tt_nuttx_mem **out, char *err,
+			     size_t errlen);
 
 #endif

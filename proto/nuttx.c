@@ -85,6 +85,7 @@ static int use_syscalls(struct nx_dec *d, const struct tt_nuttx_layout *lo, char
 	size_t bytes = 0;
 	char **v, *s;
 
+	d->rodata = lo->rodata;
 	d->sysnames = NULL;
 	d->nsys = 0;
 	if (!sc || !sc->names || !sc->n || lo->sys_reserved < 0 || lo->sys_reserved > 255)

@@ -65,11 +65,25 @@ struct tt_nuttx_layout {
 	 * ni_overwrite, ni_head, ni_tail, ni_read and the buffer itself (off_buffer = offset of
 	 * ni_buffer, bufsize = its size; off_bufsize unused); header and payload fields are
 	 * little-endian byte arrays without padding (big_endian and align are ignored). */
+	/* The firmware's read-only data (format strings of DUMP_PRINTF notes, at npt_fmt):
+	 * borrowed for the reader's whole life (not copied), NULL: printf notes stay hex. */
+	const struct tt_nuttx_mem *rodata;
 	uint32_t bufsize;       /* CONFIG_DRIVER_NOTERAM_BUFSIZE (< 12.4) */
 	uint8_t pid_size;       /* sizeof(pid_t) (< 12.4): 2 or 4; 0 = 4 */
 	bool hires;             /* < 12.4: time as sec[sizeof(time_t)] + nsec[sizeof(long)]
 				 * (CONFIG_SCHED_INSTRUMENTATION_HIRES), else ticks[sizeof(clock_t)];
 				 * time64 gives the 8-byte time_t/clock_t */
+};
+
+/* Target memory known from the ELF: segments of read-only data. */
+struct tt_nuttx_seg {
+	uint64_t addr;
+	uint32_t len;
+	const uint8_t *data;
+};
+struct tt_nuttx_mem {
+	unsigned n;
+	const struct tt_nuttx_seg *seg;
 };
 
 /* The firmware's g_funcnames[] (probe/dwarf_layout.h reads it from the ELF). */

@@ -575,6 +575,137 @@ static void syscall_enter(struct rec *r)
 	}
 }
 
+/* ---- DUMP_PRINTF: the format string from the ELF, the arguments as sched_note_vprintf_ip
+ * packs them when npt_type is 0: back to back, no alignment, target byte order; d i u o x X c
+ * as int (4), with l/z/t long/size_t/ptrdiff_t (pointer size), ll/j 8; e f g a as double (8);
+ * '*' an int; s the string itself, NUL-terminated; p a pointer. */
+
+/* The NUL-terminated string at addr in the ELF's read-only data (at most cap - 1 chars). */
+static bool ro_string(const struct tt_nuttx_mem *m, uint64_t addr, char *out, size_t cap)
+{
+	for (unsigned i = 0; m && i < m->n; i++) {
+		const struct tt_nuttx_seg *s = &m->seg[i];
+		if (addr < s->addr || addr - s->addr >= s->len)
+			continue;
+		size_t off = (size_t)(addr - s->addr), k;
+		for (k = 0; k + 1 < cap && off + k < s->len && s->data[off + k]; k++)
+			out[k] = (char)s->data[off + k];
+		out[k] = 0;
+		return off + k < s->len && !s->data[off + k]; /* the whole string was there */
+	}
+	return false;
+}
+
+struct pf {
+	const struct nx_lay *l;
+	const uint8_t *p;
+	unsigned n, o;
+	bool bad;
+};
+
+static uint64_t pf_take(struct pf *a, unsigned size)
+{
+	if (a->o + size > a->n) {
+		a->bad = true; /* the note ends before this argument */
+		return 0;
+	}
+	uint64_t v = nx_get(a->l, a->p + a->o, size);
+	a->o += size;
+	return v;
+}
+
+/* Renders fmt with the packed arguments into out; false when the format uses what the
+ * packer and NuttX's printer disagree on or tracetap does not render (%%, %n, long double),
+ * or the arguments run out. */
+static bool render_printf(const struct nx_lay *l, const char *fmt, const uint8_t *data,
+			  unsigned n, char *out, size_t cap)
+{
+	struct pf a = { l, data, n, 0, false };
+	size_t o = 0;
+
+	if (strstr(fmt, "%%"))
+		return false;
+	for (const char *f = fmt; *f && o + 1 < cap; ) {
+		if (*f != '%') {
+			out[o++] = *f >= 0x20 && *f < 0x7f ? *f : *f == '\n' ? '\n' : '?';
+			f++;
+			continue;
+		}
+		char spec[32], conv, mod[3] = "";
+		size_t s = 0;
+		spec[s++] = *f++;
+		while (*f && strchr("-+ #0", *f) && s < 8)
+			spec[s++] = *f++;
+		for (int part = 0; part < 2; part++) { /* width, then .precision */
+			if (part && *f == '.')
+				spec[s++] = *f++;
+			else if (part)
+				break;
+			if (*f == '*') {
+				s += (size_t)snprintf(spec + s, sizeof(spec) - s, "%d",
+						      (int32_t)pf_take(&a, 4));
+				f++;
+			}
+			while (*f >= '0' && *f <= '9' && s < 20)
+				spec[s++] = *f++;
+		}
+		while (*f && strchr("hlLjzt", *f) && strlen(mod) < 2) {
+			mod[strlen(mod)] = *f++;
+			mod[2] = 0;
+		}
+		conv = *f ? *f++ : 0;
+		spec[s] = 0;
+		char piece[NX_TEXT_MAX];
+		unsigned isz = !strcmp(mod, "ll") || !strcmp(mod, "j") ? 8
+			     : (mod[0] == 'l' || mod[0] == 'z' || mod[0] == 't') ? l->ptr : 4;
+		char hf[40];
+		if (conv && strchr("diuoxXc", conv)) {
+			uint64_t v = pf_take(&a, isz);
+			if (conv == 'd' || conv == 'i') {
+				int64_t sv = isz == 8 ? (int64_t)v : (int64_t)(int32_t)(uint32_t)v;
+				snprintf(hf, sizeof(hf), "%sll%c", spec, conv);
+				snprintf(piece, sizeof(piece), hf, (long long)sv);
+			} else if (conv == 'c') {
+				snprintf(hf, sizeof(hf), "%sc", spec);
+				snprintf(piece, sizeof(piece), hf,
+					 (int)(v >= 0x20 && v < 0x7f ? v : '?'));
+			} else {
+				snprintf(hf, sizeof(hf), "%sll%c", spec, conv);
+				snprintf(piece, sizeof(piece), hf, (unsigned long long)v);
+			}
+		} else if (conv && strchr("eEfFgGaA", conv) && strcmp(mod, "L")) {
+			uint64_t bits = pf_take(&a, 8);
+			double dv;
+			memcpy(&dv, &bits, sizeof(dv));
+			snprintf(hf, sizeof(hf), "%s%c", spec, conv);
+			snprintf(piece, sizeof(piece), hf, dv);
+		} else if (conv == 's') {
+			char str[NX_TEXT_MAX];
+			size_t k = 0;
+			while (a.o < a.n && a.p[a.o] && k + 1 < sizeof(str)) {
+				uint8_t c = a.p[a.o++];
+				str[k++] = c >= 0x20 && c < 0x7f ? (char)c : '?';
+			}
+			str[k] = 0;
+			if (a.o >= a.n)
+				a.bad = true; /* no NUL: the note was cut */
+			a.o++;
+			snprintf(hf, sizeof(hf), "%ss", spec);
+			snprintf(piece, sizeof(piece), hf, str);
+		} else if (conv == 'p') {
+			snprintf(piece, sizeof(piece), "0x%llx", (unsigned long long)pf_take(&a, l->ptr));
+		} else {
+			return false; /* %n, long double, an unknown or missing conversion */
+		}
+		if (a.bad)
+			return false;
+		for (size_t k = 0; piece[k] && o + 1 < cap; k++)
+			out[o++] = piece[k];
+	}
+	out[o] = 0;
+	return true;
+}
+
 static void event_payload(struct rec *r, unsigned kind, bool tag)
 {
 	const struct nx_lay *l = &r->d->lay;
@@ -621,7 +752,7 @@ static void payload(struct rec *r, const struct nx_type *ty)
 {
 	const struct nx_lay *l = &r->d->lay;
 	unsigned h = l->hdr, a = nx_alignup(h, l->pal), a2 = l->bytes ? h : nx_alignup(h, 2);
-	uint64_t v;
+	uint64_t v, w = 1;
 
 	switch (ty->kind) {
 	case K_U8:
@@ -683,6 +814,18 @@ static void payload(struct rec *r, const struct nx_type *ty)
 		}
 		add_field(r, "arg_types", o, 4, true);
 		add_hexdump(r, "data", o + 4, r->len > o + 4 ? r->len - o - 4 : 0);
+		/* with the ELF's read-only data: the text NuttX would print (untyped notes) */
+		char fmt[256];
+		if (r->d->rodata && field(r, a + l->ptr, l->ptr, &v) && field(r, o, 4, &w) && !w &&
+		    ro_string(r->d->rodata, v, fmt, sizeof(fmt))) {
+			char *t = scratch(r);
+			if (render_printf(l, fmt, r->p + o + 4, r->len > o + 4 ? r->len - o - 4 : 0,
+					  t, NX_TEXT_MAX)) {
+				struct tt_arg *x = add(r, "text", TT_ARG_OBJ, 0);
+				if (x)
+					x->text = t;
+			}
+		}
 		break;
 	}
 	case K_EVENT_STR:

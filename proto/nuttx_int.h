@@ -50,6 +50,7 @@ struct nx_dec {
 	const char *const *sysnames;
 	unsigned nsys;
 	int32_t sys_reserved;
+	const struct tt_nuttx_mem *rodata; /* format strings (borrowed), or NULL */
 	char text[TT_MAX_ARGS][NX_TEXT_MAX];
 	uint32_t raw[NX_MAX_REC / 4];
 };

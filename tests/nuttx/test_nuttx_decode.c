@@ -390,6 +390,66 @@ static void release_1203(bool hires, bool big)
 	nxw_free(&w);
 }
 
+/* DUMP_PRINTF rendered with the format string from the ELF's read-only data and the arguments
+ * packed as sched_note_vprintf_ip does (no alignment, target order): the expected text is
+ * written by hand. A format with %%, a typed note (npt_type != 0), a cut argument list or a
+ * format outside the read-only data keep the hex form only. */
+static void printf_text(unsigned ptr, bool big)
+{
+	static const char fmts[] = "t=%d n=%lu s=%s c=%c p=%p f=%.2f w=%*d|%-4s|\n\0"
+				   "100%% %d\0";
+	const struct tt_nuttx_seg seg = { 0x08010000, sizeof(fmts), (const uint8_t *)fmts };
+	const struct tt_nuttx_mem ro = { 1, &seg };
+	struct tt_nuttx_layout lo;
+	struct nxw w;
+	uint8_t rec[256], *d;
+	unsigned a, o, len;
+
+	tt_nuttx_layout_default(&lo, ptr);
+	lo.big_endian = big;
+	nxw_init(&w, &lo, 8192, BASE, 0, 1024, 2048);
+	w.lo.rodata = &ro;
+	a = (w.hdr + ptr - 1) / ptr * ptr;
+	o = a + 2 * ptr + 4; /* ip, fmt, tag, then npt_type */
+	for (int k = 0; k < 5; k++) {
+		uint8_t data[64];
+		double f = 3.14159;
+		uint64_t bits;
+
+		d = data;
+		len = 0;
+		nxw_put(&w, d + len, (uint32_t)-7, 4), len += 4;
+		nxw_put(&w, d + len, 123456, ptr), len += ptr;
+		memcpy(d + len, "abc", 4), len += 4;
+		nxw_put(&w, d + len, 'Z', 4), len += 4;
+		nxw_put(&w, d + len, 0x20001234, ptr), len += ptr;
+		memcpy(&bits, &f, 8);
+		nxw_put(&w, d + len, bits, 8), len += 8;
+		nxw_put(&w, d + len, 6, 4), len += 4;
+		nxw_put(&w, d + len, 42, 4), len += 4;
+		memcpy(d + len, "ok", 3), len += 3;
+		if (k == 3)
+			len -= 5; /* cut: the last string and part of the int are missing */
+		nxw_hdr(&w, rec, o + 4 + len, 30, 3, 100, 0);
+		memcpy(rec + o + 4, data, len);
+		nxw_put(&w, rec + a, 0x08001000, ptr);
+		/* the second string ("100%% %d") starts after the first's 45 characters + NUL */
+		nxw_put(&w, rec + a + ptr, k == 1 ? 0x08010000 + 46 : k == 4 ? 0x09000000
+								 : 0x08010000, ptr);
+		nxw_put(&w, rec + o, k == 2 ? 0x11 : 0, 4); /* npt_type */
+		nxw_add(&w, rec, o + 4 + len);
+	}
+	CHECK_EQ(decode(&w, 0), 0);
+	CHECK_EQ(lg.n, 5);
+	CHECK_STR(nxarg(&lg.r[0], "text"), "t=-7 n=123456 s=abc c=Z p=0x20001234 f=3.14 w=    42|ok  |\n");
+	CHECK(!nxarg(&lg.r[1], "text"));	/* "100%% %d" */
+	CHECK(!nxarg(&lg.r[2], "text"));	/* typed */
+	CHECK(!nxarg(&lg.r[3], "text"));	/* cut */
+	CHECK(!nxarg(&lg.r[4], "text"));	/* format not in the ELF's data */
+	CHECK(nxarg(&lg.r[0], "data") != NULL);
+	nxw_free(&w);
+}
+
 /* SYSCALL_ENTER/LEAVE nr named from g_funcnames[nr - CONFIG_SYS_RESERVED]: below the reserved
  * numbers, past the table, or at an unreadable entry the number stays. */
 static void syscall_names(void)
@@ -430,6 +490,8 @@ int main(void)
 	other_releases();
 	stream_form();
 	syscall_names();
+	printf_text(4, false);
+	printf_text(8, true);
 	release_1203(true, false);
 	release_1203(false, true);
 	free(lg.r);

@@ -5,7 +5,8 @@
  * prints it), a RESUME inside an interrupt as sched_waking with the switch at the interrupt's
  * exit, sys_NAME(arg...) / sys_NAME -> result with the truncated argument kept as "0x????3c10"
  * (NuttX prints invented upper bytes), tracing_mark_write B|/E|/I|/C| lines, no line for
- * spinlocks, and a gap record as tracetap's own line. The records are the wire JSON the
+ * spinlocks, a printf note as its rendered text (or, without the ELF, the format address and the
+ * packed bytes), and a gap record as tracetap's own line. The records are the wire JSON the
  * daemon sends for NuttX notes. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,6 +68,11 @@ static const char *const recs[] = {
 		"\"mem\":\"0x20010100\",\"size\":64,\"used\":512}}",
 	EV(3900000000, 4, 100, "WDOG_START", "") "\"args\":{\"handler\":\"0x08001000\","
 		"\"arg\":\"0x00000007\"}}",
+	EV(3900000001, 4, 100, "DUMP_PRINTF", "") "\"args\":{\"ip\":\"0x08001000\","
+		"\"fmt\":\"0x08010000\",\"tag\":0,\"arg_types\":\"0x00000000\",\"data\":\"2a000000\","
+		"\"text\":\"answer=42\\n\"}}",
+	EV(3900000002, 4, 100, "DUMP_PRINTF", "") "\"args\":{\"ip\":\"0x08001000\","
+		"\"fmt\":\"0x08010000\",\"tag\":0,\"arg_types\":\"0x00000000\",\"data\":\"2a000000\"}}",
 	"{\"type\":\"gap\",\"lost\":3,\"exact\":true,\"reason\":\"lapped\"}",
 };
 
@@ -97,6 +103,8 @@ static const char want[] =
 	"nsh_main-4   [0]   3.800000000: tracing_mark_write: C|4|Heap Usage|512|malloc: heap: "
 	"0x20010000 size:64, address: 0x20010100\n"
 	"nsh_main-4   [0]   3.900000000: tracing_mark_write: I|4|wdog: start-0x8001000 0x7\n"
+	"nsh_main-4   [0]   3.900000001: tracing_mark_write: answer=42\n"
+	"nsh_main-4   [0]   3.900000002: tracing_mark_write: 0x8010000 2a000000\n"
 	"      <tracetap>-0       [000]     0.000000: tracetap_gap: seq=0 lost=3 reason=\"lapped\"\n";
 
 int main(void)
