@@ -8,6 +8,7 @@ tracetap=$1 mk=$2
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/lib.sh"
 
 "$mk" "$work/ram.bin" 500 > "$work/mk.out"
 drv=$(sed -n 's/^driver=\(0x[0-9a-f]*\).*/\1/p' "$work/mk.out")
@@ -20,10 +21,7 @@ ${TT_WRAP-} "$tracetap" decode --json --format nuttx --base 0x20000000 --address
 n=$(grep -c '"type":"event"' "$work/out.jsonl")
 [ "$n" -eq "$held" ] || fail "decoded $n events, the ring holds $held"
 # time stamps: consecutive multiples of 1000 ending at the last one written
-sed -n 's/.*"time":\([0-9]*\).*/\1/p' "$work/out.jsonl" > "$work/times"
-awk -v last="$last" 'NR > 1 && $1 != prev + 1000 { print "step at line " NR; bad = 1 }
-  { prev = $1 } END { if (prev != last) { print "ends at " prev " not " last; bad = 1 }; exit bad }' \
-  "$work/times" || fail "records out of order or missing"
+times_ok "$work/out.jsonl" "$last" || fail "records out of order or missing"
 grep -q '"name":"NOTE_START".*"thread_name":"[a-z_]*".*"args":{"name":"' "$work/out.jsonl" ||
   fail "no NOTE_START with a task name"
 grep -q '"name":"NOTE_SYSCALL_ENTER".*"args":{"nr":[0-9]*,"arg0":"0x[0-9a-f]*"' "$work/out.jsonl" ||
@@ -81,10 +79,7 @@ last=$(sed -n 's/.* last_time=\([0-9]*\).*/\1/p' "$work/dump.out")
 ${TT_WRAP-} "$tracetap" decode --json --format nuttx "$work/dump.bin" > "$work/dump.jsonl"
 n=$(grep -c '"type":"event"' "$work/dump.jsonl" || true)
 [ "$n" -eq 300 ] || fail "binary dump: $n of 300 notes decoded"
-sed -n 's/.*"time":\([0-9]*\).*/\1/p' "$work/dump.jsonl" > "$work/dtimes"
-awk -v last="$last" 'NR > 1 && $1 != prev + 1000 { print "step at line " NR; bad = 1 }
-  { prev = $1 } END { if (prev != last) { print "ends at " prev " not " last; bad = 1 }; exit bad }' \
-  "$work/dtimes" || fail "binary dump: records out of order or missing"
+times_ok "$work/dump.jsonl" "$last" || fail "binary dump: records out of order or missing"
 grep -q '"name":"NOTE_START".*"args":{"name":"nsh_main"}' "$work/dump.jsonl" ||
   fail "binary dump: no NOTE_START nsh_main"
 # a dump cut in the middle of a note: the notes before it, then a clear error

@@ -15,6 +15,7 @@ work=$(mktemp -d)
 dpid=""
 trap '[ -z "$dpid" ] || kill "$dpid" 2>/dev/null; rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/lib.sh"
 
 none="" checked=0
 for fx in "$@"; do
@@ -36,10 +37,7 @@ for fx in "$@"; do
     fail "$name: decode --elf failed"
   n=$(grep -c '"type":"event"' "$work/$name.jsonl" || true)
   [ "$n" -eq "$held" ] || fail "$name: decoded $n events, the ring holds $held"
-  sed -n 's/.*"time":\([0-9]*\).*/\1/p' "$work/$name.jsonl" > "$work/$name.times"
-  awk -v last="$last" 'NR > 1 && $1 != prev + 1000 { print "step at line " NR; bad = 1 }
-    { prev = $1 } END { if (prev != last) { print "ends at " prev " not " last; bad = 1 }; exit bad }' \
-    "$work/$name.times" || fail "$name: records out of order or missing"
+  times_ok "$work/$name.jsonl" "$last" || fail "$name: records out of order or missing"
   grep -q '"name":"NOTE_START".*"thread_name":"[a-z_]*"' "$work/$name.jsonl" ||
     fail "$name: no NOTE_START with a task name"
   echo "ok: $name: decode --elf: $n records in order, ending at time $last"
