@@ -17,6 +17,7 @@
 
 #include "../probe/dwarf_layout.h"
 #include "../proto/reader.h"
+#include "kevfollow.h"
 #include "log.h"
 
 enum phase {
@@ -31,6 +32,7 @@ struct tt_target {
 	char **oargs;    /* owned copy of openocd_args */
 	char **fopts;    /* owned copy of format_opts */
 	struct tt_probe *probe;
+	struct tt_kev_follow *kev; /* kev:PATH: a growing .kev file instead of a probe */
 	const struct tt_reader_ops *fmt;
 	struct tt_format_cfg fcfg; /* format_cfg points here (or is NULL) */
 	const void *format_cfg;
@@ -121,9 +123,16 @@ static void schedule(struct tt_target *t, unsigned delay_ms)
 		uv_timer_start(&t->timer, on_timer, delay_ms, 0);
 }
 
+static void kev_poll(struct tt_target *t);
+
 static void on_timer(uv_timer_t *h)
 {
-	poll_cycle(h->data);
+	struct tt_target *t = h->data;
+
+	if (t->kev)
+		kev_poll(t);
+	else
+		poll_cycle(t);
 }
 
 static void emit(void *arg, const struct tt_record *rec)
@@ -155,6 +164,50 @@ static void update_rate(struct tt_target *t)
 		t->rate_t0 = now;
 		t->rate_n0 = t->st.events;
 	}
+}
+
+/* kev:PATH: one look at the file per poll_max interval (daemon/kevfollow.h). */
+static void kev_poll(struct tt_target *t)
+{
+	const char *path = t->cfg.probe + 4;
+	char err[sizeof(t->st.message)];
+	int st = tt_kev_follow_step(t->kev, emit, t, err, sizeof(err));
+
+	t->st.polls++;
+	t->st.bytes_read = tt_kev_follow_bytes(t->kev);
+	if (st < 0) {
+		log_poll_error(t, err);
+		set_state(t, TT_TARGET_DISCONNECTED, "%s", err);
+	} else if (st == TT_KEV_WAITING) {
+		set_state(t, TT_TARGET_ATTACHING, "waiting for %s and its whole header", path);
+	} else {
+		set_state(t, TT_TARGET_CONNECTED, "following %s", path);
+	}
+	update_rate(t);
+	t->st.interval_ms = t->cfg.poll_max_ms;
+	schedule(t, t->cfg.poll_max_ms);
+}
+
+/* kev:PATH takes the QNX format and nothing that locates a buffer in target memory. */
+static int check_kev(const struct tt_target_config *cfg, char *err, size_t errlen)
+{
+	if (!cfg->probe[4]) {
+		snprintf(err, errlen, "kev: needs a path (kev:/path/to/trace.kev)");
+		return -EINVAL;
+	}
+	if (cfg->format && strcmp(cfg->format, "qnx")) {
+		snprintf(err, errlen, "%s: a .kev file is QNX's format, not %s", cfg->probe,
+			 cfg->format);
+		return -EINVAL;
+	}
+	if (cfg->address || cfg->address_is_pointer || cfg->elf || cfg->start_at_now ||
+	    (cfg->format_opts && *cfg->format_opts)) {
+		snprintf(err, errlen, "%s: a .kev file carries its own header: --address, "
+			 "--pointer, --elf, --start-at-now and --format-opt do not apply",
+			 cfg->probe);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 /* Adapt the interval so one poll sees a small part of the buffer: halve it when a poll found
@@ -398,6 +451,7 @@ static void free_target(struct tt_target *t)
 		free(t->strs[i]);
 	free_argv(t->oargs);
 	free_argv(t->fopts);
+	tt_kev_follow_free(t->kev, NULL, NULL);
 	if (t->rd)
 		t->fmt->destroy(t->rd);
 	tt_format_cfg_release(&t->fcfg);
@@ -439,9 +493,11 @@ int tt_target_start(uv_loop_t *loop, const struct tt_target_config *cfg,
 		snprintf(err, errlen, "no probe given");
 		return -EINVAL;
 	}
-	if ((rc = tt_probe_spec_check(cfg->probe, err, errlen)) < 0)
+	bool kev = !strncmp(cfg->probe, "kev:", 4);
+	if ((rc = kev ? check_kev(cfg, err, errlen) : tt_probe_spec_check(cfg->probe, err, errlen)) < 0)
 		return rc;
-	const struct tt_reader_ops *fmt = tt_reader_find(cfg->format ? cfg->format : "threadx");
+	const struct tt_reader_ops *fmt = tt_reader_find(kev ? "qnx" : cfg->format ? cfg->format
+										 : "threadx");
 	if (!fmt || !fmt->create) {
 		if (fmt)
 			snprintf(err, errlen, "format '%s' has no live reader: decode its files with "
@@ -469,6 +525,20 @@ int tt_target_start(uv_loop_t *loop, const struct tt_target_config *cfg,
 	t->st.interval_ms = t->cfg.poll_min_ms * 4 < t->cfg.poll_max_ms ? t->cfg.poll_min_ms * 4
 								       : t->cfg.poll_max_ms;
 	t->relink_ms = RELINK_FIRST_MS;
+	if (kev) {
+		t->cfg.format = "qnx"; /* strs[] still owns the copy */
+		if (tt_kev_follow_new(t->cfg.probe + 4, t->cfg.tick_hz, &t->kev) < 0) {
+			snprintf(err, errlen, "out of memory");
+			rc = -ENOMEM;
+			goto fail_cfg;
+		}
+		uv_timer_init(loop, &t->timer);
+		t->timer.data = t;
+		t->rate_t0 = uv_now(loop);
+		*out = t;
+		schedule(t, 0);
+		return 0;
+	}
 	rc = tt_target_format_cfg(&t->cfg, fmt, &t->fcfg, &t->format_cfg, err, errlen);
 	if (rc < 0)
 		goto fail_cfg;
@@ -569,9 +639,11 @@ void tt_target_stop(struct tt_target *t, tt_target_close_cb cb, void *arg)
 	t->close_cb = cb;
 	t->close_arg = arg;
 	t->st.state = TT_TARGET_STOPPED;
-	t->pending_closes = 2;
+	t->pending_closes = t->probe ? 2 : 1;
 	uv_timer_stop(&t->timer);
 	uv_close((uv_handle_t *)&t->timer, on_timer_closed);
+	if (!t->probe)
+		return;
 	tt_probe_close(t->probe, on_probe_closed, t);
 }
 

@@ -39,8 +39,8 @@ static const struct tt_probe_ops *probe_lookup(const char *spec, const char **ar
 static int unknown_probe(const char *spec, char *err, size_t errlen)
 {
 	snprintf(err, errlen,
-		 "unknown probe \"%s\": expected file:PATH, process:PID, openocd:HOST:PORT "
-		 "or openocd-spawn", spec);
+		 "unknown probe \"%s\": expected file:PATH, process:PID, openocd:HOST:PORT, "
+		 "openocd-spawn (or kev:PATH for a QNX .kev file)", spec);
 	return -EINVAL;
 }
 
