@@ -532,12 +532,7 @@ int tt_target_start(uv_loop_t *loop, const struct tt_target_config *cfg,
 			rc = -ENOMEM;
 			goto fail_cfg;
 		}
-		uv_timer_init(loop, &t->timer);
-		t->timer.data = t;
-		t->rate_t0 = uv_now(loop);
-		*out = t;
-		schedule(t, 0);
-		return 0;
+		goto launch; /* no probe, no reader: kev_poll does both */
 	}
 	rc = tt_target_format_cfg(&t->cfg, fmt, &t->fcfg, &t->format_cfg, err, errlen);
 	if (rc < 0)
@@ -600,6 +595,7 @@ int tt_target_start(uv_loop_t *loop, const struct tt_target_config *cfg,
 	rc = tt_probe_new(loop, t->cfg.probe, &po, &t->probe, err, errlen);
 	if (rc < 0)
 		goto fail_cfg;
+launch:
 	uv_timer_init(loop, &t->timer);
 	t->timer.data = t;
 	t->rate_t0 = uv_now(loop);
