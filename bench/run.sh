@@ -133,9 +133,9 @@ if want pipeline; then
 		t=$(field "$r" secs)
 		row pipeline "$n client(s): events/s per client, median (min-max)" \
 			"$(field "$r" rate_median) ($(field "$r" rate_min)-$(field "$r" rate_max))"
-		row pipeline "$n client(s): daemon CPU, deliveries/s in total" \
+		row pipeline "$n client(s): daemon CPU; deliveries/s; deliveries per daemon CPU-s" \
 			"$(awk -v c=$((c1 - c0)) -v hz="$HZ" -v t="$t" -v d="$(field "$r" records_total)" \
-				'BEGIN { printf "%.2f cores, %.0f/s", c / hz / t, d / t }')"
+				'BEGIN { printf "%.2f cores; %.0f/s; %.0f", c / hz / t, d / t, c ? d * hz / c : 0 }')"
 		row pipeline "$n client(s): losses" \
 			"slow client: $(field "$r" lost) records in $(field "$r" gap_msgs) gaps ($(field "$r" clients_with_loss) of $n clients), source lapped: $((l1 - l0)) of $((e1 - e0 + l1 - l0))"
 	done
@@ -188,7 +188,12 @@ if want soak; then
 	wait_history 60 # the history ring filling is not growth: sample from there on
 	"$CLIENTS" "$HPORT" 10 $((secs + 2)) >"$TT_TMP/soak-clients.txt" &
 	cp=$!
-	fd0=$(ls "/proc/$DP/fd" | wc -l)
+	end=$((SECONDS + 10))
+	until [ "$(bench_metric "$HPORT" tracetap_clients)" -ge 10 ]; do
+		[ $SECONDS -lt $end ] || tt_die "the 10 soak clients did not connect"
+		sleep 0.1
+	done
+	fd0=$(ls "/proc/$DP/fd" | wc -l) # with the 10 clients connected, as at the end
 	: >"$TT_TMP/soak.txt"
 	for ((t = 0; t <= secs; t += step)); do
 		echo "$t $(rss_kib "$DP")" >>"$TT_TMP/soak.txt"
