@@ -31,7 +31,7 @@ nx_fw() {
 }
 
 nx_daemon() {
-	"$TRACETAPD" --no-server --stdout --log-level info --name sim --format nuttx \
+	${TT_WRAP-} "$TRACETAPD" --no-server --stdout --log-level info --name sim --format nuttx \
 		--address "$DRIVER" --probe openocd-spawn -f "$OPENOCD_CFG" \
 		-c "remote_bitbang port $SIM_PORT" --openocd-log "$TT_TMP/ocd.log" "$@" \
 		>"$REC" 2>"$DLOG" &

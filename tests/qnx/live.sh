@@ -35,7 +35,7 @@ esac
 
 # Without --address there is nothing to follow: a clear message, not a bare errno.
 rc=0
-timeout 10 "$TRACETAPD" --no-server --stdout --format qnx --probe "file:$TT_TMP/none.kev" \
+timeout 10 ${TT_WRAP-} "$TRACETAPD" --no-server --stdout --format qnx --probe "file:$TT_TMP/none.kev" \
 	>/dev/null 2>"$TT_TMP/noaddr.log" || rc=$?
 [ "$rc" -ne 0 ] && grep -q 'qnx: give --address, the first buffer' "$TT_TMP/noaddr.log" ||
 	tt_die "tracetapd --format qnx without --address: status $rc, $(cat "$TT_TMP/noaddr.log")"
@@ -52,7 +52,7 @@ tt_spawn fw "$FW_QNX" --ram "$TT_TMP/ram.bin" --base $BASE --size $RAM_SIZE --nb
 tt_expect fw '^ring=0x([0-9a-f]+) .*events_per_buffer=([0-9]+)'
 [ "0x${BASH_REMATCH[1]}" = $RING ] || tt_die "ring at 0x${BASH_REMATCH[1]}, expected $RING"
 
-"$TRACETAPD" --no-server --stdout --log-level info --name qnx --format qnx --address $RING \
+${TT_WRAP-} "$TRACETAPD" --no-server --stdout --log-level info --name qnx --format qnx --address $RING \
 	--format-opt nbufs=$NBUFS "${PROBE[@]}" >"$REC" 2>"$DLOG" &
 DPID=$!
 TT_PIDS+=("$DPID")
