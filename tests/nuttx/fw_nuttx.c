@@ -12,15 +12,14 @@
 #include "nxwriter.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+
+#include "fwrun.h"
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -36,32 +35,6 @@ static void on_signal(int sig)
 		g_clear++;
 	else
 		g_stop = 1;
-}
-
-static uint64_t ns_since(const struct timespec *a)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (uint64_t)(now.tv_sec - a->tv_sec) * 1000000000u + (uint64_t)now.tv_nsec -
-	       (uint64_t)a->tv_nsec;
-}
-
-static uint8_t *map_ram(const char *path, uint32_t size)
-{
-	struct stat st;
-	int fd = open(path, O_RDWR | O_CREAT, 0644);
-	void *p;
-
-	if (fd < 0)
-		return NULL;
-	if (fstat(fd, &st) < 0 || (st.st_size < (off_t)size && ftruncate(fd, size) < 0)) {
-		close(fd);
-		return NULL;
-	}
-	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	close(fd);
-	return p == MAP_FAILED ? NULL : p;
 }
 
 static void usage(FILE *out)
@@ -89,11 +62,9 @@ int main(int argc, char **argv)
 	static uint8_t rec[256];
 	const char *path = NULL, *mode = "overwrite";
 	uint32_t base = 0, size = 0, buf_off = DEFAULT_BUF_OFF, buf_size = 0;
-	uint64_t rate = 1000, count = 0, records = 0, stored = 0, clears = 0, overflows = 0;
+	uint64_t records = 0, stored = 0, clears = 0, overflows = 0;
 	uint64_t last_stored = 0;
-	uint64_t burst = 0, in_burst = 0;
-	double duration = 0;
-	struct timespec start, next;
+	struct fw_pace pace = { .rate = 1000 };
 	sig_atomic_t clears_seen = 0;
 	uint8_t *ram;
 	int o;
@@ -105,11 +76,11 @@ int main(int argc, char **argv)
 		case 's': size = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'o': buf_off = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'B': buf_size = (uint32_t)strtoul(optarg, NULL, 0); break;
-		case 'R': rate = strtoull(optarg, NULL, 0); break;
-		case 'n': count = strtoull(optarg, NULL, 0); break;
-		case 'd': duration = strtod(optarg, NULL); break;
+		case 'R': pace.rate = strtoull(optarg, NULL, 0); break;
+		case 'n': pace.count = strtoull(optarg, NULL, 0); break;
+		case 'd': pace.duration = strtod(optarg, NULL); break;
 		case 'm': mode = optarg; break;
-		case 'u': burst = strtoull(optarg, NULL, 0); break;
+		case 'u': pace.burst = strtoull(optarg, NULL, 0); break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -125,8 +96,8 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if (!(ram = map_ram(path, size))) {
-		fprintf(stderr, "tt-fw-nuttx: cannot map RAM %s: %s\n", path, strerror(errno));
+	if ((o = fw_map_ram(path, base, size, &ram)) < 0) {
+		fprintf(stderr, "tt-fw-nuttx: cannot map RAM %s: %s\n", path, strerror(-o));
 		return 1;
 	}
 	struct sigaction sa = { .sa_handler = on_signal };
@@ -142,19 +113,12 @@ int main(int argc, char **argv)
 	nxw_set_overwrite(&w, strcmp(mode, "stop") ? 1 : 0);
 	w.time = 1;
 	w.step = 1;
-	clock_gettime(CLOCK_MONOTONIC, &start);
-	next = start;
-	if (!burst)
-		burst = rate ? (rate + 1999) / 2000 : 1;	/* at most ~2000 sleeps per second */
+	fw_pace_start(&pace);
 	printf("driver=0x%08" PRIx32 " ring=0x%08" PRIx32 " size=%" PRIu32 " mode=%s rate=%" PRIu64
-	       " pid=%d\n", base + OFF_DRIVER, base + buf_off, buf_size, mode, rate, (int)getpid());
+	       " pid=%d\n", base + OFF_DRIVER, base + buf_off, buf_size, mode, pace.rate, (int)getpid());
 	fflush(stdout);
 
-	for (uint32_t i = 0; !g_stop; i++) {
-		if (count && records >= count)
-			break;
-		if (duration > 0 && ns_since(&start) >= duration * 1e9)
-			break;
+	for (uint32_t i = 0; !(i ? fw_pace(&pace, records, &g_stop) : g_stop); i++) {
 		while (clears_seen != g_clear) {
 			/* NOTERAM_CLEAR: the tail catches up with the head; an overflowed ring in
 			 * mode 0 goes back to recording */
@@ -179,23 +143,12 @@ int main(int argc, char **argv)
 			overflows++;
 		__atomic_store_n((uint32_t *)(void *)(ram + OFF_LAST_TIME), (uint32_t)(w.time - 1),
 				 __ATOMIC_RELEASE);
-		if (!rate || ++in_burst < burst)
-			continue;
-		/* sleep until the next burst is due: absolute deadlines, so no drift accumulates */
-		in_burst = 0;
-		uint64_t ns = (uint64_t)next.tv_nsec + burst * 1000000000u / rate;
-
-		next.tv_sec += (time_t)(ns / 1000000000u);
-		next.tv_nsec = (long)(ns % 1000000000u);
-		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR &&
-		       !g_stop)
-			;
 	}
 	printf("summary events=%" PRIu64 " last_time=%" PRIu64 " last_stored=%" PRIu64
 	       " stored=%" PRIu64
 	       " dropped=%" PRIu64 " overflows=%" PRIu64 " clears=%" PRIu64 " head=%" PRIu32
 	       " tail=%" PRIu32 " elapsed_ms=%" PRIu64 "\n", records, w.time - 1, last_stored,
 	       stored, w.dropped,
-	       overflows, clears, nxw_head(&w), nxw_tail(&w), ns_since(&start) / 1000000u);
+	       overflows, clears, nxw_head(&w), nxw_tail(&w), fw_ns_since(&pace.start) / 1000000u);
 	return 0;
 }

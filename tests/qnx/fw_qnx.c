@@ -9,18 +9,16 @@
  * number over all events (tests/live/check_seq's default key). SIGTERM/SIGINT stop it with a
  * summary line; SIGUSR1 restarts tracing (every header cleared, buffer 0 again).
  */
+#include "fwrun.h"
 #include "qringw.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -31,10 +29,8 @@ struct fw {
 	uint8_t *ram;
 	uint32_t base, size;
 	bool counter;
-	uint64_t tick_hz, rate, count, user_events, seq, restarts;
-	double duration;
-	struct timespec start, next;
-	uint64_t burst, in_burst;
+	uint64_t tick_hz, user_events, seq, restarts;
+	struct fw_pace pace;
 	bool done;
 };
 
@@ -48,40 +44,20 @@ static void on_signal(int sig)
 		g_stop = 1;
 }
 
-static uint64_t ns_since(const struct timespec *a)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (uint64_t)(now.tv_sec - a->tv_sec) * 1000000000u + (uint64_t)now.tv_nsec -
-	       (uint64_t)a->tv_nsec;
-}
-
 static uint64_t now(void *arg)
 {
 	struct fw *f = arg;
 
 	if (f->counter)
 		return f->w.events;
-	uint64_t ns = ns_since(&f->start);
+	uint64_t ns = fw_ns_since(&f->pace.start);
 	return ns / 1000000000u * f->tick_hz + ns % 1000000000u * f->tick_hz / 1000000000u;
 }
 
-/* After each event: stop conditions, then sleep until the next burst is due (absolute
- * deadlines: no drift). */
 static void pace(struct fw *f)
 {
-	if ((f->count && f->w.events >= f->count) || g_stop ||
-	    (f->duration > 0 && ns_since(&f->start) >= f->duration * 1e9))
+	if (fw_pace(&f->pace, f->w.events, &g_stop))
 		f->done = true;
-	if (!f->rate || ++f->in_burst < f->burst)
-		return;
-	f->in_burst = 0;
-	uint64_t ns = (uint64_t)f->next.tv_nsec + f->burst * 1000000000u / f->rate;
-	f->next.tv_sec += (time_t)(ns / 1000000000u);
-	f->next.tv_nsec = (long)(ns % 1000000000u);
-	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &f->next, NULL) == EINTR && !g_stop)
-		;
 }
 
 static void ev(struct fw *f, uint32_t cls, uint32_t event, uint32_t d1, uint32_t d2)
@@ -122,23 +98,6 @@ static void round_(struct fw *f, uint32_t n)
 	}
 }
 
-static int map_ram(struct fw *f, const char *path)
-{
-	struct stat st;
-	int fd = open(path, O_RDWR | O_CREAT, 0644);
-
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0 || (st.st_size < (off_t)f->size && ftruncate(fd, f->size) < 0)) {
-		int e = -errno;
-		close(fd);
-		return e;
-	}
-	f->ram = mmap(NULL, f->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	close(fd);
-	return f->ram == MAP_FAILED ? -errno : 0;
-}
-
 static void usage(FILE *out)
 {
 	fprintf(out,
@@ -162,7 +121,7 @@ int main(int argc, char **argv)
 		{ "time", required_argument, NULL, 'T' },     { "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	static struct fw f = { .rate = 1000, .tick_hz = 100000000 };
+	static struct fw f = { .pace.rate = 1000, .tick_hz = 100000000 };
 	struct tt_qnx_layout lo;
 	const char *path = NULL, *time_mode = "cycles", *why = NULL;
 	uint32_t ring_off = DEFAULT_RING_OFF;
@@ -179,9 +138,9 @@ int main(int argc, char **argv)
 		case 'B': lo.buf_size = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'H': lo.header_size = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'E': lo.big_endian = true; break;
-		case 'R': f.rate = strtoull(optarg, NULL, 0); break;
-		case 'n': f.count = strtoull(optarg, NULL, 0); break;
-		case 'd': f.duration = strtod(optarg, NULL); break;
+		case 'R': f.pace.rate = strtoull(optarg, NULL, 0); break;
+		case 'n': f.pace.count = strtoull(optarg, NULL, 0); break;
+		case 'd': f.pace.duration = strtod(optarg, NULL); break;
 		case 't': f.tick_hz = strtoull(optarg, NULL, 0); break;
 		case 'T': time_mode = optarg; break;
 		case 'h': usage(stdout); return 0;
@@ -201,7 +160,7 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if ((e = map_ram(&f, path)) < 0) {
+	if ((e = fw_map_ram(path, f.base, f.size, &f.ram)) < 0) {
 		fprintf(stderr, "tt-fw-qnx: cannot map RAM %s: %s\n", path, strerror(-e));
 		return 1;
 	}
@@ -211,15 +170,13 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 
 	f.counter = !strcmp(time_mode, "counter");
-	clock_gettime(CLOCK_MONOTONIC, &f.start);
-	f.next = f.start;
-	f.burst = f.rate ? (f.rate + 1999) / 2000 : 1; /* at most ~2000 sleeps per second */
+	fw_pace_start(&f.pace);
 	memset(f.ram + ring_off, 0, ring_len);         /* no trace yet: empty headers */
 	qrw_init(&f.w, f.ram + ring_off, &lo, 1, now, &f);
 	printf("ring=0x%08" PRIx32 " nbufs=%u buf_size=%u header_size=%u events_per_buffer=%u "
 	       "endian=%s tick_hz=%" PRIu64 " rate=%" PRIu64 " pid=%d\n", f.base + ring_off,
 	       lo.nbufs, lo.buf_size, lo.header_size, f.w.cap, lo.big_endian ? "big" : "little",
-	       f.counter ? 0 : f.tick_hz, f.rate, (int)getpid());
+	       f.counter ? 0 : f.tick_hz, f.pace.rate, (int)getpid());
 	fflush(stdout);
 
 	for (uint32_t n = 0; !f.done; n++)
@@ -227,6 +184,6 @@ int main(int argc, char **argv)
 
 	printf("summary events=%" PRIu64 " user_events=%" PRIu64 " last_seq=%" PRIu64
 	       " buffers=%" PRIu64 " restarts=%" PRIu64 " elapsed_ms=%" PRIu64 "\n", f.w.events,
-	       f.user_events, f.seq, f.w.buffers, f.restarts, ns_since(&f.start) / 1000000u);
+	       f.user_events, f.seq, f.w.buffers, f.restarts, fw_ns_since(&f.pace.start) / 1000000u);
 	return 0;
 }

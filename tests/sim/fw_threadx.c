@@ -8,19 +8,16 @@
  * `_tx_trace_header_ptr`. SIGUSR1 = target reset (tx_trace_enable again), SIGUSR2 = registry
  * churn; both are applied between two events, as an interrupt would be.
  */
+#include "fwrun.h"
 #include "txwriter.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/prctl.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -52,10 +49,8 @@ struct fw {
 	struct obj objs[NOBJS];
 	uint32_t running;        /* index of the running thread */
 	/* limits and pacing */
-	uint64_t rate, count, events, user_events, seq;
-	double duration;
-	struct timespec start, next;
-	uint64_t burst, in_burst;
+	struct fw_pace pace;
+	uint64_t events, user_events, seq;
 	uint64_t resets, churns;
 	uint64_t tick_hz;
 	bool done;
@@ -83,21 +78,12 @@ static uint32_t stack_ptr(const struct fw *f, unsigned thread)
 	return f->base + f->size - 0x400 * (thread + 1) + 0x3C0; /* plausible, inside RAM */
 }
 
-static uint64_t ns_since(const struct timespec *a)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (uint64_t)(now.tv_sec - a->tv_sec) * 1000000000u + (uint64_t)now.tv_nsec -
-	       (uint64_t)a->tv_nsec;
-}
-
 /* DWT-like cycle counter at tick_hz from the monotonic clock: wraps at 2^32 like the real one. */
 static uint32_t cycles_now(void *arg)
 {
 	struct fw *f = arg;
 
-	uint64_t ns = ns_since(&f->start);
+	uint64_t ns = fw_ns_since(&f->pace.start);
 
 	return (uint32_t)(ns / 1000000000u * f->tick_hz + ns % 1000000000u * f->tick_hz / 1000000000u);
 }
@@ -119,20 +105,8 @@ static void publish(struct fw *f)
 
 static void pace(struct fw *f)
 {
-	if (f->count && f->events >= f->count)
+	if (fw_pace(&f->pace, f->events, &g_stop))
 		f->done = true;
-	if (g_stop || (f->duration > 0 && ns_since(&f->start) >= f->duration * 1e9))
-		f->done = true;
-	if (!f->rate || ++f->in_burst < f->burst)
-		return;
-	/* sleep until the next burst is due: absolute deadlines, so no drift accumulates */
-	f->in_burst = 0;
-	uint64_t ns = (uint64_t)f->next.tv_nsec + f->burst * 1000000000u / f->rate;
-
-	f->next.tv_sec += (time_t)(ns / 1000000000u);
-	f->next.tv_nsec = (long)(ns % 1000000000u);
-	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &f->next, NULL) == EINTR && !g_stop)
-		;
 }
 
 static void apply_signals(struct fw *f);
@@ -310,39 +284,6 @@ static void create_objects(struct fw *f)
 	}
 }
 
-static int map_ram(struct fw *f, const char *path)
-{
-	struct stat st;
-	int fd;
-
-	if (!path) {
-		/* --anon: RAM lives in this process at the target address itself, so tt-simtarget
-		 * --pid reads it with target address == virtual address. Yama's ptrace_scope 1 only
-		 * lets ancestors read us; the simulator is usually a sibling, so allow any tracer. */
-		f->ram = mmap((void *)(uintptr_t)f->base, f->size, PROT_READ | PROT_WRITE,
-			      MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
-		if (f->ram == MAP_FAILED)
-			return -errno;
-		if (f->ram != (uint8_t *)(uintptr_t)f->base)
-			return -EEXIST;	/* kernels before 4.17 treat the flag as a hint */
-		prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
-		return 0;
-	}
-	fd = open(path, O_RDWR | O_CREAT, 0644);
-
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0 || (st.st_size < (off_t)f->size && ftruncate(fd, f->size) < 0)) {
-		int e = -errno;
-
-		close(fd);
-		return e;
-	}
-	f->ram = mmap(NULL, f->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	close(fd);
-	return f->ram == MAP_FAILED ? -errno : 0;
-}
-
 static void usage(FILE *out)
 {
 	fprintf(out,
@@ -366,7 +307,7 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	static struct fw f = { .rate = 1000, .tick_hz = 100000000 };
+	static struct fw f = { .pace.rate = 1000, .tick_hz = 100000000 };
 	const char *path = NULL, *time_mode = "cycles";
 	bool anon = false;
 	uint32_t buf_off = DEFAULT_BUF_OFF, buf_size = 0, nreg = 16;
@@ -380,9 +321,9 @@ int main(int argc, char **argv)
 		case 'o': buf_off = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'B': buf_size = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'g': nreg = (uint32_t)strtoul(optarg, NULL, 0); break;
-		case 'R': f.rate = strtoull(optarg, NULL, 0); break;
-		case 'n': f.count = strtoull(optarg, NULL, 0); break;
-		case 'd': f.duration = strtod(optarg, NULL); break;
+		case 'R': f.pace.rate = strtoull(optarg, NULL, 0); break;
+		case 'n': f.pace.count = strtoull(optarg, NULL, 0); break;
+		case 'd': f.pace.duration = strtod(optarg, NULL); break;
 		case 't': f.tick_hz = strtoull(optarg, NULL, 0); break;
 		case 'T': time_mode = optarg; break;
 		case 'A': anon = true; break;
@@ -403,7 +344,7 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if ((e = map_ram(&f, path)) < 0) {
+	if ((e = fw_map_ram(path, f.base, f.size, &f.ram)) < 0) {
 		fprintf(stderr, "tt-fw-threadx: cannot map RAM %s: %s\n",
 			path ? path : "(anonymous, at the target address)", strerror(-e));
 		return 1;
@@ -414,9 +355,7 @@ int main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 
-	clock_gettime(CLOCK_MONOTONIC, &f.start);
-	f.next = f.start;
-	f.burst = f.rate ? (f.rate + 1999) / 2000 : 1;	/* at most ~2000 sleeps per second */
+	fw_pace_start(&f.pace);
 	txw_init(&f.w, f.ram, f.base, f.size, false);
 	if (!strcmp(time_mode, "cycles")) {
 		f.w.time_mode = TXW_TIME_CALLBACK;
@@ -437,8 +376,8 @@ int main(int argc, char **argv)
 	       " registry=%" PRIu32 " tick_hz=%" PRIu64 " rate=%" PRIu64 " pid=%d"
 	       " mono_start_ns=%" PRIu64 "\n", f.w.hdr,
 	       f.base + OFF_HEADER_PTR, f.w.nent, f.w.nreg,
-	       f.w.time_mode == TXW_TIME_CALLBACK ? f.tick_hz : 0, f.rate, (int)getpid(),
-	       (uint64_t)f.start.tv_sec * 1000000000u + (uint64_t)f.start.tv_nsec);
+	       f.w.time_mode == TXW_TIME_CALLBACK ? f.tick_hz : 0, f.pace.rate, (int)getpid(),
+	       (uint64_t)f.pace.start.tv_sec * 1000000000u + (uint64_t)f.pace.start.tv_nsec);
 	fflush(stdout);
 
 	for (uint32_t n = 0; !f.done; n++)
@@ -447,6 +386,6 @@ int main(int argc, char **argv)
 	printf("summary events=%" PRIu64 " user_events=%" PRIu64 " last_seq=%" PRIu64
 	       " resets=%" PRIu64 " churns=%" PRIu64 " wraps=%" PRIu64 " current=0x%08" PRIx32
 	       " elapsed_ms=%" PRIu64 "\n", f.events, f.user_events, f.seq, f.resets, f.churns,
-	       f.w.wraps, f.w.cur, ns_since(&f.start) / 1000000u);
+	       f.w.wraps, f.w.cur, fw_ns_since(&f.pace.start) / 1000000u);
 	return 0;
 }
