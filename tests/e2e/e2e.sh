@@ -34,19 +34,6 @@ spawned() {
 		--openocd-log "$TT_TMP/ocd.log" "$@"
 }
 
-# finish [CHECK_SEQ ARGS...]: stops the workload, waits for its last event to come out (every
-# event exactly once or in an exactly counted gap; deadline 30 s), stops tracetapd with SIGTERM
-# (exit status 0 wanted), runs the final check.
-finish() {
-	fw_stop
-	kill -TERM "$DPID"
-	local rc=0
-	wait "$DPID" || rc=$?
-	[ "$rc" -eq 0 ] || tt_die "tracetapd exited with status $rc on SIGTERM"
-	"$CHECK_SEQ" --last "$LAST" "$@" "$REC" || tt_die "check_seq failed"
-	tt_ok "tracetapd exited 0; $(count_rec '"type":"gap"') gap(s), $(count_rec '"type":"reset"') reset(s)"
-}
-
 # lossless_after N: no gap among the records from the first event numbered above N on (the
 # stream after the attach transient; see README.md).
 lossless_after() {

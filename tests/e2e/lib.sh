@@ -106,5 +106,18 @@ fw_stop() {
 # count_rec REGEX: how many records of the stream match (grep -c).
 count_rec() { grep -cE "$1" "$REC" || true; }
 
+# finish [CHECK_SEQ ARGS...]: stops the workload, waits for its last event to come out (every
+# event exactly once or in an exactly counted gap; deadline 30 s), stops tracetapd with SIGTERM
+# (exit status 0 wanted), runs the final check.
+finish() {
+	fw_stop
+	kill -TERM "$DPID"
+	local rc=0
+	wait "$DPID" || rc=$?
+	[ "$rc" -eq 0 ] || tt_die "tracetapd exited with status $rc on SIGTERM"
+	"$CHECK_SEQ" --last "$LAST" "$@" "$REC" || tt_die "check_seq failed"
+	tt_ok "tracetapd exited 0; $(count_rec '"type":"gap"') gap(s), $(count_rec '"type":"reset"') reset(s)"
+}
+
 # ocd_child: the pid of tracetapd's spawned OpenOCD.
 ocd_child() { pgrep -P "$DPID" -x openocd; }

@@ -39,18 +39,6 @@ nx_daemon() {
 	TT_PIDS+=("$DPID")
 }
 
-# finish [CHECK_SEQ ARGS...]: the workload stops, its last record must come out (fw_stop),
-# tracetapd exits 0 on SIGTERM, check_seq over the whole stream.
-finish() {
-	fw_stop
-	kill -TERM "$DPID"
-	local rc=0
-	wait "$DPID" || rc=$?
-	[ "$rc" -eq 0 ] || tt_die "tracetapd exited with status $rc on SIGTERM"
-	"$CHECK_SEQ" --last "$LAST" "$@" "$REC" || tt_die "check_seq failed"
-	tt_ok "tracetapd exited 0; $(count_rec '"type":"gap"') gap(s), $(count_rec '"type":"reset"') reset(s)"
-}
-
 # rate_case RATE SECONDS RING_BYTES lossless|lapped [WORKLOAD ARGS...]
 rate_case() {
 	local rate=$1 secs=$2 bs=$3 mode=$4
