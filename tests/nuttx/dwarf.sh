@@ -33,7 +33,7 @@ for fx in "$@"; do
   held=$(sed -n 's/.* held=\([0-9]*\).*/\1/p' "$work/$name.mk")
   last=$(sed -n 's/.* last_time=\([0-9]*\).*/\1/p' "$work/$name.mk")
   [ "$held" -gt 10 ] || fail "$name: mkimage: $(cat "$work/$name.mk")"
-  "$tracetap" decode --json --format nuttx --elf "$fx" "$work/$name.bin" > "$work/$name.jsonl" ||
+  ${TT_WRAP-} "$tracetap" decode --json --format nuttx --elf "$fx" "$work/$name.bin" > "$work/$name.jsonl" ||
     fail "$name: decode --elf failed"
   n=$(grep -c '"type":"event"' "$work/$name.jsonl" || true)
   [ "$n" -eq "$held" ] || fail "$name: decoded $n events, the ring holds $held"
@@ -50,7 +50,7 @@ for fx in "$@"; do
   case "$(basename "$fx")" in nxfx_1208_smp64) ;; *) continue ;; esac
   name=$(basename "$fx")
   drv=$(sed -n 's/^driver=//p' "$work/$name.want")
-  if "$tracetap" decode --json --format nuttx --address "$drv" "$work/$name.bin" \
+  if ${TT_WRAP-} "$tracetap" decode --json --format nuttx --address "$drv" "$work/$name.bin" \
     > "$work/nodw.jsonl" 2>/dev/null &&
     [ "$(grep -c '"type":"event"' "$work/nodw.jsonl")" -gt 0 ]; then
     fail "$name: decoded without the ELF's layout"
@@ -73,7 +73,7 @@ names=(_exit exit get_errno getpid sched_getparam sched_getscheduler sched_lock 
 for fx in "$@"; do
   case "$(basename "$fx")" in nxfx_1208_smp64) ;; *) continue ;; esac
   name=$(basename "$fx")
-  nrs() { "$tracetap" decode --no-color --format nuttx --elf "$fx" "$@" "$work/$name.bin" |
+  nrs() { ${TT_WRAP-} "$tracetap" decode --no-color --format nuttx --elf "$fx" "$@" "$work/$name.bin" |
     sed -n 's/.*NOTE_SYSCALL_[A-Z]* *nr=\([^ ]*\).*/\1/p'; }
   nrs --format-opt sys_reserved=255 > "$work/sc.num"
   nrs > "$work/sc.names"
@@ -101,7 +101,7 @@ for fx in "$@"; do
   name=$(basename "$fx")
   drv=$(sed -n 's/^driver=//p' "$work/$name.want")
   held=$(sed -n 's/.* held=\([0-9]*\).*/\1/p' "$work/$name.mk")
-  "$tracetapd" --no-server --stdout --probe "file:$work/$name.bin" --base "$drv" \
+  ${TT_WRAP-} "$tracetapd" --no-server --stdout --probe "file:$work/$name.bin" --base "$drv" \
     --format nuttx --elf "$fx" > "$work/live.jsonl" 2> "$work/live.err" &
   dpid=$!
   n=0
