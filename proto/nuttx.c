@@ -13,8 +13,7 @@
 #include "nuttx_int.h"
 #include "reader.h"
 
-/* Full reads overtaken in a row before the reader follows from the head instead. */
-#define SYNC_TRIES_BEFORE_HEAD 2
+#define SYNC_RETRIES 8
 
 enum nx_step { ST_CTL, ST_DATA, ST_SYNC };
 enum nx_why { WHY_ATTACH, WHY_LAP, WHY_RESET, WHY_ERROR };
@@ -32,9 +31,6 @@ struct tt_nuttx {
 	unsigned sync_tries;
 	bool attached;
 	bool overflowed;         /* ni_overwrite 2 seen and reported */
-	bool head_follow;        /* pos is a head we jumped to: no anchor yet, the next read is
-				    checked by the tail re-read after it */
-	uint64_t pend_lost;      /* > 0: a gap (lower bound) before the next record published */
 	uint64_t buf_addr;
 	uint32_t size;
 	uint32_t pos;            /* ring offset of the next unread byte */
@@ -277,23 +273,6 @@ static void emit_gap(struct tt_nuttx *rd, struct emitter *e, uint64_t lost, bool
 	e->cb(e->arg, &rec);
 }
 
-/* The gap left by a jump to the head (ingest_sync): exact by the time stamps of the first
- * record after it (copy at rec) when they count steadily, else the lower bound. */
-static void flush_pending(struct tt_nuttx *rd, struct emitter *e, const uint8_t *rec)
-{
-	int64_t byt = rec ? nx_count_by_time(&rd->d, nx_rec_time(&rd->d, rec)) : -1;
-	uint64_t lb = rd->pend_lost;
-
-	if (!lb)
-		return;
-	rd->pend_lost = 0;
-	if (byt >= 0 && (uint64_t)byt >= lb)
-		emit_gap(rd, e, (uint64_t)byt, true, "lapped (faster than the link: followed from "
-						      "the head)");
-	else
-		emit_gap(rd, e, lb, false, "lapped (faster than the link: followed from the head)");
-}
-
 static void start_sync(struct tt_nuttx *rd, enum nx_why why, const char *reason)
 {
 	rd->why = why;
@@ -337,8 +316,6 @@ static int ingest_ctl(struct tt_nuttx *rd, struct emitter *e)
 		if ((rc = attach(rd, &w)) < 0)
 			return rc;
 		if (moved) {
-			flush_pending(rd, e, NULL);
-			rd->head_follow = false;
 			emit_reset(rd, e, "noteram ring moved or resized (ni_buffer/ni_bufsize "
 					  "changed)");
 			nx_dec_reset(&rd->d);
@@ -358,7 +335,6 @@ static int ingest_ctl(struct tt_nuttx *rd, struct emitter *e)
 		 * copied (tail already moved for it, head not yet written). A tail that passed
 		 * us in a ring with more room was cleared or re-initialised. */
 		free_bytes = rd->size - used;
-		flush_pending(rd, e, NULL);
 		if (free_bytes <= 2 * NX_MAX_REC + rd->d.lay.align) {
 			rd->gap_known_loss = true;
 			start_sync(rd, WHY_LAP, "lapped");
@@ -451,19 +427,14 @@ static int ingest_data(struct tt_nuttx *rd, struct emitter *e)
 	}
 	rd->h1 = w.head;
 	rd->t1 = w.tail;
-	/* The writer reached the anchor's slot: it may have overwritten what we copied. After a
-	 * jump to the head there is no anchor yet: the tail re-read after the copy must not have
-	 * passed our position (the writer moves the tail before it overwrites). */
-	if (rd->head_follow ? dist(w.tail, rd->pos, rd->size) > dist(w.tail, w.head, rd->size)
-			    : anchor_changed(rd)) {
-		flush_pending(rd, e, NULL);
-		rd->gap_known_loss = rd->head_follow;
+	if (anchor_changed(rd)) {
+		/* The writer reached the anchor's slot: it may have overwritten what we copied. */
+		rd->gap_known_loss = false;
 		rd->sync_tries = 0;
 		start_sync(rd, WHY_LAP, "lapped");
 		return TT_NUTTX_MORE;
 	}
 	rd->step = ST_CTL;
-	flush_pending(rd, e, rd->ring);
 	n = walk(rd, rd->pos, 0, rd->nnew, &bad, &last);
 	if (n < 0) {
 		publish(rd, e, rd->pos, 0, bad, false);
@@ -476,7 +447,6 @@ static int ingest_data(struct tt_nuttx *rd, struct emitter *e)
 	}
 	publish(rd, e, rd->pos, 0, rd->nnew, false);
 	set_anchor(rd, rd->pos + last, rd->ring + last, true);
-	rd->head_follow = false;
 	rd->pos = (rd->pos + rd->nnew) % rd->size;
 	return TT_NUTTX_DONE;
 }
@@ -537,35 +507,6 @@ static uint32_t skip_published(struct tt_nuttx *rd, uint32_t from, uint32_t end,
 	return o;
 }
 
-/* A full read overtaken by the writer (the tail left the copy, or the copy is torn while the
- * tail moved): read again, and after SYNC_TRIES_BEFORE_HEAD in a row follow from the head.
- * The target writes the ring faster than the link copies it, and records can only be parsed
- * forward from a known boundary: what the ring holds is given up, the head re-read after the
- * copy (w) becomes the position, and what lay between is one gap (at least a record per
- * NX_MAX_REC bytes skipped, a ring's worth after a lap), exact by the time stamps of the first
- * record after it when they count steadily (flush_pending). */
-static int overtaken(struct tt_nuttx *rd, const struct ctlw *w)
-{
-	if (++rd->sync_tries < SYNC_TRIES_BEFORE_HEAD)
-		return TT_NUTTX_MORE;
-	/* after a lap: from our position on; at attach or a reset: what the ring held (none
-	 * with --start-at-now, which skips it anyway) */
-	bool fresh = rd->why == WHY_ATTACH || rd->why == WHY_RESET;
-	uint64_t lb = dist(fresh ? rd->t1 : rd->pos, w->head, rd->size) / NX_MAX_REC;
-	if ((rd->gap_known_loss || rd->why == WHY_LAP) && lb < rd->size / NX_MAX_REC)
-		lb = rd->size / NX_MAX_REC;
-	if (!(fresh && rd->cfg.start_at_now))
-		rd->pend_lost += lb ? lb : 1;
-	rd->sync_tries = 0;
-	rd->pos = w->head;
-	rd->head_follow = true;
-	rd->why = WHY_ATTACH;
-	rd->need_sync = false;
-	rd->gap_reason = NULL;
-	rd->gap_known_loss = false;
-	return TT_NUTTX_DONE;
-}
-
 static int ingest_sync(struct tt_nuttx *rd, struct emitter *e)
 {
 	const struct nx_lay *l = &rd->d.lay;
@@ -583,13 +524,15 @@ static int ingest_sync(struct tt_nuttx *rd, struct emitter *e)
 	/* Records the writer dropped during the copy may be overwritten: start at the tail
 	 * re-read after it (a record boundary), which must still be within what we copied. */
 	from = dist(rd->t1, w.tail, rd->size);
-	if (from > end)
-		return overtaken(rd, &w);
+	if (from > end) {
+		if (++rd->sync_tries >= SYNC_RETRIES)
+			return fail(rd, -EPROTO, "the target laps its %u-byte noteram ring faster "
+				    "than it can be read (%u full reads in a row overtaken)",
+				    rd->size, rd->sync_tries);
+		return TT_NUTTX_MORE;
+	}
 	n = walk(rd, rd->t1, from, end, &bad, &last);
-	if (n < 0 && w.tail != rd->t1 && rd->sync_tries + 1 >= SYNC_TRIES_BEFORE_HEAD)
-		return overtaken(rd, &w); /* torn by a writer that kept dropping records */
 	if (n < 0) {
-		rd->sync_tries += w.tail != rd->t1;
 		rd->st.bad_records++; /* need_sync stays: the next poll reads it all again */
 		return n;
 	}
@@ -608,7 +551,6 @@ static int ingest_sync(struct tt_nuttx *rd, struct emitter *e)
 	else
 		set_anchor(rd, rd->h1 + rd->size - l->hdr % rd->size, rd->anchor_now, false);
 	rd->pos = rd->h1;
-	rd->head_follow = false;
 	rd->why = WHY_ATTACH;
 	rd->need_sync = false;
 	rd->gap_reason = NULL;

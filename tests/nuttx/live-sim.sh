@@ -62,18 +62,6 @@ rate_case() {
 		[ "$(count_rec '"type":"gap".*"reason":"lapped"')" -gt 0 ] ||
 			tt_die "a rate beyond the link without a 'lapped' gap?"
 		;;
-	overrun)
-		finish --min-events 100
-		local jumps during
-		jumps=$(count_rec '"type":"gap".*"reason":"lapped \(faster than the link: followed from the head\)"')
-		# records that came out while the writer ran, not just the ring read after it stopped
-		# (the ring holds about 16 KiB / 20 B = 800 records)
-		during=$(sed -n 's/.*"type":"event".*"time":\([0-9]*\),.*/\1/p' "$REC" |
-			awk -v last="$LAST" '$1 < last - 2000' | wc -l)
-		[ "$jumps" -ge 2 ] && [ "$during" -ge 20 ] ||
-			tt_die "overrun: $jumps jumps to the head, $during records while the writer ran"
-		tt_ok "$jumps jumps to the head, $during records delivered while the writer ran"
-		;;
 	esac
 }
 
@@ -119,11 +107,9 @@ case ${1:-} in
 lossless) rate_case 400 6 0x8000 lossless ;;
 # Bursts of 1000 records (about 22 KiB, at memory speed) into a 4 KiB ring, twice a second: each
 # burst laps the ring several times; the reader reads the whole ring in the pause (~80 ms).
+# A writer *continuously* faster than the link cannot be followed at all with variable-length
+# records (every full read of the ring is overtaken; README-nuttx.md, Known limits).
 lapped) rate_case 2000 5 0x1000 lapped --burst 1000 ;;
-# A writer *continuously* several times faster than the link: every full read of the ring is
-# overtaken, so the reader follows from the head (README-nuttx.md): records still come out,
-# each jump one gap whose count is exact (the time stamps count), no duplicate.
-overrun) rate_case 20000 6 0x4000 overrun ;;
 stop) stop_mode ;;
 *) echo "usage: $0 CASE (see the case list at the end of the script)" >&2; exit 2 ;;
 esac
