@@ -9,13 +9,14 @@
  * message header written last in front of the records (the header needs first/last seq, known
  * only after filtering): the records start at a fixed offset and the data pointer is moved back
  * over the header.
+ *
+ * Frames themselves (allocation, reference counts, the pool) are in frame.c, client filters in
+ * hub_filter.c.
  */
-#include "hub.h"
+#include "hub_int.h"
 
 #include <errno.h>
 #include <inttypes.h>
-#include <malloc.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,29 +25,7 @@
 #include "target.h"
 
 #define HDR_ROOM 512        /* room for the events header in front of the records */
-#define MAX_FILTER_ITEMS 64
 #define MAX_INTERNED 4096
-
-struct slot {
-	uint64_t seq;
-	uint32_t off, len;
-	uint32_t id;
-	uint32_t thread;
-	const char *name;        /* static, from the reader */
-	const char *thread_name; /* interned, or NULL */
-	uint8_t kind;            /* enum tt_rec_kind */
-};
-
-struct filter {
-	uint32_t *ids;
-	size_t nids;
-	char **names;
-	size_t nnames;
-	char **threads;
-	size_t nthreads;
-	char *text;
-	size_t textlen;
-};
 
 enum cstate { C_IDLE = 0, C_LIVE, C_CATCHUP, C_PAUSED };
 
@@ -81,104 +60,6 @@ struct tt_hub {
 	size_t ninterned;
 	struct tt_hub_stats st;
 };
-
-/* ---- frames ---- */
-
-/* Large frames freed are kept for reuse (a few). With glibc, freeing each 64 KiB events frame
- * as soon as it was written shrinks the heap top (trim threshold 128 KiB) and the next frame
- * faults its pages back in: measured with bench_pipeline, 15-35% of the daemon thread's time
- * to 1 client. A block is reused for a request that needs at most 1/4 less (full batches have
- * about the same size). Single-threaded, like the rest of this file (the loop thread). */
-#define POOL_MIN (16 * 1024)
-#define POOL_MAX 8
-
-static struct {
-	void *p;
-	size_t size;
-} pool[POOL_MAX];
-static size_t npool;
-
-static void *frame_alloc(size_t need)
-{
-	if (need >= POOL_MIN)
-		for (size_t i = npool; i-- > 0;)
-			if (pool[i].size >= need && pool[i].size - need <= need / 4) {
-				void *p = pool[i].p;
-				pool[i] = pool[--npool];
-				return p;
-			}
-	return malloc(need);
-}
-
-static void frame_free(void *p)
-{
-	size_t size = malloc_usable_size(p);
-
-	if (size < POOL_MIN) {
-		free(p);
-		return;
-	}
-	if (npool == POOL_MAX) { /* drop the oldest */
-		free(pool[0].p);
-		memmove(pool, pool + 1, (POOL_MAX - 1) * sizeof(pool[0]));
-		npool--;
-	}
-	pool[npool].p = p;
-	pool[npool].size = size;
-	npool++;
-}
-
-static void pool_drain(void)
-{
-	while (npool)
-		free(pool[--npool].p);
-}
-
-struct tt_frame *tt_frame_new(size_t cap)
-{
-	struct tt_frame *f = frame_alloc(sizeof(*f) + TT_FRAME_PRE + cap + 1);
-
-	if (!f)
-		return NULL;
-	memset(f, 0, sizeof(*f));
-	f->refs = 1;
-	f->cap = cap;
-	f->data = f->mem + TT_FRAME_PRE;
-	return f;
-}
-
-struct tt_frame *tt_frame_printf(uint8_t kind, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-	struct tt_frame *f;
-
-	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return NULL;
-	f = tt_frame_new((size_t)n);
-	if (!f)
-		return NULL;
-	va_start(ap, fmt);
-	vsnprintf(f->data, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	f->len = (size_t)n;
-	f->kind = kind;
-	return f;
-}
-
-void tt_frame_ref(struct tt_frame *f)
-{
-	f->refs++;
-}
-
-void tt_frame_unref(struct tt_frame *f)
-{
-	if (f && --f->refs == 0)
-		frame_free(f);
-}
 
 /* ---- hub ---- */
 
@@ -244,7 +125,7 @@ void tt_hub_free(struct tt_hub *h)
 	free(h->format);
 	free(h->probe);
 	free(h);
-	pool_drain(); /* frames freed later (the server's last ones) may refill it: reachable */
+	tt_frame_pool_drain(); /* frames freed later (the server's last ones) may refill it: reachable */
 }
 
 const char *tt_hub_target(const struct tt_hub *h)
@@ -370,113 +251,18 @@ uint64_t tt_hub_publish(struct tt_hub *h, const struct tt_record *rec)
 	return seq;
 }
 
-/* ---- filters ---- */
-
-static bool match(const struct filter *f, const struct slot *s, const char *json)
-{
-	bool ok;
-
-	if (!f || s->kind != TT_REC_EVENT)
-		return true;
-	if (f->nids) {
-		ok = false;
-		for (size_t i = 0; i < f->nids && !ok; i++)
-			ok = f->ids[i] == s->id;
-		if (!ok)
-			return false;
-	}
-	if (f->nnames) {
-		ok = false;
-		for (size_t i = 0; i < f->nnames && !ok; i++)
-			ok = s->name && strcmp(f->names[i], s->name) == 0;
-		if (!ok)
-			return false;
-	}
-	if (f->nthreads) {
-		char hex[16];
-		ok = false;
-		snprintf(hex, sizeof(hex), "0x%08" PRIx32, s->thread);
-		for (size_t i = 0; i < f->nthreads && !ok; i++)
-			ok = (s->thread_name && strcmp(f->threads[i], s->thread_name) == 0) ||
-			     (s->thread && strcasecmp(f->threads[i], hex) == 0);
-		if (!ok)
-			return false;
-	}
-	if (f->textlen && !memmem(json, s->len, f->text, f->textlen))
-		return false;
-	return true;
-}
-
-static void filter_free(struct filter *f)
-{
-	if (!f)
-		return;
-	for (size_t i = 0; i < f->nnames; i++)
-		free(f->names[i]);
-	for (size_t i = 0; i < f->nthreads; i++)
-		free(f->threads[i]);
-	free(f->names);
-	free(f->threads);
-	free(f->ids);
-	free(f->text);
-	free(f);
-}
-
-static int copy_strs(char ***dst, const char *const *src, size_t n)
-{
-	if (!n)
-		return 0;
-	*dst = calloc(n, sizeof(char *));
-	if (!*dst)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++)
-		if (!((*dst)[i] = strdup(src[i])))
-			return -ENOMEM;
-	return 0;
-}
+/* ---- filters (hub_filter.c) ---- */
 
 int tt_hub_client_set_filter(struct tt_hub_client *c, const struct tt_hub_filter *in)
 {
 	struct filter *f;
+	int rc = hub_filter_new(in, &f);
 
-	if (!in || (!in->nids && !in->nnames && !in->nthreads && (!in->text || !*in->text))) {
-		filter_free(c->filter);
-		c->filter = NULL;
-		return 0;
-	}
-	if (in->nids > MAX_FILTER_ITEMS || in->nnames > MAX_FILTER_ITEMS ||
-	    in->nthreads > MAX_FILTER_ITEMS)
-		return -EINVAL;
-	f = calloc(1, sizeof(*f));
-	if (!f)
-		return -ENOMEM;
-	f->nnames = in->nnames;
-	f->nthreads = in->nthreads;
-	if (copy_strs(&f->names, in->names, in->nnames) < 0 ||
-	    copy_strs(&f->threads, in->threads, in->nthreads) < 0)
-		goto fail;
-	if (in->nids) {
-		f->ids = malloc(in->nids * sizeof(uint32_t));
-		if (!f->ids)
-			goto fail;
-		memcpy(f->ids, in->ids, in->nids * sizeof(uint32_t));
-		f->nids = in->nids;
-	}
-	if (in->text && *in->text) {
-		if (!(f->text = strdup(in->text)))
-			goto fail;
-		f->textlen = strlen(f->text);
-	}
-	filter_free(c->filter);
+	if (rc < 0)
+		return rc;
+	hub_filter_free(c->filter);
 	c->filter = f;
 	return 0;
-fail:
-	if (!f->names)
-		f->nnames = 0;
-	if (!f->threads)
-		f->nthreads = 0;
-	filter_free(f);
-	return -ENOMEM;
 }
 
 /* ---- frame building ---- */
@@ -509,7 +295,7 @@ static struct tt_frame *build_events(struct tt_hub *h, uint64_t from, uint64_t t
 	for (seq = from; seq <= to; seq++) {
 		const struct slot *s = slot_of(h, seq);
 		const char *json = h->bytes + s->off;
-		if (!match(flt, s, json))
+		if (!hub_filter_match(flt, s, json))
 			continue;
 		if (first)
 			*p++ = ',';
@@ -847,7 +633,7 @@ void tt_hub_client_free(struct tt_hub_client *c)
 	for (size_t i = 0; i < c->qn; i++)
 		tt_frame_unref(*qat(c, i));
 	free(c->q);
-	filter_free(c->filter);
+	hub_filter_free(c->filter);
 	free(c);
 }
 

@@ -59,6 +59,8 @@ struct tt_frame *tt_frame_printf(uint8_t kind, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void tt_frame_ref(struct tt_frame *f);
 void tt_frame_unref(struct tt_frame *f); /* frees at 0; NULL is ignored */
+/* Frees the large frames kept for reuse (tt_hub_free calls it). */
+void tt_frame_pool_drain(void);
 
 struct tt_hub_config {
 	const char *target;        /* target name: copied */
