@@ -9,83 +9,30 @@
  *
  * Link lifecycle: IDLE -> STARTING (resolve/connect or spawn, then "tcl_notifications on") ->
  * UP -> DOWN (tearing down: every handle of the link closes) -> IDLE (retry timer) ... A closing
- * probe tears the link down the same way, then closes its timers.
+ * probe tears the link down the same way, then closes its timers. The spawned OpenOCD itself
+ * (argv, stderr, exit, stopping it) is in openocd_spawn.c.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "probe_int.h"
-#include "tcl.h"
+#include "openocd_int.h"
 
 #define OCD_BACKOFF_MIN 100
 #define OCD_BACKOFF_MAX 5000
-#define OCD_GRACE_MS 2000   /* stdin closed -> SIGTERM -> SIGKILL */
-#define OCD_TAIL 2048
-
-enum ocd_link { LINK_IDLE, LINK_STARTING, LINK_UP, LINK_DOWN };
-enum ocd_req { REQ_NONE, REQ_READ, REQ_WRITE };
 
 struct ocd_write {
 	uv_write_t req;
 	char data[];
 };
 
-struct ocd {
-	struct tt_probe base;
-	int spawn;
-	char name[160];           /* "openocd HOST:PORT" or "openocd-spawn" */
-	char *host, *port;        /* TCP */
-	char **argv;              /* spawn: full argv, owned */
-	int log_fd;
-	uint32_t max_chunk, timeout_ms;
-	uv_timer_t retry, timeout, grace;
-	int ntimers, nlink;       /* open timer handles; link resources outstanding */
-	enum ocd_link link;
-	unsigned backoff_ms;
-	char last_msg[256];       /* last state message reported */
-
-	uv_getaddrinfo_t gai;
-	uv_connect_t conn;
-	uv_tcp_t tcp;
-	uv_process_t proc;
-	uv_pipe_t in, out, err;
-	int exited, out_eof, err_eof, in_closed, kill_stage;
-	int64_t exit_status;
-	int term_signal;
-	char tail[OCD_TAIL];
-	size_t tail_len;
-
-	uv_stream_t *wr;
-	struct tt_tcl_rx rx;
-	unsigned seq, want;       /* want: tag of the awaited reply, 0 = none */
-	int init_pending;
-
-	enum ocd_req req;
-	unsigned run_first, run_end;
-	uint64_t pos, end;        /* read: the current run; write: the whole write */
-	uint64_t op_addr;
-	uint32_t op_len;
-	unsigned op_width;
-	const uint8_t *wdata;
-	uint64_t waddr;
-	uint8_t *scratch;         /* max_chunk bytes: one command's data */
-	char *cmd;                /* formatted write_memory command */
-	size_t cmdcap;
-	char rdbuf[65536];
-};
-
-static void ocd_link_start(struct ocd *o);
 static void ocd_next_op(struct ocd *o);
 static void ocd_retry_cb(uv_timer_t *t);
 static void ocd_timeout_cb(uv_timer_t *t);
-static void ocd_grace_cb(uv_timer_t *t);
 
 /* Reports a state change; repeats of the same state and message are not reported again. */
 static void ocd_state(struct ocd *o, enum tt_probe_state st, const char *msg)
@@ -149,21 +96,10 @@ static void ocd_link_closed(uv_handle_t *h)
 		ocd_link_released(o);
 }
 
-static void ocd_close_link_handle(struct ocd *o, uv_handle_t *h)
+void ocd_close_link_handle(struct ocd *o, uv_handle_t *h)
 {
 	if (!uv_is_closing(h))
 		uv_close(h, ocd_link_closed);
-}
-
-/* Spawned OpenOCD: stdin closed makes it exit; the grace timer escalates if it does not. */
-static void ocd_spawn_stop(struct ocd *o)
-{
-	if (!o->in_closed) {
-		o->in_closed = 1;
-		ocd_close_link_handle(o, (uv_handle_t *)&o->in);
-	}
-	if (!o->exited && !uv_is_active((uv_handle_t *)&o->grace))
-		uv_timer_start(&o->grace, ocd_grace_cb, OCD_GRACE_MS, 0);
 }
 
 static void ocd_teardown(struct ocd *o)
@@ -180,9 +116,7 @@ static void ocd_teardown(struct ocd *o)
 
 /* Drops the link: the pending request fails (-EPROTO/-ETIMEDOUT as given, else -ENOTCONN),
  * the state goes DISCONNECTED with the message, and a reconnect follows the teardown. */
-static void ocd_fail(struct ocd *o, int status, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void ocd_fail(struct ocd *o, int status, const char *fmt, ...)
+void ocd_fail(struct ocd *o, int status, const char *fmt, ...)
 {
 	char msg[256];
 	va_list ap;
@@ -337,82 +271,14 @@ static int ocd_frame(void *arg, const char *f, size_t n)
 	return ocd_op_reply(o, &m);
 }
 
-static void ocd_alloc(uv_handle_t *h, size_t hint, uv_buf_t *b)
+void ocd_alloc(uv_handle_t *h, size_t hint, uv_buf_t *b)
 {
 	struct ocd *o = h->data;
 
 	*b = uv_buf_init(o->rdbuf, sizeof(o->rdbuf));
 }
 
-/* Keeps the end of OpenOCD's stderr for error messages and appends it to the log file. */
-static void ocd_log(struct ocd *o, const char *d, size_t n)
-{
-	if (o->log_fd >= 0) {
-		for (size_t off = 0; off < n;) {
-			ssize_t k = write(o->log_fd, d + off, n - off);
-			if (k <= 0)
-				break; /* a full disk must not stop tracing */
-			off += (size_t)k;
-		}
-	}
-	if (n >= OCD_TAIL) {
-		memcpy(o->tail, d + n - OCD_TAIL, OCD_TAIL);
-		o->tail_len = OCD_TAIL;
-		return;
-	}
-	if (o->tail_len + n > OCD_TAIL) {
-		size_t drop = o->tail_len + n - OCD_TAIL;
-		memmove(o->tail, o->tail + drop, o->tail_len - drop);
-		o->tail_len -= drop;
-	}
-	memcpy(o->tail + o->tail_len, d, n);
-	o->tail_len += n;
-}
-
-/* The most telling line of the stderr tail: the last "Error" line ("" when none: the rest of
- * the log is chatter and echoed RPC results). */
-static void ocd_tail_reason(struct ocd *o, char *out, size_t outlen)
-{
-	const char *best = NULL, *last;
-	size_t best_n = 0, last_n;
-
-	for (size_t i = 0; i < o->tail_len;) {
-		size_t e = i;
-		while (e < o->tail_len && o->tail[e] != '\n')
-			e++;
-		if (e > i) {
-			last = o->tail + i;
-			last_n = e - i;
-			if (memmem(last, last_n, "Error", 5) != NULL) {
-				best = last;
-				best_n = last_n;
-			}
-		}
-		i = e + 1;
-	}
-	tt_probe__quote(out, outlen, best ? best : "", best_n, 150);
-}
-
-static void ocd_child_check(struct ocd *o)
-{
-	char why[200], st[64];
-
-	if (!o->exited || !o->out_eof || !o->err_eof)
-		return;
-	if (o->term_signal)
-		snprintf(st, sizeof(st), "was killed by signal %d", o->term_signal);
-	else
-		snprintf(st, sizeof(st), "exited with status %" PRId64, o->exit_status);
-	ocd_tail_reason(o, why, sizeof(why));
-	ocd_fail(o, -ENOTCONN, "OpenOCD %s%s%s", st, why[0] ? ": " : "", why);
-	ocd_spawn_stop(o);
-	uv_timer_stop(&o->grace);
-	ocd_close_link_handle(o, (uv_handle_t *)&o->out);
-	ocd_close_link_handle(o, (uv_handle_t *)&o->err);
-	ocd_close_link_handle(o, (uv_handle_t *)&o->proc);
-}
-
-static void ocd_read_cb(uv_stream_t *s, ssize_t nread, const uv_buf_t *b)
+void ocd_read_cb(uv_stream_t *s, ssize_t nread, const uv_buf_t *b)
 {
 	struct ocd *o = s->data;
 	char q[160];
@@ -454,7 +320,7 @@ static void ocd_read_cb(uv_stream_t *s, ssize_t nread, const uv_buf_t *b)
 		ocd_fail(o, -ENOMEM, "out of memory");
 }
 
-static void ocd_begin_rpc(struct ocd *o, uv_stream_t *s)
+void ocd_begin_rpc(struct ocd *o, uv_stream_t *s)
 {
 	o->wr = s;
 	o->init_pending = 1;
@@ -510,55 +376,7 @@ static void ocd_gai_cb(uv_getaddrinfo_t *g, int status, struct addrinfo *res)
 		ocd_fail(o, -ENOTCONN, "cannot connect: %s", uv_strerror(r));
 }
 
-static void ocd_exit_cb(uv_process_t *pr, int64_t status, int sig)
-{
-	struct ocd *o = pr->data;
-
-	o->exited = 1;
-	o->exit_status = status;
-	o->term_signal = sig;
-	ocd_child_check(o);
-}
-
-static void ocd_spawn_start(struct ocd *o)
-{
-	uv_stdio_container_t stdio[3];
-	uv_process_options_t po = { 0 };
-	uv_pipe_t *p[3] = { &o->in, &o->out, &o->err };
-	int r;
-
-	o->exited = o->out_eof = o->err_eof = o->in_closed = o->kill_stage = 0;
-	o->tail_len = 0;
-	for (int i = 0; i < 3; i++) {
-		uv_pipe_init(o->base.loop, p[i], 0);
-		p[i]->data = o;
-		stdio[i].flags = UV_CREATE_PIPE | (i ? UV_WRITABLE_PIPE : UV_READABLE_PIPE);
-		stdio[i].data.stream = (uv_stream_t *)p[i];
-	}
-	o->proc.data = o;
-	o->nlink = 4;
-	po.file = o->argv[0];
-	po.args = o->argv;
-	po.exit_cb = ocd_exit_cb;
-	po.stdio = stdio;
-	po.stdio_count = 3;
-	r = uv_spawn(o->base.loop, &o->proc, &po);
-	if (r < 0) {
-		o->exited = o->out_eof = o->err_eof = 1;
-		o->proc.data = o;
-		ocd_fail(o, -ENOTCONN, "cannot run %s: %s", o->argv[0], uv_strerror(r));
-		ocd_child_check(o);
-		ocd_close_link_handle(o, (uv_handle_t *)&o->out);
-		ocd_close_link_handle(o, (uv_handle_t *)&o->err);
-		ocd_close_link_handle(o, (uv_handle_t *)&o->proc);
-		return;
-	}
-	uv_read_start((uv_stream_t *)&o->out, ocd_alloc, ocd_read_cb);
-	uv_read_start((uv_stream_t *)&o->err, ocd_alloc, ocd_read_cb);
-	ocd_begin_rpc(o, (uv_stream_t *)&o->in);
-}
-
-static void ocd_link_start(struct ocd *o)
+void ocd_link_start(struct ocd *o)
 {
 	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM };
 	int r;
@@ -595,16 +413,6 @@ static void ocd_timeout_cb(uv_timer_t *t)
 static void ocd_retry_cb(uv_timer_t *t)
 {
 	ocd_link_start(t->data);
-}
-
-static void ocd_grace_cb(uv_timer_t *t)
-{
-	struct ocd *o = t->data;
-
-	if (o->exited)
-		return;
-	uv_process_kill(&o->proc, o->kill_stage++ == 0 ? SIGTERM : SIGKILL);
-	uv_timer_start(&o->grace, ocd_grace_cb, OCD_GRACE_MS, 0);
 }
 
 /* Next command of the pending request, or its completion. */
@@ -657,7 +465,7 @@ static int ocd_start(struct ocd *o, enum ocd_req req)
 	return 0;
 }
 
-static int ocd_read(struct tt_probe *p)
+int ocd_read(struct tt_probe *p)
 {
 	struct ocd *o = (struct ocd *)p;
 
@@ -666,7 +474,7 @@ static int ocd_read(struct tt_probe *p)
 	return ocd_start(o, REQ_READ);
 }
 
-static int ocd_write(struct tt_probe *p, uint64_t addr, const uint8_t *data, uint32_t len)
+int ocd_write(struct tt_probe *p, uint64_t addr, const uint8_t *data, uint32_t len)
 {
 	struct ocd *o = (struct ocd *)p;
 
@@ -676,7 +484,7 @@ static int ocd_write(struct tt_probe *p, uint64_t addr, const uint8_t *data, uin
 	return ocd_start(o, REQ_WRITE);
 }
 
-static void ocd_close(struct tt_probe *p)
+void ocd_close(struct tt_probe *p)
 {
 	struct ocd *o = (struct ocd *)p;
 
@@ -691,7 +499,7 @@ static void ocd_close(struct tt_probe *p)
 }
 
 /* Settings both backends share; timers last so a failed open leaves nothing to close. */
-static void ocd_init(struct ocd *o, const struct tt_probe_options *opt)
+void ocd_init(struct ocd *o, const struct tt_probe_options *opt)
 {
 	uv_timer_t *t[3] = { &o->retry, &o->timeout, &o->grace };
 
@@ -709,7 +517,7 @@ static void ocd_init(struct ocd *o, const struct tt_probe_options *opt)
 }
 
 /* Buffers sized by max_chunk. */
-static int ocd_alloc_buffers(struct ocd *o, const struct tt_probe_options *opt)
+int ocd_alloc_buffers(struct ocd *o, const struct tt_probe_options *opt)
 {
 	uint32_t mc = opt->max_chunk ? opt->max_chunk : 4096;
 
@@ -761,95 +569,6 @@ static int ocd_tcp_open(struct tt_probe *p, const char *arg, const struct tt_pro
 	return 0;
 }
 
-/* Whether prog can be run (a path, or a name found in PATH): checked at open so that a missing
- * OpenOCD is an immediate, clear error rather than a retry loop. */
-static int ocd_find_program(const char *prog)
-{
-	const char *path = getenv("PATH");
-	char buf[4096];
-
-	if (strchr(prog, '/'))
-		return access(prog, X_OK) == 0;
-	for (const char *s = path ? path : "/usr/bin:/bin"; *s;) {
-		const char *e = strchr(s, ':');
-		size_t n = e ? (size_t)(e - s) : strlen(s);
-		snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, s, prog);
-		if (access(buf, X_OK) == 0)
-			return 1;
-		s += n + (e != NULL);
-	}
-	return 0;
-}
-
-static const char *const ocd_own_args[] = {
-	"-c", "tcl_port pipe", "-c", "gdb_port disabled", "-c", "telnet_port disabled",
-};
-
-static int ocd_spawn_open(struct tt_probe *p, const char *arg, const struct tt_probe_options *opt)
-{
-	struct ocd *o = (struct ocd *)p;
-	const char *bin = opt->openocd_bin ? opt->openocd_bin : "openocd";
-	size_t nuser = 0, nown = sizeof(ocd_own_args) / sizeof(ocd_own_args[0]), k = 0;
-
-	if (!ocd_find_program(bin)) {
-		tt_probe__seterr(p, "openocd-spawn: cannot run \"%s\": not found or not executable "
-				 "(install OpenOCD or set its path)", bin);
-		return -ENOENT;
-	}
-	while (opt->openocd_args && opt->openocd_args[nuser])
-		nuser++;
-	if (ocd_alloc_buffers(o, opt) < 0)
-		return -ENOMEM;
-	if (opt->openocd_log) {
-		o->log_fd = open(opt->openocd_log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-		if (o->log_fd < 0) {
-			int e = errno;
-			tt_probe__seterr(p, "openocd-spawn: cannot open log %s: %s", opt->openocd_log,
-					 strerror(e));
-			free(o->scratch);
-			free(o->cmd);
-			return -e;
-		}
-	}
-	/* The user's -f/-c first (their config may set ports too); ours after so they win.
-	 * OpenOCD runs `init` after the last argument. */
-	o->argv = calloc(1 + nuser + nown + 1, sizeof(char *));
-	if (o->argv == NULL)
-		goto fail_argv;
-	if ((o->argv[k++] = strdup(bin)) == NULL)
-		goto fail_argv;
-	for (size_t i = 0; i < nuser; i++)
-		if ((o->argv[k++] = strdup(opt->openocd_args[i])) == NULL)
-			goto fail_argv;
-	for (size_t i = 0; i < nown; i++)
-		if ((o->argv[k++] = strdup(ocd_own_args[i])) == NULL)
-			goto fail_argv;
-	o->spawn = 1;
-	snprintf(o->name, sizeof(o->name), "openocd-spawn");
-	ocd_init(o, opt);
-	ocd_link_start(o);
-	return 0;
-fail_argv:
-	for (char **a = o->argv; a && *a; a++)
-		free(*a);
-	free(o->argv);
-	if (o->log_fd >= 0)
-		close(o->log_fd);
-	free(o->scratch);
-	free(o->cmd);
-	return -ENOMEM;
-}
-
-/* Only for an OpenOCD we own: stop it and start a new one (through the usual reconnect path,
- * with its backoff). */
-static void ocd_relink(struct tt_probe *p, const char *why)
-{
-	struct ocd *o = (struct ocd *)p;
-
-	if (o->link == LINK_UP)
-		ocd_fail(o, -ENOTCONN, "restarting OpenOCD: %s", why);
-}
-
 const struct tt_probe_ops tt_probe_openocd_ops = {
 	.name = "openocd",
 	.size = sizeof(struct ocd),
@@ -859,12 +578,3 @@ const struct tt_probe_ops tt_probe_openocd_ops = {
 	.close = ocd_close,
 };
 
-const struct tt_probe_ops tt_probe_openocd_spawn_ops = {
-	.name = "openocd-spawn",
-	.size = sizeof(struct ocd),
-	.open = ocd_spawn_open,
-	.read = ocd_read,
-	.write = ocd_write,
-	.close = ocd_close,
-	.relink = ocd_relink,
-};

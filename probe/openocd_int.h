@@ -1,0 +1,82 @@
+/* probe/openocd_int.h: what probe/openocd.c (the RPC, the TCP backend) and
+ * probe/openocd_spawn.c (the spawned OpenOCD) share. Not an interface outside probe/. */
+#ifndef TT_OPENOCD_INT_H
+#define TT_OPENOCD_INT_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "probe_int.h"
+#include "tcl.h"
+
+#define OCD_TAIL 2048       /* bytes of OpenOCD's stderr kept for error messages */
+
+enum ocd_link { LINK_IDLE, LINK_STARTING, LINK_UP, LINK_DOWN };
+enum ocd_req { REQ_NONE, REQ_READ, REQ_WRITE };
+
+struct ocd {
+	struct tt_probe base;
+	int spawn;
+	char name[160];           /* "openocd HOST:PORT" or "openocd-spawn" */
+	char *host, *port;        /* TCP */
+	char **argv;              /* spawn: full argv, owned */
+	int log_fd;
+	uint32_t max_chunk, timeout_ms;
+	uv_timer_t retry, timeout, grace;
+	int ntimers, nlink;       /* open timer handles; link resources outstanding */
+	enum ocd_link link;
+	unsigned backoff_ms;
+	char last_msg[256];       /* last state message reported */
+
+	uv_getaddrinfo_t gai;
+	uv_connect_t conn;
+	uv_tcp_t tcp;
+	uv_process_t proc;
+	uv_pipe_t in, out, err;
+	int exited, out_eof, err_eof, in_closed, kill_stage;
+	int64_t exit_status;
+	int term_signal;
+	char tail[OCD_TAIL];
+	size_t tail_len;
+
+	uv_stream_t *wr;
+	struct tt_tcl_rx rx;
+	unsigned seq, want;       /* want: tag of the awaited reply, 0 = none */
+	int init_pending;
+
+	enum ocd_req req;
+	unsigned run_first, run_end;
+	uint64_t pos, end;        /* read: the current run; write: the whole write */
+	uint64_t op_addr;
+	uint32_t op_len;
+	unsigned op_width;
+	const uint8_t *wdata;
+	uint64_t waddr;
+	uint8_t *scratch;         /* max_chunk bytes: one command's data */
+	char *cmd;                /* formatted write_memory command */
+	size_t cmdcap;
+	char rdbuf[65536];
+};
+
+/* openocd.c */
+/* Drops the link: the pending request fails, the state goes DISCONNECTED with the message, and
+ * a reconnect (or respawn) follows the teardown. */
+void ocd_fail(struct ocd *o, int status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void ocd_close_link_handle(struct ocd *o, uv_handle_t *h);
+void ocd_alloc(uv_handle_t *h, size_t hint, uv_buf_t *b);
+void ocd_read_cb(uv_stream_t *s, ssize_t nread, const uv_buf_t *b);
+void ocd_begin_rpc(struct ocd *o, uv_stream_t *s); /* s: where commands are written */
+int ocd_alloc_buffers(struct ocd *o, const struct tt_probe_options *opt);
+void ocd_init(struct ocd *o, const struct tt_probe_options *opt);
+void ocd_link_start(struct ocd *o);
+int ocd_read(struct tt_probe *p);
+int ocd_write(struct tt_probe *p, uint64_t addr, const uint8_t *data, uint32_t len);
+void ocd_close(struct tt_probe *p);
+
+/* openocd_spawn.c */
+void ocd_spawn_start(struct ocd *o);
+void ocd_spawn_stop(struct ocd *o);
+void ocd_log(struct ocd *o, const char *d, size_t n);
+void ocd_child_check(struct ocd *o);
+
+#endif
