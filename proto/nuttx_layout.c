@@ -1,0 +1,304 @@
+/* proto/nuttx_layout.c: the record header and driver layout of a NuttX release.
+ *
+ * Owns: the defaults of tt_nuttx_layout per pointer size, the format options that set it
+ * (--format-opt: release, ptr_size, member offsets, ...), and deriving from it where each header
+ * field and driver member lies (C alignment and the release differences described in
+ * shared/reference/nuttx-note.md), plus the bounds check of one record's length.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nuttx_int.h"
+
+void tt_nuttx_layout_default(struct tt_nuttx_layout *lo, unsigned ptr_size)
+{
+	unsigned p = ptr_size == 8 ? 8 : 4;
+
+	*lo = (struct tt_nuttx_layout){
+		.release = 1300, .ptr_size = (uint8_t)p, .time64 = true,
+		/* note_driver_s = { ops pointer }; then ni_buffer, ni_bufsize, ni_overwrite,
+		 * ni_head, ni_tail */
+		.off_buffer = (uint16_t)p, .off_bufsize = (uint16_t)(2 * p),
+		.off_head = (uint16_t)(3 * p + 4), .off_tail = (uint16_t)(3 * p + 8),
+		.off_overwrite = (uint16_t)(3 * p), .sys_reserved = -1,
+	};
+}
+
+static int opt_uint(const char *key, const char *value, unsigned long max, unsigned long *out,
+		    char *err, size_t errlen)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtoul(value, &end, 0);
+	if (!*value || *value == '-' || errno || *end || *out > max) {
+		snprintf(err, errlen, "nuttx option %s='%s': expected a number from 0 to %lu", key,
+			 value, max);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int tt_nuttx_layout_set(void *cfg, const char *key, const char *value, char *err, size_t errlen)
+{
+	struct tt_nuttx_layout *lo = cfg;
+	unsigned long v;
+	unsigned major, minor;
+	char tail;
+
+	if (!strcmp(key, "release")) {
+		if (sscanf(value, "%u.%u%c", &major, &minor, &tail) != 2 || major > 99 ||
+		    minor > 99) {
+			snprintf(err, errlen, "nuttx option release='%s': expected MAJOR.MINOR, "
+				 "e.g. 12.8", value);
+			return -EINVAL;
+		}
+		lo->release = (uint16_t)(major * 100 + minor);
+		if (lo->release < 1204) {
+			/* struct noteram_info_s: overwrite, head, tail, read, buffer[] */
+			lo->off_overwrite = 0;
+			lo->off_head = 4;
+			lo->off_tail = 8;
+			lo->off_buffer = 16;
+			lo->off_bufsize = 0;
+			lo->time64 = false; /* CONFIG_SYSTEM_TIME64 is rare there: time64=1 */
+		}
+		return 0;
+	}
+	if (!strcmp(key, "time")) {
+		if (strcmp(value, "ticks") && strcmp(value, "hires")) {
+			snprintf(err, errlen, "nuttx option time='%s': expected ticks or hires "
+				 "(before 12.4)", value);
+			return -EINVAL;
+		}
+		lo->hires = value[0] == 'h';
+		return 0;
+	}
+	if (!strcmp(key, "pid_size")) {
+		if (strcmp(value, "2") && strcmp(value, "4")) {
+			snprintf(err, errlen, "nuttx option pid_size='%s': expected 2 or 4", value);
+			return -EINVAL;
+		}
+		lo->pid_size = (uint8_t)(value[0] - '0');
+		return 0;
+	}
+	if (!strcmp(key, "endian")) {
+		if (strcmp(value, "little") && strcmp(value, "big")) {
+			snprintf(err, errlen, "nuttx option endian='%s': expected little or big",
+				 value);
+			return -EINVAL;
+		}
+		lo->big_endian = value[0] == 'b';
+		return 0;
+	}
+	static const struct {
+		const char *key;
+		unsigned long max;
+	} keys[] = {
+		{ "ptr_size", 8 }, { "smp", 1 }, { "time64", 1 }, { "align", 8 },
+		{ "header_size", 255 }, { "off_buffer", 4096 }, { "off_bufsize", 4096 },
+		{ "off_head", 4096 }, { "off_tail", 4096 }, { "off_overwrite", 4096 },
+		{ "sys_reserved", 255 }, { "bufsize", 16u << 20 },
+	};
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		if (strcmp(key, keys[i].key))
+			continue;
+		if (opt_uint(key, value, keys[i].max, &v, err, errlen) < 0)
+			return -EINVAL;
+		switch (i) {
+		case 0:
+			if (v != 4 && v != 8) {
+				snprintf(err, errlen, "nuttx option ptr_size='%s': expected 4 or 8",
+					 value);
+				return -EINVAL;
+			}
+			{
+				uint16_t release = lo->release;
+				bool be = lo->big_endian, smp = lo->smp, t64 = lo->time64;
+				const struct tt_nuttx_syscalls *sc = lo->syscalls;
+				int32_t res = lo->sys_reserved;
+				tt_nuttx_layout_default(lo, (unsigned)v);
+				lo->syscalls = sc;
+				lo->sys_reserved = res;
+				lo->release = release;
+				lo->big_endian = be;
+				lo->smp = smp;
+				lo->time64 = t64;
+			}
+			return 0;
+		case 1: lo->smp = v; return 0;
+		case 2: lo->time64 = v; return 0;
+		case 3:
+			if (v & (v - 1)) {
+				snprintf(err, errlen, "nuttx option align='%s': expected 0, 1, 2, 4 "
+					 "or 8", value);
+				return -EINVAL;
+			}
+			lo->align = (uint8_t)v;
+			return 0;
+		case 4: lo->header_size = (uint8_t)v; return 0;
+		case 5: lo->off_buffer = (uint16_t)v; return 0;
+		case 6: lo->off_bufsize = (uint16_t)v; return 0;
+		case 7: lo->off_head = (uint16_t)v; return 0;
+		case 8: lo->off_tail = (uint16_t)v; return 0;
+		case 9: lo->off_overwrite = (uint16_t)v; return 0;
+		case 10: lo->sys_reserved = (int32_t)v; return 0;
+		default: lo->bufsize = (uint32_t)v; return 0;
+		}
+	}
+	snprintf(err, errlen, "nuttx has no option '%s' (options: release, ptr_size, endian, smp, "
+		 "time64, align, header_size, off_buffer, off_bufsize, off_head, off_tail, "
+		 "off_overwrite, sys_reserved, bufsize, pid_size, time)", key);
+	return -EINVAL;
+}
+
+static void header_fields(struct nx_lay *l, bool hires)
+{
+	unsigned off = 3, end, maxal = 4;
+
+	l->off_nsec = 0;
+	l->nsec_size = l->ptr;
+	if (l->bytes) {
+		/* u8 len, type, prio, [cpu], pid[], then sec[] + nsec[] or ticks[]: no padding */
+		l->has_cpu = l->smp;
+		l->off_pid = l->smp ? 4 : 3;
+		l->time_size = l->time64 ? 8 : 4;
+		l->off_time = l->off_pid + l->pid_size;
+		end = l->off_time + l->time_size;
+		if (hires) {
+			l->off_nsec = end;
+			end += l->nsec_size;
+		}
+		l->hdr = end;
+		return;
+	}
+	if (l->release >= 1208) {
+		l->has_cpu = true;
+		l->off_pid = 4;
+		l->off_time = 8;
+		l->time_size = l->release >= 1300 || l->time64 ? 8 : 4;
+		end = 8 + l->time_size;
+		maxal = l->time_size;
+	} else {
+		l->has_cpu = l->smp;
+		if (l->smp)
+			off = 4;
+		l->off_pid = nx_alignup(off, 4);
+		l->time_size = l->time64 ? 8 : 4;
+		l->off_time = nx_alignup(l->off_pid + 4, l->time_size);
+		l->off_nsec = nx_alignup(l->off_time + l->time_size, l->ptr);
+		end = l->off_nsec + l->ptr;
+		maxal = l->time_size > l->ptr ? l->time_size : l->ptr;
+	}
+	l->hdr = nx_alignup(end, maxal);
+}
+
+int nx_lay_resolve(const struct tt_nuttx_layout *lo, struct nx_lay *l, const char **why)
+{
+	unsigned lo_off = UINT32_MAX, hi_end = 0;
+
+	memset(l, 0, sizeof(*l));
+	l->release = lo->release;
+	l->ptr = lo->ptr_size;
+	l->be = lo->big_endian;
+	l->smp = lo->smp;
+	l->time64 = lo->time64;
+	if (l->ptr != 4 && l->ptr != 8) {
+		*why = "pointer size must be 4 or 8";
+		return -EINVAL;
+	}
+	l->bytes = l->release < 1204;
+	l->pal = l->bytes ? 1 : l->ptr;
+	l->pid_size = lo->pid_size ? lo->pid_size : 4;
+	if (l->pid_size != 2 && l->pid_size != 4) {
+		*why = "pid_size must be 2 or 4";
+		return -EINVAL;
+	}
+	if (l->bytes) {
+		l->be = false; /* byte arrays are stored little-endian whatever the CPU */
+		l->bufsize = lo->bufsize;
+		if (!l->bufsize) {
+			*why = "before 12.4 the ring is inside g_noteram_info: its size "
+			       "(CONFIG_DRIVER_NOTERAM_BUFSIZE) is needed (bufsize=N, or --elf)";
+			return -EINVAL;
+		}
+	}
+	l->align = lo->align ? lo->align : l->release < 1207 ? 1 : l->ptr;
+	if (l->bytes)
+		l->align = 1;
+	if (l->align != 1 && l->align != 2 && l->align != 4 && l->align != 8) {
+		*why = "record alignment must be 1, 2, 4 or 8";
+		return -EINVAL;
+	}
+	header_fields(l, lo->hires);
+	if (lo->header_size) {
+		unsigned fields_end = l->off_nsec ? l->off_nsec + l->ptr : l->off_time + l->time_size;
+		if (lo->header_size < fields_end) {
+			*why = "header_size is smaller than the header's fields for this release";
+			return -EINVAL;
+		}
+		l->hdr = lo->header_size;
+	}
+	l->off_buffer = lo->off_buffer;
+	l->off_bufsize = lo->off_bufsize;
+	l->off_head = lo->off_head;
+	l->off_tail = lo->off_tail;
+	l->off_overwrite = lo->off_overwrite || l->bytes ? lo->off_overwrite
+							 : lo->off_bufsize + l->ptr;
+	const unsigned offs[5] = { l->off_buffer, l->off_bufsize, l->off_head, l->off_tail,
+				   l->off_overwrite };
+	/* before 12.4 the buffer is inline and its size a constant: not control words */
+	const unsigned sizes[5] = { l->bytes ? 0 : l->ptr, l->bytes ? 0 : l->ptr, 4, 4, 4 };
+	for (int i = 0; i < 5; i++) {
+		if (!sizes[i])
+			continue;
+		if (offs[i] < lo_off)
+			lo_off = offs[i];
+		if (offs[i] + sizes[i] > hi_end)
+			hi_end = offs[i] + sizes[i];
+		for (int j = 0; j < i; j++)
+			if (sizes[j] && offs[i] < offs[j] + sizes[j] && offs[j] < offs[i] + sizes[i]) {
+				*why = "driver member offsets overlap (ni_buffer, ni_bufsize, ni_head, "
+				       "ni_tail, ni_overwrite)";
+				return -EINVAL;
+			}
+	}
+	if (hi_end - lo_off > 256) {
+		*why = "driver member offsets span more than 256 bytes";
+		return -EINVAL;
+	}
+	l->ctl_lo = lo_off;
+	l->ctl_len = hi_end - lo_off;
+	return 0;
+}
+
+uint64_t nx_get(const struct nx_lay *l, const uint8_t *p, unsigned size)
+{
+	uint64_t v = 0;
+
+	for (unsigned i = 0; i < size; i++)
+		v |= (uint64_t)p[l->be ? size - 1 - i : i] << (8 * i);
+	return v;
+}
+
+int nx_rec_check(const struct nx_lay *l, const uint8_t *p, size_t avail, char *err, size_t errlen)
+{
+	unsigned len = avail ? p[0] : 0;
+
+	if (!avail)
+		snprintf(err, errlen, "no bytes for a record");
+	else if (len == 0)
+		snprintf(err, errlen, "record length 0 (nc_length byte is zero)");
+	else if (len < l->hdr)
+		snprintf(err, errlen, "record length %u is shorter than the %u-byte header", len,
+			 l->hdr);
+	else if (len > avail)
+		snprintf(err, errlen, "record length %u runs past the %zu bytes up to the head",
+			 len, avail);
+	else
+		return 0;
+	return -EPROTO;
+}
+
