@@ -545,6 +545,12 @@ int tt_target_start(uv_loop_t *loop, const struct tt_target_config *cfg,
 		       lo->ptr_size * 8u, lo->big_endian ? "big-endian" : "little-endian",
 		       lo->smp ? ", SMP" : "", lo->header_size, lo->off_buffer, lo->off_bufsize,
 		       lo->off_head, lo->off_tail);
+		if (lo->pidhash_addr)
+			tt_log(TT_LOG_INFO, "target %s: NuttX task names from the target: g_pidhash at "
+			       "0x%llx, g_npidhash at 0x%llx, tcb_s pid at %u, name[%u] at %u",
+			       t->cfg.name, (unsigned long long)lo->pidhash_addr,
+			       (unsigned long long)lo->npidhash_addr, lo->tcb_off_pid,
+			       lo->tcb_name_size, lo->tcb_off_name);
 	}
 	if (t->cfg.elf && !fmt->elf_symbol) {
 		snprintf(err, errlen, "--elf: format %s has no ELF symbol to find its buffer by: "

@@ -21,7 +21,8 @@
 
 #include "dwarf_layout.h"
 
-enum { T_DRV, T_COMMON, T_CSECT, T_ENUM, T_INFO, T_IRQ, T_N };
+enum { T_DRV, T_COMMON, T_CSECT, T_ENUM, T_INFO, T_IRQ, T_TCB, T_N };
+enum { V_PIDHASH, V_NPIDHASH, V_N }; /* variables whose addresses the layout takes */
 
 struct found {
 	Dwarf_Die die[T_N];
@@ -31,6 +32,8 @@ struct found {
 	int64_t sys_exit;    /* the enumerator SYS__exit (= CONFIG_SYS_RESERVED), or -1 */
 	Dwarf_Die funcnames; /* the variable g_funcnames (definition) */
 	bool have_funcnames;
+	Dwarf_Die var[V_N];  /* g_pidhash, g_npidhash (definitions) */
+	bool have_var[V_N];
 };
 
 static int enumerator(Dwarf_Die *e, const char *name, int64_t *value);
@@ -45,6 +48,7 @@ static const struct {
 	[T_ENUM] = { DW_TAG_enumeration_type, "note_type_e" },
 	[T_INFO] = { DW_TAG_structure_type, "noteram_info_s" },     /* before 12.4 */
 	[T_IRQ] = { DW_TAG_structure_type, "note_irqhandler_s" },
+	[T_TCB] = { DW_TAG_structure_type, "tcb_s" },              /* task names */
 };
 
 static bool is_definition(Dwarf_Die *d)
@@ -76,6 +80,12 @@ static void scan_unit(Dwarf_Die *cu, uint8_t asize, struct found *f)
 			continue;
 		if (tag == DW_TAG_variable && !strcmp(name, "g_cpu_irqset"))
 			f->cpu_irqset = true;
+		for (int v = 0; v < V_N; v++)
+			if (tag == DW_TAG_variable && !f->have_var[v] && is_definition(&d) &&
+			    !strcmp(name, v == V_PIDHASH ? "g_pidhash" : "g_npidhash")) {
+				f->var[v] = d;
+				f->have_var[v] = true;
+			}
 		if (tag == DW_TAG_variable && !strcmp(name, "g_funcnames") && !f->have_funcnames &&
 		    is_definition(&d)) {
 			f->funcnames = d;
@@ -353,6 +363,51 @@ static bool has_debug_info(Elf *e)
 	return false;
 }
 
+/* A variable's fixed address (DW_AT_location = DW_OP_addr), or 0. */
+static uint64_t var_addr(Dwarf_Die *v)
+{
+	Dwarf_Attribute a;
+	Dwarf_Op *ops;
+	size_t n;
+
+	if (!dwarf_attr(v, DW_AT_location, &a) || dwarf_getlocation(&a, &ops, &n) != 0 || n != 1 ||
+	    ops[0].atom != DW_OP_addr)
+		return 0;
+	return ops[0].number;
+}
+
+/* Task names from the target (optional: left 0 when anything is missing): the addresses of
+ * g_pidhash (a pointer: the dynamic hash of NuttX 10.3 and later) and g_npidhash, and
+ * struct tcb_s's pid and name[] (CONFIG_TASK_NAME_SIZE > 0). */
+static void task_layout(struct found *f, struct tt_nuttx_layout *lo)
+{
+	Dwarf_Die pid, name, t;
+	Dwarf_Attribute a;
+	uint64_t op, on, ps, ns, hash, count;
+
+	if (!f->have[T_TCB] || !f->have_var[V_PIDHASH] || !f->have_var[V_NPIDHASH] ||
+	    !member(&f->die[T_TCB], "pid", &pid) || !member(&f->die[T_TCB], "name", &name) ||
+	    member_offset(&pid, &op) < 0 || member_offset(&name, &on) < 0 || !op || !on ||
+	    op > UINT16_MAX || on > UINT16_MAX)
+		return;
+	ps = member_size(&pid, 0);
+	ns = member_size(&name, 0);
+	hash = var_addr(&f->var[V_PIDHASH]);
+	count = var_addr(&f->var[V_NPIDHASH]);
+	/* g_pidhash must be a pointer (before 10.3 it was an array of struct pidhash_s) */
+	if (!dwarf_attr_integrate(&f->var[V_PIDHASH], DW_AT_type, &a) ||
+	    !dwarf_formref_die(&a, &t) || dwarf_peel_type(&t, &t) != 0 ||
+	    dwarf_tag(&t) != DW_TAG_pointer_type || (ps != 2 && ps != 4) || !ns || ns > 255 ||
+	    !hash || !count)
+		return;
+	lo->pidhash_addr = hash;
+	lo->npidhash_addr = count;
+	lo->tcb_off_pid = (uint16_t)op;
+	lo->tcb_off_name = (uint16_t)on;
+	lo->tcb_pid_size = (uint8_t)ps;
+	lo->tcb_name_size = (uint8_t)ns;
+}
+
 static int from_dwarf(const char *path, Elf *e, struct tt_nuttx_layout *out, char *err,
 		      size_t errlen)
 {
@@ -384,6 +439,8 @@ static int from_dwarf(const char *path, Elf *e, struct tt_nuttx_layout *out, cha
 			lo.sys_reserved = (int32_t)f.sys_exit;
 		rc = legacy_layout(path, &f, &lo, err, errlen);
 		if (rc == 0)
+			task_layout(&f, &lo);
+		if (rc == 0)
 			*out = lo;
 		goto out;
 	}
@@ -406,6 +463,8 @@ static int from_dwarf(const char *path, Elf *e, struct tt_nuttx_layout *out, cha
 	rc = driver_layout(path, &f, &lo, err, errlen);
 	if (rc == 0)
 		rc = note_layout(path, &f, &lo, err, errlen);
+	if (rc == 0)
+		task_layout(&f, &lo);
 	if (rc == 0)
 		*out = lo;
 out:
@@ -511,8 +570,8 @@ static int funcnames(const char *path, Elf *e, struct tt_nuttx_syscalls **out, c
 	Dwarf_Attribute a;
 	Dwarf_Die t;
 	Dwarf_Word total;
-	Dwarf_Op *ops;
-	size_t nops, n;
+	uint64_t addr;
+	size_t n;
 	Dwarf *dbg = dwarf_begin_elf(e, DWARF_C_READ, NULL);
 	int rc = 0;
 
@@ -530,8 +589,7 @@ static int funcnames(const char *path, Elf *e, struct tt_nuttx_syscalls **out, c
 	if (!dwarf_attr_integrate(&f.funcnames, DW_AT_type, &a) || !dwarf_formref_die(&a, &t) ||
 	    dwarf_peel_type(&t, &t) != 0 || dwarf_tag(&t) != DW_TAG_array_type ||
 	    dwarf_aggregate_size(&t, &total) != 0 || total % ptr || total / ptr > 4096 ||
-	    !dwarf_attr(&f.funcnames, DW_AT_location, &a) ||
-	    dwarf_getlocation(&a, &ops, &nops) != 0 || nops != 1 || ops[0].atom != DW_OP_addr) {
+	    !(addr = var_addr(&f.funcnames))) {
 		snprintf(err, errlen, "%s: DWARF 'g_funcnames' is not an array of at most 4096 "
 			 "pointers at a fixed address", path);
 		rc = -ERANGE;
@@ -553,7 +611,7 @@ static int funcnames(const char *path, Elf *e, struct tt_nuttx_syscalls **out, c
 		uint8_t b[8];
 		uint64_t p = 0;
 
-		if (elf_read_addr(e, ops[0].number + i * ptr, b, ptr) < 0)
+		if (elf_read_addr(e, addr + i * ptr, b, ptr) < 0)
 			continue;
 		for (unsigned k = 0; k < ptr; k++)
 			p |= (uint64_t)b[be ? ptr - 1 - k : k] << (8 * k);
@@ -565,7 +623,7 @@ static int funcnames(const char *path, Elf *e, struct tt_nuttx_syscalls **out, c
 	if (!readable) {
 		free(sc);
 		snprintf(err, errlen, "%s: g_funcnames at 0x%llx: no entry points to a name in the "
-			 "file's sections", path, (unsigned long long)ops[0].number);
+			 "file's sections", path, (unsigned long long)addr);
 		rc = -ERANGE;
 		goto out;
 	}

@@ -15,7 +15,9 @@
 
 #define SYNC_RETRIES 8
 
-enum nx_step { ST_CTL, ST_DATA, ST_SYNC };
+enum nx_step { ST_CTL, ST_DATA, ST_SYNC, ST_PIDHASH, ST_SLOTS, ST_TCBS };
+#define NAME_FAILS_MAX 3 /* failed lookup reads in a row before names are turned off */
+
 enum nx_why { WHY_ATTACH, WHY_LAP, WHY_RESET, WHY_ERROR };
 
 struct tt_nuttx {
@@ -43,6 +45,17 @@ struct tt_nuttx {
 	uint8_t *ring;           /* size bytes: the new bytes, linear */
 	uint8_t *ring_alloc;
 	char **sysnames;         /* owned copy of the layout's syscall names (one allocation) */
+	/* task names from the target: ST_PIDHASH (g_pidhash, g_npidhash) -> ST_SLOTS (the hash
+	 * slots of the pids) -> ST_TCBS (tcb->pid, tcb->name), after a poll that named pids */
+	bool names;              /* looked up: the layout says where (d.want_names) */
+	unsigned name_fails;     /* lookups whose reads failed, in a row */
+	bool names_off;          /* turned off for that: not said yet */
+	unsigned nm_n;           /* pids in this round */
+	int32_t nm_pid[NX_WANT];
+	uint64_t nm_table;       /* g_pidhash's value */
+	uint32_t nm_mask;        /* g_npidhash - 1 */
+	uint8_t nm_hash[8], nm_count[4], nm_slot[NX_WANT][8], nm_tpid[NX_WANT][4];
+	char nm_name[NX_WANT][NX_NAME_MAX];
 };
 
 struct emitter {
@@ -115,6 +128,25 @@ static int use_syscalls(struct nx_dec *d, const struct tt_nuttx_layout *lo, char
 	return 0;
 }
 
+/* Task names from the target: all of pidhash, npidhash, tcb_pid, tcb_name, tcb_name_size or
+ * none. 0 or -EINVAL with *why. */
+static int names_config(const struct tt_nuttx_layout *lo, const char **why)
+{
+	if (!lo->pidhash_addr && !lo->npidhash_addr)
+		return 0;
+	if (!lo->pidhash_addr || !lo->npidhash_addr || !lo->tcb_off_pid || !lo->tcb_off_name ||
+	    !lo->tcb_name_size) {
+		*why = "task names from the target need all of pidhash, npidhash, tcb_pid, tcb_name "
+		       "and tcb_name_size (or --elf with g_pidhash and struct tcb_s in its DWARF)";
+		return -EINVAL;
+	}
+	if (lo->tcb_pid_size && lo->tcb_pid_size != 2 && lo->tcb_pid_size != 4) {
+		*why = "tcb_pid_size must be 2 or 4";
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int tt_nuttx_new(const struct tt_nuttx_config *cfg, struct tt_nuttx **out, const char **why)
 {
 	struct tt_nuttx *rd;
@@ -138,6 +170,11 @@ int tt_nuttx_new(const struct tt_nuttx_config *cfg, struct tt_nuttx **out, const
 		free(rd);
 		return rc;
 	}
+	if (names_config(&cfg->layout, why) < 0) {
+		free(rd);
+		return -EINVAL;
+	}
+	rd->names = rd->d.want_names = cfg->layout.pidhash_addr != 0;
 	rd->d.tick_hz = cfg->tick_hz;
 	rd->cfg.layout.syscalls = NULL; /* borrowed: only the copy is kept */
 	if (use_syscalls(&rd->d, &cfg->layout, &rd->sysnames) < 0) {
@@ -170,6 +207,14 @@ const struct tt_nuttx_stats *tt_nuttx_stats(const struct tt_nuttx *rd)
 
 void tt_nuttx_read_failed(struct tt_nuttx *rd, int err)
 {
+	if (rd->step >= ST_PIDHASH) { /* a name lookup: its pids stay unnamed */
+		for (unsigned i = 0; i < rd->nm_n; i++)
+			nx_set_name(&rd->d, rd->nm_pid[i], NULL);
+		if (++rd->name_fails >= NAME_FAILS_MAX) {
+			rd->names = rd->d.want_names = false;
+			rd->names_off = true; /* said by the next ingest */
+		}
+	}
 	snprintf(rd->err, sizeof(rd->err), "target read failed (%s)", strerror(-err));
 	rd->step = ST_CTL;
 }
@@ -193,6 +238,47 @@ static void add_ring(struct tt_nuttx *rd, struct tt_plan *p, uint32_t off, uint3
 	add_range(rd, p, rd->buf_addr, len - first, dst + first);
 }
 
+/* ---- task names from the target ---- */
+
+static uint64_t nm_tcb(const struct tt_nuttx *rd, unsigned i)
+{
+	return nx_get(&rd->d.lay, rd->nm_slot[i], rd->d.lay.ptr);
+}
+
+static unsigned nm_name_len(const struct tt_nuttx *rd)
+{
+	unsigned n = rd->cfg.layout.tcb_name_size;
+
+	return n < NX_NAME_MAX ? n : NX_NAME_MAX;
+}
+
+static unsigned nm_pid_size(const struct tt_nuttx *rd)
+{
+	return rd->cfg.layout.tcb_pid_size ? rd->cfg.layout.tcb_pid_size : 4;
+}
+
+static void plan_names(struct tt_nuttx *rd, struct tt_plan *p)
+{
+	const struct tt_nuttx_layout *lo = &rd->cfg.layout;
+	unsigned ptr = rd->d.lay.ptr;
+
+	for (unsigned i = 0; i < rd->nm_n; i++) {
+		uint64_t tcb = nm_tcb(rd, i);
+		if (rd->step == ST_SLOTS) {
+			uint32_t slot = (uint32_t)rd->nm_pid[i] & rd->nm_mask;
+			add_range(rd, p, rd->nm_table + (uint64_t)slot * ptr, ptr, rd->nm_slot[i]);
+		} else if (rd->step == ST_TCBS && tcb) {
+			add_range(rd, p, tcb + lo->tcb_off_pid, nm_pid_size(rd), rd->nm_tpid[i]);
+			add_range(rd, p, tcb + lo->tcb_off_name, nm_name_len(rd),
+				  (uint8_t *)rd->nm_name[i]);
+		}
+	}
+	if (rd->step == ST_PIDHASH) {
+		add_range(rd, p, lo->pidhash_addr, ptr, rd->nm_hash);
+		add_range(rd, p, lo->npidhash_addr, 4, rd->nm_count);
+	}
+}
+
 void tt_nuttx_plan(struct tt_nuttx *rd, struct tt_plan *p)
 {
 	const struct nx_lay *l = &rd->d.lay;
@@ -214,6 +300,11 @@ void tt_nuttx_plan(struct tt_nuttx *rd, struct tt_plan *p)
 		add_ring(rd, p, (rd->h1 + rd->size - l->hdr % rd->size) % rd->size, l->hdr,
 			 rd->anchor_now);
 		add_range(rd, p, ctl, l->ctl_len, rd->ctl2);
+		break;
+	case ST_PIDHASH:
+	case ST_SLOTS:
+	case ST_TCBS:
+		plan_names(rd, p);
 		break;
 	}
 }
@@ -558,17 +649,105 @@ static int ingest_sync(struct tt_nuttx *rd, struct emitter *e)
 	return TT_NUTTX_DONE;
 }
 
+/* After a poll whose records named pids with no name known: look them up in the target. */
+static int names_start(struct tt_nuttx *rd)
+{
+	if (!rd->names || !rd->d.nwant)
+		return TT_NUTTX_DONE;
+	rd->nm_n = rd->d.nwant;
+	memcpy(rd->nm_pid, rd->d.want, rd->nm_n * sizeof(rd->nm_pid[0]));
+	rd->d.nwant = 0;
+	rd->step = ST_PIDHASH;
+	return TT_NUTTX_MORE;
+}
+
+/* Ends the lookup round: names[i] for the pids of this round (NULL: no name there). */
+static int names_done(struct tt_nuttx *rd, const char *const *names)
+{
+	for (unsigned i = 0; i < rd->nm_n; i++)
+		nx_set_name(&rd->d, rd->nm_pid[i], names ? names[i] : NULL);
+	rd->step = ST_CTL;
+	return TT_NUTTX_DONE;
+}
+
+static int ingest_pidhash(struct tt_nuttx *rd)
+{
+	uint64_t n = nx_get(&rd->d.lay, rd->nm_count, 4);
+
+	rd->name_fails = 0;
+	rd->nm_table = nx_get(&rd->d.lay, rd->nm_hash, rd->d.lay.ptr);
+	/* the scheduler not started yet, or not g_pidhash/g_npidhash at those addresses */
+	if (!rd->nm_table || !n || n > 65536 || (n & (n - 1)))
+		return names_done(rd, NULL);
+	rd->nm_mask = (uint32_t)n - 1;
+	rd->step = ST_SLOTS;
+	return TT_NUTTX_MORE;
+}
+
+static int ingest_slots(struct tt_nuttx *rd)
+{
+	for (unsigned i = 0; i < rd->nm_n; i++)
+		if (nm_tcb(rd, i)) {
+			rd->step = ST_TCBS;
+			return TT_NUTTX_MORE;
+		}
+	return names_done(rd, NULL); /* the tasks exited */
+}
+
+/* A TCB's name[] as read (at most NX_NAME_MAX bytes): printable text up to its NUL or the end,
+ * else NULL (empty, or not a name: the slot held something else). */
+static const char *tcb_name(char *s, unsigned len)
+{
+	unsigned n = 0;
+
+	while (n < len && s[n])
+		if ((unsigned char)s[n] < 0x20 || (unsigned char)s[n] > 0x7e)
+			return NULL;
+		else
+			n++;
+	if (n == len)
+		n = len - 1; /* longer than the cache keeps: cut */
+	s[n] = 0;
+	return n ? s : NULL;
+}
+
+static int ingest_tcbs(struct tt_nuttx *rd)
+{
+	const char *names[NX_WANT] = { NULL };
+
+	for (unsigned i = 0; i < rd->nm_n; i++) {
+		int32_t pid = nm_pid_size(rd) == 2 ? (int16_t)nx_get(&rd->d.lay, rd->nm_tpid[i], 2)
+						   : (int32_t)nx_get(&rd->d.lay, rd->nm_tpid[i], 4);
+		/* the slot's TCB is another task's (ours exited and the slot was reused) */
+		if (nm_tcb(rd, i) && pid == rd->nm_pid[i])
+			names[i] = tcb_name(rd->nm_name[i], nm_name_len(rd));
+	}
+	return names_done(rd, names);
+}
+
 int tt_nuttx_ingest(struct tt_nuttx *rd, tt_emit_cb cb, void *arg)
 {
 	struct emitter e = { rd, cb, arg };
+	int rc;
 
 	rd->err[0] = 0;
-	switch (rd->step) {
-	case ST_CTL: return ingest_ctl(rd, &e);
-	case ST_DATA: return ingest_data(rd, &e);
-	case ST_SYNC: return ingest_sync(rd, &e);
+	if (rd->names_off) {
+		rd->names_off = false;
+		return fail(rd, -EPROTO, "task names from the target are off: %u lookups in a row could "
+			    "not be read (g_pidhash at 0x%llx: a wrong address, or memory the probe "
+			    "cannot read)", rd->name_fails,
+			    (unsigned long long)rd->cfg.layout.pidhash_addr);
 	}
-	return -EINVAL;
+	switch (rd->step) {
+	case ST_CTL: rc = ingest_ctl(rd, &e); break;
+	case ST_DATA: rc = ingest_data(rd, &e); break;
+	case ST_SYNC: rc = ingest_sync(rd, &e); break;
+	case ST_PIDHASH: return ingest_pidhash(rd);
+	case ST_SLOTS: return ingest_slots(rd);
+	case ST_TCBS: return ingest_tcbs(rd);
+	default: return -EINVAL;
+	}
+	return rc == TT_NUTTX_DONE ? names_start(rd) : rc;
 }
 
 /* ---- images ---- */

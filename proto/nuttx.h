@@ -73,6 +73,15 @@ struct tt_nuttx_layout {
 	bool hires;             /* < 12.4: time as sec[sizeof(time_t)] + nsec[sizeof(long)]
 				 * (CONFIG_SCHED_INSTRUMENTATION_HIRES), else ticks[sizeof(clock_t)];
 				 * time64 gives the 8-byte time_t/clock_t */
+	/* Task names read from the target for pids that no START note named (the task started
+	 * before the ring was read): tcb = g_pidhash[pid & (g_npidhash - 1)], kept when tcb->pid
+	 * is pid; its name[] is the name. The addresses of the variables g_pidhash (struct tcb_s **)
+	 * and g_npidhash (int), and where pid and name lie in struct tcb_s. pidhash_addr 0 or
+	 * tcb_name_size 0 (CONFIG_TASK_NAME_SIZE 0): names are not read. */
+	uint64_t pidhash_addr, npidhash_addr;
+	uint16_t tcb_off_pid, tcb_off_name;
+	uint8_t tcb_pid_size;   /* sizeof(pid_t): 2 or 4; 0 = 4 */
+	uint8_t tcb_name_size;  /* sizeof(tcb->name) = CONFIG_TASK_NAME_SIZE + 1 */
 };
 
 /* Target memory known from the ELF: segments of read-only data. */
@@ -108,7 +117,9 @@ int tt_nuttx_layout_set(void *lo, const char *key, const char *value, char *err,
 	"         time64=0|1, align=0|1|2|4|8, header_size=N, off_buffer=N, off_bufsize=N,\n" \
 	"         off_head=N, off_tail=N, off_overwrite=N (offsets in struct noteram_driver_s),\n" \
 	"         sys_reserved=N (CONFIG_SYS_RESERVED, for syscall names from --elf);\n" \
-	"         before 12.4 (g_noteram_info): bufsize=N, pid_size=2|4, time=ticks|hires\n"
+	"         before 12.4 (g_noteram_info): bufsize=N, pid_size=2|4, time=ticks|hires;\n" \
+	"         task names from the target: pidhash=ADDR, npidhash=ADDR (of g_pidhash,\n" \
+	"         g_npidhash), tcb_pid=N, tcb_name=N, tcb_name_size=N, tcb_pid_size=2|4\n"
 
 struct tt_nuttx_config {
 	uint64_t driver_addr;     /* target address of g_noteram_driver (required) */

@@ -106,6 +106,7 @@ const char *tt_nuttx_type_name(unsigned release, unsigned t)
 void nx_dec_reset(struct nx_dec *d)
 {
 	memset(d->names, 0, sizeof(d->names));
+	d->nwant = 0;
 	d->have_time = false;
 	d->first_time = d->time = d->last_raw = 0;
 	d->step = 0;
@@ -558,6 +559,29 @@ static struct nx_name *name_slot(struct nx_dec *d, int32_t pid)
 	return &d->names[(uint32_t)pid % NX_NAMES];
 }
 
+void nx_set_name(struct nx_dec *d, int32_t pid, const char *name)
+{
+	struct nx_name *ns = name_slot(d, pid);
+
+	if ((ns->used && ns->pid == pid) || (!name && ns->used))
+		return; /* a START note came first; or keep another pid's name in the slot */
+	ns->pid = pid;
+	ns->used = name != NULL;
+	ns->looked = name == NULL;
+	snprintf(ns->name, sizeof(ns->name), "%s", name ? name : "");
+}
+
+/* A record of pid without a name: look it up in the target (once per pid). */
+static void want_name(struct nx_dec *d, const struct nx_name *ns, int32_t pid)
+{
+	if (!d->want_names || d->nwant == NX_WANT || (ns->pid == pid && (ns->used || ns->looked)))
+		return;
+	for (unsigned i = 0; i < d->nwant; i++)
+		if (d->want[i] == pid)
+			return;
+	d->want[d->nwant++] = pid;
+}
+
 static void advance_time(struct nx_dec *d, uint64_t raw)
 {
 	uint64_t t = raw;
@@ -633,12 +657,15 @@ void nx_emit_record(struct nx_dec *d, const uint8_t *p, uint64_t addr, tt_emit_c
 		if (name) {
 			ns->pid = pid;
 			ns->used = true;
+			ns->looked = false;
 			snprintf(ns->name, sizeof(ns->name), "%s", name);
 		}
 	} else {
 		payload(&r, ty);
 	}
 	ev->thread_name = ns->used && ns->pid == pid ? ns->name : NULL;
+	if (!ev->thread_name)
+		want_name(d, ns, pid);
 	for (unsigned i = 0; i < nw; i++) {
 		uint8_t w[4] = { 0 };
 		unsigned n = r.len - 4 * i < 4 ? r.len - 4 * i : 4;

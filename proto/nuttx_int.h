@@ -10,6 +10,7 @@
 #define NX_NAME_MAX 32u   /* CONFIG_TASK_NAME_SIZE is 31 by default */
 #define NX_TEXT_MAX 160u  /* scratch for rendered strings/hex of one record */
 #define NX_OVERWRITE_OVERFLOW 2u /* ni_overwrite: mode 0 stopped at a full ring */
+#define NX_WANT 4u        /* task names looked up in the target per round (2 ranges each) */
 
 /* The layout with everything derived. */
 struct nx_lay {
@@ -31,6 +32,7 @@ struct nx_lay {
 struct nx_name {
 	int32_t pid;
 	bool used;
+	bool looked;     /* !used: pid was looked up in the target and has no name there */
 	char name[NX_NAME_MAX];
 };
 
@@ -51,6 +53,11 @@ struct nx_dec {
 	unsigned nsys;
 	int32_t sys_reserved;
 	const struct tt_nuttx_mem *rodata; /* format strings (borrowed), or NULL */
+	/* pids that records named without a name known, to be looked up in the target's TCBs
+	 * (nuttx.c; only when want_names) */
+	bool want_names;
+	unsigned nwant;
+	int32_t want[NX_WANT];
 	char text[TT_MAX_ARGS][NX_TEXT_MAX];
 	uint32_t raw[NX_MAX_REC / 4];
 };
@@ -64,6 +71,8 @@ static inline unsigned nx_alignup(unsigned v, unsigned a)
 }
 
 void nx_dec_reset(struct nx_dec *d);
+/* A name for pid found in the target (name NULL: it has none there). */
+void nx_set_name(struct nx_dec *d, int32_t pid, const char *name);
 /* The raw time of the record at p (len >= hdr). */
 uint64_t nx_rec_time(const struct nx_dec *d, const uint8_t *p);
 /* Checks the header of the record at p with at most avail bytes: 0, or -EPROTO with a message. */

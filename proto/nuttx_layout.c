@@ -6,6 +6,7 @@
  * shared/reference/nuttx-note.md), plus the bounds check of one record's length.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,7 +101,9 @@ int tt_nuttx_layout_set(void *cfg, const char *key, const char *value, char *err
 		{ "ptr_size", 8 }, { "smp", 1 }, { "time64", 1 }, { "align", 8 },
 		{ "header_size", 255 }, { "off_buffer", 4096 }, { "off_bufsize", 4096 },
 		{ "off_head", 4096 }, { "off_tail", 4096 }, { "off_overwrite", 4096 },
-		{ "sys_reserved", 255 }, { "bufsize", 16u << 20 },
+		{ "sys_reserved", 255 }, { "bufsize", 16u << 20 }, { "pidhash", ULONG_MAX },
+		{ "npidhash", ULONG_MAX }, { "tcb_pid", 65535 }, { "tcb_name", 65535 },
+		{ "tcb_name_size", 255 }, { "tcb_pid_size", 4 },
 	};
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 		if (strcmp(key, keys[i].key))
@@ -115,17 +118,15 @@ int tt_nuttx_layout_set(void *cfg, const char *key, const char *value, char *err
 				return -EINVAL;
 			}
 			{
-				uint16_t release = lo->release;
-				bool be = lo->big_endian, smp = lo->smp, t64 = lo->time64;
-				const struct tt_nuttx_syscalls *sc = lo->syscalls;
-				int32_t res = lo->sys_reserved;
-				tt_nuttx_layout_default(lo, (unsigned)v);
-				lo->syscalls = sc;
-				lo->sys_reserved = res;
-				lo->release = release;
-				lo->big_endian = be;
-				lo->smp = smp;
-				lo->time64 = t64;
+				/* the pointer size and the driver offsets that follow it */
+				struct tt_nuttx_layout d;
+				tt_nuttx_layout_default(&d, (unsigned)v);
+				lo->ptr_size = d.ptr_size;
+				lo->off_buffer = d.off_buffer;
+				lo->off_bufsize = d.off_bufsize;
+				lo->off_head = d.off_head;
+				lo->off_tail = d.off_tail;
+				lo->off_overwrite = d.off_overwrite;
 			}
 			return 0;
 		case 1: lo->smp = v; return 0;
@@ -145,12 +146,26 @@ int tt_nuttx_layout_set(void *cfg, const char *key, const char *value, char *err
 		case 8: lo->off_tail = (uint16_t)v; return 0;
 		case 9: lo->off_overwrite = (uint16_t)v; return 0;
 		case 10: lo->sys_reserved = (int32_t)v; return 0;
-		default: lo->bufsize = (uint32_t)v; return 0;
+		case 11: lo->bufsize = (uint32_t)v; return 0;
+		case 12: lo->pidhash_addr = v; return 0;
+		case 13: lo->npidhash_addr = v; return 0;
+		case 14: lo->tcb_off_pid = (uint16_t)v; return 0;
+		case 15: lo->tcb_off_name = (uint16_t)v; return 0;
+		case 16: lo->tcb_name_size = (uint8_t)v; return 0;
+		default:
+			if (v != 2 && v != 4) {
+				snprintf(err, errlen, "nuttx option tcb_pid_size='%s': expected 2 or "
+					 "4", value);
+				return -EINVAL;
+			}
+			lo->tcb_pid_size = (uint8_t)v;
+			return 0;
 		}
 	}
 	snprintf(err, errlen, "nuttx has no option '%s' (options: release, ptr_size, endian, smp, "
 		 "time64, align, header_size, off_buffer, off_bufsize, off_head, off_tail, "
-		 "off_overwrite, sys_reserved, bufsize, pid_size, time)", key);
+		 "off_overwrite, sys_reserved, bufsize, pid_size, time, pidhash, npidhash, tcb_pid, "
+		 "tcb_name, tcb_name_size, tcb_pid_size)", key);
 	return -EINVAL;
 }
 

@@ -17,15 +17,19 @@ trap '[ -z "$dpid" ] || kill "$dpid" 2>/dev/null; rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 . "$(dirname "$0")/lib.sh"
 
-none="" checked=0
+none="" checked=0 tasks_checked=0
 for fx in "$@"; do
   name=$(basename "$fx")
   "$fx" > "$work/$name.want"
   if grep -q '^layout none' "$work/$name.want"; then none=$fx; continue; fi
   want=$(sed -n 1p "$work/$name.want")
   got=$("$nx_dwarf" "$fx") || fail "$name: $got"
-  [ "$got" = "$want" ] || fail "$name: read '$got', the compiler says '$want'"
-  echo "ok: $name: $got"
+  [ "$(sed -n 1p <<< "$got")" = "$want" ] || fail "$name: read '$got', the compiler says '$want'"
+  # task names from the target: g_pidhash, g_npidhash, struct tcb_s (FIX_TASKS), or none
+  wtasks=$(grep "^tasks " "$work/$name.want") gtasks=$(sed -n 2p <<< "$got")
+  [ "$gtasks" = "$wtasks" ] || fail "$name: read '$gtasks', the compiler says '$wtasks'"
+  echo "ok: $name: $got" | tr "\n" " "; echo
+  [ "$wtasks" = "tasks none" ] || tasks_checked=$((tasks_checked + 1))
 
   # End to end: the image at the driver's link address, decoded with the ELF.
   drv=$(sed -n 's/^driver=//p' "$work/$name.want")
@@ -44,6 +48,7 @@ for fx in "$@"; do
   checked=$((checked + 1))
 done
 [ "$checked" -ge 2 ] || fail "only $checked fixtures checked"
+[ "$tasks_checked" -ge 1 ] || fail "no fixture with a task table (FIX_TASKS) checked"
 
 # Without the ELF the default layout (13.x, 32-bit, no filter) cannot read the 64-bit SMP one.
 for fx in "$@"; do

@@ -26,6 +26,8 @@
 #define OFF_LAST_TIME 0x8   /* low word of the last time stamp written (informational) */
 #define OFF_DRIVER 0x100    /* g_noteram_driver */
 #define DEFAULT_BUF_OFF 0x1000
+#define OFF_TASKS 0x200      /* --tasks: g_pidhash, g_npidhash, the hash, the TCBs */
+#define NPIDHASH 8
 
 static volatile sig_atomic_t g_clear, g_stop;
 
@@ -37,12 +39,30 @@ static void on_signal(int sig)
 		g_stop = 1;
 }
 
+/* The task table of pids 0-5 (Idle_Task and nxw_any's tasks) for names read from the target;
+ * prints the format options that locate it. */
+static void write_tasks(struct nxw *w)
+{
+	int32_t pids[6];
+	const char *names[6] = { "Idle_Task" };
+
+	for (int i = 0; i < 6; i++) {
+		pids[i] = i;
+		if (i)
+			names[i] = nxw_task_names[i - 1];
+	}
+	nxw_tasks(w, OFF_TASKS, NPIDHASH, 6, pids, names);
+	printf("tasks pidhash=0x%" PRIx64 " npidhash=0x%" PRIx64 " tcb_pid=%u tcb_name=%u "
+	       "tcb_name_size=%u\n", w->lo.pidhash_addr, w->lo.npidhash_addr, w->lo.tcb_off_pid,
+	       w->lo.tcb_off_name, w->lo.tcb_name_size);
+}
+
 static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: tt-fw-nuttx --ram FILE --base ADDR --size N [--buf-off OFF] [--buf-size N]\n"
 		"       [--rate RECORDS_PER_S (0 = max)] [--count N] [--duration S]\n"
-		"       [--mode overwrite|stop] [--burst N]\n"
+		"       [--mode overwrite|stop] [--burst N] [--tasks]\n"
 		"Prints 'driver=0x... ...' once the driver is set up and 'summary ...' at exit.\n"
 		"SIGUSR1 = NOTERAM_CLEAR. See tests/nuttx/README.md.\n");
 }
@@ -55,6 +75,7 @@ int main(int argc, char **argv)
 		{ "buf-size", required_argument, NULL, 'B' }, { "rate", required_argument, NULL, 'R' },
 		{ "count", required_argument, NULL, 'n' },    { "duration", required_argument, NULL, 'd' },
 		{ "mode", required_argument, NULL, 'm' },     { "burst", required_argument, NULL, 'u' },
+		{ "tasks", no_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -67,6 +88,7 @@ int main(int argc, char **argv)
 	struct fw_pace pace = { .rate = 1000 };
 	sig_atomic_t clears_seen = 0;
 	uint8_t *ram;
+	bool tasks = false;
 	int o;
 
 	while ((o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -81,6 +103,7 @@ int main(int argc, char **argv)
 		case 'd': pace.duration = strtod(optarg, NULL); break;
 		case 'm': mode = optarg; break;
 		case 'u': pace.burst = strtoull(optarg, NULL, 0); break;
+		case 't': tasks = true; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -88,11 +111,13 @@ int main(int argc, char **argv)
 	if (!buf_size && size > buf_off)
 		buf_size = size - buf_off;
 	if (!path || (base & 7) || (buf_off & 7) || buf_off < OFF_DRIVER + 0x40 || buf_size < 512 ||
+	    (tasks && buf_off < OFF_TASKS + 0x400) ||
 	    (uint64_t)buf_off + buf_size > size ||
 	    (strcmp(mode, "overwrite") && strcmp(mode, "stop"))) {
 		fprintf(stderr, "tt-fw-nuttx: need --ram FILE --base ADDR --size N with the ring "
 			"[--buf-off, +--buf-size) inside RAM at or above offset 0x%x, at least 512 "
-			"bytes, 8-byte aligned; --mode overwrite or stop\n", OFF_DRIVER + 0x40);
+			"bytes, 8-byte aligned (with --tasks: at or above 0x%x); --mode overwrite or stop\n",
+			OFF_DRIVER + 0x40, OFF_TASKS + 0x400);
 		usage(stderr);
 		return 2;
 	}
@@ -116,6 +141,8 @@ int main(int argc, char **argv)
 	fw_pace_start(&pace);
 	printf("driver=0x%08" PRIx32 " ring=0x%08" PRIx32 " size=%" PRIu32 " mode=%s rate=%" PRIu64
 	       " pid=%d\n", base + OFF_DRIVER, base + buf_off, buf_size, mode, pace.rate, (int)getpid());
+	if (tasks)
+		write_tasks(&w);
 	fflush(stdout);
 
 	for (uint32_t i = 0; !(i ? fw_pace(&pace, records, &g_stop) : g_stop); i++) {
@@ -130,8 +157,12 @@ int main(int argc, char **argv)
 			printf("clear n=%" PRIu64 " time=%" PRIu64 "\n", clears, w.time - 1);
 			fflush(stdout);
 		}
-		/* the first records name the tasks, as the START notes of a boot do */
-		unsigned len = i < 5 ? nxw_any(&w, rec, i * 7) : nxw_any(&w, rec, i);
+		/* the first records name the tasks, as the START notes of a boot do; with --tasks
+		 * there are none (long overwritten): the names are in the TCBs */
+		uint32_t k = i < 5 ? i * 7 : i;
+		unsigned len = tasks && k % 7 == 0
+				       ? nxw_simple(&w, rec, 3, (int32_t)(k % 5) + 1, 100) /* RESUME */
+				       : nxw_any(&w, rec, k);
 		unsigned before = w.overwrite;
 
 		records++;

@@ -102,6 +102,40 @@ stop_mode() {
 	tt_ok "$overflows overflows, each one gap; last stored record $last out; tracetapd exited 0"
 }
 
+# Task names read from the target (--format-opt pidhash=... tcb_name=...): the workload writes
+# no START notes (--tasks: a system traced long after boot); its TCBs (g_pidhash -> struct
+# tcb_s) hold the names. The first records of a task may come without a name (looked up after
+# the poll that first shows its pid); from its first named record on, every record of the task
+# carries the name in its TCB, and every task gets named. Nothing lost meanwhile.
+names_case() {
+	sim
+	nx_fw 400 0x8000 --tasks
+	tt_expect fw '^tasks pidhash=(0x[0-9a-f]+) npidhash=(0x[0-9a-f]+) tcb_pid=([0-9]+) tcb_name=([0-9]+) tcb_name_size=([0-9]+)$'
+	nx_daemon --format-opt "pidhash=${BASH_REMATCH[1]}" --format-opt "npidhash=${BASH_REMATCH[2]}" \
+		--format-opt "tcb_pid=${BASH_REMATCH[3]}" --format-opt "tcb_name=${BASH_REMATCH[4]}" \
+		--format-opt "tcb_name_size=${BASH_REMATCH[5]}"
+	wait_log 'connected: streaming'
+	sleep 4
+	finish --lossless --min-events 1000
+	[ "$(count_rec '"name":"NOTE_START"')" = 0 ] || tt_die "NOTE_START records with --tasks"
+	# thread -> expected name (the workload's TCBs: pid 0 Idle_Task, then nxw_task_names)
+	local bad
+	bad=$(jq -r -s '
+		{"0x00000001": "nsh_main", "0x00000002": "hpwork", "0x00000003": "lpwork",
+		 "0x00000004": "trace", "0x00000005": "app"} as $want
+		| [.[] | select(.type == "event")] as $ev
+		| [ ($want | keys)[] as $p
+		    | [$ev[] | select(.thread == $p)] as $r
+		    | ([$r | to_entries[] | select(.value.thread_name != null) | .key] | first) as $first
+		    | if ($r | length) == 0 then "pid \($p): no record"
+		      elif $first == null then "pid \($p): \($r | length) records, none named"
+		      else ($r[$first:][] | select(.thread_name != $want[$p])
+			    | "pid \($p): seq \(.seq) named \(.thread_name) after the first named record")
+		      end ] | .[:5][]' "$REC") || tt_die "jq failed on $REC"
+	[ -z "$bad" ] || tt_die "task names: $bad"
+	tt_ok "pids 1-5 named from their TCBs: $(jq -r -s '[.[] | select(.type == "event" and .thread_name != null)] | length' "$REC") of $(count_rec '"type":"event"') records named"
+}
+
 case ${1:-} in
 # well within what the simulated link carries (about 2500 small records/s): nothing lost
 lossless) rate_case 400 6 0x8000 lossless ;;
@@ -111,5 +145,6 @@ lossless) rate_case 400 6 0x8000 lossless ;;
 # records (every full read of the ring is overtaken; README-nuttx.md, Known limits).
 lapped) rate_case 2000 5 0x1000 lapped --burst 1000 ;;
 stop) stop_mode ;;
+names) names_case ;;
 *) echo "usage: $0 CASE (see the case list at the end of the script)" >&2; exit 2 ;;
 esac

@@ -1,6 +1,7 @@
 /* tests/nuttx/nx_dwarf.c: prints the NuttX layout tt_nuttx_layout_from_elf reads from an ELF, in
  * nx_fixture's format, or its error message (exit 1).
  *   layout release=R ptr=P be=B smp=S time64=T hdr=H align=A off=B,S,H,T
+ *   tasks pidhash=0xADDR npidhash=0xADDR pid=OFF,SIZE name=OFF,SIZE   (or: tasks none)
  * usage: nx_dwarf ELF */
 #include <stdio.h>
 
@@ -26,5 +27,11 @@ int main(int argc, char **argv)
 	       lo.release, lo.ptr_size, lo.big_endian, lo.smp, lo.time64, lo.header_size, lo.align,
 	       lo.off_buffer, lo.off_bufsize, lo.off_head, lo.off_tail, lo.off_overwrite,
 	       (unsigned)lo.bufsize, lo.pid_size, lo.hires);
+	if (lo.pidhash_addr)
+		printf("tasks pidhash=0x%llx npidhash=0x%llx pid=%u,%u name=%u,%u\n",
+		       (unsigned long long)lo.pidhash_addr, (unsigned long long)lo.npidhash_addr,
+		       lo.tcb_off_pid, lo.tcb_pid_size, lo.tcb_off_name, lo.tcb_name_size);
+	else
+		printf("tasks none\n");
 	return 0;
 }

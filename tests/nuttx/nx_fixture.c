@@ -6,6 +6,7 @@
  *   layout release=R ptr=P be=0 smp=S time64=T hdr=H align=A off=B,S,H,T,O bufsize=N pid=N
  *     hires=H
  *   driver=0xADDR          (address of g_noteram_driver: link with -no-pie)
+ *   tasks pidhash=0xADDR npidhash=0xADDR pid=OFF,SIZE name=OFF,SIZE   (or: tasks none)
  *
  * -DFIX_RELEASE=1204|1207|1208|1213|1300, -DFIX_SMP, -DFIX_TIME64 (CONFIG_SYSTEM_TIME64),
  * -DFIX_FILTER (CONFIG_SCHED_INSTRUMENTATION_FILTER: name and filter in note_driver_s),
@@ -15,6 +16,8 @@
  * -DFIX_SYSCALLS (CONFIG_SCHED_INSTRUMENTATION_SYSCALL with CONFIG_SYS_RESERVED 4: the syscall
  * enum as include/sys/syscall.h makes it, and syscall/syscall_names.c's g_funcnames[], the
  * first 60 names of NuttX's list in order).
+ * -DFIX_TASKS (task names from the target: g_pidhash, g_npidhash, struct tcb_s with pid and
+ * name[24]).
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -167,6 +170,25 @@ const char *g_funcnames[SYS_maxsyscall - CONFIG_SYS_RESERVED] = {
 };
 #endif
 
+#ifdef FIX_TASKS
+/* sched/sched/sched.h: the pid hash (a pointer since NuttX 10.3) and include/nuttx/sched.h's
+ * struct tcb_s, cut to what comes before name[] in a typical configuration */
+#define CONFIG_TASK_NAME_SIZE 23
+struct tcb_s {
+	struct tcb_s *flink, *blink;
+	void *group;
+	pid_t_ pid;
+	uint8_t sched_priority, init_priority, task_state, flags;
+	void *start, *entry;
+	uint32_t waitdog[6];
+	char name[CONFIG_TASK_NAME_SIZE + 1];
+};
+struct tcb_s **g_pidhash;
+volatile int g_npidhash;
+static struct tcb_s idle_tcb = { .pid = 0, .name = "Idle_Task" };
+static struct tcb_s *hash_storage[4];
+#endif
+
 int main(void)
 {
 	unsigned release = FIX_RELEASE >= 1213 ? 1213 : FIX_RELEASE;
@@ -231,6 +253,17 @@ int main(void)
 	       (unsigned)offsetof(struct noteram_driver_s, ni_overwrite));
 	printf("driver=0x%lx\n", (unsigned long)(uintptr_t)&g_noteram_driver);
 #endif
+#endif
+#ifdef FIX_TASKS
+	g_pidhash = hash_storage;
+	g_npidhash = 4;
+	g_pidhash[0] = &idle_tcb;
+	printf("tasks pidhash=0x%lx npidhash=0x%lx pid=%u,%u name=%u,%u\n",
+	       (unsigned long)(uintptr_t)&g_pidhash, (unsigned long)(uintptr_t)&g_npidhash,
+	       (unsigned)offsetof(struct tcb_s, pid), (unsigned)sizeof(pid_t_),
+	       (unsigned)offsetof(struct tcb_s, name), (unsigned)sizeof(idle_tcb.name));
+#else
+	printf("tasks none\n");
 #endif
 	return 0;
 }

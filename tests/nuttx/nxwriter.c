@@ -4,6 +4,7 @@
 #include "nxwriter.h"
 
 #include <assert.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -306,14 +307,15 @@ bool nxw_add(struct nxw *w, const uint8_t *rec, unsigned len)
 	return true;
 }
 
+const char *const nxw_task_names[5] = { "nsh_main", "hpwork", "lpwork", "trace", "app" };
+
 unsigned nxw_any(struct nxw *w, uint8_t *rec, uint32_t i)
 {
-	static const char *const names[] = { "nsh_main", "hpwork", "lpwork", "trace", "app" };
 	uint64_t v[6] = { 0x40001000u + i, i, 0x100, 0x200, 0x300, 0x400 };
 	int32_t pid = (int32_t)(i % 5) + 1;
 
 	switch (i % 7) {
-	case 0: return nxw_start(w, rec, pid, 100, names[i % 5]);
+	case 0: return nxw_start(w, rec, pid, 100, nxw_task_names[i % 5]);
 	case 1: {
 		unsigned len = nxw_hdr(w, rec, w->hdr + 1, 2, pid, 100, 0);
 		rec[w->hdr] = 6;
@@ -336,4 +338,29 @@ unsigned nxw_any(struct nxw *w, uint8_t *rec, uint32_t i)
 	}
 	default: return nxw_ptrs(w, rec, 28, pid, 4, v);
 	}
+}
+
+uint32_t nxw_tasks(struct nxw *w, uint32_t off, unsigned npidhash, unsigned n,
+		   const int32_t *pids, const char *const *names)
+{
+	uint32_t hash = off + 2 * w->ptr, tcbs = hash + npidhash * w->ptr;
+	uint8_t *m = w->ram;
+
+	memset(m + off, 0, tcbs + n * NXW_TCB_SIZE - off);
+	nxw_put(w, m + off, w->base + hash, w->ptr);          /* g_pidhash */
+	nxw_put(w, m + off + w->ptr, npidhash, 4);            /* g_npidhash */
+	for (unsigned i = 0; i < n; i++) {
+		uint32_t t = tcbs + i * NXW_TCB_SIZE;
+		nxw_put(w, m + t + NXW_TCB_PID, (uint32_t)pids[i], 4);
+		snprintf((char *)m + t + NXW_TCB_NAME, NXW_TCB_NAME_SIZE, "%s", names[i]);
+		nxw_put(w, m + hash + ((uint32_t)pids[i] & (npidhash - 1)) * w->ptr, w->base + t,
+			w->ptr);
+	}
+	w->lo.pidhash_addr = w->base + off;
+	w->lo.npidhash_addr = w->base + off + w->ptr;
+	w->lo.tcb_off_pid = NXW_TCB_PID;
+	w->lo.tcb_off_name = NXW_TCB_NAME;
+	w->lo.tcb_name_size = NXW_TCB_NAME_SIZE;
+	w->lo.tcb_pid_size = 4;
+	return tcbs + n * NXW_TCB_SIZE - off;
 }

@@ -66,7 +66,22 @@ bool nxw_add(struct nxw *w, const uint8_t *rec, unsigned len);
 /* noteram_add in two steps: drop + copy (tail moved, bytes in the ring), then head. */
 bool nxw_begin(struct nxw *w, const uint8_t *rec, unsigned len);
 void nxw_commit(struct nxw *w);
-/* A typical record (switches, syscalls, irqs) chosen from i. */
+/* A typical record (switches, syscalls, irqs) chosen from i: pid i % 5 + 1, a NOTE_START naming
+ * it nxw_task_names[i % 5] when i % 7 == 0. */
+extern const char *const nxw_task_names[5];
 unsigned nxw_any(struct nxw *w, uint8_t *rec, uint32_t i);
+
+/* A task table as NuttX keeps it, for task names read from the target: at RAM offset off the
+ * variables g_pidhash (a pointer to the hash array) and g_npidhash (int), the hash array
+ * (npidhash pointers, a power of two), then one TCB of NXW_TCB_SIZE bytes per task: pid (int)
+ * at NXW_TCB_PID, name[NXW_TCB_NAME_SIZE] at NXW_TCB_NAME. Task i goes to slot
+ * pids[i] & (npidhash - 1); a later task in the same slot replaces the earlier one (as when a
+ * pid is reused). Sets the layout's pidhash/tcb fields in w->lo. Returns the bytes used. */
+#define NXW_TCB_SIZE 96
+#define NXW_TCB_PID 12
+#define NXW_TCB_NAME 48
+#define NXW_TCB_NAME_SIZE 32
+uint32_t nxw_tasks(struct nxw *w, uint32_t off, unsigned npidhash, unsigned n,
+		   const int32_t *pids, const char *const *names);
 
 #endif

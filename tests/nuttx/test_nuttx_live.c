@@ -4,6 +4,7 @@
  * ring moved), and a random interleaving where the writer adds records (in two steps: tail+copy,
  * then head) between the chunks of every range of every plan: every record arrives once, in
  * order, or inside a correctly counted gap. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -420,6 +421,145 @@ static void test_random(unsigned ptr, uint64_t step, uint32_t seed, unsigned rel
 	nxw_free(&w);
 }
 
+/* Task names read from the target's TCBs (g_pidhash) for pids no START note named. */
+/* Stores a NOTE_RESUME of pid (name: a NOTE_START naming it). */
+static void resume(struct nxw *w, int32_t pid, const char *name)
+{
+	uint8_t rec[256];
+
+	if (ntw == captw) {
+		captw = captw ? 2 * captw : 1024;
+		tw = realloc(tw, captw * sizeof(*tw));
+		if (!tw)
+			abort();
+	}
+	tw[ntw++] = w->time;
+	CHECK(nxw_add(w, rec, name ? nxw_start(w, rec, pid, 100, name)
+				   : nxw_simple(w, rec, 3, pid, 100)));
+}
+
+/* thread_name of the last record of pid in lg ("" when none). */
+static const char *name_of(int32_t pid)
+{
+	for (size_t i = lg.n; i-- > 0;)
+		if (lg.r[i].kind == TT_REC_EVENT && lg.r[i].thread == (uint32_t)pid)
+			return lg.r[i].thread_name;
+	return "(no record)";
+}
+
+/* A cycle whose reads fail outside RAM, as a probe reports them. */
+static int cycle_failing(struct tt_nuttx *rd, struct nxw *w)
+{
+	for (int guard = 0; guard < 100; guard++) {
+		struct tt_plan p;
+		int rc;
+
+		tt_nuttx_plan(rd, &p);
+		for (unsigned i = 0; i < p.n; i++)
+			if (nxw_read(w, p.r[i].addr, p.r[i].dst, p.r[i].len) < 0) {
+				tt_nuttx_read_failed(rd, -EIO);
+				return -EIO;
+			}
+		rc = tt_nuttx_ingest(rd, nxlog_cb, &lg);
+		if (rc != TT_NUTTX_MORE)
+			return rc;
+	}
+	CHECK(!"cycle did not end");
+	return -1;
+}
+
+static void test_names(unsigned ptr)
+{
+	static const int32_t pids[] = { 0, 3, 5, 9, 25, 7 };
+	static const char *const names[] = { "Idle_Task", "nsh_main", "app", "old", "reused",
+					     "a_task_name_longer_than_31_characters" };
+	struct tt_nuttx_layout lo;
+	struct nxw w;
+	struct tt_nuttx *rd;
+	const char *why = NULL;
+	reset_log();
+	tt_nuttx_layout_default(&lo, ptr);
+	nxw_init(&w, &lo, 16384, BASE, 0, 1024, 4096);
+	nxw_tasks(&w, 8192, 16, 6, pids, names); /* pid 25 takes pid 9's slot */
+	resume(&w, 5, "app_note");
+	resume(&w, 0, NULL);
+	resume(&w, 3, NULL);
+	resume(&w, 5, NULL);
+	resume(&w, 9, NULL);
+	resume(&w, 11, NULL); /* no task in its slot */
+	resume(&w, 7, NULL);
+	rd = reader(&w, false);
+	CHECK_EQ(cycle(rd, &w, NULL, NULL), TT_NUTTX_DONE);
+	CHECK_EQ(check_sequence(false), 7);
+	/* the first records of a pid carry no name; the START note's name is not replaced */
+	CHECK_STR(name_of(0), "");
+	CHECK_STR(name_of(5), "app_note");
+	/* looked up after that poll, NX_WANT (4) pids a round: 0, 3, 9, 11 */
+	nxlog_clear(&lg);
+	for (unsigned i = 0; i < 6; i++)
+		resume(&w, pids[i] == 25 ? 11 : pids[i], NULL);
+	CHECK_EQ(cycle(rd, &w, NULL, NULL), TT_NUTTX_DONE);
+	CHECK_STR(name_of(0), "Idle_Task");
+	CHECK_STR(name_of(3), "nsh_main");
+	CHECK_STR(name_of(5), "app_note");
+	CHECK_STR(name_of(9), "");  /* its slot holds pid 25's TCB: it exited */
+	CHECK_STR(name_of(11), ""); /* empty slot */
+	CHECK_STR(name_of(7), "");  /* the fifth pid: looked up after this poll */
+	nxlog_clear(&lg);
+	resume(&w, 7, NULL);
+	CHECK_EQ(cycle(rd, &w, NULL, NULL), TT_NUTTX_DONE);
+	CHECK_STR(name_of(7), "a_task_name_longer_than_31_char"); /* name[32] holds 31 */
+	/* pids without a name in the target are not looked up again: a data poll's bytes only */
+	nxlog_clear(&lg);
+	uint64_t b0 = tt_nuttx_stats(rd)->bytes_planned;
+	CHECK_EQ(cycle(rd, &w, NULL, NULL), TT_NUTTX_DONE);
+	uint64_t ctl = tt_nuttx_stats(rd)->bytes_planned - b0; /* an idle poll */
+	uint32_t h0 = nxw_head(&w);
+	resume(&w, 9, NULL);
+	resume(&w, 11, NULL);
+	uint32_t nb = (nxw_head(&w) - h0 + w.size) % w.size;
+	b0 = tt_nuttx_stats(rd)->bytes_planned;
+	CHECK_EQ(cycle(rd, &w, NULL, NULL), TT_NUTTX_DONE);
+	CHECK_EQ(tt_nuttx_stats(rd)->bytes_planned - b0, 2 * ctl + nb + w.hdr);
+	CHECK_STR(name_of(9), "");
+	tt_nuttx_free(rd);
+
+	/* g_npidhash not a power of two (wrong address, scheduler not started): no names */
+	nxw_put(&w, w.ram + 8192 + w.ptr, 12, 4);
+	nxlog_clear(&lg);
+	rd = reader(&w, false);
+	CHECK_EQ(cycle(rd, &w, NULL, NULL), TT_NUTTX_DONE);
+	resume(&w, 3, NULL);
+	CHECK_EQ(cycle(rd, &w, NULL, NULL), TT_NUTTX_DONE);
+	CHECK_STR(name_of(3), "");
+	tt_nuttx_free(rd);
+
+	/* reads that fail (g_pidhash outside RAM): the pids stay unnamed; after 3 lookups in a
+	 * row names are turned off, with a message */
+	w.lo.pidhash_addr = 0x30000000u;
+	nxlog_clear(&lg);
+	rd = reader(&w, true);
+	CHECK_EQ(cycle(rd, &w, NULL, NULL), TT_NUTTX_DONE);
+	for (int32_t k = 0; k < 3; k++) {
+		resume(&w, 100 + k, NULL);
+		CHECK_EQ(cycle_failing(rd, &w), -EIO);
+	}
+	/* said once, as the error of the next poll */
+	CHECK_EQ(cycle(rd, &w, NULL, NULL), -EPROTO);
+	CHECK(strstr(tt_nuttx_error(rd), "task names from the target are off") != NULL);
+	resume(&w, 200, NULL);
+	CHECK_EQ(cycle(rd, &w, NULL, NULL), TT_NUTTX_DONE); /* no lookup planned */
+	CHECK_STR(name_of(100), "");
+	tt_nuttx_free(rd);
+
+	/* a partial configuration is refused */
+	struct tt_nuttx_config c = { .driver_addr = w.drv, .layout = w.lo };
+	c.layout.tcb_name_size = 0;
+	CHECK_EQ(tt_nuttx_new(&c, &rd, &why), -EINVAL);
+	CHECK(why && strstr(why, "tcb_name_size"));
+	nxw_free(&w);
+}
+
 int main(void)
 {
 	test_basic();
@@ -433,6 +573,8 @@ int main(void)
 	test_random(8, 0, 4, 0);
 	test_random(4, 1000, 5, 1203);
 	test_random(8, 0, 6, 1203);
+	test_names(4);
+	test_names(8);
 	free(lg.r);
 	free(tw);
 	return check_report();
