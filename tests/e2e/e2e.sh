@@ -165,12 +165,19 @@ power() {
 }
 
 wait_storm() {
+	local end
 	fault_setup
 	tt_ctl 'wait 3000'
-	advance 1000
+	# the stream may advance while OpenOCD replays the WAITs: wait until all 3000 were answered
+	end=$((SECONDS + 60))
+	until [ "$(sim_stat wait_pending)" = 0 ]; do
+		[ $SECONDS -lt $end ] || { tt_ctl stats; tt_die "WAITs still pending after 60 s: $TT_CTL_REPLY"; }
+		sleep 0.2
+	done
 	tt_ctl stats
 	[[ $TT_CTL_REPLY =~ waits=([0-9]+) ]] && [ "${BASH_REMATCH[1]}" -ge 3000 ] ||
 		tt_die "the WAIT storm did not happen: $TT_CTL_REPLY"
+	advance 1000
 	finish --lossless
 }
 

@@ -154,11 +154,6 @@ fault_power() {
 	fault_end "power loss" "status stalled/disconnected; exact" "states $(seg_states)" $ok
 }
 
-sim_stat() {
-	tt_ctl stats
-	[[ $TT_CTL_REPLY =~ $1=([0-9]+) ]] && echo "${BASH_REMATCH[1]}"
-}
-
 # OpenOCD replays every WAIT: nothing may be lost. On a loaded machine (a sanitizer build beside
 # other suites) the 3000 round trips can outlast OpenOCD's WAIT recovery timeout ("Timeout during
 # WAIT recovery"): that read fails and the state goes stalled and back, which is allowed.

@@ -75,6 +75,12 @@ tt_ctl() {
 		tt_die "control command '$1' failed: $TT_CTL_REPLY"
 }
 
+# sim_stat NAME: one counter of the simulator's `stats` reply (waits, wait_pending, ap_reads, ...).
+sim_stat() {
+	tt_ctl stats
+	[[ $TT_CTL_REPLY =~ $1=([0-9]+) ]] && echo "${BASH_REMATCH[1]}"
+}
+
 # tt_ocd_start [EXTRA -c ARGS...]: a real OpenOCD attached to the simulator, RPC over pipes.
 tt_ocd_start() {
 	rm -f "$TT_TMP/ocd.in" "$TT_TMP/ocd.rpc"
