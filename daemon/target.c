@@ -712,6 +712,12 @@ int tt_target_format_cfg(const struct tt_target_config *cfg, const struct tt_rea
 			return -EINVAL;
 		}
 	}
+	const char *w = NULL;
+	if (r->cfg_check && r->cfg_check(x->buf, &w) < 0) {
+		snprintf(err, errlen, "%s: %s", r->name, w ? w : "inconsistent format options");
+		tt_format_cfg_release(x);
+		return -EINVAL;
+	}
 	*format_cfg = x->buf;
 	return 0;
 }

@@ -128,25 +128,6 @@ static int use_syscalls(struct nx_dec *d, const struct tt_nuttx_layout *lo, char
 	return 0;
 }
 
-/* Task names from the target: all of pidhash, npidhash, tcb_pid, tcb_name, tcb_name_size or
- * none. 0 or -EINVAL with *why. */
-static int names_config(const struct tt_nuttx_layout *lo, const char **why)
-{
-	if (!lo->pidhash_addr && !lo->npidhash_addr)
-		return 0;
-	if (!lo->pidhash_addr || !lo->npidhash_addr || !lo->tcb_off_pid || !lo->tcb_off_name ||
-	    !lo->tcb_name_size) {
-		*why = "task names from the target need all of pidhash, npidhash, tcb_pid, tcb_name "
-		       "and tcb_name_size (or --elf with g_pidhash and struct tcb_s in its DWARF)";
-		return -EINVAL;
-	}
-	if (lo->tcb_pid_size && lo->tcb_pid_size != 2 && lo->tcb_pid_size != 4) {
-		*why = "tcb_pid_size must be 2 or 4";
-		return -EINVAL;
-	}
-	return 0;
-}
-
 int tt_nuttx_new(const struct tt_nuttx_config *cfg, struct tt_nuttx **out, const char **why)
 {
 	struct tt_nuttx *rd;
@@ -165,14 +146,12 @@ int tt_nuttx_new(const struct tt_nuttx_config *cfg, struct tt_nuttx **out, const
 	rd->cfg = *cfg;
 	if (!rd->cfg.max_buffer_bytes)
 		rd->cfg.max_buffer_bytes = 16u << 20;
-	rc = nx_lay_resolve(&cfg->layout, &rd->d.lay, why);
+	rc = tt_nuttx_layout_check(&cfg->layout, why);
+	if (rc == 0)
+		rc = nx_lay_resolve(&cfg->layout, &rd->d.lay, why);
 	if (rc < 0) {
 		free(rd);
 		return rc;
-	}
-	if (names_config(&cfg->layout, why) < 0) {
-		free(rd);
-		return -EINVAL;
 	}
 	rd->names = rd->d.want_names = cfg->layout.pidhash_addr != 0;
 	rd->d.tick_hz = cfg->tick_hz;
@@ -912,6 +891,11 @@ static int nr_decode_image(const uint8_t *img, size_t len, uint64_t base,
 				     cfg->tick_hz, cb, arg, err, errlen);
 }
 
+static int nr_cfg_check(const void *cfg, const char **why)
+{
+	return tt_nuttx_layout_check(cfg, why);
+}
+
 static void nr_cfg_init(void *cfg)
 {
 	tt_nuttx_layout_default(cfg, 4);
@@ -932,5 +916,6 @@ const struct tt_reader_ops tt_nuttx_reader = {
 	.cfg_size = sizeof(struct tt_nuttx_layout),
 	.cfg_init = nr_cfg_init,
 	.cfg_set = tt_nuttx_layout_set,
+	.cfg_check = nr_cfg_check,
 	.cfg_help = TT_NUTTX_LAYOUT_HELP,
 };

@@ -112,6 +112,8 @@ void tt_nuttx_layout_default(struct tt_nuttx_layout *lo, unsigned ptr_size);
  * message naming the key and the values it takes. `ptr_size` resets the offsets to that pointer
  * size's defaults (give it before offsets). The layout is checked as a whole by tt_nuttx_new. */
 int tt_nuttx_layout_set(void *lo, const char *key, const char *value, char *err, size_t errlen);
+/* The layout as a whole (what tt_nuttx_new checks): 0, or -EINVAL with *why (static). */
+int tt_nuttx_layout_check(const struct tt_nuttx_layout *lo, const char **why);
 #define TT_NUTTX_LAYOUT_HELP \
 	"  nuttx: release=MAJOR.MINOR (12.4 .. 13.x), ptr_size=4|8, endian=little|big, smp=0|1,\n" \
 	"         time64=0|1, align=0|1|2|4|8, header_size=N, off_buffer=N, off_bufsize=N,\n" \

@@ -317,3 +317,24 @@ int nx_rec_check(const struct nx_lay *l, const uint8_t *p, size_t avail, char *e
 	return -EPROTO;
 }
 
+
+int tt_nuttx_layout_check(const struct tt_nuttx_layout *lo, const char **why)
+{
+	struct nx_lay l;
+
+	if (nx_lay_resolve(lo, &l, why) < 0)
+		return -EINVAL;
+	if (!lo->pidhash_addr && !lo->npidhash_addr)
+		return 0;
+	if (!lo->pidhash_addr || !lo->npidhash_addr || !lo->tcb_off_pid || !lo->tcb_off_name ||
+	    !lo->tcb_name_size) {
+		*why = "task names from the target need all of pidhash, npidhash, tcb_pid, tcb_name "
+		       "and tcb_name_size (or --elf with g_pidhash and struct tcb_s in its DWARF)";
+		return -EINVAL;
+	}
+	if (lo->tcb_pid_size && lo->tcb_pid_size != 2 && lo->tcb_pid_size != 4) {
+		*why = "tcb_pid_size must be 2 or 4";
+		return -EINVAL;
+	}
+	return 0;
+}

@@ -128,6 +128,11 @@ static void qr_cfg_init(void *cfg)
 	tt_qnx_layout_default(cfg);
 }
 
+static int qr_cfg_check(const void *cfg, const char **why)
+{
+	return tt_qnx_layout_check(cfg, why);
+}
+
 const struct tt_reader_ops tt_qnx_reader = {
 	.name = "qnx",
 	.create = qr_create,
@@ -142,5 +147,6 @@ const struct tt_reader_ops tt_qnx_reader = {
 	.cfg_size = sizeof(struct tt_qnx_layout),
 	.cfg_init = qr_cfg_init,
 	.cfg_set = tt_qnx_layout_set,
+	.cfg_check = qr_cfg_check,
 	.cfg_help = TT_QNX_LAYOUT_HELP,
 };

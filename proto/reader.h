@@ -65,6 +65,9 @@ struct tt_reader_ops {
 	size_t cfg_size;
 	void (*cfg_init)(void *cfg);
 	int (*cfg_set)(void *cfg, const char *key, const char *value, char *err, size_t errlen);
+	/* The configuration as a whole, after the ELF and every option (NULL: nothing to check): 0, or
+	 * -EINVAL with *why saying what is wrong (static). */
+	int (*cfg_check)(const void *cfg, const char **why);
 	const char *cfg_help;
 };
 

@@ -70,6 +70,13 @@ opt_err "release='12': expected MAJOR.MINOR" --format nuttx --address "$drv" --f
 opt_err "ptr_size='2': expected 4 or 8" --format nuttx --address "$drv" --format-opt ptr_size=2
 opt_err "expected KEY=VALUE" --format nuttx --address "$drv" --format-opt release
 opt_err "format threadx takes no options" --format threadx --format-opt x=1
+# the options as a whole (reader.h cfg_check): a partial task table, an inconsistent layout
+opt_err "nuttx: task names from the target need all of pidhash, npidhash, tcb_pid, tcb_name" \
+  --format nuttx --address "$drv" --format-opt pidhash=0x20000800
+opt_err "nuttx: driver member offsets span more than 256 bytes" --format nuttx --address "$drv" \
+  --format-opt off_tail=400
+opt_err "qnx: qnx layout: header_size leaves room for fewer than 4 events" --format qnx \
+  --address "$drv" --format-opt buf_size=4096 --format-opt header_size=4096
 
 # A binary dump (`trace dump -b`: notes back to back, nc_length bytes each, no padding; odd
 # lengths such as NOTE_START "nsh_main" = 25 bytes): the record-stream mode (no --address)
