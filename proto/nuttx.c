@@ -224,16 +224,16 @@ static uint64_t nm_tcb(const struct tt_nuttx *rd, unsigned i)
 	return nx_get(&rd->d.lay, rd->nm_slot[i], rd->d.lay.ptr);
 }
 
-static unsigned nm_name_len(const struct tt_nuttx *rd)
+static unsigned nm_name_len(const struct tt_nuttx_layout *lo)
 {
-	unsigned n = rd->cfg.layout.tcb_name_size;
+	unsigned n = lo->tcb_name_size;
 
 	return n < NX_NAME_MAX ? n : NX_NAME_MAX;
 }
 
-static unsigned nm_pid_size(const struct tt_nuttx *rd)
+static unsigned nm_pid_size(const struct tt_nuttx_layout *lo)
 {
-	return rd->cfg.layout.tcb_pid_size ? rd->cfg.layout.tcb_pid_size : 4;
+	return lo->tcb_pid_size ? lo->tcb_pid_size : 4;
 }
 
 static void plan_names(struct tt_nuttx *rd, struct tt_plan *p)
@@ -247,8 +247,8 @@ static void plan_names(struct tt_nuttx *rd, struct tt_plan *p)
 			uint32_t slot = (uint32_t)rd->nm_pid[i] & rd->nm_mask;
 			add_range(rd, p, rd->nm_table + (uint64_t)slot * ptr, ptr, rd->nm_slot[i]);
 		} else if (rd->step == ST_TCBS && tcb) {
-			add_range(rd, p, tcb + lo->tcb_off_pid, nm_pid_size(rd), rd->nm_tpid[i]);
-			add_range(rd, p, tcb + lo->tcb_off_name, nm_name_len(rd),
+			add_range(rd, p, tcb + lo->tcb_off_pid, nm_pid_size(lo), rd->nm_tpid[i]);
+			add_range(rd, p, tcb + lo->tcb_off_name, nm_name_len(lo),
 				  (uint8_t *)rd->nm_name[i]);
 		}
 	}
@@ -679,6 +679,8 @@ static const char *tcb_name(char *s, unsigned len)
 {
 	unsigned n = 0;
 
+	if (!len)
+		return NULL;
 	while (n < len && s[n])
 		if ((unsigned char)s[n] < 0x20 || (unsigned char)s[n] > 0x7e)
 			return NULL;
@@ -695,11 +697,10 @@ static int ingest_tcbs(struct tt_nuttx *rd)
 	const char *names[NX_WANT] = { NULL };
 
 	for (unsigned i = 0; i < rd->nm_n; i++) {
-		int32_t pid = nm_pid_size(rd) == 2 ? (int16_t)nx_get(&rd->d.lay, rd->nm_tpid[i], 2)
-						   : (int32_t)nx_get(&rd->d.lay, rd->nm_tpid[i], 4);
+		int32_t pid = nx_pid(&rd->d.lay, rd->nm_tpid[i], nm_pid_size(&rd->cfg.layout));
 		/* the slot's TCB is another task's (ours exited and the slot was reused) */
 		if (nm_tcb(rd, i) && pid == rd->nm_pid[i])
-			names[i] = tcb_name(rd->nm_name[i], nm_name_len(rd));
+			names[i] = tcb_name(rd->nm_name[i], nm_name_len(&rd->cfg.layout));
 	}
 	return names_done(rd, names);
 }
@@ -756,6 +757,42 @@ static int decode_stream(struct nx_dec *d, const uint8_t *img, size_t len, uint6
 	return 0;
 }
 
+/* ---- task names in an image ---- */
+
+/* [addr, addr + n) of an image that starts at target address base, or NULL when not inside. */
+static const uint8_t *img_at(const uint8_t *img, size_t len, uint64_t base, uint64_t addr,
+			     size_t n)
+{
+	if (addr < base || addr - base > len || len - (addr - base) < n)
+		return NULL;
+	return img + (addr - base);
+}
+
+/* The live lookup's rules on an image that holds the TCBs (a whole-RAM dump): pid's name into
+ * out (NX_NAME_MAX bytes), or NULL. */
+static const char *img_name(const struct nx_lay *l, const struct tt_nuttx_layout *lo,
+			    const uint8_t *img, size_t len, uint64_t base, int32_t pid, char *out)
+{
+	const uint8_t *h = img_at(img, len, base, lo->pidhash_addr, l->ptr);
+	const uint8_t *c = img_at(img, len, base, lo->npidhash_addr, 4);
+	uint64_t table = h ? nx_get(l, h, l->ptr) : 0, n = c ? nx_get(l, c, 4) : 0;
+
+	if (!table || !n || n > 65536 || (n & (n - 1)))
+		return NULL;
+	const uint8_t *s = img_at(img, len, base, table + ((uint32_t)pid & (n - 1)) * l->ptr,
+				  l->ptr);
+	uint64_t tcb = s ? nx_get(l, s, l->ptr) : 0;
+	const uint8_t *tp = tcb ? img_at(img, len, base, tcb + lo->tcb_off_pid, nm_pid_size(lo))
+				: NULL;
+	const uint8_t *tn = tcb ? img_at(img, len, base, tcb + lo->tcb_off_name, nm_name_len(lo))
+				: NULL;
+
+	if (!tp || !tn || nx_pid(l, tp, nm_pid_size(lo)) != pid)
+		return NULL;
+	memcpy(out, tn, nm_name_len(lo));
+	return tcb_name(out, nm_name_len(lo));
+}
+
 int tt_nuttx_decode_image(const uint8_t *img, size_t len, uint64_t base, uint64_t driver_addr,
 			  const struct tt_nuttx_layout *lo, uint64_t tick_hz, tt_emit_cb cb,
 			  void *arg, char *err, size_t errlen)
@@ -767,7 +804,7 @@ int tt_nuttx_decode_image(const uint8_t *img, size_t len, uint64_t base, uint64_
 	char msg[160];
 
 	memset(&d, 0, sizeof(d));
-	if (nx_lay_resolve(lo, &d.lay, &why) < 0) {
+	if (tt_nuttx_layout_check(lo, &why) < 0 || nx_lay_resolve(lo, &d.lay, &why) < 0) {
 		snprintf(err, errlen, "NuttX layout: %s", why);
 		return -EINVAL;
 	}
@@ -812,6 +849,10 @@ int tt_nuttx_decode_image(const uint8_t *img, size_t len, uint64_t base, uint64_
 				 (unsigned long long)(buf + off), off, msg);
 			return -EPROTO;
 		}
+		int32_t pid = nx_rec_pid(l, rec);
+		char name[NX_NAME_MAX];
+		if (lo->pidhash_addr && !nx_name_known(&d, pid))
+			nx_set_name(&d, pid, img_name(l, lo, img, len, base, pid, name));
 		nx_emit_record(&d, rec, buf + off, cb, arg);
 		uint32_t step = nx_alignup(rec[0], l->align);
 		if (step > left)

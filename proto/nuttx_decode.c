@@ -571,10 +571,17 @@ void nx_set_name(struct nx_dec *d, int32_t pid, const char *name)
 	snprintf(ns->name, sizeof(ns->name), "%s", name ? name : "");
 }
 
-/* A record of pid without a name: look it up in the target (once per pid). */
-static void want_name(struct nx_dec *d, const struct nx_name *ns, int32_t pid)
+bool nx_name_known(struct nx_dec *d, int32_t pid)
 {
-	if (!d->want_names || d->nwant == NX_WANT || (ns->pid == pid && (ns->used || ns->looked)))
+	const struct nx_name *ns = name_slot(d, pid);
+
+	return ns->pid == pid && (ns->used || ns->looked);
+}
+
+/* A record of pid without a name: look it up in the target (once per pid). */
+static void want_name(struct nx_dec *d, int32_t pid)
+{
+	if (!d->want_names || d->nwant == NX_WANT || nx_name_known(d, pid))
 		return;
 	for (unsigned i = 0; i < d->nwant; i++)
 		if (d->want[i] == pid)
@@ -627,8 +634,7 @@ void nx_emit_record(struct nx_dec *d, const uint8_t *p, uint64_t addr, tt_emit_c
 	struct tt_event *ev = &rec.u.ev;
 	struct rec r = { d, p, p[0], ev };
 	const struct nx_type *ty = type_of(l->release, p[1]);
-	int32_t pid = l->pid_size == 2 ? (int16_t)nx_get(l, p + l->off_pid, 2)
-				       : (int32_t)nx_get(l, p + l->off_pid, 4);
+	int32_t pid = nx_rec_pid(l, p);
 	uint64_t raw = nx_rec_time(d, p);
 	struct nx_name *ns = name_slot(d, pid);
 	unsigned nw = (r.len + 3) / 4;
@@ -665,7 +671,7 @@ void nx_emit_record(struct nx_dec *d, const uint8_t *p, uint64_t addr, tt_emit_c
 	}
 	ev->thread_name = ns->used && ns->pid == pid ? ns->name : NULL;
 	if (!ev->thread_name)
-		want_name(d, ns, pid);
+		want_name(d, pid);
 	for (unsigned i = 0; i < nw; i++) {
 		uint8_t w[4] = { 0 };
 		unsigned n = r.len - 4 * i < 4 ? r.len - 4 * i : 4;

@@ -69,10 +69,22 @@ static inline unsigned nx_alignup(unsigned v, unsigned a)
 {
 	return (v + a - 1) / a * a;
 }
+/* A pid_t of size bytes (2 or 4) at p, in target order. */
+static inline int32_t nx_pid(const struct nx_lay *l, const uint8_t *p, unsigned size)
+{
+	return size == 2 ? (int16_t)nx_get(l, p, 2) : (int32_t)nx_get(l, p, 4);
+}
+/* The pid in the header of the record at p. */
+static inline int32_t nx_rec_pid(const struct nx_lay *l, const uint8_t *p)
+{
+	return nx_pid(l, p + l->off_pid, l->pid_size == 2 ? 2 : 4);
+}
 
 void nx_dec_reset(struct nx_dec *d);
 /* A name for pid found in the target (name NULL: it has none there). */
 void nx_set_name(struct nx_dec *d, int32_t pid, const char *name);
+/* Whether pid has a name, or was looked up and has none. */
+bool nx_name_known(struct nx_dec *d, int32_t pid);
 /* The raw time of the record at p (len >= hdr). */
 uint64_t nx_rec_time(const struct nx_dec *d, const uint8_t *p);
 /* Checks the header of the record at p with at most avail bytes: 0, or -EPROTO with a message. */

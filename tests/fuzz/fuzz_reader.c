@@ -8,7 +8,7 @@
  * cycles while the "target" rewrites bytes between cycles, taken from the input's second half
  * (laps, resets, torn headers, garbage pointers); a range planned outside the RAM is a failed
  * read, as a probe would report it. NuttX also looks task names up in TCBs the input holds
- * (g_pidhash at +0x40, g_npidhash at +0x48). Built as a libFuzzer target by
+ * (g_pidhash at +0x40, g_npidhash at +0x48), live and in the image. Built as a libFuzzer target by
  * tests/fuzz/meson.build, and with the gcc smoke driver tests/unit/fuzz_threadx.c (seeds from
  * tests/fw/txwriter).
  */
@@ -24,23 +24,29 @@
 #endif
 #define FZ_BASE 0x20000000u
 
+/* NuttX: the default layout, and task names from TCBs the input holds. */
+static const void *fz_format_cfg(struct tt_nuttx_layout *lo)
+{
+	if (strcmp(FZ_FORMAT, "nuttx"))
+		return NULL;
+	tt_nuttx_layout_default(lo, 4);
+	lo->pidhash_addr = FZ_BASE + 0x40;
+	lo->npidhash_addr = FZ_BASE + 0x48;
+	lo->tcb_off_pid = 12;
+	lo->tcb_off_name = 48;
+	lo->tcb_name_size = 32;
+	return lo;
+}
+
 static void fz_live(const struct tt_reader_ops *ops, const uint8_t *data, size_t size)
 {
-	struct tt_reader_config cfg = { .address = FZ_BASE, .tick_hz = 1000 };
 	struct tt_nuttx_layout lo;
+	struct tt_reader_config cfg = { .address = FZ_BASE, .tick_hz = 1000,
+					.format_cfg = fz_format_cfg(&lo) };
 	uint8_t *ram;
 	void *rd;
 	size_t mut = size / 2;
 
-	if (!strcmp(FZ_FORMAT, "nuttx")) { /* and task names from TCBs the input holds */
-		tt_nuttx_layout_default(&lo, 4);
-		lo.pidhash_addr = FZ_BASE + 0x40;
-		lo.npidhash_addr = FZ_BASE + 0x48;
-		lo.tcb_off_pid = 12;
-		lo.tcb_off_name = 48;
-		lo.tcb_name_size = 32;
-		cfg.format_cfg = &lo;
-	}
 	if (!ops->create || ops->create(&cfg, &rd) != 0)
 		return;
 	ram = malloc(size ? size : 1);
@@ -87,7 +93,9 @@ static void fz_live(const struct tt_reader_ops *ops, const uint8_t *data, size_t
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const struct tt_reader_ops *ops;
-	struct tt_reader_config at_start = { .address = FZ_BASE, .tick_hz = 1000 };
+	struct tt_nuttx_layout lo;
+	struct tt_reader_config at_start = { .address = FZ_BASE, .tick_hz = 1000,
+					     .format_cfg = fz_format_cfg(&lo) };
 	struct tt_reader_config own = { .tick_hz = 0 };
 	char err[256];
 

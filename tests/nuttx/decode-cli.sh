@@ -99,3 +99,24 @@ grep -q 'bad note at file offset [0-9]*: record length [0-9]* runs past' "$work/
   fail "truncated dump: unclear error: $(cat "$work/cut.err")"
 [ "$(grep -c '"type":"event"' "$work/cut.jsonl")" -gt 30 ] || fail "truncated dump: notes before the cut lost"
 echo "ok: binary dump: 300 notes in order; cut dump -> $(cat "$work/cut.err")"
+
+# Task names from the TCBs a whole-RAM image holds (no START note in it): every event of pids 1-5
+# named from its first record on, as the workload's task table says; without the options none.
+"$mk" --tasks "$work/tasks.bin" 500 > "$work/tasks.out"
+[[ $(sed -n 2p "$work/tasks.out") =~ ^tasks\ pidhash=(0x[0-9a-f]+)\ npidhash=(0x[0-9a-f]+)\ tcb_pid=([0-9]+)\ tcb_name=([0-9]+)\ tcb_name_size=([0-9]+)$ ]] ||
+  fail "mkimage --tasks: $(cat "$work/tasks.out")"
+topts=(--format-opt "pidhash=${BASH_REMATCH[1]}" --format-opt "npidhash=${BASH_REMATCH[2]}"
+  --format-opt "tcb_pid=${BASH_REMATCH[3]}" --format-opt "tcb_name=${BASH_REMATCH[4]}"
+  --format-opt "tcb_name_size=${BASH_REMATCH[5]}")
+${TT_WRAP-} "$tracetap" decode --json --format nuttx --address "$drv" "$work/tasks.bin" \
+  > "$work/tasks0.jsonl"
+! grep -q '"thread_name"' "$work/tasks0.jsonl" || fail "--tasks image: names without the options?"
+${TT_WRAP-} "$tracetap" decode --json --format nuttx --address "$drv" "${topts[@]}" \
+  "$work/tasks.bin" > "$work/tasks.jsonl"
+bad=$(jq -r 'select(.type == "event") | [.thread, .thread_name // "none"] | @tsv' "$work/tasks.jsonl" |
+  awk -F'\t' 'BEGIN { w["0x00000001"] = "nsh_main"; w["0x00000002"] = "hpwork";
+    w["0x00000003"] = "lpwork"; w["0x00000004"] = "trace"; w["0x00000005"] = "app" }
+    { n++; if (w[$1] != $2) { print "thread " $1 " named " $2; exit } }
+    END { if (n < 20) print "only " n " events" }')
+[ -z "$bad" ] || fail "--tasks image: $bad"
+echo "ok: names from the TCBs in the image: $(grep -c '"thread_name"' "$work/tasks.jsonl") events named"

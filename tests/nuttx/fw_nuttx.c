@@ -27,7 +27,6 @@
 #define OFF_DRIVER 0x100    /* g_noteram_driver */
 #define DEFAULT_BUF_OFF 0x1000
 #define OFF_TASKS 0x200      /* --tasks: g_pidhash, g_npidhash, the hash, the TCBs */
-#define NPIDHASH 8
 
 static volatile sig_atomic_t g_clear, g_stop;
 
@@ -43,15 +42,7 @@ static void on_signal(int sig)
  * prints the format options that locate it. */
 static void write_tasks(struct nxw *w)
 {
-	int32_t pids[6];
-	const char *names[6] = { "Idle_Task" };
-
-	for (int i = 0; i < 6; i++) {
-		pids[i] = i;
-		if (i)
-			names[i] = nxw_task_names[i - 1];
-	}
-	nxw_tasks(w, OFF_TASKS, NPIDHASH, 6, pids, names);
+	nxw_tasks_default(w, OFF_TASKS);
 	printf("tasks pidhash=0x%" PRIx64 " npidhash=0x%" PRIx64 " tcb_pid=%u tcb_name=%u "
 	       "tcb_name_size=%u\n", w->lo.pidhash_addr, w->lo.npidhash_addr, w->lo.tcb_off_pid,
 	       w->lo.tcb_off_name, w->lo.tcb_name_size);
@@ -160,9 +151,7 @@ int main(int argc, char **argv)
 		/* the first records name the tasks, as the START notes of a boot do; with --tasks
 		 * there are none (long overwritten): the names are in the TCBs */
 		uint32_t k = i < 5 ? i * 7 : i;
-		unsigned len = tasks && k % 7 == 0
-				       ? nxw_simple(&w, rec, 3, (int32_t)(k % 5) + 1, 100) /* RESUME */
-				       : nxw_any(&w, rec, k);
+		unsigned len = tasks ? nxw_any_unnamed(&w, rec, k) : nxw_any(&w, rec, k);
 		unsigned before = w.overwrite;
 
 		records++;

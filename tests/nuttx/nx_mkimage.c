@@ -7,7 +7,12 @@
  * usage: nx_mkimage OUT [COUNT [BASE [LAYOUT]]]
  *        nx_mkimage --dump OUT COUNT: COUNT records of the default layout back to back,
  *        unpadded, as NuttX's binary read mode returns them (noteram_get, one note of
- *        nc_length bytes per read: `trace dump -b`); prints "records=N last_time=T". */
+ *        nc_length bytes per read: `trace dump -b`); prints "records=N last_time=T".
+ *        nx_mkimage --tasks OUT COUNT: the default image without START notes
+ *        (nxw_any_unnamed) and the task table of pids 0-5 at base + 0x2000
+ *        (nxw_tasks_default); also prints "tasks pidhash=0x... npidhash=0x... tcb_pid=N
+ *        tcb_name=N tcb_name_size=N" (the format options that locate it). */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,6 +68,13 @@ int main(int argc, char **argv)
 		nxw_free(&w);
 		return 0;
 	}
+	bool tasks = argc == 4 && !strcmp(argv[1], "--tasks");
+	if (tasks) { /* the arguments after the flag */
+		argv++;
+		argc--;
+		count = (unsigned)atoi(argv[2]);
+		base = 0x20000000u;
+	}
 	if (argc < 2 || (argc > 4 && parse_layout(argv[4], &lo) < 0)) {
 		fprintf(stderr, "usage: nx_mkimage OUT [COUNT [BASE [LAYOUT]]]\n");
 		return 2;
@@ -71,8 +83,10 @@ int main(int argc, char **argv)
 		nxw_init(&w, &lo, 65536, base, 0, lo.off_buffer, lo.bufsize);
 	else
 		nxw_init(&w, argc > 4 ? &lo : NULL, 65536, base, 0, 0x1000, 2048);
+	if (tasks)
+		nxw_tasks_default(&w, 0x2000);
 	for (unsigned i = 0; i < count; i++)
-		nxw_add(&w, rec, nxw_any(&w, rec, i));
+		nxw_add(&w, rec, tasks ? nxw_any_unnamed(&w, rec, i) : nxw_any(&w, rec, i));
 	f = fopen(argv[1], "wb");
 	if (!f || fwrite(w.ram, 1, w.ram_len, f) != w.ram_len || fclose(f)) {
 		perror(argv[1]);
@@ -81,6 +95,10 @@ int main(int argc, char **argv)
 	printf("driver=0x%llx written=%llu held=%llu last_time=%llu\n",
 	       (unsigned long long)w.drv, (unsigned long long)w.written,
 	       (unsigned long long)(w.written - w.dropped), (unsigned long long)(w.time - w.step));
+	if (tasks)
+		printf("tasks pidhash=0x%llx npidhash=0x%llx tcb_pid=%u tcb_name=%u tcb_name_size=%u\n",
+		       (unsigned long long)w.lo.pidhash_addr, (unsigned long long)w.lo.npidhash_addr,
+		       w.lo.tcb_off_pid, w.lo.tcb_off_name, w.lo.tcb_name_size);
 	nxw_free(&w);
 	return 0;
 }

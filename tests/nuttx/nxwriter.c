@@ -364,3 +364,23 @@ uint32_t nxw_tasks(struct nxw *w, uint32_t off, unsigned npidhash, unsigned n,
 	w->lo.tcb_pid_size = 4;
 	return tcbs + n * NXW_TCB_SIZE - off;
 }
+
+uint32_t nxw_tasks_default(struct nxw *w, uint32_t off)
+{
+	int32_t pids[6];
+	const char *names[6] = { "Idle_Task" };
+
+	for (int i = 0; i < 6; i++) {
+		pids[i] = i;
+		if (i)
+			names[i] = nxw_task_names[i - 1];
+	}
+	return nxw_tasks(w, off, 8, 6, pids, names);
+}
+
+unsigned nxw_any_unnamed(struct nxw *w, uint8_t *rec, uint32_t i)
+{
+	if (i % 7 == 0)
+		return nxw_simple(w, rec, 3, (int32_t)(i % 5) + 1, 100); /* NOTE_RESUME */
+	return nxw_any(w, rec, i);
+}

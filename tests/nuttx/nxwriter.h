@@ -83,5 +83,10 @@ unsigned nxw_any(struct nxw *w, uint8_t *rec, uint32_t i);
 #define NXW_TCB_NAME_SIZE 32
 uint32_t nxw_tasks(struct nxw *w, uint32_t off, unsigned npidhash, unsigned n,
 		   const int32_t *pids, const char *const *names);
+/* The task table of pids 0-5 (Idle_Task, then nxw_task_names), g_npidhash 8. */
+uint32_t nxw_tasks_default(struct nxw *w, uint32_t off);
+/* nxw_any without NOTE_START (a NOTE_RESUME of the same pid instead): the records of a board
+ * whose START notes were overwritten long ago, so names can only come from the TCBs. */
+unsigned nxw_any_unnamed(struct nxw *w, uint8_t *rec, uint32_t i);
 
 #endif
