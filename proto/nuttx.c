@@ -47,7 +47,6 @@ struct tt_nuttx {
 	char **sysnames;         /* owned copy of the layout's syscall names (one allocation) */
 	/* task names from the target: ST_PIDHASH (g_pidhash, g_npidhash) -> ST_SLOTS (the hash
 	 * slots of the pids) -> ST_TCBS (tcb->pid, tcb->name), after a poll that named pids */
-	bool names;              /* looked up: the layout says where (d.want_names) */
 	unsigned name_fails;     /* lookups whose reads failed, in a row */
 	bool names_off;          /* turned off for that: not said yet */
 	unsigned nm_n;           /* pids in this round */
@@ -153,7 +152,7 @@ int tt_nuttx_new(const struct tt_nuttx_config *cfg, struct tt_nuttx **out, const
 		free(rd);
 		return rc;
 	}
-	rd->names = rd->d.want_names = cfg->layout.pidhash_addr != 0;
+	rd->d.want_names = cfg->layout.pidhash_addr != 0;
 	rd->d.tick_hz = cfg->tick_hz;
 	rd->cfg.layout.syscalls = NULL; /* borrowed: only the copy is kept */
 	if (use_syscalls(&rd->d, &cfg->layout, &rd->sysnames) < 0) {
@@ -190,7 +189,7 @@ void tt_nuttx_read_failed(struct tt_nuttx *rd, int err)
 		for (unsigned i = 0; i < rd->nm_n; i++)
 			nx_set_name(&rd->d, rd->nm_pid[i], NULL);
 		if (++rd->name_fails >= NAME_FAILS_MAX) {
-			rd->names = rd->d.want_names = false;
+			rd->d.want_names = false;
 			rd->names_off = true; /* said by the next ingest */
 		}
 	}
@@ -631,7 +630,7 @@ static int ingest_sync(struct tt_nuttx *rd, struct emitter *e)
 /* After a poll whose records named pids with no name known: look them up in the target. */
 static int names_start(struct tt_nuttx *rd)
 {
-	if (!rd->names || !rd->d.nwant)
+	if (!rd->d.want_names || !rd->d.nwant)
 		return TT_NUTTX_DONE;
 	rd->nm_n = rd->d.nwant;
 	memcpy(rd->nm_pid, rd->d.want, rd->nm_n * sizeof(rd->nm_pid[0]));

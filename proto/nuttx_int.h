@@ -54,7 +54,7 @@ struct nx_dec {
 	int32_t sys_reserved;
 	const struct tt_nuttx_mem *rodata; /* format strings (borrowed), or NULL */
 	/* pids that records named without a name known, to be looked up in the target's TCBs
-	 * (nuttx.c; only when want_names) */
+	 * (nuttx.c; only when want_names: the layout says where they are, and lookups work) */
 	bool want_names;
 	unsigned nwant;
 	int32_t want[NX_WANT];
