@@ -648,14 +648,20 @@ static int names_done(struct tt_nuttx *rd, const char *const *names)
 	return TT_NUTTX_DONE;
 }
 
+/* g_pidhash and g_npidhash as read: a table, and a power of two up to 65536 slots. Else the
+ * scheduler has not started yet, or those are not the variables (wrong addresses). */
+static bool pidhash_ok(uint64_t table, uint64_t n)
+{
+	return table && n && n <= 65536 && !(n & (n - 1));
+}
+
 static int ingest_pidhash(struct tt_nuttx *rd)
 {
 	uint64_t n = nx_get(&rd->d.lay, rd->nm_count, 4);
 
 	rd->name_fails = 0;
 	rd->nm_table = nx_get(&rd->d.lay, rd->nm_hash, rd->d.lay.ptr);
-	/* the scheduler not started yet, or not g_pidhash/g_npidhash at those addresses */
-	if (!rd->nm_table || !n || n > 65536 || (n & (n - 1)))
+	if (!pidhash_ok(rd->nm_table, n))
 		return names_done(rd, NULL);
 	rd->nm_mask = (uint32_t)n - 1;
 	rd->step = ST_SLOTS;
@@ -691,16 +697,24 @@ static const char *tcb_name(char *s, unsigned len)
 	return n ? s : NULL;
 }
 
+/* The name of the TCB whose pid (as read at tpid) is pid, from its name[] as read at name; NULL
+ * when the TCB is another task's (ours exited and the slot was reused) or the name is not one. */
+static const char *tcb_match(const struct nx_lay *l, const struct tt_nuttx_layout *lo,
+			     const uint8_t *tpid, char *name, int32_t pid)
+{
+	if (nx_pid(l, tpid, nm_pid_size(lo)) != pid)
+		return NULL;
+	return tcb_name(name, nm_name_len(lo));
+}
+
 static int ingest_tcbs(struct tt_nuttx *rd)
 {
 	const char *names[NX_WANT] = { NULL };
 
-	for (unsigned i = 0; i < rd->nm_n; i++) {
-		int32_t pid = nx_pid(&rd->d.lay, rd->nm_tpid[i], nm_pid_size(&rd->cfg.layout));
-		/* the slot's TCB is another task's (ours exited and the slot was reused) */
-		if (nm_tcb(rd, i) && pid == rd->nm_pid[i])
-			names[i] = tcb_name(rd->nm_name[i], nm_name_len(&rd->cfg.layout));
-	}
+	for (unsigned i = 0; i < rd->nm_n; i++)
+		if (nm_tcb(rd, i))
+			names[i] = tcb_match(&rd->d.lay, &rd->cfg.layout, rd->nm_tpid[i],
+					     rd->nm_name[i], rd->nm_pid[i]);
 	return names_done(rd, names);
 }
 
@@ -776,7 +790,7 @@ static const char *img_name(const struct nx_lay *l, const struct tt_nuttx_layout
 	const uint8_t *c = img_at(img, len, base, lo->npidhash_addr, 4);
 	uint64_t table = h ? nx_get(l, h, l->ptr) : 0, n = c ? nx_get(l, c, 4) : 0;
 
-	if (!table || !n || n > 65536 || (n & (n - 1)))
+	if (!pidhash_ok(table, n))
 		return NULL;
 	const uint8_t *s = img_at(img, len, base, table + ((uint32_t)pid & (n - 1)) * l->ptr,
 				  l->ptr);
@@ -786,10 +800,10 @@ static const char *img_name(const struct nx_lay *l, const struct tt_nuttx_layout
 	const uint8_t *tn = tcb ? img_at(img, len, base, tcb + lo->tcb_off_name, nm_name_len(lo))
 				: NULL;
 
-	if (!tp || !tn || nx_pid(l, tp, nm_pid_size(lo)) != pid)
+	if (!tp || !tn)
 		return NULL;
 	memcpy(out, tn, nm_name_len(lo));
-	return tcb_name(out, nm_name_len(lo));
+	return tcb_match(l, lo, tp, out, pid);
 }
 
 int tt_nuttx_decode_image(const uint8_t *img, size_t len, uint64_t base, uint64_t driver_addr,
