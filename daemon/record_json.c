@@ -125,6 +125,7 @@ int tt_record_from_json(const cJSON *o, struct tt_record_json *out)
 		out->rec.kind = TT_REC_GAP;
 		out->rec.u.gap.lost = tt_json_u64(num(o, "lost", 0));
 		out->rec.u.gap.exact = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "exact"));
+		out->rec.u.gap.basis = out->rec.u.gap.exact ? NULL : str(o, "basis");
 		out->rec.u.gap.reason = str_or(o, "reason", "unknown");
 	} else if (!strcmp(type, "reset")) {
 		out->rec.kind = TT_REC_RESET;

@@ -44,6 +44,19 @@ static void addf(struct line *l, const char *fmt, ...)
 	l->p += n;
 }
 
+/* "N events lost (reason)": exact, an estimate with its basis, or a lower bound. */
+static void add_lost(struct line *l, const struct tt_gap *g)
+{
+	const char *why = g->reason ? g->reason : "";
+
+	if (g->exact)
+		addf(l, "%" PRIu64 " events lost (%s)", g->lost, why);
+	else if (g->basis)
+		addf(l, "about %" PRIu64 " events lost (%s; estimate from %s)", g->lost, why, g->basis);
+	else
+		addf(l, "at least %" PRIu64 " events lost (%s)", g->lost, why);
+}
+
 int tt_textfmt_want_color(FILE *f)
 {
 	const char *nc = getenv("NO_COLOR");
@@ -122,9 +135,9 @@ int tt_textfmt_record(const struct tt_textfmt *tf, char *buf, size_t cap,
 		add_args(&l, &rec->u.ev, c);
 		break;
 	case TT_REC_GAP:
-		addf(&l, "%s--- gap: %s%" PRIu64 " events lost (%s) ---%s", c ? C_YEL : "",
-		     rec->u.gap.exact ? "" : "at least ", rec->u.gap.lost,
-		     rec->u.gap.reason ? rec->u.gap.reason : "", c ? C_OFF : "");
+		addf(&l, "%s--- gap: ", c ? C_YEL : "");
+		add_lost(&l, &rec->u.gap);
+		addf(&l, " ---%s", c ? C_OFF : "");
 		break;
 	case TT_REC_RESET:
 		addf(&l, "%s=== reset: %s ===%s", c ? C_RED : "",
@@ -165,9 +178,9 @@ int tt_textfmt_traceprinter(char *buf, size_t cap, const struct tt_record *rec)
 	char evt[64];
 
 	if (rec->kind == TT_REC_GAP) {
-		addf(&l, " -- GAP: %s%" PRIu64 " events lost (%s) -- ",
-		     rec->u.gap.exact ? "" : "at least ", rec->u.gap.lost,
-		     rec->u.gap.reason ? rec->u.gap.reason : "");
+		addf(&l, " -- GAP: ");
+		add_lost(&l, &rec->u.gap);
+		addf(&l, " -- ");
 		return l.full ? -ENOSPC : (int)(l.p - buf);
 	}
 	if (rec->kind == TT_REC_RESET) {

@@ -279,6 +279,10 @@ int tt_json_record(char *buf, size_t cap, const struct tt_record *rec, const cha
 			PUTS(&o, "true");
 		else
 			PUTS(&o, "false");
+		if (!rec->u.gap.exact && rec->u.gap.basis) {
+			KEY(&o, "basis");
+			put_str(&o, rec->u.gap.basis, TT_JSON_MAX_NAME);
+		}
 		KEY(&o, "reason");
 		put_str(&o, rec->u.gap.reason ? rec->u.gap.reason : "", TT_JSON_MAX_NAME);
 		break;

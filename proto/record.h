@@ -65,8 +65,10 @@ struct tt_event {
 };
 
 struct tt_gap {
-	uint64_t lost;      /* events lost; a lower bound when !exact */
+	uint64_t lost;      /* events lost: exact when exact, else an estimate (see basis) */
 	bool exact;
+	const char *basis;  /* static, when !exact: what the estimate rests on ("time stamps and
+			     * event rate"); NULL: lost is only known not to be lower */
 	const char *reason; /* static: "lapped", "overwritten during read", "read failed", ... */
 };
 

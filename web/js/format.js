@@ -61,7 +61,9 @@ export function describeRecord(r) {
     return `gap: ${r.lost} record${r.lost === 1 ? '' : 's'} not received by this dashboard (seq ${r.from}–${r.to}, ${r.reason || 'missed'})`;
   }
   if (r.type === 'gap') {
-    return `gap: ${r.lost ?? '?'}${r.exact === false ? '+' : ''} record${r.lost === 1 ? '' : 's'} lost` + (r.reason ? ` (${r.reason})` : '');
+    const n = r.exact === false ? (r.basis ? `~${r.lost ?? '?'}` : `${r.lost ?? '?'}+`) : `${r.lost ?? '?'}`;
+    const why = [r.reason, r.exact === false && r.basis ? `estimate from ${r.basis}` : null].filter(Boolean).join('; ');
+    return `gap: ${n} record${r.lost === 1 ? '' : 's'} lost` + (why ? ` (${why})` : '');
   }
   if (r.type === 'reset') return 'reset: ' + (r.reason || 'target restarted tracing');
   if (r.type === 'marker' && r.resolved) {
