@@ -330,9 +330,7 @@ static void tt_tx_emit_pending(struct tt_threadx *rd, tt_emit_cb cb, void *arg)
 	uint32_t w[8];
 	if (p->gap) {
 		rec.kind = TT_REC_GAP;
-		rec.u.gap.lost = p->lost;
-		rec.u.gap.exact = p->exact;
-		rec.u.gap.reason = p->reason;
+		rec.u.gap = (struct tt_gap){ .lost = p->lost, .exact = p->exact, .reason = p->reason };
 		cb(arg, &rec);
 		rd->st.gaps++;
 		rd->st.lost += p->lost;
