@@ -37,7 +37,8 @@ static const struct cmd_doc cmds[] = {
 	  "tracetap tail --history 100 --wide\n"
 	  "tracetap tail --json | jq 'select(.type == \"gap\")'" },
 	{ "record", C_RECORD, "-o FILE [URL] [options]",
-	  "Records the live events (and with --history the newest N before them) to a file, until\nCtrl-C, --duration or --count.",
+	  "Records the live events (and with --history the newest N before them) to a file,\n"
+	  "until Ctrl-C, --duration or --count.",
 	  "tracetap record -o run.jsonl --duration 10\n"
 	  "tracetap record -o run.json --format perfetto --target board1 --count 100000" },
 	{ "targets", C_TARGETS, "[URL] [options]",
@@ -74,7 +75,8 @@ static const struct opt_doc opts[] = {
 	  "only events of this name, e.g. THREAD_RESUME (repeatable)" },
 	{ "thread", 1, 't', "NAME", C_TAIL | C_RECORD, "only events of this thread (repeatable)" },
 	{ "text", 1, 's', "TEXT", C_TAIL | C_RECORD, "only records whose JSON contains TEXT" },
-	{ "history", 1, 'H', "N", C_TAIL | C_RECORD, "start with the newest N records the daemon holds" },
+	{ "history", 1, 'H', "N", C_TAIL | C_RECORD,
+	  "start with the newest N records the daemon holds" },
 	{ "wide", 0, 'w', NULL, C_TAIL, "every field, however long the line" },
 	{ "json", 0, 'j', NULL, C_TAIL | C_TARGETS | C_STATUS,
 	  "JSON for scripts (tail: one record per line, as on the wire)" },

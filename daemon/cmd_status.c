@@ -59,24 +59,35 @@ static void print_json(const struct tt_cli *o, const cJSON *arr)
 	cJSON_free(s);
 }
 
+/* Parses the options and fetches the targets; --json prints them. -1 to go on with *arr,
+ * else the exit status. */
+static int begin(int argc, char **argv, const char *cmd, struct tt_cli *o, cJSON **arr)
+{
+	int rc = tt_cli_parse(argc, argv, cmd, o);
+
+	if (rc)
+		return rc > 0 ? 0 : 2;
+	if (get_targets(o, arr))
+		return 1;
+	if (!o->json)
+		return -1;
+	print_json(o, *arr);
+	cJSON_Delete(*arr);
+	return 0;
+}
+
 int tt_cmd_targets(int argc, char **argv)
 {
 	struct tt_cli o;
 	cJSON *arr, *t;
-	int rc = tt_cli_parse(argc, argv, "targets", &o);
+	int rc = begin(argc, argv, "targets", &o, &arr);
 
-	if (rc)
-		return rc > 0 ? 0 : 2;
-	if (get_targets(&o, &arr))
-		return 1;
-	if (o.json) {
-		print_json(&o, arr);
-	} else {
-		printf("%-16s %-8s %-12s %s\n", "TARGET", "FORMAT", "STATE", "PROBE");
-		cJSON_ArrayForEach(t, arr)
-			printf("%-16s %-8s %-12s %s\n", str(t, "name"), str(t, "format"),
-			       str(t, "state"), str(t, "probe"));
-	}
+	if (rc >= 0)
+		return rc;
+	printf("%-16s %-8s %-12s %s\n", "TARGET", "FORMAT", "STATE", "PROBE");
+	cJSON_ArrayForEach(t, arr)
+		printf("%-16s %-8s %-12s %s\n", str(t, "name"), str(t, "format"), str(t, "state"),
+		       str(t, "probe"));
 	cJSON_Delete(arr);
 	return 0;
 }
@@ -101,17 +112,10 @@ int tt_cmd_status(int argc, char **argv)
 {
 	struct tt_cli o;
 	cJSON *arr, *t;
-	int rc = tt_cli_parse(argc, argv, "status", &o);
+	int rc = begin(argc, argv, "status", &o, &arr);
 
-	if (rc)
-		return rc > 0 ? 0 : 2;
-	if (get_targets(&o, &arr))
-		return 1;
-	if (o.json) {
-		print_json(&o, arr);
-		cJSON_Delete(arr);
-		return 0;
-	}
+	if (rc >= 0)
+		return rc;
 	printf("tracetapd at %s:%d: up, %d target%s\n\n", o.url.host, o.url.port,
 	       cJSON_GetArraySize(arr), cJSON_GetArraySize(arr) == 1 ? "" : "s");
 	printf("%-16s %-8s %-12s %8s %11s %8s %6s %10s %7s %6s\n", "TARGET", "FORMAT", "STATE",
@@ -154,12 +158,10 @@ int tt_cmd_export(int argc, char **argv)
 	char path[1024] = "/api/export", *body;
 	size_t len;
 	FILE *f;
-	int rc = tt_cli_parse(argc, argv, "export", &o);
+	int rc = begin(argc, argv, "export", &o, &arr);
 
-	if (rc)
-		return rc > 0 ? 0 : 2;
-	if (get_targets(&o, &arr))
-		return 1;
+	if (rc >= 0)
+		return rc;
 	if (!o.target && cJSON_GetArraySize(arr) != 1) {
 		char list[1024];
 		fprintf(stderr, "tracetap export: tracetapd at %s:%d has %d targets (%s): name one "

@@ -187,7 +187,8 @@ static void print_text(const struct tt_cli *o, const cJSON *r)
 
 	if (tt_record_from_json(r, &rj) < 0)
 		return;
-	struct tt_textfmt tf = { .color = o->color, .target = rj.target, .width = o->wide ? 0 : term_width() };
+	struct tt_textfmt tf = { .color = o->color, .target = rj.target,
+				 .width = o->wide ? 0 : term_width() };
 	int n = tt_textfmt_record(&tf, line, sizeof(line) - 1, &rj.rec, rj.seq);
 	if (n < 0)
 		return;
