@@ -19,6 +19,7 @@ static const struct command commands[] = {
 	{ "targets", tt_cmd_targets, "list the daemon's targets" },
 	{ "status", tt_cmd_status, "show the daemon's targets, rates, gaps and clients" },
 	{ "decode", tt_cmd_decode, "print every event of a trace file (.trx, RAM dump)" },
+	{ "layout", tt_cmd_layout, "save what a firmware ELF tells the trace reader (for --layout)" },
 	{ "probes", tt_cmd_probes, "list the debug probes plugged in, with their OpenOCD arguments" },
 };
 
