@@ -18,10 +18,12 @@
 
 #include "../probe/image.h"
 #include "../proto/json.h"
+#include "../proto/nuttx.h"
 #include "../proto/qnx.h"
 #include "../proto/reader.h"
 #include "commands.h"
 #include "kevfollow.h"
+#include "layout.h"
 #include "opts.h"
 #include "target.h"
 #include "textfmt.h"
@@ -190,7 +192,9 @@ static void usage(FILE *f)
 		   "(raw, Intel HEX, S-record), oldest first. The format is detected from the\n"
 		   "file when it has a signature (.trx, .kev); RAM dumps default to threadx.\n"
 		   "With --elf (and --format): the address from the format's symbol unless\n"
-		   "--address is given, and for nuttx the note layout from the ELF's DWARF.\n"
+		   "--address is given, and for nuttx the note layout from the ELF's DWARF\n"
+		   "(or from --layout FILE, saved by `tracetap layout`); a NuttX file that does\n"
+		   "not hold the ring at that address is read as `trace dump -b` output.\n"
 		   "--follow: a QNX .kev that tracelogger is writing, like `tail -f` (a file\n"
 		   "truncated or replaced is a reset record and is read again); until SIGINT.\n"
 		   "--traceprinter: QNX events in the text form of QNX's traceprinter.\n%s",
@@ -254,6 +258,17 @@ int tt_cmd_decode(int argc, char **argv)
 		d.tf.color = color < 0 ? tt_textfmt_want_color(stdout) : color;
 		return follow_kev(argv[optind], cfg.tick_hz, &d);
 	}
+	/* --layout without --format: the layout file names its format */
+	char lfmt[32];
+	if (cfg.layout && !cfg.format) {
+		if (tt_layout_format(cfg.layout, lfmt, sizeof(lfmt), err, sizeof(err)) < 0 ||
+		    !tt_reader_find(lfmt)) {
+			fprintf(stderr, "tracetap decode: %s\n", cfg.layout && !*err ? "--layout: "
+				"unknown format" : err);
+			return 1;
+		}
+		cfg.format = lfmt;
+	}
 	/* With --format, the format options (and the ELF's layout) first: their errors say more
 	 * than a missing symbol. Without it, once the file's signature has chosen the reader. */
 	const struct tt_reader_ops *reader = cfg.format ? tt_reader_find(cfg.format) : NULL;
@@ -263,10 +278,15 @@ int tt_cmd_decode(int argc, char **argv)
 		fprintf(stderr, "tracetap decode: %s\n", err);
 		return 1;
 	}
+	/* an address from the ELF's symbol or the layout file, not --address: a NuttX file may
+	 * also be a record stream (`trace dump -b`), which the content tells below */
+	bool sym_address = !cfg.address && (cfg.elf || fcfg.address);
 	if (cfg.elf && elf_address(&cfg, format_cfg) < 0) {
 		tt_format_cfg_release(&fcfg);
 		return 1;
 	}
+	if (!cfg.address)
+		cfg.address = fcfg.address;
 	const char *path = argv[optind];
 	char *text;
 	size_t len;
@@ -319,6 +339,11 @@ int tt_cmd_decode(int argc, char **argv)
 		.time_dir = cfg.time_dir,
 		.format_cfg = format_cfg,
 	};
+	if (sym_address && !cfg.file_base && fmt == TT_IMAGE_RAW && !strcmp(reader->name, "nuttx") &&
+	    !tt_nuttx_image_holds_ring(bytes, len, base, cfg.address, format_cfg)) {
+		rc_cfg.address = 0; /* not a RAM image at the symbol: the notes back to back */
+		base = 0;
+	}
 	d.tf.color = color < 0 ? tt_textfmt_want_color(stdout) : color;
 	if (d.traceprinter && strcmp(reader->name, "qnx")) {
 		fprintf(stderr, "tracetap decode: %s: --traceprinter needs QNX events (a .kev or "

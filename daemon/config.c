@@ -63,6 +63,7 @@ static const struct key target_keys[] = {
 	{ "openocd_log", K_STR, T(openocd_log), 0 },
 	{ "format", K_STR, T(format), 0 },
 	{ "elf", K_STR, T(elf), 0 },
+	{ "layout", K_STR, T(layout), 0 },
 	{ "address", K_U64, T(address), 0 },
 	{ "address_is_pointer", K_BOOL, T(address_is_pointer), 0 },
 	{ "file_base", K_U64, T(file_base), 0 },

@@ -12,7 +12,7 @@
 
 enum {
 	O_FORMAT = 2000, O_ELF, O_ADDRESS, O_POINTER, O_BASE, O_TICK_HZ, O_TIME_WRAP, O_TIME_DIR,
-	O_NOW, O_POLL_MIN, O_POLL_MAX, O_CHUNK, O_FORMAT_OPT,
+	O_NOW, O_POLL_MIN, O_POLL_MAX, O_CHUNK, O_FORMAT_OPT, O_LAYOUT,
 };
 
 const char tt_opts_target_help[] =
@@ -20,6 +20,8 @@ const char tt_opts_target_help[] =
 	"  --elf FILE            firmware ELF: threadx reads the header address from the\n"
 	"                        target at _tx_trace_header_ptr; nuttx takes g_noteram_driver\n"
 	"                        and the note layout (DWARF: build with -g)\n"
+	"  --layout FILE         a layout file instead of the ELF (`tracetap layout --elf FW`):\n"
+	"                        the format, its options and the control structure's address\n"
 	"  --address ADDR        target address of the trace control header\n"
 	"  --pointer ADDR        target address of a pointer to the header (like the ELF symbol)\n"
 	"  --base ADDR           file: target address of the file's first byte (raw images)\n"
@@ -55,6 +57,7 @@ void tt_opts_target_longopts(struct option *lo, size_t room)
 		{ "poll-max", required_argument, NULL, O_POLL_MAX },
 		{ "max-read", required_argument, NULL, O_CHUNK },
 		{ "format-opt", required_argument, NULL, O_FORMAT_OPT },
+		{ "layout", required_argument, NULL, O_LAYOUT },
 		{ NULL, 0, NULL, 0 },
 	};
 	size_t n = sizeof(opts) / sizeof(opts[0]);
@@ -116,13 +119,14 @@ int tt_opts_target_parse(struct tt_opts_target *o, int c, const char *arg, char 
 		cfg->format = arg;
 		return 0;
 	case O_ELF: cfg->elf = arg; return 0;
+	case O_LAYOUT: cfg->layout = arg; return 0;
 	case O_ADDRESS:
 	case O_POINTER:
-		rc = num(c == O_ADDRESS ? "address" : "pointer", arg, UINT32_MAX, 0, &cfg->address,
+		rc = num(c == O_ADDRESS ? "address" : "pointer", arg, UINT64_MAX, 0, &cfg->address,
 			 err, errlen);
 		cfg->address_is_pointer = c == O_POINTER;
 		return rc;
-	case O_BASE: return num("base", arg, UINT32_MAX, 0, &cfg->file_base, err, errlen);
+	case O_BASE: return num("base", arg, UINT64_MAX, 0, &cfg->file_base, err, errlen);
 	case O_TICK_HZ: return num("tick-hz", arg, UINT64_C(100000000000), 1, &cfg->tick_hz, err, errlen);
 	case O_TIME_WRAP: return num("time-wrap", arg, UINT64_C(1) << 32, 1, &cfg->time_wrap, err, errlen);
 	case O_TIME_DIR:

@@ -6,6 +6,7 @@
  * idle target is polled rarely. Probe failures back off (doubling up to poll_max, at least 50 ms)
  * and are logged rate-limited; the reader reports losses itself as gap records.
  */
+#include "layout.h"
 #include "target.h"
 
 #include <errno.h>
@@ -466,6 +467,7 @@ static int copy_config(struct tt_target *t, const struct tt_target_config *cfg)
 	t->cfg.format = dup_str(t, 2, cfg->format ? cfg->format : "threadx");
 	t->cfg.elf = dup_str(t, 3, cfg->elf);
 	t->cfg.openocd_log = dup_str(t, 4, cfg->openocd_log);
+	t->cfg.layout = dup_str(t, 5, cfg->layout);
 	if (!t->cfg.name || !t->cfg.probe || !t->cfg.format)
 		return -ENOMEM;
 	if (dup_argv(cfg->openocd_args, &t->oargs) < 0 || dup_argv(cfg->format_opts, &t->fopts) < 0)
@@ -570,6 +572,8 @@ int tt_target_start(uv_loop_t *loop, const struct tt_target_config *cfg,
 			t->ptr_addr = v;
 		else
 			t->header_addr = v;
+	} else if (!t->cfg.address && t->fcfg.address) { /* from the layout file */
+		t->header_addr = t->fcfg.address;
 	} else if (t->cfg.address_is_pointer) {
 		t->ptr_addr = t->cfg.address;
 	} else if (t->cfg.address || !strncmp(t->cfg.probe, "file:", 5)) {
@@ -665,7 +669,15 @@ int tt_target_format_cfg(const struct tt_target_config *cfg, const struct tt_rea
 
 	*format_cfg = NULL;
 	x->owned = NULL;
+	x->address = 0;
 	if (!r->cfg_size || r->cfg_size > sizeof(x->buf)) {
+		if (cfg->layout) { /* a format without options: the address at most */
+			struct tt_layout_extras lx;
+			rc = tt_layout_load(cfg->layout, r, NULL, &lx, &x->address, err, errlen);
+			tt_layout_extras_free(&lx);
+			if (rc < 0)
+				return rc;
+		}
 		if (o && *o) {
 			snprintf(err, errlen, "--format-opt '%s': format %s takes no options", *o,
 				 r->name);
@@ -674,6 +686,27 @@ int tt_target_format_cfg(const struct tt_target_config *cfg, const struct tt_rea
 		return 0;
 	}
 	r->cfg_init(x->buf);
+	if (cfg->layout && cfg->elf) {
+		snprintf(err, errlen, "--layout %s and --elf %s: give one (the layout file is what "
+			 "the ELF gives)", cfg->layout, cfg->elf);
+		return -EINVAL;
+	}
+	if (cfg->layout) {
+		struct tt_layout_extras lx;
+		struct nx_extras *ex = calloc(1, sizeof(*ex));
+		if (!ex) {
+			snprintf(err, errlen, "out of memory");
+			return -ENOMEM;
+		}
+		rc = tt_layout_load(cfg->layout, r, x->buf, &lx, &x->address, err, errlen);
+		if (rc < 0) {
+			free(ex);
+			return rc;
+		}
+		ex->sc = lx.sc;
+		ex->ro = lx.ro;
+		x->owned = ex;
+	}
 	if (cfg->elf && !strcmp(r->name, "nuttx")) {
 		struct tt_nuttx_layout *lo = (struct tt_nuttx_layout *)x->buf;
 		struct tt_nuttx_syscalls *sc;

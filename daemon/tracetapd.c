@@ -287,7 +287,7 @@ static int cfg_equal(const struct tt_target_config *a, const struct tt_target_co
 {
 	return tt_target_opts_equal(a->openocd_args, b->openocd_args) &&
 	       tt_target_opts_equal(a->format_opts, b->format_opts) && str_eq(a->probe, b->probe) && str_eq(a->format, b->format) &&
-	       str_eq(a->elf, b->elf) && str_eq(a->openocd_log, b->openocd_log) &&
+	       str_eq(a->elf, b->elf) && str_eq(a->layout, b->layout) && str_eq(a->openocd_log, b->openocd_log) &&
 	       a->address == b->address && a->address_is_pointer == b->address_is_pointer &&
 	       a->file_base == b->file_base && a->tick_hz == b->tick_hz &&
 	       a->time_wrap == b->time_wrap && a->time_dir == b->time_dir &&

@@ -167,7 +167,7 @@ static void put_arg(struct out *o, const struct tt_arg *a)
 	case TT_ARG_OBJ:
 	case TT_ARG_ENUM:
 		if (a->text) {
-			put_str(o, a->text, TT_JSON_MAX_NAME);
+			put_str(o, a->text, TT_JSON_MAX_TEXT);
 			return;
 		}
 		if (a->kind == TT_ARG_ENUM) {
@@ -241,7 +241,7 @@ static void put_event(struct out *o, const struct tt_event *ev)
 	PUTS(o, "}");
 	KEY(o, "raw");
 	PUTS(o, "[");
-	for (unsigned i = 0; i < ev->nraw && i < 16; i++) {
+	for (unsigned i = 0; i < ev->nraw && i < TT_JSON_MAX_RAW; i++) {
 		if (i)
 			PUTS(o, ",");
 		put_u64(o, ev->raw[i]);
@@ -281,10 +281,10 @@ int tt_json_record(char *buf, size_t cap, const struct tt_record *rec, const cha
 			PUTS(&o, "false");
 		if (!rec->u.gap.exact && rec->u.gap.basis) {
 			KEY(&o, "basis");
-			put_str(&o, rec->u.gap.basis, TT_JSON_MAX_NAME);
+			put_str(&o, rec->u.gap.basis, TT_JSON_MAX_TEXT);
 		}
 		KEY(&o, "reason");
-		put_str(&o, rec->u.gap.reason ? rec->u.gap.reason : "", TT_JSON_MAX_NAME);
+		put_str(&o, rec->u.gap.reason ? rec->u.gap.reason : "", TT_JSON_MAX_TEXT);
 		break;
 	case TT_REC_RESET:
 		KEY(&o, "reason");

@@ -15,7 +15,7 @@
 
 #define SYNC_RETRIES 8
 
-enum nx_step { ST_CTL, ST_DATA, ST_SYNC, ST_PIDHASH, ST_SLOTS, ST_TCBS };
+enum nx_step { ST_CTL, ST_DATA, ST_SYNC, ST_PIDHASH, ST_SLOTS, ST_TCBS, ST_TASKNAME };
 #define NAME_FAILS_MAX 3 /* failed lookup reads in a row before names are turned off */
 
 enum nx_why { WHY_ATTACH, WHY_LAP, WHY_RESET, WHY_ERROR };
@@ -55,6 +55,8 @@ struct tt_nuttx {
 	uint32_t nm_mask;        /* g_npidhash - 1 */
 	uint8_t nm_hash[8], nm_count[4], nm_slot[NX_WANT][8], nm_tpid[NX_WANT][4];
 	char nm_name[NX_WANT][NX_NAME_MAX];
+	const char *nm_found[NX_WANT]; /* names from the TCBs (into nm_name), NULL: none */
+	uint8_t nm_cache[16 + 4096];   /* g_note_taskname: head, tail, buffer */
 };
 
 struct emitter {
@@ -152,7 +154,7 @@ int tt_nuttx_new(const struct tt_nuttx_config *cfg, struct tt_nuttx **out, const
 		free(rd);
 		return rc;
 	}
-	rd->d.want_names = cfg->layout.pidhash_addr != 0;
+	rd->d.want_names = cfg->layout.pidhash_addr || cfg->layout.taskname_addr;
 	rd->d.tick_hz = cfg->tick_hz;
 	rd->cfg.layout.syscalls = NULL; /* borrowed: only the copy is kept */
 	if (use_syscalls(&rd->d, &cfg->layout, &rd->sysnames) < 0) {
@@ -255,6 +257,8 @@ static void plan_names(struct tt_nuttx *rd, struct tt_plan *p)
 		add_range(rd, p, lo->pidhash_addr, ptr, rd->nm_hash);
 		add_range(rd, p, lo->npidhash_addr, 4, rd->nm_count);
 	}
+	if (rd->step == ST_TASKNAME)
+		add_range(rd, p, lo->taskname_addr, 2 * ptr + lo->taskname_size, rd->nm_cache);
 }
 
 void tt_nuttx_plan(struct tt_nuttx *rd, struct tt_plan *p)
@@ -282,6 +286,7 @@ void tt_nuttx_plan(struct tt_nuttx *rd, struct tt_plan *p)
 	case ST_PIDHASH:
 	case ST_SLOTS:
 	case ST_TCBS:
+	case ST_TASKNAME:
 		plan_names(rd, p);
 		break;
 	}
@@ -668,6 +673,8 @@ static int ingest_pidhash(struct tt_nuttx *rd)
 	return TT_NUTTX_MORE;
 }
 
+static int ingest_tcbs(struct tt_nuttx *rd);
+
 static int ingest_slots(struct tt_nuttx *rd)
 {
 	for (unsigned i = 0; i < rd->nm_n; i++)
@@ -675,7 +682,7 @@ static int ingest_slots(struct tt_nuttx *rd)
 			rd->step = ST_TCBS;
 			return TT_NUTTX_MORE;
 		}
-	return names_done(rd, NULL); /* the tasks exited */
+	return ingest_tcbs(rd); /* the tasks exited: NuttX's cache, if it has one */
 }
 
 /* A TCB's name[] as read (at most NX_NAME_MAX bytes): printable text up to its NUL or the end,
@@ -707,15 +714,60 @@ static const char *tcb_match(const struct nx_lay *l, const struct tt_nuttx_layou
 	return tcb_name(name, nm_name_len(lo));
 }
 
+/* NuttX's task name cache as read (c: head, tail, then lo->taskname_size bytes of entries
+ * {pid, size, name}), searched from the tail as NuttX's note_find_taskname does: pid's name
+ * into out (NX_NAME_MAX bytes), or NULL. Every index and size is checked: a cache that does
+ * not hold together gives no name. */
+static const char *cache_name(const struct nx_lay *l, const struct tt_nuttx_layout *lo,
+			      const uint8_t *c, int32_t pid, char *out)
+{
+	const uint8_t *buf = c + 2 * l->ptr;
+	uint64_t n = lo->taskname_size, head = nx_get(l, c, l->ptr), at = nx_get(l, c + l->ptr, l->ptr);
+	unsigned ps = nm_pid_size(lo);
+
+	if (head >= n || at >= n)
+		return NULL;
+	for (uint64_t steps = 0; at != head && steps < n; steps++) {
+		if (at + ps + 1 > n)
+			return NULL;
+		unsigned size = buf[at + ps];
+		if (size < ps + 2 || at + size > n)
+			return NULL;
+		if (nx_pid(l, buf + at, ps) == pid) {
+			unsigned len = size - ps - 1 < NX_NAME_MAX ? size - ps - 1 : NX_NAME_MAX;
+			memcpy(out, buf + at + ps + 1, len);
+			return tcb_name(out, len);
+		}
+		at = (at + size) % n;
+	}
+	return NULL;
+}
+
 static int ingest_tcbs(struct tt_nuttx *rd)
 {
-	const char *names[NX_WANT] = { NULL };
+	bool missing = false;
 
-	for (unsigned i = 0; i < rd->nm_n; i++)
+	for (unsigned i = 0; i < rd->nm_n; i++) {
+		rd->nm_found[i] = NULL;
 		if (nm_tcb(rd, i))
-			names[i] = tcb_match(&rd->d.lay, &rd->cfg.layout, rd->nm_tpid[i],
-					     rd->nm_name[i], rd->nm_pid[i]);
-	return names_done(rd, names);
+			rd->nm_found[i] = tcb_match(&rd->d.lay, &rd->cfg.layout, rd->nm_tpid[i],
+						    rd->nm_name[i], rd->nm_pid[i]);
+		missing |= !rd->nm_found[i];
+	}
+	if (missing && rd->cfg.layout.taskname_addr) { /* exited tasks: NuttX's own cache */
+		rd->step = ST_TASKNAME;
+		return TT_NUTTX_MORE;
+	}
+	return names_done(rd, rd->nm_found);
+}
+
+static int ingest_taskname(struct tt_nuttx *rd)
+{
+	for (unsigned i = 0; i < rd->nm_n; i++)
+		if (!rd->nm_found[i])
+			rd->nm_found[i] = cache_name(&rd->d.lay, &rd->cfg.layout, rd->nm_cache,
+						     rd->nm_pid[i], rd->nm_name[i]);
+	return names_done(rd, rd->nm_found);
 }
 
 int tt_nuttx_ingest(struct tt_nuttx *rd, tt_emit_cb cb, void *arg)
@@ -738,6 +790,7 @@ int tt_nuttx_ingest(struct tt_nuttx *rd, tt_emit_cb cb, void *arg)
 	case ST_PIDHASH: return ingest_pidhash(rd);
 	case ST_SLOTS: return ingest_slots(rd);
 	case ST_TCBS: return ingest_tcbs(rd);
+	case ST_TASKNAME: return ingest_taskname(rd);
 	default: return -EINVAL;
 	}
 	return rc == TT_NUTTX_DONE ? names_start(rd) : rc;
@@ -789,21 +842,63 @@ static const char *img_name(const struct nx_lay *l, const struct tt_nuttx_layout
 	const uint8_t *h = img_at(img, len, base, lo->pidhash_addr, l->ptr);
 	const uint8_t *c = img_at(img, len, base, lo->npidhash_addr, 4);
 	uint64_t table = h ? nx_get(l, h, l->ptr) : 0, n = c ? nx_get(l, c, 4) : 0;
-
-	if (!pidhash_ok(table, n))
-		return NULL;
-	const uint8_t *s = img_at(img, len, base, table + ((uint32_t)pid & (n - 1)) * l->ptr,
-				  l->ptr);
+	bool ok = pidhash_ok(table, n);
+	const uint8_t *s = ok ? img_at(img, len, base, table + ((uint32_t)pid & (n - 1)) * l->ptr,
+				       l->ptr) : NULL;
 	uint64_t tcb = s ? nx_get(l, s, l->ptr) : 0;
 	const uint8_t *tp = tcb ? img_at(img, len, base, tcb + lo->tcb_off_pid, nm_pid_size(lo))
 				: NULL;
 	const uint8_t *tn = tcb ? img_at(img, len, base, tcb + lo->tcb_off_name, nm_name_len(lo))
 				: NULL;
+	const char *name = NULL;
 
-	if (!tp || !tn)
-		return NULL;
-	memcpy(out, tn, nm_name_len(lo));
-	return tcb_match(l, lo, tp, out, pid);
+	if (tp && tn) {
+		memcpy(out, tn, nm_name_len(lo));
+		name = tcb_match(l, lo, tp, out, pid);
+	}
+	const uint8_t *cache = lo->taskname_addr ? img_at(img, len, base, lo->taskname_addr,
+							  2u * l->ptr + lo->taskname_size) : NULL;
+	return name ? name : cache ? cache_name(l, lo, cache, pid, out) : NULL;
+}
+
+/* The control words of the driver at driver_addr, inside the image (checked by the caller). */
+static void img_ctl(const struct nx_lay *l, const uint8_t *img, size_t len, uint64_t base,
+		    uint64_t driver_addr, struct ctlw *w)
+{
+	const uint8_t *c = img + (driver_addr - base);
+
+	(void)len;
+	w->buf = l->bytes ? driver_addr + l->off_buffer : nx_get(l, c + l->off_buffer, l->ptr);
+	w->size = l->bytes ? l->bufsize : nx_get(l, c + l->off_bufsize, l->ptr);
+	w->head = (uint32_t)nx_get(l, c + l->off_head, 4);
+	w->tail = (uint32_t)nx_get(l, c + l->off_tail, 4);
+}
+
+static bool img_driver_inside(const struct nx_lay *l, size_t len, uint64_t base,
+			      uint64_t driver_addr)
+{
+	return driver_addr >= base && driver_addr - base <= len &&
+	       len - (driver_addr - base) >= (uint64_t)l->ctl_lo + l->ctl_len;
+}
+
+static bool img_ring_inside(const struct nx_lay *l, size_t len, uint64_t base,
+			    const struct ctlw *w)
+{
+	return w->size >= 2u * l->hdr && w->size <= UINT32_MAX / 2 && w->buf >= base &&
+	       w->buf - base <= len && len - (w->buf - base) >= w->size;
+}
+
+bool tt_nuttx_image_holds_ring(const uint8_t *img, size_t len, uint64_t base,
+			       uint64_t driver_addr, const struct tt_nuttx_layout *lo)
+{
+	struct nx_lay l;
+	struct ctlw w;
+	const char *why;
+
+	if (nx_lay_resolve(lo, &l, &why) < 0 || !img_driver_inside(&l, len, base, driver_addr))
+		return false;
+	img_ctl(&l, img, len, base, driver_addr, &w);
+	return img_ring_inside(&l, len, base, &w) && w.head < w.size && w.tail < w.size;
 }
 
 int tt_nuttx_decode_image(const uint8_t *img, size_t len, uint64_t base, uint64_t driver_addr,
@@ -826,20 +921,17 @@ int tt_nuttx_decode_image(const uint8_t *img, size_t len, uint64_t base, uint64_
 	nx_dec_reset(&d);
 	if (!driver_addr)
 		return decode_stream(&d, img, len, base, cb, arg, err, errlen);
-	if (driver_addr < base || driver_addr - base > len ||
-	    len - (driver_addr - base) < (uint64_t)l->ctl_lo + l->ctl_len) {
+	if (!img_driver_inside(l, len, base, driver_addr)) {
 		snprintf(err, errlen, "g_noteram_driver at 0x%llx is outside the image [0x%llx, "
 			 "0x%llx)", (unsigned long long)driver_addr, (unsigned long long)base,
 			 (unsigned long long)(base + len));
 		return -EPROTO;
 	}
-	const uint8_t *c = img + (driver_addr - base);
-	uint64_t buf = l->bytes ? driver_addr + l->off_buffer : nx_get(l, c + l->off_buffer, l->ptr);
-	uint64_t size = l->bytes ? l->bufsize : nx_get(l, c + l->off_bufsize, l->ptr);
-	uint32_t head = (uint32_t)nx_get(l, c + l->off_head, 4);
-	uint32_t tail = (uint32_t)nx_get(l, c + l->off_tail, 4);
-	if (size < 2u * l->hdr || size > UINT32_MAX / 2 || buf < base || buf - base > len ||
-	    len - (buf - base) < size) {
+	struct ctlw w;
+	img_ctl(l, img, len, base, driver_addr, &w);
+	uint64_t buf = w.buf, size = w.size;
+	uint32_t head = w.head, tail = w.tail;
+	if (!img_ring_inside(l, len, base, &w)) {
 		snprintf(err, errlen, "noteram ring at 0x%llx (ni_bufsize %llu) is not inside the "
 			 "image [0x%llx, 0x%llx) (wrong --address, --base or layout?)",
 			 (unsigned long long)buf, (unsigned long long)size,
@@ -864,7 +956,7 @@ int tt_nuttx_decode_image(const uint8_t *img, size_t len, uint64_t base, uint64_
 		}
 		int32_t pid = nx_rec_pid(l, rec);
 		char name[NX_NAME_MAX];
-		if (lo->pidhash_addr && !nx_name_known(&d, pid))
+		if ((lo->pidhash_addr || lo->taskname_addr) && !nx_name_known(&d, pid))
 			nx_set_name(&d, pid, img_name(l, lo, img, len, base, pid, name));
 		nx_emit_record(&d, rec, buf + off, cb, arg);
 		uint32_t step = nx_alignup(rec[0], l->align);
