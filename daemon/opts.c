@@ -185,3 +185,40 @@ int tt_opts_openocd_arg(struct tt_opts_target *o, int c, const char *arg)
 	o->cfg->openocd_args = o->oargs;
 	return 0;
 }
+
+/* The file name of path without its folder and extension ("target/stm32f4x.cfg": "stm32f4x"). */
+static void stem(char *buf, size_t cap, const char *path)
+{
+	const char *b = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	const char *dot = strrchr(b, '.');
+	int n = dot && dot > b ? (int)(dot - b) : (int)strlen(b);
+
+	snprintf(buf, cap, "%.*s", n, b);
+}
+
+void tt_opts_target_name(const struct tt_opts_target *o, char *buf, size_t cap)
+{
+	const struct tt_target_config *c = o->cfg;
+	const char *p = c->probe ? c->probe : "", *f = NULL;
+
+	buf[0] = '\0';
+	if (c->elf) {
+		stem(buf, cap, c->elf);
+	} else if (!strncmp(p, "file:", 5) || !strncmp(p, "kev:", 4)) {
+		stem(buf, cap, strchr(p, ':') + 1);
+	} else if (!strcmp(p, "openocd-spawn")) {
+		for (unsigned i = 0; i + 1 < o->noargs; i++)
+			if (!strcmp(o->oargs[i], "-f"))
+				f = o->oargs[i + 1];
+		if (f)
+			stem(buf, cap, f);
+	} else if (!strncmp(p, "openocd:", 8) || !strncmp(p, "process:", 8)) {
+		snprintf(buf, cap, "%.*s-%s", (int)(strchr(p, ':') - p), p, strrchr(p, ':') + 1);
+	}
+	if (!buf[0])
+		snprintf(buf, cap, "%s", p[0] ? p : "target");
+	for (char *q = buf; *q; q++)
+		if (!((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') ||
+		      (*q >= '0' && *q <= '9') || *q == '.' || *q == '_' || *q == '-'))
+			*q = '-';
+}

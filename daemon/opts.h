@@ -35,4 +35,9 @@ int tt_opts_openocd_arg(struct tt_opts_target *o, int c, const char *arg);
  * -EINVAL. */
 int tt_parse_u64(const char *s, uint64_t max, int suffix, uint64_t *out);
 
+/* The default target name (no --name): the ELF's file name without extension, else the
+ * probe's: the last -f file of openocd-spawn ("stm32f4x"), the file of file:/kev:,
+ * "openocd-PORT", "process-PID"; other characters than [A-Za-z0-9._-] become '-'. */
+void tt_opts_target_name(const struct tt_opts_target *o, char *buf, size_t cap);
+
 #endif

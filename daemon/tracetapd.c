@@ -536,7 +536,8 @@ static void usage(FILE *f)
 		"  --probe SPEC          file:PATH | process:PID | openocd:HOST:PORT | openocd-spawn\n"
 		"  -f FILE, -c CMD       openocd-spawn: OpenOCD configuration files and commands\n"
 		"  --openocd-log FILE    where a spawned OpenOCD logs (default: discarded)\n"
-		"  --name NAME           target name (default: target)\n"
+		"  --name NAME           target name (default: the ELF's file name, else the\n"
+		"                        probe's: openocd-spawn's last -f file, file:/kev: file)\n"
 		"%s"
 		"Output:\n"
 		"  --stdout              also print every record as a JSON line on stdout\n"
@@ -561,6 +562,7 @@ struct cli {
 	uint64_t history;
 	unsigned max_clients, max_exports;
 	int check;
+	char name[64]; /* the default target name, when --name is not given */
 };
 
 static int parse_args(int argc, char **argv, struct daemon *d, struct cli *cl)
@@ -693,6 +695,10 @@ static int configure(struct daemon *d, struct cli *cl)
 	if (!cl->target.probe && (cl->target.elf || cl->target.address || cl->ot.noargs)) {
 		fprintf(stderr, "tracetapd: target options given without --probe SPEC\n");
 		return -1;
+	}
+	if (cl->target.probe && !cl->target.name) {
+		tt_opts_target_name(&cl->ot, cl->name, sizeof(cl->name));
+		cl->target.name = cl->name;
 	}
 	if (!d->conf.ntargets && !cl->target.probe) {
 		fprintf(stderr, "tracetapd: no target: give --probe SPEC or a --config file with "
