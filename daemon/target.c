@@ -81,10 +81,11 @@ const char *tt_target_state_name(enum tt_target_state st)
 	return (unsigned)st < sizeof(names) / sizeof(names[0]) ? names[st] : "unknown";
 }
 
-static void set_state(struct tt_target *t, enum tt_target_state st, const char *fmt, ...)
+/* A new state or message goes to status_cb (which logs it): returns true; a repeat: false. */
+static bool set_state(struct tt_target *t, enum tt_target_state st, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-static void set_state(struct tt_target *t, enum tt_target_state st, const char *fmt, ...)
+static bool set_state(struct tt_target *t, enum tt_target_state st, const char *fmt, ...)
 {
 	char msg[sizeof(t->st.message)];
 	va_list ap;
@@ -93,11 +94,14 @@ static void set_state(struct tt_target *t, enum tt_target_state st, const char *
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	if (t->st.state == st && !strcmp(t->st.message, msg))
-		return;
+		return false;
 	t->st.state = st;
 	memcpy(t->st.message, msg, sizeof(msg));
+	t->err_logged_at = uv_now(t->loop); /* the same error from the next polls: see below */
+	t->err_suppressed = 0;
 	if (t->status_cb)
 		t->status_cb(t, t->arg);
+	return true;
 }
 
 /* Errors repeat every poll while a link is down: log the first, then one line per 10 s. */
@@ -276,8 +280,8 @@ static void cycle_failed(struct tt_target *t, enum tt_target_state st, const cha
 {
 	unsigned floor = t->cfg.poll_max_ms > 50 ? 50 : t->cfg.poll_max_ms;
 
-	set_state(t, st, "%s", msg);
-	log_poll_error(t, msg);
+	if (!set_state(t, st, "%s", msg)) /* a new state or message is logged as such */
+		log_poll_error(t, msg);
 	t->backoff_ms = t->backoff_ms ? t->backoff_ms * 2 : floor;
 	if (t->backoff_ms > t->cfg.poll_max_ms * 4 + 1000)
 		t->backoff_ms = t->cfg.poll_max_ms * 4 + 1000;
@@ -312,7 +316,7 @@ static void on_read(struct tt_probe *p, int status, void *arg)
 	if (t->stopping)
 		return;
 	if (status < 0) {
-		snprintf(msg, sizeof(msg), "probe %s: %s", t->cfg.probe, tt_probe_error(p));
+		snprintf(msg, sizeof(msg), "%s", tt_probe_error(p)); /* it names the probe */
 		if (t->phase == PH_READING)
 			t->fmt->read_failed(t->rd, status);
 		cycle_failed(t, status == -EFAULT ? TT_TARGET_STALLED : TT_TARGET_DISCONNECTED,
@@ -405,8 +409,7 @@ static void on_probe_state(struct tt_probe *p, enum tt_probe_state st, const cha
 	struct tt_target *t = arg;
 
 	if (st == TT_PROBE_DISCONNECTED) {
-		set_state(t, TT_TARGET_DISCONNECTED, "probe %s: %s", t->cfg.probe, msg);
-		tt_log(TT_LOG_WARNING, "target %s: probe disconnected: %s", t->cfg.name, msg);
+		set_state(t, TT_TARGET_DISCONNECTED, "%s", msg); /* logged by the status callback */
 	} else if (st == TT_PROBE_CONNECTED) {
 		tt_log(TT_LOG_INFO, "target %s: probe connected%s%s", t->cfg.name, msg && *msg ? ": " : "",
 		       msg ? msg : "");

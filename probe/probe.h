@@ -116,7 +116,7 @@ struct tt_probe {
 	unsigned nstates;
 	struct tt_probe_state_msg {
 		enum tt_probe_state st;
-		char msg[200];
+		char msg[256]; /* as long as err: the same message is the same text */
 	} states[TT_PROBE_DEFER_STATES];
 };
 

@@ -107,7 +107,7 @@ kill_spawn() {
 	local old new end=$((SECONDS + 10))
 	old=$(ocd_child) || tt_die "no OpenOCD child of tracetapd"
 	kill -KILL "$old"
-	wait_log 'probe disconnected'
+	wait_log ': disconnected: '
 	until new=$(ocd_child) && [ "$new" != "$old" ] && grep -q "OpenOCD running (pid $new)" "$DLOG"; do
 		[ $SECONDS -lt $end ] || tt_die "tracetapd did not restart OpenOCD"
 		sleep 0.05
@@ -126,7 +126,7 @@ kill_external() {
 	advance 500
 	kill -KILL "$TT_PID_xocd"
 	wait "$TT_PID_xocd" 2>/dev/null
-	wait_log 'probe disconnected'
+	wait_log ': disconnected: '
 	local n
 	n=$(grep -c 'probe connected' "$DLOG")
 	ext_ocd_start "$OCD_PORT"
