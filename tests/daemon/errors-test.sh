@@ -45,3 +45,10 @@ check_once "OpenOCD TCL port closed" "connection refused" "is OpenOCD running wi
   --probe "openocd:127.0.0.1:$dead" --address 0x20000000
 check_once "OpenOCD cannot start" "Can't find $work/missing.cfg" "run openocd with the same -f/-c arguments" \
   --probe openocd-spawn -f "$work/missing.cfg" --address 0x20000000
+
+# --help names every kind of probe.
+"$tracetapd" --help > "$work/help"
+for p in file:PATH kev:PATH process:PID openocd:HOST:PORT openocd-spawn; do
+  grep -q -e "$p" "$work/help" || fail "tracetapd --help does not name the $p probe"
+done
+echo "ok: tracetapd --help names every probe"
