@@ -276,10 +276,20 @@ static void pop_frame(struct conn *c, int from)
 	}
 }
 
+/* Closes a client with code and reason from a uv callback, as the shutdown does: the close
+ * frame goes out (an asynchronous kill drops the connection without one, and only when lws next
+ * services something). May free c: callers walking s->conns keep the next one first. */
+static void conn_kick(struct conn *c, enum lws_close_status code, const char *reason)
+{
+	lws_close_reason(c->wsi, code, (unsigned char *)reason, strlen(reason));
+	lws_set_timeout(c->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_SYNC);
+}
+
 static int on_writeable(struct conn *c, struct lws *wsi)
 {
 	struct tt_frame *f;
 	int from;
+
 
 	while (!lws_send_pipe_choked(wsi) && (f = next_frame(c, &from))) {
 		int n = lws_write(wsi, (unsigned char *)f->data, f->len, LWS_WRITE_TEXT);
@@ -658,15 +668,13 @@ int tt_server_set_access(struct tt_server *s, const char *token, const char *con
 	s->token_gen += changed;
 	if (max_clients)
 		s->max_clients = max_clients < s->fd_clients ? max_clients : s->fd_clients;
-	for (struct conn *c = s->conns; c; c = c->next) {
-		static const char reason[] = "access settings changed: reconnect";
+	for (struct conn *c = s->conns, *next; c; c = next) {
+		next = c->next; /* conn_kick may free c */
 		if (!tt_server_access(s, c->origin, c->host, c->token_gen == s->token_gen, why,
 				      sizeof(why)))
 			continue;
 		tt_server_logf(s, 5, "closing a client that no longer passes: %s", why);
-		lws_close_reason(c->wsi, LWS_CLOSE_STATUS_POLICY_VIOLATION, (unsigned char *)reason,
-				 sizeof(reason) - 1);
-		lws_set_timeout(c->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
+		conn_kick(c, LWS_CLOSE_STATUS_POLICY_VIOLATION, "access settings changed: reconnect");
 		closed++;
 	}
 	return closed;
@@ -719,17 +727,15 @@ static void on_tick(uv_timer_t *t)
 	struct tt_server *s = t->data;
 	uint64_t now = uv_now(s->loop);
 
-	for (struct conn *c = s->conns; c; c = c->next) {
+	for (struct conn *c = s->conns, *next; c; c = next) {
+		next = c->next; /* conn_kick may free c */
 		if (!has_pending(c)) {
 			c->progress_ms = now;
 		} else if (now - c->progress_ms > s->cfg.idle_timeout_s * 1000ull) {
-			static const char reason[] = "not reading";
 			tt_server_logf(s, 5, "client read nothing for %u s: closing (1008)",
 				       s->cfg.idle_timeout_s);
 			c->progress_ms = now;
-			lws_close_reason(c->wsi, LWS_CLOSE_STATUS_POLICY_VIOLATION,
-					 (unsigned char *)reason, sizeof(reason) - 1);
-			lws_set_timeout(c->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
+			conn_kick(c, LWS_CLOSE_STATUS_POLICY_VIOLATION, "not reading");
 		}
 	}
 }

@@ -47,6 +47,7 @@ struct slot {
 	char serial[128];           /* bound to this probe serial ("adapter serial ..."), or "" */
 	int present;                /* the bound probe is plugged in (or no watcher runs) */
 	struct tt_target_status idle; /* what clients see while t is NULL */
+	bool from_flags;            /* --probe: not the file's, a reload leaves it alone */
 };
 
 struct daemon {
@@ -383,6 +384,8 @@ static void reload(struct daemon *d)
 	for (size_t i = 0; i < d->nslots; i++) {
 		struct slot *s = &d->slots[i];
 		const struct tt_target_config *want = NULL;
+		if (s->from_flags)
+			continue;
 		for (size_t j = 0; j < nc.ntargets; j++)
 			if (!strcmp(nc.targets[j].name, s->name))
 				want = &nc.targets[j];
@@ -834,6 +837,8 @@ int main(int argc, char **argv)
 	if (!failed && cl.target.probe) {
 		struct slot *s = slot_add(&d, &cl.target);
 		failed = !s || cfg_set(&s->cfg, &s->cfg_mem, &cl.target) < 0;
+		if (s)
+			s->from_flags = true;
 	}
 	if (!failed)
 		start_usb_watch(&d);

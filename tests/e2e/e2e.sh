@@ -58,6 +58,8 @@ rate_case() {
 		spawned
 	fi
 	wait_log 'connected: streaming'
+	# lossy: the loss is forced (the reader paused while the writer laps), never hoped for
+	[ "$mode" = lossy ] && pause_until_lapped
 	local end=$((SECONDS + secs))
 	while [ $SECONDS -lt $end ]; do
 		kill -0 "$DPID" 2>/dev/null || tt_die "tracetapd died under load"
