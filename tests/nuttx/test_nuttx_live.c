@@ -1,6 +1,6 @@
 /* tests/nuttx/test_nuttx_live.c: the live reader (plan/ingest) against a target the writer fills
  * in noteram_add's order: attach with history, probe bytes per poll, start_at_now, laps with exact
- * (constant-step clock) and lower-bound (irregular clock) gap counts, resets (buffer cleared,
+ * (constant-step clock) and estimated (irregular clock: within 25%) gap counts, resets (buffer cleared,
  * ring moved), and a random interleaving where the writer adds records (in two steps: tail+copy,
  * then head) between the chunks of every range of every plan: every record arrives once, in
  * order, or inside a correctly counted gap. */
@@ -116,7 +116,7 @@ static size_t check_sequence(bool allow_resets)
 {
 	long next = -1;
 	uint64_t gap_lost = 0;
-	bool gap = false, gap_exact = true;
+	bool gap = false, gap_exact = true, gap_est = false;
 	size_t events = 0;
 
 	for (size_t i = 0; i < lg.n; i++) {
@@ -125,6 +125,7 @@ static size_t check_sequence(bool allow_resets)
 			gap = true;
 			gap_lost += r->lost;
 			gap_exact = gap_exact && r->exact;
+			gap_est = gap_est || (!r->exact && r->basis[0]);
 			continue;
 		}
 		if (r->kind == TT_REC_RESET) {
@@ -149,7 +150,17 @@ static size_t check_sequence(bool allow_resets)
 					fprintf(stderr, "record %zu: exact gap of %llu but %ld "
 						"missing\n", i, (unsigned long long)gap_lost, missing);
 					check_failures++;
-				} else if (!gap_exact && gap_lost > (uint64_t)missing) {
+				} else if (gap_est && (gap_lost * 4 < (uint64_t)missing * 3 ||
+						       gap_lost * 4 > (uint64_t)missing * 5) &&
+					   (gap_lost > (uint64_t)missing + 2 ||
+					    gap_lost + 2 < (uint64_t)missing)) {
+					/* an estimate: within 25%; for a few notes the sizes of
+					 * the lost ones, not the rate, decide: within 2 */
+					fprintf(stderr, "record %zu: estimate %llu not within 25%% "
+						"of %ld missing\n", i, (unsigned long long)gap_lost,
+						missing);
+					check_failures++;
+				} else if (!gap_exact && !gap_est && gap_lost > (uint64_t)missing) {
 					fprintf(stderr, "record %zu: gap lower bound %llu > %ld "
 						"missing\n", i, (unsigned long long)gap_lost, missing);
 					check_failures++;
@@ -164,6 +175,7 @@ static size_t check_sequence(bool allow_resets)
 		gap = false;
 		gap_lost = 0;
 		gap_exact = true;
+		gap_est = false;
 		events++;
 	}
 	return events;
@@ -239,6 +251,9 @@ static void test_laps(uint64_t step)
 			exact += lg.r[i].exact;
 			bound += !lg.r[i].exact;
 			CHECK_STR(lg.r[i].reason, "lapped");
+			/* not exact: an estimate (within 25%: check_sequence) saying what it rests on,
+			 * never a bare floor */
+			CHECK(lg.r[i].exact || lg.r[i].basis[0]);
 		}
 	if (step) {
 		CHECK(exact >= 8);
@@ -411,7 +426,9 @@ static void test_random(unsigned ptr, uint64_t step, uint32_t seed, unsigned rel
 	events = check_sequence(false);
 	CHECK_EQ(seq_of(lg.r[lg.n - 1].time), (long)ntw - 1);
 	const struct tt_nuttx_stats *st = tt_nuttx_stats(rd);
-	CHECK_EQ(events + st->lost <= ntw ? 1 : 0, 1);
+	/* exact counts and estimates together: within 10% of what was lost */
+	uint64_t truly = ntw - events;
+	CHECK(st->lost * 10 >= truly * 9 && st->lost * 10 <= truly * 11);
 	printf("random release=%u ptr=%u step=%llu: %zu written, %zu events, %llu gaps, %llu lost\n",
 	       release ? release : 1300, ptr, (unsigned long long)step, ntw, events, (unsigned long long)st->gaps,
 	       (unsigned long long)st->lost);
