@@ -711,8 +711,10 @@ static int names_start(struct tt_nuttx *rd)
 		return TT_NUTTX_DONE;
 	rd->nm_n = rd->d.nwant;
 	memcpy(rd->nm_pid, rd->d.want, rd->nm_n * sizeof(rd->nm_pid[0]));
+	memset(rd->nm_found, 0, sizeof(rd->nm_found));
 	rd->d.nwant = 0;
-	rd->step = ST_PIDHASH;
+	/* the TCBs first; only NuttX's own cache when the layout has no task table */
+	rd->step = rd->cfg.layout.pidhash_addr ? ST_PIDHASH : ST_TASKNAME;
 	return TT_NUTTX_MORE;
 }
 
@@ -738,8 +740,12 @@ static int ingest_pidhash(struct tt_nuttx *rd)
 
 	rd->name_fails = 0;
 	rd->nm_table = nx_get(&rd->d.lay, rd->nm_hash, rd->d.lay.ptr);
-	if (!pidhash_ok(rd->nm_table, n))
-		return names_done(rd, NULL);
+	if (!pidhash_ok(rd->nm_table, n)) {
+		if (!rd->cfg.layout.taskname_addr)
+			return names_done(rd, NULL);
+		rd->step = ST_TASKNAME; /* no task table (yet): NuttX's own cache */
+		return TT_NUTTX_MORE;
+	}
 	rd->nm_mask = (uint32_t)n - 1;
 	rd->step = ST_SLOTS;
 	return TT_NUTTX_MORE;

@@ -485,6 +485,35 @@ static int cycle_failing(struct tt_nuttx *rd, struct nxw *w)
 	return -1;
 }
 
+/* NuttX's task name cache (g_note_taskname) at RAM offset off, as note_record_taskname leaves
+ * it: size_t head, tail, then 128 bytes of {pid_t pid; uint8_t size; char name[]} entries,
+ * each NOTE_ALIGNed; the first entry starts at 'first' (older ones were dropped) and an
+ * invalid filler (pid -1) skips the buffer's end when one does not fit. Sets the layout. */
+static void write_cache(struct nxw *w, uint32_t off, uint32_t first, unsigned n,
+			const int32_t *pids, const char *const *names)
+{
+	uint8_t *c = w->ram + off, *buf = c + 2 * w->ptr;
+	uint32_t at = first;
+
+	memset(c, 0, 2 * w->ptr + 128);
+	for (unsigned i = 0; i < n; i++) {
+		unsigned size = (unsigned)(5 + strlen(names[i]) + 1 + w->ptr - 1) / w->ptr * w->ptr;
+		if (at + size > 128) { /* a filler to the end, then from 0 */
+			nxw_put(w, buf + at, (uint32_t)-1, 4);
+			buf[at + 4] = (uint8_t)(128 - at);
+			at = 0;
+		}
+		nxw_put(w, buf + at, (uint32_t)pids[i], 4);
+		buf[at + 4] = (uint8_t)size;
+		memcpy(buf + at + 5, names[i], strlen(names[i]) + 1);
+		at = (at + size) % 128;
+	}
+	nxw_put(w, c, at, w->ptr);          /* head */
+	nxw_put(w, c + w->ptr, first, w->ptr); /* tail */
+	w->lo.taskname_addr = w->base + off;
+	w->lo.taskname_size = 128;
+}
+
 static void test_names(unsigned ptr)
 {
 	static const int32_t pids[] = { 0, 3, 5, 9, 25, 7 };
@@ -540,6 +569,36 @@ static void test_names(unsigned ptr)
 	CHECK_EQ(tt_nuttx_stats(rd)->bytes_planned - b0, 2 * ctl + nb + w.hdr);
 	CHECK_STR(name_of(9), "");
 	tt_nuttx_free(rd);
+
+	/* Exited tasks from NuttX's own cache, as its trace dump names them: pid 9 (its slot
+	 * reused) and 11 (its slot empty); a TCB's name goes first (3); a cache that wraps */
+	static const int32_t cpids[] = { 3, 11, 9 };
+	static const char *const cnames[] = { "cached_nsh", "gone_task_with_a_long_name", "old" };
+	write_cache(&w, 12288, 72, 3, cpids, cnames);
+	nxlog_clear(&lg);
+	rd = reader(&w, false);
+	CHECK_EQ(cycle(rd, &w, NULL, NULL), TT_NUTTX_DONE);
+	nxlog_clear(&lg);
+	resume(&w, 3, NULL);
+	resume(&w, 9, NULL);
+	resume(&w, 11, NULL);
+	CHECK_EQ(cycle(rd, &w, NULL, NULL), TT_NUTTX_DONE);
+	CHECK_STR(name_of(3), "nsh_main");
+	CHECK_STR(name_of(9), "old");
+	CHECK_STR(name_of(11), "gone_task_with_a_long_name");
+	tt_nuttx_free(rd);
+	/* a cache whose entry sizes run past its end gives no name (and no crash) */
+	w.ram[12288 + 2 * w.ptr + 72 + 4] = 200;
+	nxlog_clear(&lg);
+	rd = reader(&w, false);
+	CHECK_EQ(cycle(rd, &w, NULL, NULL), TT_NUTTX_DONE);
+	nxlog_clear(&lg);
+	resume(&w, 9, NULL);
+	CHECK_EQ(cycle(rd, &w, NULL, NULL), TT_NUTTX_DONE);
+	CHECK_STR(name_of(9), "");
+	tt_nuttx_free(rd);
+	w.lo.taskname_addr = 0;
+	w.lo.taskname_size = 0;
 
 	/* g_npidhash not a power of two (wrong address, scheduler not started): no names */
 	nxw_put(&w, w.ram + 8192 + w.ptr, 12, 4);
