@@ -462,12 +462,26 @@ static void free_target(struct tt_target *t)
 	free(t);
 }
 
+/* The format: as given, else the layout file's, else threadx (an unreadable layout file is
+ * said when it is loaded). */
+static const char *format_name(const struct tt_target_config *cfg, char *buf, size_t len)
+{
+	char err[8];
+
+	if (cfg->format)
+		return cfg->format;
+	if (cfg->layout && tt_layout_format(cfg->layout, buf, len, err, sizeof(err)) == 0)
+		return buf;
+	return "threadx";
+}
+
 static int copy_config(struct tt_target *t, const struct tt_target_config *cfg)
 {
 	t->cfg = *cfg;
 	t->cfg.name = dup_str(t, 0, cfg->name ? cfg->name : "target");
 	t->cfg.probe = dup_str(t, 1, cfg->probe);
-	t->cfg.format = dup_str(t, 2, cfg->format ? cfg->format : "threadx");
+	char lfmt[32];
+	t->cfg.format = dup_str(t, 2, format_name(cfg, lfmt, sizeof(lfmt)));
 	t->cfg.elf = dup_str(t, 3, cfg->elf);
 	t->cfg.openocd_log = dup_str(t, 4, cfg->openocd_log);
 	t->cfg.layout = dup_str(t, 5, cfg->layout);
@@ -501,8 +515,9 @@ int tt_target_start(uv_loop_t *loop, const struct tt_target_config *cfg,
 	bool kev = !strncmp(cfg->probe, "kev:", 4);
 	if ((rc = kev ? check_kev(cfg, err, errlen) : tt_probe_spec_check(cfg->probe, err, errlen)) < 0)
 		return rc;
-	const struct tt_reader_ops *fmt = tt_reader_find(kev ? "qnx" : cfg->format ? cfg->format
-										 : "threadx");
+	char lfmt[32];
+	const struct tt_reader_ops *fmt = tt_reader_find(kev ? "qnx" : format_name(cfg, lfmt,
+										    sizeof(lfmt)));
 	if (!fmt || !fmt->create) {
 		if (fmt)
 			snprintf(err, errlen, "format '%s' has no live reader: decode its files with "

@@ -4,7 +4,7 @@
  *   file:PATH             a memory image (raw binary at opt->file_base, Intel HEX, Motorola
  *                         S-record; detected by content), re-read on every read so a file
  *                         rewritten by another program is followed
- *   process:PID           a live Linux process (process_vm_readv), 32-bit addresses
+ *   process:PID           a live Linux process (process_vm_readv), its own (64-bit) addresses
  *   openocd:HOST:PORT     TCL RPC to a running OpenOCD (reconnects with backoff)
  *   openocd-spawn         OpenOCD started and owned by the probe (tcl_port pipe), with the
  *                         user's -f/-c arguments from struct tt_probe_options (restarted with

@@ -7,6 +7,7 @@
 #include "json.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 /* The writers below are forced inline into tt_json_record: then the cursor stays in registers
@@ -230,7 +231,13 @@ static void put_event(struct out *o, const struct tt_event *ev)
 	}
 	if (ev->addr) {
 		KEY(o, "addr");
-		put_hex32(o, (uint32_t)ev->addr);
+		if (ev->addr <= UINT32_MAX) {
+			put_hex32(o, (uint32_t)ev->addr);
+		} else { /* a 64-bit target's address: all of it, 16 digits */
+			char tmp[21];
+			snprintf(tmp, sizeof(tmp), "\"0x%016llx\"", (unsigned long long)ev->addr);
+			put(o, tmp, 20);
+		}
 	}
 	KEY(o, "args");
 	PUTS(o, "{");

@@ -43,6 +43,7 @@ struct tt_nuttx {
 	uint8_t anchor[NX_MAX_REC], anchor_now[NX_MAX_REC];
 	uint8_t ctl[256], ctl2[256];
 	uint8_t *ring;           /* size bytes: the new bytes, linear */
+	uint64_t rate_bytes, rate_time; /* notes published lately: their bytes, their time span */
 	uint8_t *ring_alloc;
 	char **sysnames;         /* owned copy of the layout's syscall names (one allocation) */
 	/* task names from the target: ST_PIDHASH (g_pidhash, g_npidhash) -> ST_SLOTS (the hash
@@ -336,11 +337,12 @@ static void emit_reset(struct tt_nuttx *rd, struct emitter *e, const char *reaso
 }
 
 static void emit_gap(struct tt_nuttx *rd, struct emitter *e, uint64_t lost, bool exact,
-		     const char *reason)
+		     const char *basis, const char *reason)
 {
 	struct tt_record rec = { .kind = TT_REC_GAP };
 
-	rec.u.gap = (struct tt_gap){ .lost = lost, .exact = exact, .reason = reason };
+	rec.u.gap = (struct tt_gap){ .lost = lost, .exact = exact, .basis = basis,
+				     .reason = reason };
 	rd->st.gaps++;
 	rd->st.lost += lost;
 	rd->d.after_gap = true;
@@ -393,6 +395,7 @@ static int ingest_ctl(struct tt_nuttx *rd, struct emitter *e)
 			emit_reset(rd, e, "noteram ring moved or resized (ni_buffer/ni_bufsize "
 					  "changed)");
 			nx_dec_reset(&rd->d);
+			rd->rate_bytes = rd->rate_time = 0;
 		}
 		rd->sync_tries = 0;
 		start_sync(rd, moved ? WHY_RESET : WHY_ATTACH, NULL);
@@ -426,7 +429,7 @@ static int ingest_ctl(struct tt_nuttx *rd, struct emitter *e)
 		 * Reported once everything stored is published; NOTERAM_CLEAR sets the mode back
 		 * (tail = head, so reading simply goes on). */
 		rd->overflowed = true;
-		emit_gap(rd, e, 1, false, "noteram full, overwrite disabled (ni_overwrite 2): notes "
+		emit_gap(rd, e, 1, false, NULL, "noteram full, overwrite disabled (ni_overwrite 2): notes "
 					   "dropped until NOTERAM_CLEAR");
 		return TT_NUTTX_DONE;
 	}
@@ -468,17 +471,44 @@ static void set_anchor(struct tt_nuttx *rd, uint32_t ring_off, const uint8_t *by
 	rd->anchor_is_record = rec;
 }
 
+/* Time from raw time a to raw time b (32-bit clocks: modulo 2^32). */
+static uint64_t time_diff(const struct nx_dec *d, uint64_t a, uint64_t b)
+{
+	if (d->lay.time_size == 4 && !d->lay.off_nsec)
+		return (uint32_t)(b - a);
+	return b > a ? b - a : 0;
+}
+
 static void publish(struct tt_nuttx *rd, struct emitter *e, uint32_t ring_off, uint32_t from,
 		    uint32_t n, bool quiet)
 {
-	uint32_t o = from;
+	uint32_t o = from, bytes = 0;
+	/* the note rate for lap estimates: bytes and time of notes published without a gap
+	 * between them (the first note after a gap or reset starts the span) */
+	bool cont = rd->d.have_time && !rd->d.after_gap;
+	uint64_t t0 = cont ? rd->d.last_raw : 0;
 
 	while (o < n) {
-		uint32_t at = (ring_off + o) % rd->size;
+		uint32_t at = (ring_off + o) % rd->size, step = nx_alignup(rd->ring[o],
+									    rd->d.lay.align);
 		if (!quiet)
 			nx_emit_record(&rd->d, rd->ring + o, rd->buf_addr + at, count_emit, e);
+		if (!cont) {
+			t0 = nx_rec_time(&rd->d, rd->ring + o);
+			cont = true;
+		} else {
+			bytes += step;
+		}
 		rd->st.last_new++;
-		o += nx_alignup(rd->ring[o], rd->d.lay.align);
+		o += step;
+	}
+	if (bytes && !quiet) {
+		rd->rate_bytes += bytes;
+		rd->rate_time += time_diff(&rd->d, t0, rd->d.last_raw);
+		while (rd->rate_bytes > 4ull * rd->size) { /* a window of a few rings */
+			rd->rate_bytes /= 2;
+			rd->rate_time /= 2;
+		}
 	}
 }
 
@@ -525,26 +555,68 @@ static int ingest_data(struct tt_nuttx *rd, struct emitter *e)
 	return TT_NUTTX_DONE;
 }
 
-/* The gap before the first record published by a sync after a lap or a bad record. */
-static void sync_gap(struct tt_nuttx *rd, struct emitter *e, uint32_t start, uint32_t nrec)
+
+#define NX_ESTIMATE_BASIS "ring position and mean note size; laps from the time stamps and " \
+			  "the note rate"
+
+/* The best estimate of the notes lost in a lap: the bytes written between our position and the
+ * first note kept are known modulo the ring size (bytes_min + k * size); how many whole rings
+ * (k) the time between the last note published and the first kept one held follows from the
+ * rate at which the notes kept were written (bytes per time unit); the bytes become notes by the
+ * mean size of the notes kept. 0 when the time stamps cannot tell (fewer than two notes kept, or
+ * times that do not move forward). The copy holds the notes kept at [from, last]. */
+static uint64_t lap_estimate(const struct tt_nuttx *rd, uint32_t bytes_min, uint32_t from,
+			     uint32_t last, uint32_t nrec)
+{
+	const struct nx_dec *d = &rd->d;
+
+	if (!d->have_time || nrec < 2 || last <= from)
+		return 0;
+	uint64_t t_first = nx_rec_time(d, rd->ring + from), t_last = nx_rec_time(d, rd->ring + last);
+	uint64_t span = time_diff(d, t_first, t_last), gap = time_diff(d, d->last_raw, t_first);
+	uint64_t kept = (uint64_t)(last - from), k = 0;
+
+	if (!span || !gap)
+		return 0;
+	/* bytes written in the gap at the rate of the notes kept (last - from bytes in span) and
+	 * of those published before the gap */
+	__extension__ typedef unsigned __int128 u128;
+	u128 est = ((u128)kept + rd->rate_bytes) * gap / (span + rd->rate_time);
+	if (est > bytes_min)
+		k = (uint64_t)((est - bytes_min + rd->size / 2) / rd->size);
+	if (rd->gap_known_loss && !bytes_min && !k)
+		k = 1; /* the tail went a whole ring round */
+	u128 lost_bytes = (u128)bytes_min + (u128)k * rd->size;
+	u128 total = kept + nx_alignup(rd->ring[last], d->lay.align); /* nrec notes' bytes */
+	uint64_t lost = (uint64_t)((lost_bytes * nrec + total / 2) / total);
+	return lost ? lost : 1;
+}
+
+/* The gap before the first record published by a sync after a lap or a bad record: exact from
+ * a constant-step clock, else the estimate above (labelled), else a lower bound. */
+static void sync_gap(struct tt_nuttx *rd, struct emitter *e, uint32_t start, uint32_t from,
+		     uint32_t last, uint32_t nrec)
 {
 	uint32_t bytes = dist(rd->pos, start, rd->size);
-	uint64_t lb = (bytes + NX_MAX_REC - 1) / NX_MAX_REC;
+	uint64_t lb = (bytes + NX_MAX_REC - 1) / NX_MAX_REC, est;
 	int64_t byt = -1;
 
 	if (rd->gap_known_loss && !lb)
 		lb = rd->size / NX_MAX_REC; /* the tail went a whole ring round */
 	if (nrec)
-		byt = nx_count_by_time(&rd->d, nx_rec_time(&rd->d, rd->ring + dist(rd->t1, start,
-										      rd->size)));
+		byt = nx_count_by_time(&rd->d, nx_rec_time(&rd->d, rd->ring + from));
 	if (byt >= 0 && (uint64_t)byt >= lb) {
 		if (byt)
-			emit_gap(rd, e, (uint64_t)byt, true, rd->gap_reason);
+			emit_gap(rd, e, (uint64_t)byt, true, NULL, rd->gap_reason);
+		return;
+	}
+	if (rd->why == WHY_LAP && (est = lap_estimate(rd, bytes, from, last, nrec)) != 0) {
+		emit_gap(rd, e, est > lb ? est : lb, false, NX_ESTIMATE_BASIS, rd->gap_reason);
 		return;
 	}
 	if (rd->why == WHY_ERROR && !lb)
 		lb = 1; /* the bad record itself */
-	emit_gap(rd, e, lb, false, rd->gap_reason);
+	emit_gap(rd, e, lb, false, NULL, rd->gap_reason);
 }
 
 /* Raw time t is after the last published record's (32-bit clocks: modulo 2^32). */
@@ -615,7 +687,7 @@ static int ingest_sync(struct tt_nuttx *rd, struct emitter *e)
 	if (rd->why == WHY_ERROR)
 		from = skip_published(rd, from, end, &start);
 	if ((rd->why == WHY_LAP || rd->why == WHY_ERROR) && rd->gap_reason)
-		sync_gap(rd, e, start, (uint32_t)n);
+		sync_gap(rd, e, start, from, last, (uint32_t)n);
 	bool quiet = rd->why == WHY_ATTACH && rd->cfg.start_at_now;
 	publish(rd, e, rd->t1, from, end, quiet);
 	if (quiet)
@@ -639,8 +711,10 @@ static int names_start(struct tt_nuttx *rd)
 		return TT_NUTTX_DONE;
 	rd->nm_n = rd->d.nwant;
 	memcpy(rd->nm_pid, rd->d.want, rd->nm_n * sizeof(rd->nm_pid[0]));
+	memset(rd->nm_found, 0, sizeof(rd->nm_found));
 	rd->d.nwant = 0;
-	rd->step = ST_PIDHASH;
+	/* the TCBs first; only NuttX's own cache when the layout has no task table */
+	rd->step = rd->cfg.layout.pidhash_addr ? ST_PIDHASH : ST_TASKNAME;
 	return TT_NUTTX_MORE;
 }
 
@@ -666,8 +740,12 @@ static int ingest_pidhash(struct tt_nuttx *rd)
 
 	rd->name_fails = 0;
 	rd->nm_table = nx_get(&rd->d.lay, rd->nm_hash, rd->d.lay.ptr);
-	if (!pidhash_ok(rd->nm_table, n))
-		return names_done(rd, NULL);
+	if (!pidhash_ok(rd->nm_table, n)) {
+		if (!rd->cfg.layout.taskname_addr)
+			return names_done(rd, NULL);
+		rd->step = ST_TASKNAME; /* no task table (yet): NuttX's own cache */
+		return TT_NUTTX_MORE;
+	}
 	rd->nm_mask = (uint32_t)n - 1;
 	rd->step = ST_SLOTS;
 	return TT_NUTTX_MORE;
