@@ -349,6 +349,8 @@ static void on_read(struct tt_probe *p, int status, void *arg)
 		step(t);
 		return;
 	}
+	if (t->fmt->set_host_time)
+		t->fmt->set_host_time(t->rd, uv_hrtime());
 	int rc = t->fmt->ingest(t->rd, emit, t);
 	if (rc < 0) {
 		snprintf(msg, sizeof(msg), "%s", t->fmt->error(t->rd));

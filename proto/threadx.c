@@ -106,6 +106,11 @@ void tt_threadx_refresh_registry(struct tt_threadx *rd)
 	rd->reg_wanted = true;
 }
 
+void tt_threadx_set_host_time(struct tt_threadx *rd, uint64_t ns)
+{
+	rd->host_now = ns;
+}
+
 int tt_threadx_object(const struct tt_threadx *rd, uint32_t ptr, struct tt_threadx_object *obj)
 {
 	const struct tt_txobj *o = rd->attached ? tt_tx_lookup(rd, ptr) : NULL;
@@ -330,7 +335,8 @@ static void tt_tx_emit_pending(struct tt_threadx *rd, tt_emit_cb cb, void *arg)
 	uint32_t w[8];
 	if (p->gap) {
 		rec.kind = TT_REC_GAP;
-		rec.u.gap = (struct tt_gap){ .lost = p->lost, .exact = p->exact, .reason = p->reason };
+		rec.u.gap = (struct tt_gap){ .lost = p->lost, .exact = p->exact,
+					     .basis = p->exact ? NULL : p->basis, .reason = p->reason };
 		cb(arg, &rec);
 		rd->st.gaps++;
 		rd->st.lost += p->lost;
@@ -392,14 +398,23 @@ static void tt_tx_set_anchor(struct tt_threadx *rd, uint32_t nxt, uint32_t held)
 	rd->held = held;
 }
 
-/* Lost-event count for a gap that ends at slot words wf: exact when the time stamps are a
- * constant-step counter and agree with the ring arithmetic (lost = lb + j*N), else lb. */
-static void tt_tx_gap_count(struct tt_threadx *rd, uint64_t lb, const uint32_t wf[8],
+/* Lost-event count for a gap that ends at slot first (count slots published after it), when the
+ * ring arithmetic says lb + j*N for an unknown number of whole laps j: exact when the time stamps
+ * are a constant-step counter that agrees with it; else j estimated from the time across the gap
+ * and the measured event rate (labelled with its basis); else lb, a lower bound. */
+static void tt_tx_gap_count(struct tt_threadx *rd, uint64_t lb, uint32_t first, uint32_t count,
 			    const char *reason)
 {
+	uint32_t wf[8];
+	uint64_t est;
+	tt_tx_slot_words(rd, first, wf);
 	int64_t n = tt_tx_counter_lost(rd, rd->anchor, wf);
 	rd->pend.exact = n >= 0 && (uint64_t)n >= lb && ((uint64_t)n - lb) % rd->lay.nent == 0;
 	rd->pend.lost = rd->pend.exact ? (uint64_t)n : lb;
+	if (!rd->pend.exact && tt_tx_lap_estimate(rd, rd->anchor, first, count, lb, &est)) {
+		rd->pend.lost = est;
+		rd->pend.basis = "time stamps and event rate";
+	}
 	rd->pend.gap = !(rd->pend.exact && rd->pend.lost == 0);
 	rd->pend.reason = reason;
 }
@@ -529,8 +544,8 @@ static int tt_tx_sync_publish(struct tt_threadx *rd, tt_emit_cb cb, void *arg)
 		if (mm < busy)
 			mm += (busy - mm + n - 1) / n * n;
 		uint64_t lb = mm - n + m;
-		tt_tx_slot_words(rd, first, w);
-		tt_tx_gap_count(rd, lb, w, rd->why == TT_TXY_LAP ? "lapped" : "overwritten during read");
+		tt_tx_gap_count(rd, lb, first, count,
+				rd->why == TT_TXY_LAP ? "lapped" : "overwritten during read");
 	} else {
 		/* attach or after a reset: the events completed during failed attempts (N-1 each,
 		 * in disjoint intervals) are lost but for the ones this read publishes */

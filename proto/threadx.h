@@ -114,6 +114,13 @@ void tt_threadx_read_failed(struct tt_threadx *rd, int err);
 /* Ask for a registry re-read at the next poll. */
 void tt_threadx_refresh_registry(struct tt_threadx *rd);
 
+/* The host's monotonic clock (ns, nonzero) when the reads of the last plan completed; call before
+ * each tt_threadx_ingest. With tick_hz, the time between the polls that published two events
+ * decides how many wraps of a narrow time source lay between them (a gap, a quiet spell), and
+ * so the time across a lap that estimates how many events it took. Never called: stamps are
+ * unwrapped from their own deltas only. */
+void tt_threadx_set_host_time(struct tt_threadx *rd, uint64_t ns);
+
 /* A registry object as last read (deleted objects keep their name). */
 struct tt_threadx_object {
 	uint32_t ptr;

@@ -80,6 +80,9 @@ struct tt_txtime {
 	uint64_t step;      /* constant delta seen so far (counter detection), 0 = none yet */
 	bool step_ok;       /* every consecutive delta so far equalled step */
 	uint32_t step_n;    /* deltas that agreed */
+	uint64_t host_last; /* host time (ns) of the poll that published the last event, 0 unknown */
+	uint64_t rate_n;    /* consecutive deltas summed in rate_ticks (the measured event rate: */
+	uint64_t rate_ticks;/* rate_n / rate_ticks events per tick, over the recent events) */
 };
 
 /* Records waiting for a registry re-read before they are emitted. */
@@ -89,6 +92,7 @@ struct tt_txpend {
 	bool exact;
 	uint64_t lost;
 	const char *reason;
+	const char *basis;     /* an estimate's basis (tt_gap.basis), NULL for a lower bound */
 	uint32_t first, count; /* slots, ring order */
 };
 
@@ -164,6 +168,7 @@ struct tt_threadx {
 	uint32_t missing[TT_TX_MISSING_MAX]; /* pointers the registry could not name */
 	unsigned nmissing, missing_next;
 	uint32_t raw[8];       /* words of the event being emitted (host order) */
+	uint64_t host_now;     /* host time (ns) of the current poll's reads, 0 = not given */
 };
 
 /* threadx_decode.c */
@@ -187,6 +192,12 @@ int64_t tt_tx_counter_lost(const struct tt_threadx *rd, const uint32_t anchor[8]
  * consecutive events: a read the writer lapped during the copy. */
 bool tt_tx_counter_consistent(const struct tt_threadx *rd, uint32_t first, uint32_t count);
 void tt_tx_time_gap(struct tt_threadx *rd, uint64_t exact_lost, bool exact);
+/* The events lost between the anchor (the last event published) and slot first, when the ring
+ * arithmetic says lb + j N for an unknown j >= 0: j from the time between the two and the event
+ * rate measured on the events around the gap (the published history and slots [first,
+ * first+count)). Returns false when the time stamps cannot say (too few, no time passing). */
+bool tt_tx_lap_estimate(const struct tt_threadx *rd, const uint32_t anchor[8], uint32_t first,
+			uint32_t count, uint64_t lb, uint64_t *lost);
 /* Decodes slot words w (slot index slot) into ev and advances the time state. */
 void tt_tx_decode(struct tt_threadx *rd, uint32_t slot, const uint32_t w[8], struct tt_event *ev);
 

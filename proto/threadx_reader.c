@@ -37,6 +37,11 @@ static void tx_read_failed(void *rd, int err)
 	tt_threadx_read_failed(rd, err);
 }
 
+static void tx_set_host_time(void *rd, uint64_t ns)
+{
+	tt_threadx_set_host_time(rd, ns);
+}
+
 static const char *tx_error(const void *rd)
 {
 	return tt_threadx_error(rd);
@@ -103,6 +108,7 @@ const struct tt_reader_ops tt_threadx_reader = {
 	.read_failed = tx_read_failed,
 	.error = tx_error,
 	.stats = tx_stats,
+	.set_host_time = tx_set_host_time,
 	.detect = tx_detect,
 	.decode_image = tx_decode_image,
 };
