@@ -74,12 +74,19 @@ static void tt_tx_free_bufs(struct tt_threadx *rd)
 	free(rd->objidx);
 	free(rd->names);
 	free(rd->entbuf);
+	free(rd->objs_prev);
+	free(rd->objidx_prev);
+	free(rd->names_prev);
 	rd->regbuf = NULL;
 	rd->objs = NULL;
 	rd->objidx = NULL;
 	rd->names = NULL;
 	rd->entbuf = NULL;
+	rd->objs_prev = NULL;
+	rd->objidx_prev = NULL;
+	rd->names_prev = NULL;
 	rd->nidx = 0;
+	rd->nidx_prev = 0;
 	rd->attached = false;
 }
 
@@ -240,7 +247,11 @@ static int tt_tx_accept(struct tt_threadx *rd, const struct tt_txlayout *l)
 		rd->objidx = calloc(l->nreg ? l->nreg : 1, sizeof(*rd->objidx));
 		rd->names = calloc(l->nreg ? l->nreg : 1, l->name_size + 1);
 		rd->entbuf = calloc(l->nent, TT_THREADX_ENTRY_SIZE);
-		if (!rd->regbuf || !rd->objs || !rd->objidx || !rd->names || !rd->entbuf) {
+		rd->objs_prev = calloc(l->nreg ? l->nreg : 1, sizeof(*rd->objs));
+		rd->objidx_prev = calloc(l->nreg ? l->nreg : 1, sizeof(*rd->objidx));
+		rd->names_prev = calloc(l->nreg ? l->nreg : 1, l->name_size + 1);
+		if (!rd->regbuf || !rd->objs || !rd->objidx || !rd->names || !rd->entbuf ||
+		    !rd->objs_prev || !rd->objidx_prev || !rd->names_prev) {
 			tt_tx_free_bufs(rd);
 			snprintf(rd->err, sizeof(rd->err), "out of memory for a %" PRIu32 "-entry buffer",
 				 l->nent);
@@ -343,11 +354,13 @@ static void tt_tx_emit_pending(struct tt_threadx *rd, tt_emit_cb cb, void *arg)
 		tt_tx_time_gap(rd, p->lost, p->exact);
 	}
 	tt_tx_time_prescan(rd, p->first, p->count);
+	tt_tx_names_batch(rd, p->first, p->count);
 	for (uint32_t i = 0; i < p->count; i++) {
 		uint32_t slot = tt_tx_ring(rd, (int64_t)p->first + i);
 		tt_tx_slot_words(rd, slot, w);
 		if (w[0] == 0)
 			continue; /* never used */
+		tt_tx_names_step(rd, w);
 		rec.kind = TT_REC_EVENT;
 		tt_tx_decode(rd, slot, w, &rec.u.ev);
 		cb(arg, &rec);
@@ -379,6 +392,7 @@ static int tt_tx_finish(struct tt_threadx *rd, tt_emit_cb cb, void *arg)
 
 static int tt_tx_ingest_registry(struct tt_threadx *rd, tt_emit_cb cb, void *arg)
 {
+	tt_tx_names_keep(rd, rd->pend.active);
 	tt_tx_registry_parse(rd);
 	rd->reg_fresh = true;
 	rd->reg_wanted = false;

@@ -96,20 +96,26 @@ void tt_tx_registry_parse(struct tt_threadx *rd)
 	rd->missing_next = 0;
 }
 
-const struct tt_txobj *tt_tx_lookup(const struct tt_threadx *rd, uint32_t ptr)
+const struct tt_txobj *tt_tx_lookup_in(const struct tt_txobj *objs, const uint32_t *idx,
+				       uint32_t n, uint32_t ptr)
 {
-	uint32_t lo = 0, hi = rd->nidx;
+	uint32_t lo = 0, hi = n;
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
-		const struct tt_txobj *o = &rd->objs[rd->objidx[mid]];
+		const struct tt_txobj *o = &objs[idx[mid]];
 		if (o->ptr < ptr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (lo < rd->nidx && rd->objs[rd->objidx[lo]].ptr == ptr)
-		return &rd->objs[rd->objidx[lo]];
+	if (lo < n && objs[idx[lo]].ptr == ptr)
+		return &objs[idx[lo]];
 	return NULL;
+}
+
+const struct tt_txobj *tt_tx_lookup(const struct tt_threadx *rd, uint32_t ptr)
+{
+	return tt_tx_lookup_in(rd->objs, rd->objidx, rd->nidx, ptr);
 }
 
 static bool tt_tx_is_missing(const struct tt_threadx *rd, uint32_t ptr)
@@ -429,7 +435,7 @@ static void tt_tx_time_event(struct tt_threadx *rd, uint32_t ts, struct tt_event
 
 static const char *tt_tx_obj_name(const struct tt_threadx *rd, uint32_t ptr)
 {
-	const struct tt_txobj *o = ptr ? tt_tx_lookup(rd, ptr) : NULL;
+	const struct tt_txobj *o = ptr ? tt_tx_name_lookup(rd, ptr) : NULL;
 	return o ? o->name : NULL;
 }
 

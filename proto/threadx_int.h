@@ -85,6 +85,14 @@ struct tt_txtime {
 	uint64_t rate_ticks;/* rate_n / rate_ticks events per tick, over the recent events) */
 };
 
+/* A batch's object (re)created by a create event: which of its incarnations names an event. */
+struct tt_txren {
+	uint32_t ptr;
+	uint32_t creates; /* create events for ptr in the batch */
+	uint32_t seen;    /* of those, emitted so far */
+};
+#define TT_TX_REN_MAX 64
+
 /* Records waiting for a registry re-read before they are emitted. */
 struct tt_txpend {
 	bool active;
@@ -148,6 +156,14 @@ struct tt_threadx {
 	uint32_t *objidx;      /* indices of objs in use, sorted by pointer */
 	uint32_t nidx;
 	char *names;           /* nreg * (name_size + 1) */
+	/* the registry before the last re-read (empty after an attach or reset): names events
+	 * written before a create event re-registered their object (threadx_names.c) */
+	struct tt_txobj *objs_prev;
+	uint32_t *objidx_prev;
+	uint32_t nidx_prev;
+	char *names_prev;
+	struct tt_txren ren[TT_TX_REN_MAX]; /* the batch being emitted */
+	unsigned nren;
 	uint8_t *entbuf;       /* nent * 32, slot i at i * 32 (a mirror of the ring) */
 
 	/* Cursor. Slots before nxt (ring order) are consumed; slot nxt-1 is the anchor, whose words
@@ -176,6 +192,20 @@ uint32_t tt_tx_ld32(const struct tt_threadx *rd, const uint8_t *p);
 void tt_tx_slot_words(const struct tt_threadx *rd, uint32_t slot, uint32_t w[8]);
 void tt_tx_registry_parse(struct tt_threadx *rd);
 const struct tt_txobj *tt_tx_lookup(const struct tt_threadx *rd, uint32_t ptr);
+const struct tt_txobj *tt_tx_lookup_in(const struct tt_txobj *objs, const uint32_t *idx,
+				       uint32_t n, uint32_t ptr);
+
+/* threadx_names.c: naming each event by the registry as it was when the event was written. */
+/* Before a registry read: keep the registry read so far as the previous one (a re-read while
+ * polling), or forget it (attach, reset: nothing before applies). */
+void tt_tx_names_keep(struct tt_threadx *rd, bool keep);
+/* Before a batch is emitted: note the objects its create events (re)register. */
+void tt_tx_names_batch(struct tt_threadx *rd, uint32_t first, uint32_t count);
+/* Before an event of the batch is decoded: a create event switches its object to the
+ * incarnation it registers. */
+void tt_tx_names_step(struct tt_threadx *rd, const uint32_t w[8]);
+/* The registry entry that named ptr when the event being decoded was written, or NULL. */
+const struct tt_txobj *tt_tx_name_lookup(const struct tt_threadx *rd, uint32_t ptr);
 /* True when slot words w reference an object pointer the registry cannot name (and that is not
  * known to be unnameable). */
 bool tt_tx_needs_registry(const struct tt_threadx *rd, const uint32_t w[8]);
