@@ -140,7 +140,7 @@ void tt_threadx_read_failed(struct tt_threadx *rd, int err)
 	rd->force_header = true;
 	if (rd->state == TT_TXS_POLL_ENT)
 		rd->state = TT_TXS_POLL_CUR;
-	else if (rd->state == TT_TXS_SYNC_READ)
+	else if (rd->state == TT_TXS_SYNC_READ || rd->state == TT_TXS_OLDEST)
 		rd->state = TT_TXS_SYNC; /* the full read starts over */
 }
 
@@ -533,6 +533,12 @@ static int tt_tx_sync_publish(struct tt_threadx *rd, tt_emit_cb cb, void *arg)
 	const uint32_t m = sy->stop_empty ? 0 : sy->ex - count + 1;
 	const uint64_t busy = (uint64_t)(n - 1) * rd->sync_busy;
 	uint32_t w[8];
+	if (rd->cfg.oldest_when_still && rd->why == TT_TXY_ATTACH && m == 1 && !sy->oldest_tried) {
+		/* every slot but the one at R is proven: try that one too (tt_tx_ingest_oldest) */
+		sy->oldest_tried = true;
+		rd->state = TT_TXS_OLDEST;
+		return TT_THREADX_MORE;
+	}
 	/* belt and braces: a constant-step counter must agree that these are consecutive events */
 	if (!tt_tx_counter_consistent(rd, first, count))
 		return tt_tx_sync_fail(rd, false);
@@ -588,6 +594,22 @@ static int tt_tx_sync_publish(struct tt_threadx *rd, tt_emit_cb cb, void *arg)
 	rd->st.syncs++;
 	rd->st.last_new = rd->pend.count;
 	return tt_tx_finish(rd, cb, arg);
+}
+
+/* The plan [slot R][current][slot R] was read (oldest_when_still, at attach, with every other
+ * slot proven): the writer starts each entry at current, so a current still at R between two
+ * equal reads of a used slot R says nothing was being written there: it is the oldest event. */
+static int tt_tx_ingest_oldest(struct tt_threadx *rd, tt_emit_cb cb, void *arg)
+{
+	struct tt_txsync_rd *sy = &rd->sy;
+	const uint8_t *slot = rd->entbuf + (size_t)sy->ref * TT_THREADX_ENTRY_SIZE;
+	uint32_t c, w[8];
+	if (tt_tx_cur_index(rd, sy->oldcur, &c) < 0)
+		return -EPROTO;
+	tt_tx_slot_words(rd, sy->ref, w);
+	if (c == sy->ref && w[0] != 0 && !memcmp(slot, sy->old1, TT_THREADX_ENTRY_SIZE))
+		sy->depth++;
+	return tt_tx_sync_publish(rd, cb, arg);
 }
 
 /* A full-read plan was read (see the comment at the top of this section). */
@@ -814,6 +836,14 @@ void tt_threadx_plan(struct tt_threadx *rd, struct tt_plan *plan)
 	case TT_TXS_SYNC_READ:
 		tt_tx_plan_sync_read(rd, plan);
 		break;
+	case TT_TXS_OLDEST: {
+		uint64_t at = l->ent_start + (uint64_t)rd->sy.ref * TT_THREADX_ENTRY_SIZE;
+		tt_tx_add(plan, at, TT_THREADX_ENTRY_SIZE,
+			  rd->entbuf + (size_t)rd->sy.ref * TT_THREADX_ENTRY_SIZE);
+		tt_tx_add(plan, cur_addr, 4, rd->sy.oldcur);
+		tt_tx_add(plan, at, TT_THREADX_ENTRY_SIZE, rd->sy.old1);
+		break;
+	}
 	case TT_TXS_POLL_CUR:
 		rd->cur_full = rd->force_header ||
 			       rd->poll_no % rd->cfg.header_every == rd->cfg.header_every - 1;
@@ -861,6 +891,8 @@ int tt_threadx_ingest(struct tt_threadx *rd, tt_emit_cb cb, void *arg)
 		return tt_tx_ingest_poll_cur(rd, cb, arg);
 	case TT_TXS_POLL_ENT:
 		return tt_tx_ingest_poll_ent(rd, cb, arg);
+	case TT_TXS_OLDEST:
+		return tt_tx_ingest_oldest(rd, cb, arg);
 	}
 	return -EINVAL;
 }

@@ -71,6 +71,10 @@ struct tt_threadx_config {
 	unsigned sync_chunk;       /* slots per chunk of a full read; 0 = default 64 (2 KiB) */
 	bool static_image;         /* memory never changes (a file): trust the slot at current and
 	                            * hold nothing; set by tt_threadx_decode_image */
+	bool oldest_when_still;    /* at attach, also publish the slot at current (the oldest entry)
+	                            * when it reads the same before and after a read of current that
+	                            * has not moved: a file that is not being written. Not for live
+	                            * targets: a writer halted inside an insert looks the same */
 };
 
 /* Counters for metrics and adaptive polling. Monotonic unless noted. */

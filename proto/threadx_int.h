@@ -107,7 +107,7 @@ struct tt_txpend {
 /* TT_TXS_SYNC reads the current pointer that a full read starts from; TT_TXS_SYNC_READ plans the
  * newest-first chunks (or, with start_at_now at attach, only the anchor slot). */
 enum tt_txstate { TT_TXS_HEADER, TT_TXS_REGISTRY, TT_TXS_SYNC, TT_TXS_SYNC_READ, TT_TXS_POLL_CUR,
-		  TT_TXS_POLL_ENT };
+		  TT_TXS_POLL_ENT, TT_TXS_OLDEST };
 enum tt_txsync { TT_TXY_ATTACH, TT_TXY_LAP, TT_TXY_RESET, TT_TXY_LOST };
 
 /* Default slots per chunk of a full read (2 KiB: one OpenOCD read_memory command). */
@@ -133,6 +133,8 @@ struct tt_txsync_rd {
 	uint8_t curs[TT_TX_SYNC_CHUNKS][4];
 	uint8_t refbuf[4];
 	uint8_t x0[TT_THREADX_ENTRY_SIZE], x1[TT_THREADX_ENTRY_SIZE]; /* X baseline and re-read */
+	bool oldest_tried;    /* oldest_when_still: the slot at R was read twice around current */
+	uint8_t old1[TT_THREADX_ENTRY_SIZE], oldcur[4];
 };
 
 struct tt_threadx {
