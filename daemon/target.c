@@ -500,8 +500,7 @@ static int locate_file(struct tt_target *t, char *err, size_t errlen)
 
 	if (rc < 0)
 		return rc;
-	if (!t->fmt->detect || !t->fmt->file_base || !t->fmt->detect(head, got) ||
-	    (raw && !t->fmt->file_base(head, got))) {
+	if (!t->fmt->detect || !t->fmt->detect(head, got) || (raw && !t->fmt->file_base(head, got))) {
 		snprintf(err, errlen, "%s: does not start with a %s header that says where it was "
 			 "in target memory: give --address (and --base: the address of the file's "
 			 "first byte)", path, t->fmt->name);
@@ -604,7 +603,8 @@ int tt_target_start(uv_loop_t *loop, const struct tt_target_config *cfg,
 			t->header_addr = v;
 	} else if (t->cfg.address_is_pointer) {
 		t->ptr_addr = t->cfg.address;
-	} else if (!t->cfg.address && !t->cfg.file_base && !strncmp(t->cfg.probe, "file:", 5)) {
+	} else if (!t->cfg.address && !t->cfg.file_base && fmt->file_base &&
+		   !strncmp(t->cfg.probe, "file:", 5)) {
 		if ((rc = locate_file(t, err, errlen)) < 0)
 			goto fail_cfg;
 	} else if (t->cfg.address || !strncmp(t->cfg.probe, "file:", 5)) {
