@@ -289,6 +289,16 @@ static void cycle_failed(struct tt_target *t, enum tt_target_state st, const cha
 	schedule(t, t->backoff_ms);
 }
 
+uint32_t tt_target_header_ptr(const uint8_t b[4])
+{
+	uint32_t v = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+	uint32_t be = __builtin_bswap32(v);
+	/* The pointer is in target byte order, which is unknown until the header is read: take the
+	 * little-endian value (every Cortex-M) unless only the big-endian one is plausible, i.e.
+	 * 4-aligned and the little-endian one is not. */
+	return (v & 3) && !(be & 3) ? be : v;
+}
+
 static int make_reader(struct tt_target *t)
 {
 	struct tt_reader_config rc = {
@@ -298,6 +308,7 @@ static int make_reader(struct tt_target *t)
 		.time_wrap = t->cfg.time_wrap,
 		.time_dir = t->cfg.time_dir,
 		.format_cfg = t->format_cfg,
+		.file_source = !strncmp(t->cfg.probe, "file:", 5),
 	};
 
 	if (t->rd)
@@ -325,14 +336,7 @@ static void on_read(struct tt_probe *p, int status, void *arg)
 		return;
 	}
 	if (t->phase == PH_RESOLVE) {
-		uint32_t v = (uint32_t)t->ptr_buf[0] | (uint32_t)t->ptr_buf[1] << 8 |
-			     (uint32_t)t->ptr_buf[2] << 16 | (uint32_t)t->ptr_buf[3] << 24;
-		uint32_t be = __builtin_bswap32(v);
-		/* The pointer is in target byte order, which is unknown until the header is read:
-		 * take the little-endian value (every Cortex-M) unless only the big-endian one is
-		 * plausible, i.e. 4-aligned and the little-endian one is not. */
-		if ((v & 3) && !(be & 3))
-			v = be;
+		uint32_t v = tt_target_header_ptr(t->ptr_buf);
 		if (!v) {
 			snprintf(msg, sizeof(msg),
 				 "trace header pointer at 0x%08" PRIx64
@@ -354,6 +358,8 @@ static void on_read(struct tt_probe *p, int status, void *arg)
 		step(t);
 		return;
 	}
+	if (t->fmt->set_host_time)
+		t->fmt->set_host_time(t->rd, uv_hrtime());
 	int rc = t->fmt->ingest(t->rd, emit, t);
 	if (rc < 0) {
 		snprintf(msg, sizeof(msg), "%s", t->fmt->error(t->rd));
@@ -500,6 +506,31 @@ static int copy_config(struct tt_target *t, const struct tt_target_config *cfg)
 	return 0;
 }
 
+/* file:PATH with neither --address nor --base: a file that starts with the format's header (a
+ * .trx) says where it was in target memory (a HEX or S-record file by its addresses). */
+static int locate_file(struct tt_target *t, char *err, size_t errlen)
+{
+	const char *path = t->cfg.probe + 5;
+	uint8_t head[64];
+	uint64_t addr;
+	size_t got;
+	int raw;
+	int rc = tt_probe_file_head(path, head, sizeof(head), &got, &addr, &raw, err, errlen);
+
+	if (rc < 0)
+		return rc;
+	if (!t->fmt->detect || !t->fmt->detect(head, got) || (raw && !t->fmt->file_base(head, got))) {
+		snprintf(err, errlen, "%s: does not start with a %s header that says where it was "
+			 "in target memory: give --address (and --base: the address of the file's "
+			 "first byte)", path, t->fmt->name);
+		return -EINVAL;
+	}
+	t->header_addr = raw ? t->fmt->file_base(head, got) : addr;
+	if (raw)
+		t->cfg.file_base = t->header_addr;
+	return 0;
+}
+
 int tt_target_start(uv_loop_t *loop, const struct tt_target_config *cfg,
 		    tt_target_record_cb record_cb, tt_target_status_cb status_cb, void *arg,
 		    struct tt_target **out, char *err, size_t errlen)
@@ -594,6 +625,10 @@ int tt_target_start(uv_loop_t *loop, const struct tt_target_config *cfg,
 		t->header_addr = t->fcfg.address;
 	} else if (t->cfg.address_is_pointer) {
 		t->ptr_addr = t->cfg.address;
+	} else if (!t->cfg.address && !t->cfg.file_base && fmt->file_base &&
+		   !strncmp(t->cfg.probe, "file:", 5)) {
+		if ((rc = locate_file(t, err, errlen)) < 0)
+			goto fail_cfg;
 	} else if (t->cfg.address || !strncmp(t->cfg.probe, "file:", 5)) {
 		t->header_addr = t->cfg.address ? t->cfg.address : t->cfg.file_base;
 	} else {

@@ -16,10 +16,13 @@ _tracetap()
 	decode)
 		case $prev in
 		--format) COMPREPLY=($(compgen -W "threadx nuttx qnx" -- "$cur")); return ;;
+		--to) COMPREPLY=($(compgen -W "jsonl trx perfetto ftrace" -- "$cur")); return ;;
+		-o | --output) _filedir; return ;;
 		esac
 		if [[ $cur == -* ]]; then
 			COMPREPLY=($(compgen -W "--format --json --no-color --elf --address --pointer
-				--base --tick-hz --time-wrap --time-dir --format-opt --follow --traceprinter --help" -- "$cur"))
+				--base --tick-hz --time-wrap --time-dir --format-opt --follow --traceprinter
+				--to --output --help" -- "$cur"))
 		else
 			_filedir
 		fi
