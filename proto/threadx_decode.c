@@ -400,7 +400,10 @@ void tt_tx_decode(struct tt_threadx *rd, uint32_t slot, const uint32_t w[8], str
 		ev->thread = w[0];
 		ev->thread_name = tt_tx_obj_name(rd, w[0]);
 		ev->prio = (int32_t)(w[1] & 0x3FFu);
-		ev->threshold = (int32_t)((w[1] >> 16) & 0x3FFu);
+		/* ThreadX stores a threshold only with bit 31 set (priority | 0x80000000 |
+		 * threshold << 16); older ports write the bare priority: no threshold then */
+		if (w[1] & 0x80000000u)
+			ev->threshold = (int32_t)((w[1] >> 16) & 0x3FFu);
 	}
 	tt_tx_time_event(rd, w[3], ev);
 

@@ -38,7 +38,7 @@ static void fields(bool big)
 	txw_insert(&t.w, T_MAIN, txw_prio_word(7, 3), 83, 0x20009000, 0xFFFFFFFFu, 0, 0, NULL);
 	txw_insert(&t.w, T_MAIN, txw_prio_word(7, 3), 32, 0x2000A000, 0x5, 0x1, 3, NULL);
 	txw_insert(&t.w, T_MAIN, txw_prio_word(7, 3), 5000, 1, 2, 3, 4, NULL);
-	txw_insert(&t.w, T_MAIN, txw_prio_word(7, 3), 500, 0xA, 0xB, 0xC, 0xD, NULL);
+	txw_insert(&t.w, T_MAIN, 7, 500, 0xA, 0xB, 0xC, 0xD, NULL); /* bit 31 clear */
 	/* filler so the suspend (patchable) is outside the hold window */
 	for (uint32_t s = 1; s <= 8; s++)
 		txt_user(&t, s);
@@ -118,6 +118,8 @@ static void fields(bool big)
 	r = nth_event(&t.log, 8);
 	CHECK_STR(r->name, "UNKNOWN");
 	CHECK_EQ(r->ev.nargs, 4);
+	CHECK_EQ(r->ev.prio, 7);
+	CHECK_EQ(r->ev.threshold, -1); /* bit 31 clear: no threshold recorded */
 	CHECK_EQ(r->ev.args[0].kind, TT_ARG_HEX);
 	CHECK_EQ(r->ev.args[2].value, 0xC);
 	CHECK(txt_seq_range(&t.log, 1, 8));
