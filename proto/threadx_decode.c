@@ -193,6 +193,7 @@ void tt_tx_time_reset(struct tt_threadx *rd)
 		t->mod = (uint64_t)1 << 32; /* a zero mask: every stamp is 0 anyway */
 	t->dir = rd->cfg.time_dir > 0 ? 1 : rd->cfg.time_dir < 0 ? -1 : 0;
 	t->step_ok = true;
+	tt_tx_run_reset(rd);
 }
 
 static uint64_t tt_tx_raw(const struct tt_threadx *rd, uint32_t ts)
@@ -274,6 +275,7 @@ bool tt_tx_counter_consistent(const struct tt_threadx *rd, uint32_t first, uint3
 void tt_tx_time_gap(struct tt_threadx *rd, uint64_t lost, bool exact)
 {
 	struct tt_txtime *t = &rd->tm;
+	tt_tx_run_reset(rd);
 	t->gap = true;
 	/* with a constant-step counter and an exact count, the ticks across the gap are known even
 	 * when they exceed the modulus */
@@ -334,7 +336,7 @@ static void tt_tx_time_event(struct tt_threadx *rd, uint32_t ts, struct tt_event
 
 /* ---- events ------------------------------------------------------------------------------- */
 
-static const char *tt_tx_obj_name(const struct tt_threadx *rd, uint32_t ptr)
+const char *tt_tx_obj_name(const struct tt_threadx *rd, uint32_t ptr)
 {
 	const struct tt_txobj *o = ptr ? tt_tx_lookup(rd, ptr) : NULL;
 	return o ? o->name : NULL;
@@ -406,6 +408,7 @@ void tt_tx_decode(struct tt_threadx *rd, uint32_t slot, const uint32_t w[8], str
 			ev->threshold = (int32_t)((w[1] >> 16) & 0x3FFu);
 	}
 	tt_tx_time_event(rd, w[3], ev);
+	tt_tx_run_event(rd, w, ev);
 
 	const struct tt_txev *d = tt_txev_find(ev->id);
 	if (d != NULL) {

@@ -82,6 +82,16 @@ struct tt_txtime {
 	uint32_t step_n;    /* deltas that agreed */
 };
 
+/* Who runs (threadx_run.c): TraceX's next-context rules, evaluated for the previous event when
+ * the next one arrives (one event of look-ahead). */
+struct tt_txrun {
+	bool have;      /* prev holds the previous event since the last reset or gap */
+	uint32_t n;     /* events since the last reset or gap */
+	uint32_t prev[8];
+	uint32_t cur;   /* the thread TraceX holds as running (0: idle) */
+	unsigned nest;  /* interrupt nesting */
+};
+
 /* Records waiting for a registry re-read before they are emitted. */
 struct tt_txpend {
 	bool active;
@@ -161,6 +171,7 @@ struct tt_threadx {
 
 	struct tt_txpend pend;
 	struct tt_txtime tm;
+	struct tt_txrun run;
 	uint32_t missing[TT_TX_MISSING_MAX]; /* pointers the registry could not name */
 	unsigned nmissing, missing_next;
 	uint32_t raw[8];       /* words of the event being emitted (host order) */
@@ -171,6 +182,8 @@ uint32_t tt_tx_ld32(const struct tt_threadx *rd, const uint8_t *p);
 void tt_tx_slot_words(const struct tt_threadx *rd, uint32_t slot, uint32_t w[8]);
 void tt_tx_registry_parse(struct tt_threadx *rd);
 const struct tt_txobj *tt_tx_lookup(const struct tt_threadx *rd, uint32_t ptr);
+/* The registry name of ptr, NULL when unknown (or ptr is 0). Borrowed. */
+const char *tt_tx_obj_name(const struct tt_threadx *rd, uint32_t ptr);
 /* True when slot words w reference an object pointer the registry cannot name (and that is not
  * known to be unnameable). */
 bool tt_tx_needs_registry(const struct tt_threadx *rd, const uint32_t w[8]);
@@ -187,6 +200,10 @@ int64_t tt_tx_counter_lost(const struct tt_threadx *rd, const uint32_t anchor[8]
  * consecutive events: a read the writer lapped during the copy. */
 bool tt_tx_counter_consistent(const struct tt_threadx *rd, uint32_t first, uint32_t count);
 void tt_tx_time_gap(struct tt_threadx *rd, uint64_t exact_lost, bool exact);
+/* threadx_run.c: forget the previous event (reset, gap: what ran in between is unknown). */
+void tt_tx_run_reset(struct tt_threadx *rd);
+/* Sets ev->run* (who ran from the previous event up to this one) from slot words w. */
+void tt_tx_run_event(struct tt_threadx *rd, const uint32_t w[8], struct tt_event *ev);
 /* Decodes slot words w (slot index slot) into ev and advances the time state. */
 void tt_tx_decode(struct tt_threadx *rd, uint32_t slot, const uint32_t w[8], struct tt_event *ev);
 
