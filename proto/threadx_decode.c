@@ -7,6 +7,7 @@
  * the Linux port's 10^9 wrap, up/down detection, constant-step counter detection used to count
  * lost events exactly). Nothing here allocates.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -76,6 +77,8 @@ void tt_tx_registry_parse(struct tt_threadx *rd)
 		char *name = rd->names + (size_t)i * (ns + 1);
 		o->available = e[0];
 		o->type = e[1];
+		o->reserved[0] = e[2];
+		o->reserved[1] = e[3];
 		o->prio = (o->type == 1 && (e[2] & 0x80)) ? (int32_t)((e[2] & 0x7Fu) << 8 | e[3]) : -1;
 		o->ptr = tt_tx_ld32(rd, e + 4);
 		o->p1 = tt_tx_ld32(rd, e + 8);
@@ -110,6 +113,38 @@ const struct tt_txobj *tt_tx_lookup(const struct tt_threadx *rd, uint32_t ptr)
 	if (lo < rd->nidx && rd->objs[rd->objidx[lo]].ptr == ptr)
 		return &rd->objs[rd->objidx[lo]];
 	return NULL;
+}
+
+void tt_tx_obj_public(const struct tt_txobj *o, struct tt_threadx_object *obj)
+{
+	obj->ptr = o->ptr;
+	obj->type = o->type;
+	obj->deleted = o->available != 0;
+	obj->prio = o->prio;
+	obj->param1 = o->p1;
+	obj->param2 = o->p2;
+	obj->reserved[0] = o->reserved[0];
+	obj->reserved[1] = o->reserved[1];
+	obj->name = o->name;
+}
+
+int tt_threadx_header_info(const struct tt_threadx *rd, struct tt_threadx_header_info *out)
+{
+	if (!rd->attached)
+		return -ENOENT;
+	*out = (struct tt_threadx_header_info){ .timer_mask = rd->lay.mask,
+						 .name_size = rd->lay.name_size,
+						 .registry_entries = rd->lay.nreg,
+						 .entries = rd->lay.nent };
+	return 0;
+}
+
+int tt_threadx_registry_at(const struct tt_threadx *rd, uint32_t i, struct tt_threadx_object *obj)
+{
+	if (!rd->attached || i >= rd->lay.nreg)
+		return -ENOENT;
+	tt_tx_obj_public(&rd->objs[i], obj);
+	return 0;
 }
 
 static bool tt_tx_is_missing(const struct tt_threadx *rd, uint32_t ptr)

@@ -55,6 +55,7 @@ struct tt_txobj {
 	int32_t prio; /* -1 unless a thread registered with a priority */
 	uint8_t type;
 	uint8_t available;
+	uint8_t reserved[2]; /* as written (threads: 0x80 | priority >> 8, priority & 0xFF) */
 	const char *name; /* into tt_threadx.names; "" when empty */
 };
 
@@ -182,6 +183,8 @@ uint32_t tt_tx_ld32(const struct tt_threadx *rd, const uint8_t *p);
 void tt_tx_slot_words(const struct tt_threadx *rd, uint32_t slot, uint32_t w[8]);
 void tt_tx_registry_parse(struct tt_threadx *rd);
 const struct tt_txobj *tt_tx_lookup(const struct tt_threadx *rd, uint32_t ptr);
+/* The public view of a registry entry. */
+void tt_tx_obj_public(const struct tt_txobj *o, struct tt_threadx_object *obj);
 /* The registry name of ptr, NULL when unknown (or ptr is 0). Borrowed. */
 const char *tt_tx_obj_name(const struct tt_threadx *rd, uint32_t ptr);
 /* True when slot words w reference an object pointer the registry cannot name (and that is not
