@@ -42,10 +42,14 @@ const char *tt_threadx_state_name(uint32_t state)
 	return NULL;
 }
 
-/* Types 9..28 (FileX, NetX, USBX) are not named in our reference; they decode as numbers. */
+/* ThreadX's types, then FileX (9, 10), NetX (11..14) and USBX (21..28) as their headers define
+ * them (fx_api.h, nx_api.h, ux_api.h: FX_/NX_/UX_TRACE_*OBJECT_TYPE_*). */
 static const char *const tt_tx_types[] = {
 	NULL, "thread", "timer", "queue", "semaphore", "mutex", "event_flags", "block_pool",
-	"byte_pool",
+	"byte_pool", "media", "file", "ip", "packet_pool", "tcp_socket", "udp_socket", NULL, NULL,
+	NULL, NULL, NULL, NULL, "usb_host_device", "usb_host_interface", "usb_host_endpoint",
+	"usb_host_class_instance", "usb_device_device", "usb_device_interface",
+	"usb_device_endpoint", "usb_device_class_instance",
 };
 
 const char *tt_threadx_object_type_name(uint32_t type)
