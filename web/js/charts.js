@@ -17,12 +17,13 @@ function setup(canvas) {
 }
 
 /** A share as text: small ones keep two significant digits (a thread that ran 0.05% of the
- * time on a mostly idle target is not "0.0%"). */
+ * time on a mostly idle target is not "0.0%"), and only all of it is "100%". */
 export function fmtShare(frac) {
   const p = frac * 100;
-  if (p === 0) return '0%';
+  if (p === 0 || p === 100) return p + '%';
   if (p < 0.1) return p.toPrecision(2) + '%';
-  return p.toFixed(p < 10 ? 1 : 0) + '%';
+  if (p > 99.9) return Math.min(p, 99.99).toFixed(2) + '%';
+  return p.toFixed(p < 10 || p > 90 ? 1 : 0) + '%';
 }
 
 /** share: result of TimelineModel.cpuShare. The rows drawn are also in canvas.dataset.shares
