@@ -133,6 +133,12 @@ const char *tt_hub_target(const struct tt_hub *h)
 	return h->target;
 }
 
+void tt_hub_export_prepare(const struct tt_hub *h, struct tt_export *e)
+{
+	if (h->cfg.export_prepare)
+		h->cfg.export_prepare(h->cfg.export_prepare_arg, e);
+}
+
 const struct tt_target_status *tt_hub_target_status(const struct tt_hub *h)
 {
 	return h->cfg.status ? h->cfg.status(h->cfg.status_arg) : NULL;

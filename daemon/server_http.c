@@ -389,6 +389,7 @@ static int export(struct conn *c, struct lws *wsi, struct body *b)
 		      *end = hdr + sizeof(hdr) - 1;
 	if (tt_export_new((enum tt_export_format)fmt, conn_put, c, &e) < 0)
 		return fail_body(wsi, b, HTTP_STATUS_INTERNAL_SERVER_ERROR, "out of memory");
+	tt_hub_export_prepare(h, e);
 	if (lws_add_http_common_headers(wsi, HTTP_STATUS_OK,
 					tt_export_content_type((enum tt_export_format)fmt),
 					LWS_ILLEGAL_HTTP_CONTENT_LEN, &p, end) ||

@@ -18,6 +18,8 @@
 
 #include "../probe/dwarf_layout.h"
 #include "../proto/reader.h"
+#include "../proto/threadx.h"
+#include "export.h"
 #include "kevfollow.h"
 #include "log.h"
 
@@ -841,4 +843,11 @@ const struct tt_target_config *tt_target_config(const struct tt_target *t)
 const struct tt_target_status *tt_target_status(const struct tt_target *t)
 {
 	return &t->st;
+}
+
+void tt_target_export_prepare(const struct tt_target *t, struct tt_export *e)
+{
+	/* a reader that has not accepted a header yet says so (-ENOENT): nothing to add */
+	if (t->rd && t->fmt && !strcmp(t->fmt->name, "threadx"))
+		(void)tt_export_set_threadx(e, t->rd);
 }

@@ -131,6 +131,14 @@ static const struct tt_target_status *slot_status(void *arg)
 	return s->t ? tt_target_status(s->t) : &s->idle;
 }
 
+/* An export of the hub's history: the reader adds what records do not carry (.trx registry). */
+static void slot_export_prepare(void *arg, struct tt_export *e)
+{
+	struct slot *s = arg;
+	if (s->t)
+		tt_target_export_prepare(s->t, e);
+}
+
 static void slot_idle(struct slot *s, enum tt_target_state st, const char *msg)
 {
 	memset(&s->idle, 0, sizeof(s->idle));
@@ -258,7 +266,9 @@ static struct slot *slot_add(struct daemon *d, const struct tt_target_config *cf
 		struct tt_hub_config hc = { .target = s->name,
 					    .format = cfg->format ? cfg->format : "threadx",
 					    .probe = cfg->probe, .status = slot_status,
-					    .status_arg = s };
+					    .status_arg = s,
+					    .export_prepare = slot_export_prepare,
+					    .export_prepare_arg = s };
 		int rc = tt_server_add_hub(d->srv, &hc, &s->hub);
 		if (rc < 0) {
 			tt_log(TT_LOG_ERR, "target %s: %s", s->name,

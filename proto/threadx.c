@@ -123,13 +123,7 @@ int tt_threadx_object(const struct tt_threadx *rd, uint32_t ptr, struct tt_threa
 	const struct tt_txobj *o = rd->attached ? tt_tx_lookup(rd, ptr) : NULL;
 	if (o == NULL)
 		return -ENOENT;
-	obj->ptr = o->ptr;
-	obj->type = o->type;
-	obj->deleted = o->available != 0;
-	obj->prio = o->prio;
-	obj->param1 = o->p1;
-	obj->param2 = o->p2;
-	obj->name = o->name;
+	tt_tx_obj_public(o, obj);
 	return 0;
 }
 

@@ -132,11 +132,25 @@ struct tt_threadx_object {
 	bool deleted;       /* registry "available" flag set */
 	int32_t prio;       /* threads: priority at registration, else -1 */
 	uint32_t param1, param2;
+	uint8_t reserved[2]; /* the entry's two reserved bytes as written */
 	const char *name;   /* borrowed until the next ingest; sanitised, NUL-terminated */
 };
 
 /* Looks ptr up in the cached registry. Returns 0 or -ENOENT. */
 int tt_threadx_object(const struct tt_threadx *rd, uint32_t ptr, struct tt_threadx_object *obj);
+
+/* What the accepted control header says (what a TraceX file of this trace keeps). */
+struct tt_threadx_header_info {
+	uint32_t timer_mask;
+	uint32_t name_size;        /* bytes per registry name */
+	uint32_t registry_entries;
+	uint32_t entries;          /* event slots */
+};
+/* Returns 0, or -ENOENT before a header is accepted. */
+int tt_threadx_header_info(const struct tt_threadx *rd, struct tt_threadx_header_info *out);
+/* Registry entry i (0 .. registry_entries - 1) as last read, free ones included (type 0).
+ * Returns 0 or -ENOENT. */
+int tt_threadx_registry_at(const struct tt_threadx *rd, uint32_t i, struct tt_threadx_object *obj);
 
 /* A precise, human readable reason for the last error ("" when none). Borrowed. */
 const char *tt_threadx_error(const struct tt_threadx *rd);

@@ -7,6 +7,7 @@
  * the Linux port's 10^9 wrap, up/down detection, constant-step counter detection used to count
  * lost events exactly). Nothing here allocates.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,10 +42,14 @@ const char *tt_threadx_state_name(uint32_t state)
 	return NULL;
 }
 
-/* Types 9..28 (FileX, NetX, USBX) are not named in our reference; they decode as numbers. */
+/* ThreadX's types, then FileX (9, 10), NetX (11..14) and USBX (21..28) as their headers define
+ * them (fx_api.h, nx_api.h, ux_api.h: FX_/NX_/UX_TRACE_*OBJECT_TYPE_*). */
 static const char *const tt_tx_types[] = {
 	NULL, "thread", "timer", "queue", "semaphore", "mutex", "event_flags", "block_pool",
-	"byte_pool",
+	"byte_pool", "media", "file", "ip", "packet_pool", "tcp_socket", "udp_socket", NULL, NULL,
+	NULL, NULL, NULL, NULL, "usb_host_device", "usb_host_interface", "usb_host_endpoint",
+	"usb_host_class_instance", "usb_device_device", "usb_device_interface",
+	"usb_device_endpoint", "usb_device_class_instance",
 };
 
 const char *tt_threadx_object_type_name(uint32_t type)
@@ -76,6 +81,8 @@ void tt_tx_registry_parse(struct tt_threadx *rd)
 		char *name = rd->names + (size_t)i * (ns + 1);
 		o->available = e[0];
 		o->type = e[1];
+		o->reserved[0] = e[2];
+		o->reserved[1] = e[3];
 		o->prio = (o->type == 1 && (e[2] & 0x80)) ? (int32_t)((e[2] & 0x7Fu) << 8 | e[3]) : -1;
 		o->ptr = tt_tx_ld32(rd, e + 4);
 		o->p1 = tt_tx_ld32(rd, e + 8);
@@ -116,6 +123,38 @@ const struct tt_txobj *tt_tx_lookup_in(const struct tt_txobj *objs, const uint32
 const struct tt_txobj *tt_tx_lookup(const struct tt_threadx *rd, uint32_t ptr)
 {
 	return tt_tx_lookup_in(rd->objs, rd->objidx, rd->nidx, ptr);
+}
+
+void tt_tx_obj_public(const struct tt_txobj *o, struct tt_threadx_object *obj)
+{
+	obj->ptr = o->ptr;
+	obj->type = o->type;
+	obj->deleted = o->available != 0;
+	obj->prio = o->prio;
+	obj->param1 = o->p1;
+	obj->param2 = o->p2;
+	obj->reserved[0] = o->reserved[0];
+	obj->reserved[1] = o->reserved[1];
+	obj->name = o->name;
+}
+
+int tt_threadx_header_info(const struct tt_threadx *rd, struct tt_threadx_header_info *out)
+{
+	if (!rd->attached)
+		return -ENOENT;
+	*out = (struct tt_threadx_header_info){ .timer_mask = rd->lay.mask,
+						 .name_size = rd->lay.name_size,
+						 .registry_entries = rd->lay.nreg,
+						 .entries = rd->lay.nent };
+	return 0;
+}
+
+int tt_threadx_registry_at(const struct tt_threadx *rd, uint32_t i, struct tt_threadx_object *obj)
+{
+	if (!rd->attached || i >= rd->lay.nreg)
+		return -ENOENT;
+	tt_tx_obj_public(&rd->objs[i], obj);
+	return 0;
 }
 
 static bool tt_tx_is_missing(const struct tt_threadx *rd, uint32_t ptr)
@@ -199,6 +238,7 @@ void tt_tx_time_reset(struct tt_threadx *rd)
 		t->mod = (uint64_t)1 << 32; /* a zero mask: every stamp is 0 anyway */
 	t->dir = rd->cfg.time_dir > 0 ? 1 : rd->cfg.time_dir < 0 ? -1 : 0;
 	t->step_ok = true;
+	tt_tx_run_reset(rd);
 }
 
 static uint64_t tt_tx_raw(const struct tt_threadx *rd, uint32_t ts)
@@ -280,6 +320,7 @@ bool tt_tx_counter_consistent(const struct tt_threadx *rd, uint32_t first, uint3
 void tt_tx_time_gap(struct tt_threadx *rd, uint64_t lost, bool exact)
 {
 	struct tt_txtime *t = &rd->tm;
+	tt_tx_run_reset(rd);
 	t->gap = true;
 	/* with a constant-step counter and an exact count, the ticks across the gap are known even
 	 * when they exceed the modulus */
@@ -433,7 +474,7 @@ static void tt_tx_time_event(struct tt_threadx *rd, uint32_t ts, struct tt_event
 
 /* ---- events ------------------------------------------------------------------------------- */
 
-static const char *tt_tx_obj_name(const struct tt_threadx *rd, uint32_t ptr)
+const char *tt_tx_obj_name(const struct tt_threadx *rd, uint32_t ptr)
 {
 	const struct tt_txobj *o = ptr ? tt_tx_name_lookup(rd, ptr) : NULL;
 	return o ? o->name : NULL;
@@ -499,9 +540,13 @@ void tt_tx_decode(struct tt_threadx *rd, uint32_t slot, const uint32_t w[8], str
 		ev->thread = w[0];
 		ev->thread_name = tt_tx_obj_name(rd, w[0]);
 		ev->prio = (int32_t)(w[1] & 0x3FFu);
-		ev->threshold = (int32_t)((w[1] >> 16) & 0x3FFu);
+		/* ThreadX stores a threshold only with bit 31 set (priority | 0x80000000 |
+		 * threshold << 16); older ports write the bare priority: no threshold then */
+		if (w[1] & 0x80000000u)
+			ev->threshold = (int32_t)((w[1] >> 16) & 0x3FFu);
 	}
 	tt_tx_time_event(rd, w[3], ev);
+	tt_tx_run_event(rd, w, ev);
 
 	const struct tt_txev *d = tt_txev_find(ev->id);
 	if (d != NULL) {

@@ -40,9 +40,14 @@ struct tt_txev {
 	struct tt_txarg args[4];
 };
 
+/* Every event id TraceX knows (ThreadX and its middleware), or NULL. */
 const struct tt_txev *tt_txev_find(uint32_t id);
 size_t tt_txev_count(void);
 const struct tt_txev *tt_txev_at(size_t i);
+/* threadx_events_mw.c: FileX, NetX, NetX Duo and USBX events. */
+const struct tt_txev *tt_txev_mw_find(uint32_t id);
+size_t tt_txev_mw_count(void);
+const struct tt_txev *tt_txev_mw_at(size_t i);
 
 #define TT_TX_INIT_THREAD 0xF0F0F0F0u
 #define TT_TX_ISR_THREAD 0xFFFFFFFFu
@@ -55,6 +60,7 @@ struct tt_txobj {
 	int32_t prio; /* -1 unless a thread registered with a priority */
 	uint8_t type;
 	uint8_t available;
+	uint8_t reserved[2]; /* as written (threads: 0x80 | priority >> 8, priority & 0xFF) */
 	const char *name; /* into tt_threadx.names; "" when empty */
 };
 
@@ -92,6 +98,15 @@ struct tt_txren {
 	uint32_t seen;    /* of those, emitted so far */
 };
 #define TT_TX_REN_MAX 64
+/* Who runs (threadx_run.c): TraceX's next-context rules, evaluated for the previous event when
+ * the next one arrives (one event of look-ahead). */
+struct tt_txrun {
+	bool have;      /* prev holds the previous event since the last reset or gap */
+	uint32_t n;     /* events since the last reset or gap */
+	uint32_t prev[8];
+	uint32_t cur;   /* the thread TraceX holds as running (0: idle) */
+	unsigned nest;  /* interrupt nesting */
+};
 
 /* Records waiting for a registry re-read before they are emitted. */
 struct tt_txpend {
@@ -183,6 +198,7 @@ struct tt_threadx {
 
 	struct tt_txpend pend;
 	struct tt_txtime tm;
+	struct tt_txrun run;
 	uint32_t missing[TT_TX_MISSING_MAX]; /* pointers the registry could not name */
 	unsigned nmissing, missing_next;
 	uint32_t raw[8];       /* words of the event being emitted (host order) */
@@ -208,6 +224,14 @@ void tt_tx_names_batch(struct tt_threadx *rd, uint32_t first, uint32_t count);
 void tt_tx_names_step(struct tt_threadx *rd, const uint32_t w[8]);
 /* The registry entry that named ptr when the event being decoded was written, or NULL. */
 const struct tt_txobj *tt_tx_name_lookup(const struct tt_threadx *rd, uint32_t ptr);
+/* The public view of a registry entry. */
+void tt_tx_obj_public(const struct tt_txobj *o, struct tt_threadx_object *obj);
+/* The registry name of ptr, NULL when unknown (or ptr is 0). Borrowed. */
+const char *tt_tx_obj_name(const struct tt_threadx *rd, uint32_t ptr);
+/* The public view of a registry entry. */
+void tt_tx_obj_public(const struct tt_txobj *o, struct tt_threadx_object *obj);
+/* The registry name of ptr, NULL when unknown (or ptr is 0). Borrowed. */
+const char *tt_tx_obj_name(const struct tt_threadx *rd, uint32_t ptr);
 /* True when slot words w reference an object pointer the registry cannot name (and that is not
  * known to be unnameable). */
 bool tt_tx_needs_registry(const struct tt_threadx *rd, const uint32_t w[8]);
@@ -230,6 +254,14 @@ void tt_tx_time_gap(struct tt_threadx *rd, uint64_t exact_lost, bool exact);
  * first+count)). Returns false when the time stamps cannot say (too few, no time passing). */
 bool tt_tx_lap_estimate(const struct tt_threadx *rd, const uint32_t anchor[8], uint32_t first,
 			uint32_t count, uint64_t lb, uint64_t *lost);
+/* threadx_run.c: forget the previous event (reset, gap: what ran in between is unknown). */
+void tt_tx_run_reset(struct tt_threadx *rd);
+/* Sets ev->run* (who ran from the previous event up to this one) from slot words w. */
+void tt_tx_run_event(struct tt_threadx *rd, const uint32_t w[8], struct tt_event *ev);
+/* threadx_run.c: forget the previous event (reset, gap: what ran in between is unknown). */
+void tt_tx_run_reset(struct tt_threadx *rd);
+/* Sets ev->run* (who ran from the previous event up to this one) from slot words w. */
+void tt_tx_run_event(struct tt_threadx *rd, const uint32_t w[8], struct tt_event *ev);
 /* Decodes slot words w (slot index slot) into ev and advances the time state. */
 void tt_tx_decode(struct tt_threadx *rd, uint32_t slot, const uint32_t w[8], struct tt_event *ev);
 

@@ -38,7 +38,7 @@ static void fields(bool big)
 	txw_insert(&t.w, T_MAIN, txw_prio_word(7, 3), 83, 0x20009000, 0xFFFFFFFFu, 0, 0, NULL);
 	txw_insert(&t.w, T_MAIN, txw_prio_word(7, 3), 32, 0x2000A000, 0x5, 0x1, 3, NULL);
 	txw_insert(&t.w, T_MAIN, txw_prio_word(7, 3), 5000, 1, 2, 3, 4, NULL);
-	txw_insert(&t.w, T_MAIN, txw_prio_word(7, 3), 500, 0xA, 0xB, 0xC, 0xD, NULL);
+	txw_insert(&t.w, T_MAIN, 7, 500, 0xA, 0xB, 0xC, 0xD, NULL); /* bit 31 clear */
 	/* filler so the suspend (patchable) is outside the hold window */
 	for (uint32_t s = 1; s <= 8; s++)
 		txt_user(&t, s);
@@ -118,6 +118,8 @@ static void fields(bool big)
 	r = nth_event(&t.log, 8);
 	CHECK_STR(r->name, "UNKNOWN");
 	CHECK_EQ(r->ev.nargs, 4);
+	CHECK_EQ(r->ev.prio, 7);
+	CHECK_EQ(r->ev.threshold, -1); /* bit 31 clear: no threshold recorded */
 	CHECK_EQ(r->ev.args[0].kind, TT_ARG_HEX);
 	CHECK_EQ(r->ev.args[2].value, 0xC);
 	CHECK(txt_seq_range(&t.log, 1, 8));
@@ -412,9 +414,73 @@ static void test_recreate_names(void)
 	txt_free(&t);
 }
 
+/* FileX, NetX Duo and USBX events decode with TraceX's names and argument labels, and their
+ * objects (media, IP instance, socket, packet pool) are named from the registry. */
+static void test_middleware(void)
+{
+	struct txt t;
+	const uint32_t media = 0x20009100u, ip = 0x20009200u, pool = 0x20009300u;
+	const uint32_t sock = 0x20009400u;
+
+	setup(&t, false, 64, NULL);
+	txw_register(&t.w, T_MAIN, 1, "main", 0x20010000, 1024, 5);
+	txw_register(&t.w, media, 9, "RAM DISK", 0, 0, 0);
+	txw_register(&t.w, ip, 11, "NetX IP Instance 0", 0, 0, 0);
+	txw_register(&t.w, pool, 12, "NetX Main Packet Pool", 1536, 32, 0);
+	txw_register(&t.w, sock, 13, "Server Socket", 0, 0, 0);
+	txw_insert(&t.w, T_MAIN, 5, 206, media, 12, 1, 0x2001B3E0u, NULL);
+	txw_insert(&t.w, T_MAIN, 5, 391, pool, 1536, 0x20030000u, 49152, NULL);
+	txw_insert(&t.w, T_MAIN, 5, 323, ip, sock, 4, 5, NULL);
+	txw_insert(&t.w, T_MAIN, 5, 999, 0x12, 3, 0, 0, NULL);
+	txw_insert(&t.w, T_MAIN, 5, 1999, 1, 2, 3, 4, NULL); /* no table has it */
+	for (uint32_t s = 1; s <= 4; s++)
+		txt_user(&t, s);
+	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
+
+	/* after the writer's two RUNNING events (txw_enable) */
+	const struct txt_rec *r = nth_event(&t.log, 2);
+	CHECK_STR(r->name, "FX_INTERNAL_IO_DRIVER_READ");
+	CHECK_EQ(r->ev.nargs, 4);
+	CHECK_STR(r->arg_name[0], "media");
+	CHECK_EQ(r->ev.args[0].kind, TT_ARG_OBJ);
+	CHECK_STR(r->arg_text[0], "RAM DISK");
+	CHECK_STR(r->arg_name[1], "sector");
+	CHECK_EQ(r->ev.args[1].value, 12);
+	CHECK_STR(r->arg_name[2], "number_of_sectors");
+	CHECK_STR(r->arg_name[3], "buffer");
+	CHECK_EQ(r->ev.args[3].kind, TT_ARG_HEX);
+
+	r = nth_event(&t.log, 3);
+	CHECK_STR(r->name, "NX_PACKET_POOL_CREATE");
+	CHECK_STR(r->arg_name[0], "pool");
+	CHECK_STR(r->arg_text[0], "NetX Main Packet Pool");
+
+	r = nth_event(&t.log, 4);
+	CHECK_STR(r->name, "NX_INTERNAL_TCP_STATE_CHANGE");
+	CHECK_STR(r->arg_text[0], "NetX IP Instance 0");
+	CHECK_STR(r->arg_name[1], "socket");
+	CHECK_STR(r->arg_text[1], "Server Socket");
+	CHECK_STR(r->arg_name[2], "previous_state");
+	CHECK_EQ(r->ev.args[2].kind, TT_ARG_UINT); /* a TCP state, not a thread state */
+
+	r = nth_event(&t.log, 5);
+	CHECK_STR(r->name, "UX_ERROR");
+	CHECK_STR(r->arg_name[0], "usbx_error");
+
+	r = nth_event(&t.log, 6);
+	CHECK_STR(r->name, "UNKNOWN");
+	CHECK_STR(tt_threadx_object_type_name(9), "media");
+	CHECK_STR(tt_threadx_object_type_name(13), "tcp_socket");
+	CHECK_STR(tt_threadx_object_type_name(24), "usb_host_class_instance");
+	CHECK(tt_threadx_object_type_name(15) == NULL);
+	CHECK(tt_threadx_object_type_name(29) == NULL);
+	txt_free(&t);
+}
+
 int main(void)
 {
 	test_fields();
+	test_middleware();
 	test_registry_churn();
 	test_recreate_names();
 	test_time();
