@@ -16,6 +16,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+
 #include "../probe/image.h"
 #include "../proto/json.h"
 #include "../proto/nuttx.h"
@@ -27,6 +30,7 @@
 #include "layout.h"
 #include "opts.h"
 #include "target.h"
+#include "record_json.h"
 #include "textfmt.h"
 
 #define MAX_FILE (256u << 20)
@@ -67,11 +71,44 @@ static void on_record(void *arg, const struct tt_record *rec)
 	fwrite(buf, 1, (size_t)n, stdout);
 }
 
+/* Standard input ("-"), read to its end, up to MAX_FILE. */
+static int read_stdin(char **data, size_t *len)
+{
+	size_t cap = 1 << 16, n = 0, k;
+	char *buf = malloc(cap + 1);
+
+	while (buf && (k = fread(buf + n, 1, cap - n, stdin)) > 0) {
+		n += k;
+		if (n == cap) {
+			char *b = cap < MAX_FILE ? realloc(buf, cap * 2 + 1) : NULL;
+			if (!b) {
+				fprintf(stderr, "tracetap decode: standard input: larger than the %u "
+					"MiB limit\n", MAX_FILE >> 20);
+				free(buf);
+				return -1;
+			}
+			buf = b;
+			cap *= 2;
+		}
+	}
+	if (!buf || ferror(stdin)) {
+		fprintf(stderr, "tracetap decode: standard input: read failed\n");
+		free(buf);
+		return -1;
+	}
+	buf[n] = 0;
+	*data = buf;
+	*len = n;
+	return 0;
+}
+
 static int read_file(const char *path, char **data, size_t *len)
 {
-	FILE *f = fopen(path, "rb");
+	FILE *f = strcmp(path, "-") ? fopen(path, "rb") : NULL;
 	struct stat sb;
 
+	if (!strcmp(path, "-"))
+		return read_stdin(data, len);
 	if (!f) {
 		fprintf(stderr, "tracetap decode: %s: %s\n", path, strerror(errno));
 		return -1;
@@ -276,6 +313,68 @@ static int finish_export(struct decode *d, int fmt, const char *path, bool ok)
 	return ok && !rc ? 0 : -1;
 }
 
+/* A recording (`tracetap record`, /api/export?format=jsonl): wire records, one per line. */
+static bool looks_jsonl(const char *text, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len && strchr(" \t\r\n", text[i]))
+		i++;
+	return i < len && text[i] == '{';
+}
+
+/* Each line of a recording, printed or exported when emit; without emit only checked. Returns
+ * 0, or the number of the first line that is not a record. */
+static size_t jsonl_each(const char *text, size_t len, struct decode *d, bool emit)
+{
+	const char *p = text, *end = text + len;
+	size_t line = 0;
+
+	for (const char *next; p < end; p = next) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = (size_t)((nl ? nl : end) - p);
+		struct tt_record_json rj;
+		cJSON *o;
+		next = nl ? nl + 1 : end;
+		line++;
+		if (n && p[n - 1] == '\r')
+			n--;
+		if (!n)
+			continue;
+		o = cJSON_ParseWithLength(p, n);
+		if (!o || tt_record_from_json(o, &rj) < 0) {
+			cJSON_Delete(o);
+			return line;
+		}
+		if (emit && d->ex) {
+			int rc = tt_export_record(d->ex, p, n);
+			if (rc < 0 && rc != -EINVAL && !d->ex_err)
+				d->ex_err = rc;
+		} else if (emit) {
+			char buf[TT_JSON_MAX_RECORD];
+			int k = n < sizeof(buf) ? (int)n : -1;
+			if (d->json && k >= 0)
+				memcpy(buf, p, n);
+			else if (!d->json) {
+				d->tf.target = rj.target;
+				k = tt_textfmt_record(&d->tf, buf, sizeof(buf) - 1, &rj.rec, rj.seq);
+			}
+			if (k >= 0) {
+				buf[k++] = '\n';
+				fwrite(buf, 1, (size_t)k, stdout);
+			}
+		}
+		cJSON_Delete(o);
+	}
+	return 0;
+}
+
+static void count_record(void *arg, const struct tt_record *rec)
+{
+	(void)rec;
+	(*(uint64_t *)arg)++;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: tracetap decode FILE [--format FMT] [--json] [--no-color]\n"
@@ -318,9 +417,10 @@ int tt_cmd_decode(int argc, char **argv)
 	const char *out_path = NULL;
 
 	tt_opts_target_init(&ot, &cfg);
-	tt_opts_target_longopts(lo + 7, sizeof(lo) / sizeof(lo[0]) - 7);
+	tt_opts_target_longopts(lo + 7, sizeof(lo) / sizeof(lo[0]) - 7, false);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "ho:", lo, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":ho:", lo, NULL)) != -1) {
 		if (c == O_TO) {
 			if ((to = tt_export_format_parse(optarg)) < 0) {
 				fprintf(stderr, "tracetap decode: --to '%s': expected jsonl, perfetto, "
@@ -340,16 +440,20 @@ int tt_cmd_decode(int argc, char **argv)
 		} else if (c == 'h' || c == O_HELP) {
 			usage(stdout);
 			return 0;
+		} else if (c == '?' || c == ':') {
+			fprintf(stderr, "tracetap decode: %s '%s' (tracetap decode --help lists the "
+				"options)\n", c == ':' ? "missing value for" : "unknown option",
+				argv[optind - 1]);
+			return 2;
 		} else if ((rc = tt_opts_target_parse(&ot, c, optarg, err, sizeof(err))) != 0) {
-			if (rc < 0)
-				fprintf(stderr, "tracetap decode: %s\n", err);
-			else
-				usage(stderr);
+			fprintf(stderr, "tracetap decode: %s\n", rc < 0 ? err : "unknown option");
 			return 2;
 		}
 	}
 	if (optind + 1 != argc) {
-		usage(stderr);
+		fprintf(stderr, "tracetap decode: %s (usage: tracetap decode FILE [options]; - for "
+			"standard input; --help lists the options)\n",
+			optind >= argc ? "no FILE given" : "one FILE at a time");
 		return 2;
 	}
 	if ((out_path && to < 0) || (to >= 0 && (d.json || d.traceprinter || follow))) {
@@ -406,6 +510,29 @@ int tt_cmd_decode(int argc, char **argv)
 	if (read_file(path, &text, &len) < 0) {
 		tt_format_cfg_release(&fcfg);
 		return 1;
+	}
+	if (!len) {
+		fprintf(stderr, "tracetap decode: %s: empty: nothing to decode (a .trx, .kev, RAM "
+			"dump, `trace dump -b` output or a `tracetap record` JSONL file)\n", path);
+		free(text);
+		tt_format_cfg_release(&fcfg);
+		return 1;
+	}
+	if (!cfg.format && !cfg.address && !cfg.elf && looks_jsonl(text, len)) {
+		size_t bad = jsonl_each(text, len, &d, false);
+		rc = 1;
+		d.tf.color = color < 0 ? tt_textfmt_want_color(stdout) : color;
+		if (bad)
+			fprintf(stderr, "tracetap decode: %s: line %zu is not a tracetap record (a "
+				"JSONL file must be a recording: `tracetap record`, /api/export)\n",
+				path, bad);
+		else if (d.traceprinter)
+			fprintf(stderr, "tracetap decode: %s: --traceprinter needs QNX events, not "
+				"a recording\n", path);
+		else if (to < 0 || start_export(&d, to, out_path) == 0)
+			rc = jsonl_each(text, len, &d, true) ||
+			     (d.ex && finish_export(&d, to, out_path, true) < 0);
+		goto out;
 	}
 
 	struct tt_image img = { 0 };
@@ -470,6 +597,15 @@ int tt_cmd_decode(int argc, char **argv)
 		fprintf(stderr, "tracetap decode: %s: --traceprinter needs QNX events (a .kev or "
 			"--format qnx)\n", path);
 		rc = 2;
+		goto out;
+	}
+	/* The whole file is checked before anything is printed: a file that is not a trace of
+	 * this format is one error, not screens of garbage before it. */
+	uint64_t nrec = 0;
+	if (reader->decode_image(bytes, len, base, &rc_cfg, count_record, &nrec, err,
+				 sizeof(err)) < 0) {
+		fprintf(stderr, "tracetap decode: %s: not a %s trace: %s\n", path, reader->name, err);
+		rc = 1;
 		goto out;
 	}
 	if (d.traceprinter && !cfg.address && reader->detect && reader->detect(bytes, len)) {

@@ -28,12 +28,14 @@ const char tt_opts_target_help[] =
 	"  --tick-hz HZ          time stamp rate: adds nanoseconds to events (e.g. 168M)\n"
 	"  --time-wrap N         modulus of the time source (the ThreadX Linux port: 1000000000)\n"
 	"  --time-dir up|down    time source direction (default: detected)\n"
-	"  --start-at-now        skip the history already in the buffer\n"
-	"  --poll-min MS, --poll-max MS   bounds of the adaptive poll interval (1, 50)\n"
-	"  --max-read BYTES      largest single probe read (default 4096)\n"
 	"  --format-opt KEY=VALUE  a format option (repeatable; after --elf's, in order):\n"
 	TT_NUTTX_LAYOUT_HELP
 	TT_QNX_LAYOUT_HELP;
+
+const char tt_opts_live_help[] =
+	"  --start-at-now        skip the history already in the buffer\n"
+	"  --poll-min MS, --poll-max MS   bounds of the adaptive poll interval (1, 50)\n"
+	"  --max-read BYTES      largest single probe read (default 4096)\n";
 
 void tt_opts_target_init(struct tt_opts_target *o, struct tt_target_config *cfg)
 {
@@ -41,7 +43,7 @@ void tt_opts_target_init(struct tt_opts_target *o, struct tt_target_config *cfg)
 	o->cfg = cfg;
 }
 
-void tt_opts_target_longopts(struct option *lo, size_t room)
+void tt_opts_target_longopts(struct option *lo, size_t room, bool live)
 {
 	static const struct option opts[] = {
 		{ "format", required_argument, NULL, O_FORMAT },
@@ -52,15 +54,28 @@ void tt_opts_target_longopts(struct option *lo, size_t room)
 		{ "tick-hz", required_argument, NULL, O_TICK_HZ },
 		{ "time-wrap", required_argument, NULL, O_TIME_WRAP },
 		{ "time-dir", required_argument, NULL, O_TIME_DIR },
+		{ "format-opt", required_argument, NULL, O_FORMAT_OPT },
+		{ "layout", required_argument, NULL, O_LAYOUT },
+		/* live only (tracetapd): from here */
 		{ "start-at-now", no_argument, NULL, O_NOW },
 		{ "poll-min", required_argument, NULL, O_POLL_MIN },
 		{ "poll-max", required_argument, NULL, O_POLL_MAX },
 		{ "max-read", required_argument, NULL, O_CHUNK },
-		{ "format-opt", required_argument, NULL, O_FORMAT_OPT },
-		{ "layout", required_argument, NULL, O_LAYOUT },
 		{ NULL, 0, NULL, 0 },
 	};
 	size_t n = sizeof(opts) / sizeof(opts[0]);
+
+	if (!live) { /* the file options, then the end */
+		n = 0;
+		while (opts[n].val != O_NOW)
+			n++;
+		n++;
+		if (n > room)
+			n = room;
+		memcpy(lo, opts, (n - 1) * sizeof(opts[0]));
+		memset(&lo[n - 1], 0, sizeof(lo[0]));
+		return;
+	}
 
 	memcpy(lo, opts, (n <= room ? n : room) * sizeof(opts[0]));
 	if (n > room)

@@ -552,12 +552,12 @@ static void usage(FILE *f)
 		"  --openocd-log FILE    where a spawned OpenOCD logs (default: discarded)\n"
 		"  --name NAME           target name (default: the ELF's file name, else the\n"
 		"                        probe's: openocd-spawn's last -f file, file:/kev: file)\n"
-		"%s"
+		"%s%s"
 		"Output:\n"
 		"  --stdout              also print every record as a JSON line on stdout\n"
 		"  --log-level LEVEL     err, warning, notice, info (default), debug\n"
 		"  --version, --help\n",
-		TT_WEBDIR, tt_opts_target_help);
+		TT_WEBDIR, tt_opts_target_help, tt_opts_live_help);
 }
 
 enum {
@@ -610,7 +610,7 @@ static int parse_args(int argc, char **argv, struct daemon *d, struct cli *cl)
 	int c, rc;
 
 	memcpy(lo, base, sizeof(base));
-	tt_opts_target_longopts(lo + nb, sizeof(lo) / sizeof(lo[0]) - nb);
+	tt_opts_target_longopts(lo + nb, sizeof(lo) / sizeof(lo[0]) - nb, true);
 	cl->port = -1;
 	tt_opts_target_init(&cl->ot, &cl->target);
 	while ((c = getopt_long(argc, argv, "f:c:h", lo, NULL)) != -1) {
