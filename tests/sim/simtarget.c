@@ -346,10 +346,11 @@ static void ctl_command(struct sim *s, struct ctl_client *c, char *line)
 
 		ctl_reply(c, "ok connected=%d connections=%" PRIu64 " ap_reads=%" PRIu64
 			  " ap_writes=%" PRIu64 " bytes_read=%" PRIu64 " bytes_written=%" PRIu64
-			  " waits=%" PRIu64 " bus_faults=%" PRIu64 " ignored=%" PRIu64
-			  " wait_pending=%" PRIu32 " powered=%d ctrl_stat=0x%08" PRIx32,
-			  s->conn >= 0, s->connections, st->ap_reads, st->ap_writes, st->bytes_read,
-			  st->bytes_written, st->waits, st->bus_faults, st->ignored,
+			  " waits=%" PRIu64 " waits_aborted=%" PRIu64 " bus_faults=%" PRIu64
+			  " ignored=%" PRIu64 " wait_pending=%" PRIu32 " powered=%d ctrl_stat=0x%08"
+			  PRIx32, s->conn >= 0, s->connections, st->ap_reads, st->ap_writes,
+			  st->bytes_read, st->bytes_written, st->waits, st->waits_aborted,
+			  st->bus_faults, st->ignored,
 			  d->wait_accesses, d->powered, d->ctrl_stat);
 	} else if (!strcmp(a, "core") && n == 2 && d->cm) {
 		s->core.pid = (pid_t)strtol(b, NULL, 0);
