@@ -375,6 +375,8 @@ bool tt_tx_lap_estimate(const struct tt_threadx *rd, const uint32_t anchor[8], u
 	uint64_t span = tt_tx_host_span(rd, tt_tx_fwd(t, tt_tx_raw(rd, anchor[3]), v0), t->host_last);
 	/* events strictly between the anchor and the first one after the gap */
 	double est = (double)n / (double)ticks * (double)span - 1.0;
+	if (!(est < 1e15))
+		return false; /* stamps that say nothing sensible: keep the lower bound */
 	double j = est > (double)lb ? (est - (double)lb) / rd->lay.nent + 0.5 : 0.0;
 	*lost = lb + (uint64_t)j * rd->lay.nent;
 	return true;

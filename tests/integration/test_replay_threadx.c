@@ -272,6 +272,7 @@ int main(int argc, char **argv)
 {
 	char fx[1024], arch[1200], spec[1200];
 	CHECK(argc == 3);
+	setvbuf(stdout, NULL, _IOLBF, 0); /* what was checked shows before a failure's abort */
 	const char *env = getenv("TT_FIXTURES");
 	snprintf(fx, sizeof(fx), "%s/threadx-cm3", env && *env ? env : "");
 	if (!env || !*env)
@@ -299,6 +300,7 @@ int main(int argc, char **argv)
 			  "--no-server", "--stdout", NULL };
 	pid_t pid;
 	CHECK(posix_spawn(&pid, argv[1], &fa, NULL, dargv, environ) == 0);
+	posix_spawn_file_actions_destroy(&fa);
 	close(pfd[1]);
 
 	for (int k = 0; k < nsnaps; k++) {
