@@ -151,6 +151,37 @@ static void test_quiet_spell_wraps(void)
 	txt_free(&t);
 }
 
+/* The daemon stalls (no poll) for 2.3 wraps while the writer goes on writing slowly, 40 events
+ * spread over the stall: the batch itself spans that time, so no wrap is added between it and
+ * the event before (the host's clock alone, between the two polls, would say two). */
+static void test_stall_no_wraps(void)
+{
+	struct txt t;
+	uint64_t at1[10], at2[40];
+	struct tt_threadx_config cfg = { .tick_hz = HZ };
+	setup(&t, 0xFFFFFFu, 1000, &cfg);
+	write_seqs(&t, 1, 10, at1);
+	CHECK_EQ(poll_at_host(&t), TT_THREADX_DONE);
+	const struct txt_rec *a = find_seq(&t.log, 10);
+	CHECK(a != NULL);
+	if (a == NULL)
+		exit(check_report());
+	uint64_t ta = a->ev.time;
+	txt_log_clear(&t.log);
+	step_base = (uint64_t)(2.3 * (1 << 24) / 40); /* 0.96 M ticks (38 ms) between events */
+	write_seqs(&t, 11, 50, at2);
+	CHECK_EQ(poll_at_host(&t), TT_THREADX_DONE);
+	CHECK(txt_seq_range(&t.log, 11, 50));
+	const struct txt_rec *b = find_seq(&t.log, 11), *c = find_seq(&t.log, 50);
+	CHECK(b != NULL && c != NULL);
+	if (b == NULL || c == NULL)
+		exit(check_report());
+	CHECK_MSG(b->ev.time - ta == at2[0] - at1[9], "time moved %llu ticks, the target's %llu",
+		  (unsigned long long)(b->ev.time - ta), (unsigned long long)(at2[0] - at1[9]));
+	CHECK_EQ(c->ev.time - ta, at2[39] - at1[9]);
+	txt_free(&t);
+}
+
 /* The same 24-bit source while the writer laps the buffer: the gap hides wraps too. The
  * time after the gap and the estimate both need them. */
 static void test_lap_wraps(void)
@@ -186,6 +217,7 @@ int main(void)
 	test_laps_estimated();
 	test_counter_stays_exact();
 	test_quiet_spell_wraps();
+	test_stall_no_wraps();
 	test_lap_wraps();
 	return check_report();
 }
