@@ -5,7 +5,8 @@
  * the buffer several times between two polls (the loss is estimated from the time stamps and the
  * event rate, labelled as such, and must come out at the true count), a narrow (24-bit) time
  * stamp that wraps several times during a quiet spell or a lap (the host's clock between the polls
- * decides how many wraps), and a per-event counter, whose losses stay exact. */
+ * decides how many wraps) but not while the reader stalled and the writer went on, and a
+ * per-event counter, whose losses stay exact. */
 #include <stdlib.h>
 
 #include "check.h"
