@@ -81,8 +81,9 @@ static int add_rec(void *arg, uint64_t seq, const char *json, size_t len)
 	return 0;
 }
 
+/* src: the live reader's view of the source; img: the source image (the offline path) */
 static struct synth_buf export_hub(struct tt_hub *h, enum tt_export_format fmt,
-			     const struct tt_threadx *src)
+			     const struct tt_threadx *src, const uint8_t *img, size_t len)
 {
 	struct synth_buf b = { 0 };
 	struct tt_export *e;
@@ -90,6 +91,12 @@ static struct synth_buf export_hub(struct tt_hub *h, enum tt_export_format fmt,
 	CHECK(tt_export_new(fmt, synth_buf_put, &b, &e) == 0);
 	if (src)
 		CHECK(tt_export_set_threadx(e, src) == 0);
+	if (img) {
+		uint32_t base = (uint32_t)img[8] | (uint32_t)img[9] << 8 | (uint32_t)img[10] << 16 |
+				(uint32_t)img[11] << 24;
+		CHECK(tt_export_set_threadx_image(e, img, len, base, 0) == 0);
+		CHECK(tt_export_set_threadx_image(e, img, 100, base, 0) < 0); /* cut: refused */
+	}
 	CHECK(tt_hub_history_foreach(h, add_rec, e) == 0);
 	CHECK(tt_export_finish(e) == 0);
 	tt_export_free(e);
@@ -243,13 +250,17 @@ int main(void)
 	cJSON_Delete(first);
 	cJSON_Delete(last);
 
-	struct synth_buf pf = export_hub(orig.hub, TT_EXPORT_PERFETTO, NULL);
+	struct synth_buf pf = export_hub(orig.hub, TT_EXPORT_PERFETTO, NULL, NULL, 0);
 	check_perfetto(pf.p, txt, span);
-	struct synth_buf trx = export_hub(orig.hub, TT_EXPORT_TRX, src);
+	struct synth_buf trx = export_hub(orig.hub, TT_EXPORT_TRX, src, NULL, 0);
 	check_trx(src, &orig, &trx, true);
+	/* offline (tracetap decode FILE --to trx): the same from the source image */
+	struct synth_buf trx3 = export_hub(orig.hub, TT_EXPORT_TRX, NULL, img, len);
+	check_trx(src, &orig, &trx3, true);
+	free(trx3.p);
 	/* without the source's reader (a stream from the network): the mask from the stamps' own
 	 * width, the objects the events name; the events still come back the same */
-	struct synth_buf trx2 = export_hub(orig.hub, TT_EXPORT_TRX, NULL);
+	struct synth_buf trx2 = export_hub(orig.hub, TT_EXPORT_TRX, NULL, NULL, 0);
 	check_trx(src, &orig, &trx2, false);
 	free(trx2.p);
 
