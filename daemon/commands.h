@@ -3,5 +3,6 @@
 #define TT_COMMANDS_H
 
 int tt_cmd_decode(int argc, char **argv);
+int tt_cmd_layout(int argc, char **argv);
 
 #endif

@@ -669,11 +669,11 @@ static void ft_nuttx(struct tt_export *e, const cJSON *rec, const char *name)
 		const cJSON *t = ft_arg(rec, "text");
 		ft_hex(ft_arg(rec, "ip"), b2, sizeof(b2));
 		ft_header(e, rec, pid, cpu);
-		putf(e, "tracing_mark_write: %c|%u|%.160s\n", name[5] == 'B' ? 'B' : 'E',
+		putf(e, "tracing_mark_write: %c|%u|%.511s\n", name[5] == 'B' ? 'B' : 'E',
 		     ft_pid(e, pid), cJSON_IsString(t) && *t->valuestring ? t->valuestring : b2);
 	} else if (!strcmp(name, "DUMP_MARK") || !strcmp(name, "DUMP_STRING")) {
 		ft_header(e, rec, pid, cpu);
-		putf(e, "tracing_mark_write: I|%u|%.160s\n", ft_pid(e, pid),
+		putf(e, "tracing_mark_write: I|%u|%.511s\n", ft_pid(e, pid),
 		     ft_str(rec, "text", b1, sizeof(b1)));
 	} else if (!strcmp(name, "DUMP_COUNTER")) {
 		ft_header(e, rec, pid, cpu);
@@ -688,11 +688,11 @@ static void ft_nuttx(struct tt_export *e, const cJSON *rec, const char *name)
 		if (cJSON_IsString(t)) {
 			size_t n = strlen(t->valuestring);
 			n -= n && t->valuestring[n - 1] == '\n';
-			putf(e, "tracing_mark_write: %.*s\n", (int)(n < 200 ? n : 200),
+			putf(e, "tracing_mark_write: %.*s\n", (int)(n < 511 ? n : 511),
 			     t->valuestring);
 		} else {
 			ft_hex(ft_arg(rec, "fmt"), b2, sizeof(b2));
-			putf(e, "tracing_mark_write: %s %.160s\n", b2,
+			putf(e, "tracing_mark_write: %s %.511s\n", b2,
 			     ft_str(rec, "data", b1, sizeof(b1)));
 		}
 	} else if (!strncmp(name, "HEAP_", 5)) {

@@ -29,6 +29,8 @@ struct tt_target_config {
 	const char *elf;           /* firmware ELF: the format's symbol (_tx_trace_header_ptr,
 				      g_noteram_driver) and, for nuttx, the note layout from DWARF;
 				      or NULL */
+	const char *layout;        /* layout file (daemon/layout.h): what the ELF would give, saved
+				      by `tracetap layout`; or NULL. Not with elf. */
 	uint64_t address;          /* header address (or address of the pointer with addr_is_ptr) */
 	bool address_is_pointer;   /* address holds a pointer to the header (like _tx_trace_header_ptr) */
 	uint64_t file_base;        /* file: target address of the first byte */
@@ -82,11 +84,13 @@ void tt_target_stop(struct tt_target *t, tt_target_close_cb cb, void *arg);
 struct tt_format_cfg {
 	_Alignas(max_align_t) unsigned char buf[TT_FORMAT_CFG_MAX];
 	void *owned; /* memory buf points into (NuttX syscall names, read-only data), or NULL */
+	uint64_t address; /* the control structure's address from the layout file, or 0 */
 };
 
 struct tt_reader_ops;
 /* The reader r's format_cfg for cfg: its defaults, then what the firmware ELF (cfg->elf) tells
- * (the NuttX note layout from DWARF), then cfg->format_opts in order. Points *format_cfg into x,
+ * (the NuttX note layout from DWARF) or the layout file (cfg->layout, which also sets
+ * x->address), then cfg->format_opts in order. Points *format_cfg into x,
  * or sets it to NULL for a format without options. 0 or -errno with a message naming the file,
  * option or field in err. */
 int tt_target_format_cfg(const struct tt_target_config *cfg, const struct tt_reader_ops *r,
@@ -99,6 +103,11 @@ bool tt_target_opts_equal(const char *const *a, const char *const *b);
 
 const char *tt_target_name(const struct tt_target *t);
 const struct tt_target_config *tt_target_config(const struct tt_target *t);
+
+/* The trace header address a header pointer (`--pointer`, a pointer symbol such as
+ * _tx_trace_header_ptr) holds, from its 4 bytes in target byte order: little-endian unless only
+ * the big-endian reading is 4-aligned. 0 when the pointer is NULL (tracing not enabled). */
+uint32_t tt_target_header_ptr(const uint8_t b[4]);
 const struct tt_target_status *tt_target_status(const struct tt_target *t);
 /* Adds to export e what the target's reader knows beyond the records (ThreadX: the header's timer
  * mask and the whole registry, for a .trx); nothing for other formats or before attach. */

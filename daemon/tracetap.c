@@ -17,8 +17,11 @@ static const struct command commands[] = {
 	{ "tail", tt_cmd_tail, "follow a target's live events (like journalctl -f)" },
 	{ "record", tt_cmd_record, "record a target's events to a file (jsonl, trx, perfetto, ftrace)" },
 	{ "targets", tt_cmd_targets, "list the daemon's targets" },
-	{ "status", tt_cmd_status, "show the daemon's targets, rates, gaps and clients" },
+	{ "status", tt_cmd_status,
+	  "show the daemon's targets: state, events, rate, losses, probe bytes, clients" },
+	{ "export", tt_cmd_export, "save the history the daemon holds for a target to a file" },
 	{ "decode", tt_cmd_decode, "print every event of a trace file (.trx, RAM dump)" },
+	{ "layout", tt_cmd_layout, "save what a firmware ELF tells the trace reader (for --layout)" },
 	{ "probes", tt_cmd_probes, "list the debug probes plugged in, with their OpenOCD arguments" },
 };
 

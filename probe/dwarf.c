@@ -21,8 +21,11 @@
 
 #include "dwarf_layout.h"
 
-enum { T_DRV, T_COMMON, T_CSECT, T_ENUM, T_INFO, T_IRQ, T_TCB, T_N };
-enum { V_PIDHASH, V_NPIDHASH, V_N }; /* variables whose addresses the layout takes */
+enum { T_DRV, T_COMMON, T_CSECT, T_ENUM, T_INFO, T_IRQ, T_TCB, T_EVENT, T_PREEMPT, T_SCENTER,
+       T_N };
+/* variables whose addresses the layout takes */
+enum { V_PIDHASH, V_NPIDHASH, V_TASKNAME, V_N };
+static const char *const var_names[V_N] = { "g_pidhash", "g_npidhash", "g_note_taskname" };
 
 struct found {
 	Dwarf_Die die[T_N];
@@ -49,6 +52,9 @@ static const struct {
 	[T_INFO] = { DW_TAG_structure_type, "noteram_info_s" },     /* before 12.4 */
 	[T_IRQ] = { DW_TAG_structure_type, "note_irqhandler_s" },
 	[T_TCB] = { DW_TAG_structure_type, "tcb_s" },              /* task names */
+	[T_EVENT] = { DW_TAG_structure_type, "note_event_s" },     /* struct alignment */
+	[T_PREEMPT] = { DW_TAG_structure_type, "note_preempt_s" },
+	[T_SCENTER] = { DW_TAG_structure_type, "note_syscall_enter_s" },
 };
 
 static bool is_definition(Dwarf_Die *d)
@@ -82,7 +88,7 @@ static void scan_unit(Dwarf_Die *cu, uint8_t asize, struct found *f)
 			f->cpu_irqset = true;
 		for (int v = 0; v < V_N; v++)
 			if (tag == DW_TAG_variable && !f->have_var[v] && is_definition(&d) &&
-			    !strcmp(name, v == V_PIDHASH ? "g_pidhash" : "g_npidhash")) {
+			    !strcmp(name, var_names[v])) {
 				f->var[v] = d;
 				f->have_var[v] = true;
 			}
@@ -408,6 +414,45 @@ static void task_layout(struct found *f, struct tt_nuttx_layout *lo)
 	lo->tcb_name_size = (uint8_t)ns;
 }
 
+/* NuttX's cache of task names (CONFIG_DRIVERS_NOTE_TASKNAME_BUFSIZE > 0): the variable
+ * g_note_taskname (struct note_taskname_s: size_t head, tail; char buffer[N]); its address
+ * and N. Optional: left 0 when missing or not that shape. */
+static void taskname_layout(struct found *f, uint8_t ptr, struct tt_nuttx_layout *lo)
+{
+	Dwarf_Die t, buf;
+	Dwarf_Attribute a;
+	uint64_t off, n, addr;
+
+	if (!f->have_var[V_TASKNAME] ||
+	    !dwarf_attr_integrate(&f->var[V_TASKNAME], DW_AT_type, &a) ||
+	    !dwarf_formref_die(&a, &t) || dwarf_peel_type(&t, &t) != 0 ||
+	    dwarf_tag(&t) != DW_TAG_structure_type || !member(&t, "buffer", &buf) ||
+	    member_offset(&buf, &off) < 0 || off != 2u * ptr)
+		return;
+	n = member_size(&buf, 0);
+	addr = var_addr(&f->var[V_TASKNAME]);
+	if (!n || n > 4096 || !addr)
+		return;
+	lo->taskname_addr = addr;
+	lo->taskname_size = (uint16_t)n;
+}
+
+/* The note structs' alignment where it is not the larger of the pointer and time stamp sizes
+ * (the default): i386 aligns an 8-byte clock_t to 4, so a note struct whose size is not a
+ * multiple of 8 (struct note_preempt_s: 20; note_syscall_enter_s: 44) says 4. When every size
+ * found is a multiple of 8 the alignment is left to the default. */
+static void struct_align(struct found *f, struct tt_nuttx_layout *lo)
+{
+	static const int types[] = { T_EVENT, T_CSECT, T_PREEMPT, T_SCENTER };
+	Dwarf_Attribute a;
+	uint64_t size;
+
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+		if (f->have[types[i]] && dwarf_attr(&f->die[types[i]], DW_AT_byte_size, &a) &&
+		    dwarf_formudata(&a, &size) == 0 && size % 8 && size % 4 == 0)
+			lo->struct_align = 4;
+}
+
 static int from_dwarf(const char *path, Elf *e, struct tt_nuttx_layout *out, char *err,
 		      size_t errlen)
 {
@@ -463,10 +508,12 @@ static int from_dwarf(const char *path, Elf *e, struct tt_nuttx_layout *out, cha
 	rc = driver_layout(path, &f, &lo, err, errlen);
 	if (rc == 0)
 		rc = note_layout(path, &f, &lo, err, errlen);
-	if (rc == 0)
+	if (rc == 0) {
 		task_layout(&f, &lo);
-	if (rc == 0)
+		taskname_layout(&f, lo.ptr_size, &lo);
+		struct_align(&f, &lo);
 		*out = lo;
+	}
 out:
 	dwarf_end(dbg);
 	return rc;

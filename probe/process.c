@@ -2,8 +2,9 @@
  *
  * Reads a live Linux process's memory with process_vm_readv (the ThreadX Linux port and NuttX's
  * sim build run RTOS kernels as processes). The call copies memory without blocking on I/O, so it
- * runs inline; probe.c defers the callback. Targets are 32-bit: addresses at or above 4 GiB are
- * rejected rather than silently read from a 64-bit process.
+ * runs inline; probe.c defers the callback. Addresses are the process's own, 64-bit on a 64-bit
+ * host (NuttX's 64-bit sim keeps its heap and TCBs above 4 GiB); a range that does not fit the
+ * host's address space is refused.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -14,8 +15,6 @@
 #include <sys/uio.h>
 
 #include "probe_int.h"
-
-#define PROCESS_ADDR_LIMIT (UINT64_C(1) << 32)
 
 struct process_probe {
 	struct tt_probe base;
@@ -61,9 +60,10 @@ static int process_xfer(struct process_probe *pp, uint64_t addr, uint8_t *buf, u
 	struct iovec remote = { (void *)(uintptr_t)addr, len };
 	ssize_t n;
 
-	if (addr >= PROCESS_ADDR_LIMIT || len > PROCESS_ADDR_LIMIT - addr) {
-		tt_probe__seterr(&pp->base, "process %d: address 0x%" PRIx64 " (+%" PRIu32 ") is "
-				 "above 4 GiB: the target is 32-bit", (int)pp->pid, addr, len);
+	if (addr > UINTPTR_MAX || len - 1 > UINTPTR_MAX - addr) {
+		tt_probe__seterr(&pp->base, "process %d: address 0x%" PRIx64 " (+%" PRIu32 ") does "
+				 "not fit this host's %zu-bit address space", (int)pp->pid, addr, len,
+				 sizeof(uintptr_t) * 8);
 		return -EFAULT;
 	}
 	n = write ? process_vm_writev(pp->pid, &local, 1, &remote, 1, 0)

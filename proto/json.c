@@ -7,6 +7,7 @@
 #include "json.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 /* The writers below are forced inline into tt_json_record: then the cursor stays in registers
@@ -167,7 +168,7 @@ static void put_arg(struct out *o, const struct tt_arg *a)
 	case TT_ARG_OBJ:
 	case TT_ARG_ENUM:
 		if (a->text) {
-			put_str(o, a->text, TT_JSON_MAX_NAME);
+			put_str(o, a->text, TT_JSON_MAX_TEXT);
 			return;
 		}
 		if (a->kind == TT_ARG_ENUM) {
@@ -230,7 +231,13 @@ static void put_event(struct out *o, const struct tt_event *ev)
 	}
 	if (ev->addr) {
 		KEY(o, "addr");
-		put_hex32(o, (uint32_t)ev->addr);
+		if (ev->addr <= UINT32_MAX) {
+			put_hex32(o, (uint32_t)ev->addr);
+		} else { /* a 64-bit target's address: all of it, 16 digits */
+			char tmp[21];
+			snprintf(tmp, sizeof(tmp), "\"0x%016llx\"", (unsigned long long)ev->addr);
+			put(o, tmp, 20);
+		}
 	}
 	if (ev->run != TT_RUN_NONE) {
 		static const char *const run[] = { "", "thread", "isr", "idle", "init" };
@@ -254,7 +261,7 @@ static void put_event(struct out *o, const struct tt_event *ev)
 	PUTS(o, "}");
 	KEY(o, "raw");
 	PUTS(o, "[");
-	for (unsigned i = 0; i < ev->nraw && i < 16; i++) {
+	for (unsigned i = 0; i < ev->nraw && i < TT_JSON_MAX_RAW; i++) {
 		if (i)
 			PUTS(o, ",");
 		put_u64(o, ev->raw[i]);
@@ -294,10 +301,10 @@ int tt_json_record(char *buf, size_t cap, const struct tt_record *rec, const cha
 			PUTS(&o, "false");
 		if (!rec->u.gap.exact && rec->u.gap.basis) {
 			KEY(&o, "basis");
-			put_str(&o, rec->u.gap.basis, TT_JSON_MAX_NAME);
+			put_str(&o, rec->u.gap.basis, TT_JSON_MAX_TEXT);
 		}
 		KEY(&o, "reason");
-		put_str(&o, rec->u.gap.reason ? rec->u.gap.reason : "", TT_JSON_MAX_NAME);
+		put_str(&o, rec->u.gap.reason ? rec->u.gap.reason : "", TT_JSON_MAX_TEXT);
 		break;
 	case TT_REC_RESET:
 		KEY(&o, "reason");

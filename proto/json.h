@@ -12,9 +12,13 @@
 
 #include "record.h"
 
-/* Upper bound of one encoded record (names are truncated to TT_JSON_MAX_NAME bytes). */
+/* Upper bound of one encoded record (names are truncated to TT_JSON_MAX_NAME bytes; argument
+ * texts, gap reasons and bases to TT_JSON_MAX_TEXT; raw words to TT_JSON_MAX_RAW: a NuttX note
+ * is up to 255 bytes, its printf/mark text up to 240 characters, its data up to 480 hex digits). */
 #define TT_JSON_MAX_NAME 64
-#define TT_JSON_MAX_RECORD 2048
+#define TT_JSON_MAX_TEXT 512
+#define TT_JSON_MAX_RAW 64
+#define TT_JSON_MAX_RECORD 8192
 
 /* Encodes rec as {"type":"event"|"gap"|"reset","target":...,"seq":...,...} into buf.
  * target is borrowed (NULL: omitted). Returns the length written (no NUL added unless room is

@@ -15,7 +15,7 @@
 
 #define SYNC_RETRIES 8
 
-enum nx_step { ST_CTL, ST_DATA, ST_SYNC, ST_PIDHASH, ST_SLOTS, ST_TCBS };
+enum nx_step { ST_CTL, ST_DATA, ST_SYNC, ST_PIDHASH, ST_SLOTS, ST_TCBS, ST_TASKNAME };
 #define NAME_FAILS_MAX 3 /* failed lookup reads in a row before names are turned off */
 
 enum nx_why { WHY_ATTACH, WHY_LAP, WHY_RESET, WHY_ERROR };
@@ -43,6 +43,7 @@ struct tt_nuttx {
 	uint8_t anchor[NX_MAX_REC], anchor_now[NX_MAX_REC];
 	uint8_t ctl[256], ctl2[256];
 	uint8_t *ring;           /* size bytes: the new bytes, linear */
+	uint64_t rate_bytes, rate_time; /* notes published lately: their bytes, their time span */
 	uint8_t *ring_alloc;
 	char **sysnames;         /* owned copy of the layout's syscall names (one allocation) */
 	/* task names from the target: ST_PIDHASH (g_pidhash, g_npidhash) -> ST_SLOTS (the hash
@@ -55,6 +56,8 @@ struct tt_nuttx {
 	uint32_t nm_mask;        /* g_npidhash - 1 */
 	uint8_t nm_hash[8], nm_count[4], nm_slot[NX_WANT][8], nm_tpid[NX_WANT][4];
 	char nm_name[NX_WANT][NX_NAME_MAX];
+	const char *nm_found[NX_WANT]; /* names from the TCBs (into nm_name), NULL: none */
+	uint8_t nm_cache[16 + 4096];   /* g_note_taskname: head, tail, buffer */
 };
 
 struct emitter {
@@ -152,7 +155,7 @@ int tt_nuttx_new(const struct tt_nuttx_config *cfg, struct tt_nuttx **out, const
 		free(rd);
 		return rc;
 	}
-	rd->d.want_names = cfg->layout.pidhash_addr != 0;
+	rd->d.want_names = cfg->layout.pidhash_addr || cfg->layout.taskname_addr;
 	rd->d.tick_hz = cfg->tick_hz;
 	rd->cfg.layout.syscalls = NULL; /* borrowed: only the copy is kept */
 	if (use_syscalls(&rd->d, &cfg->layout, &rd->sysnames) < 0) {
@@ -255,6 +258,8 @@ static void plan_names(struct tt_nuttx *rd, struct tt_plan *p)
 		add_range(rd, p, lo->pidhash_addr, ptr, rd->nm_hash);
 		add_range(rd, p, lo->npidhash_addr, 4, rd->nm_count);
 	}
+	if (rd->step == ST_TASKNAME)
+		add_range(rd, p, lo->taskname_addr, 2 * ptr + lo->taskname_size, rd->nm_cache);
 }
 
 void tt_nuttx_plan(struct tt_nuttx *rd, struct tt_plan *p)
@@ -282,6 +287,7 @@ void tt_nuttx_plan(struct tt_nuttx *rd, struct tt_plan *p)
 	case ST_PIDHASH:
 	case ST_SLOTS:
 	case ST_TCBS:
+	case ST_TASKNAME:
 		plan_names(rd, p);
 		break;
 	}
@@ -331,11 +337,12 @@ static void emit_reset(struct tt_nuttx *rd, struct emitter *e, const char *reaso
 }
 
 static void emit_gap(struct tt_nuttx *rd, struct emitter *e, uint64_t lost, bool exact,
-		     const char *reason)
+		     const char *basis, const char *reason)
 {
 	struct tt_record rec = { .kind = TT_REC_GAP };
 
-	rec.u.gap = (struct tt_gap){ .lost = lost, .exact = exact, .reason = reason };
+	rec.u.gap = (struct tt_gap){ .lost = lost, .exact = exact, .basis = basis,
+				     .reason = reason };
 	rd->st.gaps++;
 	rd->st.lost += lost;
 	rd->d.after_gap = true;
@@ -388,6 +395,7 @@ static int ingest_ctl(struct tt_nuttx *rd, struct emitter *e)
 			emit_reset(rd, e, "noteram ring moved or resized (ni_buffer/ni_bufsize "
 					  "changed)");
 			nx_dec_reset(&rd->d);
+			rd->rate_bytes = rd->rate_time = 0;
 		}
 		rd->sync_tries = 0;
 		start_sync(rd, moved ? WHY_RESET : WHY_ATTACH, NULL);
@@ -421,7 +429,7 @@ static int ingest_ctl(struct tt_nuttx *rd, struct emitter *e)
 		 * Reported once everything stored is published; NOTERAM_CLEAR sets the mode back
 		 * (tail = head, so reading simply goes on). */
 		rd->overflowed = true;
-		emit_gap(rd, e, 1, false, "noteram full, overwrite disabled (ni_overwrite 2): notes "
+		emit_gap(rd, e, 1, false, NULL, "noteram full, overwrite disabled (ni_overwrite 2): notes "
 					   "dropped until NOTERAM_CLEAR");
 		return TT_NUTTX_DONE;
 	}
@@ -463,17 +471,44 @@ static void set_anchor(struct tt_nuttx *rd, uint32_t ring_off, const uint8_t *by
 	rd->anchor_is_record = rec;
 }
 
+/* Time from raw time a to raw time b (32-bit clocks: modulo 2^32). */
+static uint64_t time_diff(const struct nx_dec *d, uint64_t a, uint64_t b)
+{
+	if (d->lay.time_size == 4 && !d->lay.off_nsec)
+		return (uint32_t)(b - a);
+	return b > a ? b - a : 0;
+}
+
 static void publish(struct tt_nuttx *rd, struct emitter *e, uint32_t ring_off, uint32_t from,
 		    uint32_t n, bool quiet)
 {
-	uint32_t o = from;
+	uint32_t o = from, bytes = 0;
+	/* the note rate for lap estimates: bytes and time of notes published without a gap
+	 * between them (the first note after a gap or reset starts the span) */
+	bool cont = rd->d.have_time && !rd->d.after_gap;
+	uint64_t t0 = cont ? rd->d.last_raw : 0;
 
 	while (o < n) {
-		uint32_t at = (ring_off + o) % rd->size;
+		uint32_t at = (ring_off + o) % rd->size, step = nx_alignup(rd->ring[o],
+									    rd->d.lay.align);
 		if (!quiet)
 			nx_emit_record(&rd->d, rd->ring + o, rd->buf_addr + at, count_emit, e);
+		if (!cont) {
+			t0 = nx_rec_time(&rd->d, rd->ring + o);
+			cont = true;
+		} else {
+			bytes += step;
+		}
 		rd->st.last_new++;
-		o += nx_alignup(rd->ring[o], rd->d.lay.align);
+		o += step;
+	}
+	if (bytes && !quiet) {
+		rd->rate_bytes += bytes;
+		rd->rate_time += time_diff(&rd->d, t0, rd->d.last_raw);
+		while (rd->rate_bytes > 4ull * rd->size) { /* a window of a few rings */
+			rd->rate_bytes /= 2;
+			rd->rate_time /= 2;
+		}
 	}
 }
 
@@ -520,26 +555,68 @@ static int ingest_data(struct tt_nuttx *rd, struct emitter *e)
 	return TT_NUTTX_DONE;
 }
 
-/* The gap before the first record published by a sync after a lap or a bad record. */
-static void sync_gap(struct tt_nuttx *rd, struct emitter *e, uint32_t start, uint32_t nrec)
+
+#define NX_ESTIMATE_BASIS "ring position and mean note size; laps from the time stamps and " \
+			  "the note rate"
+
+/* The best estimate of the notes lost in a lap: the bytes written between our position and the
+ * first note kept are known modulo the ring size (bytes_min + k * size); how many whole rings
+ * (k) the time between the last note published and the first kept one held follows from the
+ * rate at which the notes kept were written (bytes per time unit); the bytes become notes by the
+ * mean size of the notes kept. 0 when the time stamps cannot tell (fewer than two notes kept, or
+ * times that do not move forward). The copy holds the notes kept at [from, last]. */
+static uint64_t lap_estimate(const struct tt_nuttx *rd, uint32_t bytes_min, uint32_t from,
+			     uint32_t last, uint32_t nrec)
+{
+	const struct nx_dec *d = &rd->d;
+
+	if (!d->have_time || nrec < 2 || last <= from)
+		return 0;
+	uint64_t t_first = nx_rec_time(d, rd->ring + from), t_last = nx_rec_time(d, rd->ring + last);
+	uint64_t span = time_diff(d, t_first, t_last), gap = time_diff(d, d->last_raw, t_first);
+	uint64_t kept = (uint64_t)(last - from), k = 0;
+
+	if (!span || !gap)
+		return 0;
+	/* bytes written in the gap at the rate of the notes kept (last - from bytes in span) and
+	 * of those published before the gap */
+	__extension__ typedef unsigned __int128 u128;
+	u128 est = ((u128)kept + rd->rate_bytes) * gap / (span + rd->rate_time);
+	if (est > bytes_min)
+		k = (uint64_t)((est - bytes_min + rd->size / 2) / rd->size);
+	if (rd->gap_known_loss && !bytes_min && !k)
+		k = 1; /* the tail went a whole ring round */
+	u128 lost_bytes = (u128)bytes_min + (u128)k * rd->size;
+	u128 total = kept + nx_alignup(rd->ring[last], d->lay.align); /* nrec notes' bytes */
+	uint64_t lost = (uint64_t)((lost_bytes * nrec + total / 2) / total);
+	return lost ? lost : 1;
+}
+
+/* The gap before the first record published by a sync after a lap or a bad record: exact from
+ * a constant-step clock, else the estimate above (labelled), else a lower bound. */
+static void sync_gap(struct tt_nuttx *rd, struct emitter *e, uint32_t start, uint32_t from,
+		     uint32_t last, uint32_t nrec)
 {
 	uint32_t bytes = dist(rd->pos, start, rd->size);
-	uint64_t lb = (bytes + NX_MAX_REC - 1) / NX_MAX_REC;
+	uint64_t lb = (bytes + NX_MAX_REC - 1) / NX_MAX_REC, est;
 	int64_t byt = -1;
 
 	if (rd->gap_known_loss && !lb)
 		lb = rd->size / NX_MAX_REC; /* the tail went a whole ring round */
 	if (nrec)
-		byt = nx_count_by_time(&rd->d, nx_rec_time(&rd->d, rd->ring + dist(rd->t1, start,
-										      rd->size)));
+		byt = nx_count_by_time(&rd->d, nx_rec_time(&rd->d, rd->ring + from));
 	if (byt >= 0 && (uint64_t)byt >= lb) {
 		if (byt)
-			emit_gap(rd, e, (uint64_t)byt, true, rd->gap_reason);
+			emit_gap(rd, e, (uint64_t)byt, true, NULL, rd->gap_reason);
+		return;
+	}
+	if (rd->why == WHY_LAP && (est = lap_estimate(rd, bytes, from, last, nrec)) != 0) {
+		emit_gap(rd, e, est > lb ? est : lb, false, NX_ESTIMATE_BASIS, rd->gap_reason);
 		return;
 	}
 	if (rd->why == WHY_ERROR && !lb)
 		lb = 1; /* the bad record itself */
-	emit_gap(rd, e, lb, false, rd->gap_reason);
+	emit_gap(rd, e, lb, false, NULL, rd->gap_reason);
 }
 
 /* Raw time t is after the last published record's (32-bit clocks: modulo 2^32). */
@@ -610,7 +687,7 @@ static int ingest_sync(struct tt_nuttx *rd, struct emitter *e)
 	if (rd->why == WHY_ERROR)
 		from = skip_published(rd, from, end, &start);
 	if ((rd->why == WHY_LAP || rd->why == WHY_ERROR) && rd->gap_reason)
-		sync_gap(rd, e, start, (uint32_t)n);
+		sync_gap(rd, e, start, from, last, (uint32_t)n);
 	bool quiet = rd->why == WHY_ATTACH && rd->cfg.start_at_now;
 	publish(rd, e, rd->t1, from, end, quiet);
 	if (quiet)
@@ -634,8 +711,10 @@ static int names_start(struct tt_nuttx *rd)
 		return TT_NUTTX_DONE;
 	rd->nm_n = rd->d.nwant;
 	memcpy(rd->nm_pid, rd->d.want, rd->nm_n * sizeof(rd->nm_pid[0]));
+	memset(rd->nm_found, 0, sizeof(rd->nm_found));
 	rd->d.nwant = 0;
-	rd->step = ST_PIDHASH;
+	/* the TCBs first; only NuttX's own cache when the layout has no task table */
+	rd->step = rd->cfg.layout.pidhash_addr ? ST_PIDHASH : ST_TASKNAME;
 	return TT_NUTTX_MORE;
 }
 
@@ -661,12 +740,18 @@ static int ingest_pidhash(struct tt_nuttx *rd)
 
 	rd->name_fails = 0;
 	rd->nm_table = nx_get(&rd->d.lay, rd->nm_hash, rd->d.lay.ptr);
-	if (!pidhash_ok(rd->nm_table, n))
-		return names_done(rd, NULL);
+	if (!pidhash_ok(rd->nm_table, n)) {
+		if (!rd->cfg.layout.taskname_addr)
+			return names_done(rd, NULL);
+		rd->step = ST_TASKNAME; /* no task table (yet): NuttX's own cache */
+		return TT_NUTTX_MORE;
+	}
 	rd->nm_mask = (uint32_t)n - 1;
 	rd->step = ST_SLOTS;
 	return TT_NUTTX_MORE;
 }
+
+static int ingest_tcbs(struct tt_nuttx *rd);
 
 static int ingest_slots(struct tt_nuttx *rd)
 {
@@ -675,7 +760,7 @@ static int ingest_slots(struct tt_nuttx *rd)
 			rd->step = ST_TCBS;
 			return TT_NUTTX_MORE;
 		}
-	return names_done(rd, NULL); /* the tasks exited */
+	return ingest_tcbs(rd); /* the tasks exited: NuttX's cache, if it has one */
 }
 
 /* A TCB's name[] as read (at most NX_NAME_MAX bytes): printable text up to its NUL or the end,
@@ -707,15 +792,60 @@ static const char *tcb_match(const struct nx_lay *l, const struct tt_nuttx_layou
 	return tcb_name(name, nm_name_len(lo));
 }
 
+/* NuttX's task name cache as read (c: head, tail, then lo->taskname_size bytes of entries
+ * {pid, size, name}), searched from the tail as NuttX's note_find_taskname does: pid's name
+ * into out (NX_NAME_MAX bytes), or NULL. Every index and size is checked: a cache that does
+ * not hold together gives no name. */
+static const char *cache_name(const struct nx_lay *l, const struct tt_nuttx_layout *lo,
+			      const uint8_t *c, int32_t pid, char *out)
+{
+	const uint8_t *buf = c + 2 * l->ptr;
+	uint64_t n = lo->taskname_size, head = nx_get(l, c, l->ptr), at = nx_get(l, c + l->ptr, l->ptr);
+	unsigned ps = nm_pid_size(lo);
+
+	if (head >= n || at >= n)
+		return NULL;
+	for (uint64_t steps = 0; at != head && steps < n; steps++) {
+		if (at + ps + 1 > n)
+			return NULL;
+		unsigned size = buf[at + ps];
+		if (size < ps + 2 || at + size > n)
+			return NULL;
+		if (nx_pid(l, buf + at, ps) == pid) {
+			unsigned len = size - ps - 1 < NX_NAME_MAX ? size - ps - 1 : NX_NAME_MAX;
+			memcpy(out, buf + at + ps + 1, len);
+			return tcb_name(out, len);
+		}
+		at = (at + size) % n;
+	}
+	return NULL;
+}
+
 static int ingest_tcbs(struct tt_nuttx *rd)
 {
-	const char *names[NX_WANT] = { NULL };
+	bool missing = false;
 
-	for (unsigned i = 0; i < rd->nm_n; i++)
+	for (unsigned i = 0; i < rd->nm_n; i++) {
+		rd->nm_found[i] = NULL;
 		if (nm_tcb(rd, i))
-			names[i] = tcb_match(&rd->d.lay, &rd->cfg.layout, rd->nm_tpid[i],
-					     rd->nm_name[i], rd->nm_pid[i]);
-	return names_done(rd, names);
+			rd->nm_found[i] = tcb_match(&rd->d.lay, &rd->cfg.layout, rd->nm_tpid[i],
+						    rd->nm_name[i], rd->nm_pid[i]);
+		missing |= !rd->nm_found[i];
+	}
+	if (missing && rd->cfg.layout.taskname_addr) { /* exited tasks: NuttX's own cache */
+		rd->step = ST_TASKNAME;
+		return TT_NUTTX_MORE;
+	}
+	return names_done(rd, rd->nm_found);
+}
+
+static int ingest_taskname(struct tt_nuttx *rd)
+{
+	for (unsigned i = 0; i < rd->nm_n; i++)
+		if (!rd->nm_found[i])
+			rd->nm_found[i] = cache_name(&rd->d.lay, &rd->cfg.layout, rd->nm_cache,
+						     rd->nm_pid[i], rd->nm_name[i]);
+	return names_done(rd, rd->nm_found);
 }
 
 int tt_nuttx_ingest(struct tt_nuttx *rd, tt_emit_cb cb, void *arg)
@@ -738,6 +868,7 @@ int tt_nuttx_ingest(struct tt_nuttx *rd, tt_emit_cb cb, void *arg)
 	case ST_PIDHASH: return ingest_pidhash(rd);
 	case ST_SLOTS: return ingest_slots(rd);
 	case ST_TCBS: return ingest_tcbs(rd);
+	case ST_TASKNAME: return ingest_taskname(rd);
 	default: return -EINVAL;
 	}
 	return rc == TT_NUTTX_DONE ? names_start(rd) : rc;
@@ -789,21 +920,63 @@ static const char *img_name(const struct nx_lay *l, const struct tt_nuttx_layout
 	const uint8_t *h = img_at(img, len, base, lo->pidhash_addr, l->ptr);
 	const uint8_t *c = img_at(img, len, base, lo->npidhash_addr, 4);
 	uint64_t table = h ? nx_get(l, h, l->ptr) : 0, n = c ? nx_get(l, c, 4) : 0;
-
-	if (!pidhash_ok(table, n))
-		return NULL;
-	const uint8_t *s = img_at(img, len, base, table + ((uint32_t)pid & (n - 1)) * l->ptr,
-				  l->ptr);
+	bool ok = pidhash_ok(table, n);
+	const uint8_t *s = ok ? img_at(img, len, base, table + ((uint32_t)pid & (n - 1)) * l->ptr,
+				       l->ptr) : NULL;
 	uint64_t tcb = s ? nx_get(l, s, l->ptr) : 0;
 	const uint8_t *tp = tcb ? img_at(img, len, base, tcb + lo->tcb_off_pid, nm_pid_size(lo))
 				: NULL;
 	const uint8_t *tn = tcb ? img_at(img, len, base, tcb + lo->tcb_off_name, nm_name_len(lo))
 				: NULL;
+	const char *name = NULL;
 
-	if (!tp || !tn)
-		return NULL;
-	memcpy(out, tn, nm_name_len(lo));
-	return tcb_match(l, lo, tp, out, pid);
+	if (tp && tn) {
+		memcpy(out, tn, nm_name_len(lo));
+		name = tcb_match(l, lo, tp, out, pid);
+	}
+	const uint8_t *cache = lo->taskname_addr ? img_at(img, len, base, lo->taskname_addr,
+							  2u * l->ptr + lo->taskname_size) : NULL;
+	return name ? name : cache ? cache_name(l, lo, cache, pid, out) : NULL;
+}
+
+/* The control words of the driver at driver_addr, inside the image (checked by the caller). */
+static void img_ctl(const struct nx_lay *l, const uint8_t *img, size_t len, uint64_t base,
+		    uint64_t driver_addr, struct ctlw *w)
+{
+	const uint8_t *c = img + (driver_addr - base);
+
+	(void)len;
+	w->buf = l->bytes ? driver_addr + l->off_buffer : nx_get(l, c + l->off_buffer, l->ptr);
+	w->size = l->bytes ? l->bufsize : nx_get(l, c + l->off_bufsize, l->ptr);
+	w->head = (uint32_t)nx_get(l, c + l->off_head, 4);
+	w->tail = (uint32_t)nx_get(l, c + l->off_tail, 4);
+}
+
+static bool img_driver_inside(const struct nx_lay *l, size_t len, uint64_t base,
+			      uint64_t driver_addr)
+{
+	return driver_addr >= base && driver_addr - base <= len &&
+	       len - (driver_addr - base) >= (uint64_t)l->ctl_lo + l->ctl_len;
+}
+
+static bool img_ring_inside(const struct nx_lay *l, size_t len, uint64_t base,
+			    const struct ctlw *w)
+{
+	return w->size >= 2u * l->hdr && w->size <= UINT32_MAX / 2 && w->buf >= base &&
+	       w->buf - base <= len && len - (w->buf - base) >= w->size;
+}
+
+bool tt_nuttx_image_holds_ring(const uint8_t *img, size_t len, uint64_t base,
+			       uint64_t driver_addr, const struct tt_nuttx_layout *lo)
+{
+	struct nx_lay l;
+	struct ctlw w;
+	const char *why;
+
+	if (nx_lay_resolve(lo, &l, &why) < 0 || !img_driver_inside(&l, len, base, driver_addr))
+		return false;
+	img_ctl(&l, img, len, base, driver_addr, &w);
+	return img_ring_inside(&l, len, base, &w) && w.head < w.size && w.tail < w.size;
 }
 
 int tt_nuttx_decode_image(const uint8_t *img, size_t len, uint64_t base, uint64_t driver_addr,
@@ -826,20 +999,17 @@ int tt_nuttx_decode_image(const uint8_t *img, size_t len, uint64_t base, uint64_
 	nx_dec_reset(&d);
 	if (!driver_addr)
 		return decode_stream(&d, img, len, base, cb, arg, err, errlen);
-	if (driver_addr < base || driver_addr - base > len ||
-	    len - (driver_addr - base) < (uint64_t)l->ctl_lo + l->ctl_len) {
+	if (!img_driver_inside(l, len, base, driver_addr)) {
 		snprintf(err, errlen, "g_noteram_driver at 0x%llx is outside the image [0x%llx, "
 			 "0x%llx)", (unsigned long long)driver_addr, (unsigned long long)base,
 			 (unsigned long long)(base + len));
 		return -EPROTO;
 	}
-	const uint8_t *c = img + (driver_addr - base);
-	uint64_t buf = l->bytes ? driver_addr + l->off_buffer : nx_get(l, c + l->off_buffer, l->ptr);
-	uint64_t size = l->bytes ? l->bufsize : nx_get(l, c + l->off_bufsize, l->ptr);
-	uint32_t head = (uint32_t)nx_get(l, c + l->off_head, 4);
-	uint32_t tail = (uint32_t)nx_get(l, c + l->off_tail, 4);
-	if (size < 2u * l->hdr || size > UINT32_MAX / 2 || buf < base || buf - base > len ||
-	    len - (buf - base) < size) {
+	struct ctlw w;
+	img_ctl(l, img, len, base, driver_addr, &w);
+	uint64_t buf = w.buf, size = w.size;
+	uint32_t head = w.head, tail = w.tail;
+	if (!img_ring_inside(l, len, base, &w)) {
 		snprintf(err, errlen, "noteram ring at 0x%llx (ni_bufsize %llu) is not inside the "
 			 "image [0x%llx, 0x%llx) (wrong --address, --base or layout?)",
 			 (unsigned long long)buf, (unsigned long long)size,
@@ -864,7 +1034,7 @@ int tt_nuttx_decode_image(const uint8_t *img, size_t len, uint64_t base, uint64_
 		}
 		int32_t pid = nx_rec_pid(l, rec);
 		char name[NX_NAME_MAX];
-		if (lo->pidhash_addr && !nx_name_known(&d, pid))
+		if ((lo->pidhash_addr || lo->taskname_addr) && !nx_name_known(&d, pid))
 			nx_set_name(&d, pid, img_name(l, lo, img, len, base, pid, name));
 		nx_emit_record(&d, rec, buf + off, cb, arg);
 		uint32_t step = nx_alignup(rec[0], l->align);

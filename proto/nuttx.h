@@ -52,6 +52,10 @@ struct tt_nuttx_layout {
 	uint8_t align;        /* record alignment in the ring: 0 = derive (1 before 12.7, else
 				 ptr_size), or 1, 2, 4, 8 */
 	uint8_t header_size;  /* sizeof(struct note_common_s); 0 = derive from the fields above */
+	uint8_t struct_align; /* alignment of the note structs (their size is a multiple of it:
+				 sizeof(struct note_event_s) fixes how long an event's data is);
+				 0 = derive: the larger of ptr_size and the time stamp's size
+				 (i386 aligns 8-byte members to 4: struct_align=4 there) */
 	/* offsetof(struct noteram_driver_s, ...); sizes follow ptr_size (size_t, pointers) and 4
 	 * (unsigned int). */
 	uint16_t off_buffer, off_bufsize, off_head, off_tail;
@@ -82,6 +86,12 @@ struct tt_nuttx_layout {
 	uint16_t tcb_off_pid, tcb_off_name;
 	uint8_t tcb_pid_size;   /* sizeof(pid_t): 2 or 4; 0 = 4 */
 	uint8_t tcb_name_size;  /* sizeof(tcb->name) = CONFIG_TASK_NAME_SIZE + 1 */
+	/* NuttX's own cache of task names (g_note_taskname, struct note_taskname_s: size_t head,
+	 * tail, then buffer[CONFIG_DRIVERS_NOTE_TASKNAME_BUFSIZE] of {pid_t pid; uint8_t size;
+	 * char name[]} entries), which names tasks that have exited as `trace dump` does; asked
+	 * when the TCB gives no name. 0: not read. */
+	uint64_t taskname_addr;
+	uint16_t taskname_size; /* CONFIG_DRIVERS_NOTE_TASKNAME_BUFSIZE */
 };
 
 /* Target memory known from the ELF: segments of read-only data. */
@@ -112,16 +122,24 @@ void tt_nuttx_layout_default(struct tt_nuttx_layout *lo, unsigned ptr_size);
  * message naming the key and the values it takes. `ptr_size` resets the offsets to that pointer
  * size's defaults (give it before offsets). The layout is checked as a whole by tt_nuttx_new. */
 int tt_nuttx_layout_set(void *lo, const char *key, const char *value, char *err, size_t errlen);
+/* The layout as the `--format-opt` options that give it back (tt_nuttx_layout_set on the default
+ * layout, in the order passed: release and ptr_size first, since they reset offsets): one call
+ * of cb per option; value borrowed for the call. Syscall names and read-only data are not
+ * options (a layout file carries them beside: daemon/layout.h). */
+typedef void (*tt_nuttx_option_cb)(void *arg, const char *key, const char *value);
+void tt_nuttx_layout_options(const struct tt_nuttx_layout *lo, tt_nuttx_option_cb cb, void *arg);
 /* The layout as a whole (what tt_nuttx_new checks): 0, or -EINVAL with *why (static). */
 int tt_nuttx_layout_check(const struct tt_nuttx_layout *lo, const char **why);
 #define TT_NUTTX_LAYOUT_HELP \
 	"  nuttx: release=MAJOR.MINOR (12.4 .. 13.x), ptr_size=4|8, endian=little|big, smp=0|1,\n" \
-	"         time64=0|1, align=0|1|2|4|8, header_size=N, off_buffer=N, off_bufsize=N,\n" \
+	"         time64=0|1, align=0|1|2|4|8, header_size=N, struct_align=0|4|8,\n" \
+	"         off_buffer=N, off_bufsize=N,\n" \
 	"         off_head=N, off_tail=N, off_overwrite=N (offsets in struct noteram_driver_s),\n" \
 	"         sys_reserved=N (CONFIG_SYS_RESERVED, for syscall names from --elf);\n" \
 	"         before 12.4 (g_noteram_info): bufsize=N, pid_size=2|4, time=ticks|hires;\n" \
 	"         task names from the target: pidhash=ADDR, npidhash=ADDR (of g_pidhash,\n" \
-	"         g_npidhash), tcb_pid=N, tcb_name=N, tcb_name_size=N, tcb_pid_size=2|4\n"
+	"         g_npidhash), tcb_pid=N, tcb_name=N, tcb_name_size=N, tcb_pid_size=2|4;\n" \
+	"         names of exited tasks: taskname=ADDR (g_note_taskname), taskname_size=N\n"
 
 struct tt_nuttx_config {
 	uint64_t driver_addr;     /* target address of g_noteram_driver (required) */
@@ -160,6 +178,11 @@ const struct tt_nuttx_stats *tt_nuttx_stats(const struct tt_nuttx *rd);
 int tt_nuttx_decode_image(const uint8_t *img, size_t len, uint64_t base, uint64_t driver_addr,
 			  const struct tt_nuttx_layout *lo, uint64_t tick_hz, tt_emit_cb cb,
 			  void *arg, char *err, size_t errlen);
+
+/* Whether the image (first byte at base) holds the driver at driver_addr and the whole ring it
+ * points to, with head and tail inside it: a RAM image, not a record stream (`trace dump -b`). */
+bool tt_nuttx_image_holds_ring(const uint8_t *img, size_t len, uint64_t base,
+			       uint64_t driver_addr, const struct tt_nuttx_layout *lo);
 
 /* The ELF symbol of the trace control structure for this layout: "g_noteram_driver", or
  * "g_noteram_info" before 12.4 (lo NULL: the default). */

@@ -180,26 +180,47 @@ static void add_field(struct rec *r, const char *name, unsigned off, unsigned si
 		add_num(r, name, v, hex);
 }
 
+/* Text as NuttX prints it (printable ASCII, newlines and tabs kept), other bytes as '?'. */
 static void sanitize(char *dst, size_t cap, const uint8_t *s, size_t n)
 {
 	size_t i;
 
 	for (i = 0; i < n && i + 1 < cap && s[i]; i++)
-		dst[i] = s[i] >= 0x20 && s[i] < 0x7f ? (char)s[i] : '?';
+		dst[i] = (s[i] >= 0x20 && s[i] < 0x7f) || s[i] == '\n' || s[i] == '\t' ? (char)s[i]
+											: '?';
 	dst[i] = 0;
 }
 
-static const char *add_string(struct rec *r, const char *name, unsigned off)
+/* The text of at most n bytes at off (up to a NUL), or of the rest of the note (n == 0). */
+static const char *add_text(struct rec *r, const char *name, unsigned off, unsigned n)
 {
 	if (off >= r->len)
 		return NULL;
+	if (!n || n > r->len - off)
+		n = r->len - off;
 	char *t = scratch(r);
-	sanitize(t, NX_TEXT_MAX, r->p + off, r->len - off);
+	sanitize(t, NX_TEXT_MAX, r->p + off, n);
 	struct tt_arg *a = add(r, name, TT_ARG_OBJ, 0);
 	if (!a)
 		return NULL;
 	a->text = t;
 	return t;
+}
+
+static const char *add_string(struct rec *r, const char *name, unsigned off)
+{
+	return add_text(r, name, off, 0);
+}
+
+/* How many data bytes a note with a variable part at off holds: NuttX stores
+ * SIZEOF_NOTE_EVENT(n) = sizeof(struct note_event_s) + n (the struct already has room for one
+ * byte: `extra` 0) and SIZEOF_NOTE_PRINTF(n) = sizeof(struct note_printf_s) + n - 1 (extra 1);
+ * the struct's size is the data offset + 1 rounded up to the struct's alignment. */
+static unsigned var_len(const struct rec *r, unsigned off, unsigned extra)
+{
+	unsigned size = nx_alignup(off + 1, r->d->lay.salign);
+
+	return r->len + extra > size ? r->len + extra - size : 0;
 }
 
 static void add_hexdump(struct rec *r, const char *name, unsigned off, unsigned n)
@@ -251,7 +272,7 @@ static const char *const argn[6] = { "arg0", "arg1", "arg2", "arg3", "arg4", "ar
 
 /* SYSCALL_ENTER: nc_length ignores the padding before nsc_args, so the last argument usually
  * misses bytes (2 on 32-bit, 6 on 64-bit targets). Such an argument is shown with the missing
- * bytes as '?' ("0x????3c10"), never as a number. record.h has room for nr + 5 arguments. */
+ * bytes as '?' ("0x????3c10"), never as a number. NuttX passes at most 6 (MAX_SYSCALL_ARGS). */
 static void syscall_enter(struct rec *r)
 {
 	const struct nx_lay *l = &r->d->lay;
@@ -261,7 +282,7 @@ static void syscall_enter(struct rec *r)
 	if (!field(r, l->hdr, 1, &nr) || !field(r, l->hdr + 1, 1, &argc))
 		return;
 	syscall_nr(r, nr);
-	for (unsigned i = 0; i < argc && i < 5; i++) {
+	for (unsigned i = 0; i < argc && i < 6; i++) {
 		unsigned off = base + i * l->ptr;
 		if (off + l->ptr <= r->len) {
 			add_num(r, argn[i], nx_get(l, r->p + off, l->ptr), true);
@@ -427,7 +448,15 @@ static void event_payload(struct rec *r, unsigned kind, bool tag)
 		o += 4;
 	}
 	switch (kind) {
-	case K_EVENT_STR:
+	case K_EVENT_STR: { /* nc_length - sizeof(struct note_event_s) characters, no NUL */
+		unsigned n = var_len(r, o, 0);
+		struct tt_arg *x;
+		if (n)
+			add_text(r, "text", o, n);
+		else if ((x = add(r, "text", TT_ARG_OBJ, 0)) != NULL)
+			x->text = ""; /* sched_note_begin(tag): no text, NuttX prints the ip */
+		break;
+	}
 	case K_L_EVENT_STR:
 	case K_L_STRING:
 		add_string(r, "text", o);
@@ -443,8 +472,7 @@ static void event_payload(struct rec *r, unsigned kind, bool tag)
 		add_string(r, "name", o + l->ptr);
 		break;
 	default: { /* binary: n = nc_length - sizeof(struct note_event_s) */
-		unsigned sz = nx_alignup(o + 1, l->ptr);
-		unsigned n = r->len > sz ? r->len - sz : 0;
+		unsigned n = var_len(r, o, 0);
 		if (kind == K_L_BINARY && l->bytes) { /* <= 12.3: ip, event, data */
 			add_field(r, "event", o, 1, false);
 			o++;
@@ -523,14 +551,14 @@ static void payload(struct rec *r, const struct nx_type *ty)
 			o += 4;
 		}
 		add_field(r, "arg_types", o, 4, true);
-		add_hexdump(r, "data", o + 4, r->len > o + 4 ? r->len - o - 4 : 0);
+		unsigned n = var_len(r, o + 4, 1);
+		add_hexdump(r, "data", o + 4, n);
 		/* with the ELF's read-only data: the text NuttX would print (untyped notes) */
 		char fmt[256];
 		if (r->d->rodata && field(r, a + l->ptr, l->ptr, &v) && field(r, o, 4, &w) && !w &&
 		    ro_string(r->d->rodata, v, fmt, sizeof(fmt))) {
 			char *t = scratch(r);
-			if (render_printf(l, fmt, r->p + o + 4, r->len > o + 4 ? r->len - o - 4 : 0,
-					  t, NX_TEXT_MAX)) {
+			if (render_printf(l, fmt, r->p + o + 4, n, t, NX_TEXT_MAX)) {
 				struct tt_arg *x = add(r, "text", TT_ARG_OBJ, 0);
 				if (x)
 					x->text = t;

@@ -8,13 +8,14 @@
 #define NX_MAX_REC 256u   /* nc_length is a byte; aligned records are at most 256 bytes */
 #define NX_NAMES 128u     /* pid -> name cache slots (direct mapped) */
 #define NX_NAME_MAX 32u   /* CONFIG_TASK_NAME_SIZE is 31 by default */
-#define NX_TEXT_MAX 160u  /* scratch for rendered strings/hex of one record */
+#define NX_TEXT_MAX 512u  /* scratch for rendered strings/hex of one record (255-byte notes) */
 #define NX_OVERWRITE_OVERFLOW 2u /* ni_overwrite: mode 0 stopped at a full ring */
 #define NX_WANT 4u        /* task names looked up in the target per round (2 ranges each) */
 
 /* The layout with everything derived. */
 struct nx_lay {
 	unsigned release, ptr, align, hdr;
+	unsigned salign;       /* alignment of the note structs (sizeof is a multiple) */
 	bool be, smp, time64;
 	bool has_cpu;          /* nc_cpu present in the header */
 	unsigned off_pid, off_time, time_size; /* header fields */

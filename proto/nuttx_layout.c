@@ -103,7 +103,8 @@ int tt_nuttx_layout_set(void *cfg, const char *key, const char *value, char *err
 		{ "off_head", 4096 }, { "off_tail", 4096 }, { "off_overwrite", 4096 },
 		{ "sys_reserved", 255 }, { "bufsize", 16u << 20 }, { "pidhash", ULONG_MAX },
 		{ "npidhash", ULONG_MAX }, { "tcb_pid", 65535 }, { "tcb_name", 65535 },
-		{ "tcb_name_size", 255 }, { "tcb_pid_size", 4 },
+		{ "tcb_name_size", 255 }, { "tcb_pid_size", 4 }, { "struct_align", 8 },
+		{ "taskname", ULONG_MAX }, { "taskname_size", 4096 },
 	};
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 		if (strcmp(key, keys[i].key))
@@ -152,6 +153,16 @@ int tt_nuttx_layout_set(void *cfg, const char *key, const char *value, char *err
 		case 14: lo->tcb_off_pid = (uint16_t)v; return 0;
 		case 15: lo->tcb_off_name = (uint16_t)v; return 0;
 		case 16: lo->tcb_name_size = (uint8_t)v; return 0;
+		case 18:
+			if (v && v != 4 && v != 8) {
+				snprintf(err, errlen, "nuttx option struct_align='%s': expected 0, 4 "
+					 "or 8", value);
+				return -EINVAL;
+			}
+			lo->struct_align = (uint8_t)v;
+			return 0;
+		case 19: lo->taskname_addr = v; return 0;
+		case 20: lo->taskname_size = (uint16_t)v; return 0;
 		default:
 			if (v != 2 && v != 4) {
 				snprintf(err, errlen, "nuttx option tcb_pid_size='%s': expected 2 or "
@@ -163,9 +174,9 @@ int tt_nuttx_layout_set(void *cfg, const char *key, const char *value, char *err
 		}
 	}
 	snprintf(err, errlen, "nuttx has no option '%s' (options: release, ptr_size, endian, smp, "
-		 "time64, align, header_size, off_buffer, off_bufsize, off_head, off_tail, "
+		 "time64, align, header_size, struct_align, off_buffer, off_bufsize, off_head, off_tail, "
 		 "off_overwrite, sys_reserved, bufsize, pid_size, time, pidhash, npidhash, tcb_pid, "
-		 "tcb_name, tcb_name_size, tcb_pid_size)", key);
+		 "tcb_name, tcb_name_size, tcb_pid_size, taskname, taskname_size)", key);
 	return -EINVAL;
 }
 
@@ -256,6 +267,8 @@ int nx_lay_resolve(const struct tt_nuttx_layout *lo, struct nx_lay *l, const cha
 		}
 		l->hdr = lo->header_size;
 	}
+	l->salign = lo->struct_align ? lo->struct_align
+				     : l->time_size > l->ptr ? l->time_size : l->ptr;
 	l->off_buffer = lo->off_buffer;
 	l->off_bufsize = lo->off_bufsize;
 	l->off_head = lo->off_head;
@@ -324,6 +337,11 @@ int tt_nuttx_layout_check(const struct tt_nuttx_layout *lo, const char **why)
 
 	if (nx_lay_resolve(lo, &l, why) < 0)
 		return -EINVAL;
+	if (!lo->taskname_addr != !lo->taskname_size) {
+		*why = "the task name cache needs both taskname (g_note_taskname) and taskname_size "
+		       "(CONFIG_DRIVERS_NOTE_TASKNAME_BUFSIZE)";
+		return -EINVAL;
+	}
 	if (!lo->pidhash_addr && !lo->npidhash_addr)
 		return 0;
 	if (!lo->pidhash_addr || !lo->npidhash_addr || !lo->tcb_off_pid || !lo->tcb_off_name ||
@@ -337,4 +355,49 @@ int tt_nuttx_layout_check(const struct tt_nuttx_layout *lo, const char **why)
 		return -EINVAL;
 	}
 	return 0;
+}
+
+void tt_nuttx_layout_options(const struct tt_nuttx_layout *lo, tt_nuttx_option_cb cb, void *arg)
+{
+	/* always: the pointer size and what it or the release resets; the rest when not 0
+	 * ("derive" or "none", the default) */
+	const struct {
+		const char *key;
+		uint64_t v;
+		bool always, hex;
+	} nums[] = {
+		{ "ptr_size", lo->ptr_size, true, false }, { "smp", lo->smp, true, false },
+		{ "time64", lo->time64, true, false }, { "off_buffer", lo->off_buffer, true, false },
+		{ "off_bufsize", lo->off_bufsize, true, false },
+		{ "off_head", lo->off_head, true, false }, { "off_tail", lo->off_tail, true, false },
+		{ "off_overwrite", lo->off_overwrite, true, false },
+		{ "align", lo->align, false, false }, { "header_size", lo->header_size, false, false },
+		{ "bufsize", lo->bufsize, false, false }, { "pid_size", lo->pid_size, false, false },
+		{ "pidhash", lo->pidhash_addr, false, true },
+		{ "npidhash", lo->npidhash_addr, false, true },
+		{ "tcb_pid", lo->tcb_off_pid, false, false },
+		{ "tcb_name", lo->tcb_off_name, false, false },
+		{ "tcb_name_size", lo->tcb_name_size, false, false },
+		{ "tcb_pid_size", lo->tcb_pid_size, false, false },
+		{ "struct_align", lo->struct_align, false, false },
+		{ "taskname", lo->taskname_addr, false, true },
+		{ "taskname_size", lo->taskname_size, false, false },
+	};
+	char v[32];
+
+	snprintf(v, sizeof(v), "%u.%u", lo->release / 100u, lo->release % 100u);
+	cb(arg, "release", v);
+	for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++) {
+		if (!nums[i].always && !nums[i].v)
+			continue;
+		snprintf(v, sizeof(v), nums[i].hex ? "0x%llx" : "%llu", (unsigned long long)nums[i].v);
+		cb(arg, nums[i].key, v);
+	}
+	cb(arg, "endian", lo->big_endian ? "big" : "little");
+	if (lo->release < 1204)
+		cb(arg, "time", lo->hires ? "hires" : "ticks");
+	if (lo->sys_reserved >= 0) {
+		snprintf(v, sizeof(v), "%d", (int)lo->sys_reserved);
+		cb(arg, "sys_reserved", v);
+	}
 }

@@ -50,7 +50,7 @@ struct tt_arg {
 	uint8_t kind; /* enum tt_arg_kind */
 };
 
-#define TT_MAX_ARGS 6
+#define TT_MAX_ARGS 7
 
 struct tt_event {
 	uint32_t id;          /* event id, core bits removed */

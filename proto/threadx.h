@@ -71,6 +71,10 @@ struct tt_threadx_config {
 	unsigned sync_chunk;       /* slots per chunk of a full read; 0 = default 64 (2 KiB) */
 	bool static_image;         /* memory never changes (a file): trust the slot at current and
 	                            * hold nothing; set by tt_threadx_decode_image */
+	bool oldest_when_still;    /* at attach, also publish the slot at current (the oldest entry)
+	                            * when it reads the same before and after a read of current that
+	                            * has not moved: a file that is not being written. Not for live
+	                            * targets: a writer halted inside an insert looks the same */
 };
 
 /* Counters for metrics and adaptive polling. Monotonic unless noted. */
@@ -113,6 +117,13 @@ void tt_threadx_read_failed(struct tt_threadx *rd, int err);
 
 /* Ask for a registry re-read at the next poll. */
 void tt_threadx_refresh_registry(struct tt_threadx *rd);
+
+/* The host's monotonic clock (ns, nonzero) when the reads of the last plan completed; call before
+ * each tt_threadx_ingest. With tick_hz, the time between the polls that published two events
+ * decides how many wraps of a narrow time source lay between them (a gap, a quiet spell), and
+ * so the time across a lap that estimates how many events it took. Never called: stamps are
+ * unwrapped from their own deltas only. */
+void tt_threadx_set_host_time(struct tt_threadx *rd, uint64_t ns);
 
 /* A registry object as last read (deleted objects keep their name). */
 struct tt_threadx_object {

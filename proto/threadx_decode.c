@@ -103,20 +103,26 @@ void tt_tx_registry_parse(struct tt_threadx *rd)
 	rd->missing_next = 0;
 }
 
-const struct tt_txobj *tt_tx_lookup(const struct tt_threadx *rd, uint32_t ptr)
+const struct tt_txobj *tt_tx_lookup_in(const struct tt_txobj *objs, const uint32_t *idx,
+				       uint32_t n, uint32_t ptr)
 {
-	uint32_t lo = 0, hi = rd->nidx;
+	uint32_t lo = 0, hi = n;
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
-		const struct tt_txobj *o = &rd->objs[rd->objidx[mid]];
+		const struct tt_txobj *o = &objs[idx[mid]];
 		if (o->ptr < ptr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (lo < rd->nidx && rd->objs[rd->objidx[lo]].ptr == ptr)
-		return &rd->objs[rd->objidx[lo]];
+	if (lo < n && objs[idx[lo]].ptr == ptr)
+		return &objs[idx[lo]];
 	return NULL;
+}
+
+const struct tt_txobj *tt_tx_lookup(const struct tt_threadx *rd, uint32_t ptr)
+{
+	return tt_tx_lookup_in(rd->objs, rd->objidx, rd->nidx, ptr);
 }
 
 void tt_tx_obj_public(const struct tt_txobj *o, struct tt_threadx_object *obj)
@@ -329,6 +335,92 @@ static uint64_t tt_tx_ns(uint64_t ticks, uint64_t hz)
 	return ns > UINT64_MAX ? UINT64_MAX : (uint64_t)ns;
 }
 
+/* A time source counts per event, not per unit of time (ThreadX's simulated time): the host's
+ * clock says nothing about it. */
+static bool tt_tx_is_counter(const struct tt_txtime *t)
+{
+	return t->step_ok && t->step_n >= 2 && t->step != 0;
+}
+
+/* Ticks between two stamps d apart modulo the time source's modulus, published by polls whose
+ * host times are host_from and rd->host_now: d plus the whole wraps the host clock says the
+ * modulus hid (a narrow time source wraps within a long gap or a quiet spell). The nearest number
+ * of wraps to the host's elapsed time; d as it is when the host time or the tick rate is unknown,
+ * or for a counter. */
+static uint64_t tt_tx_host_span(const struct tt_threadx *rd, uint64_t d, uint64_t host_from)
+{
+	__extension__ typedef unsigned __int128 u128;
+	const struct tt_txtime *t = &rd->tm;
+	if (!rd->host_now || !host_from || host_from >= rd->host_now || !rd->cfg.tick_hz ||
+	    tt_tx_is_counter(t))
+		return d;
+	u128 h = (u128)(rd->host_now - host_from) * rd->cfg.tick_hz / 1000000000u;
+	if (h <= (u128)d + t->mod / 2)
+		return d;
+	u128 w = (h - d + t->mod / 2) / t->mod, span = d + w * t->mod;
+	return span > UINT64_MAX / 2 ? d : (uint64_t)span;
+}
+
+/* The forward delta from a to b: in the decided direction, else the shorter way round (as
+ * tt_tx_time_event takes it). */
+static uint64_t tt_tx_fwd(const struct tt_txtime *t, uint64_t a, uint64_t b)
+{
+	uint64_t up = tt_tx_delta(t, a, b, 1), down = tt_tx_delta(t, a, b, -1);
+	if (t->dir != 0)
+		return t->dir > 0 ? up : down;
+	return up <= down ? up : down;
+}
+
+/* The rate is measured over about the last TT_TX_RATE_WINDOW events: older ones count half. */
+#define TT_TX_RATE_WINDOW 2048u
+
+static void tt_tx_rate_add(struct tt_txtime *t, uint64_t d)
+{
+	if (t->rate_n >= TT_TX_RATE_WINDOW) {
+		t->rate_n /= 2;
+		t->rate_ticks /= 2;
+	}
+	t->rate_n++;
+	t->rate_ticks += d;
+}
+
+/* Fewer consecutive deltas than this give no rate to estimate from. */
+#define TT_TX_RATE_MIN 8u
+
+bool tt_tx_lap_estimate(const struct tt_threadx *rd, const uint32_t anchor[8], uint32_t first,
+			uint32_t count, uint64_t lb, uint64_t *lost)
+{
+	const struct tt_txtime *t = &rd->tm;
+	uint64_t n = t->rate_n, ticks = t->rate_ticks, prev = 0, v0 = 0;
+	bool have = false;
+	uint32_t w[8];
+	if (anchor[0] == 0 || tt_tx_is_counter(t))
+		return false;
+	/* the events published after the gap measure the rate too (the pairs within them) */
+	for (uint32_t i = 0; i < count; i++) {
+		tt_tx_slot_words(rd, (first + i) % rd->lay.nent, w);
+		if (w[0] == 0)
+			continue;
+		uint64_t v = tt_tx_raw(rd, w[3]);
+		if (have) {
+			ticks += tt_tx_fwd(t, prev, v);
+			n++;
+		} else {
+			v0 = v;
+		}
+		prev = v;
+		have = true;
+	}
+	if (!have || n < TT_TX_RATE_MIN || ticks == 0)
+		return false;
+	uint64_t span = tt_tx_host_span(rd, tt_tx_fwd(t, tt_tx_raw(rd, anchor[3]), v0), t->host_last);
+	/* events strictly between the anchor and the first one after the gap */
+	double est = (double)n / (double)ticks * (double)span - 1.0;
+	double j = est > (double)lb ? (est - (double)lb) / rd->lay.nent + 0.5 : 0.0;
+	*lost = lb + (uint64_t)j * rd->lay.nent;
+	return true;
+}
+
 static void tt_tx_time_event(struct tt_threadx *rd, uint32_t ts, struct tt_event *ev)
 {
 	struct tt_txtime *t = &rd->tm;
@@ -345,27 +437,34 @@ static void tt_tx_time_event(struct tt_threadx *rd, uint32_t ts, struct tt_event
 			dir = tt_tx_delta(t, t->last, v, 1) <= tt_tx_delta(t, t->last, v, -1) ? 1 : -1;
 		}
 		uint64_t d = tt_tx_delta(t, t->last, v, dir);
+		uint64_t span = tt_tx_host_span(rd, d, t->host_last);
 		if (t->gap) {
 			/* across a gap: the exact ticks when a constant-step counter and an exact
-			 * count give them; else the time between is unknown and the unwrap is
-			 * re-seeded from this entry: it keeps the modular delta only while that is
-			 * a plausible forward step (under half the modulus), never a near-2^32 jump */
+			 * count give them; the wraps the host's clock says the gap hid; else the
+			 * time between is unknown and the unwrap is re-seeded from this entry: it
+			 * keeps the modular delta only while that is a plausible forward step
+			 * (under half the modulus), never a near-2^32 jump */
 			if (t->gap_ticks != 0 && t->gap_ticks % t->mod == d)
 				d = t->gap_ticks;
+			else if (span != d)
+				d = span;
 			else if (d > t->mod / 2)
 				d = 0;
 		} else {
 			if (t->step_n == 0 && t->step == 0)
 				t->step = d;
-			if (d == t->step)
+			if (d == t->step && span == d)
 				t->step_n++;
 			else
 				t->step_ok = false;
+			d = span;
+			tt_tx_rate_add(t, d);
 		}
 		t->now += d;
 	}
 	t->gap = false;
 	t->gap_ticks = 0;
+	t->host_last = rd->host_now;
 	t->last = (uint32_t)v;
 	ev->ts_raw = ts & rd->lay.mask;
 	ev->time = t->now;
@@ -377,7 +476,7 @@ static void tt_tx_time_event(struct tt_threadx *rd, uint32_t ts, struct tt_event
 
 const char *tt_tx_obj_name(const struct tt_threadx *rd, uint32_t ptr)
 {
-	const struct tt_txobj *o = ptr ? tt_tx_lookup(rd, ptr) : NULL;
+	const struct tt_txobj *o = ptr ? tt_tx_name_lookup(rd, ptr) : NULL;
 	return o ? o->name : NULL;
 }
 

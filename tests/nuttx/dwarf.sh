@@ -28,6 +28,9 @@ for fx in "$@"; do
   # task names from the target: g_pidhash, g_npidhash, struct tcb_s (FIX_TASKS), or none
   wtasks=$(grep "^tasks " "$work/$name.want") gtasks=$(sed -n 2p <<< "$got")
   [ "$gtasks" = "$wtasks" ] || fail "$name: read '$gtasks', the compiler says '$wtasks'"
+  # NuttX's task name cache and the note structs' alignment (FIX_TASKS from 12.4), or none
+  wnotes=$(grep "^notes " "$work/$name.want") gnotes=$(sed -n 3p <<< "$got")
+  [ "$gnotes" = "$wnotes" ] || fail "$name: read '$gnotes', the compiler says '$wnotes'"
   echo "ok: $name: $got" | tr "\n" " "; echo
   [ "$wtasks" = "tasks none" ] || tasks_checked=$((tasks_checked + 1))
 
@@ -45,6 +48,31 @@ for fx in "$@"; do
   grep -q '"name":"NOTE_START".*"thread_name":"[a-z_]*"' "$work/$name.jsonl" ||
     fail "$name: no NOTE_START with a task name"
   echo "ok: $name: decode --elf: $n records in order, ending at time $last"
+  # The layout file saved from the ELF decodes the same, without the ELF (and gives the format)
+  ${TT_WRAP-} "$tracetap" layout --elf "$fx" > "$work/$name.layout.json" ||
+    fail "$name: tracetap layout failed"
+  ${TT_WRAP-} "$tracetap" decode --json --layout "$work/$name.layout.json" "$work/$name.bin" \
+    > "$work/$name.lay.jsonl" || fail "$name: decode --layout failed"
+  cmp -s "$work/$name.jsonl" "$work/$name.lay.jsonl" ||
+    fail "$name: decode --layout differs from decode --elf: $(diff "$work/$name.jsonl" "$work/$name.lay.jsonl" | head -4)"
+  # `trace dump -b` of the same notes (back to back, nc_length bytes each, no ring): with the
+  # ELF or the layout file, whose address is not in it, every note as in the image
+  python3 -c '
+import json, struct, sys
+with open(sys.argv[2], "wb") as out:
+    for line in open(sys.argv[1]):
+        r = json.loads(line)
+        b = b"".join(struct.pack("<I", w) for w in r["raw"])
+        out.write(b[:b[0]])' "$work/$name.jsonl" "$work/$name.dumpb"
+  for how in "--format nuttx --elf $fx" "--layout $work/$name.layout.json"; do
+    # shellcheck disable=SC2086
+    ${TT_WRAP-} "$tracetap" decode --json $how "$work/$name.dumpb" > "$work/$name.b.jsonl" ||
+      fail "$name: decode $how of a trace dump -b file failed"
+    [ "$(sed 's/"addr":"[^"]*",//; s/"seq":[0-9]*,//' "$work/$name.b.jsonl")" = \
+      "$(sed 's/"addr":"[^"]*",//; s/"seq":[0-9]*,//' "$work/$name.jsonl")" ] ||
+      fail "$name: the trace dump -b file decoded with $how differs from the image"
+  done
+  echo "ok: $name: tracetap layout + decode --layout = decode --elf; trace dump -b with either"
   checked=$((checked + 1))
 done
 [ "$checked" -ge 2 ] || fail "only $checked fixtures checked"

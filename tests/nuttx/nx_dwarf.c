@@ -33,5 +33,10 @@ int main(int argc, char **argv)
 		       lo.tcb_off_pid, lo.tcb_pid_size, lo.tcb_off_name, lo.tcb_name_size);
 	else
 		printf("tasks none\n");
+	if (lo.taskname_addr || lo.struct_align)
+		printf("notes taskname=0x%llx,%u struct_align=%u\n",
+		       (unsigned long long)lo.taskname_addr, lo.taskname_size, lo.struct_align);
+	else
+		printf("notes none\n");
 	return 0;
 }

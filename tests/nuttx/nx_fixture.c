@@ -7,6 +7,7 @@
  *     hires=H
  *   driver=0xADDR          (address of g_noteram_driver: link with -no-pie)
  *   tasks pidhash=0xADDR npidhash=0xADDR pid=OFF,SIZE name=OFF,SIZE   (or: tasks none)
+ *   notes taskname=0xADDR,SIZE struct_align=A    (or: notes none)
  *
  * -DFIX_RELEASE=1204|1207|1208|1213|1300, -DFIX_SMP, -DFIX_TIME64 (CONFIG_SYSTEM_TIME64),
  * -DFIX_FILTER (CONFIG_SCHED_INSTRUMENTATION_FILTER: name and filter in note_driver_s),
@@ -17,7 +18,8 @@
  * enum as include/sys/syscall.h makes it, and syscall/syscall_names.c's g_funcnames[], the
  * first 60 names of NuttX's list in order).
  * -DFIX_TASKS (task names from the target: g_pidhash, g_npidhash, struct tcb_s with pid and
- * name[24]).
+ * name[24]; from 12.4 also NuttX's task name cache g_note_taskname and struct note_event_s,
+ * whose size gives the note structs' alignment).
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -187,6 +189,25 @@ struct tcb_s **g_pidhash;
 volatile int g_npidhash;
 static struct tcb_s idle_tcb = { .pid = 0, .name = "Idle_Task" };
 static struct tcb_s *hash_storage[4];
+#if FIX_RELEASE >= 1204
+/* drivers/note/note_driver.c (CONFIG_DRIVERS_NOTE_TASKNAME_BUFSIZE 96) */
+struct note_taskname_s {
+	size_t head, tail;
+	char buffer[96];
+};
+struct note_taskname_s g_note_taskname;
+struct note_event_s { /* include/nuttx/sched_note.h */
+	struct note_common_s nev_cmn;
+	uintptr_t nev_ip;
+	uint8_t nev_data[1];
+};
+volatile struct note_event_s g_event;
+struct note_preempt_s { /* its size tells the structs' alignment: 20 on i386, 24 elsewhere */
+	struct note_common_s npr_cmn;
+	uint16_t npr_count;
+};
+volatile struct note_preempt_s g_preempt;
+#endif
 #endif
 
 int main(void)
@@ -264,6 +285,15 @@ int main(void)
 	       (unsigned)offsetof(struct tcb_s, name), (unsigned)sizeof(idle_tcb.name));
 #else
 	printf("tasks none\n");
+#endif
+#if defined(FIX_TASKS) && FIX_RELEASE >= 1204
+	/* tracetap's struct_align: 4 where it differs from the default (8 with a 64-bit clock) */
+	printf("notes taskname=0x%lx,%u struct_align=%u\n",
+	       (unsigned long)(uintptr_t)&g_note_taskname,
+	       (unsigned)sizeof(g_note_taskname.buffer),
+	       _Alignof(struct note_preempt_s) < 8 && sizeof(clock_t_) == 8 ? 4u : 0u);
+#else
+	printf("notes none\n");
 #endif
 	return 0;
 }

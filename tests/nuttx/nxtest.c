@@ -23,6 +23,8 @@ void nxlog_cb(void *arg, const struct tt_record *rec)
 		r->lost = rec->u.gap.lost;
 		r->exact = rec->u.gap.exact;
 		snprintf(r->reason, sizeof(r->reason), "%s", rec->u.gap.reason);
+		if (rec->u.gap.basis)
+			snprintf(r->basis, sizeof(r->basis), "%s", rec->u.gap.basis);
 		return;
 	}
 	if (rec->kind == TT_REC_RESET) {

@@ -17,9 +17,10 @@ struct nxrec {
 	uint32_t ts;
 	bool has_ns, exact;
 	unsigned nargs;
-	char argname[6][16];
-	char argtext[6][170]; /* text, or the value in decimal/hex as JSON would show it */
+	char argname[TT_MAX_ARGS][16];
+	char argtext[TT_MAX_ARGS][170]; /* text, or the value in decimal/hex as JSON shows it */
 	char reason[96];
+	char basis[96];       /* a gap's: what its estimate rests on; "" for a lower bound */
 };
 
 struct nxlog {

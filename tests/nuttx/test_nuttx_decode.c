@@ -138,8 +138,14 @@ static void every_type(unsigned ptr)
 					  (const uint64_t[]){ 0x20010000, big, 64, 4096 }));
 		n++;
 	}
-	/* DUMP_PRINTF: ip, fmt, tag, type, data */
-	len = nxw_hdr(&w, rec, a + 2 * ptr + 8 + 4, 30, 7, 120, 0);
+	/* The note structs are aligned as their 8-byte clock_t (ARM EABI, x86-64): NuttX stores
+	 * SIZEOF_NOTE_PRINTF(n) = sizeof(struct note_printf_s) + n - 1 and SIZEOF_NOTE_EVENT(n) =
+	 * sizeof(struct note_event_s) + n bytes (a text without its NUL): the padding after the
+	 * data is not data. DUMP_PRINTF: ip, fmt, tag, type, 4 bytes of data. */
+	unsigned pfsz = (a + 2 * ptr + 8 + 1 + 7) / 8 * 8; /* sizeof(note_printf_s) */
+	unsigned evsz = (a + ptr + 4 + 1 + 7) / 8 * 8;     /* sizeof(note_event_s) */
+	memset(rec, 0xee, sizeof(rec)); /* stale bytes in the padding */
+	len = nxw_hdr(&w, rec, pfsz + 4 - 1, 30, 7, 120, 0);
 	nxw_put(&w, rec + a, 0x8003000, ptr);
 	nxw_put(&w, rec + a + ptr, 0x8004000, ptr);
 	nxw_put(&w, rec + a + 2 * ptr, 9, 4);
@@ -147,16 +153,16 @@ static void every_type(unsigned ptr)
 	nxw_put(&w, rec + a + 2 * ptr + 8, 0xdeadbeef, 4);
 	nxw_add(&w, rec, len); n++;
 	/* DUMP_BEGIN/END/MARK with a name; BINARY; COUNTER */
-	const char *strs[3] = { "sched_lock", "sched_lock", "mark here" };
+	const char *strs[3] = { "sched_lock", "sched_lock", "mark here\n" }; /* nsh ends its
+									  * command notes with a newline */
 	for (unsigned t = 31; t <= 33; t++) {
-		unsigned sl = (unsigned)strlen(strs[t - 31]) + 1;
-		len = nxw_hdr(&w, rec, a + ptr + 4 + sl, t, 7, 120, 0);
+		unsigned sl = (unsigned)strlen(strs[t - 31]);
+		len = nxw_hdr(&w, rec, evsz + sl, t, 7, 120, 0);
 		nxw_put(&w, rec + a, 0x8005000, ptr);
 		nxw_put(&w, rec + a + ptr, 3, 4);
 		memcpy(rec + a + ptr + 4, strs[t - 31], sl);
 		nxw_add(&w, rec, len); n++;
 	}
-	unsigned evsz = (a + ptr + 4 + 1 + ptr - 1) / ptr * ptr; /* sizeof(note_event_s) */
 	len = nxw_hdr(&w, rec, evsz + 3, 34, 7, 120, 0);
 	nxw_put(&w, rec + a, 0x8005000, ptr);
 	memcpy(rec + a + ptr + 4, "\x01\x02\x03", 3);
@@ -167,6 +173,9 @@ static void every_type(unsigned ptr)
 	memcpy(rec + a + ptr + 4 + ptr, "fifo", 5);
 	nxw_add(&w, rec, len); n++;
 	nxw_add(&w, rec, nxw_simple(&w, rec, 77, 7, 120)); n++;
+	/* task_spawn passes 6 arguments (MAX_SYSCALL_ARGS): all of them are shown */
+	nxw_add(&w, rec, nxw_syscall_enter(&w, rec, 7, 27, 6,
+					   (const uint64_t[]){ 1, 2, 3, 4, 5, 0x66778899 })); n++;
 
 	CHECK_EQ(decode(&w, 0), 0);
 	CHECK_EQ(lg.n, n);
@@ -214,13 +223,16 @@ static void every_type(unsigned ptr)
 	CHECK_STR(r[29].name, "NOTE_DUMP_BEGIN");
 	CHECK_STR(nxarg(&r[29], "text"), "sched_lock");
 	CHECK_STR(nxarg(&r[29], "tag"), "3");
-	CHECK_STR(nxarg(&r[31], "text"), "mark here");
+	CHECK_STR(nxarg(&r[31], "text"), "mark here\n");
 	CHECK_STR(r[32].name, "NOTE_DUMP_BINARY");
 	CHECK_STR(nxarg(&r[32], "data"), "010203");
 	CHECK_STR(r[33].name, "NOTE_DUMP_COUNTER");
 	CHECK_STR(nxarg(&r[33], "name"), "fifo");
 	CHECK_STR(nxarg(&r[33], "value"), "18446744073709551611");
 	CHECK_STR(r[34].name, "UNKNOWN");
+	CHECK_EQ(r[35].nargs, 7);
+	CHECK_STR(nxarg(&r[35], "arg4"), "0x5");
+	CHECK_STR(nxarg(&r[35], "arg5"), ptr == 8 ? "0x????????????8899" : "0x????8899");
 	nxw_free(&w);
 }
 
@@ -430,14 +442,17 @@ static void printf_text(unsigned ptr, bool big)
 		memcpy(d + len, "ok", 3), len += 3;
 		if (k == 3)
 			len -= 5; /* cut: the last string and part of the int are missing */
-		nxw_hdr(&w, rec, o + 4 + len, 30, 3, 100, 0);
+		/* SIZEOF_NOTE_PRINTF(len): the struct (8-aligned) + len - 1 */
+		unsigned total = (o + 4 + 1 + 7) / 8 * 8 + len - 1;
+		memset(rec, 0xee, sizeof(rec)); /* stale bytes after the data */
+		nxw_hdr(&w, rec, total, 30, 3, 100, 0);
 		memcpy(rec + o + 4, data, len);
 		nxw_put(&w, rec + a, 0x08001000, ptr);
 		/* the second string ("100%% %d") starts after the first's 45 characters + NUL */
 		nxw_put(&w, rec + a + ptr, k == 1 ? 0x08010000 + 46 : k == 4 ? 0x09000000
 								 : 0x08010000, ptr);
 		nxw_put(&w, rec + o, k == 2 ? 0x11 : 0, 4); /* npt_type */
-		nxw_add(&w, rec, o + 4 + len);
+		nxw_add(&w, rec, total);
 	}
 	CHECK_EQ(decode(&w, 0), 0);
 	CHECK_EQ(lg.n, 5);

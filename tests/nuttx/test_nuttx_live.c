@@ -1,6 +1,6 @@
 /* tests/nuttx/test_nuttx_live.c: the live reader (plan/ingest) against a target the writer fills
  * in noteram_add's order: attach with history, probe bytes per poll, start_at_now, laps with exact
- * (constant-step clock) and lower-bound (irregular clock) gap counts, resets (buffer cleared,
+ * (constant-step clock) and estimated (irregular clock: within 25%) gap counts, resets (buffer cleared,
  * ring moved), and a random interleaving where the writer adds records (in two steps: tail+copy,
  * then head) between the chunks of every range of every plan: every record arrives once, in
  * order, or inside a correctly counted gap. */
@@ -116,7 +116,7 @@ static size_t check_sequence(bool allow_resets)
 {
 	long next = -1;
 	uint64_t gap_lost = 0;
-	bool gap = false, gap_exact = true;
+	bool gap = false, gap_exact = true, gap_est = false;
 	size_t events = 0;
 
 	for (size_t i = 0; i < lg.n; i++) {
@@ -125,6 +125,7 @@ static size_t check_sequence(bool allow_resets)
 			gap = true;
 			gap_lost += r->lost;
 			gap_exact = gap_exact && r->exact;
+			gap_est = gap_est || (!r->exact && r->basis[0]);
 			continue;
 		}
 		if (r->kind == TT_REC_RESET) {
@@ -149,7 +150,17 @@ static size_t check_sequence(bool allow_resets)
 					fprintf(stderr, "record %zu: exact gap of %llu but %ld "
 						"missing\n", i, (unsigned long long)gap_lost, missing);
 					check_failures++;
-				} else if (!gap_exact && gap_lost > (uint64_t)missing) {
+				} else if (gap_est && (gap_lost * 4 < (uint64_t)missing * 3 ||
+						       gap_lost * 4 > (uint64_t)missing * 5) &&
+					   (gap_lost > (uint64_t)missing + 2 ||
+					    gap_lost + 2 < (uint64_t)missing)) {
+					/* an estimate: within 25%; for a few notes the sizes of
+					 * the lost ones, not the rate, decide: within 2 */
+					fprintf(stderr, "record %zu: estimate %llu not within 25%% "
+						"of %ld missing\n", i, (unsigned long long)gap_lost,
+						missing);
+					check_failures++;
+				} else if (!gap_exact && !gap_est && gap_lost > (uint64_t)missing) {
 					fprintf(stderr, "record %zu: gap lower bound %llu > %ld "
 						"missing\n", i, (unsigned long long)gap_lost, missing);
 					check_failures++;
@@ -164,6 +175,7 @@ static size_t check_sequence(bool allow_resets)
 		gap = false;
 		gap_lost = 0;
 		gap_exact = true;
+		gap_est = false;
 		events++;
 	}
 	return events;
@@ -239,6 +251,9 @@ static void test_laps(uint64_t step)
 			exact += lg.r[i].exact;
 			bound += !lg.r[i].exact;
 			CHECK_STR(lg.r[i].reason, "lapped");
+			/* not exact: an estimate (within 25%: check_sequence) saying what it rests on,
+			 * never a bare floor */
+			CHECK(lg.r[i].exact || lg.r[i].basis[0]);
 		}
 	if (step) {
 		CHECK(exact >= 8);
@@ -411,7 +426,9 @@ static void test_random(unsigned ptr, uint64_t step, uint32_t seed, unsigned rel
 	events = check_sequence(false);
 	CHECK_EQ(seq_of(lg.r[lg.n - 1].time), (long)ntw - 1);
 	const struct tt_nuttx_stats *st = tt_nuttx_stats(rd);
-	CHECK_EQ(events + st->lost <= ntw ? 1 : 0, 1);
+	/* exact counts and estimates together: within 10% of what was lost */
+	uint64_t truly = ntw - events;
+	CHECK(st->lost * 10 >= truly * 9 && st->lost * 10 <= truly * 11);
 	printf("random release=%u ptr=%u step=%llu: %zu written, %zu events, %llu gaps, %llu lost\n",
 	       release ? release : 1300, ptr, (unsigned long long)step, ntw, events, (unsigned long long)st->gaps,
 	       (unsigned long long)st->lost);
@@ -466,6 +483,35 @@ static int cycle_failing(struct tt_nuttx *rd, struct nxw *w)
 	}
 	CHECK(!"cycle did not end");
 	return -1;
+}
+
+/* NuttX's task name cache (g_note_taskname) at RAM offset off, as note_record_taskname leaves
+ * it: size_t head, tail, then 128 bytes of {pid_t pid; uint8_t size; char name[]} entries,
+ * each NOTE_ALIGNed; the first entry starts at 'first' (older ones were dropped) and an
+ * invalid filler (pid -1) skips the buffer's end when one does not fit. Sets the layout. */
+static void write_cache(struct nxw *w, uint32_t off, uint32_t first, unsigned n,
+			const int32_t *pids, const char *const *names)
+{
+	uint8_t *c = w->ram + off, *buf = c + 2 * w->ptr;
+	uint32_t at = first;
+
+	memset(c, 0, 2 * w->ptr + 128);
+	for (unsigned i = 0; i < n; i++) {
+		unsigned size = (unsigned)(5 + strlen(names[i]) + 1 + w->ptr - 1) / w->ptr * w->ptr;
+		if (at + size > 128) { /* a filler to the end, then from 0 */
+			nxw_put(w, buf + at, (uint32_t)-1, 4);
+			buf[at + 4] = (uint8_t)(128 - at);
+			at = 0;
+		}
+		nxw_put(w, buf + at, (uint32_t)pids[i], 4);
+		buf[at + 4] = (uint8_t)size;
+		memcpy(buf + at + 5, names[i], strlen(names[i]) + 1);
+		at = (at + size) % 128;
+	}
+	nxw_put(w, c, at, w->ptr);          /* head */
+	nxw_put(w, c + w->ptr, first, w->ptr); /* tail */
+	w->lo.taskname_addr = w->base + off;
+	w->lo.taskname_size = 128;
 }
 
 static void test_names(unsigned ptr)
@@ -523,6 +569,36 @@ static void test_names(unsigned ptr)
 	CHECK_EQ(tt_nuttx_stats(rd)->bytes_planned - b0, 2 * ctl + nb + w.hdr);
 	CHECK_STR(name_of(9), "");
 	tt_nuttx_free(rd);
+
+	/* Exited tasks from NuttX's own cache, as its trace dump names them: pid 9 (its slot
+	 * reused) and 11 (its slot empty); a TCB's name goes first (3); a cache that wraps */
+	static const int32_t cpids[] = { 3, 11, 9 };
+	static const char *const cnames[] = { "cached_nsh", "gone_task_with_a_long_name", "old" };
+	write_cache(&w, 12288, 72, 3, cpids, cnames);
+	nxlog_clear(&lg);
+	rd = reader(&w, false);
+	CHECK_EQ(cycle(rd, &w, NULL, NULL), TT_NUTTX_DONE);
+	nxlog_clear(&lg);
+	resume(&w, 3, NULL);
+	resume(&w, 9, NULL);
+	resume(&w, 11, NULL);
+	CHECK_EQ(cycle(rd, &w, NULL, NULL), TT_NUTTX_DONE);
+	CHECK_STR(name_of(3), "nsh_main");
+	CHECK_STR(name_of(9), "old");
+	CHECK_STR(name_of(11), "gone_task_with_a_long_name");
+	tt_nuttx_free(rd);
+	/* a cache whose entry sizes run past its end gives no name (and no crash) */
+	w.ram[12288 + 2 * w.ptr + 72 + 4] = 200;
+	nxlog_clear(&lg);
+	rd = reader(&w, false);
+	CHECK_EQ(cycle(rd, &w, NULL, NULL), TT_NUTTX_DONE);
+	nxlog_clear(&lg);
+	resume(&w, 9, NULL);
+	CHECK_EQ(cycle(rd, &w, NULL, NULL), TT_NUTTX_DONE);
+	CHECK_STR(name_of(9), "");
+	tt_nuttx_free(rd);
+	w.lo.taskname_addr = 0;
+	w.lo.taskname_size = 0;
 
 	/* g_npidhash not a power of two (wrong address, scheduler not started): no names */
 	nxw_put(&w, w.ram + 8192 + w.ptr, 12, 4);

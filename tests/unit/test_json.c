@@ -122,6 +122,55 @@ static void test_event(void)
 		return;
 	CHECK(!cJSON_GetObjectItemCaseSensitive(o, "run"));
 	cJSON_Delete(o);
+
+	/* A 64-bit target's note (NuttX, up to 255 bytes): the whole address, every raw word,
+	 * a printf text of 240 characters with its newline */
+	static uint32_t raw64[64];
+	char text[241];
+	for (unsigned i = 0; i < 64; i++)
+		raw64[i] = 0x1000u + i;
+	memset(text, 'x', 239);
+	text[239] = '\n';
+	text[240] = 0;
+	ev->ctx = TT_CTX_THREAD;
+	ev->addr = UINT64_C(0x7fff4005d960);
+	ev->nraw = 64;
+	ev->raw = raw64;
+	ev->nargs = 7;
+	for (int i = 0; i < 7; i++)
+		ev->args[i] = (struct tt_arg){ .name = i == 6 ? "text" : "a", .kind = TT_ARG_OBJ,
+					       .text = text };
+	o = encode(&r, NULL, 8);
+	if (!o)
+		return;
+	CHECK_STR(str(o, "addr"), "0x00007fff4005d960");
+	jr = cJSON_GetObjectItemCaseSensitive(o, "raw");
+	CHECK_EQ(cJSON_GetArraySize(jr), 64);
+	CHECK_EQ((uint32_t)cJSON_GetArrayItem(jr, 63)->valuedouble, 0x103fu);
+	CHECK_STR(str(cJSON_GetObjectItemCaseSensitive(o, "args"), "text"), text);
+	cJSON_Delete(o);
+}
+
+/* A gap's reason and basis are sentences: not cut at a name's 64 characters. */
+static void test_long_reason(void)
+{
+	static const char reason[] = "noteram full, overwrite disabled (ni_overwrite 2): notes "
+				     "dropped until NOTERAM_CLEAR";
+	static const char basis[] = "ring size / mean note size per lap, time stamps either side "
+				    "and the note rate";
+	struct tt_record r = { .kind = TT_REC_GAP };
+	char buf[TT_JSON_MAX_RECORD];
+
+	r.u.gap = (struct tt_gap){ .lost = 12, .exact = false, .basis = basis, .reason = reason };
+	int n = tt_json_record(buf, sizeof(buf), &r, NULL, 1);
+	CHECK(n > 0);
+	cJSON *o = cJSON_Parse(buf);
+	CHECK(o != NULL);
+	if (!o)
+		return;
+	CHECK_STR(str(o, "reason"), reason);
+	CHECK_STR(str(o, "basis"), basis);
+	cJSON_Delete(o);
 }
 
 static void test_numbers(void)
@@ -169,6 +218,7 @@ static void test_gap_reset_and_room(void)
 
 int main(void)
 {
+	test_long_reason();
 	test_event();
 	test_numbers();
 	test_gap_reset_and_room();

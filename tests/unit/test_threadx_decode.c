@@ -334,6 +334,86 @@ static void test_static_image(void)
 	txt_free(&t);
 }
 
+/* A thread deleted and created again at the same address under a new name, all within one poll:
+ * ThreadX rewrote the registry entry in place, so the re-read names only the new thread. The old
+ * thread's last events, its TERMINATE and DELETE keep the old name (the registry as read before);
+ * the CREATE and what follows carry the new one. Created twice in one poll: the thread in
+ * between was never in a registry the reader saw, and is left unnamed. Offline, the image's
+ * registry holds only the newest name: events before the create are left unnamed, not misnamed. */
+static void recreate_batch(struct txt *t, const char *name, uint32_t seq)
+{
+	txw_insert(&t->w, T_WORK, txw_prio_word(9, 9), 4096, seq, 0, 0, 0, NULL);
+	txw_insert(&t->w, T_WORK, txw_prio_word(9, 9), 115, T_WORK, 2, 0, 0, NULL);
+	txw_insert(&t->w, T_MAIN, txw_prio_word(5, 5), 101, T_WORK, 0, 0, 0, NULL);
+	txw_unregister(&t->w, T_WORK);
+	txw_register(&t->w, T_WORK, 1, name, 0, 0, 9);
+	txw_insert(&t->w, T_MAIN, txw_prio_word(5, 5), 100, T_WORK, 9, 0, 0, NULL);
+	txw_insert(&t->w, T_WORK, txw_prio_word(9, 9), 4096, seq + 1, 0, 0, 0, NULL);
+}
+
+static void test_recreate_names(void)
+{
+	struct txt t;
+	setup(&t, false, 64, NULL);
+	txw_register(&t.w, T_MAIN, 1, "main", 0, 0, 5);
+	txw_register(&t.w, T_WORK, 1, "worker", 0, 0, 9);
+	txw_insert(&t.w, T_WORK, txw_prio_word(9, 9), 4096, 1, 0, 0, 0, NULL);
+	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
+	CHECK_STR(nth_event(&t.log, 2)->thread_name, "worker");
+	txt_log_clear(&t.log);
+
+	recreate_batch(&t, "worker2", 2);
+	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
+	CHECK_EQ(t.log.n, 5);
+	CHECK_STR(t.log.v[0].thread_name, "worker");    /* its last event */
+	CHECK_STR(t.log.v[1].name, "THREAD_TERMINATE");
+	CHECK_STR(t.log.v[1].thread_name, "worker");
+	CHECK_STR(t.log.v[1].arg_text[0], "worker");
+	CHECK_STR(t.log.v[2].name, "THREAD_DELETE");
+	CHECK_STR(t.log.v[2].arg_text[0], "worker");
+	CHECK_STR(t.log.v[3].name, "THREAD_CREATE");
+	CHECK_STR(t.log.v[3].arg_text[0], "worker2");
+	CHECK_STR(t.log.v[4].thread_name, "worker2");
+
+	/* twice in one poll: worker3 lived between the creates and no registry read saw it */
+	txt_log_clear(&t.log);
+	recreate_batch(&t, "worker3", 4);
+	recreate_batch(&t, "worker4", 6);
+	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
+	CHECK_EQ(t.log.n, 10);
+	CHECK_STR(t.log.v[0].thread_name, "worker2");
+	CHECK_STR(t.log.v[2].arg_text[0], "worker2");
+	CHECK_STR(t.log.v[3].arg_text[0], "");
+	for (int i = 3; i < 8; i++)
+		CHECK_MSG(!t.log.v[i].arg_has_text[0] && t.log.v[i].thread_name[0] != 'w',
+			  "record %d names worker3's time \"%s\" \"%s\"", i, t.log.v[i].thread_name,
+			  t.log.v[i].arg_text[0]);
+	CHECK_STR(t.log.v[8].arg_text[0], "worker4");
+	CHECK_STR(t.log.v[9].thread_name, "worker4");
+
+	/* offline: the same buffer as a static image */
+	struct txt_log l = { 0 };
+	char err[256];
+	size_t len = t.w.ent_end - TXT_BASE;
+	CHECK_EQ(tt_threadx_decode_image(t.mem, len, TXT_BASE, BUF - TXT_BASE, NULL, txt_log_cb, &l,
+					 err, sizeof(err)), 0);
+	size_t n = 0;
+	for (size_t i = 0; i < l.n; i++) {
+		const struct txt_rec *r = &l.v[i];
+		bool worker = r->raw[0] == T_WORK || (r->ev.id >= 100 && r->raw[4] == T_WORK);
+		if (r->kind != TT_REC_EVENT || !worker)
+			continue;
+		/* from the last create on: worker4; before it: never a name */
+		const char *name = r->raw[0] == T_WORK ? r->thread_name : r->arg_text[0];
+		CHECK_MSG(n >= 14 ? !strcmp(name, "worker4") : !name[0],
+			  "offline record %zu (%s): \"%s\"", n, r->name, name);
+		n++;
+	}
+	CHECK_EQ(n, 16);
+	free(l.v);
+	txt_free(&t);
+}
+
 /* FileX, NetX Duo and USBX events decode with TraceX's names and argument labels, and their
  * objects (media, IP instance, socket, packet pool) are named from the registry. */
 static void test_middleware(void)
@@ -454,6 +534,7 @@ int main(void)
 	test_middleware();
 	test_run();
 	test_registry_churn();
+	test_recreate_names();
 	test_time();
 	test_linux_wrap();
 	test_static_image();

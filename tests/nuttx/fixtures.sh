@@ -1,0 +1,35 @@
+#!/bin/bash
+# tests/nuttx/fixtures.sh TRACETAP NX_FTRACE: real NuttX sim data (../shared/fixtures/nuttx-sim,
+# 64- and 32-bit) read by tracetap without the ELF: a layout file built from facts.json
+# (fixture-layout.py, what `tracetap layout --elf` would save) given to `tracetap decode
+# --layout`. Each RAM image, exported as ftrace, must equal NuttX's own `trace dump` of the same
+# records entry for entry, every field (fixture_compare.py lists where NuttX's text is wrong);
+# each `trace dump -b` file must decode record for record as the bytes say (fixture_compare.py
+# --binary). Exit 77 when the fixtures are not there.
+set -euo pipefail
+TRACETAP=$1
+NX_FTRACE=$2
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=${TT_SOURCE_ROOT:-$HERE/../..}
+FIX=${TT_FIXTURES:-$ROOT/../shared/fixtures}/nuttx-sim
+if [ ! -f "$FIX/facts.json" ]; then
+	echo "SKIP: no NuttX fixtures at $FIX (set TT_FIXTURES to the fixtures folder)"
+	exit 77
+fi
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+
+for m in m64 m32; do
+	python3 "$HERE/fixture-layout.py" "$FIX/facts.json" $m > "$T/$m.layout.json"
+	xz -dc "$FIX/$m/image.bin.xz" > "$T/$m.img"
+	"$TRACETAP" decode --json --layout "$T/$m.layout.json" --base "$(cat "$FIX/$m/image-base.txt")" \
+		"$T/$m.img" > "$T/$m.jsonl"
+	"$NX_FTRACE" < "$T/$m.jsonl" > "$T/$m.ftrace"
+	python3 "$HERE/fixture_compare.py" --facts "$FIX/facts.json" --build $m \
+		"$T/$m.jsonl" "$T/$m.ftrace" "$FIX/$m/dump.txt"
+	# `trace dump -b FILE`: the layout file's address is not in it: the notes back to back
+	"$TRACETAP" decode --json --layout "$T/$m.layout.json" "$FIX/$m/dump-b.bin" > "$T/$m.b.jsonl"
+	python3 "$HERE/fixture_compare.py" --facts "$FIX/facts.json" --build $m --binary \
+		"$T/$m.b.jsonl" "$FIX/$m/dump-b.bin"
+done
+echo "PASS: NuttX sim m64 and m32: images equal NuttX's trace dump, -b files decode record for record"
