@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "../proto/json.h"
+#include "../proto/reader.h"
 #include "../proto/threadx.h"
 #include "record_json.h"
 #include "tt_config.h"
@@ -779,13 +780,15 @@ static void skip_record(void *arg, const struct tt_record *rec)
 int tt_export_set_threadx_image(struct tt_export *e, const uint8_t *img, size_t len,
 				uint64_t base, uint64_t header_addr)
 {
-	struct tt_threadx_config c = { .header_addr = header_addr ? header_addr : base,
-				       .static_image = true };
+	struct tt_threadx_config c = { .static_image = true };
 	struct tt_threadx *rd;
 	struct tt_plan p;
-	int rc = tt_threadx_new(&c, &rd);
+	int rc;
 
-	if (rc < 0)
+	if (!header_addr && !base) /* a .trx: its header says where it was */
+		base = tt_reader_find("threadx")->file_base(img, len);
+	c.header_addr = header_addr ? header_addr : base;
+	if ((rc = tt_threadx_new(&c, &rd)) < 0)
 		return rc;
 	do { /* one cycle of the reader over the image: header, registry, entries */
 		tt_threadx_plan(rd, &p);

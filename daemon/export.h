@@ -79,8 +79,8 @@ int tt_export_record(struct tt_export *e, const char *json, size_t len);
 struct tt_threadx;
 int tt_export_set_threadx(struct tt_export *e, const struct tt_threadx *rd);
 /* The same from a static image (a .trx or a RAM dump whose first byte is at target address base,
- * the control header at header_addr; 0: at base), for offline conversion. img borrowed for the
- * call. Returns 0, the reader's error (-EPROTO: not a valid trace buffer), -ERANGE (the buffer
+ * the control header at header_addr; 0: at base; both 0: a .trx, whose header says where it
+ * was), for offline conversion. img borrowed for the call. Returns 0, the reader's error (-EPROTO: not a valid trace buffer), -ERANGE (the buffer
  * reaches outside the image) or -ENOMEM. */
 int tt_export_set_threadx_image(struct tt_export *e, const uint8_t *img, size_t len,
 				uint64_t base, uint64_t header_addr);
