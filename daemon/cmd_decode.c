@@ -619,6 +619,9 @@ int tt_cmd_decode(int argc, char **argv)
 		rc = 1;
 		goto out;
 	}
+	/* a .trx keeps the source's timer mask and whole registry (else the names events use) */
+	if (to == TT_EXPORT_TRX && !strcmp(reader->name, "threadx"))
+		(void)tt_export_set_threadx_image(d.ex, bytes, len, base, rc_cfg.address);
 	rc = reader->decode_image(bytes, len, base, &rc_cfg, on_record, &d, err, sizeof(err));
 	if (rc < 0)
 		fprintf(stderr, "tracetap decode: %s: %s\n", path, err);

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "../proto/json.h"
+#include "../proto/reader.h"
 #include "../proto/threadx.h"
 #include "record_json.h"
 #include "tt_config.h"
@@ -769,6 +770,44 @@ static void ft_record(struct tt_export *e, const cJSON *rec, const char *type)
 }
 
 /* ---- trx ---- */
+
+static void skip_record(void *arg, const struct tt_record *rec)
+{
+	(void)arg;
+	(void)rec;
+}
+
+int tt_export_set_threadx_image(struct tt_export *e, const uint8_t *img, size_t len,
+				uint64_t base, uint64_t header_addr)
+{
+	struct tt_threadx_config c = { .static_image = true };
+	struct tt_threadx *rd;
+	struct tt_plan p;
+	int rc;
+
+	if (!header_addr && !base) /* a .trx: its header says where it was */
+		base = tt_reader_find("threadx")->file_base(img, len);
+	c.header_addr = header_addr ? header_addr : base;
+	if ((rc = tt_threadx_new(&c, &rd)) < 0)
+		return rc;
+	do { /* one cycle of the reader over the image: header, registry, entries */
+		tt_threadx_plan(rd, &p);
+		for (unsigned i = 0; i < p.n; i++) {
+			const struct tt_range *r = &p.r[i];
+			if (r->addr < base || r->addr - base > len || len - (r->addr - base) < r->len) {
+				rc = -ERANGE;
+				goto out;
+			}
+			memcpy(r->dst, img + (r->addr - base), r->len);
+		}
+		rc = tt_threadx_ingest(rd, skip_record, NULL);
+	} while (rc == TT_THREADX_MORE);
+	if (rc >= 0)
+		rc = tt_export_set_threadx(e, rd);
+out:
+	tt_threadx_free(rd);
+	return rc;
+}
 
 static int trx_record(struct tt_export *e, const cJSON *rec, const char *type)
 {

@@ -229,10 +229,6 @@ const struct tt_txobj *tt_tx_name_lookup(const struct tt_threadx *rd, uint32_t p
 void tt_tx_obj_public(const struct tt_txobj *o, struct tt_threadx_object *obj);
 /* The registry name of ptr, NULL when unknown (or ptr is 0). Borrowed. */
 const char *tt_tx_obj_name(const struct tt_threadx *rd, uint32_t ptr);
-/* The public view of a registry entry. */
-void tt_tx_obj_public(const struct tt_txobj *o, struct tt_threadx_object *obj);
-/* The registry name of ptr, NULL when unknown (or ptr is 0). Borrowed. */
-const char *tt_tx_obj_name(const struct tt_threadx *rd, uint32_t ptr);
 /* True when slot words w reference an object pointer the registry cannot name (and that is not
  * known to be unnameable). */
 bool tt_tx_needs_registry(const struct tt_threadx *rd, const uint32_t w[8]);
