@@ -16,16 +16,21 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+
 #include "../probe/image.h"
 #include "../proto/json.h"
 #include "../proto/nuttx.h"
 #include "../proto/qnx.h"
 #include "../proto/reader.h"
 #include "commands.h"
+#include "export.h"
 #include "kevfollow.h"
 #include "layout.h"
 #include "opts.h"
 #include "target.h"
+#include "record_json.h"
 #include "textfmt.h"
 
 #define MAX_FILE (256u << 20)
@@ -34,6 +39,9 @@ struct decode {
 	int json, traceprinter;
 	uint64_t n;
 	struct tt_textfmt tf;
+	struct tt_export *ex; /* --to: records go to the exporter instead of stdout */
+	int ex_err;           /* the first error the exporter returned */
+	FILE *out;            /* -o FILE (or stdout) for --to */
 };
 
 static void on_record(void *arg, const struct tt_record *rec)
@@ -43,6 +51,14 @@ static void on_record(void *arg, const struct tt_record *rec)
 	int n;
 
 	d->n++;
+	if (d->ex) {
+		/* the exporters take the wire records (daemon/export.h), as /api/export does */
+		n = tt_json_record(buf, sizeof(buf), rec, NULL, d->n);
+		int rc = n < 0 ? 0 : tt_export_record(d->ex, buf, (size_t)n);
+		if (rc < 0 && rc != -EINVAL && !d->ex_err)
+			d->ex_err = rc;
+		return;
+	}
 	if (d->json)
 		n = tt_json_record(buf, sizeof(buf) - 1, rec, NULL, d->n);
 	else if (d->traceprinter)
@@ -55,11 +71,44 @@ static void on_record(void *arg, const struct tt_record *rec)
 	fwrite(buf, 1, (size_t)n, stdout);
 }
 
+/* Standard input ("-"), read to its end, up to MAX_FILE. */
+static int read_stdin(char **data, size_t *len)
+{
+	size_t cap = 1 << 16, n = 0, k;
+	char *buf = malloc(cap + 1);
+
+	while (buf && (k = fread(buf + n, 1, cap - n, stdin)) > 0) {
+		n += k;
+		if (n == cap) {
+			char *b = cap < MAX_FILE ? realloc(buf, cap * 2 + 1) : NULL;
+			if (!b) {
+				fprintf(stderr, "tracetap decode: standard input: larger than the %u "
+					"MiB limit\n", MAX_FILE >> 20);
+				free(buf);
+				return -1;
+			}
+			buf = b;
+			cap *= 2;
+		}
+	}
+	if (!buf || ferror(stdin)) {
+		fprintf(stderr, "tracetap decode: standard input: read failed\n");
+		free(buf);
+		return -1;
+	}
+	buf[n] = 0;
+	*data = buf;
+	*len = n;
+	return 0;
+}
+
 static int read_file(const char *path, char **data, size_t *len)
 {
-	FILE *f = fopen(path, "rb");
+	FILE *f = strcmp(path, "-") ? fopen(path, "rb") : NULL;
 	struct stat sb;
 
+	if (!strcmp(path, "-"))
+		return read_stdin(data, len);
 	if (!f) {
 		fprintf(stderr, "tracetap decode: %s: %s\n", path, strerror(errno));
 		return -1;
@@ -104,11 +153,6 @@ static int elf_address(struct tt_target_config *cfg, const void *format_cfg)
 	}
 	if (cfg->address || !r->elf_symbol)
 		return 0;
-	if (r->elf_symbol_is_pointer) {
-		fprintf(stderr, "tracetap decode: %s: \"%s\" is a pointer the target sets at run "
-			"time; give the address with --address\n", cfg->elf, r->elf_symbol);
-		return -1;
-	}
 	/* NuttX before 12.4: g_noteram_info (the layout from the ELF says which) */
 	const char *sym = !strcmp(r->name, "nuttx") ? tt_nuttx_elf_symbol(format_cfg)
 						    : r->elf_symbol;
@@ -116,7 +160,47 @@ static int elf_address(struct tt_target_config *cfg, const void *format_cfg)
 		fprintf(stderr, "tracetap decode: %s\n", err);
 		return -1;
 	}
+	/* a pointer the target set at run time (_tx_trace_header_ptr): read from the image */
+	cfg->address_is_pointer = r->elf_symbol_is_pointer;
 	return 0;
+}
+
+/* --pointer ADDR (or a pointer symbol from --elf): the header address is the pointer's value in
+ * the image, which holds [base, base + len). 0, or -1 with the error printed. */
+static int deref_pointer(const char *path, struct tt_target_config *cfg, const uint8_t *bytes,
+			 size_t len, uint64_t base)
+{
+	uint64_t pa = cfg->address;
+
+	if (pa < base || pa - base > len || len - (pa - base) < 4) {
+		fprintf(stderr, "tracetap decode: %s: the trace header pointer at 0x%" PRIx64 " is "
+			"outside the image [0x%" PRIx64 ", 0x%" PRIx64 ") (--base sets where the "
+			"image starts)\n", path, pa, base, base + len);
+		return -1;
+	}
+	uint32_t v = tt_target_header_ptr(bytes + (pa - base));
+	if (!v) {
+		fprintf(stderr, "tracetap decode: %s: the trace header pointer at 0x%" PRIx64 " is "
+			"NULL: tracing was not enabled when this image was taken\n", path, pa);
+		return -1;
+	}
+	cfg->address = v;
+	cfg->address_is_pointer = false;
+	return 0;
+}
+
+/* The segment of a HEX/S-record image that holds addr (the lowest one when none does). */
+static size_t image_seg(const struct tt_image *img, uint64_t addr)
+{
+	for (size_t i = 0; addr && i < img->nseg; i++)
+		if (addr >= img->seg[i].addr && addr - img->seg[i].addr < img->seg[i].len)
+			return i;
+	return 0;
+}
+
+static int file_write(void *arg, const void *buf, size_t len)
+{
+	return fwrite(buf, 1, len, arg) == len ? 0 : -EIO;
 }
 
 /* --traceprinter: the .kev header's attributes (TRACE_<KEY>:: value, keys right-aligned),
@@ -184,17 +268,129 @@ static int follow_kev(const char *path, uint64_t tick_hz, struct decode *d)
 	return rc;
 }
 
+/* --to FMT [-o FILE]: the exporters of daemon/export.h, as /api/export and `tracetap record`
+ * use them, fed the same records `--json` prints. */
+static int start_export(struct decode *d, int fmt, const char *path)
+{
+	d->out = path ? fopen(path, "wb") : stdout;
+	if (!d->out) {
+		fprintf(stderr, "tracetap decode: cannot create %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	if (tt_export_new((enum tt_export_format)fmt, file_write, d->out, &d->ex) < 0) {
+		fprintf(stderr, "tracetap decode: out of memory\n");
+		if (path)
+			fclose(d->out);
+		return -1;
+	}
+	return 0;
+}
+
+/* Writes the trailer (the whole file for trx) and says what was written. ok: the decode
+ * succeeded; otherwise the output is removed rather than left half-written. */
+static int finish_export(struct decode *d, int fmt, const char *path, bool ok)
+{
+	int rc = ok && !d->ex_err ? tt_export_finish(d->ex) : 0;
+	const char *name = tt_export_format_name((enum tt_export_format)fmt);
+
+	if (!rc && d->ex_err)
+		rc = d->ex_err;
+	if (ok && rc < 0)
+		fprintf(stderr, "tracetap decode: writing %s: %s\n", path ? path : "stdout",
+			strerror(-rc));
+	else if (ok)
+		fprintf(stderr, "tracetap decode: %" PRIu64 " records written to %s (%s)%s\n",
+			tt_export_written(d->ex), path ? path : "stdout", name,
+			tt_export_skipped(d->ex) ? ", some not representable in this format" : "");
+	tt_export_free(d->ex);
+	d->ex = NULL;
+	if (path && fclose(d->out) != 0 && ok && !rc) {
+		fprintf(stderr, "tracetap decode: writing %s: %s\n", path, strerror(errno));
+		rc = -EIO;
+	}
+	if (path && (!ok || rc < 0))
+		unlink(path);
+	return ok && !rc ? 0 : -1;
+}
+
+/* A recording (`tracetap record`, /api/export?format=jsonl): wire records, one per line. */
+static bool looks_jsonl(const char *text, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len && strchr(" \t\r\n", text[i]))
+		i++;
+	return i < len && text[i] == '{';
+}
+
+/* Each line of a recording, printed or exported when emit; without emit only checked. Returns
+ * 0, or the number of the first line that is not a record. */
+static size_t jsonl_each(const char *text, size_t len, struct decode *d, bool emit)
+{
+	const char *p = text, *end = text + len;
+	size_t line = 0;
+
+	for (const char *next; p < end; p = next) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = (size_t)((nl ? nl : end) - p);
+		struct tt_record_json rj;
+		cJSON *o;
+		next = nl ? nl + 1 : end;
+		line++;
+		if (n && p[n - 1] == '\r')
+			n--;
+		if (!n)
+			continue;
+		o = cJSON_ParseWithLength(p, n);
+		if (!o || tt_record_from_json(o, &rj) < 0) {
+			cJSON_Delete(o);
+			return line;
+		}
+		if (emit && d->ex) {
+			int rc = tt_export_record(d->ex, p, n);
+			if (rc < 0 && rc != -EINVAL && !d->ex_err)
+				d->ex_err = rc;
+		} else if (emit) {
+			char buf[TT_JSON_MAX_RECORD];
+			int k = n < sizeof(buf) ? (int)n : -1;
+			if (d->json && k >= 0)
+				memcpy(buf, p, n);
+			else if (!d->json) {
+				d->tf.target = rj.target;
+				k = tt_textfmt_record(&d->tf, buf, sizeof(buf) - 1, &rj.rec, rj.seq);
+			}
+			if (k >= 0) {
+				buf[k++] = '\n';
+				fwrite(buf, 1, (size_t)k, stdout);
+			}
+		}
+		cJSON_Delete(o);
+	}
+	return 0;
+}
+
+static void count_record(void *arg, const struct tt_record *rec)
+{
+	(void)rec;
+	(*(uint64_t *)arg)++;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: tracetap decode FILE [--format FMT] [--json] [--no-color]\n"
+		   "       tracetap decode FILE --to jsonl|perfetto|ftrace|trx [-o OUT]\n"
 		   "       tracetap decode [--follow] [--traceprinter] FILE.kev [--tick-hz HZ]\n"
 		   "Print every event of a trace file (TraceX .trx, QNX .kev) or a RAM dump\n"
 		   "(raw, Intel HEX, S-record), oldest first. The format is detected from the\n"
 		   "file when it has a signature (.trx, .kev); RAM dumps default to threadx.\n"
 		   "With --elf (and --format): the address from the format's symbol unless\n"
-		   "--address is given, and for nuttx the note layout from the ELF's DWARF\n"
+		   "--address is given (threadx: _tx_trace_header_ptr, a pointer read from the\n"
+		   "image, like --pointer), and for nuttx the note layout from the ELF's DWARF\n"
 		   "(or from --layout FILE, saved by `tracetap layout`); a NuttX file that does\n"
 		   "not hold the ring at that address is read as `trace dump -b` output.\n"
+		   "--to FMT: convert instead of printing, to OUT (default stdout) in the\n"
+		   "format of tracetapd's /api/export and `tracetap record` (trx: a TraceX\n"
+		   "file; perfetto: ui.perfetto.dev; ftrace: text; jsonl: the wire records).\n"
 		   "--follow: a QNX .kev that tracelogger is writing, like `tail -f` (a file\n"
 		   "truncated or replaced is a reset record and is read again); until SIGINT.\n"
 		   "--traceprinter: QNX events in the text form of QNX's traceprinter.\n%s",
@@ -207,21 +403,33 @@ int tt_cmd_decode(int argc, char **argv)
 	struct tt_target_config cfg = { 0 };
 	struct tt_opts_target ot;
 	char err[512];
-	enum { O_JSON = 1, O_NOCOLOR, O_HELP, O_FOLLOW, O_TP };
+	enum { O_JSON = 1, O_NOCOLOR, O_HELP, O_FOLLOW, O_TP, O_TO };
 	struct option lo[32] = {
 		{ "json", no_argument, NULL, O_JSON },
 		{ "no-color", no_argument, NULL, O_NOCOLOR },
 		{ "help", no_argument, NULL, O_HELP },
 		{ "follow", no_argument, NULL, O_FOLLOW },
 		{ "traceprinter", no_argument, NULL, O_TP },
+		{ "to", required_argument, NULL, O_TO },
+		{ "output", required_argument, NULL, 'o' },
 	};
-	int c, rc, color = -1, follow = 0;
+	int c, rc, color = -1, follow = 0, to = -1;
+	const char *out_path = NULL;
 
 	tt_opts_target_init(&ot, &cfg);
-	tt_opts_target_longopts(lo + 5, sizeof(lo) / sizeof(lo[0]) - 5);
+	tt_opts_target_longopts(lo + 7, sizeof(lo) / sizeof(lo[0]) - 7, false);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
-		if (c == O_JSON) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":ho:", lo, NULL)) != -1) {
+		if (c == O_TO) {
+			if ((to = tt_export_format_parse(optarg)) < 0) {
+				fprintf(stderr, "tracetap decode: --to '%s': expected jsonl, perfetto, "
+					"ftrace or trx\n", optarg);
+				return 2;
+			}
+		} else if (c == 'o') {
+			out_path = optarg;
+		} else if (c == O_JSON) {
 			d.json = 1;
 		} else if (c == O_NOCOLOR) {
 			color = 0;
@@ -232,16 +440,25 @@ int tt_cmd_decode(int argc, char **argv)
 		} else if (c == 'h' || c == O_HELP) {
 			usage(stdout);
 			return 0;
+		} else if (c == '?' || c == ':') {
+			fprintf(stderr, "tracetap decode: %s '%s' (tracetap decode --help lists the "
+				"options)\n", c == ':' ? "missing value for" : "unknown option",
+				argv[optind - 1]);
+			return 2;
 		} else if ((rc = tt_opts_target_parse(&ot, c, optarg, err, sizeof(err))) != 0) {
-			if (rc < 0)
-				fprintf(stderr, "tracetap decode: %s\n", err);
-			else
-				usage(stderr);
+			fprintf(stderr, "tracetap decode: %s\n", rc < 0 ? err : "unknown option");
 			return 2;
 		}
 	}
 	if (optind + 1 != argc) {
-		usage(stderr);
+		fprintf(stderr, "tracetap decode: %s (usage: tracetap decode FILE [options]; - for "
+			"standard input; --help lists the options)\n",
+			optind >= argc ? "no FILE given" : "one FILE at a time");
+		return 2;
+	}
+	if ((out_path && to < 0) || (to >= 0 && (d.json || d.traceprinter || follow))) {
+		fprintf(stderr, "tracetap decode: -o goes with --to, which converts a whole file "
+			"(not with --json, --traceprinter or --follow)\n");
 		return 2;
 	}
 	if (d.traceprinter && (d.json || (cfg.format && strcmp(cfg.format, "qnx")))) {
@@ -294,6 +511,29 @@ int tt_cmd_decode(int argc, char **argv)
 		tt_format_cfg_release(&fcfg);
 		return 1;
 	}
+	if (!len) {
+		fprintf(stderr, "tracetap decode: %s: empty: nothing to decode (a .trx, .kev, RAM "
+			"dump, `trace dump -b` output or a `tracetap record` JSONL file)\n", path);
+		free(text);
+		tt_format_cfg_release(&fcfg);
+		return 1;
+	}
+	if (!cfg.format && !cfg.address && !cfg.elf && looks_jsonl(text, len)) {
+		size_t bad = jsonl_each(text, len, &d, false);
+		rc = 1;
+		d.tf.color = color < 0 ? tt_textfmt_want_color(stdout) : color;
+		if (bad)
+			fprintf(stderr, "tracetap decode: %s: line %zu is not a tracetap record (a "
+				"JSONL file must be a recording: `tracetap record`, /api/export)\n",
+				path, bad);
+		else if (d.traceprinter)
+			fprintf(stderr, "tracetap decode: %s: --traceprinter needs QNX events, not "
+				"a recording\n", path);
+		else if (to < 0 || start_export(&d, to, out_path) == 0)
+			rc = jsonl_each(text, len, &d, true) ||
+			     (d.ex && finish_export(&d, to, out_path, true) < 0);
+		goto out;
+	}
 
 	struct tt_image img = { 0 };
 	const uint8_t *bytes = (const uint8_t *)text;
@@ -307,20 +547,28 @@ int tt_cmd_decode(int argc, char **argv)
 			rc = 1;
 			goto out;
 		}
-		/* The segment holding the header (by --address, else the lowest). */
-		size_t s = 0;
-		for (size_t i = 0; cfg.address && i < img.nseg; i++)
-			if (cfg.address >= img.seg[i].addr &&
-			    cfg.address < img.seg[i].addr + img.seg[i].len)
-				s = i;
+		/* The segment holding the header (by --address, else the lowest); with a header
+		 * pointer, the one holding the pointer, then the one holding the header. */
+		size_t s = image_seg(&img, cfg.address);
+		if (cfg.address_is_pointer &&
+		    deref_pointer(path, &cfg, img.seg[s].data, img.seg[s].len, img.seg[s].addr) < 0) {
+			rc = 1;
+			goto out;
+		}
+		s = image_seg(&img, cfg.address);
 		bytes = img.seg[s].data;
 		len = img.seg[s].len;
 		base = img.seg[s].addr;
 	}
-	/* A raw file starts at --base, else at --address; with neither the format decides (a
-	 * .trx header carries its own address). */
-	if (fmt == TT_IMAGE_RAW)
+	/* A raw file starts at --base, else at --address (--pointer: the pointer's address); with
+	 * neither the format decides (a .trx header carries its own address). */
+	if (fmt == TT_IMAGE_RAW) {
 		base = cfg.file_base ? cfg.file_base : cfg.address;
+		if (cfg.address_is_pointer && deref_pointer(path, &cfg, bytes, len, base) < 0) {
+			rc = 1;
+			goto out;
+		}
+	}
 	/* Without --format, the file's signature decides (a .trx, a .kev), else ThreadX. */
 	if (!reader) {
 		reader = tt_reader_detect(bytes, len);
@@ -351,16 +599,30 @@ int tt_cmd_decode(int argc, char **argv)
 		rc = 2;
 		goto out;
 	}
+	/* The whole file is checked before anything is printed: a file that is not a trace of
+	 * this format is one error, not screens of garbage before it. */
+	uint64_t nrec = 0;
+	if (reader->decode_image(bytes, len, base, &rc_cfg, count_record, &nrec, err,
+				 sizeof(err)) < 0) {
+		fprintf(stderr, "tracetap decode: %s: not a %s trace: %s\n", path, reader->name, err);
+		rc = 1;
+		goto out;
+	}
 	if (d.traceprinter && !cfg.address && reader->detect && reader->detect(bytes, len)) {
 		struct tt_qnx_header h;
 		if (tt_qnx_parse_header(bytes, len, &h, err, sizeof(err)) == 0)
 			tp_header(bytes, h.header_len);
 	}
-	rc = reader->decode_image(bytes, len, base, &rc_cfg, on_record, &d, err, sizeof(err));
-	if (rc < 0) {
-		fprintf(stderr, "tracetap decode: %s: %s\n", path, err);
+	if (to >= 0 && start_export(&d, to, out_path) < 0) {
 		rc = 1;
+		goto out;
 	}
+	rc = reader->decode_image(bytes, len, base, &rc_cfg, on_record, &d, err, sizeof(err));
+	if (rc < 0)
+		fprintf(stderr, "tracetap decode: %s: %s\n", path, err);
+	if (d.ex && finish_export(&d, to, out_path, rc >= 0) < 0)
+		rc = -1;
+	rc = rc < 0 ? 1 : 0;
 out:
 	tt_format_cfg_release(&fcfg);
 	tt_image_free(&img);

@@ -37,7 +37,7 @@ int tt_cmd_layout(int argc, char **argv)
 	int c, rc;
 
 	tt_opts_target_init(&ot, &cfg);
-	tt_opts_target_longopts(lo + 1, sizeof(lo) / sizeof(lo[0]) - 1);
+	tt_opts_target_longopts(lo + 1, sizeof(lo) / sizeof(lo[0]) - 1, false);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		if (c == 'h' || c == O_HELP) {

@@ -8,11 +8,14 @@
 
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 _Static_assert(sizeof(unsigned) == sizeof(uint32_t), "K_UINT stores uint32_t fields too");
 
@@ -43,6 +46,8 @@ static const struct key server_keys[] = {
 	{ "tls_key", K_STR, S(tls_key), 0 },
 	{ "max_message", K_SIZE, S(max_message), 0 },
 	{ "idle_timeout", K_UINT, S(idle_timeout_s), 0 },
+	{ "max_clients", K_UINT, S(max_clients), 0 },
+	{ "max_exports", K_UINT, S(max_exports), 0 },
 	{ "history", K_SIZE, S(hub.history), 0 },
 	{ "history_bytes", K_SIZE, S(hub.history_bytes), 0 },
 	{ "client_queue_frames", K_SIZE, S(hub.client_frames), 0 },
@@ -303,38 +308,72 @@ fail:
 	return rc;
 }
 
-int tt_config_load(const char *path, struct tt_config *cfg, char *err, size_t errlen)
+/* The whole file, opened once (no check-then-open race) and checked before reading: the loop
+ * must never block on a device or a FIFO, nor read without end. */
+static int read_config(const char *path, char **text, size_t *len, struct stat *st, char *err,
+		       size_t errlen)
 {
-	FILE *f = fopen(path, "rb");
-	char *text = NULL;
-	size_t len = 0, cap = 0;
-	int rc;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY), rc = 0;
+	ssize_t k = 0;
 
-	if (!f) {
+	if (fd < 0 || fstat(fd, st) < 0) {
 		rc = -errno;
 		snprintf(err, errlen, "cannot read configuration %s: %s", path, strerror(errno));
-		memset(cfg, 0, sizeof(*cfg));
-		return rc;
+		goto out;
 	}
-	for (;;) {
-		if (cap - len < 4096) {
-			char *n = realloc(text, cap = cap * 2 + 65536);
-			if (!n) {
-				free(text);
-				fclose(f);
-				snprintf(err, errlen, "%s: out of memory", path);
-				return -ENOMEM;
-			}
-			text = n;
-		}
-		size_t k = fread(text + len, 1, cap - len, f);
-		len += k;
-		if (k == 0)
+	if (!S_ISREG(st->st_mode)) {
+		snprintf(err, errlen, "configuration %s: not a regular file", path);
+		rc = -EINVAL;
+		goto out;
+	}
+	if (st->st_size > TT_CONFIG_MAX_SIZE) {
+		snprintf(err, errlen, "configuration %s: %lld bytes, more than the %u a configuration "
+			 "may have", path, (long long)st->st_size, TT_CONFIG_MAX_SIZE);
+		rc = -EFBIG;
+		goto out;
+	}
+	/* one byte more than the limit: a file that grew since fstat is caught too */
+	if (!(*text = malloc(TT_CONFIG_MAX_SIZE + 1))) {
+		snprintf(err, errlen, "%s: out of memory", path);
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (*len = 0; *len <= TT_CONFIG_MAX_SIZE; *len += (size_t)k) {
+		k = read(fd, *text + *len, TT_CONFIG_MAX_SIZE + 1 - *len);
+		if (k < 0 && errno == EINTR)
+			k = 0;
+		else if (k <= 0)
 			break;
 	}
-	fclose(f);
+	if (k < 0 || *len > TT_CONFIG_MAX_SIZE) {
+		rc = k < 0 ? -errno : -EFBIG;
+		snprintf(err, errlen, "configuration %s: %s", path,
+			 k < 0 ? strerror(errno) : "grew beyond the size limit while read");
+		free(*text);
+		*text = NULL;
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	return rc;
+}
+
+int tt_config_load(const char *path, struct tt_config *cfg, char *err, size_t errlen)
+{
+	char *text = NULL;
+	size_t len = 0;
+	struct stat st;
+	int rc;
+
+	memset(cfg, 0, sizeof(*cfg));
+	if ((rc = read_config(path, &text, &len, &st, err, errlen)) < 0)
+		return rc;
 	rc = tt_config_parse(text, len, path, cfg, err, errlen);
 	free(text);
+	if (!rc && cfg->server.token && *cfg->server.token && (st.st_mode & S_IROTH))
+		snprintf(cfg->warning, sizeof(cfg->warning), "configuration %s holds a token and "
+			 "anyone on this machine may read it (mode %03o): chmod o-r", path,
+			 (unsigned)(st.st_mode & 0777));
 	return rc;
 }
 

@@ -5,7 +5,7 @@
  *     "web_dir": "/usr/share/tracetap/web", "tls_cert": "cert.pem", "tls_key": "key.pem",
  *     "history": 100000, "history_bytes": 104857600,
  *     "client_queue_frames": 64, "client_queue_bytes": 8388608,
- *     "max_message": 65536, "idle_timeout": 60,
+ *     "max_message": 65536, "idle_timeout": 60, "max_clients": 256, "max_exports": 4,
  *     "targets": [
  *       { "name": "board1", "probe": "openocd:127.0.0.1:6666", "format": "threadx",
  *         "elf": "fw.elf", "address": "0x20001000", "address_is_pointer": false,
@@ -34,6 +34,7 @@ struct tt_config {
 	struct tt_target_config *targets;
 	size_t ntargets;
 	void *priv;                      /* owns every string the structs point to */
+	char warning[256];               /* tt_config_load: something to log, or "" */
 };
 
 /* Parses text (len bytes; name is used in messages). On success fills *cfg (free with
@@ -41,7 +42,13 @@ struct tt_config {
  * left empty. */
 int tt_config_parse(const char *text, size_t len, const char *name, struct tt_config *cfg,
 		    char *err, size_t errlen);
-/* Reads and parses the file at path (-errno from reading, with a message). */
+/* The largest configuration file read. */
+#define TT_CONFIG_MAX_SIZE (1u << 20)
+
+/* Reads and parses the file at path (-errno from reading, with a message): a regular file (or
+ * a link to one) of at most TT_CONFIG_MAX_SIZE bytes, else -EINVAL before reading anything
+ * ("/dev/zero: not a regular file"). A file holding a token that others may read is loaded,
+ * with a warning in cfg->warning. */
 int tt_config_load(const char *path, struct tt_config *cfg, char *err, size_t errlen);
 void tt_config_free(struct tt_config *cfg);
 

@@ -17,12 +17,14 @@
 #include <string.h>
 
 #include "../proto/json.h"
+#include "../proto/threadx.h"
 #include "record_json.h"
 #include "tt_config.h"
 
 #define MAX_OBJS 1024
 #define TRX_BASE 0x10000000u
 #define TRX_NAME_SIZE 32u
+#define TRX_NAME_MAX 256u  /* the largest name size a source may give */
 #define PF_HEAD "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n"
 #define FT_NCPUS 16
 #define FT_NTASKS 256
@@ -44,14 +46,27 @@ struct tt_export {
 	/* thread names (perfetto/ftrace) and registry objects (trx) */
 	struct obj objs[MAX_OBJS];
 	size_t nobjs;
-	/* perfetto: the running thread and since when */
-	bool running_known;
-	uint32_t running;
-	double since_us, last_us;
+	/* perfetto: the running slice being extended ([start, end) on track tid) and the previous
+	 * event (a record's `run` covers the time since it) */
+	bool slice_open, prev_ok;
+	uint32_t slice_tid;
+	double slice_start, slice_end, prev_us, last_us;
+	double prev_seq;
+	bool init_named;
 	uint64_t lost;
 	/* trx */
 	uint32_t *words;
 	size_t nent, capent;
+	uint32_t ts_max;          /* largest masked time stamp seen */
+	bool ts_masked;           /* some raw time word had bits the masked stamp has not */
+	bool have_src;            /* the source's header and registry (tt_export_set_threadx) */
+	uint32_t src_mask, src_name_size;
+	struct src_obj {
+		uint8_t avail, type, reserved[2];
+		uint32_t ptr, p1, p2;
+		char *name;
+	} *src;
+	size_t nsrc;
 	/* ftrace of NuttX notes: the state NuttX's trace dump keeps */
 	bool nuttx;
 	struct ft_cpu {
@@ -113,12 +128,53 @@ int tt_export_new(enum tt_export_format fmt, tt_export_write_cb write, void *arg
 	return 0;
 }
 
+static void src_clear(struct tt_export *e)
+{
+	for (size_t i = 0; i < e->nsrc; i++)
+		free(e->src[i].name);
+	free(e->src);
+	e->src = NULL;
+	e->nsrc = 0;
+	e->have_src = false;
+}
+
 void tt_export_free(struct tt_export *e)
 {
 	if (!e)
 		return;
+	src_clear(e);
 	free(e->words);
 	free(e);
+}
+
+int tt_export_set_threadx(struct tt_export *e, const struct tt_threadx *rd)
+{
+	struct tt_threadx_header_info hi;
+	struct tt_threadx_object o;
+
+	if (tt_threadx_header_info(rd, &hi) < 0)
+		return -ENOENT;
+	src_clear(e);
+	e->src = calloc(hi.registry_entries ? hi.registry_entries : 1, sizeof(*e->src));
+	if (!e->src)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < hi.registry_entries; i++) {
+		struct src_obj *s = &e->src[e->nsrc];
+		if (tt_threadx_registry_at(rd, i, &o) < 0)
+			break;
+		*s = (struct src_obj){ .avail = o.deleted, .type = o.type, .ptr = o.ptr,
+				       .p1 = o.param1, .p2 = o.param2,
+				       .reserved = { o.reserved[0], o.reserved[1] },
+				       .name = strdup(o.name ? o.name : "") };
+		if (!s->name)
+			return -ENOMEM;
+		e->nsrc++;
+	}
+	e->have_src = true;
+	e->src_mask = hi.timer_mask;
+	e->src_name_size = hi.name_size < 4 ? 4 : hi.name_size > TRX_NAME_MAX ? TRX_NAME_MAX :
+			   hi.name_size;
+	return 0;
 }
 
 uint64_t tt_export_written(const struct tt_export *e)
@@ -253,6 +309,7 @@ static void learn(struct tt_export *e, const cJSON *rec, const uint32_t w[8], in
 
 	obj_add(e, hexnum(rec, "thread"), 1, str(rec, "thread_name"));
 	obj_add(e, hexnum(rec, "interrupted"), 1, str(rec, "interrupted_name"));
+	obj_add(e, hexnum(rec, "run_thread"), 1, str(rec, "run_name"));
 	if (nw < 8)
 		return;
 	cJSON_ArrayForEach(a, args) {
@@ -301,18 +358,59 @@ static void pf_thread_name(struct tt_export *e, uint32_t tid, const char *name)
 		    "\"args\":{\"name\":%s}}", tid, jstr(b, sizeof(b), name));
 }
 
-static void pf_close_slice(struct tt_export *e, double now)
-{
-	struct obj *o;
+/* Track of the init context (no thread pointer is 1). */
+#define PF_INIT_TID 1u
 
-	if (!e->running_known || !e->running)
-		return;
-	o = obj_find(e, e->running);
+static void pf_close_slice(struct tt_export *e)
+{
+	const struct obj *o;
+	const char *name;
 	char b[512], hex[16];
-	snprintf(hex, sizeof(hex), "0x%08" PRIx32, e->running);
+
+	if (!e->slice_open)
+		return;
+	e->slice_open = false;
+	o = obj_find(e, e->slice_tid);
+	snprintf(hex, sizeof(hex), "0x%08" PRIx32, e->slice_tid);
+	name = e->slice_tid == 0 ? "ISR" : e->slice_tid == PF_INIT_TID ? "init" : o ? o->name : hex;
 	pf_event(e, "{\"ph\":\"X\",\"pid\":1,\"tid\":%" PRIu32 ",\"ts\":%.3f,\"dur\":%.3f,"
-		    "\"name\":%s,\"cat\":\"running\"}", e->running, e->since_us,
-		 now - e->since_us, jstr(b, sizeof(b), o ? o->name : hex));
+		    "\"name\":%s,\"cat\":\"running\"}", e->slice_tid, e->slice_start,
+		 e->slice_end - e->slice_start, jstr(b, sizeof(b), name));
+}
+
+/* The record's `run` (who ran since the previous record, which the reader derived) extends the
+ * running slice or starts the next one; unknown or idle time closes it. */
+static void pf_run(struct tt_export *e, const cJSON *rec, double ts)
+{
+	const char *run = str(rec, "run");
+	double seq = num(rec, "seq", -1);
+	uint32_t tid = 0;
+	bool known = run && e->prev_ok && seq == e->prev_seq + 1;
+
+	if (known && !strcmp(run, "thread"))
+		tid = hexnum(rec, "run_thread");
+	else if (known && !strcmp(run, "init"))
+		tid = PF_INIT_TID;
+	else if (!known || strcmp(run, "isr"))
+		known = false; /* idle, or not known: no slice */
+	if (known && tid == PF_INIT_TID && !e->init_named) {
+		e->init_named = true;
+		pf_thread_name(e, PF_INIT_TID, "init");
+	}
+	if (known && e->slice_open && e->slice_tid == tid && e->slice_end == e->prev_us) {
+		e->slice_end = ts;
+	} else {
+		pf_close_slice(e);
+		if (known) {
+			e->slice_open = true;
+			e->slice_tid = tid;
+			e->slice_start = e->prev_us;
+			e->slice_end = ts;
+		}
+	}
+	e->prev_ok = true;
+	e->prev_us = ts;
+	e->prev_seq = seq;
 }
 
 static void pf_record(struct tt_export *e, const cJSON *rec, const char *type)
@@ -328,6 +426,8 @@ static void pf_record(struct tt_export *e, const cJSON *rec, const char *type)
 			    "\"args\":{\"name\":\"ISR\"}}");
 	}
 	if (!strcmp(type, "gap")) {
+		pf_close_slice(e);
+		e->prev_ok = false;
 		e->lost += tt_json_u64(num(rec, "lost", 0));
 		pf_event(e, "{\"ph\":\"i\",\"s\":\"g\",\"pid\":1,\"tid\":0,\"ts\":%.3f,"
 			    "\"name\":\"gap\",\"args\":{\"lost\":%.0f,\"reason\":%s,\"seq\":%.0f}}",
@@ -338,8 +438,8 @@ static void pf_record(struct tt_export *e, const cJSON *rec, const char *type)
 		return;
 	}
 	if (!strcmp(type, "reset")) {
-		pf_close_slice(e, ts);
-		e->running_known = false;
+		pf_close_slice(e);
+		e->prev_ok = false;
 		pf_event(e, "{\"ph\":\"i\",\"s\":\"g\",\"pid\":1,\"tid\":0,\"ts\":%.3f,"
 			    "\"name\":\"reset\",\"args\":{\"reason\":%s}}", ts,
 			 jstr(b1, sizeof(b1), str(rec, "reason")));
@@ -356,24 +456,13 @@ static void pf_record(struct tt_export *e, const cJSON *rec, const char *type)
 	uint32_t tid = ctx && !strcmp(ctx, "thread") ? hexnum(rec, "thread") : 0;
 	uint32_t id = tt_json_u32(num(rec, "id", 0));
 	e->last_us = ts;
-	if (!e->running_known && tid) {
-		e->running_known = true;
-		e->running = tid;
-		e->since_us = ts;
-	}
+	pf_run(e, rec, ts);
 	char *args = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(rec, "args"));
 	pf_event(e, "{\"ph\":\"i\",\"s\":\"t\",\"pid\":1,\"tid\":%" PRIu32 ",\"ts\":%.3f,"
 		    "\"name\":%s,\"cat\":\"rtos\",\"args\":{\"seq\":%.0f,\"id\":%" PRIu32
 		    ",\"args\":%s}}", tid, ts, jstr(b2, sizeof(b2), str(rec, "name")),
 		 num(rec, "seq", 0), id, args ? args : "{}");
 	cJSON_free(args);
-	if ((id == 1 || id == 2) && nw == 8 && (!e->running_known || w[7] != e->running)) {
-		/* context switch: next_thread is info 4 */
-		pf_close_slice(e, ts);
-		e->running_known = true;
-		e->running = w[7];
-		e->since_us = ts;
-	}
 }
 
 /* ---- ftrace ---- */
@@ -688,6 +777,10 @@ static int trx_record(struct tt_export *e, const cJSON *rec, const char *type)
 	if (strcmp(type, "event") || raw_words(rec, w) != 8 || w[0] == 0)
 		return -EINVAL;
 	learn(e, rec, w, 8);
+	uint32_t ts = tt_json_u32(num(rec, "ts", w[3]));
+	if (ts > e->ts_max)
+		e->ts_max = ts;
+	e->ts_masked |= ts != w[3];
 	if (e->nent == e->capent) {
 		size_t ncap = e->capent ? e->capent * 2 : 1024;
 		uint32_t *n = realloc(e->words, ncap * 32);
@@ -709,9 +802,52 @@ static void le32(uint8_t *p, uint32_t v)
 	p[3] = (uint8_t)(v >> 24);
 }
 
+/* The timer mask when the source's header is not known: the stamps' own width (a raw time word
+ * with bits the masked stamp has not was masked by the target's header: the smallest all-ones
+ * mask that holds every stamp), else all 32 bits. */
+static uint32_t trx_mask(const struct tt_export *e)
+{
+	uint32_t m = 0xFFFFFFFFu;
+
+	if (e->have_src)
+		return e->src_mask;
+	if (e->ts_masked)
+		for (m = 1; m < e->ts_max && m != 0xFFFFFFFFu; m = m << 1 | 1)
+			;
+	return m;
+}
+
+/* One registry entry of the .trx. */
+static void trx_obj(uint8_t *r, uint8_t avail, uint8_t type, const uint8_t res[2], uint32_t ptr,
+		    uint32_t p1, uint32_t p2, const char *name, size_t name_size)
+{
+	r[0] = avail;
+	r[1] = type;
+	r[2] = res[0];
+	r[3] = res[1];
+	le32(r + 4, ptr);
+	le32(r + 8, p1);
+	le32(r + 12, p2);
+	memcpy(r + 16, name, strnlen(name, name_size - 1));
+}
+
+static bool src_has(const struct tt_export *e, uint32_t ptr)
+{
+	for (size_t i = 0; i < e->nsrc; i++)
+		if (e->src[i].type && e->src[i].ptr == ptr)
+			return true;
+	return false;
+}
+
 static int trx_finish(struct tt_export *e)
 {
-	size_t nreg = e->nobjs ? e->nobjs : 1, regsz = 16 + TRX_NAME_SIZE;
+	static const uint8_t nores[2];
+	size_t name_size = e->have_src ? e->src_name_size : TRX_NAME_SIZE;
+	size_t nlearn = 0;
+
+	for (size_t i = 0; i < e->nobjs; i++)
+		nlearn += !src_has(e, e->objs[i].ptr);
+	size_t nreg = e->nsrc + nlearn ? e->nsrc + nlearn : 1, regsz = 16 + name_size;
 	size_t nent = e->nent ? e->nent : 1;
 	size_t len = 48 + nreg * regsz + nent * 32;
 	uint8_t *img = calloc(1, len);
@@ -720,10 +856,11 @@ static int trx_finish(struct tt_export *e)
 	if (!img)
 		return -ENOMEM;
 	le32(img + 0, 0x54585442u);
-	le32(img + 4, 0xFFFFFFFFu);
+	le32(img + 4, trx_mask(e));
 	le32(img + 8, TRX_BASE);
 	le32(img + 12, reg);
-	img[18] = (uint8_t)TRX_NAME_SIZE;
+	img[18] = (uint8_t)name_size; /* u16 at 18, little-endian; 16 is reserved (0) */
+	img[19] = (uint8_t)(name_size >> 8);
 	le32(img + 20, ent);
 	le32(img + 24, ent);
 	le32(img + 28, ent + (uint32_t)(nent * 32));
@@ -731,14 +868,18 @@ static int trx_finish(struct tt_export *e)
 	le32(img + 36, 0xAAAAAAAAu);
 	le32(img + 40, 0xBBBBBBBBu);
 	le32(img + 44, 0xCCCCCCCCu);
-	for (size_t i = 0; i < e->nobjs; i++) {
-		uint8_t *r = img + 48 + i * regsz;
-		r[0] = 0; /* in use */
-		r[1] = e->objs[i].type;
-		le32(r + 4, e->objs[i].ptr);
-		memcpy(r + 16, e->objs[i].name, strnlen(e->objs[i].name, TRX_NAME_SIZE - 1));
+	/* the source's registry as it was, then names seen in events that it no longer holds */
+	size_t k = 0;
+	for (size_t i = 0; i < e->nsrc; i++, k++) {
+		const struct src_obj *s = &e->src[i];
+		trx_obj(img + 48 + k * regsz, s->avail, s->type, s->reserved, s->ptr, s->p1, s->p2,
+			s->name, name_size);
 	}
-	if (!e->nobjs)
+	for (size_t i = 0; i < e->nobjs; i++)
+		if (!src_has(e, e->objs[i].ptr))
+			trx_obj(img + 48 + k++ * regsz, 0, e->objs[i].type, nores, e->objs[i].ptr, 0,
+				0, e->objs[i].name, name_size);
+	if (!k)
 		img[48] = 1; /* one free slot */
 	for (size_t i = 0; i < e->nent * 8; i++)
 		le32(img + (ent - TRX_BASE) + i * 4, e->words[i]);
@@ -797,7 +938,7 @@ int tt_export_finish(struct tt_export *e)
 	case TT_EXPORT_PERFETTO:
 		if (!e->written)
 			put(e, PF_HEAD, sizeof(PF_HEAD) - 1);
-		pf_close_slice(e, e->last_us);
+		pf_close_slice(e);
 		putf(e, "\n],\"metadata\":{\"exporter\":\"tracetap %s\",\"records\":%" PRIu64
 			",\"skipped\":%" PRIu64 "}}\n", TT_VERSION, e->written, e->skipped);
 		break;

@@ -6,8 +6,11 @@
  *  - perfetto: Chrome trace event JSON ({"traceEvents":[...],"displayTimeUnit":"ns",
  *              "metadata":{...}}), loadable by ui.perfetto.dev and chrome://tracing:
  *              one process per target (pid 1); one thread track per RTOS thread (tid = thread
- *              pointer, named by thread_name) built from THREAD_RESUME/THREAD_SUSPEND context
- *              switches (args.next_thread): a complete ("X") slice per running interval;
+ *              pointer, named by thread_name) with a complete ("X") slice per running interval,
+ *              from each record's `run` (who ran since the previous record: the reader derives
+ *              it, PROTOCOL.md); interrupt time on the "ISR" track (tid 0), initialisation on
+ *              "init" (tid 1); idle or unknown time (the first event, across gaps and resets,
+ *              records without `run`, a seq hole from a filter) has no slice;
  *              every event is also an instant ("i") event on the running thread's track (ISR
  *              events on an "ISR" track, tid 0); gap and reset records are global instant
  *              events; counters ("C"): "events lost" (cumulative). Time: ns when present,
@@ -27,11 +30,17 @@
  *              rendered text (the record's "text", from the ELF's format string), else the
  *              format address and the packed bytes; gap/reset records keep tracetap's own
  *              line.
- *  - trx:      a TraceX file rebuilt from the raw words: a ThreadX control header, a registry
- *              with every thread/object name seen (thread_name, interrupted_name and object
- *              arguments), and one 32-byte entry per event (raw words, little-endian), oldest
- *              first with the current pointer at the oldest entry. Gap/reset records and events
- *              without 8 raw words are not representable and skipped (counted).
+ *  - trx:      a TraceX file rebuilt from the raw words: a ThreadX control header, a registry,
+ *              and one 32-byte entry per event (raw words, little-endian), oldest first with
+ *              the current pointer at the oldest entry. With the source's reader
+ *              (tt_export_set_threadx) the header keeps its timer mask and name size and the
+ *              registry is the source's whole registry (every entry and parameter), followed by
+ *              names seen in events that it no longer holds; without it (a stream from the
+ *              network), the registry holds the names seen (thread_name, interrupted_name,
+ *              object arguments) and the timer mask is the stamps' own width (the smallest
+ *              all-ones mask holding every `ts` when a raw time word has bits `ts` has not,
+ *              else 0xFFFFFFFF). Gap/reset records and events without 8 raw words are not
+ *              representable and skipped (counted).
  */
 #ifndef TT_EXPORT_H
 #define TT_EXPORT_H
@@ -63,6 +72,12 @@ int tt_export_new(enum tt_export_format fmt, tt_export_write_cb write, void *arg
 /* Adds one record (a JSON object as in PROTOCOL.md; json borrowed). Returns 0, -EINVAL (not a
  * record: skipped, counted), or the sink's error. */
 int tt_export_record(struct tt_export *e, const char *json, size_t len);
+/* trx: keep what the source's header and registry say (the timer mask, the name size and every
+ * registry entry with its parameters, free ones included) instead of rebuilding them from the
+ * names seen in events. rd: a ThreadX reader that has accepted a header (borrowed for the call;
+ * what it says is copied). Returns 0, -ENOENT (no header yet) or -ENOMEM. */
+struct tt_threadx;
+int tt_export_set_threadx(struct tt_export *e, const struct tt_threadx *rd);
 /* Writes what is buffered and the trailer (trx: the whole file). Returns 0 or -errno. */
 int tt_export_finish(struct tt_export *e);
 /* Records written / skipped (not representable in the format, or not records). */

@@ -133,6 +133,12 @@ const char *tt_hub_target(const struct tt_hub *h)
 	return h->target;
 }
 
+void tt_hub_export_prepare(const struct tt_hub *h, struct tt_export *e)
+{
+	if (h->cfg.export_prepare)
+		h->cfg.export_prepare(h->cfg.export_prepare_arg, e);
+}
+
 const struct tt_target_status *tt_hub_target_status(const struct tt_hub *h)
 {
 	return h->cfg.status ? h->cfg.status(h->cfg.status_arg) : NULL;
@@ -507,11 +513,11 @@ static int summary(const struct tt_hub *h, char *buf, size_t cap, bool is_status
 		     "{%s\"%s\":%.*s,\"format\":%.*s,\"probe\":%.*s,\"state\":\"%s\","
 		     "\"message\":%.*s,\"last_seq\":%" PRIu64 ",\"events\":%" PRIu64
 		     ",\"gaps\":%" PRIu64 ",\"lost\":%" PRIu64 ",\"resets\":%" PRIu64
-		     ",\"bytes_read\":%" PRIu64 ",\"rate\":%.1f,\"fill\":%.3f}",
+		     ",\"bytes_read\":%" PRIu64 ",\"rate\":%.1f,\"fill\":%.3f,\"clients\":%zu}",
 		     is_status ? "\"type\":\"status\"," : "", is_status ? "target" : "name",
 		     h->target_json_len, h->target_json, fl, fmt, pl, probe,
 		     state_name((int)st->state), ml, msg, h->last, st->events, st->gaps, st->lost,
-		     st->resets, st->bytes_read, st->rate, st->fill);
+		     st->resets, st->bytes_read, st->rate, st->fill, h->nclients);
 	if (n < 0 || (size_t)n >= cap)
 		return -ENOSPC;
 	return n;

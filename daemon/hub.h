@@ -62,6 +62,8 @@ void tt_frame_unref(struct tt_frame *f); /* frees at 0; NULL is ignored */
 /* Frees the large frames kept for reuse (tt_hub_free calls it). */
 void tt_frame_pool_drain(void);
 
+struct tt_export;
+
 struct tt_hub_config {
 	const char *target;        /* target name: copied */
 	const char *format;        /* "threadx", ...: copied; may be NULL */
@@ -84,6 +86,11 @@ struct tt_hub_config {
 	 * NULL (then the caller flushes on its own schedule). */
 	void (*need_flush)(void *arg);
 	void *need_flush_arg;
+	/* Called before an export of the history is fed (export.h), so the target can add what
+	 * the records do not carry (a .trx keeps the source's header and registry); may be NULL.
+	 * The export is borrowed for the call. */
+	void (*export_prepare)(void *arg, struct tt_export *e);
+	void *export_prepare_arg;
 };
 
 struct tt_hub;
@@ -117,6 +124,8 @@ void tt_hub_status_changed(struct tt_hub *h);
 
 const char *tt_hub_target(const struct tt_hub *h);
 /* The target status from cfg->status, or NULL. Borrowed. */
+/* Lets the target prepare export e (tt_hub_config.export_prepare); nothing when it has no hook. */
+void tt_hub_export_prepare(const struct tt_hub *h, struct tt_export *e);
 const struct tt_target_status *tt_hub_target_status(const struct tt_hub *h);
 void tt_hub_get_stats(const struct tt_hub *h, struct tt_hub_stats *st);
 /* Writes the target summary object of /api/targets and `hello` (no trailing NUL needed:

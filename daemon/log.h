@@ -7,6 +7,8 @@
 #ifndef TT_LOG_H
 #define TT_LOG_H
 
+#include <stdint.h>
+
 enum tt_log_level {
 	TT_LOG_ERR = 3,
 	TT_LOG_WARNING = 4,
@@ -22,6 +24,32 @@ extern int tt_log_level;
 		if ((lvl) <= tt_log_level)                                                 \
 			tt_log_write((lvl), __VA_ARGS__);                                  \
 	} while (0)
+
+/* Rate limit for a source of repeated lines (a library's log, refusals under a flood): at most
+ * burst lines per second. Inline: the server library links without this file. */
+struct tt_log_limit {
+	uint64_t start_ms;
+	unsigned n, dropped;
+};
+/* 1: write the line; 0: drop it (counted). When a line passes after drops, *dropped is their
+ * number (to say so), else 0. now_ms: any monotonic clock in ms. */
+static inline int tt_log_limit(struct tt_log_limit *l, unsigned burst, uint64_t now_ms,
+			       unsigned *dropped)
+{
+	*dropped = 0;
+	if (now_ms - l->start_ms >= 1000) {
+		l->start_ms = now_ms;
+		l->n = 0;
+	}
+	if (l->n >= burst) {
+		l->dropped++;
+		return 0;
+	}
+	l->n++;
+	*dropped = l->dropped;
+	l->dropped = 0;
+	return 1;
+}
 
 void tt_log_init(const char *prog);
 void tt_log_write(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

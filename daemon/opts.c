@@ -28,12 +28,14 @@ const char tt_opts_target_help[] =
 	"  --tick-hz HZ          time stamp rate: adds nanoseconds to events (e.g. 168M)\n"
 	"  --time-wrap N         modulus of the time source (the ThreadX Linux port: 1000000000)\n"
 	"  --time-dir up|down    time source direction (default: detected)\n"
-	"  --start-at-now        skip the history already in the buffer\n"
-	"  --poll-min MS, --poll-max MS   bounds of the adaptive poll interval (1, 50)\n"
-	"  --max-read BYTES      largest single probe read (default 4096)\n"
 	"  --format-opt KEY=VALUE  a format option (repeatable; after --elf's, in order):\n"
 	TT_NUTTX_LAYOUT_HELP
 	TT_QNX_LAYOUT_HELP;
+
+const char tt_opts_live_help[] =
+	"  --start-at-now        skip the history already in the buffer\n"
+	"  --poll-min MS, --poll-max MS   bounds of the adaptive poll interval (1, 50)\n"
+	"  --max-read BYTES      largest single probe read (default 4096)\n";
 
 void tt_opts_target_init(struct tt_opts_target *o, struct tt_target_config *cfg)
 {
@@ -41,7 +43,7 @@ void tt_opts_target_init(struct tt_opts_target *o, struct tt_target_config *cfg)
 	o->cfg = cfg;
 }
 
-void tt_opts_target_longopts(struct option *lo, size_t room)
+void tt_opts_target_longopts(struct option *lo, size_t room, bool live)
 {
 	static const struct option opts[] = {
 		{ "format", required_argument, NULL, O_FORMAT },
@@ -52,15 +54,28 @@ void tt_opts_target_longopts(struct option *lo, size_t room)
 		{ "tick-hz", required_argument, NULL, O_TICK_HZ },
 		{ "time-wrap", required_argument, NULL, O_TIME_WRAP },
 		{ "time-dir", required_argument, NULL, O_TIME_DIR },
+		{ "format-opt", required_argument, NULL, O_FORMAT_OPT },
+		{ "layout", required_argument, NULL, O_LAYOUT },
+		/* live only (tracetapd): from here */
 		{ "start-at-now", no_argument, NULL, O_NOW },
 		{ "poll-min", required_argument, NULL, O_POLL_MIN },
 		{ "poll-max", required_argument, NULL, O_POLL_MAX },
 		{ "max-read", required_argument, NULL, O_CHUNK },
-		{ "format-opt", required_argument, NULL, O_FORMAT_OPT },
-		{ "layout", required_argument, NULL, O_LAYOUT },
 		{ NULL, 0, NULL, 0 },
 	};
 	size_t n = sizeof(opts) / sizeof(opts[0]);
+
+	if (!live) { /* the file options, then the end */
+		n = 0;
+		while (opts[n].val != O_NOW)
+			n++;
+		n++;
+		if (n > room)
+			n = room;
+		memcpy(lo, opts, (n - 1) * sizeof(opts[0]));
+		memset(&lo[n - 1], 0, sizeof(lo[0]));
+		return;
+	}
 
 	memcpy(lo, opts, (n <= room ? n : room) * sizeof(opts[0]));
 	if (n > room)
@@ -184,4 +199,41 @@ int tt_opts_openocd_arg(struct tt_opts_target *o, int c, const char *arg)
 	o->oargs[o->noargs] = NULL;
 	o->cfg->openocd_args = o->oargs;
 	return 0;
+}
+
+/* The file name of path without its folder and extension ("target/stm32f4x.cfg": "stm32f4x"). */
+static void stem(char *buf, size_t cap, const char *path)
+{
+	const char *b = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	const char *dot = strrchr(b, '.');
+	int n = dot && dot > b ? (int)(dot - b) : (int)strlen(b);
+
+	snprintf(buf, cap, "%.*s", n, b);
+}
+
+void tt_opts_target_name(const struct tt_opts_target *o, char *buf, size_t cap)
+{
+	const struct tt_target_config *c = o->cfg;
+	const char *p = c->probe ? c->probe : "", *f = NULL;
+
+	buf[0] = '\0';
+	if (c->elf) {
+		stem(buf, cap, c->elf);
+	} else if (!strncmp(p, "file:", 5) || !strncmp(p, "kev:", 4)) {
+		stem(buf, cap, strchr(p, ':') + 1);
+	} else if (!strcmp(p, "openocd-spawn")) {
+		for (unsigned i = 0; i + 1 < o->noargs; i++)
+			if (!strcmp(o->oargs[i], "-f"))
+				f = o->oargs[i + 1];
+		if (f)
+			stem(buf, cap, f);
+	} else if (!strncmp(p, "openocd:", 8) || !strncmp(p, "process:", 8)) {
+		snprintf(buf, cap, "%.*s-%s", (int)(strchr(p, ':') - p), p, strrchr(p, ':') + 1);
+	}
+	if (!buf[0])
+		snprintf(buf, cap, "%s", p[0] ? p : "target");
+	for (char *q = buf; *q; q++)
+		if (!((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') ||
+		      (*q >= '0' && *q <= '9') || *q == '.' || *q == '_' || *q == '-'))
+			*q = '-';
 }

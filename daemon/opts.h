@@ -4,6 +4,7 @@
 #define TT_OPTS_H
 
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "target.h"
@@ -19,11 +20,14 @@ struct tt_opts_target {
 	unsigned nfopts;
 };
 
+/* Help lines of the target options (all commands) and of the live ones (tracetapd only). */
 extern const char tt_opts_target_help[];
+extern const char tt_opts_live_help[];
 
 void tt_opts_target_init(struct tt_opts_target *o, struct tt_target_config *cfg);
-/* Appends the target options to longopts (room entries, NULL-terminated). */
-void tt_opts_target_longopts(struct option *longopts, size_t room);
+/* Appends the target options to longopts (room entries, NULL-terminated); live adds the
+ * polling ones (--start-at-now, --poll-min/-max, --max-read), which only tracetapd takes. */
+void tt_opts_target_longopts(struct option *longopts, size_t room, bool live);
 /* Handles option c. Returns 0 when handled, 1 when c is not a target option, -EINVAL with a
  * message naming the option and the expected value in err. */
 int tt_opts_target_parse(struct tt_opts_target *o, int c, const char *arg, char *err,
@@ -34,5 +38,10 @@ int tt_opts_openocd_arg(struct tt_opts_target *o, int c, const char *arg);
 /* Strict unsigned number (decimal or 0x hex, optional k/M/G suffix when suffix != 0): 0 or
  * -EINVAL. */
 int tt_parse_u64(const char *s, uint64_t max, int suffix, uint64_t *out);
+
+/* The default target name (no --name): the ELF's file name without extension, else the
+ * probe's: the last -f file of openocd-spawn ("stm32f4x"), the file of file:/kev:,
+ * "openocd-PORT", "process-PID"; other characters than [A-Za-z0-9._-] become '-'. */
+void tt_opts_target_name(const struct tt_opts_target *o, char *buf, size_t cap);
 
 #endif

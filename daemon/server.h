@@ -40,8 +40,9 @@ struct tt_server_config {
 					means loopback) */
 	int port;                    /* default 7733; 0 = ephemeral (tt_server_port) */
 	const char *token;           /* NULL/"": no token; else required on /ws, /api, /metrics */
-	const char *const *origins;  /* browser Origins allowed besides the same host; borrowed
-					(copied) */
+	const char *const *origins;  /* browser Origins allowed besides the loopback ones
+					("scheme://host:port", or "*"); their hosts are also
+					accepted in Host headers; borrowed (copied) */
 	size_t norigins;
 	const char *web_dir;         /* static files; default TT_WEBDIR */
 	const char *tls_cert;        /* PEM paths: TLS when both are set */
@@ -49,6 +50,10 @@ struct tt_server_config {
 	size_t max_message;          /* largest client message, bytes; default 65536 */
 	unsigned idle_timeout_s;     /* a client that reads nothing this long is closed (1008);
 					default 60 */
+	unsigned max_clients;        /* WebSocket clients at most (more get 503); default 256,
+					lowered at start to fit the descriptor limit */
+	unsigned max_exports;        /* concurrent /api/export downloads (more get 503);
+					default 4 */
 	struct tt_hub_config hub;    /* defaults for each target's hub (history, queues) */
 	/* Optional log sink (level: 3 err .. 7 debug); msg borrowed for the call. */
 	void (*log)(int level, const char *msg, void *arg);
@@ -81,6 +86,15 @@ struct tt_hub *tt_server_hub(const struct tt_server *s, const char *target);
 
 /* Connected WebSocket clients. */
 size_t tt_server_clients(const struct tt_server *s);
+/* The client limit in force (cfg->max_clients, or lower to fit the descriptor limit). */
+unsigned tt_server_max_clients(const struct tt_server *s);
+
+/* Replaces the access settings at run time (SIGHUP): token (NULL/"" = none), origins (copied),
+ * max_clients (0 = keep). WebSocket clients that no longer pass (admitted with the previous
+ * token, or from an Origin/Host no longer allowed) are closed with 1008. Returns how many were
+ * closed, or -ENOMEM (nothing changed). */
+int tt_server_set_access(struct tt_server *s, const char *token, const char *const *origins,
+			 size_t norigins, unsigned max_clients);
 
 typedef void (*tt_server_stop_cb)(struct tt_server *s, void *arg);
 /* Starts the shutdown: every client gets close code 1001, then (when all are gone, at most

@@ -1,13 +1,18 @@
 /* daemon/server_http.c: the HTTP endpoints beside the WebSocket stream.
  *
  * /healthz, /metrics (Prometheus text), /api/targets, /api/export. A response body is built
- * whole into a frame (a history export is bounded by the history size), sent with a
- * Content-Length, in 32 KiB pieces from HTTP_WRITEABLE.
+ * whole into a frame, sent with a Content-Length, in 32 KiB pieces from HTTP_WRITEABLE; an
+ * export is produced a step at a time as the client reads, at most max_exports at once.
+ * Also what every request passes first (tt_server_http_filter): no request bodies (lws 4.1
+ * would otherwise leave the response unsent and its frame leaked), no files outside the web
+ * folder through symlinks; and the request-parsing helpers that never take a value too long
+ * for its buffer for an absent one.
  */
 #include "server_int.h"
 
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,7 +22,7 @@
 #include "target.h"
 
 #define CHUNK 32768
-#define EXPORT_STEP 2000 /* records per writeable callback */
+#define EXPORT_STEP 500 /* records per writeable callback: a few ms, then live clients */
 
 struct body {
 	struct tt_frame *f;
@@ -86,6 +91,9 @@ static int respond(struct conn *c, struct lws *wsi, unsigned status, const char 
 	if (lws_add_http_common_headers(wsi, status, type, b->f->len, &p, end) ||
 	    lws_add_http_header_by_name(wsi, (const unsigned char *)"cache-control:",
 					(const unsigned char *)"no-store", 8, &p, end) ||
+	    (status == HTTP_STATUS_SERVICE_UNAVAILABLE &&
+	     lws_add_http_header_by_name(wsi, (const unsigned char *)"retry-after:",
+					 (const unsigned char *)"2", 1, &p, end)) ||
 	    lws_finalize_write_http_header(wsi, start, &p, end)) {
 		tt_frame_unref(b->f);
 		return -1;
@@ -104,6 +112,15 @@ static int export_rec(void *arg, uint64_t seq, const char *json, size_t len)
 	return rc == -EINVAL ? 0 : rc;
 }
 
+static void export_end(struct conn *c)
+{
+	if (!c->ex)
+		return;
+	tt_export_free(c->ex);
+	c->ex = NULL;
+	c->srv->nexports--;
+}
+
 /* Produces the next piece of an export into c->body (EXPORT_STEP records, or the trailer). */
 static int export_step(struct conn *c)
 {
@@ -117,10 +134,8 @@ static int export_step(struct conn *c)
 						  c->ex, &rc);
 	if (!rc && c->ex_next > c->ex_end)
 		rc = tt_export_finish(c->ex);
-	if (c->ex_next > c->ex_end || rc) {
-		tt_export_free(c->ex);
-		c->ex = NULL;
-	}
+	if (c->ex_next > c->ex_end || rc)
+		export_end(c);
 	return rc ? -1 : 0;
 }
 
@@ -157,14 +172,110 @@ void tt_server_http_closed(struct conn *c)
 {
 	tt_frame_unref(c->body);
 	c->body = NULL;
-	tt_export_free(c->ex);
-	c->ex = NULL;
+	export_end(c);
+}
+
+int tt_server_header(struct lws *wsi, enum lws_token_indexes h, char *buf, size_t len)
+{
+	int n = lws_hdr_total_length(wsi, h);
+
+	buf[0] = 0;
+	if (n <= 0)
+		return 0;
+	if ((size_t)n >= len)
+		return -E2BIG;
+	return lws_hdr_copy(wsi, buf, (int)len, h) < 0 ? -E2BIG : 1;
+}
+
+int tt_server_url_arg(struct lws *wsi, const char *name, char *buf, size_t len)
+{
+	char frag[4096 + 1]; /* lws keeps at most 4096 bytes of headers */
+	size_t nl = strlen(name);
+
+	buf[0] = 0;
+	for (int i = 0;; i++) {
+		int fl = lws_hdr_fragment_length(wsi, WSI_TOKEN_HTTP_URI_ARGS, i);
+		if (fl <= 0)
+			return 0;
+		if ((size_t)fl >= sizeof(frag) ||
+		    lws_hdr_copy_fragment(wsi, frag, sizeof(frag), WSI_TOKEN_HTTP_URI_ARGS, i) < 0)
+			continue;
+		if (strncmp(frag, name, nl))
+			continue;
+		if ((size_t)fl - nl >= len)
+			return -E2BIG;
+		memcpy(buf, frag + nl, (size_t)fl - nl + 1);
+		return 1;
+	}
+}
+
+int tt_server_http_fail(struct lws *wsi, unsigned status, const char *msg)
+{
+	char esc[1024];
+	size_t n = 0;
+
+	/* lws puts the message into an HTML page: a quoted Origin or path must stay text */
+	for (const char *p = msg; *p && n + 7 < sizeof(esc); p++) {
+		const char *rep = *p == '<' ? "&lt;" : *p == '>' ? "&gt;" : *p == '&' ? "&amp;"
+				: *p == '"' ? "&quot;" : *p == '\'' ? "&#39;" : NULL;
+		if (rep) {
+			memcpy(esc + n, rep, strlen(rep));
+			n += strlen(rep);
+		} else {
+			esc[n++] = (unsigned char)*p < 0x20 ? '?' : *p;
+		}
+	}
+	esc[n] = 0;
+	lws_return_http_status(wsi, status, esc);
+	return lws_http_transaction_completed(wsi) ? -1 : 0;
 }
 
 static int fail(struct lws *wsi, unsigned status, const char *msg)
 {
-	lws_return_http_status(wsi, status, msg);
-	return lws_http_transaction_completed(wsi) ? -1 : 0;
+	return tt_server_http_fail(wsi, status, msg);
+}
+
+/* A static file path stays below the web folder once symlinks are resolved; a path that does
+ * not exist is left to lws (its 404). */
+static bool inside_web(struct tt_server *s, const char *uri)
+{
+	char path[PATH_MAX], real[PATH_MAX];
+	size_t n = strlen(s->web_real);
+	int k = snprintf(path, sizeof(path), "%s%s%s", s->web_dir, uri,
+			 uri[0] && uri[strlen(uri) - 1] == '/' ? "index.html" : "");
+
+	if (k < 0 || (size_t)k >= sizeof(path))
+		return false;
+	if (!realpath(path, real))
+		return true;
+	return !strncmp(real, s->web_real, n) && (real[n] == '/' || real[n] == 0);
+}
+
+static bool has_body(struct lws *wsi)
+{
+	char cl[32];
+	int rc = tt_server_header(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH, cl, sizeof(cl));
+
+	return rc < 0 || (rc > 0 && strspn(cl, "0 ") != strlen(cl)) ||
+	       lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_TRANSFER_ENCODING) > 0;
+}
+
+int tt_server_http_filter(struct tt_server *s, struct lws *wsi, const char *uri)
+{
+	if (has_body(wsi)) {
+		tt_server_logf(s, 6, "refused a request with a body (413)");
+		s->rejected++;
+		lws_return_http_status(wsi, HTTP_STATUS_REQ_ENTITY_TOO_LARGE,
+				       "request bodies are not accepted");
+		return -1; /* the body is never read: close after the answer */
+	}
+	if (uri && strncmp(uri, "/api", 4) && strcmp(uri, "/metrics") && strcmp(uri, "/healthz") &&
+	    !inside_web(s, uri)) {
+		tt_server_logf(s, 5, "refused a path that leaves the web folder through a symlink");
+		lws_return_http_status(wsi, HTTP_STATUS_NOT_FOUND, NULL);
+		return -1;
+	}
+	return 0;
 }
 
 static void metrics(struct tt_server *s, struct body *b)
@@ -216,6 +327,9 @@ static void metrics(struct tt_server *s, struct body *b)
 	}
 	body_printf(b, "# HELP tracetap_clients Connected WebSocket clients\n"
 		       "# TYPE tracetap_clients gauge\ntracetap_clients %zu\n", s->nconns);
+	body_printf(b, "# HELP tracetap_busy_total Requests refused with 503 (max_clients, "
+		       "max_exports)\n# TYPE tracetap_busy_total counter\ntracetap_busy_total %"
+		       PRIu64 "\n", s->busy);
 	body_printf(b, "# HELP tracetap_rejected_total Connections refused (token, Origin)\n"
 		       "# TYPE tracetap_rejected_total counter\ntracetap_rejected_total %" PRIu64
 		       "\n", s->rejected);
@@ -233,27 +347,39 @@ static int fail_body(struct lws *wsi, struct body *b, unsigned status, const cha
 static int export(struct conn *c, struct lws *wsi, struct body *b)
 {
 	char tbuf[160], fbuf[48];
-	const char *target, *format;
+	const char *target = tbuf, *format = fbuf;
 	struct tt_hub *h;
 	struct tt_hub_stats st;
 	struct tt_export *e;
-	int fmt;
+	int fmt, rt, rf;
 
-	/* lws 4.1 returns a pointer into the buffer just after "name=" */
-	target = lws_get_urlarg_by_name(wsi, "target=", tbuf, sizeof(tbuf));
-	if (!target) {
+	rt = tt_server_url_arg(wsi, "target=", tbuf, sizeof(tbuf));
+	rf = tt_server_url_arg(wsi, "format=", fbuf, sizeof(fbuf));
+	if (rt < 0 || rf < 0)
+		return fail_body(wsi, b, HTTP_STATUS_BAD_REQUEST, rt < 0
+				 ? "target= is longer than any target name (159 bytes at most)"
+				 : "format= is longer than any format name");
+	if (!rt) {
 		if (c->srv->nhubs != 1)
 			return fail_body(wsi, b, HTTP_STATUS_BAD_REQUEST, "target=NAME is required");
 		target = tt_hub_target(c->srv->hubs[0]);
 	}
-	format = lws_get_urlarg_by_name(wsi, "format=", fbuf, sizeof(fbuf));
-	if (!format)
+	if (!rf)
 		format = "jsonl";
 	if (!(h = tt_server_hub(c->srv, target)))
 		return fail_body(wsi, b, HTTP_STATUS_NOT_FOUND, "no such target");
 	if ((fmt = tt_export_format_parse(format)) < 0)
 		return fail_body(wsi, b, HTTP_STATUS_BAD_REQUEST,
 			    "format must be jsonl, trx, perfetto or ftrace");
+	if (c->srv->nexports >= c->srv->cfg.max_exports) {
+		c->srv->busy++;
+		tt_server_logf(c->srv, 5, "export refused: %u in progress (max_exports)",
+			       c->srv->nexports);
+		b->f->len = 0;
+		body_printf(b, "%u exports in progress (the most at once): retry later\n",
+			    c->srv->nexports);
+		return respond(c, wsi, HTTP_STATUS_SERVICE_UNAVAILABLE, "text/plain", b);
+	}
 	/* The history as it is now, produced a step at a time as the client reads (the loop
 	 * never stalls on a big export); records evicted meanwhile are skipped. No
 	 * Content-Length: the connection closes at the end. */
@@ -263,6 +389,7 @@ static int export(struct conn *c, struct lws *wsi, struct body *b)
 		      *end = hdr + sizeof(hdr) - 1;
 	if (tt_export_new((enum tt_export_format)fmt, conn_put, c, &e) < 0)
 		return fail_body(wsi, b, HTTP_STATUS_INTERNAL_SERVER_ERROR, "out of memory");
+	tt_hub_export_prepare(h, e);
 	if (lws_add_http_common_headers(wsi, HTTP_STATUS_OK,
 					tt_export_content_type((enum tt_export_format)fmt),
 					LWS_ILLEGAL_HTTP_CONTENT_LEN, &p, end) ||
@@ -272,11 +399,12 @@ static int export(struct conn *c, struct lws *wsi, struct body *b)
 		return -1;
 	}
 	tt_frame_unref(c->body);
-	tt_export_free(c->ex);
+	export_end(c);
 	c->body = b->f;
 	c->body->len = 0;
 	c->body_off = 0;
 	c->ex = e;
+	c->srv->nexports++;
 	c->ex_hub = h;
 	c->ex_next = st.oldest_seq ? st.oldest_seq : 1;
 	c->ex_end = st.last_seq;
@@ -289,13 +417,14 @@ int tt_server_http(struct conn *c, struct lws *wsi)
 	struct tt_server *s = c->srv;
 	char uri[256], why[300];
 	struct body b = { tt_frame_new(4096), 0 };
-	int st;
+	int st = tt_server_header(wsi, WSI_TOKEN_GET_URI, uri, sizeof(uri));
 
 	if (!b.f)
 		return fail(wsi, HTTP_STATUS_INTERNAL_SERVER_ERROR, "out of memory");
-	if (lws_hdr_copy(wsi, uri, sizeof(uri), WSI_TOKEN_GET_URI) <= 0) {
+	if (st <= 0) {
 		tt_frame_unref(b.f);
-		return fail(wsi, HTTP_STATUS_METHOD_NOT_ALLOWED, "only GET is supported");
+		return st < 0 ? fail(wsi, HTTP_STATUS_REQ_URI_TOO_LONG, "path too long")
+			      : fail(wsi, HTTP_STATUS_METHOD_NOT_ALLOWED, "only GET is supported");
 	}
 	if (!strcmp(uri, "/healthz")) {
 		body_printf(&b, "ok\n");

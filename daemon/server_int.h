@@ -5,6 +5,7 @@
 #include <uv.h>
 #include <libwebsockets.h>
 
+#include "log.h"
 #include "server.h"
 
 #define TT_MAX_TARGETS 64
@@ -25,11 +26,13 @@ struct conn {
 	char *rx;                                   /* message being reassembled */
 	size_t rxlen, rxcap;
 	uint64_t progress_ms;                       /* last write, or last time nothing waited */
+	char *origin, *host;                        /* as admitted (re-checked on SIGHUP) */
+	unsigned token_gen;                         /* the token it was admitted with */
 	/* HTTP response being written */
 	struct tt_frame *body;
 	size_t body_off;
 	/* /api/export in progress: produced a step at a time from HTTP_WRITEABLE */
-	struct tt_export *ex;
+	struct tt_export *ex;                       /* counted in srv->nexports */
 	struct tt_hub *ex_hub;
 	uint64_t ex_next, ex_end;
 };
@@ -40,7 +43,13 @@ struct tt_server {
 	struct lws_vhost *vh;
 	struct tt_server_config cfg;
 	char *listen, *token, *web_dir, *tls_cert, *tls_key;
-	char **origins;
+	char *web_real;         /* web_dir with symlinks resolved: files must stay below it */
+	char **origins;         /* cfg.norigins entries */
+	unsigned token_gen;     /* bumped when the token changes */
+	unsigned max_clients;   /* in force (see tt_server_max_clients) */
+	unsigned fd_clients;    /* what the descriptor limit allows */
+	struct tt_log_limit refusals; /* log lines about refused clients */
+	unsigned nexports;      /* exports in progress */
 	struct lws_http_mount mounts[4];
 	struct lws_protocols protocols[3];
 	struct tt_hub *hubs[TT_MAX_TARGETS];
@@ -56,7 +65,7 @@ struct tt_server {
 	unsigned open_handles;
 	tt_server_stop_cb stop_cb;
 	void *stop_arg;
-	uint64_t rejected, bad_messages; /* counters for /metrics */
+	uint64_t rejected, bad_messages, busy; /* counters for /metrics */
 };
 
 void tt_server_logf(struct tt_server *s, int level, const char *fmt, ...)
@@ -66,9 +75,24 @@ int tt_server_http(struct conn *c, struct lws *wsi);
 int tt_server_http_writeable(struct conn *c, struct lws *wsi);
 /* Frees an unfinished response (CLOSED_HTTP). */
 void tt_server_http_closed(struct conn *c);
-/* Authorization (Bearer header or ?token=) and Origin checks. 0 = fine, else an HTTP status
- * with a reason in why. */
+/* Host, Origin and authorization (Bearer header or ?token=) checks. 0 = fine, else an HTTP
+ * status with a reason in why. A header too long to check fails. */
 int tt_server_check_access(struct tt_server *s, struct lws *wsi, char *why, size_t whylen);
+/* The same checks on headers kept from admission (NULL = absent); token_ok: the client gave
+ * the current token. */
+int tt_server_access(struct tt_server *s, const char *origin, const char *host, bool token_ok,
+		     char *why, size_t whylen);
+/* The value of URL argument name ("target="): 1 with it in buf, 0 when absent, -E2BIG when it
+ * does not fit in len bytes (too long is never taken for absent). */
+int tt_server_url_arg(struct lws *wsi, const char *name, char *buf, size_t len);
+/* A header: 1 with it in buf, 0 when absent, -E2BIG when longer than len - 1. */
+int tt_server_header(struct lws *wsi, enum lws_token_indexes h, char *buf, size_t len);
+/* An error response whose message (which may quote the request) is HTML-escaped; returns
+ * what an lws HTTP callback returns. */
+int tt_server_http_fail(struct lws *wsi, unsigned status, const char *msg);
+/* Refuses a request body (GET only: 413) and paths that leave the web folder (404) before
+ * lws acts on the request; returns nonzero to close (LWS_CALLBACK_FILTER_HTTP_CONNECTION). */
+int tt_server_http_filter(struct tt_server *s, struct lws *wsi, const char *uri);
 /* One complete client message (subscribe, resume, pause, resume-live, ping; untrusted JSON):
  * acts on it, or queues an error reply. Exported for tests/fuzz/fuzz_client_msg.c. */
 void tt_server_on_message(struct conn *c, const char *buf, size_t len);

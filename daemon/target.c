@@ -18,6 +18,8 @@
 
 #include "../probe/dwarf_layout.h"
 #include "../proto/reader.h"
+#include "../proto/threadx.h"
+#include "export.h"
 #include "kevfollow.h"
 #include "log.h"
 
@@ -81,10 +83,11 @@ const char *tt_target_state_name(enum tt_target_state st)
 	return (unsigned)st < sizeof(names) / sizeof(names[0]) ? names[st] : "unknown";
 }
 
-static void set_state(struct tt_target *t, enum tt_target_state st, const char *fmt, ...)
+/* A new state or message goes to status_cb (which logs it): returns true; a repeat: false. */
+static bool set_state(struct tt_target *t, enum tt_target_state st, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-static void set_state(struct tt_target *t, enum tt_target_state st, const char *fmt, ...)
+static bool set_state(struct tt_target *t, enum tt_target_state st, const char *fmt, ...)
 {
 	char msg[sizeof(t->st.message)];
 	va_list ap;
@@ -93,11 +96,14 @@ static void set_state(struct tt_target *t, enum tt_target_state st, const char *
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	if (t->st.state == st && !strcmp(t->st.message, msg))
-		return;
+		return false;
 	t->st.state = st;
 	memcpy(t->st.message, msg, sizeof(msg));
+	t->err_logged_at = uv_now(t->loop); /* the same error from the next polls: see below */
+	t->err_suppressed = 0;
 	if (t->status_cb)
 		t->status_cb(t, t->arg);
+	return true;
 }
 
 /* Errors repeat every poll while a link is down: log the first, then one line per 10 s. */
@@ -276,13 +282,23 @@ static void cycle_failed(struct tt_target *t, enum tt_target_state st, const cha
 {
 	unsigned floor = t->cfg.poll_max_ms > 50 ? 50 : t->cfg.poll_max_ms;
 
-	set_state(t, st, "%s", msg);
-	log_poll_error(t, msg);
+	if (!set_state(t, st, "%s", msg)) /* a new state or message is logged as such */
+		log_poll_error(t, msg);
 	t->backoff_ms = t->backoff_ms ? t->backoff_ms * 2 : floor;
 	if (t->backoff_ms > t->cfg.poll_max_ms * 4 + 1000)
 		t->backoff_ms = t->cfg.poll_max_ms * 4 + 1000;
 	update_rate(t);
 	schedule(t, t->backoff_ms);
+}
+
+uint32_t tt_target_header_ptr(const uint8_t b[4])
+{
+	uint32_t v = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+	uint32_t be = __builtin_bswap32(v);
+	/* The pointer is in target byte order, which is unknown until the header is read: take the
+	 * little-endian value (every Cortex-M) unless only the big-endian one is plausible, i.e.
+	 * 4-aligned and the little-endian one is not. */
+	return (v & 3) && !(be & 3) ? be : v;
 }
 
 static int make_reader(struct tt_target *t)
@@ -294,6 +310,7 @@ static int make_reader(struct tt_target *t)
 		.time_wrap = t->cfg.time_wrap,
 		.time_dir = t->cfg.time_dir,
 		.format_cfg = t->format_cfg,
+		.file_source = !strncmp(t->cfg.probe, "file:", 5),
 	};
 
 	if (t->rd)
@@ -312,7 +329,7 @@ static void on_read(struct tt_probe *p, int status, void *arg)
 	if (t->stopping)
 		return;
 	if (status < 0) {
-		snprintf(msg, sizeof(msg), "probe %s: %s", t->cfg.probe, tt_probe_error(p));
+		snprintf(msg, sizeof(msg), "%s", tt_probe_error(p)); /* it names the probe */
 		if (t->phase == PH_READING)
 			t->fmt->read_failed(t->rd, status);
 		cycle_failed(t, status == -EFAULT ? TT_TARGET_STALLED : TT_TARGET_DISCONNECTED,
@@ -321,14 +338,7 @@ static void on_read(struct tt_probe *p, int status, void *arg)
 		return;
 	}
 	if (t->phase == PH_RESOLVE) {
-		uint32_t v = (uint32_t)t->ptr_buf[0] | (uint32_t)t->ptr_buf[1] << 8 |
-			     (uint32_t)t->ptr_buf[2] << 16 | (uint32_t)t->ptr_buf[3] << 24;
-		uint32_t be = __builtin_bswap32(v);
-		/* The pointer is in target byte order, which is unknown until the header is read:
-		 * take the little-endian value (every Cortex-M) unless only the big-endian one is
-		 * plausible, i.e. 4-aligned and the little-endian one is not. */
-		if ((v & 3) && !(be & 3))
-			v = be;
+		uint32_t v = tt_target_header_ptr(t->ptr_buf);
 		if (!v) {
 			snprintf(msg, sizeof(msg),
 				 "trace header pointer at 0x%08" PRIx64
@@ -350,6 +360,8 @@ static void on_read(struct tt_probe *p, int status, void *arg)
 		step(t);
 		return;
 	}
+	if (t->fmt->set_host_time)
+		t->fmt->set_host_time(t->rd, uv_hrtime());
 	int rc = t->fmt->ingest(t->rd, emit, t);
 	if (rc < 0) {
 		snprintf(msg, sizeof(msg), "%s", t->fmt->error(t->rd));
@@ -405,8 +417,7 @@ static void on_probe_state(struct tt_probe *p, enum tt_probe_state st, const cha
 	struct tt_target *t = arg;
 
 	if (st == TT_PROBE_DISCONNECTED) {
-		set_state(t, TT_TARGET_DISCONNECTED, "probe %s: %s", t->cfg.probe, msg);
-		tt_log(TT_LOG_WARNING, "target %s: probe disconnected: %s", t->cfg.name, msg);
+		set_state(t, TT_TARGET_DISCONNECTED, "%s", msg); /* logged by the status callback */
 	} else if (st == TT_PROBE_CONNECTED) {
 		tt_log(TT_LOG_INFO, "target %s: probe connected%s%s", t->cfg.name, msg && *msg ? ": " : "",
 		       msg ? msg : "");
@@ -494,6 +505,31 @@ static int copy_config(struct tt_target *t, const struct tt_target_config *cfg)
 		t->cfg.poll_max_ms = 50;
 	if (t->cfg.poll_max_ms < t->cfg.poll_min_ms)
 		t->cfg.poll_max_ms = t->cfg.poll_min_ms;
+	return 0;
+}
+
+/* file:PATH with neither --address nor --base: a file that starts with the format's header (a
+ * .trx) says where it was in target memory (a HEX or S-record file by its addresses). */
+static int locate_file(struct tt_target *t, char *err, size_t errlen)
+{
+	const char *path = t->cfg.probe + 5;
+	uint8_t head[64];
+	uint64_t addr;
+	size_t got;
+	int raw;
+	int rc = tt_probe_file_head(path, head, sizeof(head), &got, &addr, &raw, err, errlen);
+
+	if (rc < 0)
+		return rc;
+	if (!t->fmt->detect || !t->fmt->detect(head, got) || (raw && !t->fmt->file_base(head, got))) {
+		snprintf(err, errlen, "%s: does not start with a %s header that says where it was "
+			 "in target memory: give --address (and --base: the address of the file's "
+			 "first byte)", path, t->fmt->name);
+		return -EINVAL;
+	}
+	t->header_addr = raw ? t->fmt->file_base(head, got) : addr;
+	if (raw)
+		t->cfg.file_base = t->header_addr;
 	return 0;
 }
 
@@ -591,6 +627,10 @@ int tt_target_start(uv_loop_t *loop, const struct tt_target_config *cfg,
 		t->header_addr = t->fcfg.address;
 	} else if (t->cfg.address_is_pointer) {
 		t->ptr_addr = t->cfg.address;
+	} else if (!t->cfg.address && !t->cfg.file_base && fmt->file_base &&
+		   !strncmp(t->cfg.probe, "file:", 5)) {
+		if ((rc = locate_file(t, err, errlen)) < 0)
+			goto fail_cfg;
 	} else if (t->cfg.address || !strncmp(t->cfg.probe, "file:", 5)) {
 		t->header_addr = t->cfg.address ? t->cfg.address : t->cfg.file_base;
 	} else {
@@ -803,4 +843,11 @@ const struct tt_target_config *tt_target_config(const struct tt_target *t)
 const struct tt_target_status *tt_target_status(const struct tt_target *t)
 {
 	return &t->st;
+}
+
+void tt_target_export_prepare(const struct tt_target *t, struct tt_export *e)
+{
+	/* a reader that has not accepted a header yet says so (-ENOENT): nothing to add */
+	if (t->rd && t->fmt && !strcmp(t->fmt->name, "threadx"))
+		(void)tt_export_set_threadx(e, t->rd);
 }

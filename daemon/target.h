@@ -103,7 +103,16 @@ bool tt_target_opts_equal(const char *const *a, const char *const *b);
 
 const char *tt_target_name(const struct tt_target *t);
 const struct tt_target_config *tt_target_config(const struct tt_target *t);
+
+/* The trace header address a header pointer (`--pointer`, a pointer symbol such as
+ * _tx_trace_header_ptr) holds, from its 4 bytes in target byte order: little-endian unless only
+ * the big-endian reading is 4-aligned. 0 when the pointer is NULL (tracing not enabled). */
+uint32_t tt_target_header_ptr(const uint8_t b[4]);
 const struct tt_target_status *tt_target_status(const struct tt_target *t);
+/* Adds to export e what the target's reader knows beyond the records (ThreadX: the header's timer
+ * mask and the whole registry, for a .trx); nothing for other formats or before attach. */
+struct tt_export;
+void tt_target_export_prepare(const struct tt_target *t, struct tt_export *e);
 const char *tt_target_state_name(enum tt_target_state st);
 
 #endif

@@ -63,15 +63,27 @@ int tt_textfmt_want_color(FILE *f)
 	return isatty(fileno(f)) && !(nc && *nc);
 }
 
-static void add_time(struct line *l, const struct tt_event *ev)
+/* Column widths: whole, or compact when lines must fit a terminal (no sequence number there:
+ * it is for resuming, not for reading; time in microseconds). */
+struct cols {
+	int target, seq, who, name;
+	bool compact;
+};
+
+static const struct cols wide_cols = { 10, 8, 22, 26, false };
+static const struct cols compact_cols = { 8, 0, 16, 20, true };
+
+static void add_time(struct line *l, const struct tt_event *ev, bool compact)
 {
-	if (ev->has_ns)
+	if (ev->has_ns && compact)
+		addf(l, "%6" PRIu64 ".%06" PRIu64, ev->ns / 1000000000u, ev->ns % 1000000000u / 1000);
+	else if (ev->has_ns)
 		addf(l, "%6" PRIu64 ".%09" PRIu64, ev->ns / 1000000000u, ev->ns % 1000000000u);
 	else
-		addf(l, "%16" PRIu64, ev->time);
+		addf(l, "%*" PRIu64, compact ? 13 : 16, ev->time);
 }
 
-static void add_who(struct line *l, const struct tt_event *ev)
+static void add_who(struct line *l, const struct tt_event *ev, int width)
 {
 	char who[48];
 
@@ -95,7 +107,7 @@ static void add_who(struct line *l, const struct tt_event *ev)
 	default:
 		snprintf(who, sizeof(who), "?");
 	}
-	addf(l, "  %-22s", who);
+	addf(l, "  %-*.*s", width, width, who);
 }
 
 static void add_args(struct line *l, const struct tt_event *ev, int color)
@@ -113,21 +125,48 @@ static void add_args(struct line *l, const struct tt_event *ev, int color)
 	}
 }
 
+/* Cuts the line in buf (length n, colour escapes included) to width visible columns, the end
+ * marked with an ellipsis. Returns the new length. */
+static int fit(char *buf, size_t cap, int n, int width, int color)
+{
+	int cols = 0, i = 0;
+
+	for (int k = 0; k < n; k++) {
+		unsigned char c = (unsigned char)buf[k];
+		if (c == '\033') {
+			while (k < n && buf[k] != 'm')
+				k++;
+			continue;
+		}
+		if ((c & 0xc0) != 0x80 && ++cols == width) /* the last column is the ellipsis */
+			i = k;
+	}
+	if (cols <= width)
+		return n;
+	const char *tail = color ? "\xe2\x80\xa6" C_OFF : "\xe2\x80\xa6";
+	if ((size_t)i + strlen(tail) >= cap)
+		return n;
+	memcpy(buf + i, tail, strlen(tail));
+	return i + (int)strlen(tail);
+}
+
 int tt_textfmt_record(const struct tt_textfmt *tf, char *buf, size_t cap,
 		      const struct tt_record *rec, uint64_t seq)
 {
 	struct line l = { buf, buf + cap, 0 };
 	int c = tf->color;
+	const struct cols *w = tf->width > 0 ? &compact_cols : &wide_cols;
 
 	if (tf->target)
-		addf(&l, "%s%-10.32s%s ", c ? C_CYAN : "", tf->target, c ? C_OFF : "");
-	addf(&l, "%s%8" PRIu64 "%s ", c ? C_DIM : "", seq, c ? C_OFF : "");
+		addf(&l, "%s%-*.32s%s ", c ? C_CYAN : "", w->target, tf->target, c ? C_OFF : "");
+	if (w->seq)
+		addf(&l, "%s%*" PRIu64 "%s ", c ? C_DIM : "", w->seq, seq, c ? C_OFF : "");
 	switch (rec->kind) {
 	case TT_REC_EVENT:
-		add_time(&l, &rec->u.ev);
-		add_who(&l, &rec->u.ev);
-		addf(&l, " %s%-26.64s%s", c ? C_BOLD : "", rec->u.ev.name ? rec->u.ev.name : "UNKNOWN",
-		     c ? C_OFF : "");
+		add_time(&l, &rec->u.ev, w->compact);
+		add_who(&l, &rec->u.ev, w->who);
+		addf(&l, " %s%-*.64s%s", c ? C_BOLD : "", w->name,
+		     rec->u.ev.name ? rec->u.ev.name : "UNKNOWN", c ? C_OFF : "");
 		/* The id says which user event or which unknown event it was. */
 		if (rec->u.ev.name && (!strcmp(rec->u.ev.name, "USER_EVENT") ||
 				       !strcmp(rec->u.ev.name, "UNKNOWN")))
@@ -144,7 +183,9 @@ int tt_textfmt_record(const struct tt_textfmt *tf, char *buf, size_t cap,
 		     rec->u.reset.reason ? rec->u.reset.reason : "", c ? C_OFF : "");
 		break;
 	}
-	return l.full ? -ENOSPC : (int)(l.p - buf);
+	if (l.full)
+		return -ENOSPC;
+	return tf->width > 0 ? fit(buf, cap, (int)(l.p - buf), tf->width, c) : (int)(l.p - buf);
 }
 
 /* ---- QNX traceprinter ---- */

@@ -12,6 +12,8 @@
 struct tt_textfmt {
 	int color;          /* ANSI colours */
 	const char *target; /* shown when not NULL */
+	int width;          /* > 0: compact columns, each line cut to this many columns with an
+			     * ellipsis (a terminal's width); 0: whole lines */
 };
 
 /* One line (no newline) into buf. Returns the length or -ENOSPC. */

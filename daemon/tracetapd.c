@@ -12,6 +12,7 @@
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
+#include <sys/resource.h>
 #include <stdlib.h>
 #include <string.h>
 #include <uv.h>
@@ -30,18 +31,23 @@
 
 #define MAX_TARGETS 32
 
+struct cli;
+
 struct slot {
 	struct daemon *d;
 	char name[64];
 	struct tt_target *t;        /* NULL while stopped/restarting */
-	struct tt_target_config cfg; /* what t runs with (strings owned by a tt_config) */
+	struct tt_target_config cfg; /* what t runs with (strings in cfg_mem: a reload frees the
+					configuration they came from while t may still stop) */
+	char *cfg_mem, *pending_mem;
 	struct tt_hub *hub;         /* owned by the server; NULL without one */
 	uint64_t seq;               /* --stdout numbering without a hub */
-	struct tt_target_config pending; /* restart with this once t has stopped */
+	struct tt_target_config pending; /* restart with this once t has stopped (pending_mem) */
 	int restart;
 	char serial[128];           /* bound to this probe serial ("adapter serial ..."), or "" */
 	int present;                /* the bound probe is plugged in (or no watcher runs) */
 	struct tt_target_status idle; /* what clients see while t is NULL */
+	bool from_flags;            /* --probe: not the file's, a reload leaves it alone */
 };
 
 struct daemon {
@@ -51,8 +57,8 @@ struct daemon {
 	uv_timer_t status;  /* status to clients every second, systemd STATUS= every 5 s */
 	unsigned ticks;
 	struct tt_usb_watch *usb; /* hot-plug of probes that targets are bound to */
-	struct tt_config conf;     /* current configuration (owns the strings of every slot) */
-	struct tt_config old_conf; /* kept until the targets using it have restarted */
+	struct tt_config conf;     /* current configuration (the server's settings) */
+	const struct cli *cli;     /* flags: they override the file on reload too */
 	const char *config_path;
 	struct slot slots[MAX_TARGETS];
 	size_t nslots;
@@ -62,10 +68,75 @@ struct daemon {
 #endif
 };
 
+/* A copy of c whose strings and argument arrays live in one block (*mem, for free()). */
+static int cfg_dup(const struct tt_target_config *c, struct tt_target_config *out, char **mem)
+{
+	const char **strs[] = { &out->name, &out->probe, &out->openocd_log, &out->format,
+				&out->elf };
+	const char *const **argvs[] = { &out->openocd_args, &out->format_opts };
+	size_t size = 0, nptr = 0;
+	char *p;
+
+	*out = *c;
+	for (size_t i = 0; i < 5; i++)
+		size += *strs[i] ? strlen(*strs[i]) + 1 : 0;
+	for (size_t i = 0; i < 2; i++)
+		for (const char *const *a = *argvs[i]; a && *a; a++, nptr++)
+			size += strlen(*a) + 1;
+	nptr += 2; /* the NULLs */
+	if (!(*mem = malloc(nptr * sizeof(char *) + size + 1)))
+		return -ENOMEM;
+	const char **ptrs = (const char **)*mem;
+	p = *mem + nptr * sizeof(char *);
+	for (size_t i = 0; i < 2; i++) {
+		const char *const *a = *argvs[i];
+		if (!a)
+			continue;
+		*argvs[i] = ptrs;
+		for (; *a; a++) {
+			*ptrs++ = p;
+			p = stpcpy(p, *a) + 1;
+		}
+		*ptrs++ = NULL;
+	}
+	for (size_t i = 0; i < 5; i++) {
+		if (!*strs[i])
+			continue;
+		const char *src = *strs[i];
+		*strs[i] = p;
+		p = stpcpy(p, src) + 1;
+	}
+	return 0;
+}
+
+/* Sets *dst (and its block *mem) to a copy of src; on failure both stay as they were. */
+static int cfg_set(struct tt_target_config *dst, char **mem, const struct tt_target_config *src)
+{
+	struct tt_target_config c;
+	char *m;
+
+	if (src == dst)
+		return 0;
+	if (cfg_dup(src, &c, &m) < 0)
+		return -ENOMEM;
+	free(*mem);
+	*dst = c;
+	*mem = m;
+	return 0;
+}
+
 static const struct tt_target_status *slot_status(void *arg)
 {
 	struct slot *s = arg;
 	return s->t ? tt_target_status(s->t) : &s->idle;
+}
+
+/* An export of the hub's history: the reader adds what records do not carry (.trx registry). */
+static void slot_export_prepare(void *arg, struct tt_export *e)
+{
+	struct slot *s = arg;
+	if (s->t)
+		tt_target_export_prepare(s->t, e);
 }
 
 static void slot_idle(struct slot *s, enum tt_target_state st, const char *msg)
@@ -135,7 +206,11 @@ static int slot_start(struct slot *s, const struct tt_target_config *cfg)
 {
 	char err[512];
 
-	s->cfg = *cfg;
+	if (cfg_set(&s->cfg, &s->cfg_mem, cfg) < 0) {
+		tt_log(TT_LOG_ERR, "target %s: out of memory", s->name);
+		return -ENOMEM;
+	}
+	cfg = &s->cfg;
 	slot_bind(s, cfg);
 	if (s->serial[0] && s->d->usb && !s->present) {
 		snprintf(err, sizeof(err), "waiting for probe with serial %s to be plugged in",
@@ -191,7 +266,9 @@ static struct slot *slot_add(struct daemon *d, const struct tt_target_config *cf
 		struct tt_hub_config hc = { .target = s->name,
 					    .format = cfg->format ? cfg->format : "threadx",
 					    .probe = cfg->probe, .status = slot_status,
-					    .status_arg = s };
+					    .status_arg = s,
+					    .export_prepare = slot_export_prepare,
+					    .export_prepare_arg = s };
 		int rc = tt_server_add_hub(d->srv, &hc, &s->hub);
 		if (rc < 0) {
 			tt_log(TT_LOG_ERR, "target %s: %s", s->name,
@@ -252,8 +329,46 @@ static void on_status_tick(uv_timer_t *h)
 	tt_notify_status("%u/%zu targets connected, %.0f events/s", connected, d->nslots, rate);
 }
 
+static void apply_flags(struct tt_server_config *sc, const struct cli *cl);
+
+#if TT_HAVE_LWS
+/* The server's part of a reload: token, origins and max_clients apply now (clients that no
+ * longer pass are closed); the listener's settings need a restart, and the log says which. */
+static void reload_server(struct daemon *d, const struct tt_server_config *o,
+			  const struct tt_server_config *n)
+{
+	char keep[256] = "";
+	size_t k = 0;
+	int closed;
+
+#define KEEP(cond, key) \
+	if (cond) k += (size_t)snprintf(keep + k, sizeof(keep) - k, "%s%s", k ? ", " : "", key)
+	KEEP(!str_eq(o->listen, n->listen), "listen");
+	KEEP(o->port != n->port, "port");
+	KEEP(!str_eq(o->web_dir, n->web_dir), "web_dir");
+	KEEP(!str_eq(o->tls_cert, n->tls_cert) || !str_eq(o->tls_key, n->tls_key), "tls_cert/tls_key");
+	KEEP(o->max_message != n->max_message, "max_message");
+	KEEP(o->idle_timeout_s != n->idle_timeout_s, "idle_timeout");
+	KEEP(o->max_exports != n->max_exports, "max_exports");
+	KEEP(o->hub.history != n->hub.history || o->hub.history_bytes != n->hub.history_bytes ||
+	     o->hub.client_frames != n->hub.client_frames ||
+	     o->hub.client_bytes != n->hub.client_bytes, "history/client_queue_*");
+#undef KEEP
+	if (k)
+		tt_log(TT_LOG_WARNING, "reload: %s changed: not applied until tracetapd restarts "
+		       "(still listening on %s:%d)", keep, o->listen, tt_server_port(d->srv));
+	closed = tt_server_set_access(d->srv, n->token, n->origins, n->norigins, n->max_clients);
+	if (closed < 0)
+		tt_log(TT_LOG_ERR, "reload: out of memory: token and origins unchanged");
+	else
+		tt_log(TT_LOG_NOTICE, "reload: token %s, %zu origin(s), at most %u clients%s%d "
+		       "client(s) closed", n->token && *n->token ? "required" : "not required",
+		       n->norigins, tt_server_max_clients(d->srv), closed ? ": " : ", ", closed);
+}
+#endif
+
 /* SIGHUP: unchanged targets keep streaming, changed ones restart, removed ones stop (their hub
- * stays, reporting "stopped"), new ones start. Listener settings need a restart. */
+ * stays, reporting "stopped"), new ones start; the server's access settings apply. */
 static void reload(struct daemon *d)
 {
 	struct tt_config nc;
@@ -269,26 +384,33 @@ static void reload(struct daemon *d)
 		tt_notify_ready();
 		return;
 	}
-	tt_config_free(&d->old_conf);
-	d->old_conf = d->conf;
-	d->conf = nc;
+	if (nc.warning[0])
+		tt_log(TT_LOG_WARNING, "%s", nc.warning);
+	apply_flags(&nc.server, d->cli);
+#if TT_HAVE_LWS
+	if (d->srv)
+		reload_server(d, &d->conf.server, &nc.server);
+#endif
 	for (size_t i = 0; i < d->nslots; i++) {
 		struct slot *s = &d->slots[i];
 		const struct tt_target_config *want = NULL;
+		if (s->from_flags)
+			continue;
 		for (size_t j = 0; j < nc.ntargets; j++)
 			if (!strcmp(nc.targets[j].name, s->name))
 				want = &nc.targets[j];
-		if (want && s->t && cfg_equal(want, &s->cfg)) {
-			s->cfg = *want; /* same values, strings now owned by the new config */
+		/* a target still stopping from an earlier reload compares with what it restarts as */
+		if (want && s->t && cfg_equal(want, s->restart ? &s->pending : &s->cfg))
 			continue;
-		}
 		if (s->t) {
+			if (want && cfg_set(&s->pending, &s->pending_mem, want) < 0) {
+				tt_log(TT_LOG_ERR, "target %s: out of memory: not restarted", s->name);
+				continue;
+			}
 			s->restart = want != NULL;
-			if (want)
-				s->pending = *want;
 			tt_log(TT_LOG_NOTICE, "target %s: %s", s->name,
 			       want ? "changed" : "removed from the configuration: stopping");
-			tt_target_stop(s->t, on_target_stopped, s);
+			tt_target_stop(s->t, on_target_stopped, s); /* once: a second call waits too */
 		} else if (want) {
 			slot_start(s, want);
 		}
@@ -300,6 +422,9 @@ static void reload(struct daemon *d)
 		if (s)
 			slot_start(s, &nc.targets[j]);
 	}
+	/* nothing points into the old configuration any more: slots own copies, the server too */
+	tt_config_free(&d->conf);
+	d->conf = nc;
 	tt_log(TT_LOG_NOTICE, "configuration reloaded from %s", d->config_path);
 	tt_notify_ready();
 }
@@ -416,24 +541,29 @@ static void usage(FILE *f)
 		"  --web DIR             dashboard files (default %s)\n"
 		"  --tls-cert PEM, --tls-key PEM   serve HTTPS/WSS\n"
 		"  --history N           records kept per target for resuming clients\n"
+		"  --max-clients N       WebSocket clients at once (default 256; more get 503;\n"
+		"                        lowered to fit the descriptor limit)\n"
+		"  --max-exports N       /api/export downloads at once (default 4; more get 503)\n"
 		"  --no-server           no HTTP/WebSocket server (use with --stdout)\n"
 		"A target from flags (in addition to the configuration's):\n"
-		"  --probe SPEC          file:PATH | process:PID | openocd:HOST:PORT | openocd-spawn\n"
+		"  --probe SPEC          file:PATH | kev:PATH | process:PID | openocd:HOST:PORT |\n"
+		"                        openocd-spawn (see tracetapd(8))\n"
 		"  -f FILE, -c CMD       openocd-spawn: OpenOCD configuration files and commands\n"
 		"  --openocd-log FILE    where a spawned OpenOCD logs (default: discarded)\n"
-		"  --name NAME           target name (default: target)\n"
-		"%s"
+		"  --name NAME           target name (default: the ELF's file name, else the\n"
+		"                        probe's: openocd-spawn's last -f file, file:/kev: file)\n"
+		"%s%s"
 		"Output:\n"
 		"  --stdout              also print every record as a JSON line on stdout\n"
 		"  --log-level LEVEL     err, warning, notice, info (default), debug\n"
 		"  --version, --help\n",
-		TT_WEBDIR, tt_opts_target_help);
+		TT_WEBDIR, tt_opts_target_help, tt_opts_live_help);
 }
 
 enum {
 	O_PROBE = 1000, O_NAME, O_STDOUT, O_LOGLEVEL, O_OLOG, O_VERSION, O_HELP, O_CONFIG,
 	O_CHECK, O_LISTEN, O_PORT, O_TOKEN, O_ORIGIN, O_WEB, O_CERT, O_KEY, O_HISTORY,
-	O_NOSERVER,
+	O_NOSERVER, O_MAXCLIENTS, O_MAXEXPORTS,
 };
 
 struct cli {
@@ -444,7 +574,9 @@ struct cli {
 	const char *listen, *token, *web, *cert, *key;
 	long port;
 	uint64_t history;
+	unsigned max_clients, max_exports;
 	int check;
+	char name[64]; /* the default target name, when --name is not given */
 };
 
 static int parse_args(int argc, char **argv, struct daemon *d, struct cli *cl)
@@ -468,6 +600,8 @@ static int parse_args(int argc, char **argv, struct daemon *d, struct cli *cl)
 		{ "tls-key", required_argument, NULL, O_KEY },
 		{ "history", required_argument, NULL, O_HISTORY },
 		{ "no-server", no_argument, NULL, O_NOSERVER },
+		{ "max-clients", required_argument, NULL, O_MAXCLIENTS },
+		{ "max-exports", required_argument, NULL, O_MAXEXPORTS },
 	};
 	struct option lo[64];
 	size_t nb = sizeof(base) / sizeof(base[0]);
@@ -476,7 +610,7 @@ static int parse_args(int argc, char **argv, struct daemon *d, struct cli *cl)
 	int c, rc;
 
 	memcpy(lo, base, sizeof(base));
-	tt_opts_target_longopts(lo + nb, sizeof(lo) / sizeof(lo[0]) - nb);
+	tt_opts_target_longopts(lo + nb, sizeof(lo) / sizeof(lo[0]) - nb, true);
 	cl->port = -1;
 	tt_opts_target_init(&cl->ot, &cl->target);
 	while ((c = getopt_long(argc, argv, "f:c:h", lo, NULL)) != -1) {
@@ -506,6 +640,15 @@ static int parse_args(int argc, char **argv, struct daemon *d, struct cli *cl)
 				return 2;
 			}
 			cl->port = (long)v;
+			break;
+		case O_MAXCLIENTS:
+		case O_MAXEXPORTS:
+			if (tt_parse_u64(optarg, 100000, 0, &v) < 0 || !v) {
+				fprintf(stderr, "tracetapd: --%s '%s': expected 1..100000\n",
+					c == O_MAXCLIENTS ? "max-clients" : "max-exports", optarg);
+				return 2;
+			}
+			*(c == O_MAXCLIENTS ? &cl->max_clients : &cl->max_exports) = (unsigned)v;
 			break;
 		case O_HISTORY:
 			if (tt_parse_u64(optarg, 100000000, 1, &v) < 0 || !v) {
@@ -560,7 +703,32 @@ static int configure(struct daemon *d, struct cli *cl)
 		fprintf(stderr, "tracetapd: %s\n", err);
 		return -1;
 	}
-	struct tt_server_config *sc = &d->conf.server;
+	if (d->conf.warning[0])
+		tt_log(TT_LOG_WARNING, "%s", d->conf.warning);
+	apply_flags(&d->conf.server, cl);
+	if (!cl->target.probe && (cl->target.elf || cl->target.address || cl->ot.noargs)) {
+		fprintf(stderr, "tracetapd: target options given without --probe SPEC\n");
+		return -1;
+	}
+	if (cl->target.probe && !cl->target.name) {
+		tt_opts_target_name(&cl->ot, cl->name, sizeof(cl->name));
+		cl->target.name = cl->name;
+	}
+	if (!d->conf.ntargets && !cl->target.probe) {
+		fprintf(stderr, "tracetapd: no target: give --probe SPEC or a --config file with "
+				"targets (see --help)\n");
+		return -1;
+	}
+	if (!!d->conf.server.tls_cert != !!d->conf.server.tls_key) {
+		fprintf(stderr, "tracetapd: TLS needs both a certificate and a key\n");
+		return -1;
+	}
+	return 0;
+}
+
+/* Flags override the file, at start and on every reload. */
+static void apply_flags(struct tt_server_config *sc, const struct cli *cl)
+{
 	if (cl->listen)
 		sc->listen = cl->listen;
 	if (cl->port >= 0)
@@ -581,20 +749,23 @@ static int configure(struct daemon *d, struct cli *cl)
 		sc->hub.history = cl->history;
 		sc->hub.history_bytes = 0;
 	}
-	if (!cl->target.probe && (cl->target.elf || cl->target.address || cl->ot.noargs)) {
-		fprintf(stderr, "tracetapd: target options given without --probe SPEC\n");
-		return -1;
-	}
-	if (!d->conf.ntargets && !cl->target.probe) {
-		fprintf(stderr, "tracetapd: no target: give --probe SPEC or a --config file with "
-				"targets (see --help)\n");
-		return -1;
-	}
-	if (!!sc->tls_cert != !!sc->tls_key) {
-		fprintf(stderr, "tracetapd: TLS needs both a certificate and a key\n");
-		return -1;
-	}
-	return 0;
+	if (cl->max_clients)
+		sc->max_clients = cl->max_clients;
+	if (cl->max_exports)
+		sc->max_exports = cl->max_exports;
+}
+
+/* Each client is a descriptor: the soft limit goes up to the hard one (at most 65536) so that
+ * max_clients fits; the server lowers max_clients if it still does not. */
+static void raise_fd_limit(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur >= 65536 || rl.rlim_cur >= rl.rlim_max)
+		return;
+	rl.rlim_cur = rl.rlim_max < 65536 ? rl.rlim_max : 65536;
+	if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+		tt_log(TT_LOG_WARNING, "cannot raise the descriptor limit: %s", strerror(errno));
 }
 
 static void server_log(int level, const char *msg, void *arg)
@@ -646,6 +817,8 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	signal(SIGPIPE, SIG_IGN);
+	d.cli = &cl;
+	raise_fd_limit();
 	uv_loop_init(&d.loop);
 	uv_signal_init(&d.loop, &d.sigint);
 	uv_signal_init(&d.loop, &d.sigterm);
@@ -669,15 +842,13 @@ int main(int argc, char **argv)
 	int failed = 0;
 	for (size_t i = 0; !failed && i < d.conf.ntargets; i++) {
 		struct slot *s = slot_add(&d, &d.conf.targets[i]);
-		failed = !s;
-		if (s)
-			s->cfg = d.conf.targets[i];
+		failed = !s || cfg_set(&s->cfg, &s->cfg_mem, &d.conf.targets[i]) < 0;
 	}
 	if (!failed && cl.target.probe) {
 		struct slot *s = slot_add(&d, &cl.target);
-		failed = !s;
+		failed = !s || cfg_set(&s->cfg, &s->cfg_mem, &cl.target) < 0;
 		if (s)
-			s->cfg = cl.target;
+			s->from_flags = true;
 	}
 	if (!failed)
 		start_usb_watch(&d);
@@ -700,7 +871,10 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	rc = uv_loop_close(&d.loop);
 	tt_config_free(&d.conf);
-	tt_config_free(&d.old_conf);
+	for (size_t i = 0; i < d.nslots; i++) {
+		free(d.slots[i].cfg_mem);
+		free(d.slots[i].pending_mem);
+	}
 	if (rc) {
 		tt_log(TT_LOG_ERR, "internal: loop closed with handles left: %s", uv_strerror(rc));
 		return 1;

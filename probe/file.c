@@ -236,6 +236,38 @@ static void file_close(struct tt_probe *p)
 	file_free(f);
 }
 
+int tt_probe_file_head(const char *path, uint8_t *buf, size_t len, size_t *got, uint64_t *addr,
+		       int *raw, char *err, size_t errlen)
+{
+	struct file_probe f = { .path = (char *)path, .fd = -1 };
+	struct stat st;
+	ssize_t k;
+	int r = file_refresh(&f, &st);
+
+	*got = 0;
+	*addr = 0;
+	*raw = f.fmt == TT_IMAGE_RAW;
+	if (r == 0 && *raw) {
+		do
+			k = pread(f.fd, buf, len, 0);
+		while (k < 0 && errno == EINTR);
+		if (k < 0)
+			r = file_err(&f, -errno, "cannot read");
+		else
+			*got = (size_t)k;
+	} else if (r == 0 && f.img.nseg > 0) {
+		*got = f.img.seg[0].len < len ? f.img.seg[0].len : len;
+		memcpy(buf, f.img.seg[0].data, *got);
+		*addr = f.img.seg[0].addr;
+	}
+	if (r < 0)
+		snprintf(err, errlen, "%s", f.werr);
+	if (f.fd >= 0)
+		close(f.fd);
+	tt_image_free(&f.img);
+	return r;
+}
+
 const struct tt_probe_ops tt_probe_file_ops = {
 	.name = "file",
 	.size = sizeof(struct file_probe),

@@ -459,7 +459,11 @@ static int ocd_start(struct ocd *o, enum ocd_req req)
 	if (o->link == LINK_UP) {
 		ocd_next_op(o);
 	} else if (o->base.state != TT_PROBE_CONNECTING) {
-		tt_probe__seterr(&o->base, "%s: not connected (%s)", o->name, o->last_msg);
+		/* The cause, said once (it names the link already), not wrapped in another. */
+		if (o->last_msg[0])
+			tt_probe__seterr(&o->base, "%s", o->last_msg);
+		else
+			tt_probe__seterr(&o->base, "%s: not connected", o->name);
 		ocd_finish(o, -ENOTCONN);
 	}
 	return 0;

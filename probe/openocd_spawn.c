@@ -89,7 +89,8 @@ void ocd_child_check(struct ocd *o)
 	else
 		snprintf(st, sizeof(st), "exited with status %" PRId64, o->exit_status);
 	ocd_tail_reason(o, why, sizeof(why));
-	ocd_fail(o, -ENOTCONN, "OpenOCD %s%s%s", st, why[0] ? ": " : "", why);
+	ocd_fail(o, -ENOTCONN, "OpenOCD %s%s%s (run openocd with the same -f/-c arguments to "
+		 "see why; --openocd-log FILE keeps its output)", st, why[0] ? ": " : "", why);
 	ocd_spawn_stop(o);
 	uv_timer_stop(&o->grace);
 	ocd_close_link_handle(o, (uv_handle_t *)&o->out);

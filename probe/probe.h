@@ -116,7 +116,7 @@ struct tt_probe {
 	unsigned nstates;
 	struct tt_probe_state_msg {
 		enum tt_probe_state st;
-		char msg[200];
+		char msg[256]; /* as long as err: the same message is the same text */
 	} states[TT_PROBE_DEFER_STATES];
 };
 
@@ -166,6 +166,13 @@ void tt_probe__close_done(struct tt_probe *p);
 /* Quotes untrusted text for an error message: printable ASCII kept, others as \xNN, cut at
  * max characters with "..." appended. Returns out. */
 char *tt_probe__quote(char *out, size_t outlen, const char *s, size_t n, size_t max);
+
+/* The start of the image a file:PATH probe serves, read now (blocking: for setup, not polls):
+ * up to len bytes into buf (*got of them), and the target address they are at: a raw file's
+ * first bytes with *addr = 0 and *raw = 1 (where it lives is the caller's --base), a HEX or
+ * S-record file's lowest segment and its address. 0 or -errno with err naming the file. */
+int tt_probe_file_head(const char *path, uint8_t *buf, size_t len, size_t *got, uint64_t *addr,
+		       int *raw, char *err, size_t errlen);
 
 /* ELF helper (libelf): value of a defined symbol (global preferred over local), e.g.
  * "_tx_trace_header_ptr", searched in .symtab then .dynsym. 0 or -errno with a message naming

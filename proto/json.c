@@ -239,6 +239,19 @@ static void put_event(struct out *o, const struct tt_event *ev)
 			put(o, tmp, 20);
 		}
 	}
+	if (ev->run != TT_RUN_NONE) {
+		static const char *const run[] = { "", "thread", "isr", "idle", "init" };
+		KEY(o, "run");
+		put_str(o, ev->run < 5 ? run[ev->run] : "unknown", TT_JSON_MAX_NAME);
+		if (ev->run == TT_RUN_THREAD) {
+			KEY(o, "run_thread");
+			put_hex32(o, ev->run_thread);
+			if (ev->run_name) {
+				KEY(o, "run_name");
+				put_str(o, ev->run_name, TT_JSON_MAX_NAME);
+			}
+		}
+	}
 	KEY(o, "args");
 	PUTS(o, "{");
 	for (unsigned i = 0; i < ev->nargs && i < TT_MAX_ARGS; i++) {

@@ -28,6 +28,9 @@ struct tt_reader_config {
 	uint64_t time_wrap;  /* modulus of the time source; 0 = the format's default */
 	int time_dir;        /* 0 = detect, 1 = up, -1 = down */
 	const void *format_cfg; /* format-specific extras (e.g. a layout from the ELF), or NULL */
+	bool file_source;    /* the memory is a file (`--probe file:`): what reads the same on
+				both sides of an unmoved write pointer is not being written (ThreadX
+				then publishes the oldest entry at attach too) */
 };
 
 /* Counters for metrics and adaptive polling. */
@@ -49,11 +52,18 @@ struct tt_reader_ops {
 	void (*read_failed)(void *rd, int err);
 	const char *(*error)(const void *rd);
 	void (*stats)(const void *rd, struct tt_reader_stats *out);
+	/* The host's monotonic clock (ns) when the reads of the last plan completed, given before
+	 * each ingest: lets a reader tell time stamp wraps apart and estimate losses (NULL: the
+	 * format has no use for it). */
+	void (*set_host_time)(void *rd, uint64_t ns);
 	/* A whole image (a file, a RAM dump) whose first byte is at target address base. cfg->address
 	 * locates the control structure (0: the format's default: the image start or the file's own
 	 * header). Emits every record oldest first. 0 or a negative error with a message in err. */
 	/* Whether a file's first bytes look like this format (NULL: no signature). */
 	bool (*detect)(const uint8_t *head, size_t len);
+	/* A file that starts with this format's header (detect true): the target address it
+	 * was taken from, as the header says (a .trx), or 0 when it does not say (NULL: never). */
+	uint64_t (*file_base)(const uint8_t *head, size_t len);
 	int (*decode_image)(const uint8_t *img, size_t len, uint64_t base,
 			    const struct tt_reader_config *cfg, tt_emit_cb cb, void *arg, char *err,
 			    size_t errlen);

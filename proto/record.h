@@ -25,6 +25,16 @@ enum tt_ctx {
 	TT_CTX_UNKNOWN,
 };
 
+/* Who ran on the CPU from the previous event up to this one (derived by the reader where the
+ * format allows it; proto/README-threadx.md "Who runs"). */
+enum tt_run {
+	TT_RUN_NONE = 0, /* not derived / not known (first event, after a gap or reset) */
+	TT_RUN_THREAD,   /* run_thread ran */
+	TT_RUN_ISR,      /* interrupt handlers */
+	TT_RUN_IDLE,     /* no thread: the scheduler idled */
+	TT_RUN_INIT,     /* initialisation, before the scheduler started */
+};
+
 /* How an argument is rendered. */
 enum tt_arg_kind {
 	TT_ARG_UINT = 0, /* plain number */
@@ -62,6 +72,9 @@ struct tt_event {
 	struct tt_arg args[TT_MAX_ARGS];
 	uint8_t nraw;
 	const uint32_t *raw;  /* borrowed: the entry's words as the target wrote them (host order) */
+	uint8_t run;          /* enum tt_run: who ran from the previous event up to this one */
+	uint32_t run_thread;  /* TT_RUN_THREAD: that thread's pointer */
+	const char *run_name; /* TT_RUN_THREAD: its registry name (borrowed), NULL when unknown */
 };
 
 struct tt_gap {

@@ -74,12 +74,19 @@ static void tt_tx_free_bufs(struct tt_threadx *rd)
 	free(rd->objidx);
 	free(rd->names);
 	free(rd->entbuf);
+	free(rd->objs_prev);
+	free(rd->objidx_prev);
+	free(rd->names_prev);
 	rd->regbuf = NULL;
 	rd->objs = NULL;
 	rd->objidx = NULL;
 	rd->names = NULL;
 	rd->entbuf = NULL;
+	rd->objs_prev = NULL;
+	rd->objidx_prev = NULL;
+	rd->names_prev = NULL;
 	rd->nidx = 0;
+	rd->nidx_prev = 0;
 	rd->attached = false;
 }
 
@@ -106,18 +113,17 @@ void tt_threadx_refresh_registry(struct tt_threadx *rd)
 	rd->reg_wanted = true;
 }
 
+void tt_threadx_set_host_time(struct tt_threadx *rd, uint64_t ns)
+{
+	rd->host_now = ns;
+}
+
 int tt_threadx_object(const struct tt_threadx *rd, uint32_t ptr, struct tt_threadx_object *obj)
 {
 	const struct tt_txobj *o = rd->attached ? tt_tx_lookup(rd, ptr) : NULL;
 	if (o == NULL)
 		return -ENOENT;
-	obj->ptr = o->ptr;
-	obj->type = o->type;
-	obj->deleted = o->available != 0;
-	obj->prio = o->prio;
-	obj->param1 = o->p1;
-	obj->param2 = o->p2;
-	obj->name = o->name;
+	tt_tx_obj_public(o, obj);
 	return 0;
 }
 
@@ -128,7 +134,7 @@ void tt_threadx_read_failed(struct tt_threadx *rd, int err)
 	rd->force_header = true;
 	if (rd->state == TT_TXS_POLL_ENT)
 		rd->state = TT_TXS_POLL_CUR;
-	else if (rd->state == TT_TXS_SYNC_READ)
+	else if (rd->state == TT_TXS_SYNC_READ || rd->state == TT_TXS_OLDEST)
 		rd->state = TT_TXS_SYNC; /* the full read starts over */
 }
 
@@ -235,7 +241,11 @@ static int tt_tx_accept(struct tt_threadx *rd, const struct tt_txlayout *l)
 		rd->objidx = calloc(l->nreg ? l->nreg : 1, sizeof(*rd->objidx));
 		rd->names = calloc(l->nreg ? l->nreg : 1, l->name_size + 1);
 		rd->entbuf = calloc(l->nent, TT_THREADX_ENTRY_SIZE);
-		if (!rd->regbuf || !rd->objs || !rd->objidx || !rd->names || !rd->entbuf) {
+		rd->objs_prev = calloc(l->nreg ? l->nreg : 1, sizeof(*rd->objs));
+		rd->objidx_prev = calloc(l->nreg ? l->nreg : 1, sizeof(*rd->objidx));
+		rd->names_prev = calloc(l->nreg ? l->nreg : 1, l->name_size + 1);
+		if (!rd->regbuf || !rd->objs || !rd->objidx || !rd->names || !rd->entbuf ||
+		    !rd->objs_prev || !rd->objidx_prev || !rd->names_prev) {
 			tt_tx_free_bufs(rd);
 			snprintf(rd->err, sizeof(rd->err), "out of memory for a %" PRIu32 "-entry buffer",
 				 l->nent);
@@ -330,18 +340,21 @@ static void tt_tx_emit_pending(struct tt_threadx *rd, tt_emit_cb cb, void *arg)
 	uint32_t w[8];
 	if (p->gap) {
 		rec.kind = TT_REC_GAP;
-		rec.u.gap = (struct tt_gap){ .lost = p->lost, .exact = p->exact, .reason = p->reason };
+		rec.u.gap = (struct tt_gap){ .lost = p->lost, .exact = p->exact,
+					     .basis = p->exact ? NULL : p->basis, .reason = p->reason };
 		cb(arg, &rec);
 		rd->st.gaps++;
 		rd->st.lost += p->lost;
 		tt_tx_time_gap(rd, p->lost, p->exact);
 	}
 	tt_tx_time_prescan(rd, p->first, p->count);
+	tt_tx_names_batch(rd, p->first, p->count);
 	for (uint32_t i = 0; i < p->count; i++) {
 		uint32_t slot = tt_tx_ring(rd, (int64_t)p->first + i);
 		tt_tx_slot_words(rd, slot, w);
 		if (w[0] == 0)
 			continue; /* never used */
+		tt_tx_names_step(rd, w);
 		rec.kind = TT_REC_EVENT;
 		tt_tx_decode(rd, slot, w, &rec.u.ev);
 		cb(arg, &rec);
@@ -373,6 +386,7 @@ static int tt_tx_finish(struct tt_threadx *rd, tt_emit_cb cb, void *arg)
 
 static int tt_tx_ingest_registry(struct tt_threadx *rd, tt_emit_cb cb, void *arg)
 {
+	tt_tx_names_keep(rd, rd->pend.active);
 	tt_tx_registry_parse(rd);
 	rd->reg_fresh = true;
 	rd->reg_wanted = false;
@@ -392,14 +406,23 @@ static void tt_tx_set_anchor(struct tt_threadx *rd, uint32_t nxt, uint32_t held)
 	rd->held = held;
 }
 
-/* Lost-event count for a gap that ends at slot words wf: exact when the time stamps are a
- * constant-step counter and agree with the ring arithmetic (lost = lb + j*N), else lb. */
-static void tt_tx_gap_count(struct tt_threadx *rd, uint64_t lb, const uint32_t wf[8],
+/* Lost-event count for a gap that ends at slot first (count slots published after it), when the
+ * ring arithmetic says lb + j*N for an unknown number of whole laps j: exact when the time stamps
+ * are a constant-step counter that agrees with it; else j estimated from the time across the gap
+ * and the measured event rate (labelled with its basis); else lb, a lower bound. */
+static void tt_tx_gap_count(struct tt_threadx *rd, uint64_t lb, uint32_t first, uint32_t count,
 			    const char *reason)
 {
+	uint32_t wf[8];
+	uint64_t est;
+	tt_tx_slot_words(rd, first, wf);
 	int64_t n = tt_tx_counter_lost(rd, rd->anchor, wf);
 	rd->pend.exact = n >= 0 && (uint64_t)n >= lb && ((uint64_t)n - lb) % rd->lay.nent == 0;
 	rd->pend.lost = rd->pend.exact ? (uint64_t)n : lb;
+	if (!rd->pend.exact && tt_tx_lap_estimate(rd, rd->anchor, first, count, lb, &est)) {
+		rd->pend.lost = est;
+		rd->pend.basis = "time stamps and event rate";
+	}
 	rd->pend.gap = !(rd->pend.exact && rd->pend.lost == 0);
 	rd->pend.reason = reason;
 }
@@ -504,6 +527,12 @@ static int tt_tx_sync_publish(struct tt_threadx *rd, tt_emit_cb cb, void *arg)
 	const uint32_t m = sy->stop_empty ? 0 : sy->ex - count + 1;
 	const uint64_t busy = (uint64_t)(n - 1) * rd->sync_busy;
 	uint32_t w[8];
+	if (rd->cfg.oldest_when_still && rd->why == TT_TXY_ATTACH && m == 1 && !sy->oldest_tried) {
+		/* every slot but the one at R is proven: try that one too (tt_tx_ingest_oldest) */
+		sy->oldest_tried = true;
+		rd->state = TT_TXS_OLDEST;
+		return TT_THREADX_MORE;
+	}
 	/* belt and braces: a constant-step counter must agree that these are consecutive events */
 	if (!tt_tx_counter_consistent(rd, first, count))
 		return tt_tx_sync_fail(rd, false);
@@ -529,8 +558,8 @@ static int tt_tx_sync_publish(struct tt_threadx *rd, tt_emit_cb cb, void *arg)
 		if (mm < busy)
 			mm += (busy - mm + n - 1) / n * n;
 		uint64_t lb = mm - n + m;
-		tt_tx_slot_words(rd, first, w);
-		tt_tx_gap_count(rd, lb, w, rd->why == TT_TXY_LAP ? "lapped" : "overwritten during read");
+		tt_tx_gap_count(rd, lb, first, count,
+				rd->why == TT_TXY_LAP ? "lapped" : "overwritten during read");
 	} else {
 		/* attach or after a reset: the events completed during failed attempts (N-1 each,
 		 * in disjoint intervals) are lost but for the ones this read publishes */
@@ -559,6 +588,22 @@ static int tt_tx_sync_publish(struct tt_threadx *rd, tt_emit_cb cb, void *arg)
 	rd->st.syncs++;
 	rd->st.last_new = rd->pend.count;
 	return tt_tx_finish(rd, cb, arg);
+}
+
+/* The plan [slot R][current][slot R] was read (oldest_when_still, at attach, with every other
+ * slot proven): the writer starts each entry at current, so a current still at R between two
+ * equal reads of a used slot R says nothing was being written there: it is the oldest event. */
+static int tt_tx_ingest_oldest(struct tt_threadx *rd, tt_emit_cb cb, void *arg)
+{
+	struct tt_txsync_rd *sy = &rd->sy;
+	const uint8_t *slot = rd->entbuf + (size_t)sy->ref * TT_THREADX_ENTRY_SIZE;
+	uint32_t c, w[8];
+	if (tt_tx_cur_index(rd, sy->oldcur, &c) < 0)
+		return -EPROTO;
+	tt_tx_slot_words(rd, sy->ref, w);
+	if (c == sy->ref && w[0] != 0 && !memcmp(slot, sy->old1, TT_THREADX_ENTRY_SIZE))
+		sy->depth++;
+	return tt_tx_sync_publish(rd, cb, arg);
 }
 
 /* A full-read plan was read (see the comment at the top of this section). */
@@ -785,6 +830,14 @@ void tt_threadx_plan(struct tt_threadx *rd, struct tt_plan *plan)
 	case TT_TXS_SYNC_READ:
 		tt_tx_plan_sync_read(rd, plan);
 		break;
+	case TT_TXS_OLDEST: {
+		uint64_t at = l->ent_start + (uint64_t)rd->sy.ref * TT_THREADX_ENTRY_SIZE;
+		tt_tx_add(plan, at, TT_THREADX_ENTRY_SIZE,
+			  rd->entbuf + (size_t)rd->sy.ref * TT_THREADX_ENTRY_SIZE);
+		tt_tx_add(plan, cur_addr, 4, rd->sy.oldcur);
+		tt_tx_add(plan, at, TT_THREADX_ENTRY_SIZE, rd->sy.old1);
+		break;
+	}
 	case TT_TXS_POLL_CUR:
 		rd->cur_full = rd->force_header ||
 			       rd->poll_no % rd->cfg.header_every == rd->cfg.header_every - 1;
@@ -832,6 +885,8 @@ int tt_threadx_ingest(struct tt_threadx *rd, tt_emit_cb cb, void *arg)
 		return tt_tx_ingest_poll_cur(rd, cb, arg);
 	case TT_TXS_POLL_ENT:
 		return tt_tx_ingest_poll_ent(rd, cb, arg);
+	case TT_TXS_OLDEST:
+		return tt_tx_ingest_oldest(rd, cb, arg);
 	}
 	return -EINVAL;
 }

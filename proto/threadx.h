@@ -71,6 +71,10 @@ struct tt_threadx_config {
 	unsigned sync_chunk;       /* slots per chunk of a full read; 0 = default 64 (2 KiB) */
 	bool static_image;         /* memory never changes (a file): trust the slot at current and
 	                            * hold nothing; set by tt_threadx_decode_image */
+	bool oldest_when_still;    /* at attach, also publish the slot at current (the oldest entry)
+	                            * when it reads the same before and after a read of current that
+	                            * has not moved: a file that is not being written. Not for live
+	                            * targets: a writer halted inside an insert looks the same */
 };
 
 /* Counters for metrics and adaptive polling. Monotonic unless noted. */
@@ -114,6 +118,13 @@ void tt_threadx_read_failed(struct tt_threadx *rd, int err);
 /* Ask for a registry re-read at the next poll. */
 void tt_threadx_refresh_registry(struct tt_threadx *rd);
 
+/* The host's monotonic clock (ns, nonzero) when the reads of the last plan completed; call before
+ * each tt_threadx_ingest. With tick_hz, the time between the polls that published two events
+ * decides how many wraps of a narrow time source lay between them (a gap, a quiet spell), and
+ * so the time across a lap that estimates how many events it took. Never called: stamps are
+ * unwrapped from their own deltas only. */
+void tt_threadx_set_host_time(struct tt_threadx *rd, uint64_t ns);
+
 /* A registry object as last read (deleted objects keep their name). */
 struct tt_threadx_object {
 	uint32_t ptr;
@@ -121,11 +132,25 @@ struct tt_threadx_object {
 	bool deleted;       /* registry "available" flag set */
 	int32_t prio;       /* threads: priority at registration, else -1 */
 	uint32_t param1, param2;
+	uint8_t reserved[2]; /* the entry's two reserved bytes as written */
 	const char *name;   /* borrowed until the next ingest; sanitised, NUL-terminated */
 };
 
 /* Looks ptr up in the cached registry. Returns 0 or -ENOENT. */
 int tt_threadx_object(const struct tt_threadx *rd, uint32_t ptr, struct tt_threadx_object *obj);
+
+/* What the accepted control header says (what a TraceX file of this trace keeps). */
+struct tt_threadx_header_info {
+	uint32_t timer_mask;
+	uint32_t name_size;        /* bytes per registry name */
+	uint32_t registry_entries;
+	uint32_t entries;          /* event slots */
+};
+/* Returns 0, or -ENOENT before a header is accepted. */
+int tt_threadx_header_info(const struct tt_threadx *rd, struct tt_threadx_header_info *out);
+/* Registry entry i (0 .. registry_entries - 1) as last read, free ones included (type 0).
+ * Returns 0 or -ENOENT. */
+int tt_threadx_registry_at(const struct tt_threadx *rd, uint32_t i, struct tt_threadx_object *obj);
 
 /* A precise, human readable reason for the last error ("" when none). Borrowed. */
 const char *tt_threadx_error(const struct tt_threadx *rd);

@@ -7,6 +7,7 @@
  * the Linux port's 10^9 wrap, up/down detection, constant-step counter detection used to count
  * lost events exactly). Nothing here allocates.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,10 +42,14 @@ const char *tt_threadx_state_name(uint32_t state)
 	return NULL;
 }
 
-/* Types 9..28 (FileX, NetX, USBX) are not named in our reference; they decode as numbers. */
+/* ThreadX's types, then FileX (9, 10), NetX (11..14) and USBX (21..28) as their headers define
+ * them (fx_api.h, nx_api.h, ux_api.h: FX_/NX_/UX_TRACE_*OBJECT_TYPE_*). */
 static const char *const tt_tx_types[] = {
 	NULL, "thread", "timer", "queue", "semaphore", "mutex", "event_flags", "block_pool",
-	"byte_pool",
+	"byte_pool", "media", "file", "ip", "packet_pool", "tcp_socket", "udp_socket", NULL, NULL,
+	NULL, NULL, NULL, NULL, "usb_host_device", "usb_host_interface", "usb_host_endpoint",
+	"usb_host_class_instance", "usb_device_device", "usb_device_interface",
+	"usb_device_endpoint", "usb_device_class_instance",
 };
 
 const char *tt_threadx_object_type_name(uint32_t type)
@@ -76,6 +81,8 @@ void tt_tx_registry_parse(struct tt_threadx *rd)
 		char *name = rd->names + (size_t)i * (ns + 1);
 		o->available = e[0];
 		o->type = e[1];
+		o->reserved[0] = e[2];
+		o->reserved[1] = e[3];
 		o->prio = (o->type == 1 && (e[2] & 0x80)) ? (int32_t)((e[2] & 0x7Fu) << 8 | e[3]) : -1;
 		o->ptr = tt_tx_ld32(rd, e + 4);
 		o->p1 = tt_tx_ld32(rd, e + 8);
@@ -96,20 +103,58 @@ void tt_tx_registry_parse(struct tt_threadx *rd)
 	rd->missing_next = 0;
 }
 
-const struct tt_txobj *tt_tx_lookup(const struct tt_threadx *rd, uint32_t ptr)
+const struct tt_txobj *tt_tx_lookup_in(const struct tt_txobj *objs, const uint32_t *idx,
+				       uint32_t n, uint32_t ptr)
 {
-	uint32_t lo = 0, hi = rd->nidx;
+	uint32_t lo = 0, hi = n;
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
-		const struct tt_txobj *o = &rd->objs[rd->objidx[mid]];
+		const struct tt_txobj *o = &objs[idx[mid]];
 		if (o->ptr < ptr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (lo < rd->nidx && rd->objs[rd->objidx[lo]].ptr == ptr)
-		return &rd->objs[rd->objidx[lo]];
+	if (lo < n && objs[idx[lo]].ptr == ptr)
+		return &objs[idx[lo]];
 	return NULL;
+}
+
+const struct tt_txobj *tt_tx_lookup(const struct tt_threadx *rd, uint32_t ptr)
+{
+	return tt_tx_lookup_in(rd->objs, rd->objidx, rd->nidx, ptr);
+}
+
+void tt_tx_obj_public(const struct tt_txobj *o, struct tt_threadx_object *obj)
+{
+	obj->ptr = o->ptr;
+	obj->type = o->type;
+	obj->deleted = o->available != 0;
+	obj->prio = o->prio;
+	obj->param1 = o->p1;
+	obj->param2 = o->p2;
+	obj->reserved[0] = o->reserved[0];
+	obj->reserved[1] = o->reserved[1];
+	obj->name = o->name;
+}
+
+int tt_threadx_header_info(const struct tt_threadx *rd, struct tt_threadx_header_info *out)
+{
+	if (!rd->attached)
+		return -ENOENT;
+	*out = (struct tt_threadx_header_info){ .timer_mask = rd->lay.mask,
+						 .name_size = rd->lay.name_size,
+						 .registry_entries = rd->lay.nreg,
+						 .entries = rd->lay.nent };
+	return 0;
+}
+
+int tt_threadx_registry_at(const struct tt_threadx *rd, uint32_t i, struct tt_threadx_object *obj)
+{
+	if (!rd->attached || i >= rd->lay.nreg)
+		return -ENOENT;
+	tt_tx_obj_public(&rd->objs[i], obj);
+	return 0;
 }
 
 static bool tt_tx_is_missing(const struct tt_threadx *rd, uint32_t ptr)
@@ -193,6 +238,7 @@ void tt_tx_time_reset(struct tt_threadx *rd)
 		t->mod = (uint64_t)1 << 32; /* a zero mask: every stamp is 0 anyway */
 	t->dir = rd->cfg.time_dir > 0 ? 1 : rd->cfg.time_dir < 0 ? -1 : 0;
 	t->step_ok = true;
+	tt_tx_run_reset(rd);
 }
 
 static uint64_t tt_tx_raw(const struct tt_threadx *rd, uint32_t ts)
@@ -274,6 +320,7 @@ bool tt_tx_counter_consistent(const struct tt_threadx *rd, uint32_t first, uint3
 void tt_tx_time_gap(struct tt_threadx *rd, uint64_t lost, bool exact)
 {
 	struct tt_txtime *t = &rd->tm;
+	tt_tx_run_reset(rd);
 	t->gap = true;
 	/* with a constant-step counter and an exact count, the ticks across the gap are known even
 	 * when they exceed the modulus */
@@ -286,6 +333,92 @@ static uint64_t tt_tx_ns(uint64_t ticks, uint64_t hz)
 	__extension__ typedef unsigned __int128 u128;
 	u128 ns = (u128)ticks * 1000000000u / hz;
 	return ns > UINT64_MAX ? UINT64_MAX : (uint64_t)ns;
+}
+
+/* A time source counts per event, not per unit of time (ThreadX's simulated time): the host's
+ * clock says nothing about it. */
+static bool tt_tx_is_counter(const struct tt_txtime *t)
+{
+	return t->step_ok && t->step_n >= 2 && t->step != 0;
+}
+
+/* Ticks between two stamps d apart modulo the time source's modulus, published by polls whose
+ * host times are host_from and rd->host_now: d plus the whole wraps the host clock says the
+ * modulus hid (a narrow time source wraps within a long gap or a quiet spell). The nearest number
+ * of wraps to the host's elapsed time; d as it is when the host time or the tick rate is unknown,
+ * or for a counter. */
+static uint64_t tt_tx_host_span(const struct tt_threadx *rd, uint64_t d, uint64_t host_from)
+{
+	__extension__ typedef unsigned __int128 u128;
+	const struct tt_txtime *t = &rd->tm;
+	if (!rd->host_now || !host_from || host_from >= rd->host_now || !rd->cfg.tick_hz ||
+	    tt_tx_is_counter(t))
+		return d;
+	u128 h = (u128)(rd->host_now - host_from) * rd->cfg.tick_hz / 1000000000u;
+	if (h <= (u128)d + t->mod / 2)
+		return d;
+	u128 w = (h - d + t->mod / 2) / t->mod, span = d + w * t->mod;
+	return span > UINT64_MAX / 2 ? d : (uint64_t)span;
+}
+
+/* The forward delta from a to b: in the decided direction, else the shorter way round (as
+ * tt_tx_time_event takes it). */
+static uint64_t tt_tx_fwd(const struct tt_txtime *t, uint64_t a, uint64_t b)
+{
+	uint64_t up = tt_tx_delta(t, a, b, 1), down = tt_tx_delta(t, a, b, -1);
+	if (t->dir != 0)
+		return t->dir > 0 ? up : down;
+	return up <= down ? up : down;
+}
+
+/* The rate is measured over about the last TT_TX_RATE_WINDOW events: older ones count half. */
+#define TT_TX_RATE_WINDOW 2048u
+
+static void tt_tx_rate_add(struct tt_txtime *t, uint64_t d)
+{
+	if (t->rate_n >= TT_TX_RATE_WINDOW) {
+		t->rate_n /= 2;
+		t->rate_ticks /= 2;
+	}
+	t->rate_n++;
+	t->rate_ticks += d;
+}
+
+/* Fewer consecutive deltas than this give no rate to estimate from. */
+#define TT_TX_RATE_MIN 8u
+
+bool tt_tx_lap_estimate(const struct tt_threadx *rd, const uint32_t anchor[8], uint32_t first,
+			uint32_t count, uint64_t lb, uint64_t *lost)
+{
+	const struct tt_txtime *t = &rd->tm;
+	uint64_t n = t->rate_n, ticks = t->rate_ticks, prev = 0, v0 = 0;
+	bool have = false;
+	uint32_t w[8];
+	if (anchor[0] == 0 || tt_tx_is_counter(t))
+		return false;
+	/* the events published after the gap measure the rate too (the pairs within them) */
+	for (uint32_t i = 0; i < count; i++) {
+		tt_tx_slot_words(rd, (first + i) % rd->lay.nent, w);
+		if (w[0] == 0)
+			continue;
+		uint64_t v = tt_tx_raw(rd, w[3]);
+		if (have) {
+			ticks += tt_tx_fwd(t, prev, v);
+			n++;
+		} else {
+			v0 = v;
+		}
+		prev = v;
+		have = true;
+	}
+	if (!have || n < TT_TX_RATE_MIN || ticks == 0)
+		return false;
+	uint64_t span = tt_tx_host_span(rd, tt_tx_fwd(t, tt_tx_raw(rd, anchor[3]), v0), t->host_last);
+	/* events strictly between the anchor and the first one after the gap */
+	double est = (double)n / (double)ticks * (double)span - 1.0;
+	double j = est > (double)lb ? (est - (double)lb) / rd->lay.nent + 0.5 : 0.0;
+	*lost = lb + (uint64_t)j * rd->lay.nent;
+	return true;
 }
 
 static void tt_tx_time_event(struct tt_threadx *rd, uint32_t ts, struct tt_event *ev)
@@ -304,27 +437,34 @@ static void tt_tx_time_event(struct tt_threadx *rd, uint32_t ts, struct tt_event
 			dir = tt_tx_delta(t, t->last, v, 1) <= tt_tx_delta(t, t->last, v, -1) ? 1 : -1;
 		}
 		uint64_t d = tt_tx_delta(t, t->last, v, dir);
+		uint64_t span = tt_tx_host_span(rd, d, t->host_last);
 		if (t->gap) {
 			/* across a gap: the exact ticks when a constant-step counter and an exact
-			 * count give them; else the time between is unknown and the unwrap is
-			 * re-seeded from this entry: it keeps the modular delta only while that is
-			 * a plausible forward step (under half the modulus), never a near-2^32 jump */
+			 * count give them; the wraps the host's clock says the gap hid; else the
+			 * time between is unknown and the unwrap is re-seeded from this entry: it
+			 * keeps the modular delta only while that is a plausible forward step
+			 * (under half the modulus), never a near-2^32 jump */
 			if (t->gap_ticks != 0 && t->gap_ticks % t->mod == d)
 				d = t->gap_ticks;
+			else if (span != d)
+				d = span;
 			else if (d > t->mod / 2)
 				d = 0;
 		} else {
 			if (t->step_n == 0 && t->step == 0)
 				t->step = d;
-			if (d == t->step)
+			if (d == t->step && span == d)
 				t->step_n++;
 			else
 				t->step_ok = false;
+			d = span;
+			tt_tx_rate_add(t, d);
 		}
 		t->now += d;
 	}
 	t->gap = false;
 	t->gap_ticks = 0;
+	t->host_last = rd->host_now;
 	t->last = (uint32_t)v;
 	ev->ts_raw = ts & rd->lay.mask;
 	ev->time = t->now;
@@ -334,9 +474,9 @@ static void tt_tx_time_event(struct tt_threadx *rd, uint32_t ts, struct tt_event
 
 /* ---- events ------------------------------------------------------------------------------- */
 
-static const char *tt_tx_obj_name(const struct tt_threadx *rd, uint32_t ptr)
+const char *tt_tx_obj_name(const struct tt_threadx *rd, uint32_t ptr)
 {
-	const struct tt_txobj *o = ptr ? tt_tx_lookup(rd, ptr) : NULL;
+	const struct tt_txobj *o = ptr ? tt_tx_name_lookup(rd, ptr) : NULL;
 	return o ? o->name : NULL;
 }
 
@@ -400,9 +540,13 @@ void tt_tx_decode(struct tt_threadx *rd, uint32_t slot, const uint32_t w[8], str
 		ev->thread = w[0];
 		ev->thread_name = tt_tx_obj_name(rd, w[0]);
 		ev->prio = (int32_t)(w[1] & 0x3FFu);
-		ev->threshold = (int32_t)((w[1] >> 16) & 0x3FFu);
+		/* ThreadX stores a threshold only with bit 31 set (priority | 0x80000000 |
+		 * threshold << 16); older ports write the bare priority: no threshold then */
+		if (w[1] & 0x80000000u)
+			ev->threshold = (int32_t)((w[1] >> 16) & 0x3FFu);
 	}
 	tt_tx_time_event(rd, w[3], ev);
+	tt_tx_run_event(rd, w, ev);
 
 	const struct tt_txev *d = tt_txev_find(ev->id);
 	if (d != NULL) {

@@ -195,19 +195,24 @@ static const uint8_t tt_txev_index[TT_TXEV_MAXID + 1] = {
 	[129] = 88,
 };
 
+#define TT_TXEV_N (sizeof(tt_txev_table) / sizeof(tt_txev_table[0]))
+
+/* ThreadX's own ids here, the middleware's (FileX, NetX, NetX Duo, USBX) in threadx_events_mw.c */
 const struct tt_txev *tt_txev_find(uint32_t id)
 {
-	if (id > TT_TXEV_MAXID || tt_txev_index[id] == 0)
+	if (id > TT_TXEV_MAXID)
+		return tt_txev_mw_find(id);
+	if (tt_txev_index[id] == 0)
 		return NULL;
 	return &tt_txev_table[tt_txev_index[id] - 1];
 }
 
 size_t tt_txev_count(void)
 {
-	return sizeof(tt_txev_table) / sizeof(tt_txev_table[0]);
+	return TT_TXEV_N + tt_txev_mw_count();
 }
 
 const struct tt_txev *tt_txev_at(size_t i)
 {
-	return i < tt_txev_count() ? &tt_txev_table[i] : NULL;
+	return i < TT_TXEV_N ? &tt_txev_table[i] : tt_txev_mw_at(i - TT_TXEV_N);
 }

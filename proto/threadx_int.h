@@ -40,9 +40,14 @@ struct tt_txev {
 	struct tt_txarg args[4];
 };
 
+/* Every event id TraceX knows (ThreadX and its middleware), or NULL. */
 const struct tt_txev *tt_txev_find(uint32_t id);
 size_t tt_txev_count(void);
 const struct tt_txev *tt_txev_at(size_t i);
+/* threadx_events_mw.c: FileX, NetX, NetX Duo and USBX events. */
+const struct tt_txev *tt_txev_mw_find(uint32_t id);
+size_t tt_txev_mw_count(void);
+const struct tt_txev *tt_txev_mw_at(size_t i);
 
 #define TT_TX_INIT_THREAD 0xF0F0F0F0u
 #define TT_TX_ISR_THREAD 0xFFFFFFFFu
@@ -55,6 +60,7 @@ struct tt_txobj {
 	int32_t prio; /* -1 unless a thread registered with a priority */
 	uint8_t type;
 	uint8_t available;
+	uint8_t reserved[2]; /* as written (threads: 0x80 | priority >> 8, priority & 0xFF) */
 	const char *name; /* into tt_threadx.names; "" when empty */
 };
 
@@ -80,6 +86,26 @@ struct tt_txtime {
 	uint64_t step;      /* constant delta seen so far (counter detection), 0 = none yet */
 	bool step_ok;       /* every consecutive delta so far equalled step */
 	uint32_t step_n;    /* deltas that agreed */
+	uint64_t host_last; /* host time (ns) of the poll that published the last event, 0 unknown */
+	uint64_t rate_n;    /* consecutive deltas summed in rate_ticks (the measured event rate: */
+	uint64_t rate_ticks;/* rate_n / rate_ticks events per tick, over the recent events) */
+};
+
+/* A batch's object (re)created by a create event: which of its incarnations names an event. */
+struct tt_txren {
+	uint32_t ptr;
+	uint32_t creates; /* create events for ptr in the batch */
+	uint32_t seen;    /* of those, emitted so far */
+};
+#define TT_TX_REN_MAX 64
+/* Who runs (threadx_run.c): TraceX's next-context rules, evaluated for the previous event when
+ * the next one arrives (one event of look-ahead). */
+struct tt_txrun {
+	bool have;      /* prev holds the previous event since the last reset or gap */
+	uint32_t n;     /* events since the last reset or gap */
+	uint32_t prev[8];
+	uint32_t cur;   /* the thread TraceX holds as running (0: idle) */
+	unsigned nest;  /* interrupt nesting */
 };
 
 /* Records waiting for a registry re-read before they are emitted. */
@@ -89,13 +115,14 @@ struct tt_txpend {
 	bool exact;
 	uint64_t lost;
 	const char *reason;
+	const char *basis;     /* an estimate's basis (tt_gap.basis), NULL for a lower bound */
 	uint32_t first, count; /* slots, ring order */
 };
 
 /* TT_TXS_SYNC reads the current pointer that a full read starts from; TT_TXS_SYNC_READ plans the
  * newest-first chunks (or, with start_at_now at attach, only the anchor slot). */
 enum tt_txstate { TT_TXS_HEADER, TT_TXS_REGISTRY, TT_TXS_SYNC, TT_TXS_SYNC_READ, TT_TXS_POLL_CUR,
-		  TT_TXS_POLL_ENT };
+		  TT_TXS_POLL_ENT, TT_TXS_OLDEST };
 enum tt_txsync { TT_TXY_ATTACH, TT_TXY_LAP, TT_TXY_RESET, TT_TXY_LOST };
 
 /* Default slots per chunk of a full read (2 KiB: one OpenOCD read_memory command). */
@@ -121,6 +148,8 @@ struct tt_txsync_rd {
 	uint8_t curs[TT_TX_SYNC_CHUNKS][4];
 	uint8_t refbuf[4];
 	uint8_t x0[TT_THREADX_ENTRY_SIZE], x1[TT_THREADX_ENTRY_SIZE]; /* X baseline and re-read */
+	bool oldest_tried;    /* oldest_when_still: the slot at R was read twice around current */
+	uint8_t old1[TT_THREADX_ENTRY_SIZE], oldcur[4];
 };
 
 struct tt_threadx {
@@ -144,6 +173,14 @@ struct tt_threadx {
 	uint32_t *objidx;      /* indices of objs in use, sorted by pointer */
 	uint32_t nidx;
 	char *names;           /* nreg * (name_size + 1) */
+	/* the registry before the last re-read (empty after an attach or reset): names events
+	 * written before a create event re-registered their object (threadx_names.c) */
+	struct tt_txobj *objs_prev;
+	uint32_t *objidx_prev;
+	uint32_t nidx_prev;
+	char *names_prev;
+	struct tt_txren ren[TT_TX_REN_MAX]; /* the batch being emitted */
+	unsigned nren;
 	uint8_t *entbuf;       /* nent * 32, slot i at i * 32 (a mirror of the ring) */
 
 	/* Cursor. Slots before nxt (ring order) are consumed; slot nxt-1 is the anchor, whose words
@@ -161,9 +198,11 @@ struct tt_threadx {
 
 	struct tt_txpend pend;
 	struct tt_txtime tm;
+	struct tt_txrun run;
 	uint32_t missing[TT_TX_MISSING_MAX]; /* pointers the registry could not name */
 	unsigned nmissing, missing_next;
 	uint32_t raw[8];       /* words of the event being emitted (host order) */
+	uint64_t host_now;     /* host time (ns) of the current poll's reads, 0 = not given */
 };
 
 /* threadx_decode.c */
@@ -171,6 +210,28 @@ uint32_t tt_tx_ld32(const struct tt_threadx *rd, const uint8_t *p);
 void tt_tx_slot_words(const struct tt_threadx *rd, uint32_t slot, uint32_t w[8]);
 void tt_tx_registry_parse(struct tt_threadx *rd);
 const struct tt_txobj *tt_tx_lookup(const struct tt_threadx *rd, uint32_t ptr);
+const struct tt_txobj *tt_tx_lookup_in(const struct tt_txobj *objs, const uint32_t *idx,
+				       uint32_t n, uint32_t ptr);
+
+/* threadx_names.c: naming each event by the registry as it was when the event was written. */
+/* Before a registry read: keep the registry read so far as the previous one (a re-read while
+ * polling), or forget it (attach, reset: nothing before applies). */
+void tt_tx_names_keep(struct tt_threadx *rd, bool keep);
+/* Before a batch is emitted: note the objects its create events (re)register. */
+void tt_tx_names_batch(struct tt_threadx *rd, uint32_t first, uint32_t count);
+/* Before an event of the batch is decoded: a create event switches its object to the
+ * incarnation it registers. */
+void tt_tx_names_step(struct tt_threadx *rd, const uint32_t w[8]);
+/* The registry entry that named ptr when the event being decoded was written, or NULL. */
+const struct tt_txobj *tt_tx_name_lookup(const struct tt_threadx *rd, uint32_t ptr);
+/* The public view of a registry entry. */
+void tt_tx_obj_public(const struct tt_txobj *o, struct tt_threadx_object *obj);
+/* The registry name of ptr, NULL when unknown (or ptr is 0). Borrowed. */
+const char *tt_tx_obj_name(const struct tt_threadx *rd, uint32_t ptr);
+/* The public view of a registry entry. */
+void tt_tx_obj_public(const struct tt_txobj *o, struct tt_threadx_object *obj);
+/* The registry name of ptr, NULL when unknown (or ptr is 0). Borrowed. */
+const char *tt_tx_obj_name(const struct tt_threadx *rd, uint32_t ptr);
 /* True when slot words w reference an object pointer the registry cannot name (and that is not
  * known to be unnameable). */
 bool tt_tx_needs_registry(const struct tt_threadx *rd, const uint32_t w[8]);
@@ -187,6 +248,20 @@ int64_t tt_tx_counter_lost(const struct tt_threadx *rd, const uint32_t anchor[8]
  * consecutive events: a read the writer lapped during the copy. */
 bool tt_tx_counter_consistent(const struct tt_threadx *rd, uint32_t first, uint32_t count);
 void tt_tx_time_gap(struct tt_threadx *rd, uint64_t exact_lost, bool exact);
+/* The events lost between the anchor (the last event published) and slot first, when the ring
+ * arithmetic says lb + j N for an unknown j >= 0: j from the time between the two and the event
+ * rate measured on the events around the gap (the published history and slots [first,
+ * first+count)). Returns false when the time stamps cannot say (too few, no time passing). */
+bool tt_tx_lap_estimate(const struct tt_threadx *rd, const uint32_t anchor[8], uint32_t first,
+			uint32_t count, uint64_t lb, uint64_t *lost);
+/* threadx_run.c: forget the previous event (reset, gap: what ran in between is unknown). */
+void tt_tx_run_reset(struct tt_threadx *rd);
+/* Sets ev->run* (who ran from the previous event up to this one) from slot words w. */
+void tt_tx_run_event(struct tt_threadx *rd, const uint32_t w[8], struct tt_event *ev);
+/* threadx_run.c: forget the previous event (reset, gap: what ran in between is unknown). */
+void tt_tx_run_reset(struct tt_threadx *rd);
+/* Sets ev->run* (who ran from the previous event up to this one) from slot words w. */
+void tt_tx_run_event(struct tt_threadx *rd, const uint32_t w[8], struct tt_event *ev);
 /* Decodes slot words w (slot index slot) into ev and advances the time state. */
 void tt_tx_decode(struct tt_threadx *rd, uint32_t slot, const uint32_t w[8], struct tt_event *ev);
 

@@ -13,6 +13,7 @@ static int tx_create(const struct tt_reader_config *cfg, void **out)
 		.tick_hz = cfg->tick_hz,
 		.time_wrap = cfg->time_wrap,
 		.time_dir = cfg->time_dir,
+		.oldest_when_still = cfg->file_source,
 	};
 	return tt_threadx_new(&c, (struct tt_threadx **)out);
 }
@@ -37,6 +38,11 @@ static void tx_read_failed(void *rd, int err)
 	tt_threadx_read_failed(rd, err);
 }
 
+static void tx_set_host_time(void *rd, uint64_t ns)
+{
+	tt_threadx_set_host_time(rd, ns);
+}
+
 static const char *tx_error(const void *rd)
 {
 	return tt_threadx_error(rd);
@@ -59,6 +65,12 @@ static uint32_t word_at(const uint8_t *p, int be)
 		  : (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
 }
 
+/* A .trx starts with the header, whose base field is the address it was at. */
+static uint64_t tx_file_base(const uint8_t *head, size_t len)
+{
+	return len >= 12 ? word_at(head + 8, word_at(head, 1) == TT_THREADX_ID) : 0;
+}
+
 /* Without an address the header is the image's first byte (a .trx); without a base, the
  * header's own base field says where the image lived in target memory. */
 static int tx_decode_image(const uint8_t *img, size_t len, uint64_t base,
@@ -72,8 +84,8 @@ static int tx_decode_image(const uint8_t *img, size_t len, uint64_t base,
 	};
 	uint64_t hdr = cfg->address;
 
-	if (!hdr && !base && len >= 12)
-		base = word_at(img + 8, word_at(img, 1) == TT_THREADX_ID);
+	if (!hdr && !base)
+		base = tx_file_base(img, len);
 	if (!hdr)
 		hdr = base;
 	if (hdr < base || hdr - base >= len) {
@@ -103,6 +115,8 @@ const struct tt_reader_ops tt_threadx_reader = {
 	.read_failed = tx_read_failed,
 	.error = tx_error,
 	.stats = tx_stats,
+	.set_host_time = tx_set_host_time,
 	.detect = tx_detect,
+	.file_base = tx_file_base,
 	.decode_image = tx_decode_image,
 };

@@ -16,10 +16,13 @@ _tracetap()
 	decode)
 		case $prev in
 		--format) COMPREPLY=($(compgen -W "threadx nuttx qnx" -- "$cur")); return ;;
+		--to) COMPREPLY=($(compgen -W "jsonl trx perfetto ftrace" -- "$cur")); return ;;
+		-o | --output) _filedir; return ;;
 		esac
 		if [[ $cur == -* ]]; then
 			COMPREPLY=($(compgen -W "--format --json --no-color --elf --address --pointer
-				--base --tick-hz --time-wrap --time-dir --format-opt --follow --traceprinter --help" -- "$cur"))
+				--base --tick-hz --time-wrap --time-dir --format-opt --follow --traceprinter
+				--to --output --help" -- "$cur"))
 		else
 			_filedir
 		fi
@@ -27,13 +30,15 @@ _tracetap()
 	probes)
 		COMPREPLY=($(compgen -W "--json --all --help" -- "$cur"))
 		;;
-	tail | record | targets | status)
+	tail | record | targets | status | export)
 		case $prev in
 		-o | --output) _filedir; return ;;
 		--format | -f) COMPREPLY=($(compgen -W "jsonl trx perfetto ftrace" -- "$cur")); return ;;
 		esac
-		COMPREPLY=($(compgen -W "--target --id --name --thread --text --history --json
-			--no-color --token --output --format --duration --count --help" -- "$cur"))
+		# Each command's own options, from its help ("  --name ARG   what it does").
+		local opts
+		opts=$("${words[0]}" "${words[1]}" --help 2>/dev/null | awk '/^options:/ {on = 1; next} /^$/ {on = 0} on {print $1}')
+		COMPREPLY=($(compgen -W "$opts" -- "$cur"))
 		;;
 	esac
 }

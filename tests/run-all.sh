@@ -4,8 +4,9 @@
 # compiled tests and the programs the scripts start, zero errors and zero leaks); build the
 # libFuzzer harnesses with clang and run each for a short time (tests/fuzz). Benchmarks are
 # not tests: see README.md.
-# Ends with one line "tests: N passed, N failed" counting every run above, and exits non-zero
-# if anything failed. TT_CI_FUZZ=0 leaves out the clang build (no clang installed).
+# Ends with a line per skipped test (which build, which test, the reason it printed) and one
+# line "tests: N passed, N failed, N skipped" counting every run above (a skipped test is not
+# a pass), and exits non-zero if anything failed. TT_CI_FUZZ=0 leaves out the clang build (no clang installed).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tests/setup.sh
@@ -17,16 +18,19 @@ build() { # dir, extra meson options...
   ninja -C "$dir"
 }
 
-passed=0 failed=0 status=0
-# run DIR MESON_TEST_ARGS...: meson test in DIR, then adds its passed and failed results
-# (skipped ones are neither) to the totals.
+passed=0 failed=0 status=0 skipped=()
+# run DIR MESON_TEST_ARGS...: meson test in DIR, then adds its passed and failed results to
+# the totals; skipped ones are neither, and are listed at the end by name.
 run() {
-  local dir=$1 p f; shift
+  local dir=$1 p f log; shift
+  log="$dir/meson-logs/testlog${setup_suffix:-}.json"
   meson test -C "$dir" --print-errorlogs --num-processes 2 "$@" || status=1
   read -r p f < <(jq -s '[ (map(select(.result == "OK" or .result == "EXPECTEDFAIL")) | length),
     (map(select(.result != "OK" and .result != "EXPECTEDFAIL" and .result != "SKIP")) | length) ]
-    | @tsv' -r "$dir/meson-logs/testlog${setup_suffix:-}.json")
+    | @tsv' -r "$log")
   passed=$((passed + p)) failed=$((failed + f))
+  mapfile -t -O "${#skipped[@]}" skipped < <(jq -r --arg d "$dir${setup_suffix:-}" \
+    'select(.result == "SKIP") | "\($d) \(.name): \((.stdout // "") | split("\n") | map(select(test("skip|SKIP"))) | first // "skipped")"' "$log")
 }
 
 build build-ci -Dwerror=true
@@ -53,5 +57,6 @@ if [ "${TT_CI_FUZZ:-1}" = 1 ]; then
   run build-fuzz --no-rebuild --suite fuzz
 fi
 
-echo "tests: $passed passed, $failed failed"
+for s in "${skipped[@]}"; do echo "skipped: $s"; done
+echo "tests: $passed passed, $failed failed, ${#skipped[@]} skipped (counted in neither)"
 exit "$status"

@@ -64,6 +64,7 @@ class Workload {
     this.ticks = ticks;
     this.time = 1000;       // target ticks (1 tick = 10 ns: a 100 MHz cycle counter)
     this.run = THREADS[0];
+    this.cur = null;        // who runs now, as the daemon's reader would derive it (`run`)
     this.addr = 0x20002000;
     this.k = 0;
   }
@@ -74,8 +75,13 @@ class Workload {
       ts: this.time >>> 0, time: this.time };
     if (!this.ticks) r.ns = (this.time - 1000) * 10;
     r.addr = hex(this.addr);
+    if (this.cur) { // who ran since the previous record
+      r.run = this.cur.run;
+      if (this.cur.t) { r.run_thread = hex(this.cur.t.ptr); r.run_name = this.cur.t.name; }
+    }
     r.args = args;
     r.raw = raw || [fields.thread ? parseInt(fields.thread, 16) : 0xffffffff, 0x80000000 | (fields.prio || 0), id, this.time >>> 0, 0, 0, 0, 0];
+    if (!this.cur) this.cur = { run: 'thread', t: this.run }; // known from the second record on
     return r;
   }
   th(t) { return { ctx: 'thread', core: 0, thread: hex(t.ptr), thread_name: t.name, prio: t.prio, threshold: t.prio }; }
@@ -84,6 +90,8 @@ class Workload {
     const out = [];
     const t = this.run;
     const f = this.th(t);
+    const running = (x) => { this.cur = x ? { run: 'thread', t: x } : { run: 'idle' }; };
+    if (this.cur) running(t);
     const n = 1 + Math.floor(Math.random() * 4);
     for (let i = 0; i < n; i++) {
       const x = Math.random();
@@ -104,8 +112,10 @@ class Workload {
       const isr = { ctx: 'isr', core: 0, interrupted: hex(t.ptr), interrupted_name: t.name };
       const irq = 15 + Math.floor(Math.random() * 3);
       out.push(this.rec(3, 'ISR_ENTER', isr, { stack_ptr: hex(0x20004f00), isr_number: irq, system_state: 1, preempt_disable: 0 }));
+      this.cur = { run: 'isr' };
       out.push(this.rec(88, 'SEMAPHORE_PUT', isr, { semaphore: OBJ.sem[0], current_count: 1, suspended_count: 1, stack_ptr: hex(0x20004f00) }));
       out.push(this.rec(4, 'ISR_EXIT', isr, { stack_ptr: hex(0x20004f00), isr_number: irq, system_state: 0, preempt_disable: 0 }));
+      running(t);
     }
     // Context switch: suspend the running thread (or resume another one).
     let next = THREADS[Math.floor(Math.random() * THREADS.length)];
@@ -116,11 +126,12 @@ class Workload {
     } else {
       out.push(this.rec(1, 'THREAD_RESUME', f, { thread: next.name, previous_state: 'semaphore', stack_ptr: hex(0x20004000), next_thread: next.name }));
     }
-    if (idle) { this.time += 2000; out.push(this.rec(1, 'THREAD_RESUME', { ctx: 'isr', core: 0, interrupted: '0x00000000' }, { thread: next.name, previous_state: 'sleep', stack_ptr: hex(0x20004000), next_thread: next.name })); }
+    running(idle ? null : next);
+    if (idle) { this.time += 2000; out.push(this.rec(1, 'THREAD_RESUME', { ctx: 'isr', core: 0, interrupted: '0x00000000' }, { thread: next.name, previous_state: 'sleep', stack_ptr: hex(0x20004000), next_thread: next.name })); running(next); }
     this.run = next;
     return out;
   }
-  reset() { this.time = 500; }
+  reset() { this.time = 500; this.cur = null; }
 }
 
 export async function startDevServer({ port = 0, rate = 2000, targets = 1, ticks = false, replay = null, web = path.join(here, '..', '..', 'web'), batchMs = 20, quiet = true } = {}) {

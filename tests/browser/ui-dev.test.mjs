@@ -41,21 +41,25 @@ const tests = [
     assert(s.filtered.length === 50 && s.get(s.filtered.at(0)).seq === 201, 'filtered index trimmed with the ring');
   }],
 
-  ['timeline model: lanes from context switches, display time monotonic across resets', async () => {
+  ['timeline model: lanes from each record\'s run, display time monotonic across resets', async () => {
     const s = new TargetStore('t', 1000);
-    const ev = (seq, time, name, thread, args) => ({ type: 'event', seq, id: name === 'THREAD_RESUME' ? 1 : name === 'THREAD_SUSPEND' ? 2 : 69, name, ctx: 'thread', thread: '0x1', thread_name: thread, prio: 5, time, args: args || {} });
+    const ptr = { a: '0x00000001', b: '0x00000002' };
+    const ev = (seq, time, name, thread, run, args) => ({ type: 'event', seq, id: name === 'THREAD_RESUME' ? 1 : name === 'THREAD_SUSPEND' ? 2 : 69, name, ctx: 'thread', thread: ptr[thread], thread_name: thread, prio: 5, time, ...(run === undefined ? {} : run in ptr ? { run: 'thread', run_thread: ptr[run], run_name: run } : { run }), args: args || {} });
     s.add(ev(1, 100, 'QUEUE_SEND', 'a'), 0);
-    s.add(ev(2, 200, 'THREAD_SUSPEND', 'a', { thread: 'a', next_thread: 'b' }), 0);
-    s.add(ev(3, 300, 'QUEUE_SEND', 'b'), 0);
-    s.add(ev(4, 400, 'THREAD_SUSPEND', 'b', { thread: 'b', next_thread: '0x00000000' }), 0);
-    s.add({ type: 'reset', seq: 5, reason: 'x' }, 0);
-    s.add(ev(6, 50, 'QUEUE_SEND', 'a'), 0);
+    s.add(ev(2, 200, 'THREAD_SUSPEND', 'a', 'a', { thread: 'a', next_thread: 'b' }), 0);
+    s.add(ev(3, 300, 'QUEUE_SEND', 'b', 'b'), 0);
+    s.add(ev(4, 400, 'THREAD_SUSPEND', 'b', 'b', { thread: 'b', next_thread: '0x00000000' }), 0);
+    s.add(ev(5, 450, 'THREAD_RESUME', 'a', 'idle'), 0);
+    s.add(ev(7, 480, 'QUEUE_SEND', 'a', 'a'), 0); /* seq 6 filtered out: the time since 5 is unknown */
+    s.add({ type: 'reset', seq: 8, reason: 'x' }, 0);
+    s.add(ev(9, 50, 'QUEUE_SEND', 'a', 'a'), 0); /* after a reset: nothing before it is known */
     const m = s.timeline;
     assert([...m.lanes.keys()].sort().join() === 'a,b', 'lanes a,b');
-    const share = m.cpuShare(100, 400, s.lastT);
+    const share = m.cpuShare(100, 500, s.lastT);
     const a = share.lanes.find((l) => l.name === 'a').d, b = share.lanes.find((l) => l.name === 'b').d;
     assert(a === 100 && b === 200, `a ran 100, b ran 200: ${a} ${b}`);
-    assert(s.get(5)._t > 400, 'time after the reset stays after it on the display axis');
+    assert(share.idle === 50 && share.isr === 0, `idle 50: ${share.idle}`);
+    assert(s.get(7)._t > 480, 'time after the reset stays after it on the display axis');
     assert(m.markers.length === 1 && m.markers[0].kind === 'reset', 'reset marker');
   }],
 

@@ -61,3 +61,31 @@ expect_error "wrong magic" "magic.bin" "$work/magic.bin"
 expect_error "missing file" "No such file" "$work/none.trx"
 sed '3s/^:10\(....\)00\(..\)/:10\100FF/' "$work/ram.hex" > "$work/bad.hex"
 expect_error "bad hex checksum" "line 3" --address "$hdr" "$work/bad.hex"
+
+# Not a trace of the format: one error with the check and the offset, before any record (a
+# deterministic pseudo-random file: the same bytes every run).
+LC_ALL=C awk 'BEGIN { x = 12345; for (i = 0; i < 65536; i++) { x = (x * 1103515245 + 12345) % 2147483648; printf "%c", int(x / 65536) % 256 } }' > "$work/random.bin"
+expect_error "random bytes as nuttx" "not a nuttx trace: .*offset [0-9]" --format nuttx "$work/random.bin"
+[ "$(wc -l < "$work/err")" -eq 1 ] || fail "random bytes: more than one line: $(cat "$work/err")"
+: > "$work/empty.bin"
+expect_error "empty file" "empty: nothing to decode" "$work/empty.bin"
+echo '{"type":"hello"}' > "$work/notrec.jsonl"
+expect_error "JSONL that is not a recording" "line 1 is not a tracetap record" "$work/notrec.jsonl"
+
+# A recording decodes back: JSONL (as `tracetap record` writes it) gives the same text and the
+# same JSON lines as the image it came from; standard input (-) reads the same.
+${TT_WRAP-} "$tracetap" decode --no-color "$work/raw.jsonl" > "$work/text2"
+cmp -s "$work/text" "$work/text2" || fail "a JSONL recording decodes to other text than its image"
+${TT_WRAP-} "$tracetap" decode --json "$work/raw.jsonl" | cmp -s - "$work/raw.jsonl" ||
+  fail "a JSONL recording decoded --json is not the recording"
+${TT_WRAP-} "$tracetap" decode --json --base 0x20000000 --address "$hdr" - < "$ram" | cmp -s - "$work/raw.jsonl" ||
+  fail "decode - (standard input) differs from decoding the file"
+echo "ok: JSONL recordings decode back; - reads standard input"
+
+# Options: decode takes only its own (no daemon polling options), each error one line.
+rc=0; ${TT_WRAP-} "$tracetap" decode --poll-max 3 "$ram" > "$work/out" 2> "$work/err" || rc=$?
+[ "$rc" -eq 2 ] && [ "$(wc -l < "$work/err")" -eq 1 ] && grep -q "unknown option '--poll-max'" "$work/err" ||
+  fail "decode --poll-max: exit $rc, '$(cat "$work/err")'"
+"$tracetap" decode --help | grep -qE -- '--(poll-min|poll-max|max-read|start-at-now)' &&
+  fail "decode --help lists the daemon's polling options"
+echo "ok: decode's own options only"

@@ -24,7 +24,7 @@ until [ "$(wc -l < "$work/tail.out")" -gt 100 ]; do
   [ $SECONDS -lt $end ] || fail "no records reached the client"; sleep 0.1
 done
 curl -sf "http://127.0.0.1:$port/api/targets" > /dev/null || fail "/api/targets"
-curl -sf "http://127.0.0.1:$port/api/export?target=target&format=trx" > "$work/x.trx" || fail "export"
+curl -sf "http://127.0.0.1:$port/api/export?target=ram&format=trx" > "$work/x.trx" || fail "export"
 kill -TERM "$vpid"
 rc=0; wait "$vpid" || rc=$?
 [ "$rc" -eq 0 ] || fail "tracetapd exited with $rc"

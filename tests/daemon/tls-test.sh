@@ -23,9 +23,11 @@ if curl -sS -m 3 "http://127.0.0.1:$port/healthz" > /dev/null 2>&1; then
   fail "plain HTTP answered on the TLS port"
 fi
 echo "ok: plain HTTP refused on the TLS port"
-curl -sS --cacert "$work/cert.pem" "https://127.0.0.1:$port/api/targets" | jq -e '.[0].name == "target"' > /dev/null ||
-  fail "/api/targets over HTTPS"
-echo "ok: /api/targets over HTTPS"
+# No --name: the target is named after the probe's file ("ram"), in the API and the log.
+curl -sS --cacert "$work/cert.pem" "https://127.0.0.1:$port/api/targets" | jq -e '.[0].name == "ram"' > /dev/null ||
+  fail "/api/targets over HTTPS, with the target named ram"
+grep -q 'target ram: ' "$work/d.log" || fail "the log does not name the target ram"
+echo "ok: /api/targets over HTTPS; the default target name is the probe's file name"
 kill -TERM "$dpid"; rc=0; wait "$dpid" || rc=$?
 [ "$rc" -eq 0 ] || fail "tracetapd exited with $rc"
 

@@ -58,6 +58,8 @@ rate_case() {
 		spawned
 	fi
 	wait_log 'connected: streaming'
+	# lossy: the loss is forced (the reader paused while the writer laps), never hoped for
+	[ "$mode" = lossy ] && pause_until_lapped
 	local end=$((SECONDS + secs))
 	while [ $SECONDS -lt $end ]; do
 		kill -0 "$DPID" 2>/dev/null || tt_die "tracetapd died under load"
@@ -107,7 +109,7 @@ kill_spawn() {
 	local old new end=$((SECONDS + 10))
 	old=$(ocd_child) || tt_die "no OpenOCD child of tracetapd"
 	kill -KILL "$old"
-	wait_log 'probe disconnected'
+	wait_log ': disconnected: '
 	until new=$(ocd_child) && [ "$new" != "$old" ] && grep -q "OpenOCD running (pid $new)" "$DLOG"; do
 		[ $SECONDS -lt $end ] || tt_die "tracetapd did not restart OpenOCD"
 		sleep 0.05
@@ -126,7 +128,7 @@ kill_external() {
 	advance 500
 	kill -KILL "$TT_PID_xocd"
 	wait "$TT_PID_xocd" 2>/dev/null
-	wait_log 'probe disconnected'
+	wait_log ': disconnected: '
 	local n
 	n=$(grep -c 'probe connected' "$DLOG")
 	ext_ocd_start "$OCD_PORT"

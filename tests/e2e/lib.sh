@@ -14,8 +14,33 @@ fw() {
 	shift 2
 	tt_spawn fw "$FW_THREADX" --ram "$TT_TMP/ram.bin" --base $BASE --size $RAM_SIZE \
 		--buf-size "$bs" --rate "$rate" --time counter "$@"
-	tt_expect fw '^header=0x[0-9a-f]+ .*entries=([0-9]+)'
-	ENTRIES=${BASH_REMATCH[1]}
+	tt_expect fw '^header=(0x[0-9a-f]+) .*entries=([0-9]+)'
+	FW_HDR=${BASH_REMATCH[1]}
+	ENTRIES=${BASH_REMATCH[2]}
+}
+
+# fw_cur: the workload's current pointer (the ThreadX header's word at +32) from the RAM file.
+fw_cur() {
+	od -An -tu4 -j $((FW_HDR - BASE + 32)) -N4 "$TT_TMP/ram.bin" | tr -d ' '
+}
+
+# pause_until_lapped: tracetapd stopped (SIGSTOP) until the workload's current pointer has
+# wrapped and come back to where it was: every entry tracetapd had not read is overwritten, so a
+# loss is forced whatever the machine's speed.
+pause_until_lapped() {
+	local c0 c prev wrapped=0 end=$((SECONDS + 30))
+	kill -STOP "$DPID"
+	c0=$(fw_cur)
+	prev=$c0
+	while :; do
+		c=$(fw_cur)
+		[ "$c" -lt "$prev" ] && wrapped=1
+		[ $wrapped = 1 ] && [ "$c" -ge "$c0" ] && break
+		[ $SECONDS -lt $end ] || { kill -CONT "$DPID"; tt_die "the workload did not lap in 30 s"; }
+		prev=$c
+		sleep 0.02
+	done
+	kill -CONT "$DPID"
 }
 
 sim() { tt_sim_start --base $BASE --size $RAM_SIZE --ram "$TT_TMP/ram.bin" "$@"; }

@@ -7,9 +7,11 @@
 #
 # usage: live.sh lossless|lossy OPENOCD_CFG  |  live.sh file-max
 #   lossless: 1000 events/s (16 KiB/s, a quarter of the link), 32 buffers: no gap at all.
-#   lossy:    6000 events/s (96 KiB/s) into 4 buffers (4080 events, 0.7 s): beyond the link,
-#             so the writer laps the reader; every lost buffer is counted exactly between
-#             events that did arrive, nothing repeats.
+#   lossy:    2000 events/s (32 KiB/s, half the link) into 4 buffers (4080 events): tracetapd
+#             is stopped (SIGSTOP) until the writer has handed on more buffers than the ring
+#             has (their sequence numbers in the RAM file say so), so the loss is forced, not
+#             hoped for from a writer outrunning the link; every lost buffer is counted exactly
+#             between events that did arrive, nothing repeats.
 #   file-max: no OpenOCD: the workload unpaced (tens of millions of events/s) into 4 buffers,
 #             tracetapd --probe file: on the RAM file itself: laps all the time, every gap
 #             exact, nothing repeats.
@@ -28,7 +30,7 @@ REC=$TT_TMP/records.jsonl
 DLOG=$TT_TMP/daemon.err
 case ${1:-} in
 lossless) RATE=1000 SECS=4 NBUFS=32 ;;
-lossy) RATE=6000 SECS=4 NBUFS=4 MIN=1000 ;;
+lossy) RATE=2000 SECS=4 NBUFS=4 MIN=1000 ;;
 file-max) RATE=0 SECS=2 NBUFS=4 MIN=10000 ;;
 *) echo "usage: $0 lossless|lossy|file-max [OPENOCD_CFG]" >&2; exit 2 ;;
 esac
@@ -72,7 +74,36 @@ last_ts() {
 		tail -n 1
 }
 
+# ring_seq: the newest buffer sequence number in the RAM file (32-bit little-endian at off_seq 8
+# of each 16 KiB buffer header; the ring at RAM offset 0x1000).
+ring_seq() {
+	local i v max=0
+	for ((i = 0; i < NBUFS; i++)); do
+		v=$(od -An -tu4 -j $((0x1000 + i * 16384 + 8)) -N4 "$TT_TMP/ram.bin" | tr -d ' ')
+		[ "${v:-0}" -gt "$max" ] && max=$v
+	done
+	echo "$max"
+}
+
 log_wait 'connected: streaming' 30
+if [ "$1" = lossy ]; then
+	# the reader paused while the writer hands on NBUFS + 1 buffers: every buffer it had not
+	# read yet is overwritten, whatever the machine's speed
+	end=$((SECONDS + 30))
+	until grep -q '"type":"event"' "$REC"; do
+		[ $SECONDS -lt $end ] || tt_die "no event before the pause"
+		sleep 0.05
+	done
+	kill -STOP "$DPID"
+	seq0=$(ring_seq)
+	end=$((SECONDS + 30))
+	until [ "$(ring_seq)" -gt $((seq0 + NBUFS)) ]; do
+		[ $SECONDS -lt $end ] || { kill -CONT "$DPID"; tt_die "the writer did not lap the ring in 30 s"; }
+		sleep 0.05
+	done
+	kill -CONT "$DPID"
+	echo "tracetapd stopped while the writer went from buffer seq $seq0 to $(ring_seq)"
+fi
 end=$((SECONDS + SECS))
 while [ $SECONDS -lt $end ]; do
 	kill -0 "$DPID" 2>/dev/null || tt_die "tracetapd died under load"

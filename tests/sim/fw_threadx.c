@@ -6,7 +6,8 @@
  * pool, a byte pool, a timer ISR and user events that carry a sequence number so tests can check
  * exactly what arrived. It owns the RAM layout convention (README.md): word 0 of RAM is
  * `_tx_trace_header_ptr`. SIGUSR1 = target reset (tx_trace_enable again), SIGUSR2 = registry
- * churn; both are applied between two events, as an interrupt would be.
+ * churn; both are applied between two events, as an interrupt would be. SIGSTOP/SIGCONT = a
+ * debugger halt and resume: pacing restarts from the resume instead of catching up.
  */
 #include "fwrun.h"
 #include "txwriter.h"
@@ -56,11 +57,13 @@ struct fw {
 	bool done;
 };
 
-static volatile sig_atomic_t g_reset, g_churn, g_stop;
+static volatile sig_atomic_t g_reset, g_churn, g_stop, g_cont;
 
 static void on_signal(int sig)
 {
-	if (sig == SIGUSR1)
+	if (sig == SIGCONT)
+		g_cont++;
+	else if (sig == SIGUSR1)
 		g_reset++;
 	else if (sig == SIGUSR2)
 		g_churn++;
@@ -205,7 +208,15 @@ static void cycle(struct fw *f, uint32_t n)
 
 static void apply_signals(struct fw *f)
 {
-	static sig_atomic_t resets_seen, churns_seen;
+	static sig_atomic_t resets_seen, churns_seen, conts_seen;
+
+	if (conts_seen != g_cont) {
+		/* continued after a stop (a debugger halt): the core's time stood still, so pace
+		 * from now on instead of catching up on the halted time in one burst */
+		conts_seen = g_cont;
+		clock_gettime(CLOCK_MONOTONIC, &f->pace.next);
+		f->pace.in_burst = 0;
+	}
 
 	while (resets_seen != g_reset) {
 		/* tx_trace_enable again: header, registry and entries re-initialised, current back
@@ -354,6 +365,7 @@ int main(int argc, char **argv)
 	sigaction(SIGUSR2, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGCONT, &sa, NULL);
 
 	fw_pace_start(&f.pace);
 	txw_init(&f.w, f.ram, f.base, f.size, false);

@@ -81,11 +81,21 @@ sim_stat() {
 	[[ $TT_CTL_REPLY =~ $1=([0-9]+) ]] && echo "${BASH_REMATCH[1]}"
 }
 
+# tt_ocd_args: OpenOCD's arguments for the simulator: OPENOCD_CFG, the simulator's port, then
+# OPENOCD_TARGET_CFG when set (a board-style target config after an interface config), no GDB
+# or telnet port (a test that wants one asks for it after these).
+tt_ocd_args() {
+	TT_OCD_ARGS=(-f "$OPENOCD_CFG" -c "remote_bitbang port $SIM_PORT")
+	[ -z "${OPENOCD_TARGET_CFG:-}" ] || TT_OCD_ARGS+=(-f "$OPENOCD_TARGET_CFG")
+	TT_OCD_ARGS+=(-c "gdb_port disabled" -c "telnet_port disabled")
+}
+
 # tt_ocd_start [EXTRA -c ARGS...]: a real OpenOCD attached to the simulator, RPC over pipes.
 tt_ocd_start() {
 	rm -f "$TT_TMP/ocd.in" "$TT_TMP/ocd.rpc"
 	mkfifo "$TT_TMP/ocd.in" "$TT_TMP/ocd.rpc"
-	openocd -f "$OPENOCD_CFG" -c "remote_bitbang port $SIM_PORT" -c "tcl_port pipe" "$@" \
+	tt_ocd_args
+	openocd "${TT_OCD_ARGS[@]}" -c "tcl_port pipe" "$@" \
 		-l "$TT_TMP/ocd.log" <"$TT_TMP/ocd.in" >"$TT_TMP/ocd.rpc" 2>"$TT_TMP/ocd.err" &
 	TT_PIDS+=($!)
 	TT_PID_ocd=$!
@@ -120,6 +130,28 @@ tt_ocd_stop() {
 		sleep 0.05
 	done
 }
+
+# tt_ok_rpc TCL: one command that must succeed (caught); its result is in TT_RPC.
+tt_ok_rpc() {
+	tt_rpc "list [catch {$1} r] \$r"
+	[ "${TT_RPC%% *}" = 0 ] || tt_die "'$1' failed: ${TT_RPC#* }"
+	TT_RPC=${TT_RPC#* }
+	TT_RPC=${TT_RPC#\{}
+	TT_RPC=${TT_RPC%\}}
+}
+
+# tt_wait_for SECONDS DESCRIPTION COMMAND...: runs COMMAND until it succeeds (deadline).
+tt_wait_for() {
+	local secs=$1 end=$((SECONDS + $1)) what=$2
+	shift 2
+	until "$@"; do
+		[ $SECONDS -lt $end ] || tt_die "$what: not within $secs s"
+		sleep 0.05
+	done
+}
+
+# tt_proc_state PID: the process state letter from /proc (R, S, T = stopped, ...).
+tt_proc_state() { local st; read -r st </proc/"$1"/stat && st=${st##*) } && echo "${st%% *}"; }
 
 # tt_hex N: the canonical 0x... form OpenOCD prints for N.
 tt_hex() { printf '0x%x' "$1"; }

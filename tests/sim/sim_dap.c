@@ -87,6 +87,11 @@ static int mem_access(struct tt_sim_dap *d, bool rnw, uint32_t addr, unsigned si
 {
 	if (in_bus_fault(d, addr, size))
 		return -EFAULT;
+	if (d->cm && addr >= TT_SIM_CM_PPB && addr < TT_SIM_CM_PPB_END) {
+		d->stats.ppb_accesses++;
+		return rnw ? tt_sim_cm_read(d->cm, addr, size, v)
+			   : tt_sim_cm_write(d->cm, addr, size, *v);
+	}
 	if (rnw) {
 		d->stats.ap_reads++;
 		d->stats.bytes_read += size;
@@ -119,8 +124,11 @@ static uint32_t ap_drw(struct tt_sim_dap *d, bool rnw, uint32_t data)
 		out |= (v & mask) << lane;
 		addr += nbytes;
 	}
-	if (inc)
-		d->tar = (d->tar & ~0x3FFu) | ((d->tar + nbytes * n) & 0x3FFu);
+	if (inc) {
+		uint32_t wrap = d->cm ? 0xFFFu : 0x3FFu;
+
+		d->tar = (d->tar & ~wrap) | ((d->tar + nbytes * n) & wrap);
+	}
 	return out;
 }
 
@@ -151,7 +159,8 @@ static uint32_t ap_access(struct tt_sim_dap *d, bool rnw, unsigned a, uint32_t d
 		}
 		return v;
 	case 0xF8:
-		return 0x2;	/* BASE: no ROM table (format bit set, entry not present) */
+		/* BASE: the ROM table (format bit, present), or none (entry not present) */
+		return d->cm ? TT_SIM_CM_ROM | 0x3 : 0x2;
 	case 0xFC:
 		return TT_SIM_AP_IDR;
 	default:

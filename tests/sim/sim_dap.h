@@ -11,6 +11,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "sim_cm.h"
+
 #define TT_SIM_IDCODE 0x4BA00477u
 #define TT_SIM_AP_IDR 0x24770011u /* AHB-AP */
 
@@ -28,6 +30,7 @@ struct tt_sim_stats {
 	uint64_t waits;                   /* scans answered WAIT */
 	uint64_t bus_faults;              /* accesses that set STICKYERR (bus fault or power) */
 	uint64_t ignored;                 /* AP accesses dropped while a sticky flag was set */
+	uint64_t ppb_accesses;            /* Cortex-M system space accesses (not above) */
 };
 
 struct tt_sim_dap {
@@ -49,6 +52,10 @@ struct tt_sim_dap {
 	uint32_t bf_addr, bf_len;
 	struct tt_sim_stats stats;
 	struct tt_sim_mem_ops mem;
+	/* A Cortex-M3 behind the AP (sim_cm.h), or NULL for a bare MEM-AP over RAM. With it the
+	 * AP's BASE points at its ROM table and TAR auto-increment wraps within 4 KiB, as on
+	 * Cortex-M3/M4 (OpenOCD's cortex_m assumes that block size for these cores). */
+	struct tt_sim_cm *cm;
 };
 
 /* Power-on state: TAP in Test-Logic-Reset, DP powered down, no faults armed. mem is copied. */

@@ -42,8 +42,17 @@ struct ctl_client {
 	char buf[512];
 };
 
+/* The firmware side of the Cortex-M model: a host workload process, stopped and continued
+ * with signals (SIGSTOP halts it wherever it is, as a debug halt stops a core mid-store;
+ * SIGUSR1 is tt-fw-threadx's reset). pid 0: nothing to act on, the model alone. */
+struct core {
+	pid_t pid;
+};
+
 struct sim {
 	struct tt_sim_dap dap;
+	struct tt_sim_cm cm;
+	struct core core;
 	struct ram ram;
 	int lfd, conn, ctl_lfd;
 	const char *unix_path, *ctl_path;
@@ -111,6 +120,44 @@ static int ram_write(void *ctx, uint32_t addr, unsigned size, uint32_t val)
 	struct iovec local = { &val, size }, remote = { (void *)(uintptr_t)addr, size };
 
 	return process_vm_writev(r->pid, &local, 1, &remote, 1, 0) == (ssize_t)size ? 0 : -EFAULT;
+}
+
+static int ram_read16(void *ctx, uint32_t addr, uint32_t *val)
+{
+	return ram_read(ctx, addr, 2, val);
+}
+
+static int core_signal(struct core *c, int sig)
+{
+	if (c->pid > 0 && kill(c->pid, sig) < 0) {
+		fprintf(stderr, "tt-simtarget: signal %d to the firmware (pid %d): %s\n", sig,
+			(int)c->pid, strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+static int core_halt(void *ctx)
+{
+	return core_signal(ctx, SIGSTOP);
+}
+
+static int core_resume(void *ctx)
+{
+	return core_signal(ctx, SIGCONT);
+}
+
+/* Stopped first, so a reset that halts runs no firmware code: the reset (SIGUSR1) is applied
+ * when the core is resumed, before anything else. */
+static int core_reset(void *ctx, bool halt)
+{
+	int e = core_signal(ctx, SIGSTOP);
+
+	if (!e)
+		e = core_signal(ctx, SIGUSR1);
+	if (!e && !halt)
+		e = core_signal(ctx, SIGCONT);
+	return e;
 }
 
 static int ram_open_file(struct ram *r, const char *path)
@@ -304,12 +351,24 @@ static void ctl_command(struct sim *s, struct ctl_client *c, char *line)
 			  s->conn >= 0, s->connections, st->ap_reads, st->ap_writes, st->bytes_read,
 			  st->bytes_written, st->waits, st->bus_faults, st->ignored,
 			  d->wait_accesses, d->powered, d->ctrl_stat);
+	} else if (!strcmp(a, "core") && n == 2 && d->cm) {
+		s->core.pid = (pid_t)strtol(b, NULL, 0);
+		ctl_reply(c, "ok");
+	} else if (!strcmp(a, "cm") && d->cm) {
+		const struct tt_sim_cm *cm = d->cm;
+
+		ctl_reply(c, "ok halted=%d debugen=%d halts=%" PRIu64 " resumes=%" PRIu64
+			  " steps=%" PRIu64 " resets=%" PRIu64 " pc=0x%08" PRIx32
+			  " demcr=0x%08" PRIx32 " ppb_accesses=%" PRIu64, cm->halted,
+			  (int)(cm->dhcsr & 1), cm->halts, cm->resumes, cm->steps, cm->resets,
+			  cm->regs[15], cm->demcr, d->stats.ppb_accesses);
 	} else if (!strcmp(a, "quit")) {
 		ctl_reply(c, "ok");
 		s->quit = true;
 	} else {
 		ctl_reply(c, "err unknown command '%s' (ping, wait N, busfault ADDR LEN, "
-			  "busfault off, power off|on|cycle, stats, quit)", line);
+			  "busfault off, power off|on|cycle, stats, quit; with --cortex-m: core PID, "
+			  "cm)", line);
 	}
 }
 
@@ -412,7 +471,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: tt-simtarget [--port N | --unix PATH] [--ctl PATH] --base ADDR --size N\n"
-		"                    (--ram FILE | --pid PID)\n"
+		"                    (--ram FILE | --pid PID) [--cortex-m] [--core-pid PID]\n"
 		"       tt-simtarget --ctl PATH --send 'COMMAND'\n"
 		"Serves OpenOCD's remote_bitbang protocol on 127.0.0.1 (port 0 = ephemeral) or a\n"
 		"unix socket; prints 'listening port=N' (or 'listening unix=PATH') when ready.\n"
@@ -426,12 +485,13 @@ int main(int argc, char **argv)
 		{ "ctl", required_argument, NULL, 'c' },  { "ram", required_argument, NULL, 'r' },
 		{ "pid", required_argument, NULL, 'P' },  { "base", required_argument, NULL, 'b' },
 		{ "size", required_argument, NULL, 's' }, { "send", required_argument, NULL, 'S' },
+		{ "cortex-m", no_argument, NULL, 'M' },   { "core-pid", required_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },       { 0 },
 	};
 	static struct sim s = { .lfd = -1, .conn = -1, .ctl_lfd = -1 };
 	const char *ram_path = NULL, *send = NULL;
 	unsigned long port = 0;
-	bool have_size = false;
+	bool have_size = false, cortex_m = false;
 	int o, e;
 
 	while ((o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -444,6 +504,8 @@ int main(int argc, char **argv)
 		case 'b': s.ram.base = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 's': s.ram.size = (uint32_t)strtoul(optarg, NULL, 0); have_size = true; break;
 		case 'S': send = optarg; break;
+		case 'M': cortex_m = true; break;
+		case 'C': s.core.pid = (pid_t)strtol(optarg, NULL, 0); cortex_m = true; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -468,6 +530,19 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	tt_sim_dap_init(&s.dap, &(struct tt_sim_mem_ops){ ram_read, ram_write, &s.ram });
+	if (cortex_m) {
+		/* after a reset: SP at the top of RAM, PC at a made-up address inside it */
+		const struct tt_sim_core_ops core = { core_halt, core_resume, core_reset, NULL,
+						      &s.core };
+
+		if (tt_sim_cm_init(&s.cm, &core, s.ram.base + s.ram.size, s.ram.base + 0x100) < 0) {
+			fprintf(stderr, "tt-simtarget: out of memory\n");
+			return 1;
+		}
+		s.cm.read16 = ram_read16;
+		s.cm.read16_ctx = &s.ram;
+		s.dap.cm = &s.cm;
+	}
 	for (int i = 0; i < MAX_CTL; i++)
 		s.ctl[i].fd = -1;
 
@@ -508,5 +583,8 @@ int main(int argc, char **argv)
 		unlink(s.unix_path);
 	if (s.ctl_path)
 		unlink(s.ctl_path);
+	if (cortex_m && s.cm.halted)
+		core_resume(&s.core);	/* never leave the firmware stopped behind us */
+	tt_sim_cm_free(&s.cm);
 	return 0;
 }

@@ -38,7 +38,7 @@ static void fields(bool big)
 	txw_insert(&t.w, T_MAIN, txw_prio_word(7, 3), 83, 0x20009000, 0xFFFFFFFFu, 0, 0, NULL);
 	txw_insert(&t.w, T_MAIN, txw_prio_word(7, 3), 32, 0x2000A000, 0x5, 0x1, 3, NULL);
 	txw_insert(&t.w, T_MAIN, txw_prio_word(7, 3), 5000, 1, 2, 3, 4, NULL);
-	txw_insert(&t.w, T_MAIN, txw_prio_word(7, 3), 500, 0xA, 0xB, 0xC, 0xD, NULL);
+	txw_insert(&t.w, T_MAIN, 7, 500, 0xA, 0xB, 0xC, 0xD, NULL); /* bit 31 clear */
 	/* filler so the suspend (patchable) is outside the hold window */
 	for (uint32_t s = 1; s <= 8; s++)
 		txt_user(&t, s);
@@ -118,6 +118,8 @@ static void fields(bool big)
 	r = nth_event(&t.log, 8);
 	CHECK_STR(r->name, "UNKNOWN");
 	CHECK_EQ(r->ev.nargs, 4);
+	CHECK_EQ(r->ev.prio, 7);
+	CHECK_EQ(r->ev.threshold, -1); /* bit 31 clear: no threshold recorded */
 	CHECK_EQ(r->ev.args[0].kind, TT_ARG_HEX);
 	CHECK_EQ(r->ev.args[2].value, 0xC);
 	CHECK(txt_seq_range(&t.log, 1, 8));
@@ -332,10 +334,155 @@ static void test_static_image(void)
 	txt_free(&t);
 }
 
+/* A thread deleted and created again at the same address under a new name, all within one poll:
+ * ThreadX rewrote the registry entry in place, so the re-read names only the new thread. The old
+ * thread's last events, its TERMINATE and DELETE keep the old name (the registry as read before);
+ * the CREATE and what follows carry the new one. Created twice in one poll: the thread in
+ * between was never in a registry the reader saw, and is left unnamed. Offline, the image's
+ * registry holds only the newest name: events before the create are left unnamed, not misnamed. */
+static void recreate_batch(struct txt *t, const char *name, uint32_t seq)
+{
+	txw_insert(&t->w, T_WORK, txw_prio_word(9, 9), 4096, seq, 0, 0, 0, NULL);
+	txw_insert(&t->w, T_WORK, txw_prio_word(9, 9), 115, T_WORK, 2, 0, 0, NULL);
+	txw_insert(&t->w, T_MAIN, txw_prio_word(5, 5), 101, T_WORK, 0, 0, 0, NULL);
+	txw_unregister(&t->w, T_WORK);
+	txw_register(&t->w, T_WORK, 1, name, 0, 0, 9);
+	txw_insert(&t->w, T_MAIN, txw_prio_word(5, 5), 100, T_WORK, 9, 0, 0, NULL);
+	txw_insert(&t->w, T_WORK, txw_prio_word(9, 9), 4096, seq + 1, 0, 0, 0, NULL);
+}
+
+static void test_recreate_names(void)
+{
+	struct txt t;
+	setup(&t, false, 64, NULL);
+	txw_register(&t.w, T_MAIN, 1, "main", 0, 0, 5);
+	txw_register(&t.w, T_WORK, 1, "worker", 0, 0, 9);
+	txw_insert(&t.w, T_WORK, txw_prio_word(9, 9), 4096, 1, 0, 0, 0, NULL);
+	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
+	CHECK_STR(nth_event(&t.log, 2)->thread_name, "worker");
+	txt_log_clear(&t.log);
+
+	recreate_batch(&t, "worker2", 2);
+	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
+	CHECK_EQ(t.log.n, 5);
+	CHECK_STR(t.log.v[0].thread_name, "worker");    /* its last event */
+	CHECK_STR(t.log.v[1].name, "THREAD_TERMINATE");
+	CHECK_STR(t.log.v[1].thread_name, "worker");
+	CHECK_STR(t.log.v[1].arg_text[0], "worker");
+	CHECK_STR(t.log.v[2].name, "THREAD_DELETE");
+	CHECK_STR(t.log.v[2].arg_text[0], "worker");
+	CHECK_STR(t.log.v[3].name, "THREAD_CREATE");
+	CHECK_STR(t.log.v[3].arg_text[0], "worker2");
+	CHECK_STR(t.log.v[4].thread_name, "worker2");
+
+	/* twice in one poll: worker3 lived between the creates and no registry read saw it */
+	txt_log_clear(&t.log);
+	recreate_batch(&t, "worker3", 4);
+	recreate_batch(&t, "worker4", 6);
+	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
+	CHECK_EQ(t.log.n, 10);
+	CHECK_STR(t.log.v[0].thread_name, "worker2");
+	CHECK_STR(t.log.v[2].arg_text[0], "worker2");
+	CHECK_STR(t.log.v[3].arg_text[0], "");
+	for (int i = 3; i < 8; i++)
+		CHECK_MSG(!t.log.v[i].arg_has_text[0] && t.log.v[i].thread_name[0] != 'w',
+			  "record %d names worker3's time \"%s\" \"%s\"", i, t.log.v[i].thread_name,
+			  t.log.v[i].arg_text[0]);
+	CHECK_STR(t.log.v[8].arg_text[0], "worker4");
+	CHECK_STR(t.log.v[9].thread_name, "worker4");
+
+	/* offline: the same buffer as a static image */
+	struct txt_log l = { 0 };
+	char err[256];
+	size_t len = t.w.ent_end - TXT_BASE;
+	CHECK_EQ(tt_threadx_decode_image(t.mem, len, TXT_BASE, BUF - TXT_BASE, NULL, txt_log_cb, &l,
+					 err, sizeof(err)), 0);
+	size_t n = 0;
+	for (size_t i = 0; i < l.n; i++) {
+		const struct txt_rec *r = &l.v[i];
+		bool worker = r->raw[0] == T_WORK || (r->ev.id >= 100 && r->raw[4] == T_WORK);
+		if (r->kind != TT_REC_EVENT || !worker)
+			continue;
+		/* from the last create on: worker4; before it: never a name */
+		const char *name = r->raw[0] == T_WORK ? r->thread_name : r->arg_text[0];
+		CHECK_MSG(n >= 14 ? !strcmp(name, "worker4") : !name[0],
+			  "offline record %zu (%s): \"%s\"", n, r->name, name);
+		n++;
+	}
+	CHECK_EQ(n, 16);
+	free(l.v);
+	txt_free(&t);
+}
+
+/* FileX, NetX Duo and USBX events decode with TraceX's names and argument labels, and their
+ * objects (media, IP instance, socket, packet pool) are named from the registry. */
+static void test_middleware(void)
+{
+	struct txt t;
+	const uint32_t media = 0x20009100u, ip = 0x20009200u, pool = 0x20009300u;
+	const uint32_t sock = 0x20009400u;
+
+	setup(&t, false, 64, NULL);
+	txw_register(&t.w, T_MAIN, 1, "main", 0x20010000, 1024, 5);
+	txw_register(&t.w, media, 9, "RAM DISK", 0, 0, 0);
+	txw_register(&t.w, ip, 11, "NetX IP Instance 0", 0, 0, 0);
+	txw_register(&t.w, pool, 12, "NetX Main Packet Pool", 1536, 32, 0);
+	txw_register(&t.w, sock, 13, "Server Socket", 0, 0, 0);
+	txw_insert(&t.w, T_MAIN, 5, 206, media, 12, 1, 0x2001B3E0u, NULL);
+	txw_insert(&t.w, T_MAIN, 5, 391, pool, 1536, 0x20030000u, 49152, NULL);
+	txw_insert(&t.w, T_MAIN, 5, 323, ip, sock, 4, 5, NULL);
+	txw_insert(&t.w, T_MAIN, 5, 999, 0x12, 3, 0, 0, NULL);
+	txw_insert(&t.w, T_MAIN, 5, 1999, 1, 2, 3, 4, NULL); /* no table has it */
+	for (uint32_t s = 1; s <= 4; s++)
+		txt_user(&t, s);
+	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
+
+	/* after the writer's two RUNNING events (txw_enable) */
+	const struct txt_rec *r = nth_event(&t.log, 2);
+	CHECK_STR(r->name, "FX_INTERNAL_IO_DRIVER_READ");
+	CHECK_EQ(r->ev.nargs, 4);
+	CHECK_STR(r->arg_name[0], "media");
+	CHECK_EQ(r->ev.args[0].kind, TT_ARG_OBJ);
+	CHECK_STR(r->arg_text[0], "RAM DISK");
+	CHECK_STR(r->arg_name[1], "sector");
+	CHECK_EQ(r->ev.args[1].value, 12);
+	CHECK_STR(r->arg_name[2], "number_of_sectors");
+	CHECK_STR(r->arg_name[3], "buffer");
+	CHECK_EQ(r->ev.args[3].kind, TT_ARG_HEX);
+
+	r = nth_event(&t.log, 3);
+	CHECK_STR(r->name, "NX_PACKET_POOL_CREATE");
+	CHECK_STR(r->arg_name[0], "pool");
+	CHECK_STR(r->arg_text[0], "NetX Main Packet Pool");
+
+	r = nth_event(&t.log, 4);
+	CHECK_STR(r->name, "NX_INTERNAL_TCP_STATE_CHANGE");
+	CHECK_STR(r->arg_text[0], "NetX IP Instance 0");
+	CHECK_STR(r->arg_name[1], "socket");
+	CHECK_STR(r->arg_text[1], "Server Socket");
+	CHECK_STR(r->arg_name[2], "previous_state");
+	CHECK_EQ(r->ev.args[2].kind, TT_ARG_UINT); /* a TCP state, not a thread state */
+
+	r = nth_event(&t.log, 5);
+	CHECK_STR(r->name, "UX_ERROR");
+	CHECK_STR(r->arg_name[0], "usbx_error");
+
+	r = nth_event(&t.log, 6);
+	CHECK_STR(r->name, "UNKNOWN");
+	CHECK_STR(tt_threadx_object_type_name(9), "media");
+	CHECK_STR(tt_threadx_object_type_name(13), "tcp_socket");
+	CHECK_STR(tt_threadx_object_type_name(24), "usb_host_class_instance");
+	CHECK(tt_threadx_object_type_name(15) == NULL);
+	CHECK(tt_threadx_object_type_name(29) == NULL);
+	txt_free(&t);
+}
+
 int main(void)
 {
 	test_fields();
+	test_middleware();
 	test_registry_churn();
+	test_recreate_names();
 	test_time();
 	test_linux_wrap();
 	test_static_image();

@@ -496,6 +496,92 @@ static void test_cost(void)
 	txt_free(&t);
 }
 
+/* Before range 1 of plan 5 (the current read between the two reads of the oldest slot): the
+ * writer has begun an entry there (its first word) and not finished it. */
+static void torn_hook(struct txt *t, unsigned i, const struct tt_plan *p)
+{
+	(void)p;
+	if (i == 0)
+		wr.plan_no++;
+	if (wr.plan_no == 5 && i == 1)
+		txw_store32(&t->w, t->w.cur, 0x2000);
+}
+
+/* oldest_when_still (a file): at attach the slot at current, the oldest entry, is published too
+ * when current stays put between two equal reads of it; a writer that starts an entry there
+ * meanwhile leaves it out (it is then the newest, read by the next poll), never duplicated. */
+static void test_oldest_when_still(void)
+{
+	struct tt_threadx_config cfg = { .oldest_when_still = true };
+	struct txt t;
+	setup(&t, 32, &cfg);
+	memset(&wr, 0, sizeof(wr));
+	wr.seq = 1;
+	write_n(&t, 3 * 32 + 5); /* seqs 1..101: the buffer holds 70..101 */
+	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
+	CHECK_EQ(txt_count(&t.log, TT_REC_EVENT), 32);
+	CHECK(txt_seq_range(&t.log, 70, 101));
+	CHECK_EQ(tt_threadx_stats(t.rd)->history_skipped, 0);
+	txt_free(&t);
+
+	/* the writer adds one event between the two reads of the oldest slot */
+	setup(&t, 32, &cfg);
+	memset(&wr, 0, sizeof(wr));
+	wr.seq = 1;
+	write_n(&t, 3 * 32 + 5);
+	t.hook = writer_hook;
+	wr.burst = 1;
+	wr.burst_range = 1;
+	wr.burst_plan = 5; /* header, registry, [cur], [X][R][chunk][cur][chunk][cur][X], OLDEST */
+	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
+	CHECK_EQ(wr.written_during, 1);
+	CHECK_EQ(txt_count(&t.log, TT_REC_EVENT), 31);
+	CHECK(txt_seq_range(&t.log, 71, 101));
+	txt_log_clear(&t.log);
+	t.hook = NULL;
+	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
+	CHECK(txt_seq_range(&t.log, 102, 102));
+	txt_free(&t);
+
+	/* ... or just before both: they agree, but current moved (the slot is the newest now) */
+	setup(&t, 32, &cfg);
+	memset(&wr, 0, sizeof(wr));
+	wr.seq = 1;
+	write_n(&t, 3 * 32 + 5);
+	t.hook = writer_hook;
+	wr.burst = 1;
+	wr.burst_range = 0;
+	wr.burst_plan = 5;
+	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
+	CHECK_EQ(wr.written_during, 1);
+	CHECK(txt_seq_range(&t.log, 71, 101));
+	txt_log_clear(&t.log);
+	t.hook = NULL;
+	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
+	CHECK(txt_seq_range(&t.log, 102, 102));
+	txt_free(&t);
+
+	/* ... or is in the middle of writing it: current has not moved yet, the slot changed */
+	setup(&t, 32, &cfg);
+	memset(&wr, 0, sizeof(wr));
+	wr.seq = 1;
+	write_n(&t, 3 * 32 + 5);
+	t.hook = torn_hook;
+	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
+	CHECK_EQ(txt_count(&t.log, TT_REC_EVENT), 31);
+	CHECK(txt_seq_range(&t.log, 71, 101));
+	txt_free(&t);
+
+	/* without it (a live target): the slot at current is never trusted at attach */
+	setup(&t, 32, NULL);
+	memset(&wr, 0, sizeof(wr));
+	wr.seq = 1;
+	write_n(&t, 3 * 32 + 5);
+	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
+	CHECK(txt_seq_range(&t.log, 71, 101));
+	txt_free(&t);
+}
+
 int main(void)
 {
 	test_slow_writer_attach();
@@ -503,6 +589,7 @@ int main(void)
 	test_lap_during_sync();
 	test_attach_overrun();
 	test_start_at_now();
+	test_oldest_when_still();
 	test_random();
 	test_cost();
 	return check_report();

@@ -55,6 +55,7 @@ void txt_log_cb(void *arg, const struct tt_record *rec)
 		r->lost = rec->u.gap.lost;
 		r->exact = rec->u.gap.exact;
 		txt_copy_str(r->reason, sizeof(r->reason), rec->u.gap.reason, NULL);
+		txt_copy_str(r->basis, sizeof(r->basis), rec->u.gap.basis, NULL);
 		return;
 	}
 	if (rec->kind == TT_REC_RESET) {

@@ -27,6 +27,7 @@ struct txt_rec {
 	uint64_t lost;
 	bool exact;
 	char reason[80];
+	char basis[64]; /* gap: "" when none */
 };
 
 struct txt_log {

@@ -16,20 +16,40 @@ function setup(canvas) {
   return { c, w, h };
 }
 
-/** share: result of TimelineModel.cpuShare. */
+/** A share as text: small ones keep two significant digits (a thread that ran 0.05% of the
+ * time on a mostly idle target is not "0.0%"), and only all of it is "100%". */
+export function fmtShare(frac) {
+  const p = frac * 100;
+  if (p === 0 || p === 100) return p + '%';
+  if (p < 0.1) return p.toPrecision(2) + '%';
+  if (p > 99.9) return Math.min(p, 99.99).toFixed(2) + '%';
+  return p.toFixed(p < 10 || p > 90 ? 1 : 0) + '%';
+}
+
+/** share: result of TimelineModel.cpuShare. The rows drawn are also in canvas.dataset.shares
+ * (JSON: name, frac, text) for tests and tools. */
 export function drawCpu(canvas, th, share) {
   const { c, w, h } = setup(canvas);
   c.clearRect(0, 0, w, h);
   c.font = '11px ' + (th.font || 'system-ui');
   c.textBaseline = 'middle';
-  if (!share || share.total <= 0 || (share.busy === 0 && share.isr === 0)) {
+  if (!share || share.total <= 0 || (share.busy === 0 && share.isr === 0 && !share.idle)) {
     c.fillStyle = th.muted; c.fillText('no context switches in view', 4, h / 2);
+    canvas.dataset.shares = '[]';
     return;
   }
   const rows = share.lanes.slice(0, 7).map((l) => ({ name: l.name, frac: l.d / share.total, color: laneColor(th, l.name) }));
   if (share.isr > 0) rows.push({ name: 'ISR', frac: share.isr / share.total, color: th.isr });
-  const idle = Math.max(0, 1 - share.busy / share.total);
-  rows.push({ name: 'idle / unknown', frac: idle, color: th.idle });
+  const rest = Math.max(0, 1 - (share.busy + share.isr + (share.idle || 0)) / share.total);
+  if (share.idle > 0) {
+    // the stream says when the scheduler idled; what it does not cover is unknown
+    rows.push({ name: 'idle', frac: share.idle / share.total, color: th.idle });
+    if (rest > 0) rows.push({ name: 'unknown', frac: rest, color: th.muted });
+  } else {
+    rows.push({ name: 'idle / unknown', frac: rest, color: th.idle });
+  }
+  for (const r of rows) r.text = fmtShare(r.frac);
+  canvas.dataset.shares = JSON.stringify(rows.map(({ name, frac, text }) => ({ name, frac, text })));
   const rh = Math.min(18, Math.floor(h / rows.length));
   const labelW = 92, pctW = 40, barW = Math.max(10, w - labelW - pctW - 4);
   rows.forEach((r, i) => {
@@ -42,7 +62,7 @@ export function drawCpu(canvas, th, share) {
     c.fillRect(labelW, y + 3, Math.max(r.frac > 0 ? 1 : 0, barW * Math.min(1, r.frac)), rh - 6);
     c.fillStyle = th.muted;
     c.textAlign = 'right';
-    c.fillText((r.frac * 100).toFixed(r.frac < 0.1 ? 1 : 0) + '%', w, y + rh / 2);
+    c.fillText(r.text, w, y + rh / 2);
     c.textAlign = 'left';
   });
 }

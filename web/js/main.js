@@ -333,6 +333,7 @@ function renderCharts() {
   const w = timeline.window();
   const share = s.timeline.cpuShare(w.t0, w.t1, s.lastT);
   drawCpu($('cpu-chart'), th, share);
+  $('cpu-chart').dataset.window = JSON.stringify([w.t0, w.t1]);
   $('cpu-window').textContent = share.total > 0 ? `over ${fmtDur(share.total, s.timeUnit)} in view` : '';
   const series = s.rateSeries(Date.now(), 60);
   drawRate($('rate-chart'), th, series);

@@ -1,13 +1,15 @@
-// timeline-model.js: which thread ran when, built incrementally from context switches.
+// timeline-model.js: which thread ran when, built incrementally from the records.
 //
-// ThreadX writes THREAD_RESUME / THREAD_SUSPEND with the thread that runs next in args.next_thread
-// (a registry name, or a hex pointer when unnamed; a null pointer means the scheduler idles). An
-// event written from thread context also proves its own thread was running at that instant. The
-// model turns this into one lane per thread holding [start, end) run segments in display time
-// (store.js keeps display time monotonic), ISR intervals and marks, user-event instants, and
-// vertical markers for gaps, resets and client-side disconnections. Pure logic: no DOM.
+// Who ran between two events is not derived here: the daemon's reader derives it once (for
+// ThreadX by TraceX's rules, proto/README-threadx.md "Who runs") into every event as `run`
+// ("thread" with run_thread/run_name, "isr", "idle", "init"): who ran from the previous record
+// (seq - 1) up to this one. The model turns that into one lane per thread holding [start, end)
+// run segments in display time (store.js keeps display time monotonic), ISR and idle intervals,
+// user-event instants, and vertical markers for gaps, resets and client-side disconnections.
+// Streams that carry no `run` (formats whose reader does not derive it) fall back to "an event
+// written from a thread proves that thread was running at that instant" and ISR_ENTER/ISR_EXIT.
+// Pure logic: no DOM.
 
-const SWITCH_EVENTS = new Set(['THREAD_RESUME', 'THREAD_SUSPEND', 'TIME_SLICE']);
 export const ISR_LANE = 'ISR';
 
 function isNullPtr(v) {
@@ -58,8 +60,12 @@ export class Lane {
 export class TimelineModel {
   constructor() {
     this.lanes = new Map();       // name -> Lane
-    this.isr = new Lane(ISR_LANE); // ISR_ENTER..ISR_EXIT intervals
+    this.isr = new Lane(ISR_LANE); // interrupt intervals
+    this.idle = new SegList();    // the scheduler idled (run: idle)
     this.isrDepth = 0;
+    this.derived = false;         // the stream carries `run`: no fallback guessing
+    this.prevSeq = null;          // the previous record (a `run` covers the time since it)
+    this.prevT = 0;
     this.running = null;          // Lane currently running (null: idle or unknown)
     this.ptrNames = new Map();    // '0x2000..' -> registry name
     this.instants = [];           // {t, lane, kind: 'user'|'isr', r}
@@ -101,25 +107,47 @@ export class TimelineModel {
     this.isrDepth = 0;
   }
 
+  /** The interval [prevT, t) ran under r.run (the reader's derivation). */
+  addRun(r, t) {
+    const contiguous = this.prevSeq !== null && r.seq === this.prevSeq + 1;
+    if (!contiguous || t <= this.prevT) return;
+    if (r.run === 'thread') {
+      if (r.run_thread && r.run_name) this.ptrNames.set(r.run_thread, r.run_name);
+      const l = this.lane(r.run_name || this.resolve(r.run_thread));
+      l.segs.push(this.prevT, t);
+      l.lastSeen = t;
+    } else if (r.run === 'isr') {
+      this.isr.segs.push(this.prevT, t);
+    } else if (r.run === 'idle') {
+      this.idle.push(this.prevT, t);
+    }
+  }
+
   add(r, store) {
     const t = r._t;
     if (r.type !== 'event') {
       this.markers.push({ t, kind: r.type, r });
       this.breakAt(t);
+      this.prevSeq = null;
       return;
     }
+    if (r.run !== undefined && !this.derived) {
+      this.derived = true;
+      this.breakAt(this.prevT); // close what the fallback opened before the first `run`
+    }
+    if (this.derived) this.addRun(r, t);
     if (r.ctx === 'thread') {
       if (r.thread && r.thread_name) this.ptrNames.set(r.thread, r.thread_name);
       const own = this.lane(r.thread_name || r.thread);
       if (r.prio != null) own.prio = r.prio;
       own.lastSeen = t;
-      // The event's own thread was running when it wrote the event.
-      this.switchTo(own, t);
+      // Fallback without `run`: the event's own thread was running when it wrote the event.
+      if (!this.derived) this.switchTo(own, t);
       if (r.id >= 4096) this.instants.push({ t, lane: own.name, kind: 'user', r });
     } else if (r.ctx === 'isr') {
-      if (r.name === 'ISR_ENTER') {
+      if (!this.derived && r.name === 'ISR_ENTER') {
         if (this.isrDepth++ === 0) this.isr.openStart = t;
-      } else if (r.name === 'ISR_EXIT') {
+      } else if (!this.derived && r.name === 'ISR_EXIT') {
         if (this.isrDepth > 0 && --this.isrDepth === 0 && this.isr.openStart !== null) {
           this.isr.segs.push(this.isr.openStart, Math.max(t, this.isr.openStart + 1));
           this.isr.openStart = null;
@@ -130,20 +158,19 @@ export class TimelineModel {
     } else if (r.id >= 4096) {
       this.instants.push({ t, lane: null, kind: 'user', r });
     }
-    if (SWITCH_EVENTS.has(r.name) && r.args && 'next_thread' in r.args) {
-      const name = this.resolve(r.args.next_thread);
-      this.switchTo(name ? this.lane(name) : null, t);
-    }
-    // Threads named in switch events get a lane even before they write an event themselves.
+    // Threads an event names get a lane even before they run or write an event themselves.
     if ((r.name === 'THREAD_RESUME' || r.name === 'THREAD_SUSPEND') && r.args && r.args.thread) {
       const name = this.resolve(r.args.thread);
       if (name) this.lane(name);
     }
+    this.prevSeq = r.seq;
+    this.prevT = t;
   }
 
   trimBefore(t) {
     for (const l of this.lanes.values()) l.segs.trimBefore(t);
     this.isr.segs.trimBefore(t);
+    this.idle.trimBefore(t);
     let i = this.instOff;
     while (i < this.instants.length && this.instants[i].t < t) i++;
     this.instOff = i;
@@ -160,7 +187,8 @@ export class TimelineModel {
     return ls;
   }
 
-  /** Run time per lane over [t0, t1), open segments running until `now`. */
+  /** Run time per lane over [t0, t1), open segments running until `now`; ISR and idle time
+   * (idle: only where the stream says so; the rest of total is unknown). */
   cpuShare(t0, t1, now) {
     const out = [];
     let busy = 0;
@@ -172,6 +200,6 @@ export class TimelineModel {
     let isr = this.isr.segs.overlap(t0, t1);
     if (this.isr.openStart !== null) isr += Math.max(0, Math.min(now, t1) - Math.max(this.isr.openStart, t0));
     out.sort((a, b) => b.d - a.d);
-    return { lanes: out, busy, isr, total: Math.max(0, t1 - t0) };
+    return { lanes: out, busy, isr, idle: this.idle.overlap(t0, t1), total: Math.max(0, t1 - t0) };
   }
 }

@@ -1,0 +1,191 @@
+/* tests/unit/test_threadx_gaps.c: what the ThreadX reader says about the time it did not see.
+ *
+ * A free-running time source (not a per-event counter) and the host's clock given to the reader
+ * at each poll, both under the test's control, so every situation is forced: a writer that laps
+ * the buffer several times between two polls (the loss is estimated from the time stamps and the
+ * event rate, labelled as such, and must come out at the true count), a narrow (24-bit) time
+ * stamp that wraps several times during a quiet spell or a lap (the host's clock between the polls
+ * decides how many wraps), and a per-event counter, whose losses stay exact. */
+#include <stdlib.h>
+
+#include "check.h"
+#include "txtest.h"
+
+#define BUF (TXT_BASE + 0x1000)
+#define NENT 64u
+#define HZ 25000000u /* 40 ns per tick */
+
+/* The target's true clock (64-bit) and the step it advances by before each event. */
+static uint64_t clk;
+static uint64_t step_base;
+
+static uint32_t now_cb(void *arg)
+{
+	(void)arg;
+	/* not a constant step: a clock, not a per-event counter */
+	clk += step_base + (clk / step_base) % 7 * (step_base / 50);
+	return (uint32_t)clk;
+}
+
+/* The host's clock in step with the target's, plus the time a poll takes to get there. */
+static uint64_t host_ns(void)
+{
+	return 1000000000ull + clk * (1000000000ull / HZ) + 3000000ull;
+}
+
+static void setup(struct txt *t, uint32_t mask, uint64_t step, const struct tt_threadx_config *cfg)
+{
+	clk = 0x100000;
+	step_base = step;
+	txt_init(t, false);
+	t->w.timer_mask = mask;
+	t->w.time_mode = TXW_TIME_CALLBACK;
+	t->w.now = now_cb;
+	CHECK_EQ(txw_enable(&t->w, BUF, 48 + 4 * 48 + NENT * 32, 4), 0);
+	CHECK_EQ(t->w.nent, NENT);
+	txt_reader(t, cfg);
+}
+
+static int poll_at_host(struct txt *t)
+{
+	tt_threadx_set_host_time(t->rd, host_ns());
+	return txt_cycle(t);
+}
+
+/* Writes events seq from..to, returning the true clock of each in at[] (index seq - from). */
+static void write_seqs(struct txt *t, uint32_t from, uint32_t to, uint64_t *at)
+{
+	for (uint32_t s = from; s <= to; s++) {
+		txt_user(t, s);
+		if (at)
+			at[s - from] = clk;
+	}
+}
+
+static const struct txt_rec *find_seq(const struct txt_log *l, uint32_t seq)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (l->v[i].kind == TT_REC_EVENT && l->v[i].ev.id == TXT_USER && l->v[i].raw[4] == seq)
+			return &l->v[i];
+	return NULL;
+}
+
+/* 32-bit clock; between two polls the writer laps the buffer 3 times and a bit: the ring alone
+ * says N - 1 + a bit (a lower bound short by whole buffers); the time stamps and the rate say how
+ * many buffers. */
+static void test_laps_estimated(void)
+{
+	struct txt t;
+	struct tt_threadx_config cfg = { .tick_hz = HZ };
+	setup(&t, 0xFFFFFFFFu, 5000, &cfg);
+	write_seqs(&t, 1, 40, NULL);
+	CHECK_EQ(poll_at_host(&t), TT_THREADX_DONE);
+	CHECK(txt_seq_range(&t.log, 1, 40));
+	txt_log_clear(&t.log);
+	uint32_t last = 40 + 3 * NENT + 20;
+	write_seqs(&t, 41, last, NULL);
+	CHECK_EQ(poll_at_host(&t), TT_THREADX_DONE);
+	const struct txt_rec *g = txt_first(&t.log, TT_REC_GAP);
+	const struct txt_rec *f = txt_first(&t.log, TT_REC_EVENT);
+	CHECK(g != NULL && f != NULL);
+	if (g == NULL || f == NULL)
+		exit(check_report());
+	uint64_t truth = f->raw[4] - 41;
+	CHECK_STR(g->reason, "lapped");
+	CHECK(!g->exact);
+	CHECK_STR(g->basis, "time stamps and event rate");
+	CHECK_MSG(g->lost == truth, "reported %llu, true %llu", (unsigned long long)g->lost,
+		  (unsigned long long)truth);
+	CHECK_EQ(find_seq(&t.log, last) != NULL, 1);
+	txt_free(&t);
+}
+
+/* A per-event counter: the count is exact, not an estimate, however many laps. */
+static void test_counter_stays_exact(void)
+{
+	struct txt t;
+	txt_init(&t, false);
+	CHECK_EQ(txw_enable(&t.w, BUF, 48 + 4 * 48 + NENT * 32, 4), 0);
+	txt_reader(&t, NULL);
+	write_seqs(&t, 1, 40, NULL);
+	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
+	txt_log_clear(&t.log);
+	write_seqs(&t, 41, 40 + 4 * NENT + 7, NULL);
+	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
+	const struct txt_rec *g = txt_first(&t.log, TT_REC_GAP);
+	const struct txt_rec *f = txt_first(&t.log, TT_REC_EVENT);
+	CHECK(g != NULL && f != NULL);
+	if (g == NULL || f == NULL)
+		exit(check_report());
+	CHECK(g->exact);
+	CHECK_STR(g->basis, "");
+	CHECK_EQ(g->lost, f->raw[4] - 41);
+	txt_free(&t);
+}
+
+/* A 24-bit stamp at 25 MHz wraps every 0.67 s. A quiet spell of 2.3 wraps between two polls:
+ * the host's clock says two whole wraps went by, and the time goes on from there. */
+static void test_quiet_spell_wraps(void)
+{
+	struct txt t;
+	uint64_t at1[10], at2[3];
+	struct tt_threadx_config cfg = { .tick_hz = HZ };
+	setup(&t, 0xFFFFFFu, 1000, &cfg);
+	write_seqs(&t, 1, 10, at1);
+	CHECK_EQ(poll_at_host(&t), TT_THREADX_DONE);
+	const struct txt_rec *a = find_seq(&t.log, 10);
+	CHECK(a != NULL);
+	if (a == NULL)
+		exit(check_report());
+	uint64_t ta = a->ev.time;
+	clk += (uint64_t)(2.3 * (1 << 24)); /* nothing written for 1.54 s */
+	write_seqs(&t, 11, 13, at2);
+	CHECK_EQ(poll_at_host(&t), TT_THREADX_DONE);
+	const struct txt_rec *b = find_seq(&t.log, 11);
+	CHECK(b != NULL);
+	if (b == NULL)
+		exit(check_report());
+	CHECK_MSG(b->ev.time - ta == at2[0] - at1[9], "time moved %llu ticks, the target's %llu",
+		  (unsigned long long)(b->ev.time - ta), (unsigned long long)(at2[0] - at1[9]));
+	CHECK_EQ(b->ev.ns - a->ev.ns, (at2[0] - at1[9]) * 40);
+	txt_free(&t);
+}
+
+/* The same 24-bit source while the writer laps the buffer: the gap hides wraps too. The
+ * time after the gap and the estimate both need them. */
+static void test_lap_wraps(void)
+{
+	struct txt t;
+	uint64_t at[NENT * 6];
+	struct tt_threadx_config cfg = { .tick_hz = HZ };
+	setup(&t, 0xFFFFFFu, 60000, &cfg); /* 2.4 ms per event: a lap is 0.15 s = 0.23 wraps */
+	write_seqs(&t, 1, 30, NULL);
+	CHECK_EQ(poll_at_host(&t), TT_THREADX_DONE);
+	uint64_t ta = find_seq(&t.log, 30)->ev.time, ca = clk;
+	txt_log_clear(&t.log);
+	uint32_t last = 30 + 5 * NENT + 11; /* 5 laps: 1.2 wraps of the time stamp */
+	write_seqs(&t, 31, last, at);
+	CHECK_EQ(poll_at_host(&t), TT_THREADX_DONE);
+	const struct txt_rec *g = txt_first(&t.log, TT_REC_GAP);
+	const struct txt_rec *f = txt_first(&t.log, TT_REC_EVENT);
+	CHECK(g != NULL && f != NULL);
+	if (g == NULL || f == NULL)
+		exit(check_report());
+	CHECK(!g->exact);
+	uint64_t truth = f->raw[4] - 31;
+	CHECK_MSG(g->lost == truth, "reported %llu, true %llu", (unsigned long long)g->lost,
+		  (unsigned long long)truth);
+	CHECK_MSG(f->ev.time - ta == at[f->raw[4] - 31] - ca, "time moved %llu, the target's %llu",
+		  (unsigned long long)(f->ev.time - ta),
+		  (unsigned long long)(at[f->raw[4] - 31] - ca));
+	txt_free(&t);
+}
+
+int main(void)
+{
+	test_laps_estimated();
+	test_counter_stays_exact();
+	test_quiet_spell_wraps();
+	test_lap_wraps();
+	return check_report();
+}
