@@ -44,6 +44,23 @@ static void addf(struct line *l, const char *fmt, ...)
 	l->p += n;
 }
 
+/* At most max characters of s on one line: a newline, tab or other control character (a NuttX
+ * note text ends with "\n") as its C escape, never a line break. */
+static void add_text(struct line *l, const char *s, size_t max)
+{
+	for (size_t i = 0; s[i] && i < max; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c == '\n')
+			addf(l, "\\n");
+		else if (c == '\t')
+			addf(l, "\\t");
+		else if (c < 0x20 || c == 0x7f)
+			addf(l, "\\x%02x", c);
+		else
+			addf(l, "%c", c);
+	}
+}
+
 /* "N events lost (reason)": exact, an estimate with its basis, or a lower bound. */
 static void add_lost(struct line *l, const struct tt_gap *g)
 {
@@ -117,7 +134,7 @@ static void add_args(struct line *l, const struct tt_event *ev, int color)
 		addf(l, " %s%s=%s", color ? C_DIM : "", a->name ? a->name : "arg",
 		     color ? C_OFF : "");
 		if ((a->kind == TT_ARG_OBJ || a->kind == TT_ARG_ENUM) && a->text)
-			addf(l, "%.64s", a->text);
+			add_text(l, a->text, 64);
 		else if (a->kind == TT_ARG_OBJ || a->kind == TT_ARG_HEX)
 			addf(l, "0x%08" PRIx32, a->value);
 		else

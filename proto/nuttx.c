@@ -15,7 +15,8 @@
 
 #define SYNC_RETRIES 8
 
-enum nx_step { ST_CTL, ST_DATA, ST_SYNC, ST_PIDHASH, ST_SLOTS, ST_TCBS, ST_TASKNAME };
+enum nx_step { ST_CTL, ST_DATA, ST_CLEARCHK, ST_SYNC, ST_PIDHASH, ST_SLOTS, ST_TCBS,
+	       ST_TASKNAME };
 #define NAME_FAILS_MAX 3 /* failed lookup reads in a row before names are turned off */
 
 enum nx_why { WHY_ATTACH, WHY_LAP, WHY_RESET, WHY_ERROR };
@@ -33,6 +34,7 @@ struct tt_nuttx {
 	unsigned sync_tries;
 	bool attached;
 	bool overflowed;         /* ni_overwrite 2 seen and reported */
+	bool full_at_check;      /* ST_CLEARCHK: the ring was full when the tail passed us */
 	uint64_t buf_addr;
 	uint32_t size;
 	uint32_t pos;            /* ring offset of the next unread byte */
@@ -273,6 +275,7 @@ void tt_nuttx_plan(struct tt_nuttx *rd, struct tt_plan *p)
 		add_range(rd, p, ctl, l->ctl_len, rd->ctl);
 		break;
 	case ST_DATA:
+	case ST_CLEARCHK: /* [pos, head) or [pos, tail), then the anchor, then the control words */
 		add_ring(rd, p, rd->pos, rd->nnew, rd->ring);
 		add_ring(rd, p, rd->anchor_off, l->hdr, rd->anchor_now);
 		add_range(rd, p, ctl, l->ctl_len, rd->ctl2);
@@ -407,19 +410,15 @@ static int ingest_ctl(struct tt_nuttx *rd, struct emitter *e)
 	}
 	used = dist(w.tail, w.head, rd->size);
 	if (dist(w.tail, rd->pos, rd->size) > used) {
-		/* The tail passed our position. The writer only moves the tail to make room, so
-		 * the ring is full then: free space < one aligned record, plus the record being
-		 * copied (tail already moved for it, head not yet written). A tail that passed
-		 * us in a ring with more room was cleared or re-initialised. */
+		/* The tail passed our position: a lap, or NOTERAM_CLEAR (tail = head: `trace
+		 * start`) with the notes written since our last poll still in [pos, tail). The
+		 * anchor tells (ingest_clearchk). A ring that is full (free space < one aligned
+		 * record, plus the record being copied) can be either; one with more room was
+		 * cleared or re-initialised. */
 		free_bytes = rd->size - used;
-		if (free_bytes <= 2 * NX_MAX_REC + rd->d.lay.align) {
-			rd->gap_known_loss = true;
-			start_sync(rd, WHY_LAP, "lapped");
-		} else {
-			emit_reset(rd, e, "noteram tail moved past the reader in a ring that is not "
-					  "full (buffer cleared or re-initialised)");
-			start_sync(rd, WHY_RESET, NULL);
-		}
+		rd->full_at_check = free_bytes <= 2 * NX_MAX_REC + rd->d.lay.align;
+		rd->nnew = dist(rd->pos, w.tail, rd->size);
+		rd->step = ST_CLEARCHK;
 		return TT_NUTTX_MORE;
 	}
 	if (w.overwrite != NX_OVERWRITE_OVERFLOW) {
@@ -590,6 +589,67 @@ static uint64_t lap_estimate(const struct tt_nuttx *rd, uint32_t bytes_min, uint
 	u128 total = kept + nx_alignup(rd->ring[last], d->lay.align); /* nrec notes' bytes */
 	uint64_t lost = (uint64_t)((lost_bytes * nrec + total / 2) / total);
 	return lost ? lost : 1;
+}
+
+/* The notes in the copy [0, n) (read from our position up to the tail) form a chain that ends
+ * exactly at n, each newer than the one before and the first newer than the last published:
+ * notes written after our last poll and before a clear. Stale bytes of an older lap or a
+ * re-initialised ring do not. *last = offset of the last one. */
+static bool pre_clear_chain(struct tt_nuttx *rd, uint32_t n, uint32_t *last)
+{
+	const struct nx_lay *l = &rd->d.lay;
+	char why[160];
+	uint64_t t = rd->d.last_raw;
+	bool have = rd->d.have_time;
+
+	for (uint32_t o = 0; o < n; o += nx_alignup(rd->ring[o], l->align)) {
+		if (nx_rec_check(l, rd->ring + o, n - o, why, sizeof(why)) < 0)
+			return false;
+		uint64_t tn = nx_rec_time(&rd->d, rd->ring + o);
+		if (have && time_diff(&rd->d, t, tn) == 0)
+			return false; /* not newer (32-bit clocks: modulo 2^32) */
+		t = tn;
+		have = true;
+		*last = o;
+	}
+	return n > 0;
+}
+
+/* The tail passed our position (ingest_ctl); [pos, tail), the anchor and the control words were
+ * read after it. An anchor rewritten means the writer came round to our position: a lap (and
+ * if the ring is not full, a clear after it). An anchor intact means nothing we have not read
+ * was overwritten: the ring was cleared (or re-initialised), and the notes between our position
+ * and the tail, written before the clear, are delivered before the reset. */
+static int ingest_clearchk(struct tt_nuttx *rd, struct emitter *e)
+{
+	struct ctlw w;
+	uint32_t last = 0;
+	int rc = parse_ctl(rd, rd->ctl2, &w);
+
+	if (rc < 0)
+		return rc;
+	if (w.buf != rd->buf_addr || w.size != rd->size) {
+		rd->step = ST_CTL;
+		return TT_NUTTX_MORE; /* the next control read reports the reset */
+	}
+	rd->sync_tries = 0;
+	if (anchor_changed(rd)) {
+		if (!rd->full_at_check)
+			emit_reset(rd, e, "noteram buffer cleared (the tail moved past the reader in a "
+					  "ring that is not full), after a lap");
+		rd->gap_known_loss = true;
+		start_sync(rd, WHY_LAP, rd->full_at_check ? "lapped" : "lapped before the noteram "
+				"buffer was cleared");
+		return TT_NUTTX_MORE;
+	}
+	if (pre_clear_chain(rd, rd->nnew, &last)) {
+		publish(rd, e, rd->pos, 0, rd->nnew, false);
+		set_anchor(rd, rd->pos + last, rd->ring + last, true);
+	}
+	emit_reset(rd, e, "noteram buffer cleared or re-initialised (the tail moved past the "
+			  "reader with nothing overwritten: NOTERAM_CLEAR, e.g. trace start)");
+	start_sync(rd, WHY_RESET, NULL);
+	return TT_NUTTX_MORE;
 }
 
 /* The gap before the first record published by a sync after a lap or a bad record: exact from
@@ -864,6 +924,7 @@ int tt_nuttx_ingest(struct tt_nuttx *rd, tt_emit_cb cb, void *arg)
 	switch (rd->step) {
 	case ST_CTL: rc = ingest_ctl(rd, &e); break;
 	case ST_DATA: rc = ingest_data(rd, &e); break;
+	case ST_CLEARCHK: rc = ingest_clearchk(rd, &e); break;
 	case ST_SYNC: rc = ingest_sync(rd, &e); break;
 	case ST_PIDHASH: return ingest_pidhash(rd);
 	case ST_SLOTS: return ingest_slots(rd);

@@ -25,6 +25,13 @@ for m in m64 m32; do
 	"$TRACETAP" decode --json --layout "$T/$m.layout.json" --base "$(cat "$FIX/$m/image-base.txt")" \
 		"$T/$m.img" > "$T/$m.jsonl"
 	"$NX_FTRACE" < "$T/$m.jsonl" > "$T/$m.ftrace"
+	# the text form: one line per record, nsh's newline-ended command texts escaped
+	"$TRACETAP" decode --no-color --layout "$T/$m.layout.json" \
+		--base "$(cat "$FIX/$m/image-base.txt")" "$T/$m.img" > "$T/$m.txt"
+	[ "$(wc -l < "$T/$m.txt")" -eq "$(wc -l < "$T/$m.jsonl")" ] ||
+		{ echo "FAIL: $m: $(wc -l < "$T/$m.txt") text lines for $(wc -l < "$T/$m.jsonl") records"; exit 1; }
+	grep -q 'NOTE_DUMP_BEGIN .* text=kill -9 6\\n$' "$T/$m.txt" ||
+		{ echo "FAIL: $m: no 'text=kill -9 6\\n' line"; exit 1; }
 	python3 "$HERE/fixture_compare.py" --facts "$FIX/facts.json" --build $m \
 		"$T/$m.jsonl" "$T/$m.ftrace" "$FIX/$m/dump.txt"
 	# `trace dump -b FILE`: the layout file's address is not in it: the notes back to back

@@ -1,7 +1,9 @@
 /* tests/nuttx/fw_nuttx.c: tt-fw-nuttx, a NuttX "firmware" workload for the simulated target.
  *
- * Maps the simulator's RAM file and keeps a NuttX 13.x noteram driver in it (32-bit,
- * little-endian, not SMP, no note filter: tt_nuttx_layout_default(4)), written with nxwriter.c in
+ * Maps the simulator's RAM file (or, without --ram, its own memory at --base itself, for the
+ * process: probe) and keeps a NuttX 13.x noteram driver in it (32-bit, or with --ptr 8 64-bit
+ * as NuttX's default sim; little-endian, not SMP, no note filter: tt_nuttx_layout_default),
+ * written with nxwriter.c in
  * noteram_add's exact order (drop the oldest records until the new one fits, copy byte-wise with
  * wrap, head written last as a whole word). Every record's 64-bit time stamp is a +1 counter
  * starting at 1, so the time stamp numbers every record ever written (stored or not) and tests
@@ -51,9 +53,11 @@ static void write_tasks(struct nxw *w)
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: tt-fw-nuttx --ram FILE --base ADDR --size N [--buf-off OFF] [--buf-size N]\n"
+		"usage: tt-fw-nuttx [--ram FILE] --base ADDR --size N [--buf-off OFF] [--buf-size N]\n"
 		"       [--rate RECORDS_PER_S (0 = max)] [--count N] [--duration S]\n"
-		"       [--mode overwrite|stop] [--burst N] [--tasks]\n"
+		"       [--mode overwrite|stop] [--burst N] [--tasks] [--ptr 4|8] [--hold]\n"
+		"Without --ram: this process's own memory at ADDR (64-bit addresses with --ptr 8);\n"
+		"--hold: after --count/--duration, keep it (and the process) until SIGTERM.\n"
 		"Prints 'driver=0x... ...' once the driver is set up and 'summary ...' at exit.\n"
 		"SIGUSR1 = NOTERAM_CLEAR. See tests/nuttx/README.md.\n");
 }
@@ -66,26 +70,31 @@ int main(int argc, char **argv)
 		{ "buf-size", required_argument, NULL, 'B' }, { "rate", required_argument, NULL, 'R' },
 		{ "count", required_argument, NULL, 'n' },    { "duration", required_argument, NULL, 'd' },
 		{ "mode", required_argument, NULL, 'm' },     { "burst", required_argument, NULL, 'u' },
-		{ "tasks", no_argument, NULL, 't' },
+		{ "tasks", no_argument, NULL, 't' },      { "ptr", required_argument, NULL, 'p' },
+		{ "hold", no_argument, NULL, 'H' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	static struct nxw w;
 	static uint8_t rec[256];
 	const char *path = NULL, *mode = "overwrite";
-	uint32_t base = 0, size = 0, buf_off = DEFAULT_BUF_OFF, buf_size = 0;
+	uint64_t base = 0;
+	uint32_t size = 0, buf_off = DEFAULT_BUF_OFF, buf_size = 0;
+	unsigned ptr = 4;
 	uint64_t records = 0, stored = 0, clears = 0, overflows = 0;
 	uint64_t last_stored = 0;
 	struct fw_pace pace = { .rate = 1000 };
 	sig_atomic_t clears_seen = 0;
 	uint8_t *ram;
-	bool tasks = false;
+	bool tasks = false, hold = false;
 	int o;
 
 	while ((o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (o) {
 		case 'r': path = optarg; break;
-		case 'b': base = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 'b': base = strtoull(optarg, NULL, 0); break;
+		case 'p': ptr = (unsigned)strtoul(optarg, NULL, 0); break;
+		case 'H': hold = true; break;
 		case 's': size = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'o': buf_off = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'B': buf_size = (uint32_t)strtoul(optarg, NULL, 0); break;
@@ -101,19 +110,22 @@ int main(int argc, char **argv)
 	}
 	if (!buf_size && size > buf_off)
 		buf_size = size - buf_off;
-	if (!path || (base & 7) || (buf_off & 7) || buf_off < OFF_DRIVER + 0x40 || buf_size < 512 ||
+	if ((ptr != 4 && ptr != 8) || (ptr == 4 && base > UINT32_MAX - size) || (base & 7) ||
+	    (buf_off & 7) || buf_off < OFF_DRIVER + 0x40 || buf_size < 512 ||
 	    (tasks && buf_off < OFF_TASKS + 0x400) ||
 	    (uint64_t)buf_off + buf_size > size ||
 	    (strcmp(mode, "overwrite") && strcmp(mode, "stop"))) {
-		fprintf(stderr, "tt-fw-nuttx: need --ram FILE --base ADDR --size N with the ring "
+		fprintf(stderr, "tt-fw-nuttx: need --base ADDR --size N with the ring "
 			"[--buf-off, +--buf-size) inside RAM at or above offset 0x%x, at least 512 "
-			"bytes, 8-byte aligned (with --tasks: at or above 0x%x); --mode overwrite or stop\n",
+			"bytes, 8-byte aligned (with --tasks: at or above 0x%x); --mode overwrite or "
+			"stop; --ptr 4 (RAM below 4 GiB) or 8\n",
 			OFF_DRIVER + 0x40, OFF_TASKS + 0x400);
 		usage(stderr);
 		return 2;
 	}
 	if ((o = fw_map_ram(path, base, size, &ram)) < 0) {
-		fprintf(stderr, "tt-fw-nuttx: cannot map RAM %s: %s\n", path, strerror(-o));
+		fprintf(stderr, "tt-fw-nuttx: cannot map RAM %s: %s\n", path ? path : "(own memory)",
+			strerror(-o));
 		return 1;
 	}
 	struct sigaction sa = { .sa_handler = on_signal };
@@ -122,15 +134,17 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 
 	/* noteram_register: an empty ring (head = tail = 0), the mode, then the buffer words */
+	struct tt_nuttx_layout lo;
+	tt_nuttx_layout_default(&lo, ptr);
 	memset(ram + OFF_DRIVER, 0, 0x40);
-	nxw_init_mem(&w, NULL, ram, size, base, OFF_DRIVER, buf_off, buf_size);
+	nxw_init_mem(&w, &lo, ram, size, base, OFF_DRIVER, buf_off, buf_size);
 	nxw_set_head(&w, 0);
 	nxw_set_tail(&w, 0);
 	nxw_set_overwrite(&w, strcmp(mode, "stop") ? 1 : 0);
 	w.time = 1;
 	w.step = 1;
 	fw_pace_start(&pace);
-	printf("driver=0x%08" PRIx32 " ring=0x%08" PRIx32 " size=%" PRIu32 " mode=%s rate=%" PRIu64
+	printf("driver=0x%08" PRIx64 " ring=0x%08" PRIx64 " size=%" PRIu32 " mode=%s rate=%" PRIu64
 	       " pid=%d\n", base + OFF_DRIVER, base + buf_off, buf_size, mode, pace.rate, (int)getpid());
 	if (tasks)
 		write_tasks(&w);
@@ -170,5 +184,11 @@ int main(int argc, char **argv)
 	       " tail=%" PRIu32 " elapsed_ms=%" PRIu64 "\n", records, w.time - 1, last_stored,
 	       stored, w.dropped,
 	       overflows, clears, nxw_head(&w), nxw_tail(&w), fw_ns_since(&pace.start) / 1000000u);
+	fflush(stdout);
+	/* --hold: the RAM stays readable (own memory: the process must live) until SIGTERM */
+	while (hold && !g_stop) {
+		struct timespec t = { 0, 20 * 1000 * 1000 };
+		nanosleep(&t, NULL);
+	}
 	return 0;
 }

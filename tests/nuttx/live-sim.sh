@@ -117,6 +117,12 @@ names_case() {
 	wait_log 'connected: streaming'
 	sleep 4
 	finish --lossless --min-events 1000
+	check_names
+}
+
+# check_names: the records of pids 1-5 are named from their TCBs, from their first named record
+# on; no NOTE_START (--tasks).
+check_names() {
 	[ "$(count_rec '"name":"NOTE_START"')" = 0 ] || tt_die "NOTE_START records with --tasks"
 	# thread -> expected name (the workload's TCBs: pid 0 Idle_Task, then nxw_task_names)
 	local bad
@@ -136,6 +142,48 @@ names_case() {
 	tt_ok "pids 1-5 named from their TCBs: $(jq -r -s '[.[] | select(.type == "event" and .thread_name != null)] | length' "$REC") of $(count_rec '"type":"event"') records named"
 }
 
+# A 64-bit target whose RAM is above 4 GiB (NuttX's default sim keeps its heap and TCBs there):
+# tt-fw-nuttx writes a 64-bit ring and task table in its own memory at 0x7e5a00000000 and
+# tracetapd follows it through the process: probe. Every record arrives (nothing lost at 2000/s)
+# and every task is named from its TCB, read through 64-bit pointers.
+process64_case() {
+	local named end
+	tt_spawn fw "$FW_NUTTX" --base 0x7e5a00000000 --size 0x10000 --ptr 8 --rate 2000 --tasks \
+		--count 6000 --hold
+	tt_expect fw '^driver=(0x[0-9a-f]+) '
+	DRIVER=${BASH_REMATCH[1]}
+	tt_expect fw '^tasks pidhash=(0x[0-9a-f]+) npidhash=(0x[0-9a-f]+) tcb_pid=([0-9]+) tcb_name=([0-9]+) tcb_name_size=([0-9]+)$'
+	${TT_WRAP-} "$TRACETAPD" --no-server --stdout --log-level info --name p64 --format nuttx \
+		--address "$DRIVER" --probe "process:$TT_PID_fw" --format-opt ptr_size=8 \
+		--format-opt "pidhash=${BASH_REMATCH[1]}" --format-opt "npidhash=${BASH_REMATCH[2]}" \
+		--format-opt "tcb_pid=${BASH_REMATCH[3]}" --format-opt "tcb_name=${BASH_REMATCH[4]}" \
+		--format-opt "tcb_name_size=${BASH_REMATCH[5]}" >"$REC" 2>"$DLOG" &
+	DPID=$!
+	TT_PIDS+=("$DPID")
+	# until every task of the table has a named record (deadline 30 s)
+	end=$((SECONDS + 30))
+	until named=$(jq -r -s '[.[] | select(.type == "event" and .thread_name != null) | .thread]
+			| unique | length' "$REC" 2>/dev/null) && [ "${named:-0}" -ge 5 ]; do
+		kill -0 "$DPID" 2>/dev/null || tt_die "tracetapd died: $(cat "$DLOG")"
+		[ $SECONDS -lt $end ] || tt_die "only ${named:-0} of 5 tasks named: $(tail -3 "$DLOG")"
+		sleep 0.1
+	done
+	# the workload ends (its memory kept until SIGTERM): its last record must come out
+	tt_expect fw '^summary events=([0-9]+) ' 30
+	LAST=${BASH_REMATCH[1]}
+	end=$((SECONDS + 20))
+	until [ "$(last_time)" = "$LAST" ]; do
+		[ $SECONDS -lt $end ] || tt_die "the last event ($LAST) never came out (newest: $(last_time))"
+		sleep 0.1
+	done
+	kill -TERM "$DPID"
+	wait "$DPID" || tt_die "tracetapd exited with status $? on SIGTERM"
+	"$CHECK_SEQ" --last "$LAST" --lossless --min-events 5000 "$REC" || tt_die "check_seq failed"
+	check_names
+	! grep -q "4 GiB\|32-bit" "$DLOG" || tt_die "the probe refused a 64-bit address: $(cat "$DLOG")"
+	tt_ok "64-bit target at $DRIVER through process:, every record, every task named"
+}
+
 case ${1:-} in
 # well within what the simulated link carries (about 2500 small records/s): nothing lost
 lossless) rate_case 400 6 0x8000 lossless ;;
@@ -146,5 +194,6 @@ lossless) rate_case 400 6 0x8000 lossless ;;
 lapped) rate_case 2000 5 0x1000 lapped --burst 1000 ;;
 stop) stop_mode ;;
 names) names_case ;;
+process64) process64_case ;;
 *) echo "usage: $0 CASE (see the case list at the end of the script)" >&2; exit 2 ;;
 esac

@@ -280,21 +280,25 @@ static void test_resets(void)
 	write_n(&w, 4);
 	CHECK_EQ(cycle(rd, &w, NULL, NULL), TT_NUTTX_DONE);
 	write_n(&w, 3);
-	/* NOTERAM_CLEAR: tail = head; then two more notes */
+	/* NOTERAM_CLEAR (`trace start`): tail = head; then two more notes. The three written
+	 * before the clear are still in the ring, before the tail: delivered, then the reset */
 	nxw_set_tail(&w, nxw_head(&w));
 	write_n(&w, 2);
 	CHECK_EQ(cycle(rd, &w, NULL, NULL), TT_NUTTX_DONE);
-	CHECK_EQ(lg.n, 4 + 1 + 2);
-	CHECK_EQ(lg.r[4].kind, TT_REC_RESET);
-	CHECK_SUBSTR(lg.r[4].reason, "cleared");
-	CHECK_EQ(seq_of(lg.r[5].time), 7);
-	/* re-initialised (head = tail = 0) */
+	CHECK_EQ(lg.n, 4 + 3 + 1 + 2);
+	CHECK_EQ(seq_of(lg.r[6].time), 6);
+	CHECK_EQ(lg.r[7].kind, TT_REC_RESET);
+	CHECK_SUBSTR(lg.r[7].reason, "cleared");
+	CHECK_EQ(seq_of(lg.r[8].time), 7);
+	/* re-initialised (head = tail = 0): what lies after our position is not notes newer than
+	 * ours (zeros here): nothing delivered from there, the reset, the new note */
 	nxw_set_head(&w, 0);
 	nxw_set_tail(&w, 0);
 	write_n(&w, 1);
 	CHECK_EQ(cycle(rd, &w, NULL, NULL), TT_NUTTX_DONE);
-	CHECK_EQ(lg.r[7].kind, TT_REC_RESET);
-	CHECK_EQ(seq_of(lg.r[8].time), 9);
+	CHECK_EQ(lg.n, 12);
+	CHECK_EQ(lg.r[10].kind, TT_REC_RESET);
+	CHECK_EQ(seq_of(lg.r[11].time), 9);
 	/* the ring moved (another boot, another build) */
 	nxw_put(&w, w.ram + w.lo.off_buffer, BASE + 8192, 4);
 	w.buf = BASE + 8192;
@@ -302,12 +306,52 @@ static void test_resets(void)
 	nxw_set_tail(&w, 0);
 	write_n(&w, 2);
 	CHECK_EQ(cycle(rd, &w, NULL, NULL), TT_NUTTX_DONE);
-	CHECK_EQ(lg.n, 12);
-	CHECK_EQ(lg.r[9].kind, TT_REC_RESET);
-	CHECK_SUBSTR(lg.r[9].reason, "moved");
-	CHECK_EQ(lg.r[10].addr, BASE + 8192);
+	CHECK_EQ(lg.n, 15);
+	CHECK_EQ(lg.r[12].kind, TT_REC_RESET);
+	CHECK_SUBSTR(lg.r[12].reason, "moved");
+	CHECK_EQ(lg.r[13].addr, BASE + 8192);
 	CHECK_EQ(tt_nuttx_stats(rd)->resets, 3);
+	CHECK_EQ(tt_nuttx_stats(rd)->gaps, 0);
 	check_sequence(true);
+	tt_nuttx_free(rd);
+	nxw_free(&w);
+}
+
+/* `trace start` clears the ring (tail = head); a fast writer then fills it before the next
+ * poll, so the ring is full and the tail has passed us, as in a lap: never reported as
+ * "lapped" when nothing was overwritten (the anchor is intact); the notes written before the
+ * clear are delivered. A real lap in a full ring stays a lap. */
+static void test_clear_then_full(void)
+{
+	struct nxw w;
+	struct tt_nuttx *rd;
+
+	reset_log();
+	nxw_init(&w, NULL, 16384, BASE, 0, 1024, 2048);
+	w.step = 0; /* a real clock: no exact count from the time stamps */
+	rd = reader(&w, false);
+	write_n(&w, 10);
+	CHECK_EQ(cycle(rd, &w, NULL, NULL), TT_NUTTX_DONE);
+	write_n(&w, 2);                      /* since the last poll */
+	nxw_set_tail(&w, nxw_head(&w));      /* trace start */
+	uint32_t clear_at = nxw_tail(&w);
+	do                                   /* up to a full ring (as the reader sees one) */
+		write_n(&w, 1);
+	while ((nxw_tail(&w) + w.size - nxw_head(&w)) % w.size > 500);
+	CHECK_EQ(nxw_tail(&w), clear_at);    /* nothing dropped yet: the notes are all there */
+	CHECK_EQ(cycle(rd, &w, NULL, NULL), TT_NUTTX_DONE);
+	CHECK_EQ(tt_nuttx_stats(rd)->gaps, 0);
+	CHECK_EQ(tt_nuttx_stats(rd)->resets, 1);
+	for (size_t i = 0; i < lg.n; i++)
+		CHECK(lg.r[i].kind != TT_REC_GAP);
+	CHECK_EQ(seq_of(lg.r[11].time), 11); /* the two before the clear */
+	CHECK_EQ(lg.r[12].kind, TT_REC_RESET);
+	check_sequence(true);
+	/* a lap: 3 rings' worth between two polls */
+	write_n(&w, 300);
+	CHECK_EQ(cycle(rd, &w, NULL, NULL), TT_NUTTX_DONE);
+	CHECK_EQ(tt_nuttx_stats(rd)->gaps, 1);
+	CHECK_EQ(tt_nuttx_stats(rd)->resets, 1);
 	tt_nuttx_free(rd);
 	nxw_free(&w);
 }
@@ -642,6 +686,7 @@ int main(void)
 	test_laps(1000);
 	test_laps(0);
 	test_resets();
+	test_clear_then_full();
 	test_overflow();
 	test_random(4, 1000, 1, 0);
 	test_random(8, 1000, 2, 0);
