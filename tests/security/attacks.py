@@ -300,7 +300,9 @@ def dns_rebinding(d):
     check(ws is None and st == 403, "WebSocket from a rebound page: %s" % st)
     seen.append("evil Host/Origin 403")
     for hdrs, want in (({"Origin": "https://127.0.0.1:%d" % p}, 403),   # scheme differs
-                       ({"Host": "127.0.0.1:1"}, 403),                    # port differs
+                       ({"Origin": "http://127.0.0.1:1"}, 403),           # another local site
+                       ({"Host": "localhost:9000", "Origin": "http://localhost:9000"}, 200),  # ssh -L
+                       ({"Host": "127.0.0.1"}, 200),
                        ({"Origin": "null"}, 403),
                        ({"Host": "localhost:%d" % p, "Origin": "http://localhost:%d" % p}, 200),
                        ({"Host": "[::1]:%d" % p, "Origin": "http://[::1]:%d" % p}, 200),
@@ -308,7 +310,8 @@ def dns_rebinding(d):
                        ({"Host": "allowed.example:8080"}, 200)):
         st, _, _ = wire.http(p, "/api/targets", hdrs)
         check(st == want, "%s: %s, expected %s" % (hdrs, st, want))
-    seen.append("loopback names 200, scheme/port/null 403, --origin 200")
+    seen.append("loopback names (any port, a tunnel's) 200; another scheme, another local "
+                "site's Origin, null 403; --origin 200")
     return ", ".join(seen)
 
 
@@ -578,8 +581,19 @@ def sighup_access():
         check(re.search(r"reload: listen, max_message changed: not applied until tracetapd "
                         r"restarts", d.text()), "listener keys not named: " + d.text()[-500:])
         live = d.start_live(new)
+        # an Origin taken off the list: its clients go, the others stay
+        browser, st, _ = wire.ws_open(d.port, headers=dict(new, Origin="http://bench.example"))
+        check(browser, "a client from the listed Origin: %s" % st)
+        browser.recv()
+        del conf["origins"]
+        d.write_config(conf)
+        d.p.send_signal(signal.SIGHUP)
+        code = browser.until_close(10)
+        browser.close()
+        check(code == 1008, "a client from an Origin taken off the list: close %s" % code)
         return "old token's client closed 1008, old token 401, new 200; listen and " \
-               "max_message named as needing a restart; " + aftermath(d, base, fd_slack=1) + "; " + ended(d)
+               "max_message named as needing a restart; a client from an Origin taken off " \
+               "the list closed 1008, the live one kept; " + aftermath(d, base, fd_slack=1) + "; " + ended(d)
     finally:
         d.stop()
 
