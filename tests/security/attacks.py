@@ -543,7 +543,23 @@ def sighup_stopping():
             wait_until(lambda: api_state(d, "sim")[0] == "connected", 30, "sim connected again")
             restarts = d.text().count("configuration changed: restarting")
             check(restarts == 1, "%d restarts" % restarts)
-            return "3 reloads while stopping, 1 restart; " + aftermath(d, base, fd_slack=0) + "; " + ended(d)
+            # removed, then back unchanged while it still stops: it must come back
+            ocd = child_pids(d.p.pid)
+            check(len(ocd) == 1, "OpenOCD children: %s" % ocd)
+            os.kill(ocd[0], signal.SIGSTOP)
+            try:
+                for i, c in enumerate(({"port": 0, "targets": []}, conf(20))):
+                    d.write_config(c)
+                    d.p.send_signal(signal.SIGHUP)
+                    wait_until(lambda: d.text().count("configuration reloaded") == i + 4, 10,
+                               "reload %d logged" % (i + 4))
+            finally:
+                os.kill(ocd[0], signal.SIGCONT)
+            wait_until(lambda: d.text().count("configuration changed: restarting") == 2, 20,
+                       "the target removed and put back came back")
+            wait_until(lambda: api_state(d, "sim")[0] == "connected", 30, "sim connected again")
+            return "3 reloads while stopping, 1 restart; removed and put back while stopping: " \
+                "restarted; " + aftermath(d, base, fd_slack=0) + "; " + ended(d)
         finally:
             d.stop()
     finally:
