@@ -62,6 +62,12 @@ struct tt_target {
 	/* reads failing while the link is up: since when, and when to rebuild the link next */
 	uint64_t fail_since;
 	unsigned relink_ms;
+	/* what OpenOCD reported about the core (tcl_notifications) */
+	bool halted;             /* halted by a debugger: reading goes on, the state says so */
+	bool reset_announced;    /* a reset record went out for an OpenOCD reset: the reader's own
+				    record for the same reset, when it sees the header rewritten, is
+				    not a second reset */
+	char reset_reason[64];
 };
 
 /* Reads that keep failing on a link that looks up (OpenOCD answers, the target does not) are
@@ -76,7 +82,7 @@ static void on_timer(uv_timer_t *h);
 const char *tt_target_state_name(enum tt_target_state st)
 {
 	static const char *const names[] = { "attaching", "connected", "disconnected",
-					     "reset", "stalled", "stopped" };
+					     "reset", "stalled", "stopped", "halted" };
 	return (unsigned)st < sizeof(names) / sizeof(names[0]) ? names[st] : "unknown";
 }
 
@@ -148,6 +154,12 @@ static void emit(void *arg, const struct tt_record *rec)
 		t->st.lost += rec->u.gap.lost;
 		break;
 	case TT_REC_RESET:
+		if (t->reset_announced && rec->u.reset.reason != t->reset_reason) {
+			t->reset_announced = false;
+			tt_log(TT_LOG_INFO, "target %s: the reader saw the reset OpenOCD announced (%s)",
+			       t->cfg.name, rec->u.reset.reason);
+			return;
+		}
 		t->st.resets++;
 		set_state(t, TT_TARGET_RESET, "%s", rec->u.reset.reason);
 		break;
@@ -358,7 +370,10 @@ static void on_read(struct tt_probe *p, int status, void *arg)
 		cycle_failed(t, TT_TARGET_ATTACHING, msg);
 		return;
 	}
-	if (t->st.state != TT_TARGET_CONNECTED)
+	if (t->halted)
+		set_state(t, TT_TARGET_HALTED, "core halted by the debugger; still reading 0x%08" PRIx64,
+			  t->header_addr);
+	else if (t->st.state != TT_TARGET_CONNECTED)
 		set_state(t, TT_TARGET_CONNECTED, "streaming from 0x%08" PRIx64, t->header_addr);
 	if (rc == TT_READER_MORE) {
 		step(t);
@@ -399,10 +414,43 @@ static void poll_cycle(struct tt_target *t)
 	step(t);
 }
 
+/* What OpenOCD reports about the core (its tcl_notifications, passed on by the probe): a reset
+ * it performs ("target_reset mode run") becomes a reset record at once, before the firmware
+ * rewrites the buffer; a halt or resume ("target_state state halted|running") is the state. */
+static void on_target_notice(struct tt_target *t, const char *msg)
+{
+	char arg[32];
+
+	if (sscanf(msg, "target_reset mode %31s", arg) == 1) {
+		struct tt_record rec = { .kind = TT_REC_RESET };
+
+		snprintf(t->reset_reason, sizeof(t->reset_reason), "target reset by OpenOCD (reset %s)",
+			 arg);
+		rec.u.reset.reason = t->reset_reason;
+		t->halted = false;	/* until OpenOCD says the core halted after the reset */
+		emit(t, &rec);
+		t->reset_announced = true;
+		return;
+	}
+	if (sscanf(msg, "target_state state %31s", arg) != 1)
+		return;
+	t->halted = !strcmp(arg, "halted");
+	if (t->halted)
+		set_state(t, TT_TARGET_HALTED, "core halted by the debugger; still reading 0x%08" PRIx64,
+			  t->header_addr);
+	else if (t->st.state == TT_TARGET_HALTED)
+		set_state(t, TT_TARGET_CONNECTED, "streaming from 0x%08" PRIx64 " (core %s)",
+			  t->header_addr, arg);
+}
+
 static void on_probe_state(struct tt_probe *p, enum tt_probe_state st, const char *msg, void *arg)
 {
 	struct tt_target *t = arg;
 
+	if (msg && !strncmp(msg, "target_", 7)) {
+		on_target_notice(t, msg);
+		return;
+	}
 	if (st == TT_PROBE_DISCONNECTED) {
 		set_state(t, TT_TARGET_DISCONNECTED, "probe %s: %s", t->cfg.probe, msg);
 		tt_log(TT_LOG_WARNING, "target %s: probe disconnected: %s", t->cfg.name, msg);

@@ -243,6 +243,8 @@ static int ocd_frame(void *arg, const char *f, size_t n)
 		return -EPROTO;
 	}
 	if (m.kind == TT_TCL_NOTIFY) {
+		while (m.blen && (m.body[m.blen - 1] == '\n' || m.body[m.blen - 1] == '\r'))
+			m.blen--;	/* OpenOCD ends each notification with CR LF */
 		snprintf(msg, sizeof(msg), "%s", tt_probe__quote(q, sizeof(q), m.body, m.blen, 150));
 		tt_probe__set_state(&o->base, o->base.state, msg);
 		return 0;
