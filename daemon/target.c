@@ -64,9 +64,13 @@ struct tt_target {
 	unsigned relink_ms;
 	/* what OpenOCD reported about the core (tcl_notifications) */
 	bool halted;             /* halted by a debugger: reading goes on, the state says so */
-	bool reset_announced;    /* a reset record went out for an OpenOCD reset: the reader's own
-				    record for the same reset, when it sees the header rewritten, is
-				    not a second reset */
+	/* An OpenOCD reset: its record goes out when the reader sees the buffer rewritten (in
+	 * place of the reader's own) or at the end of the first poll cycle that started after
+	 * the notification, whichever comes first: events the core wrote before the reset are
+	 * read out before it, and it precedes everything of the new run. */
+	int reset_pending;       /* 1: notified; 2: and a cycle has started since */
+	bool reset_announced;    /* went out early: the reader's own record for the same reset,
+				    when it sees the buffer rewritten, is not a second one */
 	char reset_reason[64];
 };
 
@@ -144,6 +148,7 @@ static void on_timer(uv_timer_t *h)
 static void emit(void *arg, const struct tt_record *rec)
 {
 	struct tt_target *t = arg;
+	struct tt_record own = { .kind = TT_REC_RESET };
 
 	switch (rec->kind) {
 	case TT_REC_EVENT:
@@ -154,11 +159,17 @@ static void emit(void *arg, const struct tt_record *rec)
 		t->st.lost += rec->u.gap.lost;
 		break;
 	case TT_REC_RESET:
-		if (t->reset_announced && rec->u.reset.reason != t->reset_reason) {
-			t->reset_announced = false;
+		if (rec->u.reset.reason != t->reset_reason && (t->reset_announced || t->reset_pending)) {
 			tt_log(TT_LOG_INFO, "target %s: the reader saw the reset OpenOCD announced (%s)",
 			       t->cfg.name, rec->u.reset.reason);
-			return;
+			if (t->reset_announced) {
+				t->reset_announced = false;
+				return;
+			}
+			/* one record, OpenOCD's reason, where the reader saw the new run begin */
+			t->reset_pending = 0;
+			own.u.reset.reason = t->reset_reason;
+			rec = &own;
 		}
 		t->st.resets++;
 		set_state(t, TT_TARGET_RESET, "%s", rec->u.reset.reason);
@@ -241,6 +252,20 @@ static unsigned next_interval(struct tt_target *t)
 		iv = t->cfg.poll_max_ms;
 	t->st.interval_ms = iv;
 	return iv;
+}
+
+/* End of a poll cycle: an OpenOCD reset still pending after a whole cycle read since the
+ * notification goes out now, before the firmware's new run shows in the buffer. */
+static void announce_reset(struct tt_target *t)
+{
+	struct tt_record rec = { .kind = TT_REC_RESET };
+
+	if (t->reset_pending != 2)
+		return;
+	t->reset_pending = 0;
+	rec.u.reset.reason = t->reset_reason;
+	emit(t, &rec);
+	t->reset_announced = true;
 }
 
 static void cycle_done(struct tt_target *t)
@@ -380,6 +405,7 @@ static void on_read(struct tt_probe *p, int status, void *arg)
 		return;
 	}
 	t->st.bytes_read = p->bytes_read;
+	announce_reset(t);
 	cycle_done(t);
 }
 
@@ -410,26 +436,26 @@ static void poll_cycle(struct tt_target *t)
 {
 	if (t->stopping || t->reading)
 		return;
+	if (t->reset_pending)
+		t->reset_pending = 2;
 	t->cycle_start = uv_now(t->loop);
 	step(t);
 }
 
 /* What OpenOCD reports about the core (its tcl_notifications, passed on by the probe): a reset
- * it performs ("target_reset mode run") becomes a reset record at once, before the firmware
- * rewrites the buffer; a halt or resume ("target_state state halted|running") is the state. */
+ * it performs ("target_reset mode run") becomes a reset record within a poll cycle, before the
+ * firmware's new run (see reset_pending); a halt or resume ("target_state state
+ * halted|running") is the state. */
 static void on_target_notice(struct tt_target *t, const char *msg)
 {
 	char arg[32];
 
 	if (sscanf(msg, "target_reset mode %31s", arg) == 1) {
-		struct tt_record rec = { .kind = TT_REC_RESET };
-
 		snprintf(t->reset_reason, sizeof(t->reset_reason), "target reset by OpenOCD (reset %s)",
 			 arg);
-		rec.u.reset.reason = t->reset_reason;
 		t->halted = false;	/* until OpenOCD says the core halted after the reset */
-		emit(t, &rec);
-		t->reset_announced = true;
+		t->reset_pending = 1;
+		t->reset_announced = false;
 		return;
 	}
 	if (sscanf(msg, "target_state state %31s", arg) != 1)
