@@ -22,35 +22,11 @@ REC=$TT_TMP/records.jsonl
 DLOG=$TT_TMP/daemon.err
 TAIL=$TT_TMP/tail.err
 
-# The user's OpenOCD: TCL and GDB on ephemeral loopback ports (OCD_PORT, GDB_PORT).
-board_ocd_start() {
-	local end=$((SECONDS + 10))
-	tt_ocd_args
-	openocd "${TT_OCD_ARGS[@]}" -c "tcl_port 0" -c "gdb_port 0" -c "bindto 127.0.0.1" \
-		-l "$TT_TMP/xocd.log" >/dev/null 2>&1 &
-	TT_PIDS+=("$!")
-	until grep -q 'Listening on port [0-9]* for gdb' "$TT_TMP/xocd.log"; do
-		[ $SECONDS -lt $end ] || tt_die "OpenOCD did not listen: $(tail -n 5 "$TT_TMP/xocd.log")"
-		sleep 0.05
-	done
-	OCD_PORT=$(sed -n 's/.*Listening on port \([0-9]*\) for tcl.*/\1/p' "$TT_TMP/xocd.log")
-	GDB_PORT=$(sed -n 's/.*Listening on port \([0-9]*\) for gdb.*/\1/p' "$TT_TMP/xocd.log")
-}
-
-# A second TCL client, as a user's script or IDE would be: ocd_cmd TCL (reply in OCD_REPLY).
-ocd_cmd() {
-	local fd
-	exec {fd}<>"/dev/tcp/127.0.0.1/$OCD_PORT" || tt_die "cannot reach OpenOCD's TCL port"
-	printf '%s\032' "$1" >&"$fd"
-	IFS= read -r -d $'\032' -t 20 -u "$fd" OCD_REPLY || tt_die "no reply to '$1'"
-	exec {fd}>&-
-}
-
 setup() {
 	sim --cortex-m
 	fw 300 0x10000
 	tt_ctl "core $TT_PID_fw"
-	board_ocd_start
+	tt_board_ocd_start
 	: >"$DLOG"
 	"$TRACETAPD" --port 0 --web "$here" --stdout --log-level info --name sim --pointer $BASE \
 		--probe "openocd:127.0.0.1:$OCD_PORT" >"$REC" 2>"$DLOG" &
