@@ -77,6 +77,9 @@ struct tt_export {
 		int cur_prio, next_prio;
 	} cpu[FT_NCPUS];
 	unsigned ncpus;           /* highest core seen + 1: pids below it are idle tasks */
+	/* ftrace of other formats: the threads in the order first seen (pid = index + 1) */
+	uint32_t ft_threads[FT_NTASKS];
+	unsigned nft_threads;
 	struct ft_task {
 		int32_t pid;
 		bool used;
@@ -711,6 +714,30 @@ static void ft_nuttx(struct tt_export *e, const cJSON *rec, const char *name)
 	/* CPU_*, SPINLOCK_*, DUMP_BINARY and unknown notes: no line, as in NuttX's dump */
 }
 
+/* A small stable pid per thread, as ftrace viewers expect (1, 2, ... in the order first
+ * seen; past FT_NTASKS threads, FT_NTASKS + 1 + the pointer's low bits). */
+static unsigned ft_tid(struct tt_export *e, uint32_t thread)
+{
+	for (unsigned i = 0; i < e->nft_threads; i++)
+		if (e->ft_threads[i] == thread)
+			return i + 1;
+	if (e->nft_threads == FT_NTASKS)
+		return FT_NTASKS + 1 + (thread >> 2 & 0x7fff);
+	e->ft_threads[e->nft_threads++] = thread;
+	return e->nft_threads;
+}
+
+/* A task name as ftrace writes comm: at most 15 characters, no spaces or dashes' ambiguity
+ * with the pid (spaces and control characters become '_'). */
+static void ft_comm(char *out, size_t cap, const char *name)
+{
+	size_t n = 0;
+
+	for (; *name && n + 1 < cap && n < 15; name++)
+		out[n++] = (unsigned char)*name <= ' ' ? '_' : *name;
+	out[n] = '\0';
+}
+
 static void ft_record(struct tt_export *e, const cJSON *rec, const char *type)
 {
 	double ns = num(rec, "ns", -1);
@@ -746,11 +773,13 @@ static void ft_record(struct tt_export *e, const cJSON *rec, const char *type)
 		return;
 	}
 	const char *ctx = str(rec, "ctx");
-	if (ctx && !strcmp(ctx, "thread"))
-		snprintf(task, sizeof(task), "%.40s-%s",
-			 str(rec, "thread_name") ? str(rec, "thread_name") : "thread",
-			 str(rec, "thread") ? str(rec, "thread") : "0");
-	else
+	if (ctx && !strcmp(ctx, "thread")) {
+		char comm[16];
+		ft_comm(comm, sizeof(comm), str(rec, "thread_name") ? str(rec, "thread_name")
+								    : "thread");
+		snprintf(task, sizeof(task), "%s-%u", comm,
+			 ft_tid(e, (uint32_t)hexnum(rec, "thread")));
+	} else
 		snprintf(task, sizeof(task), "<%s>-0", ctx ? ctx : "unknown");
 	n = (size_t)snprintf(line, sizeof(line), "%24s [%03.0f] %12.6f: %s:", task,
 			     num(rec, "core", 0), secs, str(rec, "name") ? str(rec, "name") : "?");

@@ -184,7 +184,14 @@ int main(void)
 	for (size_t i = 0; i < ft.len; i++)
 		lines += ft.p[i] == '\n';
 	CHECK(written == orig.n + 1 && lines == written + 6);
-	CHECK(strstr(ft.p, "consumer-0x20030100") && strstr(ft.p, "QUEUE_SEND: queue=work_q"));
+	/* a small pid per thread (not its address), the name as comm */
+	CHECK(!strstr(ft.p, "-0x2003") && strstr(ft.p, "QUEUE_SEND: queue=work_q"));
+	const char *cons = strstr(ft.p, " consumer-");
+	CHECK(cons && atoi(cons + 10) >= 1 && atoi(cons + 10) < 16);
+	char want[32];
+	snprintf(want, sizeof(want), " consumer-%d ", atoi(cons + 10));
+	for (const char *q = ft.p; (q = strstr(q, " consumer-")); q++) /* the same pid always */
+		CHECK(!strncmp(q, want, strlen(want)));
 
 	for (size_t i = 0; i < orig.n; i++)
 		free(orig.json[i]);
