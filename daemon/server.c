@@ -630,7 +630,13 @@ int tt_server_start(uv_loop_t *loop, const struct tt_server_config *cfg,
 		s->cfg.max_clients = 256;
 	if (!s->cfg.max_exports)
 		s->cfg.max_exports = 4;
-	s->cfg.origins = NULL; /* copied into s->origins */
+	/* s->cfg keeps no pointer into the caller's memory (tt_server_get_config) */
+	s->cfg.origins = (const char *const *)s->origins;
+	s->cfg.listen = s->listen;
+	s->cfg.token = s->token;
+	s->cfg.web_dir = s->web_dir;
+	s->cfg.tls_cert = s->tls_cert;
+	s->cfg.tls_key = s->tls_key;
 	if (!(s->web_real = realpath(s->web_dir, NULL)) && !(s->web_real = strdup(s->web_dir)))
 		goto fail_strings;
 	if (!s->tls_cert != !s->tls_key) {
@@ -732,6 +738,11 @@ fail_strings:
 int tt_server_port(const struct tt_server *s)
 {
 	return s->port;
+}
+
+void tt_server_get_config(const struct tt_server *s, struct tt_server_config *out)
+{
+	*out = s->cfg;
 }
 
 size_t tt_server_clients(const struct tt_server *s)

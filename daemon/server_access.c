@@ -180,11 +180,14 @@ int tt_server_set_access(struct tt_server *s, const char *token, const char *con
 	free(s->token);
 	s->origins = no;
 	s->cfg.norigins = norigins;
-	s->cfg.origins = NULL; /* the caller's array is not kept */
+	s->cfg.origins = (const char *const *)no;
 	s->token = nt;
+	s->cfg.token = nt;
 	s->token_gen += changed;
-	if (max_clients)
+	if (max_clients) {
+		s->cfg.max_clients = max_clients;
 		s->max_clients = max_clients < s->fd_clients ? max_clients : s->fd_clients;
+	}
 	for (struct conn *c = s->conns, *next; c; c = next) {
 		next = c->next; /* tt_server_kick may free c */
 		if (!tt_server_access(s, c->origin, c->host, c->token_gen == s->token_gen, why,
