@@ -396,14 +396,20 @@ static int on_receive(struct conn *c, struct lws *wsi, const void *in, size_t le
 	return 0;
 }
 
-static bool ratelimit_ok(struct tt_log_limit *l, uint64_t now)
+void tt_server_refusedf(struct tt_server *s, const char *fmt, ...)
 {
+	char msg[512];
 	unsigned dropped;
-	int ok = tt_log_limit(l, 10, now, &dropped);
+	va_list ap;
 
-	if (ok && dropped)
-		fprintf(stderr, "tracetapd: %u similar lines suppressed\n", dropped);
-	return ok;
+	if (!tt_log_limit(&s->refusals, 10, uv_now(s->loop), &dropped))
+		return;
+	if (dropped)
+		tt_server_logf(s, 5, "%u refusals not logged (at most 10 a second)", dropped);
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	tt_server_logf(s, 5, "%s", msg);
 }
 
 static void conn_closed(struct conn *c)
@@ -455,8 +461,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
 		if (st) {
 			char peer[64];
 			lws_get_peer_simple(wsi, peer, sizeof(peer));
-			if (ratelimit_ok(&s->refusals, uv_now(s->loop)))
-				tt_server_logf(s, 5, "refused WebSocket from %s: %s", peer, why);
+			tt_server_refusedf(s, "refused WebSocket from %s: %s", peer, why);
 			tt_server_http_status(wsi, (unsigned)st, why);
 			return -1;
 		}
@@ -558,11 +563,16 @@ static void lws_log(int level, const char *line)
 {
 	static struct tt_log_limit lim;
 	struct timespec ts;
+	unsigned dropped;
 
 	(void)level;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	if (ratelimit_ok(&lim, (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000))
-		fprintf(stderr, "lws: %s", line);
+	if (!tt_log_limit(&lim, 10, (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000,
+			  &dropped))
+		return;
+	if (dropped)
+		fprintf(stderr, "lws: %u lines not logged (at most 10 a second)\n", dropped);
+	fprintf(stderr, "lws: %s", line);
 }
 
 char *tt_server_strdup(const char *s)

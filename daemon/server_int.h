@@ -70,6 +70,9 @@ struct tt_server {
 
 void tt_server_logf(struct tt_server *s, int level, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* A refused client or request (notice), at most 10 a second: a flood must not flood the log. */
+void tt_server_refusedf(struct tt_server *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 /* LWS_CALLBACK_HTTP for /api, /metrics, /healthz; returns what the lws callback returns. */
 int tt_server_http(struct conn *c, struct lws *wsi);
 int tt_server_http_writeable(struct conn *c, struct lws *wsi);

@@ -40,7 +40,7 @@ def request_body(d):
     def once():
         st, _, _ = wire.http(d.port, "/healthz", {"Content-Length": "5"}, b"hello", timeout=3)
         check(st == 413, "GET with a body: %s, expected 413" % st)
-    n = 300
+    n, t0 = 300, time.monotonic()
     for _ in range(n):
         once()
     r1 = d.rss_kib()
@@ -52,6 +52,9 @@ def request_body(d):
     check(st == 413, "chunked body: %s" % st)
     check(r4 - r1 < 512 or d.sanitized(),
           "RSS %d KiB after %d requests, %d KiB after %d" % (r1, n, r4, 4 * n))
+    lines = d.text().count("refused a request with a body")
+    check(lines <= 10 * (time.monotonic() - t0 + 1),
+          "%d log lines for %d refusals: not rate-limited" % (lines, 4 * n + 1))
     return "413 x %d; RSS %d KiB after %d, %d KiB after %d" % (4 * n + 1, r1, n, r4, 4 * n)
 
 
