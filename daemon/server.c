@@ -4,7 +4,8 @@
  * data). One callback serves both protocols ("http" = protocol 0, and "tracetap.v1"), so a
  * WebSocket client without a subprotocol is served too. Records reach a connection only through
  * its hub clients' queues (shared refcounted frames); lws_write happens only in
- * SERVER_WRITEABLE, never from a uv callback. HTTP endpoints are in server_http.c.
+ * SERVER_WRITEABLE, never from a uv callback. HTTP endpoints are in server_http.c, the access
+ * checks and limits in server_access.c.
  *
  * Shutdown follows shared/reference/libwebsockets-on-libuv.md: polite 1001 closes from a uv
  * callback, a grace period, lws_context_destroy phase 1, let the loop end, phase 2 in
@@ -14,15 +15,12 @@
 #include "record_json.h"
 
 #include <cjson/cJSON.h>
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
-#include <sys/resource.h>
 #include <time.h>
 
 #include "../proto/json.h"
@@ -55,132 +53,6 @@ void tt_server_config_init(struct tt_server_config *cfg)
 	cfg->idle_timeout_s = 60;
 	cfg->max_clients = 256;
 	cfg->max_exports = 4;
-}
-
-/* ---- access checks ---- */
-
-static bool secret_eq(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b);
-	unsigned char d = la != lb;
-
-	for (size_t i = 0; i < lb; i++)
-		d |= (unsigned char)(a[la ? i % la : 0] ^ b[i]);
-	return d == 0 && la == lb;
-}
-
-/* host[:port] (a Host header, or an Origin after "scheme://") names this server by a loopback
- * name or its listen address; with any_port, on any port (a tunnel: ssh -L 9000:localhost:7733),
- * else on its own (none = the scheme's default). */
-static bool local_host(struct tt_server *s, const char *hp, bool any_port)
-{
-	static const char *const names[] = { "127.0.0.1", "localhost", "[::1]" };
-	const char *colon = hp[0] == '[' ? strchr(hp, ']') : strchr(hp, ':');
-	size_t hl;
-	long port = s->tls_cert ? 443 : 80;
-
-	if (hp[0] == '[' && colon)
-		colon = colon[1] == ':' ? colon + 1 : colon[1] ? "" : NULL;
-	if (colon && *colon != ':')
-		return false;
-	hl = colon ? (size_t)(colon - hp) : strlen(hp);
-	if (colon) {
-		char *end;
-		if (!colon[1] || strspn(colon + 1, "0123456789") != strlen(colon + 1))
-			return false;
-		port = strtol(colon + 1, &end, 10);
-	}
-	if ((!any_port && port != s->port) || !hl)
-		return false;
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (strlen(names[i]) == hl && !strncasecmp(hp, names[i], hl))
-			return true;
-	return strcmp(s->listen, "0.0.0.0") && strlen(s->listen) == hl &&
-	       !strncasecmp(hp, s->listen, hl);
-}
-
-/* Without a token, the Host a browser sends must name this server: a page on another site
- * whose name was rebound to 127.0.0.1 sends its own name (DNS rebinding). The port is not the
- * point (tunnels and proxies change it). With a token, the token is the guard. */
-static bool host_ok(struct tt_server *s, const char *host)
-{
-	if (!host || s->token || local_host(s, host, true))
-		return true;
-	for (size_t i = 0; i < s->cfg.norigins; i++) {
-		const char *o = s->origins[i], *hp = strstr(o, "://");
-		if (!strcmp(o, "*") || (hp && !strcasecmp(hp + 3, host)))
-			return true;
-	}
-	return false;
-}
-
-static bool origin_ok(struct tt_server *s, const char *origin, const char *host)
-{
-	const char *scheme = s->tls_cert ? "https://" : "http://";
-	size_t sl = strlen(scheme);
-
-	for (size_t i = 0; i < s->cfg.norigins; i++)
-		if (!strcmp(s->origins[i], "*") || !strcasecmp(s->origins[i], origin))
-			return true;
-	if (strncasecmp(origin, scheme, sl))
-		return false;
-	if (local_host(s, origin + sl, false))
-		return true;
-	/* the page came from where the client reached this server (a tunnel's port): that Host
-	 * passed host_ok, or a token guards. Another local site (another port) does not pass. */
-	return host && !strcasecmp(origin + sl, host);
-}
-
-int tt_server_access(struct tt_server *s, const char *origin, const char *host, bool token_ok,
-		     char *why, size_t whylen)
-{
-	if (!host_ok(s, host)) {
-		snprintf(why, whylen, "Host %.200s is not served (allowed: 127.0.0.1, localhost, "
-				      "[::1], the listen address, the hosts of the origins list; or "
-				      "set a token)", host);
-		return HTTP_STATUS_FORBIDDEN;
-	}
-	if (origin && !origin_ok(s, origin, host)) {
-		snprintf(why, whylen,
-			 "Origin %.200s is not allowed (allowed: %s://127.0.0.1, localhost or [::1] "
-			 "with port %d, the Host the client used, or the configuration's origins "
-			 "list)", origin, s->tls_cert ? "https" : "http", s->port);
-		return HTTP_STATUS_FORBIDDEN;
-	}
-	if (s->token && !token_ok) {
-		snprintf(why, whylen, "a valid token is required (Authorization: Bearer TOKEN, or "
-				      "?token=TOKEN)");
-		return HTTP_STATUS_UNAUTHORIZED;
-	}
-	return 0;
-}
-
-static bool token_given(struct tt_server *s, struct lws *wsi)
-{
-	char buf[512];
-
-	if (!s->token)
-		return false;
-	if (tt_server_header(wsi, WSI_TOKEN_HTTP_AUTHORIZATION, buf, sizeof(buf)) > 0 &&
-	    !strncmp(buf, "Bearer ", 7) && secret_eq(buf + 7, s->token))
-		return true;
-	return tt_server_url_arg(wsi, "token=", buf, sizeof(buf)) > 0 && secret_eq(buf, s->token);
-}
-
-int tt_server_check_access(struct tt_server *s, struct lws *wsi, char *why, size_t whylen)
-{
-	char origin[512], host[256];
-	int ro = tt_server_header(wsi, WSI_TOKEN_ORIGIN, origin, sizeof(origin));
-	int rh = tt_server_header(wsi, WSI_TOKEN_HOST, host, sizeof(host));
-
-	/* too long to check is refused, never taken for absent */
-	if (ro < 0 || rh < 0) {
-		snprintf(why, whylen, "%s header longer than %zu bytes", ro < 0 ? "Origin" : "Host",
-			 (ro < 0 ? sizeof(origin) : sizeof(host)) - 1);
-		return ro < 0 ? HTTP_STATUS_FORBIDDEN : HTTP_STATUS_BAD_REQUEST;
-	}
-	return tt_server_access(s, ro ? origin : NULL, rh ? host : NULL, token_given(s, wsi), why,
-				whylen);
 }
 
 /* ---- sending ---- */
@@ -281,7 +153,7 @@ static void pop_frame(struct conn *c, int from)
 /* Closes a client with code and reason from a uv callback, as the shutdown does: the close
  * frame goes out (an asynchronous kill drops the connection without one, and only when lws next
  * services something). May free c: callers walking s->conns keep the next one first. */
-static void conn_kick(struct conn *c, enum lws_close_status code, const char *reason)
+void tt_server_kick(struct conn *c, enum lws_close_status code, const char *reason)
 {
 	lws_close_reason(c->wsi, code, (unsigned char *)reason, strlen(reason));
 	lws_set_timeout(c->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_SYNC);
@@ -524,26 +396,20 @@ static int on_receive(struct conn *c, struct lws *wsi, const void *in, size_t le
 	return 0;
 }
 
-/* What the client was admitted with, to check it again when the access settings change. */
-static void keep_admission(struct conn *c, struct lws *wsi)
+void tt_server_refusedf(struct tt_server *s, const char *fmt, ...)
 {
-	char buf[512];
-
-	if (tt_server_header(wsi, WSI_TOKEN_ORIGIN, buf, sizeof(buf)) > 0)
-		c->origin = strdup(buf);
-	if (tt_server_header(wsi, WSI_TOKEN_HOST, buf, sizeof(buf)) > 0)
-		c->host = strdup(buf);
-	c->token_gen = c->srv->token_gen;
-}
-
-static bool ratelimit_ok(struct tt_log_limit *l, uint64_t now)
-{
+	char msg[512];
 	unsigned dropped;
-	int ok = tt_log_limit(l, 10, now, &dropped);
+	va_list ap;
 
-	if (ok && dropped)
-		fprintf(stderr, "tracetapd: %u similar lines suppressed\n", dropped);
-	return ok;
+	if (!tt_log_limit(&s->refusals, 10, uv_now(s->loop), &dropped))
+		return;
+	if (dropped)
+		tt_server_logf(s, 5, "%u refusals not logged (at most 10 a second)", dropped);
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	tt_server_logf(s, 5, "%s", msg);
 }
 
 static void conn_closed(struct conn *c)
@@ -595,8 +461,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
 		if (st) {
 			char peer[64];
 			lws_get_peer_simple(wsi, peer, sizeof(peer));
-			if (ratelimit_ok(&s->refusals, uv_now(s->loop)))
-				tt_server_logf(s, 5, "refused WebSocket from %s: %s", peer, why);
+			tt_server_refusedf(s, "refused WebSocket from %s: %s", peer, why);
 			tt_server_http_status(wsi, (unsigned)st, why);
 			return -1;
 		}
@@ -605,7 +470,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
 		c->srv = s;
 		c->wsi = wsi;
 		c->ws = true;
-		keep_admission(c, wsi);
+		tt_server_keep_admission(c, wsi);
 		c->progress_ms = uv_now(s->loop);
 		c->next = s->conns;
 		if (s->conns)
@@ -636,56 +501,6 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
 		break;
 	}
 	return lws_callback_http_dummy(wsi, reason, user, in, len);
-}
-
-/* ---- access settings at run time ---- */
-
-unsigned tt_server_max_clients(const struct tt_server *s)
-{
-	return s->max_clients;
-}
-
-static char *dup_or_null(const char *s);
-
-int tt_server_set_access(struct tt_server *s, const char *token, const char *const *origins,
-			 size_t norigins, unsigned max_clients)
-{
-	char **no = calloc(norigins + 1, sizeof(*no)), *nt = dup_or_null(token), why[300];
-	bool changed = (nt == NULL) != (s->token == NULL) || (nt && strcmp(nt, s->token));
-	int closed = 0;
-
-	if (!no || (token && *token && !nt))
-		goto fail;
-	for (size_t i = 0; i < norigins; i++)
-		if (!(no[i] = strdup(origins[i])))
-			goto fail;
-	for (size_t i = 0; i < s->cfg.norigins; i++)
-		free(s->origins[i]);
-	free(s->origins);
-	free(s->token);
-	s->origins = no;
-	s->cfg.norigins = norigins;
-	s->cfg.origins = NULL; /* the caller's array is not kept */
-	s->token = nt;
-	s->token_gen += changed;
-	if (max_clients)
-		s->max_clients = max_clients < s->fd_clients ? max_clients : s->fd_clients;
-	for (struct conn *c = s->conns, *next; c; c = next) {
-		next = c->next; /* conn_kick may free c */
-		if (!tt_server_access(s, c->origin, c->host, c->token_gen == s->token_gen, why,
-				      sizeof(why)))
-			continue;
-		tt_server_logf(s, 5, "closing a client that no longer passes: %s", why);
-		conn_kick(c, LWS_CLOSE_STATUS_POLICY_VIOLATION, "access settings changed: reconnect");
-		closed++;
-	}
-	return closed;
-fail:
-	for (size_t i = 0; no && i < norigins; i++)
-		free(no[i]);
-	free(no);
-	free(nt);
-	return -ENOMEM;
 }
 
 /* ---- loop glue ---- */
@@ -730,14 +545,14 @@ static void on_tick(uv_timer_t *t)
 	uint64_t now = uv_now(s->loop);
 
 	for (struct conn *c = s->conns, *next; c; c = next) {
-		next = c->next; /* conn_kick may free c */
+		next = c->next; /* tt_server_kick may free c */
 		if (!has_pending(c)) {
 			c->progress_ms = now;
 		} else if (now - c->progress_ms > s->cfg.idle_timeout_s * 1000ull) {
 			tt_server_logf(s, 5, "client read nothing for %u s: closing (1008)",
 				       s->cfg.idle_timeout_s);
 			c->progress_ms = now;
-			conn_kick(c, LWS_CLOSE_STATUS_POLICY_VIOLATION, "not reading");
+			tt_server_kick(c, LWS_CLOSE_STATUS_POLICY_VIOLATION, "not reading");
 		}
 	}
 }
@@ -748,53 +563,19 @@ static void lws_log(int level, const char *line)
 {
 	static struct tt_log_limit lim;
 	struct timespec ts;
+	unsigned dropped;
 
 	(void)level;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	if (ratelimit_ok(&lim, (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000))
-		fprintf(stderr, "lws: %s", line);
+	if (!tt_log_limit(&lim, 10, (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000,
+			  &dropped))
+		return;
+	if (dropped)
+		fprintf(stderr, "lws: %u lines not logged (at most 10 a second)\n", dropped);
+	fprintf(stderr, "lws: %s", line);
 }
 
-/* Descriptors the process has open now. */
-static unsigned open_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	unsigned n = 0;
-
-	if (!d)
-		return 64; /* a guess on the safe side */
-	while (readdir(d))
-		n++;
-	closedir(d);
-	return n > 3 ? n - 3 : 0; /* ".", ".." and the directory's own */
-}
-
-/* lws accepts until its own table is full and then stops polling the listener; left to
- * itself it sizes that table by the whole descriptor limit, so accept() fails first (EMFILE)
- * and the loop spins on a listener that stays readable. Give lws three quarters of what is
- * free (the rest: targets, OpenOCD, exports' files), and WebSocket clients three quarters of
- * that (the rest: HTTP requests), so /healthz answers at the limit. */
-static void fit_fd_limit(struct tt_server *s, struct lws_context_creation_info *info)
-{
-	struct rlimit rl;
-	unsigned used = open_fds(), avail, lws_fds;
-
-	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY)
-		rl.rlim_cur = 65536;
-	if (rl.rlim_cur > 1u << 20)
-		rl.rlim_cur = 1u << 20;
-	avail = (unsigned)rl.rlim_cur > used + 16 ? (unsigned)rl.rlim_cur - used : 16;
-	lws_fds = avail * 3 / 4;
-	s->fd_clients = lws_fds * 3 / 4 > 1 ? lws_fds * 3 / 4 - 1 : 1;
-	s->max_clients = s->cfg.max_clients < s->fd_clients ? s->cfg.max_clients : s->fd_clients;
-	if (s->max_clients < s->cfg.max_clients)
-		tt_server_logf(s, 4, "descriptor limit %llu (%u in use): at most %u clients instead of "
-			       "%u (raise LimitNOFILE / ulimit -n)", (unsigned long long)rl.rlim_cur,
-			       used, s->max_clients, s->cfg.max_clients);
-	info->fd_limit_per_thread = lws_fds; /* lws's own sockets, the listener included */
-}
-
-static char *dup_or_null(const char *s)
+char *tt_server_strdup(const char *s)
 {
 	return s && *s ? strdup(s) : NULL;
 }
@@ -841,10 +622,10 @@ int tt_server_start(uv_loop_t *loop, const struct tt_server_config *cfg,
 	s->loop = loop;
 	s->cfg = *cfg;
 	s->listen = strdup(cfg->listen ? cfg->listen : "127.0.0.1");
-	s->token = dup_or_null(cfg->token);
+	s->token = tt_server_strdup(cfg->token);
 	s->web_dir = strdup(cfg->web_dir ? cfg->web_dir : TT_WEBDIR);
-	s->tls_cert = dup_or_null(cfg->tls_cert);
-	s->tls_key = dup_or_null(cfg->tls_key);
+	s->tls_cert = tt_server_strdup(cfg->tls_cert);
+	s->tls_key = tt_server_strdup(cfg->tls_key);
 	s->origins = calloc(cfg->norigins + 1, sizeof(char *));
 	if (!s->listen || !s->web_dir || !s->origins)
 		goto fail_strings;
@@ -859,7 +640,13 @@ int tt_server_start(uv_loop_t *loop, const struct tt_server_config *cfg,
 		s->cfg.max_clients = 256;
 	if (!s->cfg.max_exports)
 		s->cfg.max_exports = 4;
-	s->cfg.origins = NULL; /* copied into s->origins */
+	/* s->cfg keeps no pointer into the caller's memory (tt_server_get_config) */
+	s->cfg.origins = (const char *const *)s->origins;
+	s->cfg.listen = s->listen;
+	s->cfg.token = s->token;
+	s->cfg.web_dir = s->web_dir;
+	s->cfg.tls_cert = s->tls_cert;
+	s->cfg.tls_key = s->tls_key;
 	if (!(s->web_real = realpath(s->web_dir, NULL)) && !(s->web_real = strdup(s->web_dir)))
 		goto fail_strings;
 	if (!s->tls_cert != !s->tls_key) {
@@ -918,7 +705,7 @@ int tt_server_start(uv_loop_t *loop, const struct tt_server_config *cfg,
 	info.protocols = s->protocols;
 	info.mounts = &s->mounts[0];
 	info.retry_and_idle_policy = &retry;
-	fit_fd_limit(s, &info);
+	tt_server_fit_fd_limit(s, &info);
 	info.user = s;
 	info.vhost_name = "default";
 	s->ctx = lws_create_context(&info);
@@ -961,6 +748,11 @@ fail_strings:
 int tt_server_port(const struct tt_server *s)
 {
 	return s->port;
+}
+
+void tt_server_get_config(const struct tt_server *s, struct tt_server_config *out)
+{
+	*out = s->cfg;
 }
 
 size_t tt_server_clients(const struct tt_server *s)

@@ -84,6 +84,9 @@ struct tt_hub *tt_server_add_target(struct tt_server *s, struct tt_target *t);
 int tt_server_add_hub(struct tt_server *s, const struct tt_hub_config *hc, struct tt_hub **out);
 struct tt_hub *tt_server_hub(const struct tt_server *s, const char *target);
 
+/* The configuration running (strings the server's own copies, valid until the next
+ * tt_server_set_access or tt_server_free; port as configured, see tt_server_port). */
+void tt_server_get_config(const struct tt_server *s, struct tt_server_config *out);
 /* Connected WebSocket clients. */
 size_t tt_server_clients(const struct tt_server *s);
 /* The client limit in force (cfg->max_clients, or lower to fit the descriptor limit). */

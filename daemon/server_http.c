@@ -263,7 +263,7 @@ static bool has_body(struct lws *wsi)
 int tt_server_http_filter(struct tt_server *s, struct lws *wsi, const char *uri)
 {
 	if (has_body(wsi)) {
-		tt_server_logf(s, 6, "refused a request with a body (413)");
+		tt_server_refusedf(s, "refused a request with a body (413)");
 		s->rejected++;
 		lws_return_http_status(wsi, HTTP_STATUS_REQ_ENTITY_TOO_LARGE,
 				       "request bodies are not accepted");
@@ -273,7 +273,7 @@ int tt_server_http_filter(struct tt_server *s, struct lws *wsi, const char *uri)
 			   !strcmp(uri, "/metrics") || !strcmp(uri, "/healthz"));
 
 	if (uri && !api && !inside_web(s, uri)) {
-		tt_server_logf(s, 5, "refused a path that leaves the web folder through a symlink");
+		tt_server_refusedf(s, "refused %.200s: it leaves the web folder through a symlink", uri);
 		lws_return_http_status(wsi, HTTP_STATUS_NOT_FOUND, NULL);
 		return -1;
 	}
@@ -375,7 +375,7 @@ static int export(struct conn *c, struct lws *wsi, struct body *b)
 			    "format must be jsonl, trx, perfetto or ftrace");
 	if (c->srv->nexports >= c->srv->cfg.max_exports) {
 		c->srv->busy++;
-		tt_server_logf(c->srv, 5, "export refused: %u in progress (max_exports)",
+		tt_server_refusedf(c->srv, "export refused: %u in progress (max_exports)",
 			       c->srv->nexports);
 		b->f->len = 0;
 		body_printf(b, "%u exports in progress (the most at once): retry later\n",

@@ -70,6 +70,9 @@ struct tt_server {
 
 void tt_server_logf(struct tt_server *s, int level, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* A refused client or request (notice), at most 10 a second: a flood must not flood the log. */
+void tt_server_refusedf(struct tt_server *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 /* LWS_CALLBACK_HTTP for /api, /metrics, /healthz; returns what the lws callback returns. */
 int tt_server_http(struct conn *c, struct lws *wsi);
 int tt_server_http_writeable(struct conn *c, struct lws *wsi);
@@ -87,6 +90,16 @@ int tt_server_access(struct tt_server *s, const char *origin, const char *host, 
 int tt_server_url_arg(struct lws *wsi, const char *name, char *buf, size_t len);
 /* A header: 1 with it in buf, 0 when absent, -E2BIG when longer than len - 1. */
 int tt_server_header(struct lws *wsi, enum lws_token_indexes h, char *buf, size_t len);
+/* Closes a WebSocket client with code and reason from a uv callback, as the shutdown does (the
+ * close frame goes out). May free c: callers walking s->conns keep the next one first.
+ * reason: a static string. */
+void tt_server_kick(struct conn *c, enum lws_close_status code, const char *reason);
+/* Keeps the Origin and Host a client was admitted with (ESTABLISHED). */
+void tt_server_keep_admission(struct conn *c, struct lws *wsi);
+/* Sets the lws descriptor budget and s->max_clients from the descriptor limit (start). */
+void tt_server_fit_fd_limit(struct tt_server *s, struct lws_context_creation_info *info);
+/* strdup, or NULL for NULL or "". */
+char *tt_server_strdup(const char *s);
 /* An error response whose message (which may quote the request) is HTML-escaped. */
 void tt_server_http_status(struct lws *wsi, unsigned status, const char *msg);
 /* Refuses a request body (GET only: 413) and paths that leave the web folder (404) before

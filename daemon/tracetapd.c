@@ -335,13 +335,16 @@ static void apply_flags(struct tt_server_config *sc, const struct cli *cl);
 
 #if TT_HAVE_LWS
 /* The server's part of a reload: token, origins and max_clients apply now (clients that no
- * longer pass are closed); the listener's settings need a restart, and the log says which. */
-static void reload_server(struct daemon *d, const struct tt_server_config *o,
-			  const struct tt_server_config *n)
+ * longer pass are closed); the listener's settings need a restart, and the log says which
+ * differ from what runs (on every reload until the restart). */
+static void reload_server(struct daemon *d, const struct tt_server_config *n)
 {
+	struct tt_server_config run, *o = &run;
 	char keep[256] = "";
 	size_t k = 0;
 	int closed;
+
+	tt_server_get_config(d->srv, &run);
 
 #define KEEP(cond, key) \
 	if (cond) k += (size_t)snprintf(keep + k, sizeof(keep) - k, "%s%s", k ? ", " : "", key)
@@ -391,7 +394,7 @@ static void reload(struct daemon *d)
 	apply_flags(&nc.server, d->cli);
 #if TT_HAVE_LWS
 	if (d->srv)
-		reload_server(d, &d->conf.server, &nc.server);
+		reload_server(d, &nc.server);
 #endif
 	for (size_t i = 0; i < d->nslots; i++) {
 		struct slot *s = &d->slots[i];
