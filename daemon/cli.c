@@ -255,11 +255,14 @@ int tt_cli_get(const struct tt_cli *o, const char *path, cJSON **out, char **bod
 		return 1;
 	}
 	if (st != 200) {
-		/* The daemon's reason is the body (JSON or text): one line of it. */
-		size_t n = strcspn(body ? body : "", "\r\n");
+		/* The daemon's reason: the API's {"error": ...}, else one line of the body. */
+		cJSON *j = body ? cJSON_ParseWithLength(body, len) : NULL;
+		const char *why = cJSON_GetStringValue(cJSON_GetObjectItem(j, "error"));
+		size_t n = why ? strlen(why) : strcspn(body ? body : "", "\r\n");
 		fprintf(stderr, "tracetap %s: tracetapd at %s:%d answered %d to %s: %.*s\n", o->cmd,
 			o->url.host, o->url.port, st, path, (int)(n > 300 ? 300 : n),
-			body ? body : "");
+			why ? why : body ? body : "");
+		cJSON_Delete(j);
 		free(body);
 		return 1;
 	}

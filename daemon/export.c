@@ -114,6 +114,16 @@ const char *tt_export_content_type(enum tt_export_format fmt)
 	}
 }
 
+const char *tt_export_file_ext(enum tt_export_format fmt)
+{
+	switch (fmt) {
+	case TT_EXPORT_JSONL: return ".jsonl";
+	case TT_EXPORT_TRX: return ".trx";
+	case TT_EXPORT_PERFETTO: return ".json";
+	default: return ".txt";
+	}
+}
+
 int tt_export_new(enum tt_export_format fmt, tt_export_write_cb write, void *arg,
 		  struct tt_export **out)
 {

@@ -60,6 +60,8 @@ int tt_export_format_parse(const char *name);
 const char *tt_export_format_name(enum tt_export_format fmt);
 /* HTTP Content-Type of a format. */
 const char *tt_export_content_type(enum tt_export_format fmt);
+/* The file name extension of a format: ".jsonl", ".trx", ".json" (perfetto), ".txt" (ftrace). */
+const char *tt_export_file_ext(enum tt_export_format fmt);
 
 /* Output sink: returns 0 or -errno (which aborts the export). buf borrowed for the call. */
 typedef int (*tt_export_write_cb)(void *arg, const void *buf, size_t len);

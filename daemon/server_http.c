@@ -17,7 +17,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "../proto/json.h"
 #include "export.h"
 #include "target.h"
 
@@ -323,7 +325,7 @@ static void metrics(struct tt_server *s, struct body *b)
 			case 9: v = (double)hs.slow_lost; break;
 			default: v = (double)hs.clients; break;
 			}
-			body_printf(b, "%s{target=\"%s\"} %.17g\n", m[k].name,
+			body_printf(b, "%s{target=\"%s\"} %.15g\n", m[k].name,
 				    tt_hub_target(s->hubs[i]), v);
 		}
 	}
@@ -340,10 +342,56 @@ static void metrics(struct tt_server *s, struct body *b)
 		       "tracetap_bad_messages_total %" PRIu64 "\n", s->bad_messages);
 }
 
-static int fail_body(struct lws *wsi, struct body *b, unsigned status, const char *msg)
+/* An API error: {"error": "...", "status": N} with that status (scripts read the reason; a
+ * browser gets no HTML page pointing at a stylesheet that is not there). */
+static int api_fail(struct conn *c, struct lws *wsi, struct body *b, unsigned status,
+		    const char *msg)
 {
-	tt_frame_unref(b->f);
-	return fail(wsi, status, msg);
+	char m[640], out[1400];
+	int n = tt_json_string(m, sizeof(m), msg, 512);
+	size_t k = 0;
+
+	/* < > & as \u escapes: a quoted Origin or path can never read as markup */
+	for (int i = 0; i < n && k + 7 < sizeof(out); i++)
+		k += m[i] == '<' || m[i] == '>' || m[i] == '&'
+			     ? (size_t)snprintf(out + k, sizeof(out) - k, "\\u%04x", m[i])
+			     : (out[k] = m[i], 1u);
+	b->f->len = 0;
+	b->err = 0;
+	body_printf(b, "{\"error\":%.*s,\"status\":%u}\n", n > 0 ? (int)k : 2,
+		    n > 0 ? out : "\"\"", status);
+	return respond(c, wsi, status, "application/json", b);
+}
+
+/* "board1, board2" of the daemon's targets into buf. */
+static const char *target_list(const struct tt_server *s, char *buf, size_t cap)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < s->nhubs && n + 1 < cap; i++) {
+		int k = snprintf(buf + n, cap - n, "%s%s", i ? ", " : "", tt_hub_target(s->hubs[i]));
+		n = k < 0 || (size_t)k >= cap - n ? cap - 1 : n + (size_t)k;
+	}
+	return buf;
+}
+
+/* Content-Disposition of an export: TARGET-YYYYMMDD-HHMMSS.EXT (UTC), the name cut to the
+ * characters a file name takes everywhere. */
+static void export_filename(const char *target, enum tt_export_format fmt, char *out, size_t cap)
+{
+	char name[64], when[32];
+	time_t now = time(NULL);
+	struct tm tm;
+	size_t n = 0;
+
+	for (const char *p = target; *p && n + 1 < sizeof(name); p++)
+		name[n++] = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-",
+				   *p) ? *p : '_';
+	name[n] = '\0';
+	strftime(when, sizeof(when), "%Y%m%d-%H%M%S", gmtime_r(&now, &tm));
+	snprintf(out, cap, "attachment; filename=\"%s-%s%s\"", n ? name : "target", when,
+		 tt_export_file_ext(fmt));
 }
 
 static int export(struct conn *c, struct lws *wsi, struct body *b)
@@ -358,29 +406,37 @@ static int export(struct conn *c, struct lws *wsi, struct body *b)
 	rt = tt_server_url_arg(wsi, "target=", tbuf, sizeof(tbuf));
 	rf = tt_server_url_arg(wsi, "format=", fbuf, sizeof(fbuf));
 	if (rt < 0 || rf < 0)
-		return fail_body(wsi, b, HTTP_STATUS_BAD_REQUEST, rt < 0
-				 ? "target= is longer than any target name (159 bytes at most)"
-				 : "format= is longer than any format name");
+		return api_fail(c, wsi, b, HTTP_STATUS_BAD_REQUEST, rt < 0
+				? "target= is longer than any target name (159 bytes at most)"
+				: "format= is longer than any format name");
 	if (!rt) {
-		if (c->srv->nhubs != 1)
-			return fail_body(wsi, b, HTTP_STATUS_BAD_REQUEST, "target=NAME is required");
+		char list[512], msg[640];
+		if (c->srv->nhubs != 1) {
+			snprintf(msg, sizeof(msg), "target=NAME is required: this daemon has %zu "
+				 "targets (%s)", c->srv->nhubs, target_list(c->srv, list, sizeof(list)));
+			return api_fail(c, wsi, b, HTTP_STATUS_BAD_REQUEST, msg);
+		}
 		target = tt_hub_target(c->srv->hubs[0]);
 	}
 	if (!rf)
 		format = "jsonl";
-	if (!(h = tt_server_hub(c->srv, target)))
-		return fail_body(wsi, b, HTTP_STATUS_NOT_FOUND, "no such target");
+	if (!(h = tt_server_hub(c->srv, target))) {
+		char list[512], msg[768];
+		snprintf(msg, sizeof(msg), "no target named '%.100s' (targets: %s)", target,
+			 target_list(c->srv, list, sizeof(list)));
+		return api_fail(c, wsi, b, HTTP_STATUS_NOT_FOUND, msg);
+	}
 	if ((fmt = tt_export_format_parse(format)) < 0)
-		return fail_body(wsi, b, HTTP_STATUS_BAD_REQUEST,
-			    "format must be jsonl, trx, perfetto or ftrace");
+		return api_fail(c, wsi, b, HTTP_STATUS_BAD_REQUEST,
+				"format must be jsonl, trx, perfetto or ftrace");
 	if (c->srv->nexports >= c->srv->cfg.max_exports) {
 		c->srv->busy++;
 		tt_server_refusedf(c->srv, "export refused: %u in progress (max_exports)",
 			       c->srv->nexports);
-		b->f->len = 0;
-		body_printf(b, "%u exports in progress (the most at once): retry later\n",
-			    c->srv->nexports);
-		return respond(c, wsi, HTTP_STATUS_SERVICE_UNAVAILABLE, "text/plain", b);
+		char msg[96];
+		snprintf(msg, sizeof(msg), "%u exports in progress (the most at once): retry later",
+			 c->srv->nexports);
+		return api_fail(c, wsi, b, HTTP_STATUS_SERVICE_UNAVAILABLE, msg);
 	}
 	/* The history as it is now, produced a step at a time as the client reads (the loop
 	 * never stalls on a big export); records evicted meanwhile are skipped. No
@@ -389,12 +445,16 @@ static int export(struct conn *c, struct lws *wsi, struct body *b)
 	tt_hub_get_stats(h, &st);
 	unsigned char hdr[LWS_PRE + 1024], *start = hdr + LWS_PRE, *p = start,
 		      *end = hdr + sizeof(hdr) - 1;
+	char disp[160];
 	if (tt_export_new((enum tt_export_format)fmt, conn_put, c, &e) < 0)
-		return fail_body(wsi, b, HTTP_STATUS_INTERNAL_SERVER_ERROR, "out of memory");
+		return api_fail(c, wsi, b, HTTP_STATUS_INTERNAL_SERVER_ERROR, "out of memory");
 	tt_hub_export_prepare(h, e);
+	export_filename(target, (enum tt_export_format)fmt, disp, sizeof(disp));
 	if (lws_add_http_common_headers(wsi, HTTP_STATUS_OK,
 					tt_export_content_type((enum tt_export_format)fmt),
 					LWS_ILLEGAL_HTTP_CONTENT_LEN, &p, end) ||
+	    lws_add_http_header_by_name(wsi, (const unsigned char *)"content-disposition:",
+					(const unsigned char *)disp, (int)strlen(disp), &p, end) ||
 	    lws_finalize_write_http_header(wsi, start, &p, end)) {
 		tt_export_free(e);
 		tt_frame_unref(b->f);
@@ -434,8 +494,7 @@ int tt_server_http(struct conn *c, struct lws *wsi)
 	}
 	if ((st = tt_server_check_access(s, wsi, why, sizeof(why)))) {
 		s->rejected++;
-		tt_frame_unref(b.f);
-		return fail(wsi, (unsigned)st, why);
+		return api_fail(c, wsi, &b, (unsigned)st, why);
 	}
 	if (!strcmp(uri, "/metrics")) {
 		metrics(s, &b);
@@ -456,6 +515,6 @@ int tt_server_http(struct conn *c, struct lws *wsi)
 	}
 	if (!strcmp(uri, "/api/export"))
 		return export(c, wsi, &b);
-	tt_frame_unref(b.f);
-	return fail(wsi, HTTP_STATUS_NOT_FOUND, "not found");
+	return api_fail(c, wsi, &b, HTTP_STATUS_NOT_FOUND, "no such API path (/api/targets, "
+			"/api/export, /metrics, /healthz)");
 }

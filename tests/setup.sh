@@ -13,7 +13,7 @@ PKGS=(
   libwebsockets-dev libwebsockets-evlib-uv
   libsystemd-dev libusb-1.0-0-dev systemd
   openocd gdb-multiarch qemu-system-arm gcc-arm-none-eabi libnewlib-arm-none-eabi valgrind jq curl
-  socat openssl iproute2 procps mawk xz-utils python3
+  socat openssl iproute2 procps mawk xz-utils python3 prometheus
   clang libclang-rt-14-dev
 )
 if [ "${TT_SETUP_BROWSER:-1}" = 1 ]; then

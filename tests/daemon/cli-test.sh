@@ -115,6 +115,34 @@ timeout 5 "$tracetap" tail --history 50 --target board1 "$url" > "$work/pipe" 2>
 grep -q $'\x1b\[' "$work/pipe" && fail "tail into a pipe printed colour"
 echo "ok: tail fits 80 columns, --wide does not cut, no colour with NO_COLOR or a pipe"
 
+# The HTTP API: errors are JSON with their status, an export is a named file, /metrics is
+# what a real Prometheus parser accepts, without binary float noise.
+api() { # PATH: status, content type and body into $work/api.*
+  curl -s -D "$work/api.hdr" -o "$work/api.body" -w '%{http_code}' "http://$url$1" > "$work/api.code"
+}
+api_error() { # PATH STATUS REGEX
+  api "$1"
+  [ "$(cat "$work/api.code")" = "$2" ] || fail "$1: status $(cat "$work/api.code"), expected $2"
+  grep -qi '^content-type: application/json' "$work/api.hdr" || fail "$1: not JSON: $(cat "$work/api.hdr")"
+  jq -e --argjson st "$2" --arg re "$3" '.status == $st and (.error | test($re))' "$work/api.body" > /dev/null ||
+    fail "$1: body $(cat "$work/api.body")"
+}
+api_error "/api/export" 400 'target=NAME is required: this daemon has 2 targets \(board1, board2\)'
+api_error "/api/export?target=nope" 404 "no target named 'nope' \\(targets: board1, board2\\)"
+api_error "/api/export?target=board1&format=xml" 400 'format must be'
+api_error "/api/nothing" 404 'no such API path'
+for f in perfetto:json trx:trx ftrace:txt jsonl:jsonl; do
+  api "/api/export?target=board1&format=${f%%:*}"
+  [ "$(cat "$work/api.code")" = 200 ] || fail "export ${f%%:*}: status $(cat "$work/api.code")"
+  grep -qiE "^content-disposition: attachment; filename=\"board1-[0-9]{8}-[0-9]{6}\.${f#*:}\"" "$work/api.hdr" ||
+    fail "export ${f%%:*}: no file name: $(cat "$work/api.hdr")"
+done
+curl -sf "http://$url/metrics" > "$work/metrics" || fail "/metrics"
+promtool check metrics < "$work/metrics" > "$work/promtool.out" 2>&1 ||
+  fail "promtool check metrics: $(cat "$work/promtool.out")"
+grep -E '^[a-z_]+(\{[^}]*\})? [0-9.]*[0-9]{12,}' "$work/metrics" && fail "/metrics prints float noise"
+echo "ok: API errors as JSON with the status, exports named TARGET-TIME.EXT, /metrics passes promtool"
+
 # A daemon that is not there: the port of the one stopped here.
 kill "$dpid"; wait "$dpid" 2>/dev/null || true
 dead=$port
