@@ -535,7 +535,11 @@ def path_traversal(d):
              "//../secret.txt", "/./../secret.txt", "/a/../../secret.txt", "/../../../etc/passwd",
              "/..;/secret.txt", "/%c0%ae%c0%ae/secret.txt", "/secret.txt%00.html",
              "/..%00/secret.txt", "/" + "../" * 20 + "secret.txt", "/%2e%2e%5csecret.txt",
-             "/api/../../secret.txt", "/healthz/../../secret.txt", "/..%252fsecret.txt"]
+             "/api/../../secret.txt", "/healthz/../../secret.txt", "/..%252fsecret.txt",
+             "/..%2F..%2Fsecret.txt", "/%2E%2E/secret.txt", "/..%c0%afsecret.txt",
+             "/.../secret.txt", "/..././secret.txt", "/%5c..%5csecret.txt", "/..%255csecret.txt",
+             "/index.html/../../secret.txt", "/..//secret.txt", "/.%00./secret.txt",
+             "/%2e%2e%2f%2e%2e%2fetc/passwd", "/./.././secret.txt"]
     codes = {}
     for f in forms:
         try:
@@ -550,7 +554,7 @@ def path_traversal(d):
 @row("slowloris", fd_wait=40)
 def slowloris(d):
     socks = []
-    for i in range(100):
+    for i in range(400):
         s = socket.create_connection(("127.0.0.1", d.port), timeout=5)
         s.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-a: ")
         socks.append(s)
@@ -560,7 +564,7 @@ def slowloris(d):
     wait_until(lambda: all(closed(s) for s in socks), 40, "half-sent requests dropped")
     for s in socks:
         s.close()
-    return "100 half-sent requests dropped after %.0f s; /healthz at worst %.1f ms" % (
+    return "400 half-sent requests dropped after %.0f s; /healthz at worst %.1f ms" % (
         time.monotonic() - t, worst)
 
 
