@@ -600,11 +600,13 @@ int tt_cmd_decode(int argc, char **argv)
 		goto out;
 	}
 	/* The whole file is checked before anything is printed: a file that is not a trace of
-	 * this format is one error, not screens of garbage before it. */
+	 * this format is one error, not screens of garbage before it. A file cut short in its last
+	 * record (-ENODATA) prints what it holds, then says so. */
 	uint64_t nrec = 0;
-	if (reader->decode_image(bytes, len, base, &rc_cfg, count_record, &nrec, err,
-				 sizeof(err)) < 0) {
-		fprintf(stderr, "tracetap decode: %s: not a %s trace: %s\n", path, reader->name, err);
+	rc = reader->decode_image(bytes, len, base, &rc_cfg, count_record, &nrec, err, sizeof(err));
+	if (rc < 0 && rc != -ENODATA) {
+		fprintf(stderr, "tracetap decode: %s: %s (not a %s trace: nothing printed)\n", path,
+			err, reader->name);
 		rc = 1;
 		goto out;
 	}
@@ -617,6 +619,9 @@ int tt_cmd_decode(int argc, char **argv)
 		rc = 1;
 		goto out;
 	}
+	/* a .trx keeps the source's timer mask and whole registry (else the names events use) */
+	if (to == TT_EXPORT_TRX && !strcmp(reader->name, "threadx"))
+		(void)tt_export_set_threadx_image(d.ex, bytes, len, base, rc_cfg.address);
 	rc = reader->decode_image(bytes, len, base, &rc_cfg, on_record, &d, err, sizeof(err));
 	if (rc < 0)
 		fprintf(stderr, "tracetap decode: %s: %s\n", path, err);

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "../proto/json.h"
+#include "../proto/reader.h"
 #include "../proto/threadx.h"
 #include "record_json.h"
 #include "tt_config.h"
@@ -76,6 +77,9 @@ struct tt_export {
 		int cur_prio, next_prio;
 	} cpu[FT_NCPUS];
 	unsigned ncpus;           /* highest core seen + 1: pids below it are idle tasks */
+	/* ftrace of other formats: the threads in the order first seen (pid = index + 1) */
+	uint32_t ft_threads[FT_NTASKS];
+	unsigned nft_threads;
 	struct ft_task {
 		int32_t pid;
 		bool used;
@@ -710,6 +714,30 @@ static void ft_nuttx(struct tt_export *e, const cJSON *rec, const char *name)
 	/* CPU_*, SPINLOCK_*, DUMP_BINARY and unknown notes: no line, as in NuttX's dump */
 }
 
+/* A small stable pid per thread, as ftrace viewers expect (1, 2, ... in the order first
+ * seen; past FT_NTASKS threads, FT_NTASKS + 1 + the pointer's low bits). */
+static unsigned ft_tid(struct tt_export *e, uint32_t thread)
+{
+	for (unsigned i = 0; i < e->nft_threads; i++)
+		if (e->ft_threads[i] == thread)
+			return i + 1;
+	if (e->nft_threads == FT_NTASKS)
+		return FT_NTASKS + 1 + (thread >> 2 & 0x7fff);
+	e->ft_threads[e->nft_threads++] = thread;
+	return e->nft_threads;
+}
+
+/* A task name as ftrace writes comm: at most 15 characters, no spaces or dashes' ambiguity
+ * with the pid (spaces and control characters become '_'). */
+static void ft_comm(char *out, size_t cap, const char *name)
+{
+	size_t n = 0;
+
+	for (; *name && n + 1 < cap && n < 15; name++)
+		out[n++] = (unsigned char)*name <= ' ' ? '_' : *name;
+	out[n] = '\0';
+}
+
 static void ft_record(struct tt_export *e, const cJSON *rec, const char *type)
 {
 	double ns = num(rec, "ns", -1);
@@ -745,11 +773,13 @@ static void ft_record(struct tt_export *e, const cJSON *rec, const char *type)
 		return;
 	}
 	const char *ctx = str(rec, "ctx");
-	if (ctx && !strcmp(ctx, "thread"))
-		snprintf(task, sizeof(task), "%.40s-%s",
-			 str(rec, "thread_name") ? str(rec, "thread_name") : "thread",
-			 str(rec, "thread") ? str(rec, "thread") : "0");
-	else
+	if (ctx && !strcmp(ctx, "thread")) {
+		char comm[16];
+		ft_comm(comm, sizeof(comm), str(rec, "thread_name") ? str(rec, "thread_name")
+								    : "thread");
+		snprintf(task, sizeof(task), "%s-%u", comm,
+			 ft_tid(e, (uint32_t)hexnum(rec, "thread")));
+	} else
 		snprintf(task, sizeof(task), "<%s>-0", ctx ? ctx : "unknown");
 	n = (size_t)snprintf(line, sizeof(line), "%24s [%03.0f] %12.6f: %s:", task,
 			     num(rec, "core", 0), secs, str(rec, "name") ? str(rec, "name") : "?");
@@ -769,6 +799,44 @@ static void ft_record(struct tt_export *e, const cJSON *rec, const char *type)
 }
 
 /* ---- trx ---- */
+
+static void skip_record(void *arg, const struct tt_record *rec)
+{
+	(void)arg;
+	(void)rec;
+}
+
+int tt_export_set_threadx_image(struct tt_export *e, const uint8_t *img, size_t len,
+				uint64_t base, uint64_t header_addr)
+{
+	struct tt_threadx_config c = { .static_image = true };
+	struct tt_threadx *rd;
+	struct tt_plan p;
+	int rc;
+
+	if (!header_addr && !base) /* a .trx: its header says where it was */
+		base = tt_reader_find("threadx")->file_base(img, len);
+	c.header_addr = header_addr ? header_addr : base;
+	if ((rc = tt_threadx_new(&c, &rd)) < 0)
+		return rc;
+	do { /* one cycle of the reader over the image: header, registry, entries */
+		tt_threadx_plan(rd, &p);
+		for (unsigned i = 0; i < p.n; i++) {
+			const struct tt_range *r = &p.r[i];
+			if (r->addr < base || r->addr - base > len || len - (r->addr - base) < r->len) {
+				rc = -ERANGE;
+				goto out;
+			}
+			memcpy(r->dst, img + (r->addr - base), r->len);
+		}
+		rc = tt_threadx_ingest(rd, skip_record, NULL);
+	} while (rc == TT_THREADX_MORE);
+	if (rc >= 0)
+		rc = tt_export_set_threadx(e, rd);
+out:
+	tt_threadx_free(rd);
+	return rc;
+}
 
 static int trx_record(struct tt_export *e, const cJSON *rec, const char *type)
 {

@@ -78,6 +78,12 @@ int tt_export_record(struct tt_export *e, const char *json, size_t len);
  * what it says is copied). Returns 0, -ENOENT (no header yet) or -ENOMEM. */
 struct tt_threadx;
 int tt_export_set_threadx(struct tt_export *e, const struct tt_threadx *rd);
+/* The same from a static image (a .trx or a RAM dump whose first byte is at target address base,
+ * the control header at header_addr; 0: at base; both 0: a .trx, whose header says where it
+ * was), for offline conversion. img borrowed for the call. Returns 0, the reader's error (-EPROTO: not a valid trace buffer), -ERANGE (the buffer
+ * reaches outside the image) or -ENOMEM. */
+int tt_export_set_threadx_image(struct tt_export *e, const uint8_t *img, size_t len,
+				uint64_t base, uint64_t header_addr);
 /* Writes what is buffered and the trailer (trx: the whole file). Returns 0 or -errno. */
 int tt_export_finish(struct tt_export *e);
 /* Records written / skipped (not representable in the format, or not records). */

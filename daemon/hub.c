@@ -490,9 +490,10 @@ void tt_hub_flush(struct tt_hub *h)
 
 static const char *state_name(int st)
 {
+	/* enum tt_target_state order (the hub links without target.c) */
 	static const char *const names[] = { "attaching", "connected", "disconnected",
-					     "reset", "stalled", "stopped" };
-	return st >= 0 && st < 6 ? names[st] : "unknown";
+					     "reset", "stalled", "stopped", "halted" };
+	return st >= 0 && st < (int)(sizeof(names) / sizeof(names[0])) ? names[st] : "unknown";
 }
 
 static int summary(const struct tt_hub *h, char *buf, size_t cap, bool is_status)

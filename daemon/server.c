@@ -70,8 +70,9 @@ static bool secret_eq(const char *a, const char *b)
 }
 
 /* host[:port] (a Host header, or an Origin after "scheme://") names this server by a loopback
- * name or its listen address, with its port (none = the scheme's default). */
-static bool local_host(struct tt_server *s, const char *hp)
+ * name or its listen address; with any_port, on any port (a tunnel: ssh -L 9000:localhost:7733),
+ * else on its own (none = the scheme's default). */
+static bool local_host(struct tt_server *s, const char *hp, bool any_port)
 {
 	static const char *const names[] = { "127.0.0.1", "localhost", "[::1]" };
 	const char *colon = hp[0] == '[' ? strchr(hp, ']') : strchr(hp, ':');
@@ -89,7 +90,7 @@ static bool local_host(struct tt_server *s, const char *hp)
 			return false;
 		port = strtol(colon + 1, &end, 10);
 	}
-	if (port != s->port || !hl)
+	if ((!any_port && port != s->port) || !hl)
 		return false;
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (strlen(names[i]) == hl && !strncasecmp(hp, names[i], hl))
@@ -99,11 +100,11 @@ static bool local_host(struct tt_server *s, const char *hp)
 }
 
 /* Without a token, the Host a browser sends must name this server: a page on another site
- * whose name was rebound to 127.0.0.1 sends its own (DNS rebinding). With a token, the token
- * is the guard. */
+ * whose name was rebound to 127.0.0.1 sends its own name (DNS rebinding). The port is not the
+ * point (tunnels and proxies change it). With a token, the token is the guard. */
 static bool host_ok(struct tt_server *s, const char *host)
 {
-	if (!host || s->token || local_host(s, host))
+	if (!host || s->token || local_host(s, host, true))
 		return true;
 	for (size_t i = 0; i < s->cfg.norigins; i++) {
 		const char *o = s->origins[i], *hp = strstr(o, "://");
@@ -123,26 +124,27 @@ static bool origin_ok(struct tt_server *s, const char *origin, const char *host)
 			return true;
 	if (strncasecmp(origin, scheme, sl))
 		return false;
-	if (local_host(s, origin + sl))
+	if (local_host(s, origin + sl, false))
 		return true;
-	/* the page came from this server under the name the client used: only with a token */
-	return s->token && host && !strcasecmp(origin + sl, host);
+	/* the page came from where the client reached this server (a tunnel's port): that Host
+	 * passed host_ok, or a token guards. Another local site (another port) does not pass. */
+	return host && !strcasecmp(origin + sl, host);
 }
 
 int tt_server_access(struct tt_server *s, const char *origin, const char *host, bool token_ok,
 		     char *why, size_t whylen)
 {
 	if (!host_ok(s, host)) {
-		snprintf(why, whylen, "Host %.200s is not served (allowed: 127.0.0.1, localhost or "
-				      "[::1] with port %d, the listen address, the hosts of the "
-				      "origins list; or set a token)", host, s->port);
+		snprintf(why, whylen, "Host %.200s is not served (allowed: 127.0.0.1, localhost, "
+				      "[::1], the listen address, the hosts of the origins list; or "
+				      "set a token)", host);
 		return HTTP_STATUS_FORBIDDEN;
 	}
 	if (origin && !origin_ok(s, origin, host)) {
 		snprintf(why, whylen,
 			 "Origin %.200s is not allowed (allowed: %s://127.0.0.1, localhost or [::1] "
-			 "with port %d, or the configuration's origins list)", origin,
-			 s->tls_cert ? "https" : "http", s->port);
+			 "with port %d, the Host the client used, or the configuration's origins "
+			 "list)", origin, s->tls_cert ? "https" : "http", s->port);
 		return HTTP_STATUS_FORBIDDEN;
 	}
 	if (s->token && !token_ok) {
@@ -595,7 +597,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
 			lws_get_peer_simple(wsi, peer, sizeof(peer));
 			if (ratelimit_ok(&s->refusals, uv_now(s->loop)))
 				tt_server_logf(s, 5, "refused WebSocket from %s: %s", peer, why);
-			tt_server_http_fail(wsi, (unsigned)st, why);
+			tt_server_http_status(wsi, (unsigned)st, why);
 			return -1;
 		}
 		return 0;

@@ -209,7 +209,7 @@ int tt_server_url_arg(struct lws *wsi, const char *name, char *buf, size_t len)
 	}
 }
 
-int tt_server_http_fail(struct lws *wsi, unsigned status, const char *msg)
+void tt_server_http_status(struct lws *wsi, unsigned status, const char *msg)
 {
 	char esc[1024];
 	size_t n = 0;
@@ -227,12 +227,12 @@ int tt_server_http_fail(struct lws *wsi, unsigned status, const char *msg)
 	}
 	esc[n] = 0;
 	lws_return_http_status(wsi, status, esc);
-	return lws_http_transaction_completed(wsi) ? -1 : 0;
 }
 
 static int fail(struct lws *wsi, unsigned status, const char *msg)
 {
-	return tt_server_http_fail(wsi, status, msg);
+	tt_server_http_status(wsi, status, msg);
+	return lws_http_transaction_completed(wsi) ? -1 : 0;
 }
 
 /* A static file path stays below the web folder once symlinks are resolved; a path that does
@@ -269,8 +269,10 @@ int tt_server_http_filter(struct tt_server *s, struct lws *wsi, const char *uri)
 				       "request bodies are not accepted");
 		return -1; /* the body is never read: close after the answer */
 	}
-	if (uri && strncmp(uri, "/api", 4) && strcmp(uri, "/metrics") && strcmp(uri, "/healthz") &&
-	    !inside_web(s, uri)) {
+	bool api = uri && (!strcmp(uri, "/api") || !strncmp(uri, "/api/", 5) ||
+			   !strcmp(uri, "/metrics") || !strcmp(uri, "/healthz"));
+
+	if (uri && !api && !inside_web(s, uri)) {
 		tt_server_logf(s, 5, "refused a path that leaves the web folder through a symlink");
 		lws_return_http_status(wsi, HTTP_STATUS_NOT_FOUND, NULL);
 		return -1;

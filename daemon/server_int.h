@@ -87,9 +87,8 @@ int tt_server_access(struct tt_server *s, const char *origin, const char *host, 
 int tt_server_url_arg(struct lws *wsi, const char *name, char *buf, size_t len);
 /* A header: 1 with it in buf, 0 when absent, -E2BIG when longer than len - 1. */
 int tt_server_header(struct lws *wsi, enum lws_token_indexes h, char *buf, size_t len);
-/* An error response whose message (which may quote the request) is HTML-escaped; returns
- * what an lws HTTP callback returns. */
-int tt_server_http_fail(struct lws *wsi, unsigned status, const char *msg);
+/* An error response whose message (which may quote the request) is HTML-escaped. */
+void tt_server_http_status(struct lws *wsi, unsigned status, const char *msg);
 /* Refuses a request body (GET only: 413) and paths that leave the web folder (404) before
  * lws acts on the request; returns nonzero to close (LWS_CALLBACK_FILTER_HTTP_CONNECTION). */
 int tt_server_http_filter(struct tt_server *s, struct lws *wsi, const char *uri);

@@ -65,6 +65,16 @@ struct tt_target {
 	/* reads failing while the link is up: since when, and when to rebuild the link next */
 	uint64_t fail_since;
 	unsigned relink_ms;
+	/* what OpenOCD reported about the core (tcl_notifications) */
+	bool halted;             /* halted by a debugger: reading goes on, the state says so */
+	/* An OpenOCD reset: its record goes out when the reader sees the buffer rewritten (in
+	 * place of the reader's own) or at the end of the first poll cycle that started after
+	 * the notification, whichever comes first: events the core wrote before the reset are
+	 * read out before it, and it precedes everything of the new run. */
+	int reset_pending;       /* 1: notified; 2: and a cycle has started since */
+	bool reset_announced;    /* went out early: the reader's own record for the same reset,
+				    when it sees the buffer rewritten, is not a second one */
+	char reset_reason[64];
 };
 
 /* Reads that keep failing on a link that looks up (OpenOCD answers, the target does not) are
@@ -79,7 +89,7 @@ static void on_timer(uv_timer_t *h);
 const char *tt_target_state_name(enum tt_target_state st)
 {
 	static const char *const names[] = { "attaching", "connected", "disconnected",
-					     "reset", "stalled", "stopped" };
+					     "reset", "stalled", "stopped", "halted" };
 	return (unsigned)st < sizeof(names) / sizeof(names[0]) ? names[st] : "unknown";
 }
 
@@ -145,6 +155,7 @@ static void on_timer(uv_timer_t *h)
 static void emit(void *arg, const struct tt_record *rec)
 {
 	struct tt_target *t = arg;
+	struct tt_record own = { .kind = TT_REC_RESET };
 
 	switch (rec->kind) {
 	case TT_REC_EVENT:
@@ -155,6 +166,18 @@ static void emit(void *arg, const struct tt_record *rec)
 		t->st.lost += rec->u.gap.lost;
 		break;
 	case TT_REC_RESET:
+		if (rec->u.reset.reason != t->reset_reason && (t->reset_announced || t->reset_pending)) {
+			tt_log(TT_LOG_INFO, "target %s: the reader saw the reset OpenOCD announced (%s)",
+			       t->cfg.name, rec->u.reset.reason);
+			if (t->reset_announced) {
+				t->reset_announced = false;
+				return;
+			}
+			/* one record, OpenOCD's reason, where the reader saw the new run begin */
+			t->reset_pending = 0;
+			own.u.reset.reason = t->reset_reason;
+			rec = &own;
+		}
 		t->st.resets++;
 		set_state(t, TT_TARGET_RESET, "%s", rec->u.reset.reason);
 		break;
@@ -236,6 +259,20 @@ static unsigned next_interval(struct tt_target *t)
 		iv = t->cfg.poll_max_ms;
 	t->st.interval_ms = iv;
 	return iv;
+}
+
+/* End of a poll cycle: an OpenOCD reset still pending after a whole cycle read since the
+ * notification goes out now, before the firmware's new run shows in the buffer. */
+static void announce_reset(struct tt_target *t)
+{
+	struct tt_record rec = { .kind = TT_REC_RESET };
+
+	if (t->reset_pending != 2)
+		return;
+	t->reset_pending = 0;
+	rec.u.reset.reason = t->reset_reason;
+	emit(t, &rec);
+	t->reset_announced = true;
 }
 
 static void cycle_done(struct tt_target *t)
@@ -371,13 +408,17 @@ static void on_read(struct tt_probe *p, int status, void *arg)
 		cycle_failed(t, TT_TARGET_ATTACHING, msg);
 		return;
 	}
-	if (t->st.state != TT_TARGET_CONNECTED)
+	if (t->halted)
+		set_state(t, TT_TARGET_HALTED, "core halted by the debugger; still reading 0x%08" PRIx64,
+			  t->header_addr);
+	else if (t->st.state != TT_TARGET_CONNECTED)
 		set_state(t, TT_TARGET_CONNECTED, "streaming from 0x%08" PRIx64, t->header_addr);
 	if (rc == TT_READER_MORE) {
 		step(t);
 		return;
 	}
 	t->st.bytes_read = p->bytes_read;
+	announce_reset(t);
 	cycle_done(t);
 }
 
@@ -408,14 +449,47 @@ static void poll_cycle(struct tt_target *t)
 {
 	if (t->stopping || t->reading)
 		return;
+	if (t->reset_pending)
+		t->reset_pending = 2;
 	t->cycle_start = uv_now(t->loop);
 	step(t);
+}
+
+/* What OpenOCD reports about the core (its tcl_notifications, passed on by the probe): a reset
+ * it performs ("target_reset mode run") becomes a reset record within a poll cycle, before the
+ * firmware's new run (see reset_pending); a halt or resume ("target_state state
+ * halted|running") is the state. */
+static void on_target_notice(struct tt_target *t, const char *msg)
+{
+	char arg[32];
+
+	if (sscanf(msg, "target_reset mode %31s", arg) == 1) {
+		snprintf(t->reset_reason, sizeof(t->reset_reason), "target reset by OpenOCD (reset %s)",
+			 arg);
+		t->halted = false;	/* until OpenOCD says the core halted after the reset */
+		t->reset_pending = 1;
+		t->reset_announced = false;
+		return;
+	}
+	if (sscanf(msg, "target_state state %31s", arg) != 1)
+		return;
+	t->halted = !strcmp(arg, "halted");
+	if (t->halted)
+		set_state(t, TT_TARGET_HALTED, "core halted by the debugger; still reading 0x%08" PRIx64,
+			  t->header_addr);
+	else if (t->st.state == TT_TARGET_HALTED)
+		set_state(t, TT_TARGET_CONNECTED, "streaming from 0x%08" PRIx64 " (core %s)",
+			  t->header_addr, arg);
 }
 
 static void on_probe_state(struct tt_probe *p, enum tt_probe_state st, const char *msg, void *arg)
 {
 	struct tt_target *t = arg;
 
+	if (msg && !strncmp(msg, "target_", 7)) {
+		on_target_notice(t, msg);
+		return;
+	}
 	if (st == TT_PROBE_DISCONNECTED) {
 		set_state(t, TT_TARGET_DISCONNECTED, "%s", msg); /* logged by the status callback */
 	} else if (st == TT_PROBE_CONNECTED) {

@@ -51,6 +51,7 @@ enum tt_target_state {
 	TT_TARGET_RESET,
 	TT_TARGET_STALLED,
 	TT_TARGET_STOPPED,
+	TT_TARGET_HALTED,          /* OpenOCD halted the core (GDB, `halt`): the buffer is still read */
 };
 
 struct tt_target_status {

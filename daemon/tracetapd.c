@@ -44,6 +44,7 @@ struct slot {
 	uint64_t seq;               /* --stdout numbering without a hub */
 	struct tt_target_config pending; /* restart with this once t has stopped (pending_mem) */
 	int restart;
+	bool stopping;              /* t is stopping (on_target_stopped clears it) */
 	char serial[128];           /* bound to this probe serial ("adapter serial ..."), or "" */
 	int present;                /* the bound probe is plugged in (or no watcher runs) */
 	struct tt_target_status idle; /* what clients see while t is NULL */
@@ -237,6 +238,7 @@ static void on_target_stopped(struct tt_target *t, void *arg)
 	struct slot *s = arg;
 
 	s->t = NULL;
+	s->stopping = false;
 	if (!s->restart && s->idle.state != TT_TARGET_DISCONNECTED)
 		slot_idle(s, TT_TARGET_STOPPED, "stopped");
 	if (s->restart && !s->d->stopping) {
@@ -400,8 +402,10 @@ static void reload(struct daemon *d)
 		for (size_t j = 0; j < nc.ntargets; j++)
 			if (!strcmp(nc.targets[j].name, s->name))
 				want = &nc.targets[j];
-		/* a target still stopping from an earlier reload compares with what it restarts as */
-		if (want && s->t && cfg_equal(want, s->restart ? &s->pending : &s->cfg))
+		/* a target still stopping from an earlier reload compares with what it restarts as;
+		 * one stopping for good (removed, unplugged) needs a restart even if unchanged */
+		if (want && s->t && (s->restart || !s->stopping) &&
+		    cfg_equal(want, s->restart ? &s->pending : &s->cfg))
 			continue;
 		if (s->t) {
 			if (want && cfg_set(&s->pending, &s->pending_mem, want) < 0) {
@@ -411,6 +415,7 @@ static void reload(struct daemon *d)
 			s->restart = want != NULL;
 			tt_log(TT_LOG_NOTICE, "target %s: %s", s->name,
 			       want ? "changed" : "removed from the configuration: stopping");
+			s->stopping = true;
 			tt_target_stop(s->t, on_target_stopped, s); /* once: a second call waits too */
 		} else if (want) {
 			slot_start(s, want);
@@ -495,6 +500,7 @@ static void on_usb(struct tt_usb_watch *w, enum tt_usb_event ev, const struct tt
 			tt_log(TT_LOG_NOTICE, "target %s: %s", s->name, msg);
 			s->restart = 0;
 			slot_idle(s, TT_TARGET_DISCONNECTED, msg);
+			s->stopping = true;
 			tt_target_stop(s->t, on_target_stopped, s);
 		}
 	}

@@ -23,6 +23,7 @@
 #include "openocd_int.h"
 
 #define OCD_BACKOFF_MIN 100
+#define OCD_MD_NOTE " (no read_memory: OpenOCD < 0.12, reading with mdw)"
 #define OCD_BACKOFF_MAX 5000
 
 struct ocd_write {
@@ -184,14 +185,16 @@ static void ocd_send(struct ocd *o, const char *cmd)
 
 static void ocd_link_up(struct ocd *o)
 {
-	char msg[200];
+	char msg[256];
 
 	o->link = LINK_UP;
 	o->backoff_ms = OCD_BACKOFF_MIN;
 	if (o->spawn)
-		snprintf(msg, sizeof(msg), "%s: OpenOCD running (pid %d)", o->name, o->proc.pid);
+		snprintf(msg, sizeof(msg), "%.150s: OpenOCD running (pid %d)%s", o->name, o->proc.pid,
+			 o->md_fallback ? OCD_MD_NOTE : "");
 	else
-		snprintf(msg, sizeof(msg), "%s: connected", o->name);
+		snprintf(msg, sizeof(msg), "%.150s: connected%s", o->name,
+			 o->md_fallback ? OCD_MD_NOTE : "");
 	ocd_state(o, TT_PROBE_CONNECTED, msg);
 	if (o->req != REQ_NONE)
 		ocd_next_op(o);
@@ -231,6 +234,37 @@ static int ocd_op_reply(struct ocd *o, const struct tt_tcl_msg *m)
 	return 0;
 }
 
+/* A reply during link-up (enum ocd_init). Returns < 0 when the link was dropped. */
+static int ocd_init_reply(struct ocd *o, const struct tt_tcl_msg *m)
+{
+	static const char *const what[] = { [INIT_NOTIFY] = "tcl_notifications on",
+					    [INIT_PROBE] = "info commands read_memory",
+					    [INIT_MD_PROCS] = "defining the mdw-based read procs" };
+	enum ocd_init st = o->init_pending;
+	char q[160];
+
+	o->init_pending = INIT_DONE;
+	if (m->code != 0) {
+		ocd_fail(o, -EPROTO, "%s failed: \"%s\"", what[st],
+			 tt_probe__quote(q, sizeof(q), m->body, m->blen, 100));
+		return -EPROTO;
+	}
+	if (st == INIT_NOTIFY) {
+		o->init_pending = INIT_PROBE;
+		ocd_send(o, "info commands read_memory");
+		return 0;
+	}
+	o->md_fallback = st == INIT_MD_PROCS;
+	if (st == INIT_PROBE && (m->blen != 11 || memcmp(m->body, "read_memory", 11))) {
+		/* OpenOCD before 0.12 (Ubuntu 22.04 ships 0.11) */
+		o->init_pending = INIT_MD_PROCS;
+		ocd_send(o, tt_tcl_md_procs);
+		return 0;
+	}
+	ocd_link_up(o);
+	return o->link == LINK_UP ? 0 : -ENOTCONN;
+}
+
 static int ocd_frame(void *arg, const char *f, size_t n)
 {
 	struct ocd *o = arg;
@@ -243,6 +277,8 @@ static int ocd_frame(void *arg, const char *f, size_t n)
 		return -EPROTO;
 	}
 	if (m.kind == TT_TCL_NOTIFY) {
+		while (m.blen && (m.body[m.blen - 1] == '\n' || m.body[m.blen - 1] == '\r'))
+			m.blen--;	/* OpenOCD ends each notification with CR LF */
 		snprintf(msg, sizeof(msg), "%s", tt_probe__quote(q, sizeof(q), m.body, m.blen, 150));
 		tt_probe__set_state(&o->base, o->base.state, msg);
 		return 0;
@@ -254,16 +290,8 @@ static int ocd_frame(void *arg, const char *f, size_t n)
 	}
 	o->want = 0;
 	uv_timer_stop(&o->timeout);
-	if (o->init_pending) {
-		o->init_pending = 0;
-		if (m.code != 0) {
-			ocd_fail(o, -EPROTO, "tcl_notifications on failed: \"%s\"",
-				 tt_probe__quote(q, sizeof(q), m.body, m.blen, 100));
-			return -EPROTO;
-		}
-		ocd_link_up(o);
-		return o->link == LINK_UP ? 0 : -ENOTCONN;
-	}
+	if (o->init_pending)
+		return ocd_init_reply(o, &m);
 	if (o->req == REQ_NONE) {
 		ocd_fail(o, -EPROTO, "reply with no command pending");
 		return -EPROTO;
@@ -323,7 +351,7 @@ void ocd_read_cb(uv_stream_t *s, ssize_t nread, const uv_buf_t *b)
 void ocd_begin_rpc(struct ocd *o, uv_stream_t *s)
 {
 	o->wr = s;
-	o->init_pending = 1;
+	o->init_pending = INIT_NOTIFY;
 	ocd_send(o, "tcl_notifications on");
 }
 
@@ -383,7 +411,7 @@ void ocd_link_start(struct ocd *o)
 
 	o->link = LINK_STARTING;
 	o->want = 0;
-	o->init_pending = 0;
+	o->init_pending = INIT_DONE;
 	tt_tcl_rx_reset(&o->rx);
 	if (o->spawn) {
 		ocd_spawn_start(o);
@@ -438,12 +466,14 @@ static void ocd_next_op(struct ocd *o)
 	tt_tcl_next_op(o->pos, o->end, o->max_chunk, &o->op_len, &o->op_width);
 	o->op_addr = o->pos;
 	if (o->req == REQ_READ) {
-		snprintf(buf, sizeof(buf), "read_memory 0x%" PRIx64 " %u %" PRIu32, o->op_addr,
-			 o->op_width, o->op_len / (o->op_width / 8));
+		snprintf(buf, sizeof(buf), "%s 0x%" PRIx64 " %u %" PRIu32,
+			 o->md_fallback ? TT_TCL_READ_MD : "read_memory", o->op_addr, o->op_width,
+			 o->op_len / (o->op_width / 8));
 		ocd_send(o, buf);
 		return;
 	}
-	n = tt_tcl_format_write(o->cmd, o->cmdcap, o->op_addr, o->op_width,
+	n = tt_tcl_format_write(o->cmd, o->cmdcap, o->md_fallback ? TT_TCL_WRITE_MD : "write_memory",
+				o->op_addr, o->op_width,
 				o->wdata + (o->pos - o->waddr), o->op_len);
 	if (n < 0) {
 		ocd_fail(o, -ENOMEM, "write command too long");

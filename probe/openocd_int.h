@@ -13,6 +13,9 @@
 
 enum ocd_link { LINK_IDLE, LINK_STARTING, LINK_UP, LINK_DOWN };
 enum ocd_req { REQ_NONE, REQ_READ, REQ_WRITE };
+/* Link-up sequence: notifications on, then whether read_memory exists, then (only without it)
+ * the mdw-based procs that stand in for it. */
+enum ocd_init { INIT_DONE, INIT_NOTIFY, INIT_PROBE, INIT_MD_PROCS };
 
 struct ocd {
 	struct tt_probe base;
@@ -42,7 +45,8 @@ struct ocd {
 	uv_stream_t *wr;
 	struct tt_tcl_rx rx;
 	unsigned seq, want;       /* want: tag of the awaited reply, 0 = none */
-	int init_pending;
+	enum ocd_init init_pending; /* the link-up command whose reply is awaited */
+	int md_fallback;          /* no read_memory (OpenOCD < 0.12): TT_TCL_READ_MD/WRITE_MD */
 
 	enum ocd_req req;
 	unsigned run_first, run_end;

@@ -109,12 +109,30 @@ int tt_tcl_format(char *out, size_t outlen, unsigned seq, const char *cmd)
 	return (k < 0 || (size_t)k >= outlen) ? -ENOSPC : k;
 }
 
-int tt_tcl_format_write(char *out, size_t outlen, uint64_t addr, unsigned width,
-			const uint8_t *data, uint32_t len)
+const char tt_tcl_md_procs[] =
+	"proc " TT_TCL_READ_MD " {addr width count} {\n"
+	"  set out [md[string map {32 w 16 h 8 b} $width] $addr $count]\n"
+	"  set l {}\n"
+	"  foreach line [split $out \"\\n\"] {\n"
+	"    set i [string first {: } $line]\n"
+	"    if {$i >= 0} { foreach w [string range $line [expr {$i + 2}] end] { lappend l 0x$w } }\n"
+	"  }\n"
+	"  if {[llength $l] != $count} {\n"
+	"    error \"md$width $addr $count returned [llength $l] values: [string trim $out]\"\n"
+	"  }\n"
+	"  return $l\n"
+	"}\n"
+	"proc " TT_TCL_WRITE_MD " {addr width data} {\n"
+	"  set cmd mw[string map {32 w 16 h 8 b} $width]\n"
+	"  foreach v $data { $cmd $addr $v; set addr [expr {$addr + $width / 8}] }\n"
+	"}";
+
+int tt_tcl_format_write(char *out, size_t outlen, const char *verb, uint64_t addr,
+			unsigned width, const uint8_t *data, uint32_t len)
 {
 	unsigned bytes = width / 8;
 	size_t o;
-	int k = snprintf(out, outlen, "write_memory 0x%" PRIx64 " %u {", addr, width);
+	int k = snprintf(out, outlen, "%s 0x%" PRIx64 " %u {", verb, addr, width);
 
 	if (k < 0 || (size_t)k >= outlen)
 		return -ENOSPC;

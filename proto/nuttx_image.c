@@ -19,7 +19,8 @@ static int decode_stream(struct nx_dec *d, const uint8_t *img, size_t len, uint6
 	while (o < len && img[o]) {
 		if (nx_rec_check(&d->lay, img + o, len - o, why, sizeof(why)) < 0) {
 			snprintf(err, errlen, "bad note at file offset %zu: %s", o, why);
-			return -EPROTO;
+			/* the file ends inside a whole-looking note: cut short, not garbage */
+			return img[o] > len - o && img[o] >= d->lay.hdr ? -ENODATA : -EPROTO;
 		}
 		nx_emit_record(d, img + o, base ? base + o : 0, cb, arg);
 		/* Records back to back as NuttX's binary read mode returns them (noteram_get: one

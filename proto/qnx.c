@@ -506,7 +506,7 @@ int tt_qnx_decode_file(const uint8_t *img, size_t len, uint64_t tick_hz, tt_emit
 		snprintf(err, errlen, "trailing partial event: %zu bytes at byte offset %zu after %zu "
 			 "whole events (the file was cut while being written?)", rest,
 			 h.events_off + n * TT_QNX_EVENT_SIZE, n);
-		return -EPROTO;
+		return -ENODATA; /* cut short: the whole events before it are sound */
 	}
 	return 0;
 }

@@ -58,7 +58,8 @@ struct tt_reader_ops {
 	void (*set_host_time)(void *rd, uint64_t ns);
 	/* A whole image (a file, a RAM dump) whose first byte is at target address base. cfg->address
 	 * locates the control structure (0: the format's default: the image start or the file's own
-	 * header). Emits every record oldest first. 0 or a negative error with a message in err. */
+	 * header). Emits every record oldest first. 0 or a negative error with a message in err;
+	 * -ENODATA: the image ends inside a record (cut short: the records before it are sound). */
 	/* Whether a file's first bytes look like this format (NULL: no signature). */
 	bool (*detect)(const uint8_t *head, size_t len);
 	/* A file that starts with this format's header (detect true): the target address it

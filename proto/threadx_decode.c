@@ -342,12 +342,17 @@ static bool tt_tx_is_counter(const struct tt_txtime *t)
 	return t->step_ok && t->step_n >= 2 && t->step != 0;
 }
 
-/* Ticks between two stamps d apart modulo the time source's modulus, published by polls whose
- * host times are host_from and rd->host_now: d plus the whole wraps the host clock says the
- * modulus hid (a narrow time source wraps within a long gap or a quiet spell). The nearest number
- * of wraps to the host's elapsed time; d as it is when the host time or the tick rate is unknown,
- * or for a counter. */
-static uint64_t tt_tx_host_span(const struct tt_threadx *rd, uint64_t d, uint64_t host_from)
+/* Ticks between an event published by the poll at host time host_from and the first event of the
+ * batch rd->host_now publishes, d apart modulo the time source's modulus, when the batch then
+ * spans rest more ticks: d plus the whole wraps the host clock says the modulus hid (a narrow
+ * time source wraps within a long gap or a quiet spell). The batch's newest event was written
+ * shortly before this poll read it (else an earlier poll would have), so the host time between
+ * the polls is compared with d + rest, and the nearest number of wraps taken: a writer that kept
+ * writing while the polls were far apart (a slow full read, a stalled daemon) shows that time
+ * inside the batch and adds none. d as it is when the host time or the tick rate is unknown, or
+ * for a counter. */
+static uint64_t tt_tx_host_span(const struct tt_threadx *rd, uint64_t d, uint64_t rest,
+				uint64_t host_from)
 {
 	__extension__ typedef unsigned __int128 u128;
 	const struct tt_txtime *t = &rd->tm;
@@ -355,9 +360,9 @@ static uint64_t tt_tx_host_span(const struct tt_threadx *rd, uint64_t d, uint64_
 	    tt_tx_is_counter(t))
 		return d;
 	u128 h = (u128)(rd->host_now - host_from) * rd->cfg.tick_hz / 1000000000u;
-	if (h <= (u128)d + t->mod / 2)
+	if (h <= (u128)d + rest + t->mod / 2)
 		return d;
-	u128 w = (h - d + t->mod / 2) / t->mod, span = d + w * t->mod;
+	u128 w = (h - d - rest + t->mod / 2) / t->mod, span = d + w * t->mod;
 	return span > UINT64_MAX / 2 ? d : (uint64_t)span;
 }
 
@@ -369,6 +374,39 @@ static uint64_t tt_tx_fwd(const struct tt_txtime *t, uint64_t a, uint64_t b)
 	if (t->dir != 0)
 		return t->dir > 0 ? up : down;
 	return up <= down ? up : down;
+}
+
+/* Ticks from the first to the last used slot of [first, first+count), summing the deltas between
+ * neighbours (each under one wrap: they were written within one poll); *n deltas, *v0 the first
+ * stamp. */
+static uint64_t tt_tx_slots_span(const struct tt_threadx *rd, uint32_t first, uint32_t count,
+				 uint64_t *n, uint64_t *v0)
+{
+	uint64_t ticks = 0, prev = 0;
+	bool have = false;
+	uint32_t w[8];
+	*n = 0;
+	for (uint32_t i = 0; i < count; i++) {
+		tt_tx_slot_words(rd, (first + i) % rd->lay.nent, w);
+		if (w[0] == 0)
+			continue;
+		uint64_t v = tt_tx_raw(rd, w[3]);
+		if (have) {
+			ticks += tt_tx_fwd(&rd->tm, prev, v);
+			(*n)++;
+		} else {
+			*v0 = v;
+		}
+		prev = v;
+		have = true;
+	}
+	return ticks;
+}
+
+void tt_tx_time_batch(struct tt_threadx *rd, uint32_t first, uint32_t count)
+{
+	uint64_t n, v0;
+	rd->tm.batch_rest = tt_tx_slots_span(rd, first, count, &n, &v0);
 }
 
 /* The rate is measured over about the last TT_TX_RATE_WINDOW events: older ones count half. */
@@ -391,31 +429,20 @@ bool tt_tx_lap_estimate(const struct tt_threadx *rd, const uint32_t anchor[8], u
 			uint32_t count, uint64_t lb, uint64_t *lost)
 {
 	const struct tt_txtime *t = &rd->tm;
-	uint64_t n = t->rate_n, ticks = t->rate_ticks, prev = 0, v0 = 0;
-	bool have = false;
-	uint32_t w[8];
+	uint64_t k = 0, v0 = 0;
 	if (anchor[0] == 0 || tt_tx_is_counter(t))
 		return false;
 	/* the events published after the gap measure the rate too (the pairs within them) */
-	for (uint32_t i = 0; i < count; i++) {
-		tt_tx_slot_words(rd, (first + i) % rd->lay.nent, w);
-		if (w[0] == 0)
-			continue;
-		uint64_t v = tt_tx_raw(rd, w[3]);
-		if (have) {
-			ticks += tt_tx_fwd(t, prev, v);
-			n++;
-		} else {
-			v0 = v;
-		}
-		prev = v;
-		have = true;
-	}
-	if (!have || n < TT_TX_RATE_MIN || ticks == 0)
+	uint64_t after = tt_tx_slots_span(rd, first, count, &k, &v0);
+	uint64_t n = t->rate_n + k, ticks = t->rate_ticks + after;
+	if (k == 0 || n < TT_TX_RATE_MIN || ticks == 0)
 		return false;
-	uint64_t span = tt_tx_host_span(rd, tt_tx_fwd(t, tt_tx_raw(rd, anchor[3]), v0), t->host_last);
+	uint64_t span = tt_tx_host_span(rd, tt_tx_fwd(t, tt_tx_raw(rd, anchor[3]), v0), after,
+					t->host_last);
 	/* events strictly between the anchor and the first one after the gap */
 	double est = (double)n / (double)ticks * (double)span - 1.0;
+	if (!(est < 1e15))
+		return false; /* stamps that say nothing sensible: keep the lower bound */
 	double j = est > (double)lb ? (est - (double)lb) / rd->lay.nent + 0.5 : 0.0;
 	*lost = lb + (uint64_t)j * rd->lay.nent;
 	return true;
@@ -437,7 +464,7 @@ static void tt_tx_time_event(struct tt_threadx *rd, uint32_t ts, struct tt_event
 			dir = tt_tx_delta(t, t->last, v, 1) <= tt_tx_delta(t, t->last, v, -1) ? 1 : -1;
 		}
 		uint64_t d = tt_tx_delta(t, t->last, v, dir);
-		uint64_t span = tt_tx_host_span(rd, d, t->host_last);
+		uint64_t span = tt_tx_host_span(rd, d, t->batch_rest, t->host_last);
 		if (t->gap) {
 			/* across a gap: the exact ticks when a constant-step counter and an exact
 			 * count give them; the wraps the host's clock says the gap hid; else the

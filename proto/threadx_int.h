@@ -87,6 +87,7 @@ struct tt_txtime {
 	bool step_ok;       /* every consecutive delta so far equalled step */
 	uint32_t step_n;    /* deltas that agreed */
 	uint64_t host_last; /* host time (ns) of the poll that published the last event, 0 unknown */
+	uint64_t batch_rest;/* ticks from the first to the last event of the batch being emitted */
 	uint64_t rate_n;    /* consecutive deltas summed in rate_ticks (the measured event rate: */
 	uint64_t rate_ticks;/* rate_n / rate_ticks events per tick, over the recent events) */
 };
@@ -228,10 +229,6 @@ const struct tt_txobj *tt_tx_name_lookup(const struct tt_threadx *rd, uint32_t p
 void tt_tx_obj_public(const struct tt_txobj *o, struct tt_threadx_object *obj);
 /* The registry name of ptr, NULL when unknown (or ptr is 0). Borrowed. */
 const char *tt_tx_obj_name(const struct tt_threadx *rd, uint32_t ptr);
-/* The public view of a registry entry. */
-void tt_tx_obj_public(const struct tt_txobj *o, struct tt_threadx_object *obj);
-/* The registry name of ptr, NULL when unknown (or ptr is 0). Borrowed. */
-const char *tt_tx_obj_name(const struct tt_threadx *rd, uint32_t ptr);
 /* True when slot words w reference an object pointer the registry cannot name (and that is not
  * known to be unnameable). */
 bool tt_tx_needs_registry(const struct tt_threadx *rd, const uint32_t w[8]);
@@ -240,6 +237,8 @@ void tt_tx_note_missing(struct tt_threadx *rd, uint32_t first, uint32_t count);
 void tt_tx_time_reset(struct tt_threadx *rd);
 /* Votes on the time direction over slots [first, first+count) when it is not decided. */
 void tt_tx_time_prescan(struct tt_threadx *rd, uint32_t first, uint32_t count);
+/* Before a batch is emitted: how many ticks it spans (for the host clock's wraps). */
+void tt_tx_time_batch(struct tt_threadx *rd, uint32_t first, uint32_t count);
 /* Exact events lost between the anchor (a real event) and slot words w, when time stamps are a
  * constant-step counter; -1 when that cannot be known. */
 int64_t tt_tx_counter_lost(const struct tt_threadx *rd, const uint32_t anchor[8],

@@ -12,7 +12,8 @@ PKGS=(
   libuv1-dev libcjson-dev libelf-dev libdw-dev
   libwebsockets-dev libwebsockets-evlib-uv
   libsystemd-dev libusb-1.0-0-dev systemd
-  openocd valgrind jq curl socat openssl iproute2 procps mawk python3 xz-utils
+  openocd gdb-multiarch qemu-system-arm gcc-arm-none-eabi libnewlib-arm-none-eabi valgrind jq curl
+  socat openssl iproute2 procps mawk xz-utils python3
   clang libclang-rt-14-dev
 )
 if [ "${TT_SETUP_BROWSER:-1}" = 1 ]; then

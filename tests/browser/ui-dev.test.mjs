@@ -41,6 +41,28 @@ const tests = [
     assert(s.filtered.length === 50 && s.get(s.filtered.at(0)).seq === 201, 'filtered index trimmed with the ring');
   }],
 
+  ['rate chart: the history burst at connect is not live rate', async () => {
+    const s = new TargetStore('t', 10000);
+    s.liveAfter = 2000; // the daemon held 2000 records when this client connected
+    const ev = (seq) => ({ type: 'event', seq, id: 1, name: 'A', ctx: 'thread', thread_name: 'x', time: seq, args: {} });
+    for (let i = 1; i <= 2000; i++) s.add(ev(i), 10000); // history, all in one second
+    for (let i = 2001; i <= 2050; i++) s.add(ev(i), 10000 + (i - 2001) * 20); // 50/s live
+    const series = s.rateSeries(12000, 3);
+    assert(series[0] === 50 && series[1] === 0, `live 50 in the first second, not the 2000 of history: ${[...series]}`);
+  }],
+
+  ['CPU share without run: an interrupt pauses the thread it interrupted (shares add up)', async () => {
+    const s = new TargetStore('t', 1000);
+    const ev = (seq, time, name, ctx, th) => ({ type: 'event', seq, id: name === 'ISR_ENTER' ? 3 : name === 'ISR_EXIT' ? 4 : 69, name, ctx, thread: th ? '0x1' : undefined, thread_name: th, time, args: {} });
+    s.add(ev(1, 0, 'QUEUE_SEND', 'thread', 'a'), 0);
+    s.add(ev(2, 100, 'ISR_ENTER', 'isr'), 0);
+    s.add(ev(3, 400, 'ISR_EXIT', 'isr'), 0);
+    s.add(ev(4, 1000, 'QUEUE_SEND', 'thread', 'a'), 0);
+    const share = s.timeline.cpuShare(0, 1000, s.lastT);
+    const a = share.lanes.find((l) => l.name === 'a').d;
+    assert(share.isr === 300 && a === 700 && a + share.isr <= share.total, `a 700 + ISR 300 = 1000: ${a} ${share.isr}`);
+  }],
+
   ['timeline model: lanes from each record\'s run, display time monotonic across resets', async () => {
     const s = new TargetStore('t', 1000);
     const ptr = { a: '0x00000001', b: '0x00000002' };

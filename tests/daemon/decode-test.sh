@@ -65,7 +65,7 @@ expect_error "bad hex checksum" "line 3" --address "$hdr" "$work/bad.hex"
 # Not a trace of the format: one error with the check and the offset, before any record (a
 # deterministic pseudo-random file: the same bytes every run).
 LC_ALL=C awk 'BEGIN { x = 12345; for (i = 0; i < 65536; i++) { x = (x * 1103515245 + 12345) % 2147483648; printf "%c", int(x / 65536) % 256 } }' > "$work/random.bin"
-expect_error "random bytes as nuttx" "not a nuttx trace: .*offset [0-9]" --format nuttx "$work/random.bin"
+expect_error "random bytes as nuttx" "bad note at file offset [0-9]*: .*(not a nuttx trace: nothing printed)" --format nuttx "$work/random.bin"
 [ "$(wc -l < "$work/err")" -eq 1 ] || fail "random bytes: more than one line: $(cat "$work/err")"
 : > "$work/empty.bin"
 expect_error "empty file" "empty: nothing to decode" "$work/empty.bin"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # tests/daemon/trx-roundtrip-test.sh: TraceX's sample through the daemon and back:
-# `tracetapd --probe file:demo_threadx.trx` -> /api/export?format=trx -> `tracetap decode`.
+# `tracetapd --probe file:demo_threadx.trx` -> /api/export?format=trx -> `tracetap decode`,
+# and offline: `tracetap decode demo_threadx.trx --to trx`.
 # The export keeps the header's timer mask (0x0000FFFF, a 16-bit down counter) and the whole
 # registry (15 objects, their parameters), and the events come back the same as decoding the
 # sample directly: every field but seq and addr (times, names, args, raw words); the first
@@ -45,8 +46,17 @@ objects "$work/out.trx" > "$work/reg.out"
 [ "$(wc -l < "$work/reg.src")" = 15 ] || fail "the sample has $(wc -l < "$work/reg.src") objects, not 15"
 diff "$work/reg.src" "$work/reg.out" > "$work/reg.diff" || { cat "$work/reg.diff"; fail "the registry differs"; }
 
-# the events
 "$tracetap" decode "$trx" --json > "$work/orig.jsonl" || fail "decode of the sample failed"
+
+# offline: tracetap decode --to trx keeps them too
+"$tracetap" decode "$trx" --to trx -o "$work/off.trx" 2> /dev/null || fail "decode --to trx failed"
+[ "$(u32 "$work/off.trx" 4)" = "$(u32 "$trx" 4)" ] || fail "offline: timer mask $(u32 "$work/off.trx" 4)"
+objects "$work/off.trx" > "$work/reg.off"
+diff "$work/reg.src" "$work/reg.off" > "$work/reg.diff" || { cat "$work/reg.diff"; fail "offline: the registry differs"; }
+"$tracetap" decode "$work/off.trx" --json | jq -c 'del(.seq, .addr)' > "$work/off.jsonl"
+jq -c 'del(.seq, .addr)' "$work/orig.jsonl" | diff - "$work/off.jsonl" > /dev/null || fail "offline: events differ"
+
+# the events (through the daemon)
 "$tracetap" decode "$work/out.trx" --json > "$work/back.jsonl" || fail "decode of the export failed"
 n=$(wc -l < "$work/back.jsonl"); skip=$(( $(wc -l < "$work/orig.jsonl") - n ))
 [ "$n" -ge 973 ] && [ "$skip" -le 1 ] || fail "$n events came back"

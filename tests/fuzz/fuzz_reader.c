@@ -44,8 +44,11 @@ static const void *fz_format_cfg(struct tt_nuttx_layout *lo)
 static void fz_live(const struct tt_reader_ops *ops, const uint8_t *data, size_t size)
 {
 	struct tt_nuttx_layout lo;
+	/* the input's last byte: a file source, and how far the host's clock moves per cycle (so
+	 * wraps the host clock adds and lap estimates see untrusted time stamps too) */
+	uint8_t last = size ? data[size - 1] : 0;
 	struct tt_reader_config cfg = { .address = FZ_BASE, .tick_hz = 1000,
-					.format_cfg = fz_format_cfg(&lo) };
+					.format_cfg = fz_format_cfg(&lo), .file_source = last & 1 };
 	uint8_t *ram;
 	void *rd;
 	size_t mut = size / 2;
@@ -75,6 +78,8 @@ static void fz_live(const struct tt_reader_ops *ops, const uint8_t *data, size_t
 				ops->read_failed(rd, -5);
 				break;
 			}
+			if (ops->set_host_time)
+				ops->set_host_time(rd, 1000000000ull + (uint64_t)cycle * last * 7919000ull);
 			if (ops->ingest(rd, fz_record, NULL) != TT_READER_MORE)
 				break;
 		}

@@ -176,7 +176,11 @@ const char *tt_chain_ctl(struct tt_chain *c, const char *cmd)
 void tt_chain_start_ocd(struct tt_chain *c, int port)
 {
 	char bb[64], tcl[64];
-	char *argv[] = { "openocd", "-f", (char *)c->cfg, "-c", bb, "-c", tcl, NULL };
+	char *argv[] = { "openocd", "-f", (char *)c->cfg, "-c", bb, "-c", tcl, "-c", "init", "-c",
+			 (char *)c->ocd_after_init, NULL };
+
+	if (!c->ocd_after_init)
+		argv[7] = NULL;
 
 	snprintf(bb, sizeof(bb), "remote_bitbang port %d", c->sim_port);
 	snprintf(tcl, sizeof(tcl), "tcl_port %d", port);

@@ -29,6 +29,7 @@ struct tt_chain {
 	char ram_path[512], ctl_path[100];
 	uint8_t *ram;     /* the target RAM, shared with tt-simtarget */
 	const char *simexe, *cfg;
+	const char *ocd_after_init; /* tt_chain_start_ocd: a command run after `init`, or NULL */
 	struct tt_child sim, ocd;
 	int sim_port, tcl_port;
 	/* the probe */

@@ -1,7 +1,9 @@
 /* tests/integration/test_chain.c: the openocd backends through the real chain (tt-simtarget +
  * a real OpenOCD): known patterns at every width and alignment, across 1 KiB TAR blocks and
  * chunk boundaries, writes read back, and reads racing a writer (never a torn word).
- * Usage: test_chain tcp|spawn SIMTARGET OPENOCD_CFG */
+ * Mode "no-read-memory": over TCP to an OpenOCD whose read_memory and write_memory were renamed
+ * away after init, as OpenOCD before 0.12 lacks them: the probe must notice and use mdw/mww.
+ * Usage: test_chain tcp|spawn|no-read-memory SIMTARGET OPENOCD_CFG */
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -125,10 +127,12 @@ int main(int argc, char **argv)
 	struct tt_chain *c = &chain;
 	struct tt_probe_options opt = { 0 };
 	char spec[64], log[600];
-	int spawn;
+	const char *msg;
+	int spawn, old_ocd;
 
 	CHECK(argc == 4);
 	signal(SIGPIPE, SIG_IGN); /* as any program that writes to pipes/sockets with libuv */
+	old_ocd = strcmp(argv[1], "no-read-memory") == 0;
 	spawn = strcmp(argv[1], "spawn") == 0;
 	CHECK_INT(uv_loop_init(&loop), 0);
 	tt_chain_init(c, &loop, argv[2], argv[3]);
@@ -139,11 +143,15 @@ int main(int argc, char **argv)
 		opt.openocd_log = log;
 		tt_chain_open(c, "openocd-spawn", &opt);
 	} else {
+		/* the commands exist only once the targets are initialised */
+		if (old_ocd)
+			c->ocd_after_init = "rename read_memory {}; rename write_memory {}";
 		tt_chain_start_ocd(c, 0);
 		snprintf(spec, sizeof(spec), "openocd:127.0.0.1:%d", c->tcl_port);
 		tt_chain_open(c, spec, &opt);
 	}
-	tt_chain_wait_state(c, TT_PROBE_CONNECTED, 10000);
+	msg = tt_chain_wait_state(c, TT_PROBE_CONNECTED, 10000);
+	CHECK(!old_ocd == !strstr(msg, "reading with mdw"));
 	test_patterns(c);
 	test_writes(c);
 	test_race(c);

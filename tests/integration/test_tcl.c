@@ -111,11 +111,11 @@ static void test_format(void)
 	CHECK(strcmp(out, "format \"@5 %d %s\" [catch {read_memory 0x20000000 32 4} tt_r] "
 			  "$tt_r\x1a") == 0);
 	CHECK_INT(tt_tcl_format(out, 10, 5, "return 1"), -ENOSPC);
-	CHECK(tt_tcl_format_write(out, sizeof(out), 0x20000004, 32, d, 8) > 0);
+	CHECK(tt_tcl_format_write(out, sizeof(out), "write_memory", 0x20000004, 32, d, 8) > 0);
 	CHECK(strcmp(out, "write_memory 0x20000004 32 {0x44332211 0x800000ff}") == 0);
-	CHECK(tt_tcl_format_write(out, sizeof(out), 0x1, 8, d, 3) > 0);
+	CHECK(tt_tcl_format_write(out, sizeof(out), "write_memory", 0x1, 8, d, 3) > 0);
 	CHECK(strcmp(out, "write_memory 0x1 8 {0x11 0x22 0x33}") == 0);
-	CHECK_INT(tt_tcl_format_write(out, 30, 0x1, 32, d, 8), -ENOSPC);
+	CHECK_INT(tt_tcl_format_write(out, 30, "write_memory", 0x1, 32, d, 8), -ENOSPC);
 }
 
 static void test_plan(void)

@@ -73,7 +73,7 @@ static void check_headers(void)
 			char want[96];
 			snprintf(want, sizeof(want), "trailing partial event: %zu bytes at byte offset %zu",
 				 (n - h.events_off) % 16, n - (n - h.events_off) % 16);
-			CHECK_EQ(rc, -EPROTO);
+			CHECK_EQ(rc, -ENODATA); /* cut short: the events before it stand */
 			CHECK_SUBSTR(err, want);
 			CHECK(l.n > 0 || n < h.events_off + 16);
 		} else {
@@ -187,7 +187,7 @@ static void check_mutations(void)
 		if (it % 3 == 0)
 			k.len = rnd() % (len + 1);
 		int rc = kev_decode(&k, it % 5 ? 0 : 1 + rnd(), &l, NULL, err, sizeof(err));
-		CHECK(rc == 0 || (rc == -EPROTO && err[0]));
+		CHECK(rc == 0 || ((rc == -EPROTO || rc == -ENODATA) && err[0]));
 	}
 	/* Pure garbage of every small length. */
 	for (unsigned it = 0; it < 2000; it++) {

@@ -1,6 +1,8 @@
 /* tests/server/synth.c: the synthetic record source (see synth.h). */
 #include "synth.h"
 
+#include <cjson/cJSON.h>
+#include <errno.h>
 #include <string.h>
 #include <time.h>
 
@@ -121,4 +123,39 @@ double now_s(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int synth_buf_put(void *arg, const void *data, size_t len)
+{
+	struct synth_buf *b = arg;
+
+	if (b->len + len + 1 > b->cap) {
+		size_t cap = (b->len + len + 1) * 2;
+		char *p = realloc(b->p, cap);
+		if (!p)
+			return -ENOMEM;
+		b->p = p;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, data, len);
+	b->len += len;
+	b->p[b->len] = 0;
+	return 0;
+}
+
+bool synth_json_same(const char *a, const char *b, const char *const *skip, size_t nskip)
+{
+	cJSON *ja = cJSON_Parse(a), *jb = cJSON_Parse(b);
+	bool same = ja && jb;
+
+	for (size_t i = 0; same && i < nskip; i++) {
+		cJSON_DeleteItemFromObject(ja, skip[i]);
+		cJSON_DeleteItemFromObject(jb, skip[i]);
+	}
+	same = same && cJSON_Compare(ja, jb, 1);
+	if (!same)
+		fprintf(stderr, "differ:\n  %s\n  %s\n", a, b);
+	cJSON_Delete(ja);
+	cJSON_Delete(jb);
+	return same;
 }

@@ -7,6 +7,7 @@
 #ifndef TT_TEST_SYNTH_H
 #define TT_TEST_SYNTH_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,5 +44,17 @@ extern const char *const synth_thread_names[3];
 
 /* Monotonic time in seconds. */
 double now_s(void);
+
+/* A growing NUL-terminated byte buffer; synth_buf_put is a tt_export_write_cb (arg: the buffer).
+ * Free p when done. */
+struct synth_buf {
+	char *p;
+	size_t len, cap;
+};
+int synth_buf_put(void *arg, const void *data, size_t len);
+
+/* Whether two JSON records are equal once the keys in skip are removed from both; prints both
+ * when they differ. */
+bool synth_json_same(const char *a, const char *b, const char *const *skip, size_t nskip);
 
 #endif

@@ -25,43 +25,10 @@
 #include "../../proto/threadx.h"
 #include "export.h"
 #include "hub.h"
+#include "synth.h"
+#undef CHECK /* counting checks instead of exit at the first */
 #include "../unit/check.h"
-
-struct buf {
-	char *p;
-	size_t len, cap;
-};
-
-static int buf_put(void *arg, const void *data, size_t len)
-{
-	struct buf *b = arg;
-
-	if (b->len + len + 1 > b->cap) {
-		b->cap = (b->len + len + 1) * 2;
-		b->p = realloc(b->p, b->cap);
-		CHECK(b->p);
-	}
-	memcpy(b->p + b->len, data, len);
-	b->len += len;
-	b->p[b->len] = 0;
-	return 0;
-}
-
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	struct buf b = { 0 };
-	char tmp[65536];
-	size_t n;
-
-	if (!f)
-		return NULL;
-	while ((n = fread(tmp, 1, sizeof(tmp), f)) > 0)
-		buf_put(&b, tmp, n);
-	fclose(f);
-	*len = b.len;
-	return b.p;
-}
+#include "../unit/tracex_text.h"
 
 struct recs {
 	struct tt_hub *hub;  /* publish into it, or NULL */
@@ -114,37 +81,26 @@ static int add_rec(void *arg, uint64_t seq, const char *json, size_t len)
 	return 0;
 }
 
-static struct buf export_hub(struct tt_hub *h, enum tt_export_format fmt,
-			     const struct tt_threadx *src)
+/* src: the live reader's view of the source; img: the source image (the offline path) */
+static struct synth_buf export_hub(struct tt_hub *h, enum tt_export_format fmt,
+			     const struct tt_threadx *src, const uint8_t *img, size_t len)
 {
-	struct buf b = { 0 };
+	struct synth_buf b = { 0 };
 	struct tt_export *e;
 
-	CHECK(tt_export_new(fmt, buf_put, &b, &e) == 0);
+	CHECK(tt_export_new(fmt, synth_buf_put, &b, &e) == 0);
 	if (src)
 		CHECK(tt_export_set_threadx(e, src) == 0);
+	if (img) {
+		uint32_t base = (uint32_t)img[8] | (uint32_t)img[9] << 8 | (uint32_t)img[10] << 16 |
+				(uint32_t)img[11] << 24;
+		CHECK(tt_export_set_threadx_image(e, img, len, base, 0) == 0);
+		CHECK(tt_export_set_threadx_image(e, img, 100, base, 0) < 0); /* cut: refused */
+	}
 	CHECK(tt_hub_history_foreach(h, add_rec, e) == 0);
 	CHECK(tt_export_finish(e) == 0);
 	tt_export_free(e);
 	return b;
-}
-
-/* TraceX's Thread Execution total of name (from its text), or -1. */
-static double tracex_total(const char *txt, const char *name)
-{
-	const char *sec = strstr(txt, "Thread Execution");
-
-	for (const char *l = sec ? strchr(sec, '\n') : NULL; l && l[1] && l[1] != '*';
-	     l = strchr(l + 1, '\n')) {
-		unsigned long long t;
-		char pct[8];
-		int off = 0;
-		size_t n = strlen(name);
-		if (sscanf(l + 1, " %llu %7s %n", &t, pct, &off) == 2 && off &&
-		    !strncmp(l + 1 + off, name, n) && strchr("\r\n", l[1 + off + n]))
-			return (double)t;
-	}
-	return -1;
 }
 
 static void check_perfetto(const char *pf, const char *txt, uint64_t span)
@@ -229,22 +185,11 @@ static void check_perfetto(const char *pf, const char *txt, uint64_t span)
 static void same_event(const char *a, const char *b)
 {
 	static const char *const skip[] = { "seq", "addr" };
-	cJSON *ja = cJSON_Parse(a), *jb = cJSON_Parse(b);
 
-	CHECK(ja && jb);
-	for (size_t i = 0; i < sizeof(skip) / sizeof(skip[0]); i++) {
-		cJSON_DeleteItemFromObject(ja, skip[i]);
-		cJSON_DeleteItemFromObject(jb, skip[i]);
-	}
-	if (!cJSON_Compare(ja, jb, 1)) {
-		fprintf(stderr, "differ:\n  %s\n  %s\n", a, b);
-		CHECK(0);
-	}
-	cJSON_Delete(ja);
-	cJSON_Delete(jb);
+	CHECK(synth_json_same(a, b, skip, sizeof(skip) / sizeof(skip[0])));
 }
 
-static void check_trx(const struct tt_threadx *src, const struct recs *orig, const struct buf *trx,
+static void check_trx(const struct tt_threadx *src, const struct recs *orig, const struct synth_buf *trx,
 		      bool whole_registry)
 {
 	struct recs back = { 0 };
@@ -284,20 +229,12 @@ static void check_trx(const struct tt_threadx *src, const struct recs *orig, con
 
 int main(void)
 {
-	const char *dir = getenv("TT_FIXTURES");
-	char p1[4096], p2[4096];
-	size_t len, tlen;
+	uint8_t *img;
+	char *txt;
+	size_t len;
 
-	if (!dir || !*dir)
-		dir = TT_SOURCE_ROOT "/../shared/fixtures";
-	snprintf(p1, sizeof(p1), "%s/tracex/demo_threadx.trx", dir);
-	snprintf(p2, sizeof(p2), "%s/tracex/demo_threadx.txt", dir);
-	uint8_t *img = (uint8_t *)slurp(p1, &len);
-	char *txt = slurp(p2, &tlen);
-	if (!img || !txt || len < 48) {
-		printf("SKIP: TraceX sample not found in %s/tracex (set TT_FIXTURES)\n", dir);
+	if (tracex_sample(&img, &len, &txt) < 0)
 		return 77;
-	}
 	uint32_t base = (uint32_t)img[8] | (uint32_t)img[9] << 8 | (uint32_t)img[10] << 16 |
 			(uint32_t)img[11] << 24;
 	struct tt_hub_config hc = { .target = "demo", .format = "threadx", .history = 100000 };
@@ -313,13 +250,17 @@ int main(void)
 	cJSON_Delete(first);
 	cJSON_Delete(last);
 
-	struct buf pf = export_hub(orig.hub, TT_EXPORT_PERFETTO, NULL);
+	struct synth_buf pf = export_hub(orig.hub, TT_EXPORT_PERFETTO, NULL, NULL, 0);
 	check_perfetto(pf.p, txt, span);
-	struct buf trx = export_hub(orig.hub, TT_EXPORT_TRX, src);
+	struct synth_buf trx = export_hub(orig.hub, TT_EXPORT_TRX, src, NULL, 0);
 	check_trx(src, &orig, &trx, true);
+	/* offline (tracetap decode FILE --to trx): the same from the source image */
+	struct synth_buf trx3 = export_hub(orig.hub, TT_EXPORT_TRX, NULL, img, len);
+	check_trx(src, &orig, &trx3, true);
+	free(trx3.p);
 	/* without the source's reader (a stream from the network): the mask from the stamps' own
 	 * width, the objects the events name; the events still come back the same */
-	struct buf trx2 = export_hub(orig.hub, TT_EXPORT_TRX, NULL);
+	struct synth_buf trx2 = export_hub(orig.hub, TT_EXPORT_TRX, NULL, NULL, 0);
 	check_trx(src, &orig, &trx2, false);
 	free(trx2.p);
 

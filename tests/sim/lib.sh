@@ -131,6 +131,32 @@ tt_ocd_stop() {
 	done
 }
 
+# tt_board_ocd_start: an OpenOCD of the user's (not the test's pipe): TCL and GDB on ephemeral
+# loopback ports (OCD_PORT, GDB_PORT), log in $TT_TMP/xocd.log.
+tt_board_ocd_start() {
+	local end=$((SECONDS + 10))
+	tt_ocd_args
+	openocd "${TT_OCD_ARGS[@]}" -c "tcl_port 0" -c "gdb_port 0" -c "bindto 127.0.0.1" \
+		-l "$TT_TMP/xocd.log" >/dev/null 2>&1 &
+	TT_PIDS+=("$!")
+	until grep -qs 'Listening on port [0-9]* for gdb' "$TT_TMP/xocd.log"; do
+		[ $SECONDS -lt $end ] || tt_die "OpenOCD did not listen: $(tail -n 5 "$TT_TMP/xocd.log")"
+		sleep 0.05
+	done
+	OCD_PORT=$(sed -n 's/.*Listening on port \([0-9]*\) for tcl.*/\1/p' "$TT_TMP/xocd.log")
+	GDB_PORT=$(sed -n 's/.*Listening on port \([0-9]*\) for gdb.*/\1/p' "$TT_TMP/xocd.log")
+}
+
+# ocd_cmd TCL: one command on that OpenOCD's TCL port from a client of its own, as a user's
+# script or IDE would send it (reply in OCD_REPLY, errors included: OpenOCD has no error flag).
+ocd_cmd() {
+	local fd
+	exec {fd}<>"/dev/tcp/127.0.0.1/$OCD_PORT" || tt_die "cannot reach OpenOCD's TCL port"
+	printf '%s\032' "$1" >&"$fd"
+	IFS= read -r -d $'\032' -t 20 -u "$fd" OCD_REPLY || tt_die "no reply to '$1'"
+	exec {fd}>&-
+}
+
 # tt_ok_rpc TCL: one command that must succeed (caught); its result is in TT_RPC.
 tt_ok_rpc() {
 	tt_rpc "list [catch {$1} r] \$r"

@@ -220,12 +220,18 @@ static uint32_t dhcsr_read(struct tt_sim_cm *cm)
 	int h = cm->core.halted ? cm->core.halted(cm->core.ctx) : -1;
 	uint32_t v;
 
-	if (h >= 0 && (bool)h != cm->halted) {	/* the core stopped or ran on its own */
+	if (h >= 0 && (bool)h != cm->halted) {
+		/* stopped or continued behind the debugger (QEMU started with -S, its monitor):
+		 * a stopped core shows as halted in debug state, so a debugger that attaches finds
+		 * it halted and leaves it so until it resumes it */
 		cm->halted = h;
-		if (h)
+		if (h) {
+			cm->dhcsr |= C_DEBUGEN | C_HALT;
 			cm->dfsr |= DFSR_HALTED;
-		else
+		} else {
+			cm->dhcsr &= ~C_HALT;
 			cm->retired = true;
+		}
 	}
 	v = cm->dhcsr | S_REGRDY;
 	if (cm->halted)

@@ -267,8 +267,10 @@ static void dr_update(struct tt_sim_dap *d)
 		xacc_update(d, true);
 		break;
 	case IR_ABORT:
-		if (d->dr_sr & (1u << 3))	/* DAPABORT: cancel the WAIT storm */
+		if (d->dr_sr & (1u << 3)) {	/* DAPABORT: cancel the WAIT storm */
+			d->stats.waits_aborted += d->wait_accesses;
 			d->wait_accesses = 0;
+		}
 		break;
 	default:
 		break;

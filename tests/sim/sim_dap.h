@@ -28,6 +28,7 @@ struct tt_sim_stats {
 	uint64_t ap_reads, ap_writes;     /* MEM-AP data accesses performed (DRW/BDx) */
 	uint64_t bytes_read, bytes_written;
 	uint64_t waits;                   /* scans answered WAIT */
+	uint64_t waits_aborted;           /* WAITs of a storm that OpenOCD's DAPABORT cancelled */
 	uint64_t bus_faults;              /* accesses that set STICKYERR (bus fault or power) */
 	uint64_t ignored;                 /* AP accesses dropped while a sticky flag was set */
 	uint64_t ppb_accesses;            /* Cortex-M system space accesses (not above) */

@@ -42,11 +42,15 @@ struct ctl_client {
 	char buf[512];
 };
 
-/* The firmware side of the Cortex-M model: a host workload process, stopped and continued
- * with signals (SIGSTOP halts it wherever it is, as a debug halt stops a core mid-store;
- * SIGUSR1 is tt-fw-threadx's reset). pid 0: nothing to act on, the model alone. */
+/* The firmware side of the Cortex-M model: a QEMU guest through its QMP socket (stop, cont,
+ * system_reset, query-status), or a host workload process stopped and continued with signals
+ * (SIGSTOP halts it wherever it is, as a debug halt stops a core mid-store; SIGUSR1 is
+ * tt-fw-threadx's reset). Neither: nothing to act on, the model alone. */
 struct core {
 	pid_t pid;
+	int qmp;                  /* QMP connection, or -1 */
+	size_t qlen;
+	char qbuf[8192];
 };
 
 struct sim {
@@ -127,6 +131,9 @@ static int ram_read16(void *ctx, uint32_t addr, uint32_t *val)
 	return ram_read(ctx, addr, 2, val);
 }
 
+static int write_all(int fd, const uint8_t *p, size_t n);
+static int unix_addr(const char *path, struct sockaddr_un *sa);
+
 static int core_signal(struct core *c, int sig)
 {
 	if (c->pid > 0 && kill(c->pid, sig) < 0) {
@@ -137,27 +144,109 @@ static int core_signal(struct core *c, int sig)
 	return 0;
 }
 
+/* One QMP command: its reply line (events before it are skipped) in out. 0, -EIO for an
+ * "error" reply, -ETIMEDOUT after 2 s, or -errno. */
+static int qmp_cmd(struct core *c, const char *cmd, char *out, size_t outlen)
+{
+	if (cmd && (write_all(c->qmp, (const uint8_t *)cmd, strlen(cmd)) < 0 ||
+		    write_all(c->qmp, (const uint8_t *)"\n", 1) < 0))
+		return -errno;
+	for (;;) {
+		char *nl = memchr(c->qbuf, '\n', c->qlen);
+
+		if (nl) {
+			size_t n = (size_t)(nl - c->qbuf) + 1;
+			bool reply = !cmd || memmem(c->qbuf, n, "\"return\"", 8) ||
+				     memmem(c->qbuf, n, "\"error\"", 7);
+			int e = memmem(c->qbuf, n, "\"error\"", 7) ? -EIO : 0;
+
+			if (reply && out)
+				snprintf(out, outlen, "%.*s", (int)n - 1, c->qbuf);
+			c->qlen -= n;
+			memmove(c->qbuf, nl + 1, c->qlen);
+			if (reply)
+				return e;
+			continue;	/* an event ({"event": ...}) */
+		}
+		struct pollfd p = { .fd = c->qmp, .events = POLLIN };
+		ssize_t r;
+
+		if (c->qlen == sizeof(c->qbuf))
+			c->qlen = 0;	/* a line longer than any reply we wait for */
+		if (poll(&p, 1, 2000) <= 0)
+			return -ETIMEDOUT;
+		r = read(c->qmp, c->qbuf + c->qlen, sizeof(c->qbuf) - c->qlen);
+		if (r <= 0)
+			return r < 0 ? -errno : -EPIPE;
+		c->qlen += (size_t)r;
+	}
+}
+
+static int qmp_open(struct core *c, const char *path)
+{
+	struct sockaddr_un sa;
+	int e;
+
+	c->qmp = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (c->qmp < 0 || (e = unix_addr(path, &sa)) < 0 ||
+	    connect(c->qmp, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		return -errno;
+	if ((e = qmp_cmd(c, NULL, NULL, 0)) < 0)	/* the greeting */
+		return e;
+	return qmp_cmd(c, "{\"execute\":\"qmp_capabilities\"}", NULL, 0);
+}
+
+static int core_qmp(struct core *c, const char *what)
+{
+	char cmd[64], reply[256];
+	int e;
+
+	snprintf(cmd, sizeof(cmd), "{\"execute\":\"%s\"}", what);
+	e = qmp_cmd(c, cmd, reply, sizeof(reply));
+	if (e < 0)
+		fprintf(stderr, "tt-simtarget: QMP %s: %s%s%s\n", what, strerror(-e),
+			e == -EIO ? ": " : "", e == -EIO ? reply : "");
+	return e;
+}
+
 static int core_halt(void *ctx)
 {
-	return core_signal(ctx, SIGSTOP);
+	struct core *c = ctx;
+
+	return c->qmp >= 0 ? core_qmp(c, "stop") : core_signal(c, SIGSTOP);
 }
 
 static int core_resume(void *ctx)
 {
-	return core_signal(ctx, SIGCONT);
+	struct core *c = ctx;
+
+	return c->qmp >= 0 ? core_qmp(c, "cont") : core_signal(c, SIGCONT);
 }
 
-/* Stopped first, so a reset that halts runs no firmware code: the reset (SIGUSR1) is applied
- * when the core is resumed, before anything else. */
+/* Stopped first, so a reset that halts runs no firmware code: QEMU resets a stopped guest and
+ * leaves it stopped; a workload applies its reset (SIGUSR1) when continued, before anything
+ * else. */
 static int core_reset(void *ctx, bool halt)
 {
-	int e = core_signal(ctx, SIGSTOP);
+	struct core *c = ctx;
+	int e = core_halt(c);
 
 	if (!e)
-		e = core_signal(ctx, SIGUSR1);
+		e = c->qmp >= 0 ? core_qmp(c, "system_reset") : core_signal(c, SIGUSR1);
 	if (!e && !halt)
-		e = core_signal(ctx, SIGCONT);
+		e = core_resume(c);
 	return e;
+}
+
+/* QEMU's run state is the truth (someone may stop or continue the guest from its monitor). */
+static int core_halted(void *ctx)
+{
+	struct core *c = ctx;
+	char reply[512];
+
+	if (c->qmp < 0 || qmp_cmd(c, "{\"execute\":\"query-status\"}", reply, sizeof(reply)) < 0)
+		return -1;
+	return strstr(reply, "\"running\": false") || strstr(reply, "\"running\":false") ? 1 : 0;
 }
 
 static int ram_open_file(struct ram *r, const char *path)
@@ -346,10 +435,11 @@ static void ctl_command(struct sim *s, struct ctl_client *c, char *line)
 
 		ctl_reply(c, "ok connected=%d connections=%" PRIu64 " ap_reads=%" PRIu64
 			  " ap_writes=%" PRIu64 " bytes_read=%" PRIu64 " bytes_written=%" PRIu64
-			  " waits=%" PRIu64 " bus_faults=%" PRIu64 " ignored=%" PRIu64
-			  " wait_pending=%" PRIu32 " powered=%d ctrl_stat=0x%08" PRIx32,
-			  s->conn >= 0, s->connections, st->ap_reads, st->ap_writes, st->bytes_read,
-			  st->bytes_written, st->waits, st->bus_faults, st->ignored,
+			  " waits=%" PRIu64 " waits_aborted=%" PRIu64 " bus_faults=%" PRIu64
+			  " ignored=%" PRIu64 " wait_pending=%" PRIu32 " powered=%d ctrl_stat=0x%08"
+			  PRIx32, s->conn >= 0, s->connections, st->ap_reads, st->ap_writes,
+			  st->bytes_read, st->bytes_written, st->waits, st->waits_aborted,
+			  st->bus_faults, st->ignored,
 			  d->wait_accesses, d->powered, d->ctrl_stat);
 	} else if (!strcmp(a, "core") && n == 2 && d->cm) {
 		s->core.pid = (pid_t)strtol(b, NULL, 0);
@@ -471,7 +561,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: tt-simtarget [--port N | --unix PATH] [--ctl PATH] --base ADDR --size N\n"
-		"                    (--ram FILE | --pid PID) [--cortex-m] [--core-pid PID]\n"
+		"                    (--ram FILE | --pid PID) [--cortex-m] [--core-pid PID | --qmp PATH]\n"
 		"       tt-simtarget --ctl PATH --send 'COMMAND'\n"
 		"Serves OpenOCD's remote_bitbang protocol on 127.0.0.1 (port 0 = ephemeral) or a\n"
 		"unix socket; prints 'listening port=N' (or 'listening unix=PATH') when ready.\n"
@@ -486,10 +576,11 @@ int main(int argc, char **argv)
 		{ "pid", required_argument, NULL, 'P' },  { "base", required_argument, NULL, 'b' },
 		{ "size", required_argument, NULL, 's' }, { "send", required_argument, NULL, 'S' },
 		{ "cortex-m", no_argument, NULL, 'M' },   { "core-pid", required_argument, NULL, 'C' },
+		{ "qmp", required_argument, NULL, 'Q' },
 		{ "help", no_argument, NULL, 'h' },       { 0 },
 	};
-	static struct sim s = { .lfd = -1, .conn = -1, .ctl_lfd = -1 };
-	const char *ram_path = NULL, *send = NULL;
+	static struct sim s = { .lfd = -1, .conn = -1, .ctl_lfd = -1, .core.qmp = -1 };
+	const char *ram_path = NULL, *send = NULL, *qmp_path = NULL;
 	unsigned long port = 0;
 	bool have_size = false, cortex_m = false;
 	int o, e;
@@ -506,6 +597,7 @@ int main(int argc, char **argv)
 		case 'S': send = optarg; break;
 		case 'M': cortex_m = true; break;
 		case 'C': s.core.pid = (pid_t)strtol(optarg, NULL, 0); cortex_m = true; break;
+		case 'Q': qmp_path = optarg; cortex_m = true; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -532,8 +624,14 @@ int main(int argc, char **argv)
 	tt_sim_dap_init(&s.dap, &(struct tt_sim_mem_ops){ ram_read, ram_write, &s.ram });
 	if (cortex_m) {
 		/* after a reset: SP at the top of RAM, PC at a made-up address inside it */
-		const struct tt_sim_core_ops core = { core_halt, core_resume, core_reset, NULL,
-						      &s.core };
+		const struct tt_sim_core_ops core = { core_halt, core_resume, core_reset,
+						      core_halted, &s.core };
+
+		if (qmp_path && (e = qmp_open(&s.core, qmp_path)) < 0) {
+			fprintf(stderr, "tt-simtarget: QEMU's QMP socket %s: %s\n", qmp_path,
+				strerror(-e));
+			return 1;
+		}
 
 		if (tt_sim_cm_init(&s.cm, &core, s.ram.base + s.ram.size, s.ram.base + 0x100) < 0) {
 			fprintf(stderr, "tt-simtarget: out of memory\n");

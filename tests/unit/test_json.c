@@ -61,6 +61,9 @@ static void test_event(void)
 	ev->args[3] = (struct tt_arg){ .name = "next_thread", .kind = TT_ARG_OBJ, .value = 0xdeadbeef };
 	ev->nraw = 8;
 	ev->raw = raw;
+	ev->run = TT_RUN_THREAD;
+	ev->run_thread = 0x20000600;
+	ev->run_name = "consumer";
 
 	cJSON *o = encode(&r, "board1", 1042);
 	if (!o)
@@ -77,6 +80,10 @@ static void test_event(void)
 	CHECK_EQ(num(o, "time"), 9007199254740991LL);
 	CHECK_EQ(num(o, "ns"), 17330);
 	CHECK_STR(str(o, "addr"), "0x20001b40");
+	CHECK_EQ(num(o, "threshold"), 8);
+	CHECK_STR(str(o, "run"), "thread");
+	CHECK_STR(str(o, "run_thread"), "0x20000600");
+	CHECK_STR(str(o, "run_name"), "consumer");
 	const cJSON *args = cJSON_GetObjectItemCaseSensitive(o, "args");
 	CHECK_STR(str(args, "thread"), "consumer");
 	CHECK_STR(str(args, "previous_state"), "queue");
@@ -94,6 +101,7 @@ static void test_event(void)
 	ev->interrupted_name = "producer";
 	ev->prio = ev->threshold = -1;
 	ev->has_ns = false;
+	ev->run = TT_RUN_ISR;
 	o = encode(&r, NULL, 7);
 	if (!o)
 		return;
@@ -103,6 +111,16 @@ static void test_event(void)
 	CHECK(!cJSON_GetObjectItemCaseSensitive(o, "ns"));
 	CHECK_STR(str(o, "ctx"), "isr");
 	CHECK_STR(str(o, "interrupted_name"), "producer");
+	CHECK(!cJSON_GetObjectItemCaseSensitive(o, "threshold")); /* none recorded: absent */
+	CHECK_STR(str(o, "run"), "isr");
+	CHECK(!cJSON_GetObjectItemCaseSensitive(o, "run_thread"));
+	cJSON_Delete(o);
+	/* nothing known about who ran: no run fields */
+	ev->run = TT_RUN_NONE;
+	o = encode(&r, NULL, 8);
+	if (!o)
+		return;
+	CHECK(!cJSON_GetObjectItemCaseSensitive(o, "run"));
 	cJSON_Delete(o);
 
 	/* A 64-bit target's note (NuttX, up to 255 bytes): the whole address, every raw word,

@@ -477,10 +477,62 @@ static void test_middleware(void)
 	txt_free(&t);
 }
 
+/* Who runs (threadx_run.c), rule by rule: each event's run is who ran since the one before. */
+static void test_run(void)
+{
+	static const struct { uint32_t ctx, w1, id, i1, i4; uint8_t run; uint32_t thread; } seq[] = {
+		{ T_MAIN, 5, 69, 0, 0, TT_RUN_NONE, 0 },           /* nothing before the first */
+		{ T_MAIN, 5, 2, T_MAIN, 0, TT_RUN_THREAD, T_MAIN },  /* suspend, next thread 0 */
+		{ TXW_ISR_THREAD, 0, 3, 0, 0, TT_RUN_IDLE, 0 },      /* ...was idle up to the ISR */
+		{ TXW_ISR_THREAD, 0, 5, T_WORK, 0, TT_RUN_ISR, 0 },  /* time slice from the ISR */
+		{ TXW_ISR_THREAD, 0, 4, 0, 0, TT_RUN_ISR, 0 },       /* nested: still the ISR */
+		{ TXW_ISR_THREAD, 0, 3, 0, 0, TT_RUN_THREAD, T_WORK }, /* between two ISRs: the time
+									  * slice's thread */
+		{ TXW_ISR_THREAD, 0, 4, 0, 0, TT_RUN_ISR, 0 },
+		{ T_WORK, 5, 109, 0, 0, TT_RUN_THREAD, T_WORK },     /* out of it: the next context */
+		{ T_MAIN, 5, 69, 0, 0, TT_RUN_THREAD, T_MAIN },      /* relinquish, info 2 = main */
+		{ TXW_ISR_THREAD, T_WORK, 3, 0, 0, TT_RUN_THREAD, T_WORK }, /* ISR names who it interrupted */
+		{ TXW_ISR_THREAD, T_WORK, 4, 0, 0, TT_RUN_ISR, 0 },
+		{ T_MAIN, 5, 1, T_WORK, 0, TT_RUN_THREAD, T_MAIN },  /* resume, next not recorded */
+		{ T_WORK, 5, 69, 0, 0, TT_RUN_THREAD, T_WORK },      /* ...the resumed thread came next */
+		{ T_WORK, 5, 2, T_WORK, T_MAIN, TT_RUN_THREAD, T_WORK },
+		{ T_WORK, 5, 69, 0, 0, TT_RUN_THREAD, T_WORK },      /* self-suspend then own event */
+	};
+	const size_t n = sizeof(seq) / sizeof(seq[0]);
+	struct txt t;
+
+	setup(&t, false, 64, NULL);
+	txw_register(&t.w, T_MAIN, 1, "main", 0x20010000, 1024, 5);
+	txw_register(&t.w, T_WORK, 1, "work", 0x20011000, 1024, 5);
+	for (size_t i = 0; i < n; i++) {
+		uint32_t i2 = seq[i].id == 109 ? T_MAIN : 0; /* relinquish: info 2 = next thread */
+		txw_insert(&t.w, seq[i].ctx, seq[i].w1, seq[i].id, seq[i].i1, i2, 0, seq[i].i4, NULL);
+	}
+	for (uint32_t s = 1; s <= 4; s++)
+		txt_user(&t, s);
+	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
+	for (size_t i = 0; i < n; i++) {
+		/* after the writer's two RUNNING events: the first of ours follows one, so it has a
+		 * run too (init): check from the second on, and the first's own rule separately */
+		const struct txt_rec *r = nth_event(&t.log, 2 + i);
+		CHECK(r != NULL);
+		if (!r || i == 0)
+			continue;
+		CHECK_MSG(r->ev.run == seq[i].run, "event %zu: run %d, want %d", i, r->ev.run, seq[i].run);
+		if (seq[i].run == TT_RUN_THREAD)
+			CHECK_MSG(r->ev.run_thread == seq[i].thread, "event %zu: 0x%x", i, r->ev.run_thread);
+	}
+	CHECK_EQ(nth_event(&t.log, 0)->ev.run, TT_RUN_NONE);
+	CHECK_EQ(nth_event(&t.log, 1)->ev.run, TT_RUN_INIT);
+	CHECK_STR(nth_event(&t.log, 2 + 8)->run_name, "main");
+	txt_free(&t);
+}
+
 int main(void)
 {
 	test_fields();
 	test_middleware();
+	test_run();
 	test_registry_churn();
 	test_recreate_names();
 	test_time();

@@ -5,7 +5,8 @@
  * the buffer several times between two polls (the loss is estimated from the time stamps and the
  * event rate, labelled as such, and must come out at the true count), a narrow (24-bit) time
  * stamp that wraps several times during a quiet spell or a lap (the host's clock between the polls
- * decides how many wraps), and a per-event counter, whose losses stay exact. */
+ * decides how many wraps) but not while the reader stalled and the writer went on, and a
+ * per-event counter, whose losses stay exact. */
 #include <stdlib.h>
 
 #include "check.h"
@@ -123,31 +124,63 @@ static void test_counter_stays_exact(void)
 	txt_free(&t);
 }
 
-/* A 24-bit stamp at 25 MHz wraps every 0.67 s. A quiet spell of 2.3 wraps between two polls:
- * the host's clock says two whole wraps went by, and the time goes on from there. */
+/* A record the test cannot go on without. */
+static const struct txt_rec *need(const struct txt_rec *r)
+{
+	CHECK(r != NULL);
+	if (r == NULL)
+		exit(check_report());
+	return r;
+}
+
+/* A 24-bit time source at 25 MHz (a wrap every 0.67 s), events 1..10 published by one poll
+ * (their true clocks in at[]): returns event 10 as published. */
+static struct tt_event narrow_attach(struct txt *t, uint64_t at[10])
+{
+	struct tt_threadx_config cfg = { .tick_hz = HZ };
+	setup(t, 0xFFFFFFu, 1000, &cfg);
+	write_seqs(t, 1, 10, at);
+	CHECK_EQ(poll_at_host(t), TT_THREADX_DONE);
+	struct tt_event a = need(find_seq(&t->log, 10))->ev;
+	txt_log_clear(&t->log);
+	return a;
+}
+
+static void check_moved(const struct txt_rec *b, const struct tt_event *a, uint64_t truth)
+{
+	CHECK_MSG(b->ev.time - a->time == truth, "time moved %llu ticks, the target's %llu",
+		  (unsigned long long)(b->ev.time - a->time), (unsigned long long)truth);
+	CHECK_EQ(b->ev.ns - a->ns, truth * 40);
+}
+
+/* A quiet spell of 2.3 wraps between two polls: the host's clock says two whole wraps went by,
+ * and the time goes on from there. */
 static void test_quiet_spell_wraps(void)
 {
 	struct txt t;
 	uint64_t at1[10], at2[3];
-	struct tt_threadx_config cfg = { .tick_hz = HZ };
-	setup(&t, 0xFFFFFFu, 1000, &cfg);
-	write_seqs(&t, 1, 10, at1);
-	CHECK_EQ(poll_at_host(&t), TT_THREADX_DONE);
-	const struct txt_rec *a = find_seq(&t.log, 10);
-	CHECK(a != NULL);
-	if (a == NULL)
-		exit(check_report());
-	uint64_t ta = a->ev.time;
+	struct tt_event a = narrow_attach(&t, at1);
 	clk += (uint64_t)(2.3 * (1 << 24)); /* nothing written for 1.54 s */
 	write_seqs(&t, 11, 13, at2);
 	CHECK_EQ(poll_at_host(&t), TT_THREADX_DONE);
-	const struct txt_rec *b = find_seq(&t.log, 11);
-	CHECK(b != NULL);
-	if (b == NULL)
-		exit(check_report());
-	CHECK_MSG(b->ev.time - ta == at2[0] - at1[9], "time moved %llu ticks, the target's %llu",
-		  (unsigned long long)(b->ev.time - ta), (unsigned long long)(at2[0] - at1[9]));
-	CHECK_EQ(b->ev.ns - a->ev.ns, (at2[0] - at1[9]) * 40);
+	check_moved(need(find_seq(&t.log, 11)), &a, at2[0] - at1[9]);
+	txt_free(&t);
+}
+
+/* The daemon stalls (no poll) for 2.3 wraps while the writer goes on writing slowly, 40 events
+ * spread over the stall: the batch itself spans that time, so no wrap is added between it and
+ * the event before (the host's clock alone, between the two polls, would say two). */
+static void test_stall_no_wraps(void)
+{
+	struct txt t;
+	uint64_t at1[10], at2[40];
+	struct tt_event a = narrow_attach(&t, at1);
+	step_base = (uint64_t)(2.3 * (1 << 24) / 40); /* 0.96 M ticks (38 ms) between events */
+	write_seqs(&t, 11, 50, at2);
+	CHECK_EQ(poll_at_host(&t), TT_THREADX_DONE);
+	CHECK(txt_seq_range(&t.log, 11, 50));
+	check_moved(need(find_seq(&t.log, 11)), &a, at2[0] - at1[9]);
+	check_moved(need(find_seq(&t.log, 50)), &a, at2[39] - at1[9]);
 	txt_free(&t);
 }
 
@@ -186,6 +219,7 @@ int main(void)
 	test_laps_estimated();
 	test_counter_stays_exact();
 	test_quiet_spell_wraps();
+	test_stall_no_wraps();
 	test_lap_wraps();
 	return check_report();
 }

@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "tracex_text.h"
 #include "threadx.h"
 
 #define MAX_EV 2048
@@ -61,26 +62,6 @@ static int nother;
 static struct { uint32_t addr; char name[40]; } objs[MAX_OBJ];
 static size_t nobjs;
 static uint32_t mask, buf_start, buf_end, buf_oldest;
-
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *b = NULL;
-	long n;
-
-	if (!f)
-		return NULL;
-	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
-	    (b = malloc((size_t)n + 1)) && fread(b, 1, (size_t)n, f) == (size_t)n) {
-		b[n] = 0;
-		*len = (size_t)n;
-	} else {
-		free(b);
-		b = NULL;
-	}
-	fclose(f);
-	return b;
-}
 
 /* "Interrupt", "Initialize", "Idle" or "NAME (XXXXXXXX)" at *p; advances *p past it. */
 static int parse_ctx(const char **p, uint32_t *addr, char *name, size_t cap)
@@ -312,23 +293,11 @@ static void compare_totals(const char *txt)
 		{ "Interrupt", 0, TT_RUN_ISR, 756 },
 	};
 	uint64_t sum = 0;
-	const char *sec = strstr(txt, "Thread Execution");
-	CHECK(sec != NULL);
-	for (size_t k = 0; sec && k < sizeof(want) / sizeof(want[0]); k++) {
+	for (size_t k = 0; k < sizeof(want) / sizeof(want[0]); k++) {
 		uint64_t ticks = 0;
-		bool found = false;
 		/* the numbers above are TraceX's: check they are the ones in its text */
-		for (const char *l = strchr(sec, '\n'); l && l[1] && l[1] != '*'; l = strchr(l + 1, '\n')) {
-			unsigned long long t;
-			char pct[8];
-			int off = 0;
-			size_t n = strlen(want[k].name);
-			if (sscanf(l + 1, " %llu %7s %n", &t, pct, &off) == 2 && off &&
-			    !strncmp(l + 1 + off, want[k].name, n) &&
-			    (l[1 + off + n] == '\n' || l[1 + off + n] == '\r' || l[1 + off + n] == ' '))
-				found = t == want[k].ticks;
-		}
-		CHECK_MSG(found, "TraceX's total for %s is not %" PRIu64, want[k].name, want[k].ticks);
+		CHECK_MSG(tracex_total(txt, want[k].name) == (double)want[k].ticks,
+			  "TraceX's total for %s is not %" PRIu64, want[k].name, want[k].ticks);
 		for (size_t i = 1; i < ngot; i++) {
 			const struct tt_event *e = &got[i].ev;
 			if (e->run == want[k].run && (e->run != TT_RUN_THREAD ||
@@ -344,22 +313,12 @@ static void compare_totals(const char *txt)
 
 int main(void)
 {
-	const char *dir = getenv("TT_FIXTURES");
-	char trx[4096], txtp[4096], err[256];
-	size_t len, tlen;
+	char err[256], *txt;
+	uint8_t *img;
+	size_t len;
 
-	if (!dir || !*dir)
-		dir = TT_SOURCE_ROOT "/../shared/fixtures";
-	snprintf(trx, sizeof(trx), "%s/tracex/demo_threadx.trx", dir);
-	snprintf(txtp, sizeof(txtp), "%s/tracex/demo_threadx.txt", dir);
-	uint8_t *img = (uint8_t *)slurp(trx, &len);
-	char *txt = slurp(txtp, &tlen);
-	if (!img || !txt) {
-		printf("SKIP: TraceX sample not found in %s/tracex (set TT_FIXTURES)\n", dir);
-		free(img);
-		free(txt);
+	if (tracex_sample(&img, &len, &txt) < 0)
 		return 77;
-	}
 	char *copy = strdup(txt);
 	CHECK(copy && parse_text(copy) == 0);
 	CHECK_EQ(mask, 0xFFFF);

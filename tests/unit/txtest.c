@@ -67,6 +67,7 @@ void txt_log_cb(void *arg, const struct tt_record *rec)
 	txt_copy_str(r->thread_name, sizeof(r->thread_name), rec->u.ev.thread_name, NULL);
 	txt_copy_str(r->interrupted_name, sizeof(r->interrupted_name), rec->u.ev.interrupted_name,
 		     NULL);
+	txt_copy_str(r->run_name, sizeof(r->run_name), rec->u.ev.run_name, NULL);
 	for (unsigned i = 0; i < rec->u.ev.nargs && i < TT_MAX_ARGS; i++) {
 		txt_copy_str(r->arg_name[i], sizeof(r->arg_name[i]), rec->u.ev.args[i].name, NULL);
 		txt_copy_str(r->arg_text[i], sizeof(r->arg_text[i]), rec->u.ev.args[i].text,
@@ -74,7 +75,7 @@ void txt_log_cb(void *arg, const struct tt_record *rec)
 	}
 	if (rec->u.ev.raw && rec->u.ev.nraw == 8)
 		memcpy(r->raw, rec->u.ev.raw, sizeof(r->raw));
-	r->ev.name = r->ev.thread_name = r->ev.interrupted_name = NULL;
+	r->ev.name = r->ev.thread_name = r->ev.interrupted_name = r->ev.run_name = NULL;
 	r->ev.raw = NULL;
 }
 

@@ -20,7 +20,7 @@
 struct txt_rec {
 	int kind;
 	struct tt_event ev; /* pointers inside are replaced by the copies below */
-	char name[48], thread_name[48], interrupted_name[48];
+	char name[48], thread_name[48], interrupted_name[48], run_name[48];
 	char arg_name[TT_MAX_ARGS][32], arg_text[TT_MAX_ARGS][48];
 	bool arg_has_text[TT_MAX_ARGS];
 	uint32_t raw[8];

@@ -84,6 +84,7 @@ function onHello(msg) {
   for (const t of msg.targets || []) {
     const s = store(t.name);
     s.summary = t;
+    s.liveAfter = t.last_seq ?? 0; // what the daemon holds now comes as history, not live
     s.status = { target: t.name, state: t.state, probe: t.probe, format: t.format, rate: t.rate, fill: t.fill,
       events: t.events, gaps: t.gaps, lost: t.lost, last_seq: t.last_seq };
     if (s.fromStart) {

@@ -98,8 +98,9 @@ export class TargetStore {
     this.threads = new Map();   // name -> {prio}
     this.eventNames = new Set();
     this.counts = { events: 0, gaps: 0, lost: 0, resets: 0, missed: 0, dropped: 0 };
-    this.rateBins = new Float64Array(120); // received records per wall-clock second
+    this.rateBins = new Float64Array(120); // live records received per wall-clock second
     this.rateSec = 0;
+    this.liveAfter = 0;    // seqs up to this came from the daemon's history (connect, resume)
     this.changed = 0;      // bumps on every mutation (views compare)
   }
 
@@ -154,9 +155,13 @@ export class TargetStore {
     if (!this.pred) this.filtered.push(n);
     else if (this.pred(r)) { this.filtered.push(n); this.noteLane(r); }
 
-    const sec = Math.floor(nowMs / 1000);
-    if (sec !== this.rateSec) this.advanceRate(sec);
-    this.rateBins[sec % this.rateBins.length]++;
+    // The events/s chart counts what arrives live: a history burst at connect or resume
+    // would set its scale and flatten the live rate.
+    if (r.seq == null || r.seq > this.liveAfter) {
+      const sec = Math.floor(nowMs / 1000);
+      if (sec !== this.rateSec) this.advanceRate(sec);
+      this.rateBins[sec % this.rateBins.length]++;
+    }
     this.changed++;
   }
 

@@ -11,6 +11,9 @@
 // Pure logic: no DOM.
 
 export const ISR_LANE = 'ISR';
+// Interrupt entry and exit events by format (ThreadX, QNX), for streams without `run`.
+const ISR_ENTER = new Set(['ISR_ENTER', 'INT_ENTRY', 'INT_ENTRY_64', 'INT_HANDLER_ENTRY']);
+const ISR_EXIT = new Set(['ISR_EXIT', 'INT_EXIT', 'INT_HANDLER_EXIT']);
 
 function isNullPtr(v) {
   return v == null || v === '' || /^0x0+$/i.test(String(v));
@@ -67,6 +70,7 @@ export class TimelineModel {
     this.prevSeq = null;          // the previous record (a `run` covers the time since it)
     this.prevT = 0;
     this.running = null;          // Lane currently running (null: idle or unknown)
+    this.interrupted = null;      // fallback: the lane an interrupt took the CPU from
     this.ptrNames = new Map();    // '0x2000..' -> registry name
     this.instants = [];           // {t, lane, kind: 'user'|'isr', r}
     this.instOff = 0;
@@ -105,6 +109,7 @@ export class TimelineModel {
       this.isr.openStart = null;
     }
     this.isrDepth = 0;
+    this.interrupted = null;
   }
 
   /** The interval [prevT, t) ran under r.run (the reader's derivation). */
@@ -145,12 +150,21 @@ export class TimelineModel {
       if (!this.derived) this.switchTo(own, t);
       if (r.id >= 4096) this.instants.push({ t, lane: own.name, kind: 'user', r });
     } else if (r.ctx === 'isr') {
-      if (!this.derived && r.name === 'ISR_ENTER') {
-        if (this.isrDepth++ === 0) this.isr.openStart = t;
-      } else if (!this.derived && r.name === 'ISR_EXIT') {
+      // Fallback: an interrupt takes the CPU from the thread it interrupted (its running
+      // segment pauses, so thread and ISR time never overlap: the shares add up to 100%).
+      if (!this.derived && ISR_ENTER.has(r.name)) {
+        if (this.isrDepth++ === 0) {
+          this.isr.openStart = t;
+          this.interrupted = this.running;
+          this.switchTo(null, t);
+        }
+      } else if (!this.derived && ISR_EXIT.has(r.name)) {
         if (this.isrDepth > 0 && --this.isrDepth === 0 && this.isr.openStart !== null) {
-          this.isr.segs.push(this.isr.openStart, Math.max(t, this.isr.openStart + 1));
+          const end = Math.max(t, this.isr.openStart + 1);
+          this.isr.segs.push(this.isr.openStart, end);
           this.isr.openStart = null;
+          this.switchTo(this.interrupted, end);
+          this.interrupted = null;
         }
       }
       this.instants.push({ t, lane: ISR_LANE, kind: r.id >= 4096 ? 'user' : 'isr', r });

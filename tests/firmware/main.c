@@ -1,0 +1,163 @@
+/* tests/firmware/main.c: tt-fw-mps2, a bare-metal firmware for QEMU's mps2-an385 (Cortex-M3)
+ * that traces like a ThreadX application: tests/fw/txwriter.c (ThreadX's store order, the same
+ * code the host workloads use) writes the buffer in PSRAM and `_tx_trace_header_ptr` points at
+ * it. SysTick at TICK_HZ drives everything: its handler records a timer interrupt (enter,
+ * semaphore put, exit) and wakes the main loop, which runs three "threads" in turn (sensor,
+ * control, comms) with queue, mutex and semaphore events and user events numbered 1, 2, 3, ...
+ * Time stamps are SysTick's down-counter unwrapped with the tick count (QEMU has no DWT cycle
+ * counter): ticks * (RELOAD + 1) + elapsed cycles of the current tick, 25 MHz.
+ *
+ * PSRAM layout (addresses the tests read; see tests/firmware/README.md):
+ *   0x21000000 _tx_trace_header_ptr   0x21000004 boots (incremented at every reset)
+ *   0x21000008 last user sequence     0x2100000C events written since boot
+ *   0x21001000 the trace buffer (TRACE_SIZE bytes)
+ */
+#include <stdint.h>
+
+#include "txwriter.h"
+
+#define SYSCLK_HZ 25000000u
+#define TICK_HZ 100u
+#define RELOAD (SYSCLK_HZ / TICK_HZ - 1)
+#define PSRAM_BASE 0x21000000u
+#define PSRAM_SIZE 0x01000000u
+#define TRACE_OFF 0x1000u
+#define TRACE_SIZE 0x10000u
+#define REGISTRY 16u
+
+#define SYST_CSR (*(volatile uint32_t *)0xE000E010u)
+#define SYST_RVR (*(volatile uint32_t *)0xE000E014u)
+#define SYST_CVR (*(volatile uint32_t *)0xE000E018u)
+#define ICSR (*(volatile uint32_t *)0xE000ED04u)
+#define ICSR_PENDSTSET (1u << 26)
+
+/* ThreadX event ids (shared/reference/threadx-trace-events.tsv) */
+enum {
+	EV_ISR_ENTER = 3, EV_ISR_EXIT = 4, EV_THREAD_RESUME = 1, EV_THREAD_SUSPEND = 2,
+	EV_MUTEX_GET = 52, EV_MUTEX_PUT = 57, EV_QUEUE_RECEIVE = 68, EV_QUEUE_SEND = 69,
+	EV_SEM_GET = 83, EV_SEM_PUT = 88, EV_THREAD_SLEEP = 112, EV_USER = 4096,
+};
+enum { OT_THREAD = 1, OT_QUEUE = 3, OT_SEMAPHORE = 4, OT_MUTEX = 5 };
+enum { T_SENSOR, T_CONTROL, T_COMMS, NTHREADS };
+
+__attribute__((section(".psram.0"), used)) volatile uint32_t _tx_trace_header_ptr;
+__attribute__((section(".psram.1"), used)) volatile uint32_t fw_boots;
+__attribute__((section(".psram.2"), used)) volatile uint32_t fw_last_seq;
+__attribute__((section(".psram.3"), used)) volatile uint32_t fw_events;
+
+/* control blocks: only their addresses appear in events, as in a real application */
+static uint32_t thread_cb[NTHREADS][16], queue_cb[8], sem_cb[8], mutex_cb[8];
+static const char *const thread_name[NTHREADS] = { "sensor", "control", "comms" };
+static const uint32_t thread_prio[NTHREADS] = { 5, 8, 12 };
+
+static struct txw w;
+static volatile uint32_t ticks;
+static uint32_t seq, current = T_SENSOR;
+
+static uint32_t addr(const volatile void *p)
+{
+	return (uint32_t)(uintptr_t)p;
+}
+
+/* SysTick unwrapped: called with interrupts masked (inside emit), so a wrap not yet handled
+ * shows as a pending SysTick exception and counts one tick more. */
+static uint32_t now(void *arg)
+{
+	uint32_t t = ticks, cvr = SYST_CVR;
+
+	(void)arg;
+	if (ICSR & ICSR_PENDSTSET) {
+		t++;
+		cvr = SYST_CVR;	/* read after the wrap */
+	}
+	return t * (RELOAD + 1) + (RELOAD - cvr);
+}
+
+/* One event, atomically with respect to the SysTick handler, as ThreadX disables interrupts
+ * around its trace insert. thread < 0: interrupt context. */
+static void emit(int thread, uint32_t id, uint32_t i1, uint32_t i2, uint32_t i3, uint32_t i4)
+{
+	uint32_t primask, who, prio;
+
+	__asm volatile("mrs %0, primask\n cpsid i" : "=r"(primask) : : "memory");
+	if (thread < 0) {
+		who = TXW_ISR_THREAD;
+		prio = addr(thread_cb[current]);	/* the interrupted thread */
+	} else {
+		who = addr(thread_cb[thread]);
+		prio = txw_prio_word(thread_prio[thread], thread_prio[thread]);
+	}
+	if (txw_insert(&w, who, prio, id, i1, i2, i3, i4, NULL))
+		fw_events = fw_events + 1;	/* 0: tracing not enabled yet */
+	__asm volatile("msr primask, %0" : : "r"(primask) : "memory");
+}
+
+static void user_event(int thread, uint32_t tag)
+{
+	seq++;
+	emit(thread, EV_USER, seq, (uint32_t)thread, tag, 0);
+	fw_last_seq = seq;
+}
+
+void systick_handler(void)
+{
+	ticks = ticks + 1;
+	emit(-1, EV_ISR_ENTER, addr(&ticks), 15, 1, 0);
+	emit(-1, EV_SEM_PUT, addr(sem_cb), 1, 1, 0);
+	emit(-1, EV_ISR_EXIT, addr(&ticks), 15, 0, 0);
+}
+
+static void run(int thread, uint32_t n)
+{
+	current = (uint32_t)thread;
+	switch (thread) {
+	case T_SENSOR:
+		emit(thread, EV_SEM_GET, addr(sem_cb), 0xFFFFFFFFu, 0, 0);
+		emit(thread, EV_QUEUE_SEND, addr(queue_cb), n, 0, 1 + n % 4);
+		user_event(thread, n);
+		break;
+	case T_CONTROL:
+		emit(thread, EV_QUEUE_RECEIVE, addr(queue_cb), n, 0xFFFFFFFFu, n % 4);
+		emit(thread, EV_MUTEX_GET, addr(mutex_cb), 0xFFFFFFFFu, 0, 0);
+		user_event(thread, n);
+		emit(thread, EV_MUTEX_PUT, addr(mutex_cb), addr(thread_cb[thread]), 1, 0);
+		break;
+	default:
+		user_event(thread, n);
+		emit(thread, EV_THREAD_SLEEP, 10, 4, 0, 0);
+		break;
+	}
+}
+
+int main(void)
+{
+	uint32_t last = 0;
+
+	fw_boots = fw_boots + 1;
+	fw_events = 0;
+	_tx_trace_header_ptr = 0;	/* not enabled yet */
+	txw_init(&w, (uint8_t *)PSRAM_BASE, PSRAM_BASE, PSRAM_SIZE, false);
+	w.time_mode = TXW_TIME_CALLBACK;
+	w.now = now;
+	SYST_RVR = RELOAD;
+	SYST_CVR = 0;
+	SYST_CSR = 7;	/* processor clock, interrupt, enable: time runs from here */
+	__asm volatile("cpsid i" : : : "memory");	/* the tick handler traces too */
+	txw_enable(&w, PSRAM_BASE + TRACE_OFF, TRACE_SIZE, REGISTRY);
+	fw_events = 2;	/* tx_trace_enable's two RUNNING events */
+	for (int i = 0; i < NTHREADS; i++)
+		txw_register(&w, addr(thread_cb[i]), OT_THREAD, thread_name[i], addr(thread_cb[i]),
+			     0x400, thread_prio[i]);
+	txw_register(&w, addr(queue_cb), OT_QUEUE, "q_samples", 0, 0, 0);
+	txw_register(&w, addr(sem_cb), OT_SEMAPHORE, "sem_tick", 0, 0, 0);
+	txw_register(&w, addr(mutex_cb), OT_MUTEX, "mtx_bus", 0, 0, 0);
+	_tx_trace_header_ptr = w.hdr;	/* published last: readers find a whole buffer */
+	__asm volatile("cpsie i" : : : "memory");
+	for (uint32_t n = 0;; n++) {
+		while (ticks == last)
+			__asm volatile("wfi");
+		last = ticks;
+		for (int t = 0; t < NTHREADS; t++)
+			run(t, n);
+	}
+}
