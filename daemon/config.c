@@ -283,6 +283,8 @@ int tt_config_parse(const char *text, size_t len, const char *name, struct tt_co
 		if ((rc = apply(p, target_keys, sizeof(target_keys) / sizeof(target_keys[0]), tc,
 				t, name, prefix, err, errlen)) < 0)
 			goto fail;
+		if (tc->layout && !cJSON_GetObjectItemCaseSensitive(t, "format"))
+			tc->format = NULL; /* the layout file's */
 		rc = -EINVAL;
 		if (!tc->name || !*tc->name || !tc->probe || !*tc->probe) {
 			snprintf(err, errlen, "%s: targets[%zu]: \"name\" and \"probe\" are required",

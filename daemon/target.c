@@ -546,7 +546,7 @@ static void free_target(struct tt_target *t)
 
 /* The format: as given, else the layout file's, else threadx (an unreadable layout file is
  * said when it is loaded). */
-static const char *format_name(const struct tt_target_config *cfg, char *buf, size_t len)
+const char *tt_target_format_name(const struct tt_target_config *cfg, char *buf, size_t len)
 {
 	char err[8];
 
@@ -563,7 +563,7 @@ static int copy_config(struct tt_target *t, const struct tt_target_config *cfg)
 	t->cfg.name = dup_str(t, 0, cfg->name ? cfg->name : "target");
 	t->cfg.probe = dup_str(t, 1, cfg->probe);
 	char lfmt[32];
-	t->cfg.format = dup_str(t, 2, format_name(cfg, lfmt, sizeof(lfmt)));
+	t->cfg.format = dup_str(t, 2, tt_target_format_name(cfg, lfmt, sizeof(lfmt)));
 	t->cfg.elf = dup_str(t, 3, cfg->elf);
 	t->cfg.openocd_log = dup_str(t, 4, cfg->openocd_log);
 	t->cfg.layout = dup_str(t, 5, cfg->layout);
@@ -623,7 +623,7 @@ int tt_target_start(uv_loop_t *loop, const struct tt_target_config *cfg,
 	if ((rc = kev ? check_kev(cfg, err, errlen) : tt_probe_spec_check(cfg->probe, err, errlen)) < 0)
 		return rc;
 	char lfmt[32];
-	const struct tt_reader_ops *fmt = tt_reader_find(kev ? "qnx" : format_name(cfg, lfmt,
+	const struct tt_reader_ops *fmt = tt_reader_find(kev ? "qnx" : tt_target_format_name(cfg, lfmt,
 										    sizeof(lfmt)));
 	if (!fmt || !fmt->create) {
 		if (fmt)

@@ -81,6 +81,10 @@ int tt_target_start(uv_loop_t *loop, const struct tt_target_config *cfg,
  * the target is freed. */
 void tt_target_stop(struct tt_target *t, tt_target_close_cb cb, void *arg);
 
+/* The target's format: cfg->format, else the layout file's (cfg->layout; buf holds it, len
+ * bytes), else "threadx". */
+const char *tt_target_format_name(const struct tt_target_config *cfg, char *buf, size_t len);
+
 /* Storage for a reader's format_cfg (reader.h: cfg_size bytes). */
 struct tt_format_cfg {
 	_Alignas(max_align_t) unsigned char buf[TT_FORMAT_CFG_MAX];

@@ -265,8 +265,9 @@ static struct slot *slot_add(struct daemon *d, const struct tt_target_config *cf
 	slot_idle(s, TT_TARGET_ATTACHING, "starting");
 #if TT_HAVE_LWS
 	if (d->srv) {
+		char fmt[32]; /* hc.format is copied by the hub (tt_hub_config) */
 		struct tt_hub_config hc = { .target = s->name,
-					    .format = cfg->format ? cfg->format : "threadx",
+					    .format = tt_target_format_name(cfg, fmt, sizeof(fmt)),
 					    .probe = cfg->probe, .status = slot_status,
 					    .status_arg = s,
 					    .export_prepare = slot_export_prepare,

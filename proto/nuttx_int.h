@@ -96,4 +96,84 @@ void nx_emit_record(struct nx_dec *d, const uint8_t *p, uint64_t addr, tt_emit_c
  * raw time t, if the time source has been a constant-step counter; else -1. */
 int64_t nx_count_by_time(const struct nx_dec *d, uint64_t t);
 
+/* ---- the live reader's state, shared by nuttx.c (cycle), nuttx_names.c (task names) ---- */
+
+enum nx_step { ST_CTL, ST_DATA, ST_CLEARCHK, ST_SYNC, ST_PIDHASH, ST_SLOTS, ST_TCBS,
+	       ST_TASKNAME };
+#define NAME_FAILS_MAX 3 /* failed lookup reads in a row before names are turned off */
+
+enum nx_why { WHY_ATTACH, WHY_LAP, WHY_RESET, WHY_ERROR };
+
+struct tt_nuttx {
+	struct tt_nuttx_config cfg;
+	struct nx_dec d;
+	struct tt_nuttx_stats st;
+	char err[256];
+	enum nx_step step;
+	enum nx_why why;         /* of the next sync */
+	bool need_sync;          /* the next poll is a full read (why says why) */
+	const char *gap_reason;  /* WHY_LAP/WHY_ERROR: reason of the gap record */
+	bool gap_known_loss;     /* the tail passed our position: something is lost */
+	unsigned sync_tries;
+	bool attached;
+	bool overflowed;         /* ni_overwrite 2 seen and reported */
+	bool full_at_check;      /* ST_CLEARCHK: the ring was full when the tail passed us */
+	uint64_t buf_addr;
+	uint32_t size;
+	uint32_t pos;            /* ring offset of the next unread byte */
+	uint32_t h1, t1;         /* control words at the start of this poll */
+	uint32_t nnew;           /* bytes planned in ST_DATA / ST_SYNC */
+	uint32_t anchor_off;     /* ring offset of the anchor (last published record header) */
+	bool anchor_is_record;
+	uint8_t anchor[NX_MAX_REC], anchor_now[NX_MAX_REC];
+	uint8_t ctl[256], ctl2[256];
+	uint8_t *ring;           /* size bytes: the new bytes, linear */
+	uint64_t rate_bytes, rate_time; /* notes published lately: their bytes, their time span */
+	uint8_t *ring_alloc;
+	char **sysnames;         /* owned copy of the layout's syscall names (one allocation) */
+	/* task names from the target: ST_PIDHASH (g_pidhash, g_npidhash) -> ST_SLOTS (the hash
+	 * slots of the pids) -> ST_TCBS (tcb->pid, tcb->name) -> ST_TASKNAME (NuttX's cache, for
+	 * the pids still unnamed), after a poll that named pids (nuttx_names.c) */
+	unsigned name_fails;     /* lookups whose reads failed, in a row */
+	bool names_off;          /* turned off for that: not said yet */
+	unsigned nm_n;           /* pids in this round */
+	int32_t nm_pid[NX_WANT];
+	uint64_t nm_table;       /* g_pidhash's value */
+	uint32_t nm_mask;        /* g_npidhash - 1 */
+	uint8_t nm_hash[8], nm_count[4], nm_slot[NX_WANT][8], nm_tpid[NX_WANT][4];
+	char nm_name[NX_WANT][NX_NAME_MAX];
+	const char *nm_found[NX_WANT]; /* names from the TCBs (into nm_name), NULL: none */
+	uint8_t nm_cache[16 + 4096];   /* g_note_taskname: head, tail, buffer */
+};
+
+/* Control words as read. */
+struct ctlw {
+	uint64_t buf, size;
+	uint32_t head, tail, overwrite;
+};
+
+/* Cyclic distance from a to b in a ring of size n. */
+static inline uint32_t nx_dist(uint32_t a, uint32_t b, uint32_t n)
+{
+	return b >= a ? b - a : b + n - a;
+}
+
+/* Syscall names for the decoder: borrowed from lo (copy == NULL), or copied into *copy (one
+ * allocation: the pointers, then the strings). 0 or -ENOMEM. */
+int nx_use_syscalls(struct nx_dec *d, const struct tt_nuttx_layout *lo, char ***copy);
+/* One range of a plan (nothing for len 0), counted in the stats. */
+void nx_add_range(struct tt_nuttx *rd, struct tt_plan *p, uint64_t addr, uint32_t len,
+		  uint8_t *dst);
+
+/* nuttx_names.c: task names from the target, after a poll whose records named pids with no
+ * name known. nx_names_start: TT_NUTTX_DONE (nothing to look up) or TT_NUTTX_MORE (the steps
+ * ST_PIDHASH .. ST_TASKNAME follow: nx_names_plan, nx_names_ingest). */
+int nx_names_start(struct tt_nuttx *rd);
+void nx_names_plan(struct tt_nuttx *rd, struct tt_plan *p);
+int nx_names_ingest(struct tt_nuttx *rd);
+/* The live lookup's rules on an image that holds the TCBs or NuttX's name cache (a whole-RAM
+ * dump): pid's name into out (NX_NAME_MAX bytes), or NULL. */
+const char *nx_img_name(const struct nx_lay *l, const struct tt_nuttx_layout *lo,
+			const uint8_t *img, size_t len, uint64_t base, int32_t pid, char *out);
+
 #endif

@@ -8,7 +8,8 @@
  * cycles while the "target" rewrites bytes between cycles, taken from the input's second half
  * (laps, resets, torn headers, garbage pointers); a range planned outside the RAM is a failed
  * read, as a probe would report it. NuttX also looks task names up in TCBs the input holds
- * (g_pidhash at +0x40, g_npidhash at +0x48), live and in the image. Built as a libFuzzer target by
+ * (g_pidhash at +0x40, g_npidhash at +0x48) and in NuttX's own cache of exited tasks' names
+ * (g_note_taskname at +0x80, 64 bytes), live and in the image. Built as a libFuzzer target by
  * tests/fuzz/meson.build, and with the gcc smoke driver tests/unit/fuzz_threadx.c (seeds from
  * tests/fw/txwriter).
  */
@@ -35,6 +36,8 @@ static const void *fz_format_cfg(struct tt_nuttx_layout *lo)
 	lo->tcb_off_pid = 12;
 	lo->tcb_off_name = 48;
 	lo->tcb_name_size = 32;
+	lo->taskname_addr = FZ_BASE + 0x80;
+	lo->taskname_size = 64;
 	return lo;
 }
 

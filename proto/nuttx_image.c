@@ -1,0 +1,242 @@
+/* proto/nuttx_image.c: NuttX notes in a file: a RAM image holding g_noteram_driver and its ring
+ * (tail to head, tasks named from the TCBs or NuttX's name cache when the image holds them), or
+ * a record stream (`trace dump -b`: the notes back to back); and the "nuttx" entry of reader.h.
+ * README-nuttx.md, "Images".
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "nuttx_int.h"
+#include "reader.h"
+
+static int decode_stream(struct nx_dec *d, const uint8_t *img, size_t len, uint64_t base,
+			 tt_emit_cb cb, void *arg, char *err, size_t errlen)
+{
+	char why[160];
+	size_t o = 0;
+
+	while (o < len && img[o]) {
+		if (nx_rec_check(&d->lay, img + o, len - o, why, sizeof(why)) < 0) {
+			snprintf(err, errlen, "bad note at file offset %zu: %s", o, why);
+			/* the file ends inside a whole-looking note: cut short, not garbage */
+			return img[o] > len - o && img[o] >= d->lay.hdr ? -ENODATA : -EPROTO;
+		}
+		nx_emit_record(d, img + o, base ? base + o : 0, cb, arg);
+		/* Records back to back as NuttX's binary read mode returns them (noteram_get: one
+		 * note of nc_length bytes per read, no padding: `trace dump -b`), or padded to the
+		 * ring alignment: the padded position is taken only when the packed one cannot
+		 * start a record (a length byte below the header size) and the padded one can. */
+		size_t packed = o + img[o], padded = o + nx_alignup(img[o], d->lay.align);
+		o = packed;
+		if (padded != packed && packed < len && img[packed] < d->lay.hdr && padded < len &&
+		    img[padded] >= d->lay.hdr)
+			o = padded;
+	}
+	return 0;
+}
+
+/* The control words of the driver at driver_addr, inside the image (checked by the caller). */
+static void img_ctl(const struct nx_lay *l, const uint8_t *img, size_t len, uint64_t base,
+		    uint64_t driver_addr, struct ctlw *w)
+{
+	const uint8_t *c = img + (driver_addr - base);
+
+	(void)len;
+	w->buf = l->bytes ? driver_addr + l->off_buffer : nx_get(l, c + l->off_buffer, l->ptr);
+	w->size = l->bytes ? l->bufsize : nx_get(l, c + l->off_bufsize, l->ptr);
+	w->head = (uint32_t)nx_get(l, c + l->off_head, 4);
+	w->tail = (uint32_t)nx_get(l, c + l->off_tail, 4);
+}
+
+static bool img_driver_inside(const struct nx_lay *l, size_t len, uint64_t base,
+			      uint64_t driver_addr)
+{
+	return driver_addr >= base && driver_addr - base <= len &&
+	       len - (driver_addr - base) >= (uint64_t)l->ctl_lo + l->ctl_len;
+}
+
+static bool img_ring_inside(const struct nx_lay *l, size_t len, uint64_t base,
+			    const struct ctlw *w)
+{
+	return w->size >= 2u * l->hdr && w->size <= UINT32_MAX / 2 && w->buf >= base &&
+	       w->buf - base <= len && len - (w->buf - base) >= w->size;
+}
+
+bool tt_nuttx_image_holds_ring(const uint8_t *img, size_t len, uint64_t base,
+			       uint64_t driver_addr, const struct tt_nuttx_layout *lo)
+{
+	struct nx_lay l;
+	struct ctlw w;
+	const char *why;
+
+	if (nx_lay_resolve(lo, &l, &why) < 0 || !img_driver_inside(&l, len, base, driver_addr))
+		return false;
+	img_ctl(&l, img, len, base, driver_addr, &w);
+	return img_ring_inside(&l, len, base, &w) && w.head < w.size && w.tail < w.size;
+}
+
+int tt_nuttx_decode_image(const uint8_t *img, size_t len, uint64_t base, uint64_t driver_addr,
+			  const struct tt_nuttx_layout *lo, uint64_t tick_hz, tt_emit_cb cb,
+			  void *arg, char *err, size_t errlen)
+{
+	struct nx_dec d;
+	const struct nx_lay *l = &d.lay;
+	const char *why = NULL;
+	uint8_t rec[NX_MAX_REC];
+	char msg[160];
+
+	memset(&d, 0, sizeof(d));
+	if (tt_nuttx_layout_check(lo, &why) < 0 || nx_lay_resolve(lo, &d.lay, &why) < 0) {
+		snprintf(err, errlen, "NuttX layout: %s", why);
+		return -EINVAL;
+	}
+	d.tick_hz = tick_hz;
+	nx_use_syscalls(&d, lo, NULL);
+	nx_dec_reset(&d);
+	if (!driver_addr)
+		return decode_stream(&d, img, len, base, cb, arg, err, errlen);
+	if (!img_driver_inside(l, len, base, driver_addr)) {
+		snprintf(err, errlen, "g_noteram_driver at 0x%llx is outside the image [0x%llx, "
+			 "0x%llx)", (unsigned long long)driver_addr, (unsigned long long)base,
+			 (unsigned long long)(base + len));
+		return -EPROTO;
+	}
+	struct ctlw w;
+	img_ctl(l, img, len, base, driver_addr, &w);
+	uint64_t buf = w.buf, size = w.size;
+	uint32_t head = w.head, tail = w.tail;
+	if (!img_ring_inside(l, len, base, &w)) {
+		snprintf(err, errlen, "noteram ring at 0x%llx (ni_bufsize %llu) is not inside the "
+			 "image [0x%llx, 0x%llx) (wrong --address, --base or layout?)",
+			 (unsigned long long)buf, (unsigned long long)size,
+			 (unsigned long long)base, (unsigned long long)(base + len));
+		return -EPROTO;
+	}
+	if (head >= size || tail >= size) {
+		snprintf(err, errlen, "noteram ni_head %u / ni_tail %u outside the %llu-byte ring "
+			 "(wrong layout offsets?)", head, tail, (unsigned long long)size);
+		return -EPROTO;
+	}
+	const uint8_t *ring = img + (buf - base);
+	uint32_t n = (uint32_t)size, off = tail, left = nx_dist(tail, head, n);
+	while (left) {
+		uint32_t avail = left < NX_MAX_REC ? left : NX_MAX_REC;
+		for (uint32_t i = 0; i < avail; i++)
+			rec[i] = ring[(off + i) % n];
+		if (nx_rec_check(l, rec, avail, msg, sizeof(msg)) < 0) {
+			snprintf(err, errlen, "bad note at 0x%llx (ring offset %u): %s",
+				 (unsigned long long)(buf + off), off, msg);
+			return -EPROTO;
+		}
+		int32_t pid = nx_rec_pid(l, rec);
+		char name[NX_NAME_MAX];
+		if ((lo->pidhash_addr || lo->taskname_addr) && !nx_name_known(&d, pid))
+			nx_set_name(&d, pid, nx_img_name(l, lo, img, len, base, pid, name));
+		nx_emit_record(&d, rec, buf + off, cb, arg);
+		uint32_t step = nx_alignup(rec[0], l->align);
+		if (step > left)
+			break;
+		left -= step;
+		off = (off + step) % n;
+	}
+	return 0;
+}
+
+/* ---- reader.h glue: format_cfg is a struct tt_nuttx_layout, or NULL for the default ---- */
+
+static const struct tt_nuttx_layout *layout_of(const struct tt_reader_config *cfg,
+					       struct tt_nuttx_layout *def)
+{
+	if (cfg->format_cfg)
+		return cfg->format_cfg;
+	tt_nuttx_layout_default(def, 4);
+	return def;
+}
+
+static int nr_create(const struct tt_reader_config *cfg, void **out)
+{
+	struct tt_nuttx_layout def;
+	struct tt_nuttx_config c = {
+		.driver_addr = cfg->address,
+		.layout = *layout_of(cfg, &def),
+		.start_at_now = cfg->start_at_now,
+		.tick_hz = cfg->tick_hz,
+	};
+	return tt_nuttx_new(&c, (struct tt_nuttx **)out, NULL);
+}
+
+static void nr_destroy(void *rd)
+{
+	tt_nuttx_free(rd);
+}
+
+static void nr_plan(void *rd, struct tt_plan *plan)
+{
+	tt_nuttx_plan(rd, plan);
+}
+
+static int nr_ingest(void *rd, tt_emit_cb cb, void *arg)
+{
+	return tt_nuttx_ingest(rd, cb, arg);
+}
+
+static void nr_read_failed(void *rd, int err)
+{
+	tt_nuttx_read_failed(rd, err);
+}
+
+static const char *nr_error(const void *rd)
+{
+	return tt_nuttx_error(rd);
+}
+
+static void nr_stats(const void *rd, struct tt_reader_stats *out)
+{
+	const struct tt_nuttx_stats *s = tt_nuttx_stats(rd);
+
+	*out = (struct tt_reader_stats){
+		.polls = s->polls, .bytes_planned = s->bytes_planned, .events = s->events,
+		.gaps = s->gaps, .lost = s->lost, .resets = s->resets, .last_new = s->last_new,
+		.capacity = s->capacity,
+	};
+}
+
+static int nr_decode_image(const uint8_t *img, size_t len, uint64_t base,
+			   const struct tt_reader_config *cfg, tt_emit_cb cb, void *arg, char *err,
+			   size_t errlen)
+{
+	struct tt_nuttx_layout def;
+
+	return tt_nuttx_decode_image(img, len, base, cfg->address, layout_of(cfg, &def),
+				     cfg->tick_hz, cb, arg, err, errlen);
+}
+
+static int nr_cfg_check(const void *cfg, const char **why)
+{
+	return tt_nuttx_layout_check(cfg, why);
+}
+
+static void nr_cfg_init(void *cfg)
+{
+	tt_nuttx_layout_default(cfg, 4);
+}
+
+const struct tt_reader_ops tt_nuttx_reader = {
+	.name = "nuttx",
+	.elf_symbol = "g_noteram_driver", /* before 12.4: tt_nuttx_elf_symbol() */
+	.elf_symbol_is_pointer = false,
+	.create = nr_create,
+	.destroy = nr_destroy,
+	.plan = nr_plan,
+	.ingest = nr_ingest,
+	.read_failed = nr_read_failed,
+	.error = nr_error,
+	.stats = nr_stats,
+	.decode_image = nr_decode_image,
+	.cfg_size = sizeof(struct tt_nuttx_layout),
+	.cfg_init = nr_cfg_init,
+	.cfg_set = tt_nuttx_layout_set,
+	.cfg_check = nr_cfg_check,
+	.cfg_help = TT_NUTTX_LAYOUT_HELP,
+};
