@@ -40,12 +40,7 @@ setup() {
 	advance 300
 }
 
-# api_field NAME: a field of the target's summary in /api/targets.
-api_field() {
-	local j
-	j=$(curl -sf "http://127.0.0.1:$HTTP_PORT/api/targets") || return 1
-	[[ $j =~ \"$1\":\"?([^,\"]*) ]] && echo "${BASH_REMATCH[1]}"
-}
+api_field() { tt_api_field "$HTTP_PORT" "$1"; }
 api_is() { [ "$(api_field "$1")" = "$2" ]; }
 tail_says() { grep -qE "$1" "$TAIL"; }
 fw_stopped() { [ "$(tt_proc_state "$TT_PID_fw")" = T ]; }

@@ -182,15 +182,28 @@ static int qmp_cmd(struct core *c, const char *cmd, char *out, size_t outlen)
 	}
 }
 
+/* Waits up to 10 s for QEMU's socket, so the two can be started in either order. */
 static int qmp_open(struct core *c, const char *path)
 {
 	struct sockaddr_un sa;
-	int e;
+	int e = unix_addr(path, &sa);
 
-	c->qmp = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (c->qmp < 0 || (e = unix_addr(path, &sa)) < 0 ||
-	    connect(c->qmp, (struct sockaddr *)&sa, sizeof(sa)) < 0)
-		return -errno;
+	for (int tries = 0; e == 0; tries++) {
+		c->qmp = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (c->qmp < 0)
+			return -errno;
+		if (connect(c->qmp, (struct sockaddr *)&sa, sizeof(sa)) == 0)
+			break;
+		e = -errno;
+		close(c->qmp);
+		c->qmp = -1;
+		if ((e != -ENOENT && e != -ECONNREFUSED) || tries == 200)
+			return e;
+		e = 0;
+		usleep(50000);
+	}
+	if (e < 0)
+		return e;
 	if ((e = qmp_cmd(c, NULL, NULL, 0)) < 0)	/* the greeting */
 		return e;
 	return qmp_cmd(c, "{\"execute\":\"qmp_capabilities\"}", NULL, 0);
