@@ -6,7 +6,7 @@
 # `tracetap tail`. Every situation is forced (a GDB session parked in a shell command, a `reset
 # halt` that keeps the firmware from running), never waited for by time.
 #
-# usage: board-test.sh CASE INTERFACE_CFG TARGET_CFG   (cases: gdb-halt, reset)
+# usage: board-test.sh CASE INTERFACE_CFG TARGET_CFG   (cases: gdb-halt, reset, attach-halted)
 # env (meson sets them): TRACETAPD TRACETAP CHECK_SEQ SIMTARGET FW_THREADX; TT_KEEP=1 keeps logs.
 set -u
 CASE=$1
@@ -27,6 +27,7 @@ setup() {
 	fw 300 0x10000
 	tt_ctl "core $TT_PID_fw"
 	tt_board_ocd_start
+	[ "${1:-}" != halted ] || ocd_cmd halt
 	: >"$DLOG"
 	"$TRACETAPD" --port 0 --web "$here" --stdout --log-level info --name sim --pointer $BASE \
 		--probe "openocd:127.0.0.1:$OCD_PORT" >"$REC" 2>"$DLOG" &
@@ -36,6 +37,10 @@ setup() {
 	HTTP_PORT=$(sed -n 's/.*dashboard at http:\/\/127\.0\.0\.1:\([0-9]*\)\/.*/\1/p' "$DLOG" | head -n 1)
 	"$TRACETAP" tail --json "ws://127.0.0.1:$HTTP_PORT/" >/dev/null 2>"$TAIL" &
 	TT_PIDS+=("$!")
+	if [ "${1:-}" = halted ]; then
+		wait_log 'target sim: halted: core halted by the debugger'
+		return
+	fi
 	wait_log 'connected: streaming'
 	advance 300
 }
@@ -121,8 +126,24 @@ reset_case() {
 	tt_ok "reset run: one reset record, the stream resumes; nothing duplicated or reordered"
 }
 
+# tracetapd attaches to a core that is already halted: OpenOCD sends no notification for that,
+# the state comes from asking it once the link is up
+attach_halted() {
+	setup halted
+	tt_wait_for 10 "status halted in /api/targets" api_is state halted
+	tt_wait_for 10 "the halted core's buffer read" eval '[ "$(count_rec '"'"'"type":"event"'"'"')" -gt 0 ]'
+	api_is state halted || tt_die "reading the buffer turned 'halted' into $(api_field state)"
+	tt_ok "attached to a halted core: status 'halted', its buffer read ($(count_rec '"type":"event"') events)"
+	ocd_cmd resume
+	tt_wait_for 10 "connected after the resume" api_is state connected
+	advance 300
+	finish --lossless
+	tt_ok "resumed: connected, every event exactly once"
+}
+
 case $CASE in
 gdb-halt) gdb_halt ;;
+attach-halted) attach_halted ;;
 reset) reset_case ;;
-*) echo "usage: $0 gdb-halt|reset INTERFACE_CFG TARGET_CFG" >&2; exit 2 ;;
+*) echo "usage: $0 gdb-halt|reset|attach-halted INTERFACE_CFG TARGET_CFG" >&2; exit 2 ;;
 esac
