@@ -251,7 +251,7 @@ static int ocd_init_reply(struct ocd *o, const struct tt_tcl_msg *m)
 		ocd_link_up(o);
 		if (o->link != LINK_UP)
 			return -ENOTCONN;
-		if (m->code == 0 && m->blen == 6 && !memcmp(m->body, "halted", 6))
+		if (m->code == 0)	/* running too: a halt seen before a lost link is over */
 			tt_probe__set_state(&o->base, o->base.state, notice);
 		return 0;
 	}
