@@ -19,6 +19,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../sim/lib.sh
 . "$here/../sim/lib.sh"
 
+[ -f "$FW_ELF" ] || {
+	echo "skipped: the firmware was not built (gcc-arm-none-eabi, libnewlib-arm-none-eabi)"; exit 77; }
 command -v qemu-system-arm >/dev/null || { echo "skipped: qemu-system-arm not installed"; exit 77; }
 command -v jq >/dev/null || { echo "skipped: jq not installed"; exit 77; }
 

@@ -8,6 +8,13 @@
 # start listening before the next one runs, as a reader would wait for it.
 # usage: readme-test.sh board|qemu README.md SOURCE_ROOT BUILD_DIR
 set -u
+if [ "$1" = qemu ]; then
+	[ -f "$4/tests/firmware/tt-fw-mps2.elf" ] || {
+		echo "skipped: the firmware was not built (gcc-arm-none-eabi, libnewlib-arm-none-eabi)"
+		exit 77
+	}
+	command -v qemu-system-arm >/dev/null || { echo "skipped: qemu-system-arm not installed"; exit 77; }
+fi
 if [ -z "${TT_README_NETNS:-}" ]; then
 	unshare -rn true 2>/dev/null || {
 		echo "skipped: no network namespace (unshare -rn) to keep the README's fixed ports private"
