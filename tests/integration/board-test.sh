@@ -3,7 +3,7 @@
 # --cortex-m (a Cortex-M3 whose halt, resume and reset act on the tt-fw-threadx workload), an
 # OpenOCD of the user's driving it with a stock-style config (remote-bitbang.cfg + sim-cm3.cfg)
 # and tracetapd attached to that OpenOCD's TCL port, the dashboard's WebSocket followed by
-# `tracetap tail`. Every situation is forced (a GDB session parked in a shell command, a `reset
+# `tracetap tail`. Every situation is forced (GDB parked in a shell command while attached, a `reset
 # halt` that keeps the firmware from running), never waited for by time.
 #
 # usage: board-test.sh CASE INTERFACE_CFG TARGET_CFG   (cases: gdb-halt, reset, attach-halted)
