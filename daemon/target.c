@@ -73,7 +73,10 @@ struct tt_target {
 	 * read out before it, and it precedes everything of the new run. */
 	int reset_pending;       /* 1: notified; 2: and a cycle has started since */
 	bool reset_announced;    /* went out early: the reader's own record for the same reset,
-				    when it sees the buffer rewritten, is not a second one */
+				    when it sees the buffer rewritten, is not a second one (a
+				    firmware that never rewrites it keeps this set until the next
+				    OpenOCD reset: a reset the reader alone sees meanwhile is
+				    taken for that one) */
 	char reset_reason[64];
 };
 

@@ -326,7 +326,8 @@ static void on_status_tick(uv_timer_t *h)
 		return;
 	for (size_t i = 0; i < d->nslots; i++) {
 		const struct tt_target_status *st = slot_status(&d->slots[i]);
-		connected += st->state == TT_TARGET_CONNECTED;
+		/* a core halted by a debugger is still read: its link is up */
+		connected += st->state == TT_TARGET_CONNECTED || st->state == TT_TARGET_HALTED;
 		rate += st->rate;
 	}
 	tt_notify_status("%u/%zu targets connected, %.0f events/s", connected, d->nslots, rate);

@@ -241,9 +241,20 @@ static int ocd_init_reply(struct ocd *o, const struct tt_tcl_msg *m)
 					    [INIT_PROBE] = "info commands read_memory",
 					    [INIT_MD_PROCS] = "defining the mdw-based read procs" };
 	enum ocd_init st = o->init_pending;
-	char q[160];
+	char q[160], notice[64];
 
 	o->init_pending = INIT_DONE;
+	if (st == INIT_STATE) {
+		/* no current target (a bare DAP config) is no error: there is no core to report */
+		snprintf(notice, sizeof(notice), "target_state state %s",
+			 tt_probe__quote(q, sizeof(q), m->body, m->blen, 20));
+		ocd_link_up(o);
+		if (o->link != LINK_UP)
+			return -ENOTCONN;
+		if (m->code == 0)	/* running too: a halt seen before a lost link is over */
+			tt_probe__set_state(&o->base, o->base.state, notice);
+		return 0;
+	}
 	if (m->code != 0) {
 		ocd_fail(o, -EPROTO, "%s failed: \"%s\"", what[st],
 			 tt_probe__quote(q, sizeof(q), m->body, m->blen, 100));
@@ -261,8 +272,9 @@ static int ocd_init_reply(struct ocd *o, const struct tt_tcl_msg *m)
 		ocd_send(o, tt_tcl_md_procs);
 		return 0;
 	}
-	ocd_link_up(o);
-	return o->link == LINK_UP ? 0 : -ENOTCONN;
+	o->init_pending = INIT_STATE;
+	ocd_send(o, "[target current] curstate");
+	return 0;
 }
 
 static int ocd_frame(void *arg, const char *f, size_t n)

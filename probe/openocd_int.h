@@ -14,8 +14,9 @@
 enum ocd_link { LINK_IDLE, LINK_STARTING, LINK_UP, LINK_DOWN };
 enum ocd_req { REQ_NONE, REQ_READ, REQ_WRITE };
 /* Link-up sequence: notifications on, then whether read_memory exists, then (only without it)
- * the mdw-based procs that stand in for it. */
-enum ocd_init { INIT_DONE, INIT_NOTIFY, INIT_PROBE, INIT_MD_PROCS };
+ * the mdw-based procs that stand in for it, then the core's state (notifications only report
+ * changes: a core already halted when we attach would otherwise look running). */
+enum ocd_init { INIT_DONE, INIT_NOTIFY, INIT_PROBE, INIT_MD_PROCS, INIT_STATE };
 
 struct ocd {
 	struct tt_probe base;

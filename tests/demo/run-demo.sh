@@ -8,14 +8,15 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
-rate=1000 port=7733 setup=1 browser=1
+rate=1000 port=7733 setup=1 browser=1 qemu=0
 while [ $# -gt 0 ]; do
   case $1 in
     --rate) rate=$2; shift 2 ;;
     --port) port=$2; shift 2 ;;
     --no-setup) setup=0; shift ;;
     --no-browser) browser=0; shift ;;
-    *) sed -n '2,8p' "$0"; exit 2 ;;
+    --qemu) qemu=1; shift ;;
+    *) sed -n '2,13p' "$0"; exit 2 ;;
   esac
 done
 if [ "$setup" = 1 ]; then
@@ -27,11 +28,54 @@ ninja -C build >/dev/null
 work=$(mktemp -d "${TMPDIR:-/tmp}/tracetap-demo.XXXXXX")
 pids=()
 cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  # newest first: the daemon, then OpenOCD before the simulator it reads through
+  for ((i = ${#pids[@]} - 1; i >= 0; i--)); do kill "${pids[i]}" 2>/dev/null || true; done
   wait 2>/dev/null || true
   rm -rf "$work"
 }
 trap cleanup EXIT INT TERM
+
+# wait_for FILE REGEX: until a line of FILE matches (5 s), or say what went wrong and stop.
+wait_for() {
+  for _ in $(seq 100); do grep -qs "$2" "$1" && return 0; sleep 0.05; done
+  echo "demo: no '$2' in $1:"; cat "$1"; exit 1
+}
+
+open_browser() {
+  if [ "$browser" = 1 ] && [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ] && command -v xdg-open >/dev/null; then
+    (sleep 1; xdg-open "http://127.0.0.1:$port/" >/dev/null 2>&1 || true) &
+  fi
+}
+
+if [ "$qemu" = 1 ]; then
+  fw=build/tests/firmware/tt-fw-mps2.elf
+  [ -f "$fw" ] || { echo "demo: $fw was not built (needs gcc-arm-none-eabi and libnewlib-arm-none-eabi)"; exit 1; }
+  qemu-system-arm -machine mps2-an385,memory-backend=ram \
+    -object memory-backend-file,id=ram,size=16M,mem-path="$work/psram.bin",share=on \
+    -kernel "$fw" -nographic -monitor none -serial none \
+    -qmp "unix:$work/qmp.sock,server=on,wait=off" > "$work/qemu.out" 2>&1 &
+  pids+=($!)
+  build/tests/sim/tt-simtarget --qmp "$work/qmp.sock" --ram "$work/psram.bin" --base 0x21000000 \
+    --size 0x1000000 > "$work/sim.out" 2>&1 &
+  pids+=($!)
+  wait_for "$work/sim.out" '^listening port='
+  sim_port=$(sed -n 's/^listening port=\([0-9]*\)/\1/p' "$work/sim.out")
+  openocd -f tests/sim/remote-bitbang.cfg -c "remote_bitbang port $sim_port" -f tests/sim/sim-cm3.cfg \
+    -c "bindto 127.0.0.1" -l "$work/openocd.log" &
+  pids+=($!)
+  wait_for "$work/openocd.log" 'Listening on port 6666'
+  echo "demo: QEMU mps2-an385 running tests/firmware, debug port 127.0.0.1:$sim_port"
+  echo "demo: halt and reset it through OpenOCD and watch the dashboard's status:"
+  echo "        telnet 127.0.0.1 4444   then: halt / resume / reset run / reset halt"
+  echo "        gdb-multiarch $fw -ex 'target extended-remote :3333'"
+  echo "demo: dashboard at http://127.0.0.1:$port/"
+  open_browser
+  build/daemon/tracetapd --name qemu --port "$port" --web "$root/web" \
+    --probe openocd:127.0.0.1:6666 --elf "$fw" --tick-hz 25M &
+  pids+=($!)
+  wait "${pids[-1]}"
+  exit
+fi
 
 ram=$work/ram.bin
 build/tests/sim/tt-simtarget --base 0x20000000 --size 131072 --ram "$ram" > "$work/sim.out" 2>&1 &
@@ -46,9 +90,7 @@ pids+=($!)
 
 echo "demo: simulated target on 127.0.0.1:$sim_port, ThreadX workload at $rate events/s"
 echo "demo: dashboard at http://127.0.0.1:$port/   (in another terminal: build/daemon/tracetap tail)"
-if [ "$browser" = 1 ] && [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ] && command -v xdg-open >/dev/null; then
-  (sleep 1; xdg-open "http://127.0.0.1:$port/" >/dev/null 2>&1 || true) &
-fi
+open_browser
 build/daemon/tracetapd --name sim --port "$port" --web "$root/web" \
   --probe openocd-spawn -f "$root/tests/sim/openocd-sim.cfg" -c "remote_bitbang port $sim_port" \
   --openocd-log "$work/openocd.log" --pointer 0x20000000 --tick-hz 100M &

@@ -3,10 +3,10 @@
 # --cortex-m (a Cortex-M3 whose halt, resume and reset act on the tt-fw-threadx workload), an
 # OpenOCD of the user's driving it with a stock-style config (remote-bitbang.cfg + sim-cm3.cfg)
 # and tracetapd attached to that OpenOCD's TCL port, the dashboard's WebSocket followed by
-# `tracetap tail`. Every situation is forced (a GDB session parked in a shell command, a `reset
+# `tracetap tail`. Every situation is forced (GDB parked in a shell command while attached, a `reset
 # halt` that keeps the firmware from running), never waited for by time.
 #
-# usage: board-test.sh CASE INTERFACE_CFG TARGET_CFG   (cases: gdb-halt, reset)
+# usage: board-test.sh CASE INTERFACE_CFG TARGET_CFG   (cases: gdb-halt, reset, attach-halted)
 # env (meson sets them): TRACETAPD TRACETAP CHECK_SEQ SIMTARGET FW_THREADX; TT_KEEP=1 keeps logs.
 set -u
 CASE=$1
@@ -27,6 +27,7 @@ setup() {
 	fw 300 0x10000
 	tt_ctl "core $TT_PID_fw"
 	tt_board_ocd_start
+	[ "${1:-}" != halted ] || ocd_cmd halt
 	: >"$DLOG"
 	"$TRACETAPD" --port 0 --web "$here" --stdout --log-level info --name sim --pointer $BASE \
 		--probe "openocd:127.0.0.1:$OCD_PORT" >"$REC" 2>"$DLOG" &
@@ -36,16 +37,15 @@ setup() {
 	HTTP_PORT=$(sed -n 's/.*dashboard at http:\/\/127\.0\.0\.1:\([0-9]*\)\/.*/\1/p' "$DLOG" | head -n 1)
 	"$TRACETAP" tail --json "ws://127.0.0.1:$HTTP_PORT/" >/dev/null 2>"$TAIL" &
 	TT_PIDS+=("$!")
+	if [ "${1:-}" = halted ]; then
+		wait_log 'target sim: halted: core halted by the debugger'
+		return
+	fi
 	wait_log 'connected: streaming'
 	advance 300
 }
 
-# api_field NAME: a field of the target's summary in /api/targets.
-api_field() {
-	local j
-	j=$(curl -sf "http://127.0.0.1:$HTTP_PORT/api/targets") || return 1
-	[[ $j =~ \"$1\":\"?([^,\"]*) ]] && echo "${BASH_REMATCH[1]}"
-}
+api_field() { tt_api_field "$HTTP_PORT" "$1"; }
 api_is() { [ "$(api_field "$1")" = "$2" ]; }
 tail_says() { grep -qE "$1" "$TAIL"; }
 fw_stopped() { [ "$(tt_proc_state "$TT_PID_fw")" = T ]; }
@@ -126,8 +126,24 @@ reset_case() {
 	tt_ok "reset run: one reset record, the stream resumes; nothing duplicated or reordered"
 }
 
+# tracetapd attaches to a core that is already halted: OpenOCD sends no notification for that,
+# the state comes from asking it once the link is up
+attach_halted() {
+	setup halted
+	tt_wait_for 10 "status halted in /api/targets" api_is state halted
+	tt_wait_for 10 "the halted core's buffer read" eval '[ "$(count_rec '"'"'"type":"event"'"'"')" -gt 0 ]'
+	api_is state halted || tt_die "reading the buffer turned 'halted' into $(api_field state)"
+	tt_ok "attached to a halted core: status 'halted', its buffer read ($(count_rec '"type":"event"') events)"
+	ocd_cmd resume
+	tt_wait_for 10 "connected after the resume" api_is state connected
+	advance 300
+	finish --lossless
+	tt_ok "resumed: connected, every event exactly once"
+}
+
 case $CASE in
 gdb-halt) gdb_halt ;;
+attach-halted) attach_halted ;;
 reset) reset_case ;;
-*) echo "usage: $0 gdb-halt|reset INTERFACE_CFG TARGET_CFG" >&2; exit 2 ;;
+*) echo "usage: $0 gdb-halt|reset|attach-halted INTERFACE_CFG TARGET_CFG" >&2; exit 2 ;;
 esac

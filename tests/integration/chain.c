@@ -223,11 +223,15 @@ static void chain_state(struct tt_probe *p, enum tt_probe_state st, const char *
 {
 	struct tt_chain *c = arg;
 
+	if (getenv("TT_VERBOSE"))
+		fprintf(stderr, "state %s: %s\n", tt_probe_state_name(st), msg);
+	if (!strncmp(msg, "target_", 7)) {	/* what the core did, not a link state */
+		snprintf(c->last_notice, sizeof(c->last_notice), "%s", msg);
+		return;
+	}
 	c->nstates++;
 	c->last_state = st;
 	snprintf(c->last_msg, sizeof(c->last_msg), "%s", msg);
-	if (getenv("TT_VERBOSE"))
-		fprintf(stderr, "state %s: %s\n", tt_probe_state_name(st), msg);
 }
 
 void tt_chain_open(struct tt_chain *c, const char *spec, const struct tt_probe_options *opt)

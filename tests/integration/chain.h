@@ -37,6 +37,7 @@ struct tt_chain {
 	int nstates;
 	enum tt_probe_state last_state;
 	char last_msg[256];
+	char last_notice[256];  /* the last "target_..." report (what OpenOCD saw the core do) */
 };
 
 /* RAM file: word i = 0xA5000000 + i. */

@@ -4,9 +4,9 @@
 # tt-simtarget --qmp serving that file and QEMU's run state to OpenOCD, an OpenOCD with the
 # stock-style sim-cm3.cfg, and tracetapd --elf on OpenOCD's TCL port. QEMU starts stopped (-S) so
 # tracetapd sees the firmware's first event; OpenOCD's `resume` starts it.
-# Checks: the stream follows; after `halt` through OpenOCD it catches up with what the firmware
-# counted, and the live stream's last window equals an offline decode of a halt-and-dump event
-# for event (raw words); nothing invented, duplicated or reordered (user-event numbers, time);
+# Checks: the stream follows; after `halt` through OpenOCD (PC from QEMU, in the firmware) it
+# catches up with what the firmware counted, and the live stream's last window equals an offline
+# decode of a halt-and-dump event for event (raw words); nothing invented, duplicated or reordered (user-event numbers, time);
 # every loss a gap with its count (events + lost = the firmware's own counter); then `reset run`
 # is one reset record and the stream resumes.
 # usage: qemu-test.sh FIRMWARE_ELF INTERFACE_CFG TARGET_CFG
@@ -19,6 +19,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../sim/lib.sh
 . "$here/../sim/lib.sh"
 
+[ -f "$FW_ELF" ] || {
+	echo "skipped: the firmware was not built (gcc-arm-none-eabi, libnewlib-arm-none-eabi)"; exit 77; }
 command -v qemu-system-arm >/dev/null || { echo "skipped: qemu-system-arm not installed"; exit 77; }
 command -v jq >/dev/null || { echo "skipped: jq not installed"; exit 77; }
 
@@ -48,8 +50,12 @@ ocd_cmd resume
 tt_wait_for 30 "3000 events streamed from the firmware" eval '[ "$(count event)" -ge 3000 ]'
 tt_ok "following the firmware on QEMU: $(count event) events"
 
-# halt through OpenOCD: the firmware's counters are final
+# halt through OpenOCD: the firmware's counters are final, and the registers OpenOCD reads are
+# the emulated core's (its PC in the firmware's code at 0, not the model's made-up one)
 ocd_cmd halt
+ocd_cmd 'reg pc'
+[[ $OCD_REPLY =~ (0x[0-9a-f]+) ]] && [ $((BASH_REMATCH[1])) -lt $((0x400000)) ] ||
+	tt_die "halted PC is not in the firmware's code: $OCD_REPLY"
 ocd_cmd "read_memory $HDR_PTR 32 4"
 read -r hdr boots last_seq fw_events <<<"$OCD_REPLY"
 [ "$((boots))" = 1 ] || tt_die "boot count $boots: $OCD_REPLY"

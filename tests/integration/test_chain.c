@@ -152,6 +152,8 @@ int main(int argc, char **argv)
 	}
 	msg = tt_chain_wait_state(c, TT_PROBE_CONNECTED, 10000);
 	CHECK(!old_ocd == !strstr(msg, "reading with mdw"));
+	/* the core's state, asked for at link-up (a mem_ap target always runs) */
+	CHECK(strcmp(c->last_notice, "target_state state running") == 0);
 	test_patterns(c);
 	test_writes(c);
 	test_race(c);

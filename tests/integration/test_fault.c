@@ -269,13 +269,14 @@ static void case_garbage(void)
 	static const char *const junk[] = { "JUNK", NULL };
 	static const char *const silent[] = { NULL };
 	static const char *const badword[] = { "@1 0 \x1a", "@2 0 read_memory\x1a",
-						 "@3 0 0x1 0xzz\x1a", NULL };
+						 "@3 0 running\x1a", "@4 0 0x1 0xzz\x1a", NULL };
 	static const char *const fewwords[] = { "@1 0 \x1a", "@2 0 read_memory\x1a",
-						  "@3 0 0x1\x1a", NULL };
+						  "@3 0 running\x1a", "@4 0 0x1\x1a", NULL };
 	static const char *const wrongtag[] = { "@1 0 \x1a", "@2 0 read_memory\x1a",
-						  "@7 0 0x1 0x2\x1a", NULL };
+						  "@3 0 running\x1a", "@7 0 0x1 0x2\x1a", NULL };
 	static const char *const notify_then_bad[] = {
-		"type target_event halted\x1a@1 0 \x1a", "@2 0 read_memory\x1a", "@3 0 \x01\x02\x1a", NULL };
+		"type target_event halted\x1a@1 0 \x1a", "@2 0 read_memory\x1a", "@3 0 running\x1a",
+		"@4 0 \x01\x02\x1a", NULL };
 
 	garbage_case(http, -EPROTO, "unexpected reply \"HTTP/1.0 400 Bad Request\\x0d\\x0a");
 	garbage_case(closes, -EPROTO, "connection closed after \"SSH-2.0-OpenSSH_9.2");
@@ -283,7 +284,7 @@ static void case_garbage(void)
 	garbage_case(silent, -ETIMEDOUT, "no reply within 300 ms while connecting");
 	garbage_case(badword, -EPROTO, "word 1 is not hex: \"0xzz\"");
 	garbage_case(fewwords, -EPROTO, "1 words where 2 were asked for");
-	garbage_case(wrongtag, -EPROTO, "reply tagged @7 while waiting for @3");
+	garbage_case(wrongtag, -EPROTO, "reply tagged @7 while waiting for @4");
 	garbage_case(notify_then_bad, -EPROTO, "is not a 32-bit hex number: \"\\x01\\x02\"");
 }
 

@@ -157,6 +157,13 @@ ocd_cmd() {
 	exec {fd}>&-
 }
 
+# tt_api_field PORT NAME: a field of the (first) target's summary in tracetapd's /api/targets.
+tt_api_field() {
+	local j
+	j=$(curl -sf "http://127.0.0.1:$1/api/targets") || return 1
+	[[ $j =~ \"$2\":\"?([^,\"]*) ]] && echo "${BASH_REMATCH[1]}"
+}
+
 # tt_ok_rpc TCL: one command that must succeed (caught); its result is in TT_RPC.
 tt_ok_rpc() {
 	tt_rpc "list [catch {$1} r] \$r"

@@ -121,6 +121,12 @@ void tt_sim_cm_free(struct tt_sim_cm *cm)
 	cm->store = NULL;
 }
 
+static void core_regs(struct tt_sim_cm *cm)
+{
+	if (cm->core.regs)
+		cm->core.regs(cm->core.ctx, cm->regs);
+}
+
 static void core_halt(struct tt_sim_cm *cm)
 {
 	cm->halted = true;
@@ -128,6 +134,7 @@ static void core_halt(struct tt_sim_cm *cm)
 	cm->halts++;
 	if (cm->core.halt)
 		cm->core.halt(cm->core.ctx);
+	core_regs(cm);
 }
 
 /* A breakpoint at PC: an enabled FPB comparator (revision 1 format: word address in bits 28:2)
@@ -208,7 +215,7 @@ static void dhcsr_write(struct tt_sim_cm *cm, uint32_t v)
 	} else if (!(c & C_HALT) && cm->halted) {
 		core_resume(cm);
 		if (c & C_STEP) {	/* one instruction, then Debug state again */
-			cm->regs[REG_PC] += 2;
+			cm->regs[REG_PC] += 2;	/* unless the core knows better (core_regs) */
 			cm->steps++;
 			core_halt(cm);
 		}
@@ -228,6 +235,7 @@ static uint32_t dhcsr_read(struct tt_sim_cm *cm)
 		if (h) {
 			cm->dhcsr |= C_DEBUGEN | C_HALT;
 			cm->dfsr |= DFSR_HALTED;
+			core_regs(cm);
 		} else {
 			cm->dhcsr &= ~C_HALT;
 			cm->retired = true;

@@ -28,6 +28,9 @@ struct tt_sim_core_ops {
 	/* The core's real state when it can change behind the debugger's back (an emulator):
 	 * 1 halted, 0 running, < 0 unknown (keep the model's). May be NULL. */
 	int (*halted)(void *ctx);
+	/* The halted core's registers, when it has real ones (an emulator): fills what it knows of
+	 * regs[TT_SIM_CM_NREGS] (DCRSR numbering). May be NULL: the model's own register file. */
+	void (*regs)(void *ctx, uint32_t *regs);
 	void *ctx;
 };
 

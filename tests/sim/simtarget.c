@@ -182,15 +182,28 @@ static int qmp_cmd(struct core *c, const char *cmd, char *out, size_t outlen)
 	}
 }
 
+/* Waits up to 10 s for QEMU's socket, so the two can be started in either order. */
 static int qmp_open(struct core *c, const char *path)
 {
 	struct sockaddr_un sa;
-	int e;
+	int e = unix_addr(path, &sa);
 
-	c->qmp = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (c->qmp < 0 || (e = unix_addr(path, &sa)) < 0 ||
-	    connect(c->qmp, (struct sockaddr *)&sa, sizeof(sa)) < 0)
-		return -errno;
+	for (int tries = 0; e == 0; tries++) {
+		c->qmp = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (c->qmp < 0)
+			return -errno;
+		if (connect(c->qmp, (struct sockaddr *)&sa, sizeof(sa)) == 0)
+			break;
+		e = -errno;
+		close(c->qmp);
+		c->qmp = -1;
+		if ((e != -ENOENT && e != -ECONNREFUSED) || tries == 200)
+			return e;
+		e = 0;
+		usleep(50000);
+	}
+	if (e < 0)
+		return e;
 	if ((e = qmp_cmd(c, NULL, NULL, 0)) < 0)	/* the greeting */
 		return e;
 	return qmp_cmd(c, "{\"execute\":\"qmp_capabilities\"}", NULL, 0);
@@ -236,6 +249,28 @@ static int core_reset(void *ctx, bool halt)
 	if (!e && !halt)
 		e = core_resume(c);
 	return e;
+}
+
+/* QEMU's registers (HMP "info registers": R00=... R15=..., XPSR=...) for the halted core, so
+ * OpenOCD and GDB see where the firmware really stopped. Writes stay the model's: QMP has no
+ * way to set them. */
+static void core_regs(void *ctx, uint32_t *regs)
+{
+	struct core *c = ctx;
+	char reply[2048], key[8];
+	const char *p;
+
+	if (c->qmp < 0 || qmp_cmd(c, "{\"execute\":\"human-monitor-command\",\"arguments\":"
+				   "{\"command-line\":\"info registers\"}}", reply, sizeof(reply)) < 0)
+		return;
+	for (unsigned i = 0; i < 16; i++) {
+		snprintf(key, sizeof(key), "R%02u=", i);
+		if ((p = strstr(reply, key)))
+			regs[i] = (uint32_t)strtoul(p + 4, NULL, 16);
+	}
+	regs[17] = regs[13];	/* MSP: the stack in use in thread mode after reset */
+	if ((p = strstr(reply, "XPSR=")))
+		regs[16] = (uint32_t)strtoul(p + 5, NULL, 16);
 }
 
 /* QEMU's run state is the truth (someone may stop or continue the guest from its monitor). */
@@ -625,7 +660,7 @@ int main(int argc, char **argv)
 	if (cortex_m) {
 		/* after a reset: SP at the top of RAM, PC at a made-up address inside it */
 		const struct tt_sim_core_ops core = { core_halt, core_resume, core_reset,
-						      core_halted, &s.core };
+						      core_halted, core_regs, &s.core };
 
 		if (qmp_path && (e = qmp_open(&s.core, qmp_path)) < 0) {
 			fprintf(stderr, "tt-simtarget: QEMU's QMP socket %s: %s\n", qmp_path,
