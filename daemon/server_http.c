@@ -239,7 +239,9 @@ static int fail(struct lws *wsi, unsigned status, const char *msg)
 
 /* A static file path stays below the web folder once symlinks are resolved; a path that does
  * not exist is left to lws (its 404). */
-static bool inside_web(struct tt_server *s, const char *uri)
+/* Where a static path leads: a file below the web folder (1), nothing (0), or out of the
+ * folder once symlinks are resolved (-1). */
+static int web_file(struct tt_server *s, const char *uri)
 {
 	char path[PATH_MAX], real[PATH_MAX];
 	size_t n = strlen(s->web_real);
@@ -247,10 +249,29 @@ static bool inside_web(struct tt_server *s, const char *uri)
 			 uri[0] && uri[strlen(uri) - 1] == '/' ? "index.html" : "");
 
 	if (k < 0 || (size_t)k >= sizeof(path))
-		return false;
+		return 0;
 	if (!realpath(path, real))
-		return true;
-	return !strncmp(real, s->web_real, n) && (real[n] == '/' || real[n] == 0);
+		return 0;
+	return !strncmp(real, s->web_real, n) && (real[n] == '/' || real[n] == 0) ? 1 : -1;
+}
+
+/* A plain-text answer (not libwebsockets' HTML page, which links a stylesheet the web folder
+ * does not have); the connection closes after it. */
+static void plain_status(struct lws *wsi, unsigned status, const char *msg)
+{
+	unsigned char buf[LWS_PRE + 1024], *start = buf + LWS_PRE, *p = start,
+		      *end = buf + sizeof(buf) - 1;
+	char body[256];
+	int n = snprintf(body, sizeof(body), "%u %s\n", status, msg);
+
+	if (n < 0 || (size_t)n >= sizeof(body))
+		n = (int)sizeof(body) - 1;
+	if (lws_add_http_common_headers(wsi, status, "text/plain; charset=utf-8", (lws_filepos_t)n,
+					&p, end) ||
+	    lws_finalize_http_header(wsi, &p, end) ||
+	    lws_write(wsi, start, (size_t)(p - start), LWS_WRITE_HTTP_HEADERS) < 0)
+		return;
+	lws_write(wsi, (unsigned char *)body, (size_t)n, LWS_WRITE_HTTP_FINAL);
 }
 
 static bool has_body(struct lws *wsi)
@@ -267,16 +288,17 @@ int tt_server_http_filter(struct tt_server *s, struct lws *wsi, const char *uri)
 	if (has_body(wsi)) {
 		tt_server_refusedf(s, "refused a request with a body (413)");
 		s->rejected++;
-		lws_return_http_status(wsi, HTTP_STATUS_REQ_ENTITY_TOO_LARGE,
-				       "request bodies are not accepted");
+		plain_status(wsi, HTTP_STATUS_REQ_ENTITY_TOO_LARGE, "request bodies are not accepted");
 		return -1; /* the body is never read: close after the answer */
 	}
 	bool api = uri && (!strcmp(uri, "/api") || !strncmp(uri, "/api/", 5) ||
 			   !strcmp(uri, "/metrics") || !strcmp(uri, "/healthz"));
+	int f = uri && !api ? web_file(s, uri) : 1;
 
-	if (uri && !api && !inside_web(s, uri)) {
+	if (f < 0)
 		tt_server_refusedf(s, "refused %.200s: it leaves the web folder through a symlink", uri);
-		lws_return_http_status(wsi, HTTP_STATUS_NOT_FOUND, NULL);
+	if (f <= 0) {
+		plain_status(wsi, HTTP_STATUS_NOT_FOUND, "not found");
 		return -1;
 	}
 	return 0;

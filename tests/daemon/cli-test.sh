@@ -137,11 +137,14 @@ for f in perfetto:json trx:trx ftrace:txt jsonl:jsonl; do
   grep -qiE "^content-disposition: attachment; filename=\"board1-[0-9]{8}-[0-9]{6}\.${f#*:}\"" "$work/api.hdr" ||
     fail "export ${f%%:*}: no file name: $(cat "$work/api.hdr")"
 done
+api "/no-such-file.css"
+[ "$(cat "$work/api.code")" = 404 ] && grep -qi '^content-type: text/plain' "$work/api.hdr" &&
+  ! grep -qi '<html' "$work/api.body" || fail "a missing static file: $(cat "$work/api.code") $(cat "$work/api.hdr" "$work/api.body")"
 curl -sf "http://$url/metrics" > "$work/metrics" || fail "/metrics"
 promtool check metrics < "$work/metrics" > "$work/promtool.out" 2>&1 ||
   fail "promtool check metrics: $(cat "$work/promtool.out")"
 grep -E '^[a-z_]+(\{[^}]*\})? [0-9.]*[0-9]{12,}' "$work/metrics" && fail "/metrics prints float noise"
-echo "ok: API errors as JSON with the status, exports named TARGET-TIME.EXT, /metrics passes promtool"
+echo "ok: API errors as JSON with the status, static ones plain, exports named TARGET-TIME.EXT, /metrics passes promtool"
 
 # A daemon that is not there: the port of the one stopped here.
 kill "$dpid"; wait "$dpid" 2>/dev/null || true

@@ -55,7 +55,7 @@ class Daemon:
             self.write_config(config)
             cmd += ["--config", self.config]
         if target:
-            cmd += ["--probe", "file:" + RAM, "--base", "0x20000000", "--pointer", "0x20000000"]
+            cmd += ["--name", "target", "--probe", "file:" + RAM, "--base", "0x20000000", "--pointer", "0x20000000"]
         cmd += list(args)
 
         def limits():
