@@ -86,7 +86,7 @@ ${TT_WRAP-} "$tracetap" decode "$work/cap.trx" --to perfetto -o "$work/x.json" 2
 jq -e '[.traceEvents[] | select(.ph == "i")] | length > 1000' "$work/x.json" > /dev/null ||
   fail "--to perfetto: not Chrome trace JSON with the events"
 ${TT_WRAP-} "$tracetap" decode "$work/cap.trx" --to ftrace -o "$work/x.txt" 2> /dev/null
-grep -qE '^ +[a-z0-9-]+-0x[0-9a-f]+ +\[000\] .*THREAD_(RESUME|SUSPEND):' "$work/x.txt" ||
+grep -qE '^ +[A-Za-z0-9_.-]+-[0-9]+ +\[000\] .*THREAD_(RESUME|SUSPEND):' "$work/x.txt" ||
   fail "--to ftrace: no thread switch lines"
 echo "ok: --to jsonl, trx (round trip), perfetto, ftrace"
 rc=0
