@@ -263,8 +263,25 @@ static void add_option(void *arg, const char *key, const char *value)
 	cJSON_AddStringToObject(arg, key, value);
 }
 
-/* Printable NUL-terminated strings with a '%' in the read-only data: the candidates for
- * DUMP_PRINTF's npt_fmt (which ones the firmware uses is in its code, not its data). */
+/* Whether s (n bytes) has a printf conversion: '%', flags, width, precision, length, then a
+ * conversion character. */
+static bool has_conversion(const uint8_t *s, size_t n)
+{
+	for (size_t k = 0; k < n; k++) {
+		if (s[k] != '%')
+			continue;
+		size_t j = k + 1;
+		while (j < n && strchr("-+ #0123456789.*hlLjzt", s[j]) && s[j])
+			j++;
+		if (j < n && s[j] && strchr("diouxXcsfFeEgGaAp%", s[j]))
+			return true;
+	}
+	return false;
+}
+
+/* NUL-terminated runs of printable ASCII (with newlines and tabs) in the read-only data that
+ * hold a printf conversion: the candidates for DUMP_PRINTF's npt_fmt (which ones the firmware
+ * uses is in its code, not its data; the sections can hold code, whose bytes are not text). */
 static void add_strings(cJSON *o, const struct tt_nuttx_mem *m)
 {
 	char key[24];
@@ -273,15 +290,14 @@ static void add_strings(cJSON *o, const struct tt_nuttx_mem *m)
 		const struct tt_nuttx_seg *s = &m->seg[i];
 		size_t start = 0;
 		for (size_t k = 0; k < s->len; k++) {
-			if (s->data[k]) {
-				if (s->data[k] < 0x20 && s->data[k] != '\n' && s->data[k] != '\t')
+			uint8_t c = s->data[k];
+			if (c) {
+				if ((c < 0x20 || c > 0x7e) && c != '\n' && c != '\t')
 					start = k + 1; /* not text: the string starts after it */
 				continue;
 			}
 			size_t len = k - start;
-			if (len && len < LAYOUT_MAX_STRING &&
-			    memchr(s->data + start, '%', len) &&
-			    !memchr(s->data + start, 0x7f, len)) {
+			if (len && len < LAYOUT_MAX_STRING && has_conversion(s->data + start, len)) {
 				snprintf(key, sizeof(key), "0x%llx",
 					 (unsigned long long)(s->addr + start));
 				cJSON_AddStringToObject(o, key, (const char *)s->data + start);

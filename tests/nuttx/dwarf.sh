@@ -51,6 +51,14 @@ for fx in "$@"; do
   # The layout file saved from the ELF decodes the same, without the ELF (and gives the format)
   ${TT_WRAP-} "$tracetap" layout --elf "$fx" > "$work/$name.layout.json" ||
     fail "$name: tracetap layout failed"
+  # strict JSON (UTF-8), and its format strings are text with a conversion (not code bytes)
+  python3 -c '
+import json, re, sys
+d = json.load(open(sys.argv[1], encoding="utf-8"))
+bad = [v for v in d["nuttx"]["strings"].values()
+       if not re.fullmatch(r"[\x20-\x7e\n\t]+", v) or not re.search(r"%[-+ #0-9.*hlLjzt]*[diouxXcsfFeEgGaAp%]", v)]
+sys.exit("not format strings: %r" % bad[:3] if bad else 0)' "$work/$name.layout.json" ||
+    fail "$name: the layout file's strings are not all format strings"
   ${TT_WRAP-} "$tracetap" decode --json --layout "$work/$name.layout.json" "$work/$name.bin" \
     > "$work/$name.lay.jsonl" || fail "$name: decode --layout failed"
   cmp -s "$work/$name.jsonl" "$work/$name.lay.jsonl" ||
