@@ -11,7 +11,7 @@ logs=("$work/d.log")
 
 # A free loopback port: the one a tracetapd had before it stopped.
 head -c 4096 /dev/zero > "$work/ram.bin"
-${TT_WRAP-} "$tracetapd" --probe "file:$work/ram.bin" --address 0 --port 0 --web "$work" 2> "$work/d0.log" &
+${TT_WRAP-} "$tracetapd" --probe "file:$work/ram.bin" --address 0x20000000 --base 0x20000000 --port 0 --web "$work" 2> "$work/d0.log" &
 p0=$!
 daemon_port "$work/d0.log" 30
 kill "$p0"; wait "$p0" 2>/dev/null || true
