@@ -2,7 +2,7 @@
  * ran in, and what it teaches the decoder (the running thread per CPU from THREAD_RUNNING,
  * process names from PROCCREATE_NAME, thread names from THREAD_NAME).
  *
- * Names and numbers follow proto/README-qnx.md (from /work/shared/reference/qnx-trace.md):
+ * Names and numbers follow proto/README-qnx.md (from shared/reference/qnx-trace.md):
  * only what QNX documents publicly is named; everything else keeps its numbers.
  */
 #include "qnx.h"
