@@ -238,7 +238,7 @@ if [ -n "$OUT" ]; then
 		echo "- machine: $(nproc) cores, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1), $(uname -sr)"
 		echo "- openocd: $(openocd --version 2>&1 | head -n1)"
 		echo "- libwebsockets: $(pkg-config --modversion libwebsockets 2>/dev/null || echo unknown), libuv: $(pkg-config --modversion libuv 2>/dev/null || echo unknown)"
-		echo "- build: $BUILD ($(grep -o '"name": "buildtype", "value": "[a-z]*"' "$BUILD/meson-info/intro-buildoptions.json" | sed 's/.*"value": //')), $(cc --version | head -n1)"
+		echo "- build: ${BUILD#"$src"/} ($(grep -o '"name": "buildtype", "value": "[a-z]*"' "$BUILD/meson-info/intro-buildoptions.json" | sed 's/.*"value": //')), $(cc --version | head -n1)"
 		echo "- load average (1/5/15 min) before: $LOAD0, after: $LOAD1 (the cores are shared with other work)"
 		echo
 		table
