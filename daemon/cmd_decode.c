@@ -532,7 +532,9 @@ int tt_cmd_decode(int argc, char **argv)
 		else if (to < 0 || start_export(&d, to, out_path) == 0)
 			rc = jsonl_each(text, len, &d, true) ||
 			     (d.ex && finish_export(&d, to, out_path, true) < 0);
-		goto out;
+		free(text); /* nothing else is held yet (out: frees the image, not set up here) */
+		tt_format_cfg_release(&fcfg);
+		return rc;
 	}
 
 	struct tt_image img = { 0 };
