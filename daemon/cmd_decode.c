@@ -44,6 +44,24 @@ struct decode {
 	FILE *out;            /* -o FILE (or stdout) for --to */
 };
 
+/* A wire record to the exporter (--to); the first error it returns is kept. */
+static void export_wire(struct decode *d, const char *json, size_t len)
+{
+	int rc = tt_export_record(d->ex, json, len);
+
+	if (rc < 0 && rc != -EINVAL && !d->ex_err)
+		d->ex_err = rc;
+}
+
+/* Writes the n bytes in buf as a line (buf has room for the newline); n < 0: nothing. */
+static void put_line(char *buf, int n)
+{
+	if (n < 0)
+		return;
+	buf[n++] = '\n';
+	fwrite(buf, 1, (size_t)n, stdout);
+}
+
 static void on_record(void *arg, const struct tt_record *rec)
 {
 	struct decode *d = arg;
@@ -54,9 +72,8 @@ static void on_record(void *arg, const struct tt_record *rec)
 	if (d->ex) {
 		/* the exporters take the wire records (daemon/export.h), as /api/export does */
 		n = tt_json_record(buf, sizeof(buf), rec, NULL, d->n);
-		int rc = n < 0 ? 0 : tt_export_record(d->ex, buf, (size_t)n);
-		if (rc < 0 && rc != -EINVAL && !d->ex_err)
-			d->ex_err = rc;
+		if (n >= 0)
+			export_wire(d, buf, (size_t)n);
 		return;
 	}
 	if (d->json)
@@ -65,10 +82,7 @@ static void on_record(void *arg, const struct tt_record *rec)
 		n = tt_textfmt_traceprinter(buf, sizeof(buf) - 1, rec);
 	else
 		n = tt_textfmt_record(&d->tf, buf, sizeof(buf) - 1, rec, d->n);
-	if (n < 0)
-		return;
-	buf[n++] = '\n';
-	fwrite(buf, 1, (size_t)n, stdout);
+	put_line(buf, n);
 }
 
 /* Standard input ("-"), read to its end, up to MAX_FILE. */
@@ -347,22 +361,14 @@ static size_t jsonl_each(const char *text, size_t len, struct decode *d, bool em
 			return line;
 		}
 		if (emit && d->ex) {
-			int rc = tt_export_record(d->ex, p, n);
-			if (rc < 0 && rc != -EINVAL && !d->ex_err)
-				d->ex_err = rc;
+			export_wire(d, p, n);
+		} else if (emit && d->json) {
+			fwrite(p, 1, n, stdout); /* the recording's own bytes */
+			putchar('\n');
 		} else if (emit) {
 			char buf[TT_JSON_MAX_RECORD];
-			int k = n < sizeof(buf) ? (int)n : -1;
-			if (d->json && k >= 0)
-				memcpy(buf, p, n);
-			else if (!d->json) {
-				d->tf.target = rj.target;
-				k = tt_textfmt_record(&d->tf, buf, sizeof(buf) - 1, &rj.rec, rj.seq);
-			}
-			if (k >= 0) {
-				buf[k++] = '\n';
-				fwrite(buf, 1, (size_t)k, stdout);
-			}
+			d->tf.target = rj.target;
+			put_line(buf, tt_textfmt_record(&d->tf, buf, sizeof(buf) - 1, &rj.rec, rj.seq));
 		}
 		cJSON_Delete(o);
 	}
