@@ -17,9 +17,9 @@ int main(int argc, char **argv)
 	int spawn = argc > 3 && strcmp(argv[3], "spawn") == 0;
 	double secs = argc > 4 ? atof(argv[4]) : 2.0;
 
-	CHECK(argc >= 3);
+	REQUIRE(argc >= 3);
 	signal(SIGPIPE, SIG_IGN); /* as any program that writes to pipes/sockets with libuv */
-	CHECK_INT(uv_loop_init(&loop), 0);
+	REQUIRE_EQ(uv_loop_init(&loop), 0);
 	tt_chain_init(&c, &loop, argv[1], argv[2]);
 	tt_chain_start_sim(&c);
 	if (spawn) {
@@ -37,7 +37,7 @@ int main(int argc, char **argv)
 		uint64_t t0 = uv_hrtime(), t;
 		unsigned n = 0;
 		do {
-			CHECK_INT(tt_chain_read1(&c, CHAIN_BASE + (n * sizes[s]) % 0x8000, sizes[s], buf,
+			REQUIRE_EQ(tt_chain_read1(&c, CHAIN_BASE + (n * sizes[s]) % 0x8000, sizes[s], buf,
 						 NULL, 0), 0);
 			n++;
 			t = uv_hrtime() - t0;

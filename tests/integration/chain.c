@@ -23,10 +23,10 @@ void tt_chain_init(struct tt_chain *c, uv_loop_t *loop, const char *simexe, cons
 	snprintf(c->ram_path, sizeof(c->ram_path), "%s/ram.bin", c->dir);
 	snprintf(c->ctl_path, sizeof(c->ctl_path), "%s/ctl", c->dir);
 	fd = open(c->ram_path, O_RDWR | O_CREAT | O_TRUNC, 0600);
-	CHECK(fd >= 0);
-	CHECK(ftruncate(fd, CHAIN_SIZE) == 0);
+	REQUIRE(fd >= 0);
+	REQUIRE(ftruncate(fd, CHAIN_SIZE) == 0);
 	c->ram = mmap(NULL, CHAIN_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	CHECK(c->ram != MAP_FAILED);
+	REQUIRE(c->ram != MAP_FAILED);
 	close(fd);
 	for (uint32_t i = 0; i < CHAIN_SIZE / 4; i++)
 		((uint32_t *)c->ram)[i] = 0xA5000000u + i;
@@ -83,7 +83,7 @@ static void child_spawn(uv_loop_t *loop, struct tt_child *ch, char **argv)
 	uv_stdio_container_t io[3];
 	uv_process_options_t po = { 0 };
 
-	CHECK(ch->nopen == 0);
+	REQUIRE(ch->nopen == 0);
 	ch->loglen = 0;
 	ch->log[0] = '\0';
 	uv_pipe_init(loop, &ch->out, 0);
@@ -99,7 +99,7 @@ static void child_spawn(uv_loop_t *loop, struct tt_child *ch, char **argv)
 	po.stdio = io;
 	po.stdio_count = 3;
 	po.exit_cb = child_exit;
-	CHECK_INT(uv_spawn(loop, &ch->proc, &po), 0);
+	REQUIRE_EQ(uv_spawn(loop, &ch->proc, &po), 0);
 	ch->running = 1;
 	ch->nopen = 3;
 	uv_read_start((uv_stream_t *)&ch->out, child_alloc, child_read);
@@ -153,15 +153,15 @@ const char *tt_chain_ctl(struct tt_chain *c, const char *cmd)
 	size_t len = 0;
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 
-	CHECK(fd >= 0);
-	CHECK(strlen(c->ctl_path) < sizeof(sa.sun_path));
+	REQUIRE(fd >= 0);
+	REQUIRE(strlen(c->ctl_path) < sizeof(sa.sun_path));
 	memcpy(sa.sun_path, c->ctl_path, strlen(c->ctl_path) + 1);
-	CHECK(setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) == 0);
-	CHECK(connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0);
-	CHECK(write(fd, cmd, strlen(cmd)) == (ssize_t)strlen(cmd) && write(fd, "\n", 1) == 1);
+	REQUIRE(setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) == 0);
+	REQUIRE(connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0);
+	REQUIRE(write(fd, cmd, strlen(cmd)) == (ssize_t)strlen(cmd) && write(fd, "\n", 1) == 1);
 	while (len < sizeof(reply) - 1 && !memchr(reply, '\n', len)) {
 		ssize_t n = read(fd, reply + len, sizeof(reply) - 1 - len);
-		CHECK(n > 0);
+		REQUIRE(n > 0);
 		len += (size_t)n;
 	}
 	reply[len] = '\0';
@@ -286,7 +286,7 @@ int tt_chain_read(struct tt_chain *c, const struct tt_plan *plan, char *err, siz
 {
 	struct chain_req r = { 0 };
 
-	CHECK_INT(tt_probe_read(c->p, plan, chain_done, &r), 0);
+	REQUIRE_EQ(tt_probe_read(c->p, plan, chain_done, &r), 0);
 	tt_test_wait(c->loop, &r.done, 20000, "chain read");
 	if (err)
 		snprintf(err, errlen, "%s", tt_probe_error(c->p));
@@ -305,7 +305,7 @@ int tt_chain_write(struct tt_chain *c, uint64_t addr, const void *data, uint32_t
 {
 	struct chain_req r = { 0 };
 
-	CHECK_INT(tt_probe_write(c->p, addr, data, len, chain_done, &r), 0);
+	REQUIRE_EQ(tt_probe_write(c->p, addr, data, len, chain_done, &r), 0);
 	tt_test_wait(c->loop, &r.done, 20000, "chain write");
 	return r.status;
 }

@@ -23,7 +23,7 @@ static void check_read(struct tt_chain *c, uint32_t off, uint32_t len)
 
 	if (r != 0)
 		fprintf(stderr, "read 0x%x +%u: %d %s\n", off, len, r, err);
-	CHECK_INT(r, 0);
+	REQUIRE_EQ(r, 0);
 	if (memcmp(buf, c->ram + off, len) != 0) {
 		fprintf(stderr, "read 0x%x +%u: wrong data\n", off, len);
 		abort();
@@ -36,8 +36,8 @@ static void test_patterns(struct tt_chain *c)
 	struct tt_plan plan = { 3, { { CHAIN_BASE, 64, a }, { CHAIN_BASE + 64, 64, b },
 				     { CHAIN_BASE + 1, 6, d } } };
 
-	CHECK_INT(tt_chain_read(c, &plan, NULL, 0), 0);
-	CHECK(memcmp(a, c->ram, 64) == 0 && memcmp(b, c->ram + 64, 64) == 0 &&
+	REQUIRE_EQ(tt_chain_read(c, &plan, NULL, 0), 0);
+	REQUIRE(memcmp(a, c->ram, 64) == 0 && memcmp(b, c->ram + 64, 64) == 0 &&
 	      memcmp(d, c->ram + 1, 6) == 0);
 	for (uint32_t off = 0; off < 4; off++)
 		for (uint32_t len = 1; len <= 9; len++)
@@ -54,15 +54,15 @@ static void test_writes(struct tt_chain *c)
 
 	for (size_t i = 0; i < sizeof(big); i++)
 		big[i] = (uint8_t)(i * 13 + 7);
-	CHECK_INT(tt_chain_write(c, CHAIN_BASE + 0x2001, "\x11\x22\x33\x44\x55", 5), 0);
-	CHECK(memcmp(c->ram + 0x2001, "\x11\x22\x33\x44\x55", 5) == 0);
-	CHECK_INT(c->ram[0x2000], 0x00); /* neighbours untouched: word 0x800 = 0xA5000800 */
-	CHECK_INT(c->ram[0x2007], 0xa5);
-	CHECK_INT(tt_chain_write(c, CHAIN_BASE + 0x2008, "\xef\xbe", 2), 0);
-	CHECK_INT(tt_chain_write(c, CHAIN_BASE + 0x200c, "\x78\x56\x34\x12", 4), 0);
-	CHECK(memcmp(c->ram + 0x2008, "\xef\xbe\x00\xa5\x78\x56\x34\x12", 8) == 0);
-	CHECK_INT(tt_chain_write(c, CHAIN_BASE + 0x2101, big, sizeof(big)), 0);
-	CHECK(memcmp(c->ram + 0x2101, big, sizeof(big)) == 0);
+	REQUIRE_EQ(tt_chain_write(c, CHAIN_BASE + 0x2001, "\x11\x22\x33\x44\x55", 5), 0);
+	REQUIRE(memcmp(c->ram + 0x2001, "\x11\x22\x33\x44\x55", 5) == 0);
+	REQUIRE_EQ(c->ram[0x2000], 0x00); /* neighbours untouched: word 0x800 = 0xA5000800 */
+	REQUIRE_EQ(c->ram[0x2007], 0xa5);
+	REQUIRE_EQ(tt_chain_write(c, CHAIN_BASE + 0x2008, "\xef\xbe", 2), 0);
+	REQUIRE_EQ(tt_chain_write(c, CHAIN_BASE + 0x200c, "\x78\x56\x34\x12", 4), 0);
+	REQUIRE(memcmp(c->ram + 0x2008, "\xef\xbe\x00\xa5\x78\x56\x34\x12", 8) == 0);
+	REQUIRE_EQ(tt_chain_write(c, CHAIN_BASE + 0x2101, big, sizeof(big)), 0);
+	REQUIRE(memcmp(c->ram + 0x2101, big, sizeof(big)) == 0);
 	check_read(c, 0x2000, 0x1200);
 }
 
@@ -100,9 +100,9 @@ static void test_race(struct tt_chain *c)
 
 	for (uint32_t i = 0; i < RACE_WORDS; i++)
 		w[i] = race_word(0, i);
-	CHECK_INT(pthread_create(&th, NULL, race_writer, NULL), 0);
+	REQUIRE_EQ(pthread_create(&th, NULL, race_writer, NULL), 0);
 	for (int k = 0; k < 40; k++) {
-		CHECK_INT(tt_chain_read1(c, CHAIN_BASE + RACE_OFF, sizeof(buf), (uint8_t *)buf,
+		REQUIRE_EQ(tt_chain_read1(c, CHAIN_BASE + RACE_OFF, sizeof(buf), (uint8_t *)buf,
 					 NULL, 0), 0);
 		for (uint32_t i = 0; i < RACE_WORDS; i++) {
 			if (buf[i] != race_word(buf[i], i)) {
@@ -117,8 +117,8 @@ static void test_race(struct tt_chain *c)
 	}
 	atomic_store(&race_stop, 1);
 	pthread_join(th, NULL);
-	CHECK(atomic_load(&race_gens) > 40);
-	CHECK(mixed); /* reads really raced the writer */
+	REQUIRE(atomic_load(&race_gens) > 40);
+	REQUIRE(mixed); /* reads really raced the writer */
 }
 
 int main(int argc, char **argv)
@@ -130,11 +130,11 @@ int main(int argc, char **argv)
 	const char *msg;
 	int spawn, old_ocd;
 
-	CHECK(argc == 4);
+	REQUIRE(argc == 4);
 	signal(SIGPIPE, SIG_IGN); /* as any program that writes to pipes/sockets with libuv */
 	old_ocd = strcmp(argv[1], "no-read-memory") == 0;
 	spawn = strcmp(argv[1], "spawn") == 0;
-	CHECK_INT(uv_loop_init(&loop), 0);
+	REQUIRE_EQ(uv_loop_init(&loop), 0);
 	tt_chain_init(c, &loop, argv[2], argv[3]);
 	tt_chain_start_sim(c);
 	if (spawn) {
@@ -151,15 +151,15 @@ int main(int argc, char **argv)
 		tt_chain_open(c, spec, &opt);
 	}
 	msg = tt_chain_wait_state(c, TT_PROBE_CONNECTED, 10000);
-	CHECK(!old_ocd == !strstr(msg, "reading with mdw"));
+	REQUIRE(!old_ocd == !strstr(msg, "reading with mdw"));
 	/* the core's state, asked for at link-up (a mem_ap target always runs) */
-	CHECK(strcmp(c->last_notice, "target_state state running") == 0);
+	REQUIRE(strcmp(c->last_notice, "target_state state running") == 0);
 	test_patterns(c);
 	test_writes(c);
 	test_race(c);
-	CHECK(c->p->reads > 40 && c->p->read_errors == 0);
+	REQUIRE(c->p->reads > 40 && c->p->read_errors == 0);
 	tt_chain_stop(c);
 	tt_test_loop_done(&loop);
 	printf("ok\n");
-	return 0;
+	return tt_test_done();
 }

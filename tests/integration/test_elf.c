@@ -10,21 +10,21 @@ int main(int argc, char **argv)
 	char err[512];
 	uint64_t v = 0;
 
-	CHECK(argc == 4);
-	CHECK_INT(tt_elf_symbol(argv[1], "tt_known_sym", &v, err, sizeof(err)), 0);
-	CHECK_INT(v, 0x20001234);
-	CHECK_INT(tt_elf_symbol(argv[1], "tt_data_sym", &v, err, sizeof(err)), 0);
-	CHECK(v != 0);
-	CHECK_INT(tt_elf_symbol(argv[1], "tt_local_twin", &v, err, sizeof(err)), 0);
-	CHECK_INT(tt_elf_symbol(argv[1], "_tx_trace_header_ptr", &v, err, sizeof(err)), -ENOENT);
-	CHECK_HAS(err, argv[1]);
-	CHECK_HAS(err, "symbol \"_tx_trace_header_ptr\" not found");
-	CHECK_INT(tt_elf_symbol(argv[2], "tt_known_sym", &v, err, sizeof(err)), -ENODATA);
-	CHECK_HAS(err, "no symbol table");
-	CHECK_INT(tt_elf_symbol(argv[3], "tt_known_sym", &v, err, sizeof(err)), -ENOEXEC);
-	CHECK_HAS(err, "not an ELF file");
-	CHECK_INT(tt_elf_symbol("/nonexistent.elf", "x", &v, err, sizeof(err)), -ENOENT);
-	CHECK_HAS(err, "/nonexistent.elf: cannot open");
+	REQUIRE(argc == 4);
+	REQUIRE_EQ(tt_elf_symbol(argv[1], "tt_known_sym", &v, err, sizeof(err)), 0);
+	REQUIRE_EQ(v, 0x20001234);
+	REQUIRE_EQ(tt_elf_symbol(argv[1], "tt_data_sym", &v, err, sizeof(err)), 0);
+	REQUIRE(v != 0);
+	REQUIRE_EQ(tt_elf_symbol(argv[1], "tt_local_twin", &v, err, sizeof(err)), 0);
+	REQUIRE_EQ(tt_elf_symbol(argv[1], "_tx_trace_header_ptr", &v, err, sizeof(err)), -ENOENT);
+	REQUIRE_SUBSTR(err, argv[1]);
+	REQUIRE_SUBSTR(err, "symbol \"_tx_trace_header_ptr\" not found");
+	REQUIRE_EQ(tt_elf_symbol(argv[2], "tt_known_sym", &v, err, sizeof(err)), -ENODATA);
+	REQUIRE_SUBSTR(err, "no symbol table");
+	REQUIRE_EQ(tt_elf_symbol(argv[3], "tt_known_sym", &v, err, sizeof(err)), -ENOEXEC);
+	REQUIRE_SUBSTR(err, "not an ELF file");
+	REQUIRE_EQ(tt_elf_symbol("/nonexistent.elf", "x", &v, err, sizeof(err)), -ENOENT);
+	REQUIRE_SUBSTR(err, "/nonexistent.elf: cannot open");
 	printf("ok\n");
-	return 0;
+	return tt_test_done();
 }

@@ -43,8 +43,8 @@ static void read_ok(struct tt_chain *c, uint32_t off, uint32_t len)
 
 	if (r != 0)
 		fprintf(stderr, "read 0x%x: %s\n", off, err);
-	CHECK_INT(r, 0);
-	CHECK(memcmp(buf, c->ram + off, len) == 0);
+	REQUIRE_EQ(r, 0);
+	REQUIRE(memcmp(buf, c->ram + off, len) == 0);
 }
 
 static void case_kill(struct tt_chain *c, int spawn)
@@ -57,24 +57,24 @@ static void case_kill(struct tt_chain *c, int spawn)
 	read_ok(c, 0, 64);
 	if (spawn) {
 		msg = strstr(c->last_msg, "(pid ");
-		CHECK(msg != NULL);
+		REQUIRE(msg != NULL);
 		pid = atoi(msg + 5);
-		CHECK(pid > 0 && kill(pid, SIGKILL) == 0);
+		REQUIRE(pid > 0 && kill(pid, SIGKILL) == 0);
 	} else {
 		tt_chain_kill(c, &c->ocd, SIGKILL);
 	}
 	msg = tt_chain_wait_state(c, TT_PROBE_DISCONNECTED, 10000);
-	CHECK_HAS(msg, spawn ? "killed by signal 9" : "connection lost");
+	REQUIRE_SUBSTR(msg, spawn ? "killed by signal 9" : "connection lost");
 	if (!spawn) {
 		/* while it is away: fast -ENOTCONN with the reason, said once */
-		CHECK_INT(tt_chain_read1(c, CHAIN_BASE, 4, b, err, sizeof(err)), -ENOTCONN);
-		CHECK_HAS(err, "connection lost");
-		CHECK(!strstr(strstr(err, "connection lost") + 1, "connection lost"));
+		REQUIRE_EQ(tt_chain_read1(c, CHAIN_BASE, 4, b, err, sizeof(err)), -ENOTCONN);
+		REQUIRE_SUBSTR(err, "connection lost");
+		REQUIRE(!strstr(strstr(err, "connection lost") + 1, "connection lost"));
 		tt_chain_start_ocd(c, port); /* back on the same port */
 	}
 	msg = tt_chain_wait_state(c, TT_PROBE_CONNECTED, 15000);
 	if (spawn)
-		CHECK(strstr(msg, "(pid ") && atoi(strstr(msg, "(pid ") + 5) != pid);
+		REQUIRE(strstr(msg, "(pid ") && atoi(strstr(msg, "(pid ") + 5) != pid);
 	read_ok(c, 0x100, 256);
 }
 
@@ -84,18 +84,18 @@ static void case_busfault(struct tt_chain *c)
 	char err[256];
 
 	tt_chain_ctl(c, "busfault 0x20000100 4");
-	CHECK_INT(tt_chain_read1(c, CHAIN_BASE + 0xf0, 32, b, err, sizeof(err)), -EFAULT);
-	CHECK_HAS(err, "reading 0x200000f0 (+32 bytes, width 32) failed: ");
+	REQUIRE_EQ(tt_chain_read1(c, CHAIN_BASE + 0xf0, 32, b, err, sizeof(err)), -EFAULT);
+	REQUIRE_SUBSTR(err, "reading 0x200000f0 (+32 bytes, width 32) failed: ");
 	read_ok(c, 0x104, 16);
 	tt_chain_ctl(c, "busfault off");
 	read_ok(c, 0xf0, 32);
 	/* past the end of RAM; the first chunk of a plan works, the second faults */
 	uint8_t a[8];
 	struct tt_plan plan = { 2, { { CHAIN_BASE, 8, a }, { CHAIN_BASE + CHAIN_SIZE, 4, b } } };
-	CHECK_INT(tt_chain_read(c, &plan, err, sizeof(err)), -EFAULT);
-	CHECK_HAS(err, "reading 0x20010000 (+4 bytes, width 32) failed");
+	REQUIRE_EQ(tt_chain_read(c, &plan, err, sizeof(err)), -EFAULT);
+	REQUIRE_SUBSTR(err, "reading 0x20010000 (+4 bytes, width 32) failed");
 	read_ok(c, CHAIN_SIZE - 8, 8);
-	CHECK_INT(tt_probe_state(c->p), TT_PROBE_CONNECTED);
+	REQUIRE_EQ(tt_probe_state(c->p), TT_PROBE_CONNECTED);
 }
 
 static void case_power(struct tt_chain *c)
@@ -105,15 +105,15 @@ static void case_power(struct tt_chain *c)
 	int r;
 
 	tt_chain_ctl(c, "power cycle");
-	CHECK_INT(tt_chain_read1(c, CHAIN_BASE, 4, b, err, sizeof(err)), -EFAULT);
-	CHECK_HAS(err, "reading 0x20000000 (+4 bytes, width 32) failed");
+	REQUIRE_EQ(tt_chain_read1(c, CHAIN_BASE, 4, b, err, sizeof(err)), -EFAULT);
+	REQUIRE_SUBSTR(err, "reading 0x20000000 (+4 bytes, width 32) failed");
 	read_ok(c, 0, 4);
 	tt_chain_ctl(c, "power off");
 	for (int i = 0; i < 3; i++)
-		CHECK_INT(tt_chain_read1(c, CHAIN_BASE, 4, b, err, sizeof(err)), -EFAULT);
+		REQUIRE_EQ(tt_chain_read1(c, CHAIN_BASE, 4, b, err, sizeof(err)), -EFAULT);
 	tt_chain_ctl(c, "power on");
 	r = tt_chain_read1(c, CHAIN_BASE, 4, b, err, sizeof(err));
-	CHECK(r == 0 || r == -EFAULT); /* OpenOCD may need one failed read to notice */
+	REQUIRE(r == 0 || r == -EFAULT); /* OpenOCD may need one failed read to notice */
 	read_ok(c, 0, 4);
 }
 
@@ -124,11 +124,11 @@ static void case_wait(struct tt_chain *c)
 	tt_chain_ctl(c, "wait 40");
 	read_ok(c, 0x400, 256);
 	tt_chain_ctl(c, "wait 10");
-	CHECK_INT(tt_chain_write(c, CHAIN_BASE + 0x3000, "\x01\x02\x03\x04\x05\x06\x07\x08", 8), 0);
-	CHECK(memcmp(c->ram + 0x3000, "\x01\x02\x03\x04\x05\x06\x07\x08", 8) == 0);
+	REQUIRE_EQ(tt_chain_write(c, CHAIN_BASE + 0x3000, "\x01\x02\x03\x04\x05\x06\x07\x08", 8), 0);
+	REQUIRE(memcmp(c->ram + 0x3000, "\x01\x02\x03\x04\x05\x06\x07\x08", 8) == 0);
 	st = tt_chain_ctl(c, "stats");
-	CHECK_HAS(st, "wait_pending=0");
-	CHECK(strstr(st, "waits=") && atoi(strstr(st, "waits=") + 6) >= 40);
+	REQUIRE_SUBSTR(st, "wait_pending=0");
+	REQUIRE(strstr(st, "waits=") && atoi(strstr(st, "waits=") + 6) >= 40);
 }
 
 /* --- a fake peer: answers each 0x1a-terminated command with the next scripted reply ------ */
@@ -149,8 +149,8 @@ static void fake_say(struct fake *f, const char *s, size_t n)
 	uv_write_t *w = malloc(sizeof(*w));
 	uv_buf_t b = uv_buf_init((char *)s, (unsigned)n);
 
-	CHECK(w != NULL);
-	CHECK_INT(uv_write(w, (uv_stream_t *)&f->conn, &b, 1, fake_write_cb), 0);
+	REQUIRE(w != NULL);
+	REQUIRE_EQ(uv_write(w, (uv_stream_t *)&f->conn, &b, 1, fake_write_cb), 0);
 }
 
 static void fake_alloc(uv_handle_t *h, size_t hint, uv_buf_t *b)
@@ -199,11 +199,11 @@ static void fake_conn(uv_stream_t *srv, int status)
 {
 	struct fake *f = srv->data;
 
-	CHECK_INT(status, 0);
-	CHECK(!f->have_conn); /* one at a time: the probe dropped the previous one first */
+	REQUIRE_EQ(status, 0);
+	REQUIRE(!f->have_conn); /* one at a time: the probe dropped the previous one first */
 	uv_tcp_init(srv->loop, &f->conn);
 	f->conn.data = f;
-	CHECK_INT(uv_accept(srv, (uv_stream_t *)&f->conn), 0);
+	REQUIRE_EQ(uv_accept(srv, (uv_stream_t *)&f->conn), 0);
 	f->have_conn = 1;
 	f->next = 0;
 	uv_read_start((uv_stream_t *)&f->conn, fake_alloc, fake_read);
@@ -220,9 +220,9 @@ static void fake_start(struct fake *f, const char *const *script)
 	uv_tcp_init(&loop, &f->srv);
 	f->srv.data = f;
 	uv_ip4_addr("127.0.0.1", 0, &sa);
-	CHECK_INT(uv_tcp_bind(&f->srv, (struct sockaddr *)&sa, 0), 0);
-	CHECK_INT(uv_listen((uv_stream_t *)&f->srv, 4, fake_conn), 0);
-	CHECK_INT(uv_tcp_getsockname(&f->srv, (struct sockaddr *)&ss, &len), 0);
+	REQUIRE_EQ(uv_tcp_bind(&f->srv, (struct sockaddr *)&sa, 0), 0);
+	REQUIRE_EQ(uv_listen((uv_stream_t *)&f->srv, 4, fake_conn), 0);
+	REQUIRE_EQ(uv_tcp_getsockname(&f->srv, (struct sockaddr *)&ss, &len), 0);
 	f->port = ntohs(((struct sockaddr_in *)&ss)->sin_port);
 }
 
@@ -251,15 +251,15 @@ static void garbage_case(const char *const *script, int want, const char *what)
 	int r = tt_chain_read1(c, CHAIN_BASE, 8, b, err, sizeof(err));
 	if (r != want || !strstr(err, what))
 		fprintf(stderr, "fake peer: %d \"%s\", expected %d \"%s\"\n", r, err, want, what);
-	CHECK_INT(r, want);
-	CHECK_HAS(err, what);
-	CHECK_INT(tt_probe_state(c->p), TT_PROBE_DISCONNECTED);
+	REQUIRE_EQ(r, want);
+	REQUIRE_SUBSTR(err, what);
+	REQUIRE_EQ(tt_probe_state(c->p), TT_PROBE_DISCONNECTED);
 	tt_chain_wait_state(c, TT_PROBE_DISCONNECTED, 5000);
 	tt_probe_close(c->p, NULL, NULL);
 	c->p = NULL;
 	fake_stop(&f);
 	tt_test_loop_done(&loop);
-	CHECK_INT(uv_loop_init(&loop), 0);
+	REQUIRE_EQ(uv_loop_init(&loop), 0);
 }
 
 static void case_garbage(void)
@@ -298,24 +298,24 @@ static void case_nocfg(const char *simexe, const char *cfg)
 
 	tt_chain_init(c, &loop, simexe, cfg);
 	tt_chain_open(c, "openocd-spawn", &opt);
-	CHECK_INT(tt_chain_read1(c, CHAIN_BASE, 4, b, err, sizeof(err)), -ENOTCONN);
-	CHECK_HAS(err, "openocd-spawn: OpenOCD exited with status 1");
-	CHECK_HAS(err, "/nonexistent/board.cfg");
+	REQUIRE_EQ(tt_chain_read1(c, CHAIN_BASE, 4, b, err, sizeof(err)), -ENOTCONN);
+	REQUIRE_SUBSTR(err, "openocd-spawn: OpenOCD exited with status 1");
+	REQUIRE_SUBSTR(err, "/nonexistent/board.cfg");
 	/* and a missing OpenOCD binary is an immediate error */
 	struct tt_probe *p;
 	opt.openocd_bin = "/nonexistent/openocd";
-	CHECK_INT(tt_probe_new(&loop, "openocd-spawn", &opt, &p, err, sizeof(err)), -ENOENT);
-	CHECK_HAS(err, "cannot run \"/nonexistent/openocd\"");
-	CHECK_INT(tt_probe_new(&loop, "openocd:localhost", &opt, &p, err, sizeof(err)), -EINVAL);
-	CHECK_HAS(err, "is not HOST:PORT");
+	REQUIRE_EQ(tt_probe_new(&loop, "openocd-spawn", &opt, &p, err, sizeof(err)), -ENOENT);
+	REQUIRE_SUBSTR(err, "cannot run \"/nonexistent/openocd\"");
+	REQUIRE_EQ(tt_probe_new(&loop, "openocd:localhost", &opt, &p, err, sizeof(err)), -EINVAL);
+	REQUIRE_SUBSTR(err, "is not HOST:PORT");
 }
 
 int main(int argc, char **argv)
 {
 	const char *cs = argv[1];
 
-	CHECK(argc == 4);
-	CHECK_INT(uv_loop_init(&loop), 0);
+	REQUIRE(argc == 4);
+	REQUIRE_EQ(uv_loop_init(&loop), 0);
 	signal(SIGPIPE, SIG_IGN); /* as any program that writes to pipes/sockets with libuv */
 	if (strcmp(cs, "garbage") == 0) {
 		case_garbage();
@@ -334,10 +334,10 @@ int main(int argc, char **argv)
 		else if (strcmp(cs, "wait") == 0)
 			case_wait(&chain);
 		else
-			CHECK(!"unknown case");
+			REQUIRE(!"unknown case");
 		tt_chain_stop(&chain);
 	}
 	tt_test_loop_done(&loop);
 	printf("ok\n");
-	return 0;
+	return tt_test_done();
 }

@@ -20,8 +20,8 @@ static void read_cb(struct tt_probe *p, int status, void *arg)
 {
 	struct req *r = arg;
 
-	CHECK(!r->in_call);
-	CHECK(!r->done);
+	REQUIRE(!r->in_call);
+	REQUIRE(!r->done);
 	r->done = 1;
 	r->status = status;
 	snprintf(r->err, sizeof(r->err), "%s", tt_probe_error(p));
@@ -31,7 +31,7 @@ static void read_cb(struct tt_probe *p, int status, void *arg)
 static int read_plan(struct tt_probe *p, struct tt_plan *plan, struct req *r)
 {
 	*r = (struct req){ .in_call = 1 };
-	CHECK_INT(tt_probe_read(p, plan, read_cb, r), 0);
+	REQUIRE_EQ(tt_probe_read(p, plan, read_cb, r), 0);
 	r->in_call = 0;
 	tt_test_wait(&loop, &r->done, 5000, "file read");
 	return r->status;
@@ -51,7 +51,7 @@ static struct tt_probe *open_file(const char *path, uint64_t base)
 	char spec[600];
 
 	snprintf(spec, sizeof(spec), "file:%s", path);
-	CHECK_INT(tt_probe_new(&loop, spec, &opt, &p, err, sizeof(err)), 0);
+	REQUIRE_EQ(tt_probe_new(&loop, spec, &opt, &p, err, sizeof(err)), 0);
 	return p;
 }
 
@@ -65,7 +65,7 @@ static void close_probe(struct tt_probe *p)
 	int closed = 0;
 
 	tt_probe_close(p, closed_cb, &closed);
-	CHECK(!closed);
+	REQUIRE(!closed);
 	tt_test_wait(&loop, &closed, 5000, "probe close");
 }
 
@@ -90,47 +90,47 @@ static void test_raw(void)
 	tt_test_write_file(path, img, sizeof(img));
 	p = open_file(path, 0x20000000);
 
-	CHECK_INT(read1(p, 0x20000010, 64, got, &r), 0);
-	CHECK(memcmp(got, img + 16, 64) == 0);
+	REQUIRE_EQ(read1(p, 0x20000010, 64, got, &r), 0);
+	REQUIRE(memcmp(got, img + 16, 64) == 0);
 	/* two ranges, in order */
 	struct tt_plan plan = { 2, { { 0x20000000, 8, a }, { 0x200003f8, 8, b } } };
-	CHECK_INT(read_plan(p, &plan, &r), 0);
-	CHECK(memcmp(a, img, 8) == 0 && memcmp(b, img + 1016, 8) == 0);
-	CHECK_INT(p->reads, 2);
-	CHECK_INT(p->bytes_read, 80);
+	REQUIRE_EQ(read_plan(p, &plan, &r), 0);
+	REQUIRE(memcmp(a, img, 8) == 0 && memcmp(b, img + 1016, 8) == 0);
+	REQUIRE_EQ(p->reads, 2);
+	REQUIRE_EQ(p->bytes_read, 80);
 
 	/* outside, below and across the end */
-	CHECK_INT(read1(p, 0x200003fc, 8, got, &r), -EFAULT);
-	CHECK_HAS(r.err, "file ");
-	CHECK_HAS(r.err, "ram.bin: address 0x200003fc (+8) is outside the image "
+	REQUIRE_EQ(read1(p, 0x200003fc, 8, got, &r), -EFAULT);
+	REQUIRE_SUBSTR(r.err, "file ");
+	REQUIRE_SUBSTR(r.err, "ram.bin: address 0x200003fc (+8) is outside the image "
 			 "[0x20000000,0x20000400)");
-	CHECK_INT(read1(p, 0x1fffffff, 2, got, &r), -EFAULT);
-	CHECK_INT(p->read_errors, 2);
+	REQUIRE_EQ(read1(p, 0x1fffffff, 2, got, &r), -EFAULT);
+	REQUIRE_EQ(p->read_errors, 2);
 
 	/* rewritten in place: the next read sees the new bytes */
 	FILE *f = fopen(path, "r+b");
-	CHECK(f != NULL);
-	CHECK(fseek(f, 16, SEEK_SET) == 0);
-	CHECK(fwrite("\xde\xad\xbe\xef", 1, 4, f) == 4);
-	CHECK(fclose(f) == 0);
-	CHECK_INT(read1(p, 0x20000010, 4, got, &r), 0);
-	CHECK(memcmp(got, "\xde\xad\xbe\xef", 4) == 0);
+	REQUIRE(f != NULL);
+	REQUIRE(fseek(f, 16, SEEK_SET) == 0);
+	REQUIRE(fwrite("\xde\xad\xbe\xef", 1, 4, f) == 4);
+	REQUIRE(fclose(f) == 0);
+	REQUIRE_EQ(read1(p, 0x20000010, 4, got, &r), 0);
+	REQUIRE(memcmp(got, "\xde\xad\xbe\xef", 4) == 0);
 
 	/* replaced by rename, and grown: followed */
 	uint8_t img2[2048];
 	memset(img2, 0x5a, sizeof(img2));
 	tt_test_write_file(tmp, img2, sizeof(img2));
-	CHECK(rename(tmp, path) == 0);
-	CHECK_INT(read1(p, 0x200007f0, 16, got, &r), 0);
-	CHECK(got[0] == 0x5a && got[15] == 0x5a);
+	REQUIRE(rename(tmp, path) == 0);
+	REQUIRE_EQ(read1(p, 0x200007f0, 16, got, &r), 0);
+	REQUIRE(got[0] == 0x5a && got[15] == 0x5a);
 
 	/* removed: an error naming the file; back: works again */
-	CHECK(unlink(path) == 0);
-	CHECK(read1(p, 0x20000000, 4, got, &r) < 0);
-	CHECK_HAS(r.err, "ram.bin");
+	REQUIRE(unlink(path) == 0);
+	REQUIRE(read1(p, 0x20000000, 4, got, &r) < 0);
+	REQUIRE_SUBSTR(r.err, "ram.bin");
 	tt_test_write_file(path, img, sizeof(img));
-	CHECK_INT(read1(p, 0x20000000, 4, got, &r), 0);
-	CHECK(memcmp(got, img, 4) == 0);
+	REQUIRE_EQ(read1(p, 0x20000000, 4, got, &r), 0);
+	REQUIRE(memcmp(got, img, 4) == 0);
 	close_probe(p);
 }
 
@@ -152,7 +152,7 @@ static void write_ihex(const char *path, uint32_t addr, const uint8_t *d, unsign
 	FILE *f = fopen(path, "w");
 	uint32_t upper = ~0u;
 
-	CHECK(f != NULL);
+	REQUIRE(f != NULL);
 	for (unsigned o = 0; o < n; o += 16) {
 		uint32_t a = addr + o;
 		if (a >> 16 != upper) {
@@ -163,14 +163,14 @@ static void write_ihex(const char *path, uint32_t addr, const uint8_t *d, unsign
 		put_ihex_rec(f, 0, a & 0xffff, d + o, n - o < 16 ? n - o : 16);
 	}
 	put_ihex_rec(f, 1, 0, NULL, 0);
-	CHECK(fclose(f) == 0);
+	REQUIRE(fclose(f) == 0);
 }
 
 static void write_srec(const char *path, uint32_t addr, const uint8_t *d, unsigned n)
 {
 	FILE *f = fopen(path, "w");
 
-	CHECK(f != NULL);
+	REQUIRE(f != NULL);
 	fprintf(f, "S00600004844521B\n");
 	for (unsigned o = 0; o < n; o += 16) {
 		unsigned k = n - o < 16 ? n - o : 16, a = addr + o;
@@ -183,7 +183,7 @@ static void write_srec(const char *path, uint32_t addr, const uint8_t *d, unsign
 		fprintf(f, "%02X\n", ~sum & 255);
 	}
 	fprintf(f, "S70500000000FA\n");
-	CHECK(fclose(f) == 0);
+	REQUIRE(fclose(f) == 0);
 }
 
 static void test_text_image(int srec)
@@ -198,20 +198,20 @@ static void test_text_image(int srec)
 	/* crosses a 64 KiB boundary: needs the extended linear address records */
 	(srec ? write_srec : write_ihex)(path, 0x2000fff0, img, sizeof(img));
 	p = open_file(path, 0);
-	CHECK_INT(read1(p, 0x2000fff0, 300, got, &r), 0);
-	CHECK(memcmp(got, img, 300) == 0);
-	CHECK_INT(read1(p, 0x20010005, 7, got, &r), 0);
-	CHECK(memcmp(got, img + 21, 7) == 0);
-	CHECK_INT(read1(p, 0x2001011a, 4, got, &r), -EFAULT);
-	CHECK_HAS(r.err, "address 0x2001011a (+4) is outside the image [0x2000fff0,0x2001011c)");
+	REQUIRE_EQ(read1(p, 0x2000fff0, 300, got, &r), 0);
+	REQUIRE(memcmp(got, img, 300) == 0);
+	REQUIRE_EQ(read1(p, 0x20010005, 7, got, &r), 0);
+	REQUIRE(memcmp(got, img + 21, 7) == 0);
+	REQUIRE_EQ(read1(p, 0x2001011a, 4, got, &r), -EFAULT);
+	REQUIRE_SUBSTR(r.err, "address 0x2001011a (+4) is outside the image [0x2000fff0,0x2001011c)");
 
 	/* a new version (rename, as a build does) is parsed again */
 	img[0] = 0x99;
 	(srec ? write_srec : write_ihex)(tmp, 0x2000fff0, img, 20);
-	CHECK(rename(tmp, path) == 0);
-	CHECK_INT(read1(p, 0x2000fff0, 4, got, &r), 0);
-	CHECK_INT(got[0], 0x99);
-	CHECK_INT(read1(p, 0x2000fff0, 21, got, &r), -EFAULT);
+	REQUIRE(rename(tmp, path) == 0);
+	REQUIRE_EQ(read1(p, 0x2000fff0, 4, got, &r), 0);
+	REQUIRE_EQ(got[0], 0x99);
+	REQUIRE_EQ(read1(p, 0x2000fff0, 21, got, &r), -EFAULT);
 	close_probe(p);
 }
 
@@ -225,9 +225,9 @@ static void expect_malformed(const char *text, const char *what)
 
 	tt_test_write_file(path, text, strlen(text));
 	p = open_file(path, 0);
-	CHECK_INT(read1(p, 0, 4, got, &r), -EPROTO);
-	CHECK_HAS(r.err, "bad.hex: ");
-	CHECK_HAS(r.err, what);
+	REQUIRE_EQ(read1(p, 0, 4, got, &r), -EPROTO);
+	REQUIRE_SUBSTR(r.err, "bad.hex: ");
+	REQUIRE_SUBSTR(r.err, what);
 	close_probe(p);
 }
 
@@ -258,41 +258,41 @@ static void test_contracts(void)
 
 	tt_test_write_file(path, img, sizeof(img));
 	/* bad specs fail at once, with nothing to close */
-	CHECK_INT(tt_probe_new(&loop, "file:/nonexistent/x.bin", NULL, &q, err, sizeof(err)),
+	REQUIRE_EQ(tt_probe_new(&loop, "file:/nonexistent/x.bin", NULL, &q, err, sizeof(err)),
 		  -ENOENT);
-	CHECK_HAS(err, "file /nonexistent/x.bin: cannot open: No such file or directory");
-	CHECK_INT(tt_probe_new(&loop, "jtag:1", NULL, &q, err, sizeof(err)), -EINVAL);
-	CHECK_HAS(err, "unknown probe \"jtag:1\"");
-	CHECK_INT(tt_probe_new(&loop, "file:", NULL, &q, err, sizeof(err)), -EINVAL);
+	REQUIRE_SUBSTR(err, "file /nonexistent/x.bin: cannot open: No such file or directory");
+	REQUIRE_EQ(tt_probe_new(&loop, "jtag:1", NULL, &q, err, sizeof(err)), -EINVAL);
+	REQUIRE_SUBSTR(err, "unknown probe \"jtag:1\"");
+	REQUIRE_EQ(tt_probe_new(&loop, "file:", NULL, &q, err, sizeof(err)), -EINVAL);
 
 	p = open_file(path, 0);
-	CHECK_INT(tt_probe_write(p, 0, img, 4, NULL, NULL), -ENOTSUP);
+	REQUIRE_EQ(tt_probe_write(p, 0, img, 4, NULL, NULL), -ENOTSUP);
 	struct tt_plan empty = { 0, { { 0, 0, NULL } } };
-	CHECK_INT(tt_probe_read(p, &empty, read_cb, &r1), -EINVAL);
+	REQUIRE_EQ(tt_probe_read(p, &empty, read_cb, &r1), -EINVAL);
 	struct tt_plan zero = { 1, { { 0, 0, got } } };
-	CHECK_INT(tt_probe_read(p, &zero, read_cb, &r1), -EINVAL);
+	REQUIRE_EQ(tt_probe_read(p, &zero, read_cb, &r1), -EINVAL);
 	struct tt_plan wrap = { 1, { { UINT64_MAX - 1, 4, got } } };
-	CHECK_INT(tt_probe_read(p, &wrap, read_cb, &r1), -EINVAL);
+	REQUIRE_EQ(tt_probe_read(p, &wrap, read_cb, &r1), -EINVAL);
 	/* one request at a time */
 	r1.in_call = 1;
-	CHECK_INT(tt_probe_read(p, &plan, read_cb, &r1), 0);
-	CHECK_INT(tt_probe_read(p, &plan, read_cb, &r2), -EBUSY);
+	REQUIRE_EQ(tt_probe_read(p, &plan, read_cb, &r1), 0);
+	REQUIRE_EQ(tt_probe_read(p, &plan, read_cb, &r2), -EBUSY);
 	r1.in_call = 0;
 	tt_test_wait(&loop, &r1.done, 5000, "read");
-	CHECK(r1.status == 0 && got[2] == 3);
+	REQUIRE(r1.status == 0 && got[2] == 3);
 	/* close with a read pending: -ECANCELED, then close_cb */
 	r1 = (struct req){ 0 };
-	CHECK_INT(tt_probe_read(p, &plan, read_cb, &r1), 0);
+	REQUIRE_EQ(tt_probe_read(p, &plan, read_cb, &r1), 0);
 	tt_probe_close(p, closed_cb, &closed);
-	CHECK(!r1.done && !closed);
+	REQUIRE(!r1.done && !closed);
 	tt_test_wait(&loop, &closed, 5000, "close");
-	CHECK_INT(r1.done, 1);
-	CHECK_INT(r1.status, -ECANCELED);
+	REQUIRE_EQ(r1.done, 1);
+	REQUIRE_EQ(r1.status, -ECANCELED);
 }
 
 int main(void)
 {
-	CHECK_INT(uv_loop_init(&loop), 0);
+	REQUIRE_EQ(uv_loop_init(&loop), 0);
 	dir = tt_test_tmpdir();
 	test_raw();
 	test_text_image(0);
@@ -302,5 +302,5 @@ int main(void)
 	tt_test_loop_done(&loop);
 	tt_test_rmdir(dir);
 	printf("ok\n");
-	return 0;
+	return tt_test_done();
 }

@@ -37,7 +37,7 @@ static int read1(struct tt_probe *p, uint64_t addr, uint32_t len, uint8_t *dst, 
 	struct tt_plan plan = { 1, { { addr, len, dst } } };
 
 	*r = (struct req){ 0 };
-	CHECK_INT(tt_probe_read(p, &plan, done_cb, r), 0);
+	REQUIRE_EQ(tt_probe_read(p, &plan, done_cb, r), 0);
 	tt_test_wait(&loop, &r->done, 5000, "process read");
 	return r->status;
 }
@@ -61,7 +61,7 @@ static struct tt_probe *open_pid(pid_t pid)
 	char spec[64], err[256];
 
 	snprintf(spec, sizeof(spec), "process:%d", (int)pid);
-	CHECK_INT(tt_probe_new(&loop, spec, NULL, &p, err, sizeof(err)), 0);
+	REQUIRE_EQ(tt_probe_new(&loop, spec, NULL, &p, err, sizeof(err)), 0);
 	return p;
 }
 
@@ -72,9 +72,9 @@ static pid_t start_child(int *wfd)
 	pid_t pid;
 	char c;
 
-	CHECK(pipe(ready) == 0 && pipe(hold) == 0);
+	REQUIRE(pipe(ready) == 0 && pipe(hold) == 0);
 	pid = fork();
-	CHECK(pid >= 0);
+	REQUIRE(pid >= 0);
 	if (pid == 0) {
 		uint32_t *w = (uint32_t *)LOW_ADDR;
 		for (unsigned i = 0; i < LOW_SIZE / 4; i++)
@@ -82,14 +82,14 @@ static pid_t start_child(int *wfd)
 		((uint32_t *)(uintptr_t)HIGH_ADDR)[3] = 0x64B17AD5u;
 		close(ready[0]);
 		close(hold[1]);
-		CHECK(write(ready[1], "r", 1) == 1);
+		REQUIRE(write(ready[1], "r", 1) == 1);
 		while (read(hold[0], &c, 1) > 0)
 			;
 		_exit(0);
 	}
 	close(ready[1]);
 	close(hold[0]);
-	CHECK(read(ready[0], &c, 1) == 1);
+	REQUIRE(read(ready[0], &c, 1) == 1);
 	close(ready[0]);
 	*wfd = hold[1];
 	return pid;
@@ -104,41 +104,41 @@ static void test_read_write(void)
 	struct tt_probe *p = open_pid(pid);
 	uint32_t w[4];
 
-	CHECK_INT(read1(p, LOW_ADDR + 16, 16, (uint8_t *)w, &r), 0);
-	CHECK(w[0] == 0xC0DE0004u && w[3] == 0xC0DE0007u);
-	CHECK_INT(tt_probe_state(p), TT_PROBE_CONNECTED);
-	CHECK_INT(read1(p, LOW_ADDR, LOW_SIZE, buf, &r), 0);
-	CHECK(((uint32_t *)buf)[LOW_SIZE / 4 - 1] == 0xC0DE0000u + LOW_SIZE / 4 - 1);
+	REQUIRE_EQ(read1(p, LOW_ADDR + 16, 16, (uint8_t *)w, &r), 0);
+	REQUIRE(w[0] == 0xC0DE0004u && w[3] == 0xC0DE0007u);
+	REQUIRE_EQ(tt_probe_state(p), TT_PROBE_CONNECTED);
+	REQUIRE_EQ(read1(p, LOW_ADDR, LOW_SIZE, buf, &r), 0);
+	REQUIRE(((uint32_t *)buf)[LOW_SIZE / 4 - 1] == 0xC0DE0000u + LOW_SIZE / 4 - 1);
 	/* partial: the mapping ends at LOW_ADDR + LOW_SIZE */
-	CHECK_INT(read1(p, LOW_ADDR + LOW_SIZE - 8, 16, buf, &r), -EFAULT);
-	CHECK_HAS(r.err, "address 0x30002000 (+8) is not mapped");
+	REQUIRE_EQ(read1(p, LOW_ADDR + LOW_SIZE - 8, 16, buf, &r), -EFAULT);
+	REQUIRE_SUBSTR(r.err, "address 0x30002000 (+8) is not mapped");
 	/* above 4 GiB: read as any other address; an unmapped one says so */
-	CHECK_INT(read1(p, HIGH_ADDR + 12, 4, (uint8_t *)w, &r), 0);
-	CHECK_INT(w[0], 0x64B17AD5u);
-	CHECK_INT(read1(p, HIGH_ADDR + 4096 - 2, 4, buf, &r), -EFAULT);
-	CHECK_HAS(r.err, "address 0x7e5a00001000 (+2) is not mapped");
-	CHECK_INT(read1(p, 0xfffffffeull, 4, buf, &r), -EFAULT);
+	REQUIRE_EQ(read1(p, HIGH_ADDR + 12, 4, (uint8_t *)w, &r), 0);
+	REQUIRE_EQ(w[0], 0x64B17AD5u);
+	REQUIRE_EQ(read1(p, HIGH_ADDR + 4096 - 2, 4, buf, &r), -EFAULT);
+	REQUIRE_SUBSTR(r.err, "address 0x7e5a00001000 (+2) is not mapped");
+	REQUIRE_EQ(read1(p, 0xfffffffeull, 4, buf, &r), -EFAULT);
 	/* write then read back */
 	r = (struct req){ 0 };
-	CHECK_INT(tt_probe_write(p, LOW_ADDR + 4, (const uint8_t *)"\x11\x22\x33\x44", 4, done_cb,
+	REQUIRE_EQ(tt_probe_write(p, LOW_ADDR + 4, (const uint8_t *)"\x11\x22\x33\x44", 4, done_cb,
 				 &r), 0);
 	tt_test_wait(&loop, &r.done, 5000, "write");
-	CHECK_INT(r.status, 0);
-	CHECK_INT(read1(p, LOW_ADDR + 4, 4, (uint8_t *)w, &r), 0);
-	CHECK_INT(w[0], 0x44332211u);
+	REQUIRE_EQ(r.status, 0);
+	REQUIRE_EQ(read1(p, LOW_ADDR + 4, 4, (uint8_t *)w, &r), 0);
+	REQUIRE_EQ(w[0], 0x44332211u);
 	/* the target exits: -ENOTCONN, disconnected */
 	close(hold);
-	CHECK(waitpid(pid, &st, 0) == pid);
-	CHECK_INT(read1(p, LOW_ADDR, 4, buf, &r), -ENOTCONN);
-	CHECK_HAS(r.err, "no such process");
-	CHECK_INT(tt_probe_state(p), TT_PROBE_DISCONNECTED);
+	REQUIRE(waitpid(pid, &st, 0) == pid);
+	REQUIRE_EQ(read1(p, LOW_ADDR, 4, buf, &r), -ENOTCONN);
+	REQUIRE_SUBSTR(r.err, "no such process");
+	REQUIRE_EQ(tt_probe_state(p), TT_PROBE_DISCONNECTED);
 	close_probe(p);
 
 	char err[256];
 	struct tt_probe *q;
-	CHECK_INT(tt_probe_new(&loop, "process:abc", NULL, &q, err, sizeof(err)), -EINVAL);
-	CHECK_INT(tt_probe_new(&loop, "process:999999999", NULL, &q, err, sizeof(err)), -ESRCH);
-	CHECK_HAS(err, "no such process");
+	REQUIRE_EQ(tt_probe_new(&loop, "process:abc", NULL, &q, err, sizeof(err)), -EINVAL);
+	REQUIRE_EQ(tt_probe_new(&loop, "process:999999999", NULL, &q, err, sizeof(err)), -ESRCH);
+	REQUIRE_SUBSTR(err, "no such process");
 }
 
 /* Reads pid's memory without permission: -EPERM and a message with the fix. Run in a process
@@ -151,10 +151,10 @@ static int expect_eperm(pid_t pid)
 
 	uv_loop_init(&loop);
 	p = open_pid(pid);
-	CHECK_INT(read1(p, LOW_ADDR, 4, b, &r), -EPERM);
-	CHECK_HAS(r.err, "permission denied reading memory (ptrace)");
-	CHECK_HAS(r.err, "ptrace_scope");
-	CHECK_HAS(r.err, "CAP_SYS_PTRACE");
+	REQUIRE_EQ(read1(p, LOW_ADDR, 4, b, &r), -EPERM);
+	REQUIRE_SUBSTR(r.err, "permission denied reading memory (ptrace)");
+	REQUIRE_SUBSTR(r.err, "ptrace_scope");
+	REQUIRE_SUBSTR(r.err, "CAP_SYS_PTRACE");
 	close_probe(p);
 	tt_test_loop_done(&loop);
 	return 0;
@@ -166,20 +166,20 @@ static void test_eperm(void)
 	int st;
 
 	if (geteuid() != 0) {
-		CHECK_INT(expect_eperm(1), 0);
+		REQUIRE_EQ(expect_eperm(1), 0);
 		return;
 	}
 	/* root may read anything: check from a child that dropped to nobody, reading us */
 	pid = fork();
-	CHECK(pid >= 0);
+	REQUIRE(pid >= 0);
 	if (pid == 0) {
 		if (setgid(65534) != 0 || setuid(65534) != 0)
 			_exit(3);
 		_exit(expect_eperm(self));
 	}
-	CHECK(waitpid(pid, &st, 0) == pid);
-	CHECK(WIFEXITED(st));
-	CHECK_INT(WEXITSTATUS(st), 0);
+	REQUIRE(waitpid(pid, &st, 0) == pid);
+	REQUIRE(WIFEXITED(st));
+	REQUIRE_EQ(WEXITSTATUS(st), 0);
 }
 
 int main(void)
@@ -187,17 +187,17 @@ int main(void)
 	void *m = mmap((void *)LOW_ADDR, LOW_SIZE, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
 
-	CHECK(m == (void *)LOW_ADDR);
+	REQUIRE(m == (void *)LOW_ADDR);
 	/* the page after the mapping must be unmapped for the partial-read check */
-	CHECK(mmap((void *)(LOW_ADDR + LOW_SIZE), 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS |
+	REQUIRE(mmap((void *)(LOW_ADDR + LOW_SIZE), 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS |
 		   MAP_FIXED_NOREPLACE, -1, 0) == (void *)(LOW_ADDR + LOW_SIZE));
-	CHECK(munmap((void *)(LOW_ADDR + LOW_SIZE), 4096) == 0);
-	CHECK(mmap((void *)(uintptr_t)HIGH_ADDR, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE |
+	REQUIRE(munmap((void *)(LOW_ADDR + LOW_SIZE), 4096) == 0);
+	REQUIRE(mmap((void *)(uintptr_t)HIGH_ADDR, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE |
 		   MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0) == (void *)(uintptr_t)HIGH_ADDR);
-	CHECK_INT(uv_loop_init(&loop), 0);
+	REQUIRE_EQ(uv_loop_init(&loop), 0);
 	test_read_write();
 	tt_test_loop_done(&loop);
 	test_eperm();
 	printf("ok\n");
-	return 0;
+	return tt_test_done();
 }

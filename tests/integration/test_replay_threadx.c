@@ -82,9 +82,9 @@ static void run(char *const argv[])
 {
 	pid_t pid;
 	int st;
-	CHECK(posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ) == 0);
-	CHECK(waitpid(pid, &st, 0) == pid);
-	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	REQUIRE(posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ) == 0);
+	REQUIRE(waitpid(pid, &st, 0) == pid);
+	REQUIRE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 }
 
 static void load(const char *path, uint8_t *dst, size_t n)
@@ -94,7 +94,7 @@ static void load(const char *path, uint8_t *dst, size_t n)
 		fprintf(stderr, "%s: %s\n", path, strerror(errno));
 		abort();
 	}
-	CHECK(fread(dst, 1, n, f) == n);
+	REQUIRE(fread(dst, 1, n, f) == n);
 	fclose(f);
 }
 
@@ -104,10 +104,10 @@ static void load_snaps(const char *fx, const char *tmp)
 	char path[1200], line[4096];
 	snprintf(path, sizeof(path), "%s/snapshots.jsonl", fx);
 	FILE *f = fopen(path, "r");
-	CHECK(f != NULL);
+	REQUIRE(f != NULL);
 	while (fgets(line, sizeof(line), f)) {
 		cJSON *j = cJSON_Parse(line);
-		CHECK(j != NULL && nsnaps < MAX_SNAPS);
+		REQUIRE(j != NULL && nsnaps < MAX_SNAPS);
 		struct snap *s = &snaps[nsnaps++];
 		const char *file = cJSON_GetObjectItem(j, "file")->valuestring;
 		s->final = cJSON_IsTrue(cJSON_GetObjectItem(j, "final"));
@@ -116,11 +116,11 @@ static void load_snaps(const char *fx, const char *tmp)
 		snprintf(path, sizeof(path), "%s/%s", s->final ? fx : tmp, file);
 		load(path, s->mem, REGION_SIZE);
 		/* the fixture's own numbers agree with the buffer's current pointer */
-		CHECK_INT((ld32(s->mem + 0x100 + 32) - ENT_START) / 32, s->cur);
+		REQUIRE_EQ((ld32(s->mem + 0x100 + 32) - ENT_START) / 32, s->cur);
 		cJSON_Delete(j);
 	}
 	fclose(f);
-	CHECK(nsnaps == 40);
+	REQUIRE(nsnaps == 40);
 }
 
 /* The global index of the event at slot s of snapshot k, or -1 when the slot is unused there. */
@@ -136,9 +136,9 @@ static int64_t global_of(const struct snap *k, uint32_t s)
  * written snapshot that holds exactly those words in that slot. */
 static int64_t find_event(uint64_t addr, const uint32_t raw[8])
 {
-	CHECK(addr >= ENT_START && (addr - ENT_START) % 32 == 0);
+	REQUIRE(addr >= ENT_START && (addr - ENT_START) % 32 == 0);
 	uint32_t s = (uint32_t)((addr - ENT_START) / 32);
-	CHECK(s < NENT);
+	REQUIRE(s < NENT);
 	for (int k = last_snap_written; k >= 0; k--) {
 		const uint8_t *p = snaps[k].mem + (addr - REGION_BASE);
 		int same = 1;
@@ -158,7 +158,7 @@ static void on_line(const char *line)
 		abort();
 	}
 	const char *type = cJSON_GetObjectItem(j, "type")->valuestring;
-	CHECK(nrecs < MAX_EVENTS);
+	REQUIRE(nrecs < MAX_EVENTS);
 	struct rec *r = &recs[nrecs];
 	if (!strcmp(type, "gap")) {
 		cJSON *b = cJSON_GetObjectItem(j, "basis");
@@ -170,7 +170,7 @@ static void on_line(const char *line)
 	} else if (!strcmp(type, "event")) {
 		uint32_t raw[8];
 		cJSON *a = cJSON_GetObjectItem(j, "raw");
-		CHECK(cJSON_GetArraySize(a) == 8);
+		REQUIRE(cJSON_GetArraySize(a) == 8);
 		for (int i = 0; i < 8; i++)
 			raw[i] = (uint32_t)cJSON_GetArrayItem(a, i)->valuedouble;
 		uint64_t addr = strtoull(cJSON_GetObjectItem(j, "addr")->valuestring, NULL, 16);
@@ -195,7 +195,7 @@ static void pump(int fd, int ms)
 	if (poll(&p, 1, ms) <= 0)
 		return;
 	ssize_t k = read(fd, linebuf + linelen, sizeof(linebuf) - 1 - linelen);
-	CHECK(k > 0); /* EOF: the daemon died */
+	REQUIRE(k > 0); /* EOF: the daemon died */
 	linelen += (size_t)k;
 	char *start = linebuf, *nl;
 	while ((nl = memchr(start, '\n', linelen - (size_t)(start - linebuf))) != NULL) {
@@ -205,7 +205,7 @@ static void pump(int fd, int ms)
 	}
 	linelen -= (size_t)(start - linebuf);
 	memmove(linebuf, start, linelen);
-	CHECK(linelen < sizeof(linebuf) - 1);
+	REQUIRE(linelen < sizeof(linebuf) - 1);
 }
 
 static int published(uint64_t g)
@@ -222,7 +222,7 @@ static void write_snap(const char *dir, int k)
 	snprintf(tmp, sizeof(tmp), "%s/ram.tmp", dir);
 	snprintf(dst, sizeof(dst), "%s/ram.bin", dir);
 	tt_test_write_file(tmp, snaps[k].mem, REGION_SIZE);
-	CHECK(rename(tmp, dst) == 0);
+	REQUIRE(rename(tmp, dst) == 0);
 	last_snap_written = k;
 }
 
@@ -235,7 +235,7 @@ static void check_stream(int expect_gaps)
 	for (int i = 0; i < nrecs; i++) {
 		const struct rec *r = &recs[i];
 		if (r->gap) {
-			CHECK(!in_gap);
+			REQUIRE(!in_gap);
 			in_gap = 1;
 			lost = r->lost;
 			exact = r->exact;
@@ -243,8 +243,8 @@ static void check_stream(int expect_gaps)
 		}
 		uint64_t expect = have ? prev + 1 : 0;
 		if (!have)
-			CHECK_INT(r->g, 0); /* the history from the first RUNNING on */
-		CHECK(r->g >= expect);  /* nothing duplicated or reordered */
+			REQUIRE_EQ(r->g, 0); /* the history from the first RUNNING on */
+		REQUIRE(r->g >= expect);  /* nothing duplicated or reordered */
 		uint64_t truth = r->g - expect;
 		if (in_gap) {
 			gaps++;
@@ -252,11 +252,11 @@ static void check_stream(int expect_gaps)
 			       (unsigned long long)r->g, (unsigned long long)lost,
 			       exact ? "exact" : "estimate", exact ? "" : ", basis: ",
 			       exact ? "" : recs[i - 1].basis, (unsigned long long)truth);
-			CHECK(truth > 0);
+			REQUIRE(truth > 0);
 			if (exact)
-				CHECK_INT(lost, truth);
+				REQUIRE_EQ(lost, truth);
 			else
-				CHECK(recs[i - 1].basis[0] && 4 * (lost > truth ? lost - truth
+				REQUIRE(recs[i - 1].basis[0] && 4 * (lost > truth ? lost - truth
 									       : truth - lost) <= truth);
 		} else if (truth != 0) {
 			fprintf(stderr, "events %llu..%llu lost with no gap record\n",
@@ -267,27 +267,25 @@ static void check_stream(int expect_gaps)
 		have = 1;
 		in_gap = 0;
 	}
-	CHECK(!in_gap);
-	CHECK_INT(prev, snaps[nsnaps - 1].total - 1);
-	CHECK_INT(gaps, expect_gaps);
+	REQUIRE(!in_gap);
+	REQUIRE_EQ(prev, snaps[nsnaps - 1].total - 1);
+	REQUIRE_EQ(gaps, expect_gaps);
 }
 
 int main(int argc, char **argv)
 {
 	char fx[1024], arch[1200], spec[1200];
-	CHECK(argc == 3 || argc == 4);
+	REQUIRE(argc == 3 || argc == 4);
 	int stride = argc == 4 ? atoi(argv[3]) : 1;
-	CHECK(stride >= 1);
+	REQUIRE(stride >= 1);
 	setvbuf(stdout, NULL, _IOLBF, 0); /* what was checked shows before a failure's abort */
 	const char *env = getenv("TT_FIXTURES");
 	snprintf(fx, sizeof(fx), "%s/threadx-cm3", env && *env ? env : "");
 	if (!env || !*env)
 		snprintf(fx, sizeof(fx), "%s/../shared/fixtures/threadx-cm3", argv[2]);
 	snprintf(arch, sizeof(arch), "%s/snapshots.tar.xz", fx);
-	if (access(arch, R_OK) < 0) {
-		printf("SKIP: no ThreadX fixtures at %s (set TT_FIXTURES)\n", fx);
-		return 77;
-	}
+	if (access(arch, R_OK) < 0)
+		tt_test_skip("no ThreadX fixtures at %s (set TT_FIXTURES)", fx);
 	char *dir = tt_test_tmpdir();
 	char *tar[] = { "tar", "-xJf", arch, "-C", dir, NULL };
 	run(tar);
@@ -296,7 +294,7 @@ int main(int argc, char **argv)
 	write_snap(dir, 0);
 	snprintf(spec, sizeof(spec), "file:%s/ram.bin", dir);
 	int pfd[2];
-	CHECK(pipe(pfd) == 0);
+	REQUIRE(pipe(pfd) == 0);
 	posix_spawn_file_actions_t fa;
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_adddup2(&fa, pfd[1], 1);
@@ -305,7 +303,7 @@ int main(int argc, char **argv)
 			  "0x21000000", "--tick-hz", "25M", "--poll-min", "1", "--poll-max", "5",
 			  "--no-server", "--stdout", NULL };
 	pid_t pid;
-	CHECK(posix_spawn(&pid, argv[1], &fa, NULL, dargv, environ) == 0);
+	REQUIRE(posix_spawn(&pid, argv[1], &fa, NULL, dargv, environ) == 0);
 	posix_spawn_file_actions_destroy(&fa);
 	close(pfd[1]);
 
@@ -332,10 +330,10 @@ int main(int argc, char **argv)
 	}
 	kill(pid, SIGTERM);
 	int st;
-	CHECK(waitpid(pid, &st, 0) == pid);
+	REQUIRE(waitpid(pid, &st, 0) == pid);
 	check_stream(expect_gaps);
 	printf("ok: %d records; every published entry is its slot in a snapshot, in order, once\n",
 	       nrecs);
 	tt_test_rmdir(dir);
-	return 0;
+	return tt_test_done();
 }

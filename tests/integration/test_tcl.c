@@ -11,24 +11,24 @@ static void test_msg(void)
 {
 	struct tt_tcl_msg m;
 
-	CHECK_INT(tt_tcl_parse_msg(S("@7 0 3"), &m), 0);
-	CHECK(m.kind == TT_TCL_REPLY && m.seq == 7 && m.code == 0 && m.blen == 1 && m.body[0] == '3');
-	CHECK_INT(tt_tcl_parse_msg(S("@9 0 "), &m), 0);
-	CHECK(m.seq == 9 && m.blen == 0);
-	CHECK_INT(tt_tcl_parse_msg(S("@8 1 invalid command name \"read_memory\""), &m), 0);
-	CHECK(m.code == 1 && m.blen == 34);
-	CHECK_INT(tt_tcl_parse_msg(S("@12 -1 x"), &m), 0);
-	CHECK(m.code == -1);
-	CHECK_INT(tt_tcl_parse_msg(S("type target_event halted"), &m), 0);
-	CHECK(m.kind == TT_TCL_NOTIFY && m.blen == 19);
+	REQUIRE_EQ(tt_tcl_parse_msg(S("@7 0 3"), &m), 0);
+	REQUIRE(m.kind == TT_TCL_REPLY && m.seq == 7 && m.code == 0 && m.blen == 1 && m.body[0] == '3');
+	REQUIRE_EQ(tt_tcl_parse_msg(S("@9 0 "), &m), 0);
+	REQUIRE(m.seq == 9 && m.blen == 0);
+	REQUIRE_EQ(tt_tcl_parse_msg(S("@8 1 invalid command name \"read_memory\""), &m), 0);
+	REQUIRE(m.code == 1 && m.blen == 34);
+	REQUIRE_EQ(tt_tcl_parse_msg(S("@12 -1 x"), &m), 0);
+	REQUIRE(m.code == -1);
+	REQUIRE_EQ(tt_tcl_parse_msg(S("type target_event halted"), &m), 0);
+	REQUIRE(m.kind == TT_TCL_NOTIFY && m.blen == 19);
 	/* garbage */
-	CHECK_INT(tt_tcl_parse_msg(S("HTTP/1.1 400 Bad Request"), &m), -EPROTO);
-	CHECK_INT(tt_tcl_parse_msg(S("@7 0"), &m), -EPROTO);
-	CHECK_INT(tt_tcl_parse_msg(S("@ 0 x"), &m), -EPROTO);
-	CHECK_INT(tt_tcl_parse_msg(S("@7 x y"), &m), -EPROTO);
-	CHECK_INT(tt_tcl_parse_msg(S("@99999999999 0 x"), &m), -EPROTO);
-	CHECK_INT(tt_tcl_parse_msg(S(""), &m), -EPROTO);
-	CHECK_INT(tt_tcl_parse_msg(S("0 {0x1 0x2}"), &m), -EPROTO);
+	REQUIRE_EQ(tt_tcl_parse_msg(S("HTTP/1.1 400 Bad Request"), &m), -EPROTO);
+	REQUIRE_EQ(tt_tcl_parse_msg(S("@7 0"), &m), -EPROTO);
+	REQUIRE_EQ(tt_tcl_parse_msg(S("@ 0 x"), &m), -EPROTO);
+	REQUIRE_EQ(tt_tcl_parse_msg(S("@7 x y"), &m), -EPROTO);
+	REQUIRE_EQ(tt_tcl_parse_msg(S("@99999999999 0 x"), &m), -EPROTO);
+	REQUIRE_EQ(tt_tcl_parse_msg(S(""), &m), -EPROTO);
+	REQUIRE_EQ(tt_tcl_parse_msg(S("0 {0x1 0x2}"), &m), -EPROTO);
 }
 
 static void test_words(void)
@@ -36,33 +36,33 @@ static void test_words(void)
 	uint8_t b[16];
 	char err[200];
 
-	CHECK_INT(tt_tcl_parse_words(S("0x12345678 0x0 0xFFFFFFFF"), 32, 3, b, err, sizeof(err)), 0);
-	CHECK(b[0] == 0x78 && b[3] == 0x12 && b[4] == 0 && b[8] == 0xff && b[11] == 0xff);
-	CHECK_INT(tt_tcl_parse_words(S("0xa5 0x1 0x0"), 8, 3, b, err, sizeof(err)), 0);
-	CHECK(b[0] == 0xa5 && b[1] == 1 && b[2] == 0);
-	CHECK_INT(tt_tcl_parse_words(S(" 0x1\t0x2 \n"), 8, 2, b, err, sizeof(err)), 0);
+	REQUIRE_EQ(tt_tcl_parse_words(S("0x12345678 0x0 0xFFFFFFFF"), 32, 3, b, err, sizeof(err)), 0);
+	REQUIRE(b[0] == 0x78 && b[3] == 0x12 && b[4] == 0 && b[8] == 0xff && b[11] == 0xff);
+	REQUIRE_EQ(tt_tcl_parse_words(S("0xa5 0x1 0x0"), 8, 3, b, err, sizeof(err)), 0);
+	REQUIRE(b[0] == 0xa5 && b[1] == 1 && b[2] == 0);
+	REQUIRE_EQ(tt_tcl_parse_words(S(" 0x1\t0x2 \n"), 8, 2, b, err, sizeof(err)), 0);
 	/* wrong count */
-	CHECK_INT(tt_tcl_parse_words(S("0x1 0x2"), 32, 3, b, err, sizeof(err)), -EPROTO);
-	CHECK_HAS(err, "2 words where 3");
-	CHECK_INT(tt_tcl_parse_words(S("0x1 0x2 0x3"), 32, 2, b, err, sizeof(err)), -EPROTO);
-	CHECK_HAS(err, "more than the 2");
+	REQUIRE_EQ(tt_tcl_parse_words(S("0x1 0x2"), 32, 3, b, err, sizeof(err)), -EPROTO);
+	REQUIRE_SUBSTR(err, "2 words where 3");
+	REQUIRE_EQ(tt_tcl_parse_words(S("0x1 0x2 0x3"), 32, 2, b, err, sizeof(err)), -EPROTO);
+	REQUIRE_SUBSTR(err, "more than the 2");
 	/* not hex, no prefix, too wide, binary garbage (quoted) */
-	CHECK_INT(tt_tcl_parse_words(S("0x12zz"), 32, 1, b, err, sizeof(err)), -EPROTO);
-	CHECK_HAS(err, "\"0x12zz\"");
-	CHECK_INT(tt_tcl_parse_words(S("12"), 32, 1, b, err, sizeof(err)), -EPROTO);
-	CHECK_INT(tt_tcl_parse_words(S("0x123"), 8, 1, b, err, sizeof(err)), -EPROTO);
-	CHECK_HAS(err, "8-bit");
-	CHECK_INT(tt_tcl_parse_words(S("0x123456789"), 32, 1, b, err, sizeof(err)), -EPROTO);
-	CHECK_INT(tt_tcl_parse_words(S("0x"), 32, 1, b, err, sizeof(err)), -EPROTO);
-	CHECK_INT(tt_tcl_parse_words(S("\x01\xff\x1b[2J"), 32, 1, b, err, sizeof(err)), -EPROTO);
-	CHECK_HAS(err, "\\x01\\xff\\x1b[2J");
-	CHECK_INT(tt_tcl_parse_words(S(""), 32, 1, b, err, sizeof(err)), -EPROTO);
+	REQUIRE_EQ(tt_tcl_parse_words(S("0x12zz"), 32, 1, b, err, sizeof(err)), -EPROTO);
+	REQUIRE_SUBSTR(err, "\"0x12zz\"");
+	REQUIRE_EQ(tt_tcl_parse_words(S("12"), 32, 1, b, err, sizeof(err)), -EPROTO);
+	REQUIRE_EQ(tt_tcl_parse_words(S("0x123"), 8, 1, b, err, sizeof(err)), -EPROTO);
+	REQUIRE_SUBSTR(err, "8-bit");
+	REQUIRE_EQ(tt_tcl_parse_words(S("0x123456789"), 32, 1, b, err, sizeof(err)), -EPROTO);
+	REQUIRE_EQ(tt_tcl_parse_words(S("0x"), 32, 1, b, err, sizeof(err)), -EPROTO);
+	REQUIRE_EQ(tt_tcl_parse_words(S("\x01\xff\x1b[2J"), 32, 1, b, err, sizeof(err)), -EPROTO);
+	REQUIRE_SUBSTR(err, "\\x01\\xff\\x1b[2J");
+	REQUIRE_EQ(tt_tcl_parse_words(S(""), 32, 1, b, err, sizeof(err)), -EPROTO);
 	/* a long garbage reply is quoted truncated */
 	char big[3000];
 	memset(big, 'A', sizeof(big));
-	CHECK_INT(tt_tcl_parse_words(big, sizeof(big), 32, 1, b, err, sizeof(err)), -EPROTO);
-	CHECK(strlen(err) < 120);
-	CHECK_HAS(err, "...");
+	REQUIRE_EQ(tt_tcl_parse_words(big, sizeof(big), 32, 1, b, err, sizeof(err)), -EPROTO);
+	REQUIRE(strlen(err) < 120);
+	REQUIRE_SUBSTR(err, "...");
 }
 
 struct frames {
@@ -84,21 +84,21 @@ static void test_framer(void)
 	struct tt_tcl_rx rx = { .max = 100 };
 	struct frames fr = { 0 };
 
-	CHECK_INT(tt_tcl_rx_push(&rx, S("@1 0 a"), frame_cb, &fr), 0);
-	CHECK_INT(fr.n, 0);
-	CHECK_INT(tt_tcl_rx_push(&rx, S("b\x1a@2 0 c\x1atype x"), frame_cb, &fr), 0);
-	CHECK_INT(fr.n, 2);
-	CHECK(strcmp(fr.last, "@2 0 c") == 0);
-	CHECK_INT(tt_tcl_rx_push(&rx, S("\x1a"), frame_cb, &fr), 0);
-	CHECK(strcmp(fr.last, "type x") == 0 && rx.len == 0);
-	CHECK_INT(tt_tcl_rx_push(&rx, S("stop\x1a@3 0 d\x1a"), frame_cb, &fr), -ECONNRESET);
-	CHECK_INT(fr.n, 4);
+	REQUIRE_EQ(tt_tcl_rx_push(&rx, S("@1 0 a"), frame_cb, &fr), 0);
+	REQUIRE_EQ(fr.n, 0);
+	REQUIRE_EQ(tt_tcl_rx_push(&rx, S("b\x1a@2 0 c\x1atype x"), frame_cb, &fr), 0);
+	REQUIRE_EQ(fr.n, 2);
+	REQUIRE(strcmp(fr.last, "@2 0 c") == 0);
+	REQUIRE_EQ(tt_tcl_rx_push(&rx, S("\x1a"), frame_cb, &fr), 0);
+	REQUIRE(strcmp(fr.last, "type x") == 0 && rx.len == 0);
+	REQUIRE_EQ(tt_tcl_rx_push(&rx, S("stop\x1a@3 0 d\x1a"), frame_cb, &fr), -ECONNRESET);
+	REQUIRE_EQ(fr.n, 4);
 	tt_tcl_rx_reset(&rx);
 	/* 101 bytes with no terminator: too much */
 	char junk[101];
 	memset(junk, 'x', sizeof(junk));
-	CHECK_INT(tt_tcl_rx_push(&rx, junk, 60, frame_cb, &fr), 0);
-	CHECK_INT(tt_tcl_rx_push(&rx, junk, 41, frame_cb, &fr), -EPROTO);
+	REQUIRE_EQ(tt_tcl_rx_push(&rx, junk, 60, frame_cb, &fr), 0);
+	REQUIRE_EQ(tt_tcl_rx_push(&rx, junk, 41, frame_cb, &fr), -EPROTO);
 	tt_tcl_rx_free(&rx);
 }
 
@@ -107,15 +107,15 @@ static void test_format(void)
 	char out[256];
 	uint8_t d[8] = { 0x11, 0x22, 0x33, 0x44, 0xff, 0, 0, 0x80 };
 
-	CHECK_INT(tt_tcl_format(out, sizeof(out), 5, "read_memory 0x20000000 32 4"), 67);
-	CHECK(strcmp(out, "format \"@5 %d %s\" [catch {read_memory 0x20000000 32 4} tt_r] "
+	REQUIRE_EQ(tt_tcl_format(out, sizeof(out), 5, "read_memory 0x20000000 32 4"), 67);
+	REQUIRE(strcmp(out, "format \"@5 %d %s\" [catch {read_memory 0x20000000 32 4} tt_r] "
 			  "$tt_r\x1a") == 0);
-	CHECK_INT(tt_tcl_format(out, 10, 5, "return 1"), -ENOSPC);
-	CHECK(tt_tcl_format_write(out, sizeof(out), "write_memory", 0x20000004, 32, d, 8) > 0);
-	CHECK(strcmp(out, "write_memory 0x20000004 32 {0x44332211 0x800000ff}") == 0);
-	CHECK(tt_tcl_format_write(out, sizeof(out), "write_memory", 0x1, 8, d, 3) > 0);
-	CHECK(strcmp(out, "write_memory 0x1 8 {0x11 0x22 0x33}") == 0);
-	CHECK_INT(tt_tcl_format_write(out, 30, "write_memory", 0x1, 32, d, 8), -ENOSPC);
+	REQUIRE_EQ(tt_tcl_format(out, 10, 5, "return 1"), -ENOSPC);
+	REQUIRE(tt_tcl_format_write(out, sizeof(out), "write_memory", 0x20000004, 32, d, 8) > 0);
+	REQUIRE(strcmp(out, "write_memory 0x20000004 32 {0x44332211 0x800000ff}") == 0);
+	REQUIRE(tt_tcl_format_write(out, sizeof(out), "write_memory", 0x1, 8, d, 3) > 0);
+	REQUIRE(strcmp(out, "write_memory 0x1 8 {0x11 0x22 0x33}") == 0);
+	REQUIRE_EQ(tt_tcl_format_write(out, 30, "write_memory", 0x1, 32, d, 8), -ENOSPC);
 }
 
 static void test_plan(void)
@@ -127,29 +127,29 @@ static void test_plan(void)
 	unsigned w;
 
 	/* adjacent upwards: merged; an overlapping re-check and a gap: not */
-	CHECK_INT(tt_tcl_run_end(&p, 0), 2);
-	CHECK_INT(tt_tcl_run_end(&p, 2), 3);
-	CHECK_INT(tt_tcl_run_end(&p, 3), 4);
+	REQUIRE_EQ(tt_tcl_run_end(&p, 0), 2);
+	REQUIRE_EQ(tt_tcl_run_end(&p, 2), 3);
+	REQUIRE_EQ(tt_tcl_run_end(&p, 3), 4);
 	/* [0x1001, 0x2003): 3 bytes at width 8, words in 4 KiB chunks, a 3-byte tail */
 	tt_tcl_next_op(0x1001, 0x2003, 4096, &len, &w);
-	CHECK(len == 3 && w == 8);
+	REQUIRE(len == 3 && w == 8);
 	tt_tcl_next_op(0x1004, 0x2003, 4096, &len, &w);
-	CHECK(len == 0xffc && w == 32);
+	REQUIRE(len == 0xffc && w == 32);
 	tt_tcl_next_op(0x1004, 0x9000, 4096, &len, &w);
-	CHECK(len == 4096 && w == 32);
+	REQUIRE(len == 4096 && w == 32);
 	tt_tcl_next_op(0x1004, 0x9000, 1001, &len, &w);
-	CHECK(len == 1000 && w == 32);
+	REQUIRE(len == 1000 && w == 32);
 	tt_tcl_next_op(0x2000, 0x2003, 4096, &len, &w);
-	CHECK(len == 3 && w == 8);
+	REQUIRE(len == 3 && w == 8);
 	tt_tcl_next_op(0x2001, 0x2002, 4096, &len, &w);
-	CHECK(len == 1 && w == 8);
+	REQUIRE(len == 1 && w == 8);
 	/* scatter bytes [0x104, 0x10c) into ranges 0 and 1 */
 	for (int i = 0; i < 64; i++)
 		src[i] = (uint8_t)i;
 	memset(a, 0xee, sizeof(a));
 	memset(b, 0xee, sizeof(b));
 	tt_tcl_scatter(&p, 0, 2, 0x104, src, 8);
-	CHECK(a[3] == 0xee && a[4] == 0 && a[7] == 3 && b[0] == 4 && b[3] == 7 && b[4] == 0xee);
+	REQUIRE(a[3] == 0xee && a[4] == 0 && a[7] == 3 && b[0] == 4 && b[3] == 7 && b[4] == 0xee);
 }
 
 int main(void)
@@ -160,5 +160,5 @@ int main(void)
 	test_format();
 	test_plan();
 	printf("ok\n");
-	return 0;
+	return tt_test_done();
 }

@@ -96,9 +96,9 @@ void tt_test_write_file(const char *path, const void *data, size_t n)
 {
 	FILE *f = fopen(path, "wb");
 
-	CHECK(f != NULL);
-	CHECK(fwrite(data, 1, n, f) == n);
-	CHECK(fclose(f) == 0);
+	REQUIRE(f != NULL);
+	REQUIRE(fwrite(data, 1, n, f) == n);
+	REQUIRE(fclose(f) == 0);
 }
 
 char *tt_test_tmpdir(void)
@@ -109,7 +109,7 @@ char *tt_test_tmpdir(void)
 
 	snprintf(tmpl, sizeof(tmpl), "%s/tt-probe.XXXXXX", t ? t : "/tmp");
 	d = mkdtemp(tmpl);
-	CHECK(d != NULL);
+	REQUIRE(d != NULL);
 	return strdup(d);
 }
 

@@ -1,5 +1,5 @@
-/* tests/integration/ttest.h: tiny test helpers for the probe tests: checks that exit with the
- * location, running a libuv loop until a condition or a deadline, and checking that the loop
+/* tests/integration/ttest.h: tiny test helpers for the probe tests (checks: ../tt_test.h):
+ * running a libuv loop until a condition or a deadline, and checking that the loop
  * ends with no handle left. */
 #ifndef TT_TTEST_H
 #define TT_TTEST_H
@@ -9,30 +9,7 @@
 #include <string.h>
 #include <uv.h>
 
-#define CHECK(c)                                                                               \
-	do {                                                                                   \
-		if (!(c)) {                                                                    \
-			fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #c);  \
-			abort();                                                               \
-		}                                                                              \
-	} while (0)
-#define CHECK_INT(a, b)                                                                        \
-	do {                                                                                   \
-		long long a_ = (long long)(a), b_ = (long long)(b);                            \
-		if (a_ != b_) {                                                                \
-			fprintf(stderr, "%s:%d: %s = %lld, expected %s = %lld\n", __FILE__,    \
-				__LINE__, #a, a_, #b, b_);                                     \
-			abort();                                                               \
-		}                                                                              \
-	} while (0)
-#define CHECK_HAS(s, sub)                                                                      \
-	do {                                                                                   \
-		if (strstr((s), (sub)) == NULL) {                                              \
-			fprintf(stderr, "%s:%d: \"%s\" does not contain \"%s\"\n", __FILE__,    \
-				__LINE__, (s), (sub));                                         \
-			abort();                                                               \
-		}                                                                              \
-	} while (0)
+#include "../tt_test.h"
 
 /* Runs loop until pred(arg) is true (checked after every loop pass); aborts the test after ms
  * milliseconds, naming what. */

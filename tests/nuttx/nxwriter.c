@@ -3,10 +3,11 @@
  * check the reader's layout derivation rather than repeat it. */
 #include "nxwriter.h"
 
-#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "../tt_test.h"
 
 static unsigned al(unsigned v, unsigned a)
 {
@@ -68,11 +69,11 @@ void nxw_init_mem(struct nxw *w, const struct tt_nuttx_layout *lo, uint8_t *mem,
 	w->time = 1000;
 	w->step = 1000;
 	w->rng = 12345;
-	assert(buf_off + size <= ram_len);
+	REQUIRE(buf_off + size <= ram_len);
 	if (w->lo.release < 1204) {
 		/* g_noteram_info: overwrite, head, tail, read, then the buffer itself */
 		w->align = 1;
-		assert(buf_off == drv_off + w->lo.off_buffer && size == w->lo.bufsize);
+		REQUIRE(buf_off == drv_off + w->lo.off_buffer && size == w->lo.bufsize);
 		w->off_overwrite = w->lo.off_overwrite;
 		nxw_set_overwrite(w, 1);
 		return;
@@ -88,7 +89,7 @@ void nxw_init(struct nxw *w, const struct tt_nuttx_layout *lo, size_t ram_len, u
 {
 	uint8_t *mem = calloc(1, ram_len);
 
-	assert(mem);
+	REQUIRE(mem);
 	nxw_init_mem(w, lo, mem, ram_len, base, drv_off, buf_off, size);
 	w->owned = true;
 }
@@ -261,7 +262,7 @@ bool nxw_begin(struct nxw *w, const uint8_t *rec, unsigned len)
 	uint8_t *ring = w->ram + (w->buf - w->base);
 	uint32_t head = nxw_head(w), space;
 
-	assert(!w->pending);
+	REQUIRE(!w->pending);
 	if (head >= w->size || nxw_tail(w) >= w->size) { /* corrupted by a test: start over */
 		nxw_set_head(w, 0);
 		nxw_set_tail(w, 0);
@@ -293,7 +294,7 @@ bool nxw_begin(struct nxw *w, const uint8_t *rec, unsigned len)
 
 void nxw_commit(struct nxw *w)
 {
-	assert(w->pending);
+	REQUIRE(w->pending);
 	nxw_set_head(w, w->pending_head);
 	w->pending = false;
 	w->written++;

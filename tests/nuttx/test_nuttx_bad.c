@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../unit/check.h"
+#include "../tt_test.h"
 #include "nxtest.h"
 
 #define BASE 0x20000000u
@@ -305,5 +305,5 @@ int main(void)
 	test_image_errors_1203();
 	test_random_memory();
 	free(lg.r);
-	return check_report();
+	return tt_test_done();
 }

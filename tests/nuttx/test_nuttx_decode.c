@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../unit/check.h"
+#include "../tt_test.h"
 #include "nxtest.h"
 
 #define BASE 0x20000000u
@@ -510,5 +510,5 @@ int main(void)
 	release_1203(true, false);
 	release_1203(false, true);
 	free(lg.r);
-	return check_report();
+	return tt_test_done();
 }

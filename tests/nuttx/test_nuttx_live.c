@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../unit/check.h"
+#include "../tt_test.h"
 #include "nxtest.h"
 
 #define BASE 0x20000000u
@@ -137,38 +137,32 @@ static size_t check_sequence(bool allow_resets)
 		CHECK(s >= 0);
 		if (next >= 0) {
 			if (s < next) {
-				fprintf(stderr, "record %zu: seq %ld after %ld (duplicate or out of "
-					"order)\n", i, s, next - 1);
-				check_failures++;
+				FAIL("record %zu: seq %ld after %ld (duplicate or out of "
+					"order)", i, s, next - 1);
 			} else if (s > next) {
 				long missing = s - next;
 				if (!gap) {
-					fprintf(stderr, "record %zu: %ld records missing without a "
-						"gap\n", i, missing);
-					check_failures++;
+					FAIL("record %zu: %ld records missing without a "
+						"gap", i, missing);
 				} else if (gap_exact && (uint64_t)missing != gap_lost) {
-					fprintf(stderr, "record %zu: exact gap of %llu but %ld "
-						"missing\n", i, (unsigned long long)gap_lost, missing);
-					check_failures++;
+					FAIL("record %zu: exact gap of %llu but %ld "
+						"missing", i, (unsigned long long)gap_lost, missing);
 				} else if (gap_est && (gap_lost * 4 < (uint64_t)missing * 3 ||
 						       gap_lost * 4 > (uint64_t)missing * 5) &&
 					   (gap_lost > (uint64_t)missing + 2 ||
 					    gap_lost + 2 < (uint64_t)missing)) {
 					/* an estimate: within 25%; for a few notes the sizes of
 					 * the lost ones, not the rate, decide: within 2 */
-					fprintf(stderr, "record %zu: estimate %llu not within 25%% "
-						"of %ld missing\n", i, (unsigned long long)gap_lost,
+					FAIL("record %zu: estimate %llu not within 25%% "
+						"of %ld missing", i, (unsigned long long)gap_lost,
 						missing);
-					check_failures++;
 				} else if (!gap_exact && !gap_est && gap_lost > (uint64_t)missing) {
-					fprintf(stderr, "record %zu: gap lower bound %llu > %ld "
-						"missing\n", i, (unsigned long long)gap_lost, missing);
-					check_failures++;
+					FAIL("record %zu: gap lower bound %llu > %ld "
+						"missing", i, (unsigned long long)gap_lost, missing);
 				}
 			} else if (gap && gap_lost && gap_exact) {
-				fprintf(stderr, "record %zu: exact gap of %llu but none missing\n", i,
+				FAIL("record %zu: exact gap of %llu but none missing", i,
 					(unsigned long long)gap_lost);
-				check_failures++;
 			}
 		}
 		next = s + 1;
@@ -453,8 +447,7 @@ static void test_random(unsigned ptr, uint64_t step, uint32_t seed, unsigned rel
 		c.budget = w.size / 2;
 		rc = cycle(rd, &w, rand_hook, &c);
 		if (rc < 0) {
-			fprintf(stderr, "poll %d: %s\n", poll, tt_nuttx_error(rd));
-			check_failures++;
+			FAIL("poll %d: %s", poll, tt_nuttx_error(rd));
 			break;
 		}
 		/* between polls: sometimes a burst of up to three rings */
@@ -698,5 +691,5 @@ int main(void)
 	test_names(8);
 	free(lg.r);
 	free(tw);
-	return check_report();
+	return tt_test_done();
 }

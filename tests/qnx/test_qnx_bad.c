@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../unit/check.h"
+#include "../tt_test.h"
 #include "kevw.h"
 
 static struct kev_opts opts = { .cps = 1000000, .cpus = 2, .ver_major = 6, .syspage_len = 64 };
@@ -33,8 +33,7 @@ static void expect_error(const char *what, const uint8_t *p, size_t n, const cha
 	int rc = kev_decode(&k, 0, &l, NULL, err, sizeof(err));
 
 	if (rc != -EPROTO || !strstr(err, want)) {
-		fprintf(stderr, "%s: rc %d, message \"%s\" lacks \"%s\"\n", what, rc, err, want);
-		check_failures++;
+		FAIL("%s: rc %d, message \"%s\" lacks \"%s\"", what, rc, err, want);
 	}
 	klog_free(&l);
 }
@@ -206,5 +205,5 @@ int main(void)
 {
 	check_headers();
 	check_mutations();
-	return check_report();
+	return tt_test_done();
 }

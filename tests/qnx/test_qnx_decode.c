@@ -2,7 +2,7 @@
  * the expected names, arguments, thread names, times and gaps. */
 #include <string.h>
 
-#include "../unit/check.h"
+#include "../tt_test.h"
 #include "kevw.h"
 
 #define PID 4099u
@@ -490,5 +490,5 @@ int main(void)
 	check_combine();
 	check_gaps();
 	check_v8();
-	return check_report();
+	return tt_test_done();
 }

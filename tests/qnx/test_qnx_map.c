@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "../unit/check.h"
+#include "../tt_test.h"
 #include "qnx.h"
 
 
@@ -153,5 +153,5 @@ int main(void)
 	check_hand();
 	for (unsigned ver = 6; ver <= 8; ver++)
 		check_whole_range(ver);
-	return check_report();
+	return tt_test_done();
 }

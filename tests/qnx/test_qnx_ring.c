@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../unit/check.h"
+#include "../tt_test.h"
 #include "qnx.h"
 #include "qringw.h"
 #include "reader.h"
@@ -397,5 +397,5 @@ int main(void)
 	test_bad();
 	test_image();
 	test_garbage();
-	return check_report();
+	return tt_test_done();
 }

@@ -54,9 +54,9 @@ static void bench_hub(unsigned nclients, uint64_t n)
 	struct synth src = { 0 };
 	uint64_t bytes = 0;
 
-	CHECK(tt_hub_new(&hc, &h) == 0);
+	REQUIRE(tt_hub_new(&hc, &h) == 0);
 	for (unsigned i = 0; i < nclients; i++) {
-		CHECK(tt_hub_client_new(h, NULL, NULL, &c[i]) == 0);
+		REQUIRE(tt_hub_client_new(h, NULL, NULL, &c[i]) == 0);
 		tt_hub_client_start(c[i], TT_HUB_LIVE, 0);
 	}
 	double t0 = thread_cpu();
@@ -130,7 +130,7 @@ static uint64_t rec_seq(const char *p, const char *end)
 {
 	const char *q = memmem(p, (size_t)(end - p) < 64 ? (size_t)(end - p) : 64, "\"seq\":", 6);
 
-	CHECK(q);
+	REQUIRE(q);
 	return strtoull(q + 6, NULL, 10);
 }
 
@@ -148,9 +148,9 @@ static void check_msg(const struct tt_ws_msg *m, uint64_t *got, uint64_t *gaps)
 	if (!f) {
 		const char *g = memmem(d, m->len, "\"from\":", 7);
 		if (g && memmem(d, m->len, "\"type\":\"gap\"", 12)) {
-			CHECK(strtoull(g + 7, NULL, 10) == *got + 1);
+			REQUIRE(strtoull(g + 7, NULL, 10) == *got + 1);
 			g = memmem(d, m->len, "\"to\":", 5);
-			CHECK(g);
+			REQUIRE(g);
 			*got = strtoull(g + 5, NULL, 10);
 			(*gaps)++;
 		}
@@ -158,15 +158,15 @@ static void check_msg(const struct tt_ws_msg *m, uint64_t *got, uint64_t *gaps)
 	}
 	uint64_t first = strtoull(f + 8, NULL, 10);
 	const char *l = memmem(f, 40, "\"last\":", 7);
-	CHECK(l);
+	REQUIRE(l);
 	uint64_t last = strtoull(l + 7, NULL, 10);
-	CHECK(first == *got + 1 && last >= first);
+	REQUIRE(first == *got + 1 && last >= first);
 	const char *r = memmem(l, (size_t)(end - l) < 64 ? (size_t)(end - l) : 64, "[{", 2);
-	CHECK(r && rec_seq(r + 1, end) == first);
+	REQUIRE(r && rec_seq(r + 1, end) == first);
 	const char *p = end - 1;
 	while (p > r && !(p[0] == '{' && p[-1] == ',' && p[1] == '"' && !memcmp(p, "{\"type\":", 8)))
 		p--;
-	CHECK(rec_seq(p > r ? p : r + 1, end) == last);
+	REQUIRE(rec_seq(p > r ? p : r + 1, end) == last);
 	*got = last;
 }
 
@@ -181,13 +181,13 @@ static void *clients(void *arg)
 	for (unsigned i = 0; i < B.nclients; i++) {
 		struct tt_ws_opts o = { .host = "127.0.0.1", .port = B.port };
 		struct tt_ws_msg m;
-		CHECK(tt_ws_connect(&o, &ws[i], NULL, err, sizeof(err)) == 0);
+		REQUIRE(tt_ws_connect(&o, &ws[i], NULL, err, sizeof(err)) == 0);
 		const char sub[] = "{\"type\":\"subscribe\",\"targets\":\"*\"}";
-		CHECK(tt_ws_send(ws[i], sub, sizeof(sub) - 1) == 0);
+		REQUIRE(tt_ws_send(ws[i], sub, sizeof(sub) - 1) == 0);
 		const char ping[] = "{\"type\":\"ping\",\"id\":1}";
-		CHECK(tt_ws_send(ws[i], ping, sizeof(ping) - 1) == 0);
+		REQUIRE(tt_ws_send(ws[i], ping, sizeof(ping) - 1) == 0);
 		do
-			CHECK(tt_ws_recv(ws[i], 5000, &m) == 1);
+			REQUIRE(tt_ws_recv(ws[i], 5000, &m) == 1);
 		while (!memmem(m.data, m.len, "pong", 4));
 	}
 	double t0 = now_s();
@@ -202,13 +202,13 @@ static void *clients(void *arg)
 			break;
 		for (unsigned i = 0; i < B.nclients; i++)
 			p[i] = (struct pollfd){ .fd = tt_ws_fd(ws[i]), .events = POLLIN };
-		CHECK(poll(p, B.nclients, 1000) >= 0);
+		REQUIRE(poll(p, B.nclients, 1000) >= 0);
 		for (unsigned i = 0; i < B.nclients; i++) {
 			struct tt_ws_msg m;
 			if (!p[i].revents)
 				continue;
 			int rc = tt_ws_read(ws[i]);
-			CHECK(rc > 0 || rc == -EAGAIN);
+			REQUIRE(rc > 0 || rc == -EAGAIN);
 			while (tt_ws_next(ws[i], &m) == 1)
 				check_msg(&m, &got[i], &gaps);
 		}
@@ -237,7 +237,7 @@ static void bench_ws(unsigned nclients, uint64_t n, size_t history)
 	memset(&B, 0, sizeof(B));
 	B.total = n;
 	B.nclients = nclients;
-	CHECK(uv_loop_init(&B.loop) == 0);
+	REQUIRE(uv_loop_init(&B.loop) == 0);
 	tt_server_config_init(&sc);
 	sc.port = 0;
 	sc.web_dir = "/nonexistent";
@@ -252,14 +252,14 @@ static void bench_ws(unsigned nclients, uint64_t n, size_t history)
 	}
 	B.port = tt_server_port(B.srv);
 	struct tt_hub_config hc = { .target = "bench" };
-	CHECK(tt_server_add_hub(B.srv, &hc, &B.hub) == 0);
+	REQUIRE(tt_server_add_hub(B.srv, &hc, &B.hub) == 0);
 	uv_idle_init(&B.loop, &B.pub);
 	uv_async_init(&B.loop, &B.wake, on_wake);
-	CHECK(pthread_create(&th, NULL, clients, NULL) == 0);
+	REQUIRE(pthread_create(&th, NULL, clients, NULL) == 0);
 	uv_run(&B.loop, UV_RUN_DEFAULT);
 	tt_server_free(B.srv);
 	uv_run(&B.loop, UV_RUN_DEFAULT);
-	CHECK(uv_loop_close(&B.loop) == 0);
+	REQUIRE(uv_loop_close(&B.loop) == 0);
 	pthread_join(th, NULL);
 	printf("            daemon thread: %.2f s CPU for %" PRIu64 " records = %.0f records/s "
 	       "per core (%.0f client-deliveries/s per core)\n", B.cpu1 - B.cpu0, n,

@@ -13,15 +13,7 @@
 #include <stdlib.h>
 
 #include "../../proto/record.h"
-
-#define CHECK(cond)                                                                        \
-	do {                                                                               \
-		if (!(cond)) {                                                             \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__,  \
-				#cond);                                                    \
-			exit(1);                                                           \
-		}                                                                          \
-	} while (0)
+#include "../tt_test.h"
 
 struct synth {
 	uint64_t n;        /* records made so far */

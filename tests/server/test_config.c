@@ -11,10 +11,10 @@ static void bad(const char *text, const char *want)
 	struct tt_config c;
 	char err[512];
 
-	CHECK(tt_config_parse(text, strlen(text), "t.json", &c, err, sizeof(err)) == -EINVAL);
+	REQUIRE(tt_config_parse(text, strlen(text), "t.json", &c, err, sizeof(err)) == -EINVAL);
 	if (!strstr(err, want))
 		fprintf(stderr, "error '%s' lacks '%s'\n", err, want);
-	CHECK(strstr(err, want) && !strncmp(err, "t.json: ", 8));
+	REQUIRE(strstr(err, want) && !strncmp(err, "t.json: ", 8));
 	printf("rejected: %s\n", err);
 }
 
@@ -32,26 +32,26 @@ int main(void)
 	struct tt_config c;
 	char err[512];
 
-	CHECK(tt_config_parse(good, sizeof(good) - 1, "t.json", &c, err, sizeof(err)) == 0);
-	CHECK(!strcmp(c.server.listen, "0.0.0.0") && c.server.port == 0);
-	CHECK(!strcmp(c.server.token, "tok") && c.server.norigins == 2);
-	CHECK(!strcmp(c.server.origins[1], "https://b"));
-	CHECK(c.server.hub.history == 5000 && c.server.hub.client_frames == 32);
-	CHECK(c.server.hub.client_bytes == 1048576 && c.server.max_message == 4096);
-	CHECK(c.server.idle_timeout_s == 9 && !strcmp(c.server.tls_key, "k.pem"));
-	CHECK(c.ntargets == 2);
+	REQUIRE(tt_config_parse(good, sizeof(good) - 1, "t.json", &c, err, sizeof(err)) == 0);
+	REQUIRE(!strcmp(c.server.listen, "0.0.0.0") && c.server.port == 0);
+	REQUIRE(!strcmp(c.server.token, "tok") && c.server.norigins == 2);
+	REQUIRE(!strcmp(c.server.origins[1], "https://b"));
+	REQUIRE(c.server.hub.history == 5000 && c.server.hub.client_frames == 32);
+	REQUIRE(c.server.hub.client_bytes == 1048576 && c.server.max_message == 4096);
+	REQUIRE(c.server.idle_timeout_s == 9 && !strcmp(c.server.tls_key, "k.pem"));
+	REQUIRE(c.ntargets == 2);
 	const struct tt_target_config *t = &c.targets[0];
-	CHECK(!strcmp(t->name, "board1") && !strcmp(t->probe, "openocd-spawn"));
-	CHECK(!strcmp(t->openocd_args[1], "board.cfg") && !t->openocd_args[2]);
-	CHECK(t->address == 0x20001000u && t->address_is_pointer && t->tick_hz == 100000000u);
-	CHECK(t->time_dir == -1 && t->poll_min_ms == 2 && t->max_chunk == 1024);
-	CHECK(!t->format_opts);
-	CHECK(!strcmp(c.targets[1].format, "nuttx"));
-	CHECK(!strcmp(c.targets[1].format_opts[1], "ptr_size=8") && !c.targets[1].format_opts[2]);
+	REQUIRE(!strcmp(t->name, "board1") && !strcmp(t->probe, "openocd-spawn"));
+	REQUIRE(!strcmp(t->openocd_args[1], "board.cfg") && !t->openocd_args[2]);
+	REQUIRE(t->address == 0x20001000u && t->address_is_pointer && t->tick_hz == 100000000u);
+	REQUIRE(t->time_dir == -1 && t->poll_min_ms == 2 && t->max_chunk == 1024);
+	REQUIRE(!t->format_opts);
+	REQUIRE(!strcmp(c.targets[1].format, "nuttx"));
+	REQUIRE(!strcmp(c.targets[1].format_opts[1], "ptr_size=8") && !c.targets[1].format_opts[2]);
 	tt_config_free(&c);
-	CHECK(tt_config_parse("{\"targets\":[{\"name\":\"a\",\"probe\":\"p\"}]}", 38, "t.json", &c,
+	REQUIRE(tt_config_parse("{\"targets\":[{\"name\":\"a\",\"probe\":\"p\"}]}", 38, "t.json", &c,
 			      err, sizeof(err)) == 0);
-	CHECK(!strcmp(c.targets[0].format, "threadx")); /* default */
+	REQUIRE(!strcmp(c.targets[0].format, "threadx")); /* default */
 	tt_config_free(&c);
 
 	/* The same array key twice in every target (cJSON keeps duplicates; the last one wins):
@@ -60,14 +60,14 @@ int main(void)
 		"{\"targets\":[{\"name\":\"a\",\"probe\":\"p\",\"openocd_args\":[\"-f\",\"x\"],"
 		"\"openocd_args\":[\"-c\",\"y\"],\"format_opts\":[\"a=1\"],\"format_opts\":[]},"
 		"{\"name\":\"b\",\"probe\":\"p\",\"openocd_args\":[],\"openocd_args\":[\"-f\",\"z\"]}]}";
-	CHECK(tt_config_parse(dup, sizeof(dup) - 1, "t.json", &c, err, sizeof(err)) == 0);
-	CHECK(!strcmp(c.targets[0].openocd_args[1], "y") && !c.targets[0].format_opts[0]);
-	CHECK(!strcmp(c.targets[1].openocd_args[1], "z"));
+	REQUIRE(tt_config_parse(dup, sizeof(dup) - 1, "t.json", &c, err, sizeof(err)) == 0);
+	REQUIRE(!strcmp(c.targets[0].openocd_args[1], "y") && !c.targets[0].format_opts[0]);
+	REQUIRE(!strcmp(c.targets[1].openocd_args[1], "z"));
 	tt_config_free(&c);
 
 	/* defaults when empty */
-	CHECK(tt_config_parse("{}", 2, "t.json", &c, err, sizeof(err)) == 0);
-	CHECK(c.server.port == 7733 && !strcmp(c.server.listen, "127.0.0.1") && !c.ntargets);
+	REQUIRE(tt_config_parse("{}", 2, "t.json", &c, err, sizeof(err)) == 0);
+	REQUIRE(c.server.port == 7733 && !strcmp(c.server.listen, "127.0.0.1") && !c.ntargets);
 	tt_config_free(&c);
 
 	bad("{\"prot\":1}", "unknown key 'prot'");
@@ -88,8 +88,8 @@ int main(void)
 	bad("{\"targets\":[{\"name\":\"a\",\"probe\":\"p\",\"format_opts\":\"x=1\"}]}",
 	    "targets[0].format_opts: expected an array of strings");
 
-	CHECK(tt_config_load("/nonexistent/tracetapd.json", &c, err, sizeof(err)) == -ENOENT);
-	CHECK(strstr(err, "/nonexistent/tracetapd.json"));
+	REQUIRE(tt_config_load("/nonexistent/tracetapd.json", &c, err, sizeof(err)) == -ENOENT);
+	REQUIRE(strstr(err, "/nonexistent/tracetapd.json"));
 	printf("config: ok\n");
-	return 0;
+	return tt_test_done();
 }

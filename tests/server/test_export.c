@@ -34,15 +34,15 @@ static void keep(void *arg, const struct tt_record *rec)
 	char buf[TT_JSON_MAX_RECORD];
 	int n = tt_json_record(buf, sizeof(buf), rec, NULL, r->n + 1);
 
-	CHECK(n > 0);
+	REQUIRE(n > 0);
 	if (r->n == r->cap) {
 		r->cap = r->cap ? r->cap * 2 : 256;
 		r->json = realloc(r->json, r->cap * sizeof(char *));
-		CHECK(r->json);
+		REQUIRE(r->json);
 	}
 	r->json[r->n++] = strndup(buf, (size_t)n);
 	if (r->hub)
-		CHECK(tt_hub_publish(r->hub, rec));
+		REQUIRE(tt_hub_publish(r->hub, rec));
 }
 
 static void build_image(uint8_t *mem, uint32_t *hdr)
@@ -54,7 +54,7 @@ static void build_image(uint8_t *mem, uint32_t *hdr)
 
 	txw_init(&w, mem, MEM_BASE, MEM_SIZE, false);
 	*hdr = MEM_BASE + 0x1000;
-	CHECK(txw_enable(&w, *hdr, 64 * 1024, 16) == 0);
+	REQUIRE(txw_enable(&w, *hdr, 64 * 1024, 16) == 0);
 	for (int i = 0; i < 3; i++)
 		txw_register(&w, thr[i], 1, names[i], 0x20040000u + 0x1000u * (uint32_t)i, 1024,
 			     (uint32_t)(4 + i));
@@ -78,7 +78,7 @@ static int add_rec(void *arg, uint64_t seq, const char *json, size_t len)
 {
 	(void)seq;
 	int rc = tt_export_record(arg, json, len);
-	CHECK(rc == 0 || rc == -EINVAL);
+	REQUIRE(rc == 0 || rc == -EINVAL);
 	return 0;
 }
 
@@ -87,9 +87,9 @@ static struct synth_buf export_hub(struct tt_hub *h, enum tt_export_format fmt, 
 	struct synth_buf b = { 0 };
 	struct tt_export *e;
 
-	CHECK(tt_export_new(fmt, synth_buf_put, &b, &e) == 0);
-	CHECK(tt_hub_history_foreach(h, add_rec, e) == 0);
-	CHECK(tt_export_finish(e) == 0);
+	REQUIRE(tt_export_new(fmt, synth_buf_put, &b, &e) == 0);
+	REQUIRE(tt_hub_history_foreach(h, add_rec, e) == 0);
+	REQUIRE(tt_export_finish(e) == 0);
 	*written = tt_export_written(e);
 	tt_export_free(e);
 	return b;
@@ -100,7 +100,7 @@ static void same_event(const char *a, const char *b)
 {
 	static const char *const skip[] = { "seq", "target", "addr", "time", "ns" };
 
-	CHECK(synth_json_same(a, b, skip, sizeof(skip) / sizeof(skip[0])));
+	REQUIRE(synth_json_same(a, b, skip, sizeof(skip) / sizeof(skip[0])));
 }
 
 int main(void)
@@ -113,27 +113,27 @@ int main(void)
 	uint64_t written;
 
 	build_image(mem, &hdr);
-	CHECK(tt_hub_new(&hc, &orig.hub) == 0);
+	REQUIRE(tt_hub_new(&hc, &orig.hub) == 0);
 	struct tt_threadx_config tc = { .header_addr = hdr };
 	int rc = tt_threadx_decode_image(mem, MEM_SIZE, MEM_BASE, hdr - MEM_BASE, &tc, keep,
 					 &orig, err, sizeof(err));
 	if (rc < 0)
 		fprintf(stderr, "decode: %s\n", err);
-	CHECK(rc == 0 && orig.n == 2022);
+	REQUIRE(rc == 0 && orig.n == 2022);
 	/* A gap record in the stream: not representable in .trx, skipped and counted. */
 	struct tt_record gap = { .kind = TT_REC_GAP, .u.gap = { 3, true, "lapped" } };
 	tt_hub_publish(orig.hub, &gap);
 
 	/* trx round trip */
 	struct synth_buf trx = export_hub(orig.hub, TT_EXPORT_TRX, &written);
-	CHECK(written == orig.n);
+	REQUIRE(written == orig.n);
 	struct tt_threadx_config tc2 = { .header_addr = 0x10000000u };
 	rc = tt_threadx_decode_image((uint8_t *)trx.p, trx.len, 0x10000000u, 0, &tc2, keep, &back,
 				     err, sizeof(err));
 	if (rc < 0)
 		fprintf(stderr, "decode .trx: %s\n", err);
-	CHECK(rc == 0);
-	CHECK(back.n == orig.n);
+	REQUIRE(rc == 0);
+	REQUIRE(back.n == orig.n);
 	for (size_t i = 0; i < orig.n; i++)
 		same_event(orig.json[i], back.json[i]);
 	printf("trx: %zu events written, decoded back identical (%zu bytes)\n", back.n, trx.len);
@@ -141,20 +141,20 @@ int main(void)
 	/* perfetto structure */
 	struct synth_buf pf = export_hub(orig.hub, TT_EXPORT_PERFETTO, &written);
 	cJSON *j = cJSON_Parse(pf.p), *ev;
-	CHECK(j && cJSON_IsArray(cJSON_GetObjectItem(j, "traceEvents")));
-	CHECK(cJSON_GetObjectItem(j, "metadata"));
+	REQUIRE(j && cJSON_IsArray(cJSON_GetObjectItem(j, "traceEvents")));
+	REQUIRE(cJSON_GetObjectItem(j, "metadata"));
 	unsigned slices = 0, instants = 0, counters = 0, tnames = 0, pnames = 0;
 	bool consumer_named = false;
 	cJSON_ArrayForEach(ev, cJSON_GetObjectItem(j, "traceEvents")) {
 		const char *ph = cJSON_GetObjectItem(ev, "ph")->valuestring;
-		CHECK(cJSON_IsNumber(cJSON_GetObjectItem(ev, "pid")));
+		REQUIRE(cJSON_IsNumber(cJSON_GetObjectItem(ev, "pid")));
 		if (!strcmp(ph, "X")) {
 			slices++;
-			CHECK(cJSON_GetObjectItem(ev, "dur")->valuedouble >= 0);
-			CHECK(cJSON_IsNumber(cJSON_GetObjectItem(ev, "tid")));
+			REQUIRE(cJSON_GetObjectItem(ev, "dur")->valuedouble >= 0);
+			REQUIRE(cJSON_IsNumber(cJSON_GetObjectItem(ev, "tid")));
 		} else if (!strcmp(ph, "i")) {
 			instants++;
-			CHECK(cJSON_IsNumber(cJSON_GetObjectItem(ev, "ts")));
+			REQUIRE(cJSON_IsNumber(cJSON_GetObjectItem(ev, "ts")));
 		} else if (!strcmp(ph, "C")) {
 			counters++;
 		} else if (!strcmp(ph, "M")) {
@@ -166,32 +166,32 @@ int main(void)
 			consumer_named |= !strcmp(v, "consumer");
 		}
 	}
-	CHECK(pnames == 1 && tnames >= 4 && consumer_named);
-	CHECK(instants == orig.n + 1); /* every event + the gap */
-	CHECK(counters == 1);
-	CHECK(slices > 100); /* context switches became running slices */
+	REQUIRE(pnames == 1 && tnames >= 4 && consumer_named);
+	REQUIRE(instants == orig.n + 1); /* every event + the gap */
+	REQUIRE(counters == 1);
+	REQUIRE(slices > 100); /* context switches became running slices */
 	printf("perfetto: %u slices, %u instants, %u counters, %u thread names\n", slices,
 	       instants, counters, tnames);
 	cJSON_Delete(j);
 
 	/* jsonl: the wire bytes, one per line */
 	struct synth_buf jl = export_hub(orig.hub, TT_EXPORT_JSONL, &written);
-	CHECK(written == orig.n + 1);
-	CHECK(!strncmp(jl.p, "{\"type\":\"event\",\"target\":\"board1\",\"seq\":1,", 42));
+	REQUIRE(written == orig.n + 1);
+	REQUIRE(!strncmp(jl.p, "{\"type\":\"event\",\"target\":\"board1\",\"seq\":1,", 42));
 	/* ftrace: header + one line per record */
 	struct synth_buf ft = export_hub(orig.hub, TT_EXPORT_FTRACE, &written);
 	size_t lines = 0;
 	for (size_t i = 0; i < ft.len; i++)
 		lines += ft.p[i] == '\n';
-	CHECK(written == orig.n + 1 && lines == written + 6);
+	REQUIRE(written == orig.n + 1 && lines == written + 6);
 	/* a small pid per thread (not its address), the name as comm */
-	CHECK(!strstr(ft.p, "-0x2003") && strstr(ft.p, "QUEUE_SEND: queue=work_q"));
+	REQUIRE(!strstr(ft.p, "-0x2003") && strstr(ft.p, "QUEUE_SEND: queue=work_q"));
 	const char *cons = strstr(ft.p, " consumer-");
-	CHECK(cons && atoi(cons + 10) >= 1 && atoi(cons + 10) < 16);
+	REQUIRE(cons && atoi(cons + 10) >= 1 && atoi(cons + 10) < 16);
 	char want[32];
 	snprintf(want, sizeof(want), " consumer-%d ", atoi(cons + 10));
 	for (const char *q = ft.p; (q = strstr(q, " consumer-")); q++) /* the same pid always */
-		CHECK(!strncmp(q, want, strlen(want)));
+		REQUIRE(!strncmp(q, want, strlen(want)));
 
 	for (size_t i = 0; i < orig.n; i++)
 		free(orig.json[i]);
@@ -206,5 +206,5 @@ int main(void)
 	tt_hub_free(orig.hub);
 	free(mem);
 	printf("export: ok\n");
-	return 0;
+	return tt_test_done();
 }

@@ -26,8 +26,7 @@
 #include "export.h"
 #include "hub.h"
 #include "synth.h"
-#undef CHECK /* counting checks instead of exit at the first */
-#include "../unit/check.h"
+#include "../tt_test.h"
 #include "../unit/tracex_text.h"
 
 struct recs {
@@ -273,5 +272,5 @@ int main(void)
 	free(img);
 	tt_threadx_free(src);
 	tt_hub_free(orig.hub);
-	return check_report();
+	return tt_test_done();
 }

@@ -21,8 +21,8 @@ struct sink {
 
 static void account(struct sink *s, uint64_t from, uint64_t to)
 {
-	CHECK(to < MAXSEQ && from <= to);
-	CHECK(from > s->last); /* in order, never twice */
+	REQUIRE(to < MAXSEQ && from <= to);
+	REQUIRE(from > s->last); /* in order, never twice */
 	for (uint64_t q = from; q <= to; q++)
 		s->seen[q]++;
 	s->last = to;
@@ -33,15 +33,15 @@ static void take(struct sink *s, const struct tt_frame *f)
 	cJSON *m = cJSON_ParseWithLength(f->data, f->len);
 	if (!m)
 		fprintf(stderr, "bad frame: %.*s\n", (int)f->len, f->data);
-	CHECK(m);
+	REQUIRE(m);
 	const char *type = cJSON_GetObjectItem(m, "type")->valuestring;
 	s->frames++;
 	if (!strcmp(type, "events")) {
 		cJSON *recs = cJSON_GetObjectItem(m, "records"), *r;
 		uint64_t first = (uint64_t)cJSON_GetObjectItem(m, "first")->valuedouble;
 		uint64_t last = (uint64_t)cJSON_GetObjectItem(m, "last")->valuedouble;
-		CHECK(cJSON_GetArraySize(recs) > 0);
-		CHECK((uint64_t)cJSON_GetArrayItem(recs, 0)->child->next->next->valuedouble == first);
+		REQUIRE(cJSON_GetArraySize(recs) > 0);
+		REQUIRE((uint64_t)cJSON_GetArrayItem(recs, 0)->child->next->next->valuedouble == first);
 		cJSON_ArrayForEach(r, recs) {
 			uint64_t seq = (uint64_t)cJSON_GetObjectItem(r, "seq")->valuedouble;
 			cJSON *name = cJSON_GetObjectItem(r, "name");
@@ -49,14 +49,14 @@ static void take(struct sink *s, const struct tt_frame *f)
 			s->records++;
 			if (name)
 				snprintf(s->last_name, sizeof(s->last_name), "%s", name->valuestring);
-			CHECK(!strcmp(cJSON_GetObjectItem(r, "target")->valuestring, "board1"));
+			REQUIRE(!strcmp(cJSON_GetObjectItem(r, "target")->valuestring, "board1"));
 		}
-		CHECK(s->last == last);
+		REQUIRE(s->last == last);
 	} else if (!strcmp(type, "gap")) {
 		uint64_t from = (uint64_t)cJSON_GetObjectItem(m, "from")->valuedouble;
 		uint64_t to = (uint64_t)cJSON_GetObjectItem(m, "to")->valuedouble;
 		const char *reason = cJSON_GetObjectItem(m, "reason")->valuestring;
-		CHECK((uint64_t)cJSON_GetObjectItem(m, "lost")->valuedouble == to - from + 1);
+		REQUIRE((uint64_t)cJSON_GetObjectItem(m, "lost")->valuedouble == to - from + 1);
 		account(s, from, to);
 		if (!strcmp(reason, "slow client")) {
 			s->slow_gaps++;
@@ -64,11 +64,11 @@ static void take(struct sink *s, const struct tt_frame *f)
 		} else if (!strcmp(reason, "history")) {
 			s->history_gaps++;
 		} else {
-			CHECK(!strcmp(reason, "paused"));
+			REQUIRE(!strcmp(reason, "paused"));
 			s->pause_gaps++;
 		}
 	} else {
-		CHECK(!strcmp(type, "status"));
+		REQUIRE(!strcmp(type, "status"));
 		s->status++;
 	}
 	cJSON_Delete(m);
@@ -90,7 +90,7 @@ static void check_once(const struct sink *s, uint64_t from, uint64_t to)
 	for (uint64_t q = from; q <= to; q++) {
 		if (s->seen[q] != 1) {
 			fprintf(stderr, "seq %" PRIu64 " seen %u times\n", q, s->seen[q]);
-			CHECK(s->seen[q] == 1);
+			REQUIRE(s->seen[q] == 1);
 		}
 	}
 }
@@ -108,14 +108,14 @@ static struct tt_hub *mkhub(size_t history, size_t batch, size_t client_frames)
 				     .batch_bytes = 1 << 20,
 				     .client_frames = client_frames };
 	struct tt_hub *h;
-	CHECK(tt_hub_new(&cfg, &h) == 0);
+	REQUIRE(tt_hub_new(&cfg, &h) == 0);
 	return h;
 }
 
 static void publish(struct tt_hub *h, struct synth *src, unsigned n)
 {
 	for (unsigned i = 0; i < n; i++)
-		CHECK(tt_hub_publish(h, synth_next(src)) != 0);
+		REQUIRE(tt_hub_publish(h, synth_next(src)) != 0);
 }
 
 static void test_seq_and_batching(void)
@@ -126,21 +126,21 @@ static void test_seq_and_batching(void)
 	struct tt_hub_client *c;
 	struct tt_hub_stats st;
 
-	CHECK(tt_hub_client_new(h, wake, s, &c) == 0);
+	REQUIRE(tt_hub_client_new(h, wake, s, &c) == 0);
 	tt_hub_client_start(c, TT_HUB_LIVE, 0);
 	publish(h, &src, 10);
-	CHECK(tt_hub_client_peek(c) == NULL); /* batched until flush */
+	REQUIRE(tt_hub_client_peek(c) == NULL); /* batched until flush */
 	tt_hub_flush(h);
-	CHECK(s->wakes == 1);
+	REQUIRE(s->wakes == 1);
 	drain(c, s, 100);
-	CHECK(s->frames == 1 && s->records == 10);
+	REQUIRE(s->frames == 1 && s->records == 10);
 	publish(h, &src, 200); /* batches of 64 flush themselves */
 	tt_hub_flush(h);
 	drain(c, s, 100);
-	CHECK(s->records == 210 && s->frames == 1 + 4);
+	REQUIRE(s->records == 210 && s->frames == 1 + 4);
 	check_once(s, 1, 210);
 	tt_hub_get_stats(h, &st);
-	CHECK(st.last_seq == 210 && st.oldest_seq == 1 && st.history_records == 210);
+	REQUIRE(st.last_seq == 210 && st.oldest_seq == 1 && st.history_records == 210);
 	tt_hub_client_free(c);
 	tt_hub_free(h);
 	free(s);
@@ -157,28 +157,28 @@ static void test_history_and_resume(void)
 	publish(h, &src, 250);
 	tt_hub_flush(h);
 	tt_hub_get_stats(h, &st);
-	CHECK(st.oldest_seq == 151 && st.last_seq == 250 && st.history_records == 100);
+	REQUIRE(st.oldest_seq == 151 && st.last_seq == 250 && st.history_records == 100);
 
 	/* Resume within history: exactly the missed records, then live. */
-	CHECK(tt_hub_client_new(h, wake, s, &c) == 0);
+	REQUIRE(tt_hub_client_new(h, wake, s, &c) == 0);
 	s->last = 199;
 	tt_hub_client_start(c, TT_HUB_RESUME, 199);
-	CHECK(s->wakes == 1);
+	REQUIRE(s->wakes == 1);
 	publish(h, &src, 5); /* live records while catching up: not duplicated */
 	tt_hub_flush(h);
 	drain(c, s, 1000);
 	check_once(s, 200, 255);
-	CHECK(s->history_gaps == 0 && s->records == 56);
+	REQUIRE(s->history_gaps == 0 && s->records == 56);
 	tt_hub_client_free(c);
 
 	/* Resume from before the history: a history gap for exactly what is gone. */
 	memset(s, 0, sizeof(*s));
-	CHECK(tt_hub_client_new(h, wake, s, &c) == 0);
+	REQUIRE(tt_hub_client_new(h, wake, s, &c) == 0);
 	s->last = 100;
 	tt_hub_client_start(c, TT_HUB_RESUME, 100);
 	drain(c, s, 1000);
 	check_once(s, 101, 255);
-	CHECK(s->history_gaps == 1 && s->records == 100); /* 156..255 */
+	REQUIRE(s->history_gaps == 1 && s->records == 100); /* 156..255 */
 
 	/* History overrun while catching up: the client reads one frame, the writer evicts the
 	 * rest of what it has not read yet. */
@@ -189,11 +189,11 @@ static void test_history_and_resume(void)
 	tt_hub_flush(h);
 	drain(c, s, 1000);
 	check_once(s, 256, 265);
-	CHECK(s->records == 10);
+	REQUIRE(s->records == 10);
 	tt_hub_client_free(c);
 
 	memset(s, 0, sizeof(*s));
-	CHECK(tt_hub_client_new(h, wake, s, &c) == 0);
+	REQUIRE(tt_hub_client_new(h, wake, s, &c) == 0);
 	s->last = 170;
 	tt_hub_client_start(c, TT_HUB_RESUME, 170); /* oldest is 166 now */
 	drain(c, s, 1);                              /* 171..186 */
@@ -201,28 +201,28 @@ static void test_history_and_resume(void)
 	tt_hub_flush(h);
 	drain(c, s, 1000);
 	check_once(s, 171, 415);
-	CHECK(s->history_gaps == 1);
+	REQUIRE(s->history_gaps == 1);
 	tt_hub_get_stats(h, &st);
-	CHECK(st.history_gaps >= 2);
+	REQUIRE(st.history_gaps >= 2);
 
 	/* Newest N. */
 	tt_hub_client_free(c);
 	memset(s, 0, sizeof(*s));
-	CHECK(tt_hub_client_new(h, wake, s, &c) == 0);
+	REQUIRE(tt_hub_client_new(h, wake, s, &c) == 0);
 	s->last = 404;
 	tt_hub_client_start(c, TT_HUB_NEWEST, 11);
 	drain(c, s, 1000);
-	CHECK(s->records == 11);
+	REQUIRE(s->records == 11);
 	check_once(s, 405, 415);
 
 	/* A resume seq from a previous daemon run (beyond last): everything held, gap before. */
 	tt_hub_client_free(c);
 	memset(s, 0, sizeof(*s));
-	CHECK(tt_hub_client_new(h, wake, s, &c) == 0);
+	REQUIRE(tt_hub_client_new(h, wake, s, &c) == 0);
 	tt_hub_client_start(c, TT_HUB_RESUME, 1000000);
 	drain(c, s, 1000);
 	check_once(s, 1, 415);
-	CHECK(s->history_gaps == 1 && s->records == 100);
+	REQUIRE(s->history_gaps == 1 && s->records == 100);
 	tt_hub_client_free(c);
 	tt_hub_free(h);
 	free(s);
@@ -237,8 +237,8 @@ static void test_slow_client(void)
 	size_t frames, bytes;
 	struct tt_hub_stats st;
 
-	CHECK(tt_hub_client_new(h, wake, sf, &fast) == 0);
-	CHECK(tt_hub_client_new(h, wake, ss, &slow) == 0);
+	REQUIRE(tt_hub_client_new(h, wake, sf, &fast) == 0);
+	REQUIRE(tt_hub_client_new(h, wake, ss, &slow) == 0);
 	tt_hub_client_start(fast, TT_HUB_LIVE, 0);
 	tt_hub_client_start(slow, TT_HUB_LIVE, 0);
 	for (int round = 0; round < 50; round++) {
@@ -247,20 +247,20 @@ static void test_slow_client(void)
 		tt_hub_status_changed(h);
 		drain(fast, sf, 1000);
 		tt_hub_client_queued(slow, &frames, &bytes);
-		CHECK(frames <= 8 + 2); /* bounded: events + one gap + one status */
+		REQUIRE(frames <= 8 + 2); /* bounded: events + one gap + one status */
 		if (round == 20)
 			drain(slow, ss, 3); /* reads a little, then stalls again */
 	}
 	check_once(sf, 1, 5000);
-	CHECK(sf->records == 5000 && sf->slow_gaps == 0);
-	CHECK(sf->status == 50);
+	REQUIRE(sf->records == 5000 && sf->slow_gaps == 0);
+	REQUIRE(sf->status == 50);
 	drain(slow, ss, 1000);
 	check_once(ss, 1, 5000); /* every seq: a record or inside a slow-client gap, once */
-	CHECK(ss->slow_gaps >= 1 && ss->slow_lost > 0);
-	CHECK(ss->records + ss->slow_lost == 5000);
-	CHECK(ss->status <= 3); /* status messages replace each other while queued */
+	REQUIRE(ss->slow_gaps >= 1 && ss->slow_lost > 0);
+	REQUIRE(ss->records + ss->slow_lost == 5000);
+	REQUIRE(ss->status <= 3); /* status messages replace each other while queued */
 	tt_hub_get_stats(h, &st);
-	CHECK(st.slow_lost >= ss->slow_lost);
+	REQUIRE(st.slow_lost >= ss->slow_lost);
 	printf("slow client: %u records, %u gap messages, %" PRIu64 " skipped\n", ss->records,
 	       ss->slow_gaps, ss->slow_lost);
 	tt_hub_client_free(fast);
@@ -277,19 +277,19 @@ static unsigned count_filtered(struct tt_hub *h, const struct tt_hub_filter *flt
 	struct sink *s = calloc(1, sizeof(*s));
 	unsigned r;
 
-	CHECK(tt_hub_client_new(h, NULL, NULL, &c) == 0);
-	CHECK(tt_hub_client_set_filter(c, flt) == 0);
+	REQUIRE(tt_hub_client_new(h, NULL, NULL, &c) == 0);
+	REQUIRE(tt_hub_client_set_filter(c, flt) == 0);
 	tt_hub_client_start(c, TT_HUB_NEWEST, n);
 	s->last = 0;
 	while (tt_hub_client_peek(c)) { /* records skip seqs: account by hand */
 		struct tt_frame *f = tt_hub_client_peek(c);
 		cJSON *m = cJSON_ParseWithLength(f->data, f->len), *rec;
-		CHECK(m);
+		REQUIRE(m);
 		cJSON_ArrayForEach(rec, cJSON_GetObjectItem(m, "records")) {
 			const char *type = cJSON_GetObjectItem(rec, "type")->valuestring;
 			s->records++;
 			if (expect_name && !strcmp(type, "event"))
-				CHECK(!strcmp(cJSON_GetObjectItem(rec, "name")->valuestring,
+				REQUIRE(!strcmp(cJSON_GetObjectItem(rec, "name")->valuestring,
 					      expect_name));
 		}
 		cJSON_Delete(m);
@@ -321,39 +321,39 @@ static void test_filters(void)
 		tt_hub_publish(h, r);
 	}
 	tt_hub_flush(h);
-	CHECK(gaps == 3);
+	REQUIRE(gaps == 3);
 	const char *resume[] = { "THREAD_RESUME" };
 	struct tt_hub_filter f1 = { .names = resume, .nnames = 1 };
-	CHECK(count_filtered(h, &f1, 3000, "THREAD_RESUME") == resumes + gaps);
+	REQUIRE(count_filtered(h, &f1, 3000, "THREAD_RESUME") == resumes + gaps);
 	uint32_t ids[] = { 4096, 4097, 4098, 4099 };
 	struct tt_hub_filter f2 = { .ids = ids, .nids = 4 };
-	CHECK(count_filtered(h, &f2, 3000, "USER_EVENT") == user + gaps);
+	REQUIRE(count_filtered(h, &f2, 3000, "USER_EVENT") == user + gaps);
 	const char *thr[] = { "producer" };
 	struct tt_hub_filter f3 = { .threads = thr, .nthreads = 1 };
-	CHECK(count_filtered(h, &f3, 3000, NULL) == producer + gaps);
+	REQUIRE(count_filtered(h, &f3, 3000, NULL) == producer + gaps);
 	const char *thr2[] = { "0x20000500" };
 	struct tt_hub_filter f3b = { .threads = thr2, .nthreads = 1 };
-	CHECK(count_filtered(h, &f3b, 3000, NULL) == producer + gaps);
+	REQUIRE(count_filtered(h, &f3b, 3000, NULL) == producer + gaps);
 	struct tt_hub_filter f4 = { .text = "work_q" };
-	CHECK(count_filtered(h, &f4, 3000, "QUEUE_SEND") == workq + gaps);
+	REQUIRE(count_filtered(h, &f4, 3000, "QUEUE_SEND") == workq + gaps);
 	/* Both criteria must match. */
 	struct tt_hub_filter f5 = { .names = resume, .nnames = 1, .text = "QUEUE" };
-	CHECK(count_filtered(h, &f5, 3000, NULL) == gaps);
+	REQUIRE(count_filtered(h, &f5, 3000, NULL) == gaps);
 
 	/* Live filtered delivery. */
 	struct tt_hub_client *c;
-	CHECK(tt_hub_client_new(h, NULL, NULL, &c) == 0);
-	CHECK(tt_hub_client_set_filter(c, &f2) == 0);
+	REQUIRE(tt_hub_client_new(h, NULL, NULL, &c) == 0);
+	REQUIRE(tt_hub_client_set_filter(c, &f2) == 0);
 	tt_hub_client_start(c, TT_HUB_LIVE, 0);
 	publish(h, &src, 700);
 	tt_hub_flush(h);
 	unsigned n = 0;
 	for (struct tt_frame *f; (f = tt_hub_client_peek(c)); tt_hub_client_pop(c)) {
-		CHECK(memmem(f->data, f->len, "USER_EVENT", 10));
-		CHECK(!memmem(f->data, f->len, "THREAD_RESUME", 13));
+		REQUIRE(memmem(f->data, f->len, "USER_EVENT", 10));
+		REQUIRE(!memmem(f->data, f->len, "THREAD_RESUME", 13));
 		n++;
 	}
-	CHECK(n == 1);
+	REQUIRE(n == 1);
 	tt_hub_client_free(c);
 	tt_hub_free(h);
 }
@@ -365,7 +365,7 @@ static void test_pause(void)
 	struct tt_hub_client *c;
 	struct sink *s = calloc(1, sizeof(*s));
 
-	CHECK(tt_hub_client_new(h, wake, s, &c) == 0);
+	REQUIRE(tt_hub_client_new(h, wake, s, &c) == 0);
 	tt_hub_client_start(c, TT_HUB_LIVE, 0);
 	publish(h, &src, 10);
 	tt_hub_flush(h);
@@ -374,13 +374,13 @@ static void test_pause(void)
 	tt_hub_flush(h);
 	tt_hub_status_changed(h); /* status still flows while paused */
 	drain(c, s, 100);
-	CHECK(s->records == 10 && s->status == 1);
+	REQUIRE(s->records == 10 && s->status == 1);
 	tt_hub_client_resume_live(c);
 	publish(h, &src, 10);
 	tt_hub_flush(h);
 	drain(c, s, 100);
 	check_once(s, 1, 30);
-	CHECK(s->pause_gaps == 1 && s->records == 20);
+	REQUIRE(s->pause_gaps == 1 && s->records == 20);
 	tt_hub_client_free(c);
 	tt_hub_free(h);
 	free(s);
@@ -394,5 +394,5 @@ int main(void)
 	test_filters();
 	test_pause();
 	printf("hub: ok\n");
-	return 0;
+	return tt_test_done();
 }

@@ -82,7 +82,7 @@ static void on_pub_tick(uv_timer_t *t)
 			r->u.ev.has_ns = true;
 			r->u.ev.ns = mono_ns(); /* clients measure latency from this */
 		}
-		CHECK(tt_hub_publish(g.hub, r) != 0);
+		REQUIRE(tt_hub_publish(g.hub, r) != 0);
 	}
 	g.count -= n;
 	if (!g.count) {
@@ -157,25 +157,25 @@ static cJSON *expect(struct tt_ws *ws, const char *type, int timeout_ms)
 
 	while (now_s() < deadline) {
 		int rc = tt_ws_recv(ws, 100, &m);
-		CHECK(rc >= 0);
+		REQUIRE(rc >= 0);
 		if (rc == 0)
 			continue;
-		CHECK(m.opcode == 1);
+		REQUIRE(m.opcode == 1);
 		cJSON *j = cJSON_ParseWithLength(m.data, m.len);
-		CHECK(j);
+		REQUIRE(j);
 		const char *t = cJSON_GetObjectItem(j, "type")->valuestring;
 		if (!strcmp(t, type))
 			return j;
 		cJSON_Delete(j);
 	}
 	fprintf(stderr, "no %s message in time\n", type);
-	CHECK(0);
+	REQUIRE(0);
 	return NULL;
 }
 
 static void send_str(struct tt_ws *ws, const char *s)
 {
-	CHECK(tt_ws_send(ws, s, strlen(s)) == 0);
+	REQUIRE(tt_ws_send(ws, s, strlen(s)) == 0);
 }
 
 /* A connected, subscribed client (the pong proves the subscribe was processed). */
@@ -186,7 +186,7 @@ static struct tt_ws *subscriber(const char *extra)
 
 	if (!ws)
 		fprintf(stderr, "%s\n", err);
-	CHECK(ws);
+	REQUIRE(ws);
 	cJSON_Delete(expect(ws, "hello", 5000));
 	snprintf(msg, sizeof(msg), "{\"type\":\"subscribe\",\"targets\":[\"board1\"]%s}",
 		 extra ? extra : "");
@@ -228,7 +228,7 @@ static void account(struct acct *a, const struct tt_ws_msg *m, bool lat)
 
 	if (m->len > 16 && !memcmp(p, "{\"type\":\"events\"", 16)) {
 		p = memmem(p, m->len, "\"records\":[", 11);
-		CHECK(p);
+		REQUIRE(p);
 		for (;;) {
 			uint64_t seq = num_after(p, end, "\"seq\":", &q);
 			if (!q)
@@ -236,7 +236,7 @@ static void account(struct acct *a, const struct tt_ws_msg *m, bool lat)
 			if (a->next && seq != a->next)
 				fprintf(stderr, "expected seq %" PRIu64 ", got %" PRIu64 "\n",
 					a->next, seq);
-			CHECK(!a->next || seq == a->next);
+			REQUIRE(!a->next || seq == a->next);
 			a->next = seq + 1;
 			a->records++;
 			p = q;
@@ -253,13 +253,13 @@ static void account(struct acct *a, const struct tt_ws_msg *m, bool lat)
 		return;
 	}
 	cJSON *j = cJSON_ParseWithLength(m->data, m->len);
-	CHECK(j);
+	REQUIRE(j);
 	if (!strcmp(cJSON_GetObjectItem(j, "type")->valuestring, "gap")) {
 		uint64_t from = (uint64_t)cJSON_GetObjectItem(j, "from")->valuedouble;
 		uint64_t to = (uint64_t)cJSON_GetObjectItem(j, "to")->valuedouble;
-		CHECK(!strcmp(cJSON_GetObjectItem(j, "reason")->valuestring, "slow client"));
-		CHECK(!a->next || from == a->next);
-		CHECK(to >= from);
+		REQUIRE(!strcmp(cJSON_GetObjectItem(j, "reason")->valuestring, "slow client"));
+		REQUIRE(!a->next || from == a->next);
+		REQUIRE(to >= from);
 		a->next = to + 1;
 		a->gap_msgs++;
 		a->gap_lost += to - from + 1;
@@ -289,16 +289,16 @@ static void drain_all(struct tt_ws **ws, struct acct *a, int n, uint64_t last, d
 				if (a[i].next <= last)
 					fprintf(stderr, "client %d stuck at seq %" PRIu64 "\n", i,
 						a[i].next);
-			CHECK(0);
+			REQUIRE(0);
 		}
-		CHECK(poll(p, (nfds_t)n, 100) >= 0);
+		REQUIRE(poll(p, (nfds_t)n, 100) >= 0);
 		for (int i = 0; i < n; i++) {
 			if (p[i].fd < 0 || !(p[i].revents & (POLLIN | POLLHUP | POLLERR)))
 				continue;
 			int rc = tt_ws_read(ws[i]);
-			CHECK(rc > 0 || rc == -EAGAIN);
+			REQUIRE(rc > 0 || rc == -EAGAIN);
 			while (tt_ws_next(ws[i], &m) == 1) {
-				CHECK(m.opcode == 1);
+				REQUIRE(m.opcode == 1);
 				account(&a[i], &m, lat);
 			}
 		}
@@ -316,12 +316,12 @@ static void drain_for(struct tt_ws **ws, struct acct *a, int n, int ms, bool lat
 	while (now_s() < end) {
 		for (int i = 0; i < n; i++)
 			p[i] = (struct pollfd){ .fd = tt_ws_fd(ws[i]), .events = POLLIN };
-		CHECK(poll(p, (nfds_t)n, 10) >= 0);
+		REQUIRE(poll(p, (nfds_t)n, 10) >= 0);
 		for (int i = 0; i < n; i++) {
 			if (!(p[i].revents & (POLLIN | POLLHUP | POLLERR)))
 				continue;
 			int rc = tt_ws_read(ws[i]);
-			CHECK(rc > 0 || rc == -EAGAIN);
+			REQUIRE(rc > 0 || rc == -EAGAIN);
 			while (tt_ws_next(ws[i], &m) == 1)
 				account(&a[i], &m, lat);
 		}
@@ -346,22 +346,22 @@ static void test_refusals(void)
 	struct tt_ws *ws;
 
 	ws = connect_ws("wrong", NULL, &status, err, sizeof(err));
-	CHECK(!ws && status == 401 && strstr(err, "token"));
+	REQUIRE(!ws && status == 401 && strstr(err, "token"));
 	printf("wrong token: %s\n", err);
 	ws = connect_ws(NULL, NULL, &status, err, sizeof(err));
-	CHECK(!ws && status == 401);
+	REQUIRE(!ws && status == 401);
 	ws = connect_ws(TOKEN, "http://evil.example", &status, err, sizeof(err));
-	CHECK(!ws && status == 403 && strstr(err, "Origin"));
+	REQUIRE(!ws && status == 403 && strstr(err, "Origin"));
 	printf("foreign Origin: %s\n", err);
 	ws = connect_ws(TOKEN, "http://allowed.example", &status, err, sizeof(err));
-	CHECK(ws);
+	REQUIRE(ws);
 	tt_ws_close(ws, 1000);
 	snprintf(origin, sizeof(origin), "http://127.0.0.1:%d", g.port);
 	ws = connect_ws(TOKEN, origin, &status, err, sizeof(err));
-	CHECK(ws);
+	REQUIRE(ws);
 	cJSON *hello = expect(ws, "hello", 5000);
-	CHECK(cJSON_GetObjectItem(hello, "protocol")->valueint == 1);
-	CHECK(cJSON_GetArraySize(cJSON_GetObjectItem(hello, "targets")) == 1);
+	REQUIRE(cJSON_GetObjectItem(hello, "protocol")->valueint == 1);
+	REQUIRE(cJSON_GetArraySize(cJSON_GetObjectItem(hello, "targets")) == 1);
 	cJSON_Delete(hello);
 	tt_ws_close(ws, 1000);
 }
@@ -374,21 +374,21 @@ static void test_bad_messages(void)
 
 	send_str(a, "this is not json");
 	e = expect(a, "error", 5000);
-	CHECK(!strcmp(cJSON_GetObjectItem(e, "code")->valuestring, "bad_request"));
+	REQUIRE(!strcmp(cJSON_GetObjectItem(e, "code")->valuestring, "bad_request"));
 	cJSON_Delete(e);
 	send_str(a, "{\"type\":\"launch-missiles\"}");
 	e = expect(a, "error", 5000);
-	CHECK(!strcmp(cJSON_GetObjectItem(e, "code")->valuestring, "unsupported"));
+	REQUIRE(!strcmp(cJSON_GetObjectItem(e, "code")->valuestring, "unsupported"));
 	cJSON_Delete(e);
 	send_str(a, "{\"type\":\"subscribe\",\"targets\":[\"nope\"]}");
 	e = expect(a, "error", 5000);
-	CHECK(!strcmp(cJSON_GetObjectItem(e, "code")->valuestring, "unknown_target"));
+	REQUIRE(!strcmp(cJSON_GetObjectItem(e, "code")->valuestring, "unknown_target"));
 	cJSON_Delete(e);
 	send_str(a, "{\"type\":\"subscribe\",\"targets\":[\"board1\"],\"filter\":{\"ids\":\"x\"}}");
 	cJSON_Delete(expect(a, "error", 5000));
 	send_str(a, "{\"type\":\"ping\",\"id\":{\"k\":[1,2]}}");
 	e = expect(a, "pong", 5000);
-	CHECK(cJSON_GetObjectItem(cJSON_GetObjectItem(e, "id"), "k"));
+	REQUIRE(cJSON_GetObjectItem(cJSON_GetObjectItem(e, "id"), "k"));
 	cJSON_Delete(e);
 	/* Oversized: closed with 1009; b is unaffected. */
 	size_t big = 70000;
@@ -396,13 +396,13 @@ static void test_bad_messages(void)
 	memset(s, ' ', big);
 	s[0] = '[';
 	s[big - 1] = ']';
-	CHECK(tt_ws_send(a, s, big) == 0);
+	REQUIRE(tt_ws_send(a, s, big) == 0);
 	free(s);
 	int rc;
 	do {
 		rc = tt_ws_recv(a, 5000, &m);
 	} while (rc == 1 && m.opcode != 8);
-	CHECK(rc == 1 && m.opcode == 8 && m.close_code == 1009);
+	REQUIRE(rc == 1 && m.opcode == 8 && m.close_code == 1009);
 	printf("oversized message: closed with %d (%s)\n", m.close_code, m.close_reason);
 	tt_ws_close(a, 0);
 	send_str(b, "{\"type\":\"ping\",\"id\":1}");
@@ -428,7 +428,7 @@ static void test_many_clients(void)
 	drain_all(ws, a, N, first + RECORDS - 1, 60, true);
 	double maxl = 0;
 	for (int i = 0; i < N; i++) {
-		CHECK(a[i].records == RECORDS && a[i].gap_msgs == 0);
+		REQUIRE(a[i].records == RECORDS && a[i].gap_msgs == 0);
 		if (a[i].max_lat > maxl)
 			maxl = a[i].max_lat;
 		tt_ws_close(ws[i], 1000);
@@ -460,18 +460,18 @@ static void test_slow_client(void)
 	double maxl = 0, avg = 0;
 	for (int i = 0; i < N; i++) {
 		/* under valgrind the server itself may not keep up: exact accounting only */
-		CHECK(a[i].records + a[i].gap_lost == total);
-		CHECK(scale > 1 || a[i].gap_msgs == 0);
+		REQUIRE(a[i].records + a[i].gap_lost == total);
+		REQUIRE(scale > 1 || a[i].gap_msgs == 0);
 		maxl = a[i].max_lat > maxl ? a[i].max_lat : maxl;
 		avg += a[i].sum_lat / (double)a[i].nlat / N;
 	}
 	printf("with one client not reading: the other %d got all %u records, latency avg %.2f "
 	       "ms, max %.1f ms\n", N, total, avg, maxl);
-	CHECK(maxl < 1000.0 * scale); /* valgrind: only a gross stall fails */
+	REQUIRE(maxl < 1000.0 * scale); /* valgrind: only a gross stall fails */
 	/* The stalled client reads again: a slow-client gap with the exact range, then live. */
 	drain_all(&ws[N], &a[N], 1, last, 30, false);
-	CHECK(a[N].gap_msgs >= 1 && a[N].gap_lost > 0);
-	CHECK(a[N].records + a[N].gap_lost == total);
+	REQUIRE(a[N].gap_msgs >= 1 && a[N].gap_lost > 0);
+	REQUIRE(a[N].records + a[N].gap_lost == total);
 	printf("stalled client: %" PRIu64 " records, %" PRIu64 " gap messages covering %" PRIu64
 	       " records (exact ranges)\n", a[N].records, a[N].gap_msgs, a[N].gap_lost);
 	for (int i = 0; i <= N; i++)
@@ -486,48 +486,48 @@ static void test_http(void)
 	int st;
 
 	st = tt_http_get("127.0.0.1", g.port, "/healthz", NULL, 5000, &body, &len);
-	CHECK(st == 200 && !strcmp(body, "ok\n"));
+	REQUIRE(st == 200 && !strcmp(body, "ok\n"));
 	free(body);
 	st = tt_http_get("127.0.0.1", g.port, "/api/targets", NULL, 5000, &body, &len);
-	CHECK(st == 401);
+	REQUIRE(st == 401);
 	free(body);
 	st = tt_http_get("127.0.0.1", g.port, "/api/targets", TOKEN, 5000, &body, &len);
-	CHECK(st == 200);
+	REQUIRE(st == 200);
 	cJSON *j = cJSON_Parse(body);
-	CHECK(cJSON_IsArray(j) && cJSON_GetArraySize(j) == 1);
-	CHECK(!strcmp(cJSON_GetObjectItem(cJSON_GetArrayItem(j, 0), "name")->valuestring,
+	REQUIRE(cJSON_IsArray(j) && cJSON_GetArraySize(j) == 1);
+	REQUIRE(!strcmp(cJSON_GetObjectItem(cJSON_GetArrayItem(j, 0), "name")->valuestring,
 		      "board1"));
 	cJSON_Delete(j);
 	free(body);
 	st = tt_http_get("127.0.0.1", g.port, "/metrics?token=" TOKEN, NULL, 5000, &body, &len);
-	CHECK(st == 200 && strstr(body, "tracetap_records_total{target=\"board1\"}") &&
+	REQUIRE(st == 200 && strstr(body, "tracetap_records_total{target=\"board1\"}") &&
 	      strstr(body, "tracetap_clients "));
 	free(body);
 	st = tt_http_get("127.0.0.1", g.port, "/api/export?target=board1&format=jsonl", TOKEN,
 			 30000 * (int)scale, &body, &len);
-	CHECK(st == 200 && len > 0);
+	REQUIRE(st == 200 && len > 0);
 	unsigned lines = 0;
 	for (size_t i = 0; i < len; i++)
 		lines += body[i] == '\n';
-	CHECK(lines == (last_seq() < 50000 ? last_seq() : 50000)); /* the history held */
+	REQUIRE(lines == (last_seq() < 50000 ? last_seq() : 50000)); /* the history held */
 	free(body);
 	st = tt_http_get("127.0.0.1", g.port, "/api/export?target=board1&format=perfetto", TOKEN,
 			 30000 * (int)scale, &body, &len);
-	CHECK(st == 200);
+	REQUIRE(st == 200);
 	j = cJSON_Parse(body);
 	if (!j || cJSON_GetArraySize(cJSON_GetObjectItem(j, "traceEvents")) <= (int)lines)
 		fprintf(stderr, "perfetto export: %zu bytes, %d events, ends with: %.200s\n", len,
 			j ? cJSON_GetArraySize(cJSON_GetObjectItem(j, "traceEvents")) : -1,
 			len > 200 ? body + len - 200 : body);
-	CHECK(j && cJSON_GetArraySize(cJSON_GetObjectItem(j, "traceEvents")) > (int)lines);
+	REQUIRE(j && cJSON_GetArraySize(cJSON_GetObjectItem(j, "traceEvents")) > (int)lines);
 	cJSON_Delete(j);
 	free(body);
 	st = tt_http_get("127.0.0.1", g.port, "/api/export?target=board1&format=xml", TOKEN,
 			 5000, &body, &len);
-	CHECK(st == 400);
+	REQUIRE(st == 400);
 	free(body);
 	st = tt_http_get("127.0.0.1", g.port, "/", NULL, 5000, &body, &len);
-	CHECK(st == 200 && strstr(body, "tracetap test page"));
+	REQUIRE(st == 200 && strstr(body, "tracetap test page"));
 	free(body);
 }
 
@@ -539,22 +539,22 @@ static void test_record(void)
 	size_t len, flen;
 	int fd = mkstemp(path);
 
-	CHECK(fd >= 0);
+	REQUIRE(fd >= 0);
 	close(fd);
 	snprintf(url, sizeof(url), "ws://127.0.0.1:%d/ws", g.port);
 	char *argv[] = { "record", "-o", path, url, "--history", "5000", "--count", "5000",
 			 "--token", TOKEN, NULL };
-	CHECK(tt_cmd_record(10, argv) == 0);
+	REQUIRE(tt_cmd_record(10, argv) == 0);
 	FILE *f = fopen(path, "r");
-	CHECK(f);
+	REQUIRE(f);
 	file = malloc(8 << 20);
 	flen = fread(file, 1, 8 << 20, f);
 	fclose(f);
 	unlink(path);
-	CHECK(tt_http_get("127.0.0.1", g.port, "/api/export?format=jsonl", TOKEN,
+	REQUIRE(tt_http_get("127.0.0.1", g.port, "/api/export?format=jsonl", TOKEN,
 			  30000 * (int)scale, &body, &len) == 200);
-	CHECK(flen > 0 && flen <= len && !memcmp(file, body + len - flen, flen));
-	CHECK(flen == len || body[len - flen - 1] == '\n');
+	REQUIRE(flen > 0 && flen <= len && !memcmp(file, body + len - flen, flen));
+	REQUIRE(flen == len || body[len - flen - 1] == '\n');
 	printf("tracetap record: %zu bytes of jsonl, identical to the export's tail\n", flen);
 	free(body);
 	free(file);
@@ -577,7 +577,7 @@ static void *client_main(void *arg)
 	do {
 		rc = tt_ws_recv(ws, 5000, &m);
 	} while (rc == 1 && m.opcode != 8);
-	CHECK(rc == 1 && m.close_code == 1001);
+	REQUIRE(rc == 1 && m.close_code == 1001);
 	printf("shutdown: client got close %d (%s)\n", m.close_code, m.close_reason);
 	tt_ws_close(ws, 0);
 	return NULL;
@@ -599,14 +599,14 @@ int main(void)
 	 * same checks meaningful there. */
 	scale = scale > 4 ? scale : 4;
 #endif
-	CHECK(mkdtemp(dir));
+	REQUIRE(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/index.html", dir);
 	FILE *f = fopen(path, "w");
-	CHECK(f);
+	REQUIRE(f);
 	fputs("<!doctype html><title>tracetap test page</title>\n", f);
 	fclose(f);
 
-	CHECK(uv_loop_init(&loop) == 0);
+	REQUIRE(uv_loop_init(&loop) == 0);
 	tt_server_config_init(&sc);
 	sc.port = 0;
 	sc.token = TOKEN;
@@ -619,22 +619,22 @@ int main(void)
 		return 1;
 	}
 	g.port = tt_server_port(g.srv);
-	CHECK(g.port > 0);
+	REQUIRE(g.port > 0);
 	printf("listening on 127.0.0.1:%d\n", g.port);
 	struct tt_hub_config hc = { .target = "board1", .format = "threadx", .probe = "synthetic" };
-	CHECK(tt_server_add_hub(g.srv, &hc, &g.hub) == 0);
+	REQUIRE(tt_server_add_hub(g.srv, &hc, &g.hub) == 0);
 	uv_async_init(&loop, &g.async, on_async);
 	uv_timer_init(&loop, &g.pub_timer);
-	CHECK(pthread_create(&th, NULL, client_main, NULL) == 0);
+	REQUIRE(pthread_create(&th, NULL, client_main, NULL) == 0);
 
 	uv_run(&loop, UV_RUN_DEFAULT); /* ends by itself after tt_server_stop */
-	CHECK(g.stopped_cb);
+	REQUIRE(g.stopped_cb);
 	tt_server_free(g.srv);
 	uv_run(&loop, UV_RUN_DEFAULT);
-	CHECK(uv_loop_close(&loop) == 0);
+	REQUIRE(uv_loop_close(&loop) == 0);
 	pthread_join(th, NULL);
 	unlink(path);
 	rmdir(dir);
 	printf("server: ok\n");
-	return 0;
+	return tt_test_done();
 }

@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include <uv.h>
 
-#include "../unit/check.h"
+#include "../tt_test.h"
 #include "notify.h"
 
 #define WATCHDOG_USEC 200000
@@ -57,8 +57,7 @@ static void on_msg(struct t *t, const char *m)
 			tt_notify_stopping();
 		}
 	} else {
-		fprintf(stderr, "unexpected message '%s'\n", m);
-		check_failures++;
+		FAIL("unexpected message '%s'", m);
 	}
 }
 
@@ -78,9 +77,8 @@ static void on_deadline(uv_timer_t *h)
 {
 	struct t *t = h->data;
 
-	fprintf(stderr, "deadline: ready %d status %d pings %d stopping %d\n", t->got_ready,
+	FAIL("deadline: ready %d status %d pings %d stopping %d", t->got_ready,
 		t->got_status, t->pings, t->got_stopping);
-	check_failures++;
 	finish(t);
 }
 
@@ -172,5 +170,5 @@ int main(void)
 	close(t.fd);
 	unlink(path);
 	rmdir(dir);
-	return check_report();
+	return tt_test_done();
 }

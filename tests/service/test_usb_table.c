@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../unit/check.h"
+#include "../tt_test.h"
 #include "usb.h"
 
 static struct tt_usb_match m;
@@ -135,8 +135,7 @@ static void test_rules(const char *path)
 			snprintf(one, sizeof(one), "ATTRS{idVendor}==\"%04x\", ATTRS{idProduct}==\"%04x\"",
 				 ids[i][0], pid);
 			if (!strstr(text, one)) {
-				fprintf(stderr, "%s: no rule for %04x:%04x\n", path, ids[i][0], pid);
-				check_failures++;
+				FAIL("%s: no rule for %04x:%04x", path, ids[i][0], pid);
 			}
 		}
 	}
@@ -153,5 +152,5 @@ int main(int argc, char **argv)
 		test_rules(argv[1]);
 	else
 		CHECK(!"usage: test_usb_table RULES_FILE");
-	return check_report();
+	return tt_test_done();
 }

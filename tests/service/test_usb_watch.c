@@ -8,7 +8,7 @@
 #include <string.h>
 #include <uv.h>
 
-#include "../unit/check.h"
+#include "../tt_test.h"
 #include "usb.h"
 
 static int in_start, events, stopped;
@@ -46,9 +46,8 @@ int main(int argc, char **argv)
 	int rc = tt_usb_watch_start(&loop, on_probe, NULL, &watch);
 	in_start = 0;
 	if (rc == -ENODEV || rc == -ENOTSUP) {
-		printf("SKIP: no USB here (%s)\n", strerror(-rc));
 		uv_loop_close(&loop);
-		return 77;
+		tt_test_skip("no USB here (%s)", strerror(-rc));
 	}
 	CHECK_EQ(rc, 0);
 	printf("mode: %s\n", tt_usb_watch_is_hotplug(watch) ? "hot-plug" : "polling");
@@ -59,5 +58,5 @@ int main(int argc, char **argv)
 	uv_run(&loop, UV_RUN_DEFAULT);
 	CHECK_EQ(uv_loop_close(&loop), 0);
 	printf("%d probe events\n", events);
-	return check_report();
+	return tt_test_done();
 }

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "check.h"
+#include "../tt_test.h"
 #include "json.h"
 
 static cJSON *encode(const struct tt_record *r, const char *target, uint64_t seq)
@@ -222,5 +222,5 @@ int main(void)
 	test_event();
 	test_numbers();
 	test_gap_reset_and_room();
-	return check_report();
+	return tt_test_done();
 }

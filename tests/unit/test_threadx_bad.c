@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "check.h"
+#include "../tt_test.h"
 #include "txtest.h"
 
 #define BUF (TXT_BASE + 0x100)
@@ -144,5 +144,5 @@ int main(void)
 	CHECK_EQ(tt_threadx_new(&bad, &rd), -EINVAL);
 
 	txt_free(&t);
-	return check_report();
+	return tt_test_done();
 }

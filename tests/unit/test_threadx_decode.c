@@ -3,7 +3,7 @@
  * emitting), both byte orders, and time (narrow masks, down counters, the Linux 10^9 wrap, ns). */
 #include <stdlib.h>
 
-#include "check.h"
+#include "../tt_test.h"
 #include "txtest.h"
 
 #define BUF (TXT_BASE + 0x1000)
@@ -538,5 +538,5 @@ int main(void)
 	test_time();
 	test_linux_wrap();
 	test_static_image();
-	return check_report();
+	return tt_test_done();
 }

@@ -9,7 +9,7 @@
  * per-event counter, whose losses stay exact. */
 #include <stdlib.h>
 
-#include "check.h"
+#include "../tt_test.h"
 #include "txtest.h"
 
 #define BUF (TXT_BASE + 0x1000)
@@ -90,7 +90,7 @@ static void test_laps_estimated(void)
 	const struct txt_rec *f = txt_first(&t.log, TT_REC_EVENT);
 	CHECK(g != NULL && f != NULL);
 	if (g == NULL || f == NULL)
-		exit(check_report());
+		exit(tt_test_done());
 	uint64_t truth = f->raw[4] - 41;
 	CHECK_STR(g->reason, "lapped");
 	CHECK(!g->exact);
@@ -117,7 +117,7 @@ static void test_counter_stays_exact(void)
 	const struct txt_rec *f = txt_first(&t.log, TT_REC_EVENT);
 	CHECK(g != NULL && f != NULL);
 	if (g == NULL || f == NULL)
-		exit(check_report());
+		exit(tt_test_done());
 	CHECK(g->exact);
 	CHECK_STR(g->basis, "");
 	CHECK_EQ(g->lost, f->raw[4] - 41);
@@ -129,7 +129,7 @@ static const struct txt_rec *need(const struct txt_rec *r)
 {
 	CHECK(r != NULL);
 	if (r == NULL)
-		exit(check_report());
+		exit(tt_test_done());
 	return r;
 }
 
@@ -203,7 +203,7 @@ static void test_lap_wraps(void)
 	const struct txt_rec *f = txt_first(&t.log, TT_REC_EVENT);
 	CHECK(g != NULL && f != NULL);
 	if (g == NULL || f == NULL)
-		exit(check_report());
+		exit(tt_test_done());
 	CHECK(!g->exact);
 	uint64_t truth = f->raw[4] - 31;
 	CHECK_MSG(g->lost == truth, "reported %llu, true %llu", (unsigned long long)g->lost,
@@ -221,5 +221,5 @@ int main(void)
 	test_quiet_spell_wraps();
 	test_stall_no_wraps();
 	test_lap_wraps();
-	return check_report();
+	return tt_test_done();
 }

@@ -4,7 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "check.h"
+#include "../tt_test.h"
 #include "txtest.h"
 
 #define BUF (TXT_BASE + 0x1000)
@@ -552,5 +552,5 @@ int main(void)
 	test_patched_entries();
 	test_hold_cost();
 	test_random_interleaving();
-	return check_report();
+	return tt_test_done();
 }

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
+#include "../tt_test.h"
 #include "txtest.h"
 
 #define BUF (TXT_BASE + 0x1000)
@@ -592,5 +592,5 @@ int main(void)
 	test_oldest_when_still();
 	test_random();
 	test_cost();
-	return check_report();
+	return tt_test_done();
 }

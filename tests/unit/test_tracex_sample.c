@@ -27,7 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
+#include "../tt_test.h"
 #include "tracex_text.h"
 #include "threadx.h"
 
@@ -222,7 +222,7 @@ static void compare_events(void)
 		const struct tt_event *e = &got[i].ev;
 		const struct tx_row *r = &rows[i];
 		const uint32_t *w = got[i].raw;
-		int bad = check_failures;
+		int bad = tt_test_failures;
 		/* the wrap point: TraceX starts at the oldest entry and wraps at the buffer end */
 		uint32_t addr = buf_oldest + 32u * (uint32_t)i;
 		if (addr >= buf_end)
@@ -265,7 +265,7 @@ static void compare_events(void)
 				CHECK_EQ(n->run_thread, r->next_addr);
 			next_checked++;
 		}
-		if (check_failures > bad + 20) {
+		if (tt_test_failures > bad + 20) {
 			fprintf(stderr, "stopping at event %zu\n", i);
 			return;
 		}
@@ -334,5 +334,5 @@ int main(void)
 	free(copy);
 	free(txt);
 	free(img);
-	return check_report();
+	return tt_test_done();
 }
