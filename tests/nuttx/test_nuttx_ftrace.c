@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "../tt_test.h"
 
 #include "export.h"
 
@@ -111,26 +112,20 @@ int main(void)
 {
 	static struct buf out;
 	struct tt_export *e;
-	int fails = 0;
 
-	if (tt_export_new(TT_EXPORT_FTRACE, collect, &out, &e) < 0)
-		return 1;
+	REQUIRE(tt_export_new(TT_EXPORT_FTRACE, collect, &out, &e) >= 0);
 	for (size_t i = 0; i < sizeof(recs) / sizeof(recs[0]); i++)
-		if (tt_export_record(e, recs[i], strlen(recs[i])) < 0) {
-			fprintf(stderr, "record %zu refused: %s\n", i, recs[i]);
-			fails++;
-		}
-	if (tt_export_finish(e) < 0)
-		fails++;
+		if (tt_export_record(e, recs[i], strlen(recs[i])) < 0)
+			FAIL("record %zu refused: %s", i, recs[i]);
+	CHECK(tt_export_finish(e) >= 0);
 	tt_export_free(e);
 	if (strcmp(out.p, want)) {
 		const char *a = out.p, *b = want;
 		while (*a && *a == *b)
 			a++, b++;
-		fprintf(stderr, "ftrace differs at byte %zu\n--- got\n%s--- want\n%s", (size_t)(a - out.p),
-			out.p, want);
-		fails++;
+		FAIL("ftrace differs at byte %zu\n--- got\n%s--- want\n%s", (size_t)(a - out.p),
+		     out.p, want);
 	}
-	printf("nuttx ftrace: %zu bytes, %s\n", out.len, fails ? "FAIL" : "ok");
-	return fails != 0;
+	printf("nuttx ftrace: %zu bytes, %s\n", out.len, tt_test_failures ? "FAIL" : "ok");
+	return tt_test_done();
 }
