@@ -71,7 +71,8 @@ static inline int tt_test_done(void)
 #define TT_TEST_TRUE_(c, fatal)                                                                \
 	do {                                                                                   \
 		if (!(c)) {                                                                    \
-			fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #c);  \
+			fprintf(stderr, "%s:%d: %s(%s) failed\n", __FILE__, __LINE__,         \
+				(fatal) ? "REQUIRE" : "CHECK", #c);                    \
 			tt_test_failed_(fatal);                                                \
 		}                                                                              \
 	} while (0)
@@ -79,7 +80,8 @@ static inline int tt_test_done(void)
 #define TT_TEST_MSG_(c, fatal, ...)                                                            \
 	do {                                                                                   \
 		if (!(c)) {                                                                    \
-			fprintf(stderr, "%s:%d: CHECK(%s) failed: ", __FILE__, __LINE__, #c);  \
+			fprintf(stderr, "%s:%d: %s(%s) failed: ", __FILE__, __LINE__,       \
+				(fatal) ? "REQUIRE" : "CHECK", #c);                    \
 			fprintf(stderr, __VA_ARGS__);                                          \
 			fputc('\n', stderr);                                                   \
 			tt_test_failed_(fatal);                                                \

@@ -126,10 +126,7 @@ static int child_wait_int(struct tt_chain *c, struct tt_child *ch, const char *k
 
 	tt_test_wait_until(c->loop, log_has, &w, ms, key);
 	s = strstr(ch->log, key);
-	if (s == NULL) {
-		fprintf(stderr, "child exited before \"%s\"; its output:\n%s\n", key, ch->log);
-		abort();
-	}
+	REQUIRE_MSG(s != NULL, "child exited before \"%s\"; its output:\n%s", key, ch->log);
 	return atoi(s + strlen(key));
 }
 
@@ -166,10 +163,7 @@ const char *tt_chain_ctl(struct tt_chain *c, const char *cmd)
 	}
 	reply[len] = '\0';
 	close(fd);
-	if (strncmp(reply, "ok", 2) != 0) {
-		fprintf(stderr, "control command \"%s\": %s\n", cmd, reply);
-		abort();
-	}
+	REQUIRE_MSG(strncmp(reply, "ok", 2) == 0, "control command \"%s\": %s", cmd, reply);
 	return reply;
 }
 
@@ -241,10 +235,8 @@ void tt_chain_open(struct tt_chain *c, const char *spec, const struct tt_probe_o
 
 	o.state_cb = chain_state;
 	o.state_arg = c;
-	if (tt_probe_new(c->loop, spec, &o, &c->p, err, sizeof(err)) != 0) {
-		fprintf(stderr, "tt_probe_new(%s): %s\n", spec, err);
-		abort();
-	}
+	REQUIRE_MSG(tt_probe_new(c->loop, spec, &o, &c->p, err, sizeof(err)) == 0,
+		    "tt_probe_new(%s): %s", spec, err);
 }
 
 struct state_wait {

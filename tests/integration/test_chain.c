@@ -24,10 +24,7 @@ static void check_read(struct tt_chain *c, uint32_t off, uint32_t len)
 	if (r != 0)
 		fprintf(stderr, "read 0x%x +%u: %d %s\n", off, len, r, err);
 	REQUIRE_EQ(r, 0);
-	if (memcmp(buf, c->ram + off, len) != 0) {
-		fprintf(stderr, "read 0x%x +%u: wrong data\n", off, len);
-		abort();
-	}
+	REQUIRE_MSG(memcmp(buf, c->ram + off, len) == 0, "read 0x%x +%u: wrong data", off, len);
 }
 
 static void test_patterns(struct tt_chain *c)
@@ -105,10 +102,8 @@ static void test_race(struct tt_chain *c)
 		REQUIRE_EQ(tt_chain_read1(c, CHAIN_BASE + RACE_OFF, sizeof(buf), (uint8_t *)buf,
 					 NULL, 0), 0);
 		for (uint32_t i = 0; i < RACE_WORDS; i++) {
-			if (buf[i] != race_word(buf[i], i)) {
-				fprintf(stderr, "torn word %u: 0x%08x\n", i, buf[i]);
-				abort();
-			}
+			REQUIRE_MSG(buf[i] == race_word(buf[i], i), "torn word %u: 0x%08x", i,
+				    buf[i]);
 			if (i == 0)
 				first_gen = buf[0] & 0xffff;
 			else if ((buf[i] & 0xffff) != first_gen)

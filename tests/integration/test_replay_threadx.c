@@ -90,10 +90,7 @@ static void run(char *const argv[])
 static void load(const char *path, uint8_t *dst, size_t n)
 {
 	FILE *f = fopen(path, "rb");
-	if (f == NULL) {
-		fprintf(stderr, "%s: %s\n", path, strerror(errno));
-		abort();
-	}
+	REQUIRE_MSG(f != NULL, "%s: %s", path, strerror(errno));
 	REQUIRE(fread(dst, 1, n, f) == n);
 	fclose(f);
 }
@@ -153,10 +150,7 @@ static int64_t find_event(uint64_t addr, const uint32_t raw[8])
 static void on_line(const char *line)
 {
 	cJSON *j = cJSON_Parse(line);
-	if (j == NULL) {
-		fprintf(stderr, "not JSON: %s\n", line);
-		abort();
-	}
+	REQUIRE_MSG(j != NULL, "not JSON: %s", line);
 	const char *type = cJSON_GetObjectItem(j, "type")->valuestring;
 	REQUIRE(nrecs < MAX_EVENTS);
 	struct rec *r = &recs[nrecs];
@@ -175,15 +169,11 @@ static void on_line(const char *line)
 			raw[i] = (uint32_t)cJSON_GetArrayItem(a, i)->valuedouble;
 		uint64_t addr = strtoull(cJSON_GetObjectItem(j, "addr")->valuestring, NULL, 16);
 		int64_t g = find_event(addr, raw);
-		if (g < 0) {
-			fprintf(stderr, "published an entry no snapshot holds: %s\n", line);
-			abort();
-		}
+		REQUIRE_MSG(g >= 0, "published an entry no snapshot holds: %s", line);
 		r->g = (uint64_t)g;
 		nrecs++;
 	} else {
-		fprintf(stderr, "unexpected record: %s\n", line);
-		abort();
+		REQUIRE_MSG(0, "unexpected record: %s", line);
 	}
 	cJSON_Delete(j);
 }
@@ -258,10 +248,9 @@ static void check_stream(int expect_gaps)
 			else
 				REQUIRE(recs[i - 1].basis[0] && 4 * (lost > truth ? lost - truth
 									       : truth - lost) <= truth);
-		} else if (truth != 0) {
-			fprintf(stderr, "events %llu..%llu lost with no gap record\n",
-				(unsigned long long)expect, (unsigned long long)r->g - 1);
-			abort();
+		} else {
+			REQUIRE_MSG(truth == 0, "events %llu..%llu lost with no gap record",
+				    (unsigned long long)expect, (unsigned long long)r->g - 1);
 		}
 		prev = r->g;
 		have = 1;

@@ -46,10 +46,7 @@ void tt_test_wait_until(uv_loop_t *loop, int (*pred)(void *), void *arg, unsigne
 	uv_close((uv_handle_t *)&t, NULL);
 	uv_close((uv_handle_t *)&pr, NULL);
 	uv_run(loop, UV_RUN_NOWAIT);
-	if (!pred(arg)) {
-		fprintf(stderr, "deadline: %s did not happen within %u ms\n", what, ms);
-		abort();
-	}
+	REQUIRE_MSG(pred(arg), "deadline: %s did not happen within %u ms", what, ms);
 }
 
 static int flag_set(void *arg)

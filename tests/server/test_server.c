@@ -614,10 +614,7 @@ int main(void)
 	sc.norigins = 1;
 	sc.web_dir = dir;
 	sc.hub.history = 50000;
-	if (tt_server_start(&loop, &sc, &g.srv, err, sizeof(err)) < 0) {
-		fprintf(stderr, "%s\n", err);
-		return 1;
-	}
+	REQUIRE_MSG(tt_server_start(&loop, &sc, &g.srv, err, sizeof(err)) >= 0, "%s", err);
 	g.port = tt_server_port(g.srv);
 	REQUIRE(g.port > 0);
 	printf("listening on 127.0.0.1:%d\n", g.port);
