@@ -19,6 +19,7 @@
 #include <cjson/cJSON.h>
 #include <stdbool.h>
 
+#include "../fw/fw.h"
 #include "../probe/image.h"
 #include "../proto/json.h"
 #include "../proto/nuttx.h"

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../fw/fw.h"
 #include "../probe/probe.h"
 #include "../proto/nuttx.h"
 #include "../proto/reader.h"

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../probe/dwarf_layout.h"
+#include "../fw/fw.h"
 #include "../proto/reader.h"
 #include "../proto/threadx.h"
 #include "export.h"

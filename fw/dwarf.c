@@ -1,4 +1,4 @@
-/* probe/dwarf.c: the NuttX note layout from the firmware ELF's DWARF (see dwarf_layout.h).
+/* fw/dwarf.c: the NuttX note layout from the firmware ELF's DWARF (see fw.h).
  *
  * One pass over the top-level DIEs of every compile unit collects the few types the layout
  * needs (struct noteram_driver_s, struct note_common_s, struct note_csection_s,
@@ -19,7 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "dwarf_layout.h"
+#include "fw.h"
 
 enum { T_DRV, T_COMMON, T_CSECT, T_ENUM, T_INFO, T_IRQ, T_TCB, T_EVENT, T_PREEMPT, T_SCENTER,
        T_N };

@@ -1,4 +1,4 @@
-/* probe/elf.c: symbol lookup in a firmware ELF (libelf), e.g. _tx_trace_header_ptr.
+/* fw/elf.c: symbol lookup in a firmware ELF (libelf), e.g. _tx_trace_header_ptr.
  *
  * Looks in .symtab first (firmware is rarely stripped), then .dynsym; a defined global or weak
  * symbol wins over a local one of the same name (a file-static twin in another unit).
@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "probe.h"
+#include "fw.h"
 
 /* Searches one symbol table section. 2 = global found, 1 = local found, 0 = not here. */
 static int elf_scan(Elf *e, Elf_Scn *scn, const GElf_Shdr *sh, const char *sym, uint64_t *value)
