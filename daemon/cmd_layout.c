@@ -71,7 +71,7 @@ int tt_cmd_layout(int argc, char **argv)
 	}
 	const struct tt_nuttx_layout *nl = format_cfg;
 	uint64_t addr = cfg.address;
-	if (!addr && tt_elf_symbol(cfg.elf, tt_nuttx_elf_symbol(nl), &addr, err,
+	if (!addr && tt_elf_symbol(cfg.elf, tt_reader_elf_symbol(r, nl), &addr, err,
 				   sizeof(err)) < 0) {
 		fprintf(stderr, "tracetap layout: %s\n", err);
 		tt_format_cfg_release(&fcfg);

@@ -18,6 +18,8 @@
 
 #include "../fw/fw.h"
 #include "../proto/reader.h"
+#include "../proto/nuttx.h"
+#include "../proto/qnx.h"
 #include "../proto/threadx.h"
 #include "export.h"
 #include "kevfollow.h"
@@ -228,7 +230,7 @@ static int check_kev(const struct tt_target_config *cfg, char *err, size_t errle
 		snprintf(err, errlen, "kev: needs a path (kev:/path/to/trace.kev)");
 		return -EINVAL;
 	}
-	if (cfg->format && strcmp(cfg->format, "qnx")) {
+	if (cfg->format && tt_reader_find(cfg->format) != &tt_qnx_reader) {
 		snprintf(err, errlen, "%s: a .kev file is QNX's format, not %s", cfg->probe,
 			 cfg->format);
 		return -EINVAL;
@@ -557,7 +559,7 @@ const char *tt_target_format_name(const struct tt_target_config *cfg, char *buf,
 		return cfg->format;
 	if (cfg->layout && tt_layout_format(cfg->layout, buf, len, err, sizeof(err)) == 0)
 		return buf;
-	return "threadx";
+	return tt_reader_default()->name;
 }
 
 static int copy_config(struct tt_target *t, const struct tt_target_config *cfg)
@@ -583,6 +585,18 @@ static int copy_config(struct tt_target *t, const struct tt_target_config *cfg)
 	if (t->cfg.poll_max_ms < t->cfg.poll_min_ms)
 		t->cfg.poll_max_ms = t->cfg.poll_min_ms;
 	return 0;
+}
+
+/* The format configuration's own description, one log line each. */
+static void log_format_cfg(const struct tt_target *t)
+{
+	char buf[1024], *line, *save = NULL;
+
+	if (!t->fmt->cfg_describe)
+		return;
+	t->fmt->cfg_describe(t->format_cfg, t->cfg.elf, buf, sizeof(buf));
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		tt_log(TT_LOG_INFO, "target %s: %s", t->cfg.name, line);
 }
 
 /* file:PATH with neither --address nor --base: a file that starts with the format's header (a
@@ -626,8 +640,9 @@ int tt_target_start(uv_loop_t *loop, const struct tt_target_config *cfg,
 	if ((rc = kev ? check_kev(cfg, err, errlen) : tt_probe_spec_check(cfg->probe, err, errlen)) < 0)
 		return rc;
 	char lfmt[32];
-	const struct tt_reader_ops *fmt = tt_reader_find(kev ? "qnx" : tt_target_format_name(cfg, lfmt,
-										    sizeof(lfmt)));
+	const struct tt_reader_ops *fmt = kev ? &tt_qnx_reader
+					      : tt_reader_find(tt_target_format_name(cfg, lfmt,
+										     sizeof(lfmt)));
 	if (!fmt || !fmt->create) {
 		if (fmt)
 			snprintf(err, errlen, "format '%s' has no live reader: decode its files with "
@@ -656,7 +671,7 @@ int tt_target_start(uv_loop_t *loop, const struct tt_target_config *cfg,
 								       : t->cfg.poll_max_ms;
 	t->relink_ms = RELINK_FIRST_MS;
 	if (kev) {
-		t->cfg.format = "qnx"; /* strs[] still owns the copy */
+		t->cfg.format = fmt->name; /* strs[] still owns the copy */
 		if (tt_kev_follow_new(t->cfg.probe + 4, t->cfg.tick_hz, &t->kev) < 0) {
 			snprintf(err, errlen, "out of memory");
 			rc = -ENOMEM;
@@ -667,21 +682,8 @@ int tt_target_start(uv_loop_t *loop, const struct tt_target_config *cfg,
 	rc = tt_target_format_cfg(&t->cfg, fmt, &t->fcfg, &t->format_cfg, err, errlen);
 	if (rc < 0)
 		goto fail_cfg;
-	if (t->format_cfg && !strcmp(fmt->name, "nuttx")) {
-		const struct tt_nuttx_layout *lo = t->format_cfg;
-		tt_log(TT_LOG_INFO, "target %s: NuttX layout%s%s: release family %u, %u-bit, %s%s, "
-		       "header %u bytes, ni_buffer/bufsize/head/tail at %u/%u/%u/%u", t->cfg.name,
-		       t->cfg.elf ? " from " : "", t->cfg.elf ? t->cfg.elf : "", lo->release,
-		       lo->ptr_size * 8u, lo->big_endian ? "big-endian" : "little-endian",
-		       lo->smp ? ", SMP" : "", lo->header_size, lo->off_buffer, lo->off_bufsize,
-		       lo->off_head, lo->off_tail);
-		if (lo->pidhash_addr)
-			tt_log(TT_LOG_INFO, "target %s: NuttX task names from the target: g_pidhash at "
-			       "0x%llx, g_npidhash at 0x%llx, tcb_s pid at %u, name[%u] at %u",
-			       t->cfg.name, (unsigned long long)lo->pidhash_addr,
-			       (unsigned long long)lo->npidhash_addr, lo->tcb_off_pid,
-			       lo->tcb_name_size, lo->tcb_off_name);
-	}
+	if (t->format_cfg)
+		log_format_cfg(t);
 	if (t->cfg.elf && !fmt->elf_symbol) {
 		snprintf(err, errlen, "--elf: format %s has no ELF symbol to find its buffer by: "
 			 "give --address", fmt->name);
@@ -690,10 +692,8 @@ int tt_target_start(uv_loop_t *loop, const struct tt_target_config *cfg,
 	}
 	if (t->cfg.elf) {
 		uint64_t v;
-		/* NuttX before 12.4: g_noteram_info (the layout from the ELF says which) */
-		rc = tt_elf_symbol(t->cfg.elf, !strcmp(fmt->name, "nuttx") ?
-				   tt_nuttx_elf_symbol(t->format_cfg) : fmt->elf_symbol, &v,
-				   err, errlen);
+		rc = tt_elf_symbol(t->cfg.elf, tt_reader_elf_symbol(fmt, t->format_cfg), &v, err,
+				   errlen);
 		if (rc < 0)
 			goto fail_cfg;
 		if (fmt->elf_symbol_is_pointer)
@@ -719,9 +719,8 @@ int tt_target_start(uv_loop_t *loop, const struct tt_target_config *cfg,
 	}
 	t->phase = t->ptr_addr ? PH_RESOLVE : PH_READING;
 	if (t->phase == PH_READING && (rc = make_reader(t)) < 0) {
-		if (rc == -EINVAL && !strcmp(fmt->name, "qnx") && !t->header_addr)
-			snprintf(err, errlen, "qnx: give --address, the first buffer of the kernel's "
-				 "trace ring (a .kev file is followed by `tracetap decode --follow`)");
+		if (rc == -EINVAL && fmt->no_address_hint && !t->header_addr)
+			snprintf(err, errlen, "%s: %s", fmt->name, fmt->no_address_hint);
 		else
 			snprintf(err, errlen, "cannot create the reader: %s", strerror(-rc));
 		goto fail_cfg;
@@ -925,6 +924,6 @@ const struct tt_target_status *tt_target_status(const struct tt_target *t)
 void tt_target_export_prepare(const struct tt_target *t, struct tt_export *e)
 {
 	/* a reader that has not accepted a header yet says so (-ENOENT): nothing to add */
-	if (t->rd && t->fmt && !strcmp(t->fmt->name, "threadx"))
+	if (t->rd && t->fmt == &tt_threadx_reader)
 		(void)tt_export_set_threadx(e, t->rd);
 }

@@ -21,6 +21,16 @@ const struct tt_reader_ops *tt_reader_find(const char *format)
 	return NULL;
 }
 
+const struct tt_reader_ops *tt_reader_default(void)
+{
+	return readers[0];
+}
+
+const char *tt_reader_elf_symbol(const struct tt_reader_ops *r, const void *cfg)
+{
+	return r->elf_symbol_for ? r->elf_symbol_for(cfg) : r->elf_symbol;
+}
+
 const struct tt_reader_ops *tt_reader_detect(const uint8_t *head, size_t len)
 {
 	for (size_t i = 0; i < sizeof(readers) / sizeof(readers[0]); i++)
