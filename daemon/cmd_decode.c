@@ -400,7 +400,7 @@ static void usage(FILE *f)
 		   "--follow: a QNX .kev that tracelogger is writing, like `tail -f` (a file\n"
 		   "truncated or replaced is a reset record and is read again); until SIGINT.\n"
 		   "--traceprinter: QNX events in the text form of QNX's traceprinter.\n%s",
-		tt_opts_target_help);
+		tt_opts_target_help());
 }
 
 int tt_cmd_decode(int argc, char **argv)

@@ -107,6 +107,9 @@ const struct tt_reader_ops *tt_reader_default(void);
 const char *tt_reader_elf_symbol(const struct tt_reader_ops *r, const void *cfg);
 /* The format whose signature the file starts with, or NULL. */
 const struct tt_reader_ops *tt_reader_detect(const uint8_t *head, size_t len);
+/* Every format's cfg_help, in registry order, into buf (len bytes, NUL included; cut short
+ * when too small). Returns the length it needed, like snprintf. */
+size_t tt_reader_help(char *buf, size_t len);
 /* "threadx, ..." for messages. */
 const char *tt_reader_names(void);
 
