@@ -1,9 +1,10 @@
-/* proto/reader.h: one interface over every trace format's reader (ThreadX, NuttX, QNX).
+/* proto/reader.h: one interface over every trace format's reader; the registry is in reader.c.
  *
- * Each format is a sans-I/O state machine (see proto/threadx.h for the loop a caller runs:
- * plan -> read the ranges -> ingest, until ingest says the poll cycle is over). This vtable lets
- * the daemon's poller and `tracetap decode` drive any of them by name. A format that cannot be
- * followed live in target memory leaves plan/ingest NULL and only decodes images (files).
+ * Live reading: create, then per poll cycle: plan (ranges to read, into the reader's buffers:
+ * plan.h), the caller reads them all in order, then ingest (records through cb), repeated while
+ * ingest returns TT_READER_MORE; a failed read is read_failed instead of ingest. One thread;
+ * nothing here does I/O or allocates while decoding. A format with create NULL only decodes
+ * images. Callers (the daemon, `tracetap decode`) use these ops only, never a format's name.
  */
 #ifndef TT_READER_H
 #define TT_READER_H
