@@ -42,12 +42,8 @@ struct tt_txev {
 
 /* Every event id TraceX knows (ThreadX and its middleware), or NULL. */
 const struct tt_txev *tt_txev_find(uint32_t id);
-size_t tt_txev_count(void);
-const struct tt_txev *tt_txev_at(size_t i);
 /* threadx_events_mw.c: FileX, NetX, NetX Duo and USBX events. */
 const struct tt_txev *tt_txev_mw_find(uint32_t id);
-size_t tt_txev_mw_count(void);
-const struct tt_txev *tt_txev_mw_at(size_t i);
 
 #define TT_TX_INIT_THREAD 0xF0F0F0F0u
 #define TT_TX_ISR_THREAD 0xFFFFFFFFu
