@@ -19,11 +19,13 @@
 #include <cjson/cJSON.h>
 #include <stdbool.h>
 
+#include "../fw/fw.h"
 #include "../probe/image.h"
 #include "../proto/json.h"
 #include "../proto/nuttx.h"
 #include "../proto/qnx.h"
 #include "../proto/reader.h"
+#include "../proto/threadx.h"
 #include "commands.h"
 #include "export.h"
 #include "kevfollow.h"
@@ -167,9 +169,7 @@ static int elf_address(struct tt_target_config *cfg, const void *format_cfg)
 	}
 	if (cfg->address || !r->elf_symbol)
 		return 0;
-	/* NuttX before 12.4: g_noteram_info (the layout from the ELF says which) */
-	const char *sym = !strcmp(r->name, "nuttx") ? tt_nuttx_elf_symbol(format_cfg)
-						    : r->elf_symbol;
+	const char *sym = tt_reader_elf_symbol(r, format_cfg);
 	if (tt_elf_symbol(cfg->elf, sym, &cfg->address, err, sizeof(err)) < 0) {
 		fprintf(stderr, "tracetap decode: %s\n", err);
 		return -1;
@@ -400,7 +400,7 @@ static void usage(FILE *f)
 		   "--follow: a QNX .kev that tracelogger is writing, like `tail -f` (a file\n"
 		   "truncated or replaced is a reset record and is read again); until SIGINT.\n"
 		   "--traceprinter: QNX events in the text form of QNX's traceprinter.\n%s",
-		tt_opts_target_help);
+		tt_opts_target_help());
 }
 
 int tt_cmd_decode(int argc, char **argv)
@@ -467,13 +467,14 @@ int tt_cmd_decode(int argc, char **argv)
 			"(not with --json, --traceprinter or --follow)\n");
 		return 2;
 	}
-	if (d.traceprinter && (d.json || (cfg.format && strcmp(cfg.format, "qnx")))) {
+	if (d.traceprinter && (d.json || (cfg.format && tt_reader_find(cfg.format) != &tt_qnx_reader))) {
 		fprintf(stderr, "tracetap decode: --traceprinter is QNX's text form: not with "
 			"--json or another --format\n");
 		return 2;
 	}
 	if (follow) {
-		if ((cfg.format && strcmp(cfg.format, "qnx")) || cfg.address || cfg.elf) {
+		if ((cfg.format && tt_reader_find(cfg.format) != &tt_qnx_reader) || cfg.address ||
+		    cfg.elf) {
 			fprintf(stderr, "tracetap decode: --follow reads QNX .kev files only (no "
 				"--address, --elf or other --format)\n");
 			return 2;
@@ -581,7 +582,7 @@ int tt_cmd_decode(int argc, char **argv)
 	if (!reader) {
 		reader = tt_reader_detect(bytes, len);
 		if (!reader)
-			reader = tt_reader_find("threadx");
+			reader = tt_reader_default();
 		if (tt_target_format_cfg(&cfg, reader, &fcfg, &format_cfg, err, sizeof(err)) < 0) {
 			fprintf(stderr, "tracetap decode: %s\n", err);
 			rc = 1;
@@ -595,13 +596,13 @@ int tt_cmd_decode(int argc, char **argv)
 		.time_dir = cfg.time_dir,
 		.format_cfg = format_cfg,
 	};
-	if (sym_address && !cfg.file_base && fmt == TT_IMAGE_RAW && !strcmp(reader->name, "nuttx") &&
-	    !tt_nuttx_image_holds_ring(bytes, len, base, cfg.address, format_cfg)) {
+	if (sym_address && !cfg.file_base && fmt == TT_IMAGE_RAW && reader->image_holds &&
+	    !reader->image_holds(bytes, len, base, cfg.address, format_cfg)) {
 		rc_cfg.address = 0; /* not a RAM image at the symbol: the notes back to back */
 		base = 0;
 	}
 	d.tf.color = color < 0 ? tt_textfmt_want_color(stdout) : color;
-	if (d.traceprinter && strcmp(reader->name, "qnx")) {
+	if (d.traceprinter && reader != &tt_qnx_reader) {
 		fprintf(stderr, "tracetap decode: %s: --traceprinter needs QNX events (a .kev or "
 			"--format qnx)\n", path);
 		rc = 2;
@@ -628,7 +629,7 @@ int tt_cmd_decode(int argc, char **argv)
 		goto out;
 	}
 	/* a .trx keeps the source's timer mask and whole registry (else the names events use) */
-	if (to == TT_EXPORT_TRX && !strcmp(reader->name, "threadx"))
+	if (to == TT_EXPORT_TRX && reader == &tt_threadx_reader)
 		(void)tt_export_set_threadx_image(d.ex, bytes, len, base, rc_cfg.address);
 	rc = reader->decode_image(bytes, len, base, &rc_cfg, on_record, &d, err, sizeof(err));
 	if (rc < 0)

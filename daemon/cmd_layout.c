@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../fw/fw.h"
 #include "../probe/probe.h"
 #include "../proto/nuttx.h"
 #include "../proto/reader.h"
@@ -70,7 +71,7 @@ int tt_cmd_layout(int argc, char **argv)
 	}
 	const struct tt_nuttx_layout *nl = format_cfg;
 	uint64_t addr = cfg.address;
-	if (!addr && tt_elf_symbol(cfg.elf, tt_nuttx_elf_symbol(nl), &addr, err,
+	if (!addr && tt_elf_symbol(cfg.elf, tt_reader_elf_symbol(r, nl), &addr, err,
 				   sizeof(err)) < 0) {
 		fprintf(stderr, "tracetap layout: %s\n", err);
 		tt_format_cfg_release(&fcfg);

@@ -279,7 +279,7 @@ int tt_config_parse(const char *text, size_t len, const char *name, struct tt_co
 			snprintf(err, errlen, "%s: targets[%zu]: expected an object", name, i);
 			goto fail;
 		}
-		tc->format = "threadx";
+		tc->format = tt_reader_default()->name;
 		if ((rc = apply(p, target_keys, sizeof(target_keys) / sizeof(target_keys[0]), tc,
 				t, name, prefix, err, errlen)) < 0)
 			goto fail;

@@ -825,7 +825,7 @@ int tt_export_set_threadx_image(struct tt_export *e, const uint8_t *img, size_t 
 	int rc;
 
 	if (!header_addr && !base) /* a .trx: its header says where it was */
-		base = tt_reader_find("threadx")->file_base(img, len);
+		base = tt_threadx_file_base(img, len);
 	c.header_addr = header_addr ? header_addr : base;
 	if ((rc = tt_threadx_new(&c, &rd)) < 0)
 		return rc;

@@ -1,8 +1,6 @@
 /* daemon/opts.c: target options (see opts.h). */
 #include "opts.h"
 
-#include "../proto/nuttx.h"
-#include "../proto/qnx.h"
 #include "../proto/reader.h"
 
 #include <errno.h>
@@ -15,7 +13,7 @@ enum {
 	O_NOW, O_POLL_MIN, O_POLL_MAX, O_CHUNK, O_FORMAT_OPT, O_LAYOUT,
 };
 
-const char tt_opts_target_help[] =
+static const char target_help[] =
 	"  --format FMT          trace format (default threadx)\n"
 	"  --elf FILE            firmware ELF: threadx reads the header address from the\n"
 	"                        target at _tx_trace_header_ptr; nuttx takes g_noteram_driver\n"
@@ -28,9 +26,18 @@ const char tt_opts_target_help[] =
 	"  --tick-hz HZ          time stamp rate: adds nanoseconds to events (e.g. 168M)\n"
 	"  --time-wrap N         modulus of the time source (the ThreadX Linux port: 1000000000)\n"
 	"  --time-dir up|down    time source direction (default: detected)\n"
-	"  --format-opt KEY=VALUE  a format option (repeatable; after --elf's, in order):\n"
-	TT_NUTTX_LAYOUT_HELP
-	TT_QNX_LAYOUT_HELP;
+	"  --format-opt KEY=VALUE  a format option (repeatable; after --elf's, in order):\n";
+
+const char *tt_opts_target_help(void)
+{
+	static char help[sizeof(target_help) + 2048];
+
+	if (!help[0]) {
+		memcpy(help, target_help, sizeof(target_help));
+		tt_reader_help(help + sizeof(target_help) - 1, sizeof(help) - sizeof(target_help) + 1);
+	}
+	return help;
+}
 
 const char tt_opts_live_help[] =
 	"  --start-at-now        skip the history already in the buffer\n"

@@ -20,8 +20,9 @@ struct tt_opts_target {
 	unsigned nfopts;
 };
 
-/* Help lines of the target options (all commands) and of the live ones (tracetapd only). */
-extern const char tt_opts_target_help[];
+/* Help lines of the target options, each format's options included (all commands; a static
+ * string built at the first call, main thread), and of the live ones (tracetapd only). */
+const char *tt_opts_target_help(void);
 extern const char tt_opts_live_help[];
 
 void tt_opts_target_init(struct tt_opts_target *o, struct tt_target_config *cfg);

@@ -1,9 +1,12 @@
 /* daemon/target.c: the poller of one target (see target.h).
  *
- * Owns a probe, a ThreadX reader and a libuv timer. One poll cycle is a chain of
- * plan -> tt_probe_read -> ingest steps that runs until the reader says the cycle is over; the
- * next cycle starts `interval` after this one started, so a slow link polls back to back and an
- * idle target is polled rarely. Probe failures back off (doubling up to poll_max, at least 50 ms)
+ * Owns a probe, the format's reader (proto/reader.h, driven only through its ops) and a libuv
+ * timer; a kev:PATH target owns a .kev file follower instead of both. Starting a target: check
+ * the source and pick the reader (check_source), the format's configuration from the ELF, a
+ * layout file and options, where its control structure is (locate_buffer), then the reader
+ * and the probe (open_reading). One poll cycle is a chain of plan -> tt_probe_read -> ingest
+ * steps that runs until the reader says the cycle is over; the next cycle starts `interval`
+ * after this one started, so a slow link polls back to back and an idle target is polled rarely. Probe failures back off (doubling up to poll_max, at least 50 ms)
  * and are logged rate-limited; the reader reports losses itself as gap records.
  */
 #include "layout.h"
@@ -16,8 +19,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../probe/dwarf_layout.h"
+#include "../fw/fw.h"
 #include "../proto/reader.h"
+#include "../proto/nuttx.h"
+#include "../proto/qnx.h"
 #include "../proto/threadx.h"
 #include "export.h"
 #include "kevfollow.h"
@@ -228,7 +233,7 @@ static int check_kev(const struct tt_target_config *cfg, char *err, size_t errle
 		snprintf(err, errlen, "kev: needs a path (kev:/path/to/trace.kev)");
 		return -EINVAL;
 	}
-	if (cfg->format && strcmp(cfg->format, "qnx")) {
+	if (cfg->format && tt_reader_find(cfg->format) != &tt_qnx_reader) {
 		snprintf(err, errlen, "%s: a .kev file is QNX's format, not %s", cfg->probe,
 			 cfg->format);
 		return -EINVAL;
@@ -557,7 +562,7 @@ const char *tt_target_format_name(const struct tt_target_config *cfg, char *buf,
 		return cfg->format;
 	if (cfg->layout && tt_layout_format(cfg->layout, buf, len, err, sizeof(err)) == 0)
 		return buf;
-	return "threadx";
+	return tt_reader_default()->name;
 }
 
 static int copy_config(struct tt_target *t, const struct tt_target_config *cfg)
@@ -585,6 +590,18 @@ static int copy_config(struct tt_target *t, const struct tt_target_config *cfg)
 	return 0;
 }
 
+/* The format configuration's own description, one log line each. */
+static void log_format_cfg(const struct tt_target *t)
+{
+	char buf[1024], *line, *save = NULL;
+
+	if (!t->fmt->cfg_describe)
+		return;
+	t->fmt->cfg_describe(t->format_cfg, t->cfg.elf, buf, sizeof(buf));
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		tt_log(TT_LOG_INFO, "target %s: %s", t->cfg.name, line);
+}
+
 /* file:PATH with neither --address nor --base: a file that starts with the format's header (a
  * .trx) says where it was in target memory (a HEX or S-record file by its addresses). */
 static int locate_file(struct tt_target *t, char *err, size_t errlen)
@@ -610,10 +627,105 @@ static int locate_file(struct tt_target *t, char *err, size_t errlen)
 	return 0;
 }
 
+/* The probe spec checked and the reader of the format chosen: 0 or -EINVAL with a message. */
+static int check_source(const struct tt_target_config *cfg, bool kev,
+			const struct tt_reader_ops **out, char *err, size_t errlen)
+{
+	char lfmt[32];
+	int rc = kev ? check_kev(cfg, err, errlen) : tt_probe_spec_check(cfg->probe, err, errlen);
+
+	if (rc < 0)
+		return rc;
+	*out = kev ? &tt_qnx_reader
+		   : tt_reader_find(tt_target_format_name(cfg, lfmt, sizeof(lfmt)));
+	if (*out && (*out)->create)
+		return 0;
+	if (*out)
+		snprintf(err, errlen, "format '%s' has no live reader: decode its files with "
+			 "`tracetap decode --format %s FILE`", cfg->format, cfg->format);
+	else
+		snprintf(err, errlen, "unknown format '%s' (formats: %s)", cfg->format,
+			 tt_reader_names());
+	return -EINVAL;
+}
+
+/* Where the control structure is: the ELF symbol, the layout file, --pointer, a file's own
+ * header, --address or --base. Sets header_addr or ptr_addr: 0 or -errno with a message. */
+static int locate_buffer(struct tt_target *t, char *err, size_t errlen)
+{
+	const struct tt_reader_ops *fmt = t->fmt;
+	int rc;
+
+	if (t->cfg.elf && !fmt->elf_symbol) {
+		snprintf(err, errlen, "--elf: format %s has no ELF symbol to find its buffer by: "
+			 "give --address", fmt->name);
+		return -EINVAL;
+	}
+	if (t->cfg.elf) {
+		uint64_t v;
+		rc = tt_elf_symbol(t->cfg.elf, tt_reader_elf_symbol(fmt, t->format_cfg), &v, err,
+				   errlen);
+		if (rc < 0)
+			return rc;
+		if (fmt->elf_symbol_is_pointer)
+			t->ptr_addr = v;
+		else
+			t->header_addr = v;
+	} else if (!t->cfg.address && t->fcfg.address) { /* from the layout file */
+		t->header_addr = t->fcfg.address;
+	} else if (t->cfg.address_is_pointer) {
+		t->ptr_addr = t->cfg.address;
+	} else if (!t->cfg.address && !t->cfg.file_base && fmt->file_base &&
+		   !strncmp(t->cfg.probe, "file:", 5)) {
+		return locate_file(t, err, errlen);
+	} else if (t->cfg.address || !strncmp(t->cfg.probe, "file:", 5)) {
+		t->header_addr = t->cfg.address ? t->cfg.address : t->cfg.file_base;
+	} else {
+		snprintf(err, errlen,
+			 "where is the trace buffer? give the firmware ELF (--elf) or the address "
+			 "(--address, or --pointer for the address of a pointer to it)");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The format's configuration, the buffer's address, the reader (unless a pointer is to be read
+ * first) and the probe: 0 or -errno with a message. */
+static int open_reading(struct tt_target *t, char *err, size_t errlen)
+{
+	const struct tt_reader_ops *fmt = t->fmt;
+	int rc = tt_target_format_cfg(&t->cfg, fmt, &t->fcfg, &t->format_cfg, err, errlen);
+
+	if (rc < 0)
+		return rc;
+	if (t->format_cfg)
+		log_format_cfg(t);
+	if ((rc = locate_buffer(t, err, errlen)) < 0)
+		return rc;
+	t->phase = t->ptr_addr ? PH_RESOLVE : PH_READING;
+	if (t->phase == PH_READING && (rc = make_reader(t)) < 0) {
+		if (rc == -EINVAL && fmt->no_address_hint && !t->header_addr)
+			snprintf(err, errlen, "%s: %s", fmt->name, fmt->no_address_hint);
+		else
+			snprintf(err, errlen, "cannot create the reader: %s", strerror(-rc));
+		return rc;
+	}
+	struct tt_probe_options po = {
+		.openocd_args = t->cfg.openocd_args,
+		.openocd_log = t->cfg.openocd_log,
+		.max_chunk = t->cfg.max_chunk,
+		.file_base = t->cfg.file_base,
+		.state_cb = on_probe_state,
+		.state_arg = t,
+	};
+	return tt_probe_new(t->loop, t->cfg.probe, &po, &t->probe, err, errlen);
+}
+
 int tt_target_start(uv_loop_t *loop, const struct tt_target_config *cfg,
 		    tt_target_record_cb record_cb, tt_target_status_cb status_cb, void *arg,
 		    struct tt_target **out, char *err, size_t errlen)
 {
+	const struct tt_reader_ops *fmt;
 	struct tt_target *t;
 	int rc;
 
@@ -623,20 +735,8 @@ int tt_target_start(uv_loop_t *loop, const struct tt_target_config *cfg,
 		return -EINVAL;
 	}
 	bool kev = !strncmp(cfg->probe, "kev:", 4);
-	if ((rc = kev ? check_kev(cfg, err, errlen) : tt_probe_spec_check(cfg->probe, err, errlen)) < 0)
+	if ((rc = check_source(cfg, kev, &fmt, err, errlen)) < 0)
 		return rc;
-	char lfmt[32];
-	const struct tt_reader_ops *fmt = tt_reader_find(kev ? "qnx" : tt_target_format_name(cfg, lfmt,
-										    sizeof(lfmt)));
-	if (!fmt || !fmt->create) {
-		if (fmt)
-			snprintf(err, errlen, "format '%s' has no live reader: decode its files with "
-				 "`tracetap decode --format %s FILE`", cfg->format, cfg->format);
-		else
-			snprintf(err, errlen, "unknown format '%s' (formats: %s)", cfg->format,
-				 tt_reader_names());
-		return -EINVAL;
-	}
 	t = calloc(1, sizeof(*t));
 	if (!t) {
 		snprintf(err, errlen, "out of memory");
@@ -656,7 +756,7 @@ int tt_target_start(uv_loop_t *loop, const struct tt_target_config *cfg,
 								       : t->cfg.poll_max_ms;
 	t->relink_ms = RELINK_FIRST_MS;
 	if (kev) {
-		t->cfg.format = "qnx"; /* strs[] still owns the copy */
+		t->cfg.format = fmt->name; /* strs[] still owns the copy */
 		if (tt_kev_follow_new(t->cfg.probe + 4, t->cfg.tick_hz, &t->kev) < 0) {
 			snprintf(err, errlen, "out of memory");
 			rc = -ENOMEM;
@@ -664,78 +764,7 @@ int tt_target_start(uv_loop_t *loop, const struct tt_target_config *cfg,
 		}
 		goto launch; /* no probe, no reader: kev_poll does both */
 	}
-	rc = tt_target_format_cfg(&t->cfg, fmt, &t->fcfg, &t->format_cfg, err, errlen);
-	if (rc < 0)
-		goto fail_cfg;
-	if (t->format_cfg && !strcmp(fmt->name, "nuttx")) {
-		const struct tt_nuttx_layout *lo = t->format_cfg;
-		tt_log(TT_LOG_INFO, "target %s: NuttX layout%s%s: release family %u, %u-bit, %s%s, "
-		       "header %u bytes, ni_buffer/bufsize/head/tail at %u/%u/%u/%u", t->cfg.name,
-		       t->cfg.elf ? " from " : "", t->cfg.elf ? t->cfg.elf : "", lo->release,
-		       lo->ptr_size * 8u, lo->big_endian ? "big-endian" : "little-endian",
-		       lo->smp ? ", SMP" : "", lo->header_size, lo->off_buffer, lo->off_bufsize,
-		       lo->off_head, lo->off_tail);
-		if (lo->pidhash_addr)
-			tt_log(TT_LOG_INFO, "target %s: NuttX task names from the target: g_pidhash at "
-			       "0x%llx, g_npidhash at 0x%llx, tcb_s pid at %u, name[%u] at %u",
-			       t->cfg.name, (unsigned long long)lo->pidhash_addr,
-			       (unsigned long long)lo->npidhash_addr, lo->tcb_off_pid,
-			       lo->tcb_name_size, lo->tcb_off_name);
-	}
-	if (t->cfg.elf && !fmt->elf_symbol) {
-		snprintf(err, errlen, "--elf: format %s has no ELF symbol to find its buffer by: "
-			 "give --address", fmt->name);
-		rc = -EINVAL;
-		goto fail_cfg;
-	}
-	if (t->cfg.elf) {
-		uint64_t v;
-		/* NuttX before 12.4: g_noteram_info (the layout from the ELF says which) */
-		rc = tt_elf_symbol(t->cfg.elf, !strcmp(fmt->name, "nuttx") ?
-				   tt_nuttx_elf_symbol(t->format_cfg) : fmt->elf_symbol, &v,
-				   err, errlen);
-		if (rc < 0)
-			goto fail_cfg;
-		if (fmt->elf_symbol_is_pointer)
-			t->ptr_addr = v;
-		else
-			t->header_addr = v;
-	} else if (!t->cfg.address && t->fcfg.address) { /* from the layout file */
-		t->header_addr = t->fcfg.address;
-	} else if (t->cfg.address_is_pointer) {
-		t->ptr_addr = t->cfg.address;
-	} else if (!t->cfg.address && !t->cfg.file_base && fmt->file_base &&
-		   !strncmp(t->cfg.probe, "file:", 5)) {
-		if ((rc = locate_file(t, err, errlen)) < 0)
-			goto fail_cfg;
-	} else if (t->cfg.address || !strncmp(t->cfg.probe, "file:", 5)) {
-		t->header_addr = t->cfg.address ? t->cfg.address : t->cfg.file_base;
-	} else {
-		snprintf(err, errlen,
-			 "where is the trace buffer? give the firmware ELF (--elf) or the address "
-			 "(--address, or --pointer for the address of a pointer to it)");
-		rc = -EINVAL;
-		goto fail_cfg;
-	}
-	t->phase = t->ptr_addr ? PH_RESOLVE : PH_READING;
-	if (t->phase == PH_READING && (rc = make_reader(t)) < 0) {
-		if (rc == -EINVAL && !strcmp(fmt->name, "qnx") && !t->header_addr)
-			snprintf(err, errlen, "qnx: give --address, the first buffer of the kernel's "
-				 "trace ring (a .kev file is followed by `tracetap decode --follow`)");
-		else
-			snprintf(err, errlen, "cannot create the reader: %s", strerror(-rc));
-		goto fail_cfg;
-	}
-	struct tt_probe_options po = {
-		.openocd_args = t->cfg.openocd_args,
-		.openocd_log = t->cfg.openocd_log,
-		.max_chunk = t->cfg.max_chunk,
-		.file_base = t->cfg.file_base,
-		.state_cb = on_probe_state,
-		.state_arg = t,
-	};
-	rc = tt_probe_new(loop, t->cfg.probe, &po, &t->probe, err, errlen);
-	if (rc < 0)
+	if ((rc = open_reading(t, err, errlen)) < 0)
 		goto fail_cfg;
 launch:
 	uv_timer_init(loop, &t->timer);
@@ -925,6 +954,6 @@ const struct tt_target_status *tt_target_status(const struct tt_target *t)
 void tt_target_export_prepare(const struct tt_target *t, struct tt_export *e)
 {
 	/* a reader that has not accepted a header yet says so (-ENOENT): nothing to add */
-	if (t->rd && t->fmt && !strcmp(t->fmt->name, "threadx"))
+	if (t->rd && t->fmt == &tt_threadx_reader)
 		(void)tt_export_set_threadx(e, t->rd);
 }

@@ -16,7 +16,6 @@
 #include <uv.h>
 
 #include "../probe/probe.h"
-#include "../proto/nuttx.h"
 #include "../proto/reader.h"
 #include "../proto/record.h"
 

@@ -568,7 +568,7 @@ static void usage(FILE *f)
 		"  --stdout              also print every record as a JSON line on stdout\n"
 		"  --log-level LEVEL     err, warning, notice, info (default), debug\n"
 		"  --version, --help\n",
-		TT_WEBDIR, tt_opts_target_help, tt_opts_live_help);
+		TT_WEBDIR, tt_opts_target_help(), tt_opts_live_help);
 }
 
 enum {

@@ -174,10 +174,4 @@ char *tt_probe__quote(char *out, size_t outlen, const char *s, size_t n, size_t 
 int tt_probe_file_head(const char *path, uint8_t *buf, size_t len, size_t *got, uint64_t *addr,
 		       int *raw, char *err, size_t errlen);
 
-/* ELF helper (libelf): value of a defined symbol (global preferred over local), e.g.
- * "_tx_trace_header_ptr", searched in .symtab then .dynsym. 0 or -errno with a message naming
- * the file and the symbol in err (-ENOEXEC: not an ELF, -ENOENT: no such file / symbol,
- * -ENODATA: no symbol table). */
-int tt_elf_symbol(const char *path, const char *sym, uint64_t *value, char *err, size_t errlen);
-
 #endif

@@ -39,7 +39,7 @@ enum tt_nuttx_rc {
 };
 
 /* Where things are on the target. Everything DWARF knows: with --elf the daemon and `tracetap
- * decode` fill it from the firmware ELF (probe/dwarf_layout.h), else tt_nuttx_layout_default
+ * decode` fill it from the firmware ELF (fw/fw.h), else tt_nuttx_layout_default
  * gives the common case. Offsets are of members inside struct noteram_driver_s, whose first member (struct
  * note_driver_s) changes size with the configuration. Zero-valued fields mean "derive". */
 struct tt_nuttx_layout {
@@ -105,7 +105,7 @@ struct tt_nuttx_mem {
 	const struct tt_nuttx_seg *seg;
 };
 
-/* The firmware's g_funcnames[] (probe/dwarf_layout.h reads it from the ELF). */
+/* The firmware's g_funcnames[] (fw/fw.h reads it from the ELF). */
 struct tt_nuttx_syscalls {
 	unsigned n;
 	const char *const *names; /* n entries; NULL for an entry that could not be read */

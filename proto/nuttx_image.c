@@ -222,10 +222,42 @@ static void nr_cfg_init(void *cfg)
 	tt_nuttx_layout_default(cfg, 4);
 }
 
+static const char *nr_elf_symbol(const void *cfg)
+{
+	return tt_nuttx_elf_symbol(cfg);
+}
+
+static bool nr_image_holds(const uint8_t *img, size_t len, uint64_t base, uint64_t addr,
+			   const void *cfg)
+{
+	return tt_nuttx_image_holds_ring(img, len, base, addr, cfg);
+}
+
+static void nr_cfg_describe(const void *cfg, const char *source, char *buf, size_t len)
+{
+	const struct tt_nuttx_layout *lo = cfg;
+	int n = snprintf(buf, len, "NuttX layout%s%s: release family %u, %u-bit, %s%s, header %u "
+			 "bytes, ni_buffer/bufsize/head/tail at %u/%u/%u/%u", source ? " from " : "",
+			 source ? source : "", lo->release, lo->ptr_size * 8u,
+			 lo->big_endian ? "big-endian" : "little-endian", lo->smp ? ", SMP" : "",
+			 lo->header_size, lo->off_buffer, lo->off_bufsize, lo->off_head,
+			 lo->off_tail);
+
+	if (lo->pidhash_addr && n > 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, "\nNuttX task names from the target: g_pidhash "
+			 "at 0x%llx, g_npidhash at 0x%llx, tcb_s pid at %u, name[%u] at %u",
+			 (unsigned long long)lo->pidhash_addr,
+			 (unsigned long long)lo->npidhash_addr, lo->tcb_off_pid, lo->tcb_name_size,
+			 lo->tcb_off_name);
+}
+
 const struct tt_reader_ops tt_nuttx_reader = {
 	.name = "nuttx",
-	.elf_symbol = "g_noteram_driver", /* before 12.4: tt_nuttx_elf_symbol() */
+	.elf_symbol = "g_noteram_driver",
 	.elf_symbol_is_pointer = false,
+	.elf_symbol_for = nr_elf_symbol,
+	.image_holds = nr_image_holds,
+	.cfg_describe = nr_cfg_describe,
 	.create = nr_create,
 	.destroy = nr_destroy,
 	.plan = nr_plan,

@@ -255,4 +255,9 @@ const char *tt_qnx_ring_error(const struct tt_qnx_ring *r);
 struct tt_reader_stats;
 void tt_qnx_ring_stats(const struct tt_qnx_ring *r, struct tt_reader_stats *out);
 
+/* This format's reader (proto/reader.h): for features of QNX's own tools (traceprinter's text,
+ * following a growing .kev file). */
+struct tt_reader_ops;
+extern const struct tt_reader_ops tt_qnx_reader;
+
 #endif

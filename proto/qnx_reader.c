@@ -135,6 +135,8 @@ static int qr_cfg_check(const void *cfg, const char **why)
 
 const struct tt_reader_ops tt_qnx_reader = {
 	.name = "qnx",
+	.no_address_hint = "give --address, the first buffer of the kernel's trace ring (a .kev "
+			   "file is followed by `tracetap decode --follow`)",
 	.create = qr_create,
 	.destroy = qr_destroy,
 	.plan = qr_plan,

@@ -1,9 +1,10 @@
-/* proto/reader.h: one interface over every trace format's reader (ThreadX, NuttX, QNX).
+/* proto/reader.h: one interface over every trace format's reader; the registry is in reader.c.
  *
- * Each format is a sans-I/O state machine (see proto/threadx.h for the loop a caller runs:
- * plan -> read the ranges -> ingest, until ingest says the poll cycle is over). This vtable lets
- * the daemon's poller and `tracetap decode` drive any of them by name. A format that cannot be
- * followed live in target memory leaves plan/ingest NULL and only decodes images (files).
+ * Live reading: create, then per poll cycle: plan (ranges to read, into the reader's buffers:
+ * plan.h), the caller reads them all in order, then ingest (records through cb), repeated while
+ * ingest returns TT_READER_MORE; a failed read is read_failed instead of ingest. One thread;
+ * nothing here does I/O or allocates while decoding. A format with create NULL only decodes
+ * images. Callers (the daemon, `tracetap decode`) use these ops only, never a format's name.
  */
 #ifndef TT_READER_H
 #define TT_READER_H
@@ -44,6 +45,12 @@ struct tt_reader_ops {
 	const char *name;
 	const char *elf_symbol;      /* firmware ELF symbol that locates the control structure */
 	bool elf_symbol_is_pointer;  /* the symbol holds a pointer to it (set at run time) */
+	/* The symbol for this configuration (format_cfg, or NULL), when it depends on it (NULL:
+	 * elf_symbol always). Callers use tt_reader_elf_symbol(). */
+	const char *(*elf_symbol_for)(const void *cfg);
+	/* Why a live reader cannot start without an address (create gave -EINVAL and nothing
+	 * located the control structure): what to give instead (NULL: the generic message). */
+	const char *no_address_hint;
 	/* Live reading (NULL when the format is files only). */
 	int (*create)(const struct tt_reader_config *cfg, void **out);
 	void (*destroy)(void *rd);
@@ -68,6 +75,10 @@ struct tt_reader_ops {
 	int (*decode_image)(const uint8_t *img, size_t len, uint64_t base,
 			    const struct tt_reader_config *cfg, tt_emit_cb cb, void *arg, char *err,
 			    size_t errlen);
+	/* Whether a raw image (first byte at base) holds the control structure at addr as target
+	 * RAM, rather than a stream of records to decode back to back (NULL: always RAM). */
+	bool (*image_holds)(const uint8_t *img, size_t len, uint64_t base, uint64_t addr,
+			    const void *cfg);
 	/* Format options (`--format-opt KEY=VALUE`, the config's "format_opts"): the format's own
 	 * configuration struct, cfg_size bytes (at most TT_FORMAT_CFG_MAX), which format_cfg then
 	 * points to. cfg_init fills the defaults (before the ELF, if any, and the options);
@@ -80,14 +91,26 @@ struct tt_reader_ops {
 	 * -EINVAL with *why saying what is wrong (static). */
 	int (*cfg_check)(const void *cfg, const char **why);
 	const char *cfg_help;
+	/* One or more '\n'-separated lines saying what the configuration holds, for the log;
+	 * source names the file it came from, or is NULL (NULL op: nothing to say). Writes at most
+	 * len bytes, NUL included. */
+	void (*cfg_describe)(const void *cfg, const char *source, char *buf, size_t len);
 };
 
 #define TT_FORMAT_CFG_MAX 512
 
 /* The reader of a format by name ("threadx", ...), or NULL. */
 const struct tt_reader_ops *tt_reader_find(const char *format);
+/* The format taken when none is given or detected. */
+const struct tt_reader_ops *tt_reader_default(void);
+/* The ELF symbol that locates r's control structure under configuration cfg (may be NULL),
+ * or NULL when the format has none. */
+const char *tt_reader_elf_symbol(const struct tt_reader_ops *r, const void *cfg);
 /* The format whose signature the file starts with, or NULL. */
 const struct tt_reader_ops *tt_reader_detect(const uint8_t *head, size_t len);
+/* Every format's cfg_help, in registry order, into buf (len bytes, NUL included; cut short
+ * when too small). Returns the length it needed, like snprintf. */
+size_t tt_reader_help(char *buf, size_t len);
 /* "threadx, ..." for messages. */
 const char *tt_reader_names(void);
 

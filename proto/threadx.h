@@ -171,4 +171,12 @@ const char *tt_threadx_state_name(uint32_t state);
 /* Name of a registry object type, or NULL. */
 const char *tt_threadx_object_type_name(uint32_t type);
 
+/* The target address a .trx image (a file starting with the header) was taken from, as its
+ * header says, or 0 when the first len bytes do not say. */
+uint64_t tt_threadx_file_base(const uint8_t *head, size_t len);
+
+/* This format's reader (proto/reader.h): for features of ThreadX's own tools (.trx export). */
+struct tt_reader_ops;
+extern const struct tt_reader_ops tt_threadx_reader;
+
 #endif

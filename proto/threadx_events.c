@@ -206,13 +206,3 @@ const struct tt_txev *tt_txev_find(uint32_t id)
 		return NULL;
 	return &tt_txev_table[tt_txev_index[id] - 1];
 }
-
-size_t tt_txev_count(void)
-{
-	return TT_TXEV_N + tt_txev_mw_count();
-}
-
-const struct tt_txev *tt_txev_at(size_t i)
-{
-	return i < TT_TXEV_N ? &tt_txev_table[i] : tt_txev_mw_at(i - TT_TXEV_N);
-}

@@ -494,13 +494,3 @@ const struct tt_txev *tt_txev_mw_find(uint32_t id)
 	}
 	return lo < TT_TXEV_MW_N && tt_txev_mw[lo].id == id ? &tt_txev_mw[lo] : NULL;
 }
-
-size_t tt_txev_mw_count(void)
-{
-	return TT_TXEV_MW_N;
-}
-
-const struct tt_txev *tt_txev_mw_at(size_t i)
-{
-	return i < TT_TXEV_MW_N ? &tt_txev_mw[i] : NULL;
-}

@@ -42,12 +42,8 @@ struct tt_txev {
 
 /* Every event id TraceX knows (ThreadX and its middleware), or NULL. */
 const struct tt_txev *tt_txev_find(uint32_t id);
-size_t tt_txev_count(void);
-const struct tt_txev *tt_txev_at(size_t i);
 /* threadx_events_mw.c: FileX, NetX, NetX Duo and USBX events. */
 const struct tt_txev *tt_txev_mw_find(uint32_t id);
-size_t tt_txev_mw_count(void);
-const struct tt_txev *tt_txev_mw_at(size_t i);
 
 #define TT_TX_INIT_THREAD 0xF0F0F0F0u
 #define TT_TX_ISR_THREAD 0xFFFFFFFFu
@@ -257,11 +253,23 @@ bool tt_tx_lap_estimate(const struct tt_threadx *rd, const uint32_t anchor[8], u
 void tt_tx_run_reset(struct tt_threadx *rd);
 /* Sets ev->run* (who ran from the previous event up to this one) from slot words w. */
 void tt_tx_run_event(struct tt_threadx *rd, const uint32_t w[8], struct tt_event *ev);
-/* threadx_run.c: forget the previous event (reset, gap: what ran in between is unknown). */
-void tt_tx_run_reset(struct tt_threadx *rd);
-/* Sets ev->run* (who ran from the previous event up to this one) from slot words w. */
-void tt_tx_run_event(struct tt_threadx *rd, const uint32_t w[8], struct tt_event *ev);
 /* Decodes slot words w (slot index slot) into ev and advances the time state. */
 void tt_tx_decode(struct tt_threadx *rd, uint32_t slot, const uint32_t w[8], struct tt_event *ev);
+
+/* threadx_header.c: the header and the current pointer (threadx.c drives them). */
+#define TT_TX_CUR_OFF 32u /* offset of the current pointer in the header */
+/* rd->err = "ThreadX header at ADDR: " and the message. */
+void tt_tx_err(struct tt_threadx *rd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Parses and validates hdrbuf into *l. Returns 0, -EPROTO or -EFBIG with rd->err set. */
+int tt_tx_header_parse(struct tt_threadx *rd, struct tt_txlayout *l);
+bool tt_tx_layout_same(const struct tt_txlayout *a, const struct tt_txlayout *b);
+/* Emits a reset record and forgets the cursor: the next cycle reads everything again. */
+void tt_tx_emit_reset(struct tt_threadx *rd, const char *reason, tt_emit_cb cb, void *arg);
+/* The header just read: accept its layout (buffers sized from it). TT_THREADX_MORE or -errno. */
+int tt_tx_ingest_header(struct tt_threadx *rd);
+/* A current pointer word as a slot index: 0 or -EPROTO with rd->err set. */
+int tt_tx_cur_index(struct tt_threadx *rd, const uint8_t *buf, uint32_t *idx);
+/* threadx.c: frees the buffers sized from the layout. */
+void tt_tx_free_bufs(struct tt_threadx *rd);
 
 #endif

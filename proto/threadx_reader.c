@@ -66,7 +66,7 @@ static uint32_t word_at(const uint8_t *p, int be)
 }
 
 /* A .trx starts with the header, whose base field is the address it was at. */
-static uint64_t tx_file_base(const uint8_t *head, size_t len)
+uint64_t tt_threadx_file_base(const uint8_t *head, size_t len)
 {
 	return len >= 12 ? word_at(head + 8, word_at(head, 1) == TT_THREADX_ID) : 0;
 }
@@ -85,7 +85,7 @@ static int tx_decode_image(const uint8_t *img, size_t len, uint64_t base,
 	uint64_t hdr = cfg->address;
 
 	if (!hdr && !base)
-		base = tx_file_base(img, len);
+		base = tt_threadx_file_base(img, len);
 	if (!hdr)
 		hdr = base;
 	if (hdr < base || hdr - base >= len) {
@@ -117,6 +117,6 @@ const struct tt_reader_ops tt_threadx_reader = {
 	.stats = tx_stats,
 	.set_host_time = tx_set_host_time,
 	.detect = tx_detect,
-	.file_base = tx_file_base,
+	.file_base = tt_threadx_file_base,
 	.decode_image = tx_decode_image,
 };

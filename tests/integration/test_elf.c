@@ -2,7 +2,7 @@
  * Usage: test_elf FIXTURE STRIPPED NOT_AN_ELF */
 #include <errno.h>
 
-#include "probe.h"
+#include "fw.h"
 #include "ttest.h"
 
 int main(int argc, char **argv)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/nuttx/dwarf.sh: the NuttX note layout read from DWARF (probe/dwarf.c) on stand-in
+# tests/nuttx/dwarf.sh: the NuttX note layout read from DWARF (fw/dwarf.c) on stand-in
 # firmware ELFs (nx_fixture.c in several configurations).
 # - each fixture prints its own offsetof/sizeof and release family; nx_dwarf must read the same;
 # - bad inputs (a stripped ELF, an ELF without the driver type, not an ELF) give exact messages;

@@ -19,7 +19,7 @@ def off(struct, member):
 
 common = {f["name"]: f for f in st["note_common_s"]["fields"]}
 types = b["enum note_type_e"]
-# probe/dwarf.c's rule: nc_systime present -> 12.13 when NOTE_DUMP_BINARY is 34, else 12.8
+# fw/dwarf.c's rule: nc_systime present -> 12.13 when NOTE_DUMP_BINARY is 34, else 12.8
 release = "12.13" if types.get("NOTE_DUMP_BINARY") == 34 else "12.8"
 tcb = st["tcb_s (selected members)"]
 sym = b["symbols"]

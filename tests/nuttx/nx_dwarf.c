@@ -5,7 +5,7 @@
  * usage: nx_dwarf ELF */
 #include <stdio.h>
 
-#include "dwarf_layout.h"
+#include "fw.h"
 
 int main(int argc, char **argv)
 {

@@ -1,16 +1,19 @@
-/* probe/dwarf_layout.h: trace-format layouts read from the firmware ELF's DWARF (libdw).
- *
- * Some formats keep their control structures in types whose member offsets depend on the
- * firmware's configuration (NuttX: struct noteram_driver_s embeds a note_driver_s that grows
- * with CONFIG_SCHED_INSTRUMENTATION_FILTER). proto/ stays dependency-free, so reading DWARF
- * lives here and the daemon passes the result to the reader as reader.h's format_cfg.
+/* fw/fw.h: what tracetap reads from a firmware ELF (libelf, libdw): symbols, and the layouts a
+ * format's reader needs from the DWARF (proto/ stays dependency-free; the caller passes the
+ * result to the reader as reader.h's format_cfg). Blocking file reads: for setup, not polls.
  */
-#ifndef TT_DWARF_LAYOUT_H
-#define TT_DWARF_LAYOUT_H
+#ifndef TT_FW_H
+#define TT_FW_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "../proto/nuttx.h"
+
+/* The value of a defined symbol (global preferred over local), e.g. "_tx_trace_header_ptr",
+ * searched in .symtab then .dynsym. 0 or -errno with a message naming the file and the symbol
+ * in err (-ENOEXEC: not an ELF, -ENOENT: no such file / symbol, -ENODATA: no symbol table). */
+int tt_elf_symbol(const char *path, const char *sym, uint64_t *value, char *err, size_t errlen);
 
 /* Fills *out from the DWARF of the ELF at path: the offsets of ni_buffer, ni_bufsize, ni_head
  * and ni_tail in struct noteram_driver_s; the pointer size (address size of that unit, checked

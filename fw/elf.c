@@ -1,4 +1,4 @@
-/* probe/elf.c: symbol lookup in a firmware ELF (libelf), e.g. _tx_trace_header_ptr.
+/* fw/elf.c: symbol lookup in a firmware ELF (libelf), e.g. _tx_trace_header_ptr.
  *
  * Looks in .symtab first (firmware is rarely stripped), then .dynsym; a defined global or weak
  * symbol wins over a local one of the same name (a file-static twin in another unit).
@@ -11,7 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "probe.h"
+#include "fw.h"
+#include "fw_int.h"
 
 /* Searches one symbol table section. 2 = global found, 1 = local found, 0 = not here. */
 static int elf_scan(Elf *e, Elf_Scn *scn, const GElf_Shdr *sh, const char *sym, uint64_t *value)
@@ -81,10 +82,13 @@ static int elf_find(Elf *e, const char *path, const char *sym, uint64_t *value, 
 	return -ENOENT;
 }
 
-int tt_elf_symbol(const char *path, const char *sym, uint64_t *value, char *err, size_t errlen)
+/* Opens path as an ELF and runs fn on it; what names the search in the "not an ELF" message. */
+int tt_fw_with_elf(const char *path, const char *what,
+		   int (*fn)(const char *path, Elf *e, void *out, char *err, size_t errlen),
+		   void *out, char *err, size_t errlen)
 {
 	Elf *e;
-	int fd, r;
+	int fd, rc;
 
 	if (elf_version(EV_CURRENT) == EV_NONE) {
 		snprintf(err, errlen, "%s: libelf initialisation failed: %s", path, elf_errmsg(-1));
@@ -92,19 +96,39 @@ int tt_elf_symbol(const char *path, const char *sym, uint64_t *value, char *err,
 	}
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
-		r = -errno;
-		snprintf(err, errlen, "%s: cannot open: %s", path, strerror(-r));
-		return r;
+		rc = -errno;
+		snprintf(err, errlen, "%s: cannot open: %s", path, strerror(-rc));
+		return rc;
 	}
 	e = elf_begin(fd, ELF_C_READ, NULL);
-	if (e == NULL || elf_kind(e) != ELF_K_ELF) {
-		snprintf(err, errlen, "%s: not an ELF file (looking for \"%s\")", path, sym);
-		r = -ENOEXEC;
-		goto fail_elf;
+	if (!e || elf_kind(e) != ELF_K_ELF) {
+		snprintf(err, errlen, "%s: not an ELF file (looking for %s)", path, what);
+		rc = -ENOEXEC;
+	} else {
+		rc = fn(path, e, out, err, errlen);
 	}
-	r = elf_find(e, path, sym, value, err, errlen);
-fail_elf:
 	elf_end(e);
 	close(fd);
-	return r;
+	return rc;
+}
+
+struct find {
+	const char *sym;
+	uint64_t *value;
+};
+
+static int find_fn(const char *path, Elf *e, void *out, char *err, size_t errlen)
+{
+	struct find *f = out;
+
+	return elf_find(e, path, f->sym, f->value, err, errlen);
+}
+
+int tt_elf_symbol(const char *path, const char *sym, uint64_t *value, char *err, size_t errlen)
+{
+	struct find f = { sym, value };
+	char what[160];
+
+	snprintf(what, sizeof(what), "\"%s\"", sym);
+	return tt_fw_with_elf(path, what, find_fn, &f, err, errlen);
 }

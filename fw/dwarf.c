@@ -1,4 +1,4 @@
-/* probe/dwarf.c: the NuttX note layout from the firmware ELF's DWARF (see dwarf_layout.h).
+/* fw/dwarf.c: the NuttX note layout from the firmware ELF's DWARF (see fw.h).
  *
  * One pass over the top-level DIEs of every compile unit collects the few types the layout
  * needs (struct noteram_driver_s, struct note_common_s, struct note_csection_s,
@@ -19,7 +19,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "dwarf_layout.h"
+#include "fw.h"
+#include "fw_int.h"
 
 enum { T_DRV, T_COMMON, T_CSECT, T_ENUM, T_INFO, T_IRQ, T_TCB, T_EVENT, T_PREEMPT, T_SCENTER,
        T_N };
@@ -519,36 +520,6 @@ out:
 	return rc;
 }
 
-/* Opens path as an ELF and runs fn on it; what names the search in the "not an ELF" message. */
-static int with_elf(const char *path, const char *what,
-		    int (*fn)(const char *path, Elf *e, void *out, char *err, size_t errlen),
-		    void *out, char *err, size_t errlen)
-{
-	Elf *e;
-	int fd, rc;
-
-	if (elf_version(EV_CURRENT) == EV_NONE) {
-		snprintf(err, errlen, "%s: libelf initialisation failed: %s", path, elf_errmsg(-1));
-		return -EIO;
-	}
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		rc = -errno;
-		snprintf(err, errlen, "%s: cannot open: %s", path, strerror(-rc));
-		return rc;
-	}
-	e = elf_begin(fd, ELF_C_READ, NULL);
-	if (!e || elf_kind(e) != ELF_K_ELF) {
-		snprintf(err, errlen, "%s: not an ELF file (looking for %s)", path, what);
-		rc = -ENOEXEC;
-	} else {
-		rc = fn(path, e, out, err, errlen);
-	}
-	elf_end(e);
-	close(fd);
-	return rc;
-}
-
 static int layout_fn(const char *path, Elf *e, void *out, char *err, size_t errlen)
 {
 	return from_dwarf(path, e, out, err, errlen);
@@ -557,7 +528,7 @@ static int layout_fn(const char *path, Elf *e, void *out, char *err, size_t errl
 int tt_nuttx_layout_from_elf(const char *path, struct tt_nuttx_layout *out, char *err,
 			     size_t errlen)
 {
-	return with_elf(path, "the NuttX note layout", layout_fn, out, err, errlen);
+	return tt_fw_with_elf(path, "the NuttX note layout", layout_fn, out, err, errlen);
 }
 
 /* ---- syscall names: g_funcnames[] ---- */
@@ -691,7 +662,7 @@ int tt_nuttx_syscalls_from_elf(const char *path, struct tt_nuttx_syscalls **out,
 			       size_t errlen)
 {
 	*out = NULL;
-	return with_elf(path, "g_funcnames", funcnames_fn, out, err, errlen);
+	return tt_fw_with_elf(path, "g_funcnames", funcnames_fn, out, err, errlen);
 }
 
 void tt_nuttx_syscalls_free(struct tt_nuttx_syscalls *sc)
@@ -749,5 +720,5 @@ int tt_nuttx_rodata_from_elf(const char *path, struct tt_nuttx_mem **out, char *
 			     size_t errlen)
 {
 	*out = NULL;
-	return with_elf(path, "read-only data", rodata_fn, out, err, errlen);
+	return tt_fw_with_elf(path, "read-only data", rodata_fn, out, err, errlen);
 }

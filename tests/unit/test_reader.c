@@ -1,0 +1,90 @@
+/* tests/unit/test_reader.c: the reader registry and the ops the daemon calls instead of comparing
+ * format names (proto/reader.h): the default format, the options' help of every format, the ELF
+ * symbol a configuration asks for, a layout's log lines. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "nuttx.h"
+#include "reader.h"
+
+static void test_registry(void)
+{
+	const struct tt_reader_ops *tx = tt_reader_find("threadx");
+
+	CHECK(tx != NULL);
+	CHECK(tt_reader_default() == tx);
+	CHECK(tt_reader_find("nosuch") == NULL);
+}
+
+static void test_help(void)
+{
+	static const char *const names[] = { "threadx", "nuttx", "qnx" };
+	char buf[4096], small[16];
+	size_t need = tt_reader_help(buf, sizeof(buf)), want = 0;
+	const char *at = buf;
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		const char *h = tt_reader_find(names[i])->cfg_help;
+		if (!h)
+			continue;
+		/* each format's help, in registry order */
+		CHECK_MSG(strstr(at, h) != NULL, "%s's help missing or out of order", names[i]);
+		if (strstr(at, h))
+			at = strstr(at, h) + strlen(h);
+		want += strlen(h);
+	}
+	CHECK(want > 0);
+	CHECK_EQ(need, want);
+	CHECK_EQ(strlen(buf), want);
+	/* too small: cut short, still a string, and the length it needed */
+	memset(small, 'x', sizeof(small));
+	CHECK_EQ(tt_reader_help(small, sizeof(small)), want);
+	CHECK(memchr(small, 0, sizeof(small)) != NULL);
+}
+
+static void test_elf_symbol(void)
+{
+	const struct tt_reader_ops *nx = tt_reader_find("nuttx");
+	struct tt_nuttx_layout lo;
+
+	CHECK(!strcmp(tt_reader_elf_symbol(tt_reader_find("threadx"), NULL),
+		      "_tx_trace_header_ptr"));
+	CHECK(tt_reader_elf_symbol(tt_reader_find("qnx"), NULL) == NULL);
+	CHECK(!strcmp(tt_reader_elf_symbol(nx, NULL), "g_noteram_driver"));
+	tt_nuttx_layout_default(&lo, 4);
+	CHECK(!strcmp(tt_reader_elf_symbol(nx, &lo), "g_noteram_driver"));
+	lo.release = 1203; /* before 12.4: struct noteram_info_s */
+	CHECK(!strcmp(tt_reader_elf_symbol(nx, &lo), "g_noteram_info"));
+}
+
+static void test_describe(void)
+{
+	const struct tt_reader_ops *nx = tt_reader_find("nuttx");
+	struct tt_nuttx_layout lo;
+	char buf[1024];
+
+	CHECK(nx->cfg_describe != NULL);
+	CHECK(tt_reader_find("qnx")->no_address_hint != NULL);
+	CHECK(tt_reader_find("threadx")->no_address_hint == NULL);
+	tt_nuttx_layout_default(&lo, 8);
+	nx->cfg_describe(&lo, "fw.elf", buf, sizeof(buf));
+	CHECK_MSG(!strncmp(buf, "NuttX layout from fw.elf: release family ", 41), "%s", buf);
+	CHECK_MSG(strstr(buf, ", 64-bit, ") != NULL, "%s", buf);
+	CHECK(strchr(buf, '\n') == NULL); /* no task table: one line */
+	lo.pidhash_addr = 0x1000;
+	lo.npidhash_addr = 0x2000;
+	nx->cfg_describe(&lo, NULL, buf, sizeof(buf));
+	CHECK_MSG(!strncmp(buf, "NuttX layout: release family ", 29), "%s", buf);
+	CHECK_MSG(strstr(buf, "\nNuttX task names from the target: g_pidhash at 0x1000, "
+			      "g_npidhash at 0x2000") != NULL, "%s", buf);
+}
+
+int main(void)
+{
+	test_registry();
+	test_help();
+	test_elf_symbol();
+	test_describe();
+	return check_report();
+}
