@@ -64,7 +64,10 @@ const tests = [
   ['a restarted daemon has another instance id, and the dashboard notices by it', async () => {
     // The dashboard stays away until the new daemon has read the buffer again, so that its
     // last_seq is not behind ours (which an older daemon's restart would be told by).
+    const held = (await (await fetch(daemon.url + 'api/targets')).json())[0].last_seq;
+    await waitFor('all the daemon holds', async () => (await st()).lastSeq === held, 20000);
     await page.evaluate(() => window.tracetap.conn.close());
+    await waitFor('the WebSocket closed', () => page.evaluate(() => window.tracetap.conn.ws === null), 10000);
     const before = await st();
     await daemon.kill('SIGKILL');
     daemon = await newDaemon().start();
