@@ -8,7 +8,8 @@ import { EventTable } from './table.js';
 import { Timeline } from './timeline.js';
 import { drawCpu, drawRate } from './charts.js';
 import { showDetail, hideDetail } from './detail.js';
-import { fmtCount, fmtDur, esc } from './format.js';
+import { fmtCount, fmtDur } from './format.js';
+import { renderTargetList, groupByBench, LOCAL_BENCH } from './targets.js';
 
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
@@ -26,7 +27,9 @@ const app = {
   session: null,          // session.js: hello, subscribe/resume, restarts
   conn: null,             // session.conn (conn.js)
   theme: null,
-  counters: null,         // session.counters
+  counters: null,
+  targetFilter: '',       // the target list's filter box
+  collapsed: new Set(),   // folded benches in the target list         // session.counters
 };
 window.tracetap = app;    // for the browser tests and for curious users (console)
 
@@ -164,11 +167,15 @@ function refreshFilterOptions(force) {
 }
 
 function refreshTargetSelect() {
-  const names = [...app.stores.keys()];
   const sel = $('target-select');
   const cur = sel.value;
   sel.textContent = '';
-  for (const n of names) { const o = document.createElement('option'); o.value = n; o.textContent = n; sel.appendChild(o); }
+  const groups = groupByBench([...app.stores.values()]);
+  for (const g of groups) {
+    const parent = groups.length > 1 ? document.createElement('optgroup') : sel;
+    if (parent !== sel) { parent.label = g.bench === LOCAL_BENCH ? 'this daemon' : g.bench; sel.appendChild(parent); }
+    for (const s of g.stores) { const o = document.createElement('option'); o.value = s.name; o.textContent = s.name; parent.appendChild(o); }
+  }
   if (cur) sel.value = cur;
 }
 
@@ -178,30 +185,8 @@ let targetsDirty = true;
 
 function renderTargets() {
   targetsDirty = false;
-  const box = $('targets');
   if (!app.stores.size) return;
-  let html = '';
-  for (const s of app.stores.values()) {
-    const st = s.status || {};
-    const state = st.state || 'unknown';
-    const fill = Math.max(0, Math.min(1, st.fill ?? 0));
-    const sel = s === app.current ? ' sel' : '';
-    html += `<div class="target${sel}" data-target="${esc(s.name)}" data-state="${esc(state)}">
-      <div class="t-head"><b>${esc(s.name)}</b><span class="badge st-${esc(state)}">${esc(state)}</span></div>
-      <div class="t-sub muted">${esc([st.format, st.probe].filter(Boolean).join(' · ') || '')}</div>
-      <div class="t-grid">
-        <span>rate</span><b>${fmtCount(st.rate ?? 0)}/s</b>
-        <span>events</span><b>${fmtCount(st.events ?? s.counts.events)}</b>
-        <span>gaps</span><b class="${(st.gaps ?? s.counts.gaps) ? 'warn' : ''}">${fmtCount(st.gaps ?? s.counts.gaps)}</b>
-        <span>lost</span><b class="${(st.lost ?? s.counts.lost) ? 'warn' : ''}">${fmtCount(st.lost ?? s.counts.lost)}</b>
-        <span>resets</span><b>${fmtCount(st.resets ?? s.counts.resets)}</b>
-        <span>missed</span><b class="${s.counts.missed ? 'warn' : ''}" title="records this dashboard did not receive (gap messages)">${fmtCount(s.counts.missed)}</b>
-      </div>
-      <div class="fill" title="target buffer fill at the last poll"><i style="width:${(fill * 100).toFixed(1)}%" class="${fill > 0.8 ? 'hi' : ''}"></i><span>buffer ${(fill * 100).toFixed(0)}%</span></div>
-      ${st.message ? `<div class="t-msg">${esc(st.message)}</div>` : ''}
-    </div>`;
-  }
-  box.innerHTML = html;
+  $('targets').innerHTML = renderTargetList([...app.stores.values()], { current: app.current, filter: app.targetFilter, collapsed: app.collapsed });
 }
 
 function renderCharts() {
@@ -346,7 +331,14 @@ function toast(text, kind) {
 
 function wire() {
   $('target-select').addEventListener('change', (e) => selectTarget(e.target.value));
-  $('targets').addEventListener('click', (e) => { const c = e.target.closest('.target'); if (c) selectTarget(c.dataset.target); targetsDirty = true; });
+  $('targets').addEventListener('click', (e) => {
+    const h = e.target.closest('.b-head');
+    if (h) { const b = h.dataset.bench; if (!app.collapsed.delete(b)) app.collapsed.add(b); renderTargets(); return; }
+    const c = e.target.closest('.target');
+    if (c) selectTarget(c.dataset.target);
+    renderTargets();
+  });
+  $('target-filter').addEventListener('input', (e) => { app.targetFilter = e.target.value; renderTargets(); });
   $('filter-thread').addEventListener('change', applyFilter);
   $('filter-event').addEventListener('change', applyFilter);
   let tx = null;
