@@ -15,7 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { freePort, Daemon, DAEMON, SRC, BUILD, WEB, skip } from './chain.mjs';
-import { launch, run, waitFor, assert, artifactsDir } from './lib.mjs';
+import { launch, runAll, waitFor, assert, artifactsDir } from './lib.mjs';
 
 const FIX = path.join(process.env.TT_FIXTURES || path.join(SRC, '..', 'shared', 'fixtures'), 'nuttx-sim');
 const KEV_GEN = path.join(BUILD, 'tests', 'qnx', 'kev_gen');
@@ -116,13 +116,7 @@ const tests = [
   }],
 ];
 
-let failed = 1;
-try {
-  failed = await run(tests);
-  if (b.errors.length) { console.log('# page errors: ' + b.errors.join(' | ')); failed++; }
-} finally {
-  await b.close();
+await runAll(tests, b, async () => {
   await daemon.kill('SIGTERM');
   fs.rmSync(tmp, { recursive: true, force: true });
-}
-process.exit(failed ? 1 : 0);
+});

@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import WebSocket from 'ws';
 import { freePort, Daemon, DAEMON, SRC, WEB, skip } from './chain.mjs';
-import { launch, run, waitFor, assert, artifactsDir } from './lib.mjs';
+import { launch, runAll, waitFor, assert, artifactsDir } from './lib.mjs';
 
 const FIX = process.env.TT_FIXTURES || path.join(SRC, '..', 'shared', 'fixtures');
 const IMAGE = path.join(FIX, 'threadx-cm3', 'final.bin');
@@ -93,13 +93,6 @@ const tests = [
   }],
 ];
 
-let failed = 1;
-try {
-  failed = await run(tests);
-  const errs = b.errors.filter((e) => !/WebSocket connection to .* failed/.test(e));
-  if (errs.length) { console.log('# page errors: ' + errs.join(' | ')); failed++; }
-} finally {
-  await b.close();
+await runAll(tests, b, async () => {
   await daemon.kill('SIGTERM');
-}
-process.exit(failed ? 1 : 0);
+}, { ignore: /WebSocket connection to .* failed/ });
