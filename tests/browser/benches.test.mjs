@@ -116,6 +116,12 @@ const tests = [
     await page.click('#targets .bench[data-bench="rack-a"] .b-head');
     const x = (await list()).find((y) => y.bench === 'rack-a');
     assert(x.folded && x.targets.length === 1 && x.targets[0].name === 'rack-a/t24', 'the selection stays visible: ' + JSON.stringify(x.targets));
+    // Picked from the menu instead: the list follows.
+    await page.selectOption('#target-select', 'local3');
+    await waitFor('local3\'s card in the list', async () => {
+      const sel = (await list()).flatMap((y) => y.targets).filter((t) => t.sel);
+      return sel.length === 1 && sel[0].name === 'local3';
+    }, 5000);
     const groups = await page.$$eval('#target-select optgroup', (gs) => gs.map((g) => [g.label, g.children.length]));
     assert(groups.length === 6 && groups[0][0] === 'this daemon' && groups.every((g) => g[1] === (g[0] === 'this daemon' ? 5 : 9)),
       'the target menu is grouped the same way: ' + JSON.stringify(groups));

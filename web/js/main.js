@@ -72,6 +72,7 @@ function selectTarget(name) {
   refreshFilterOptions(true);
   updateExportLinks();
   hideDetail();
+  targetsDirty = true; // the list shows the selected target's card
 }
 
 /* ---------- session ---------- */
