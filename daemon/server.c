@@ -21,7 +21,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "../proto/json.h"
 #include "log.h"
@@ -88,6 +90,26 @@ static void send_error(struct conn *c, const char *code, const char *fmt, ...)
 				    n < 0 ? 2 : n, n < 0 ? "\"\"" : esc));
 }
 
+/* The daemon's boot instance: 128 random bits in hex, made once per process, so a client tells a
+ * restarted daemon (whose seq numbering starts over) from the one it was talking to. */
+static char instance_id[33];
+
+static void make_instance_id(void)
+{
+	unsigned char b[16];
+	ssize_t n = getrandom(b, sizeof(b), GRND_NONBLOCK);
+
+	if (instance_id[0])
+		return;
+	if (n != (ssize_t)sizeof(b)) { /* no entropy yet: time and pid still differ per boot */
+		uint64_t t = (uint64_t)time(NULL) ^ ((uint64_t)clock() << 20), p = (uint64_t)getpid();
+		memcpy(b, &t, 8);
+		memcpy(b + 8, &p, 8);
+	}
+	for (size_t i = 0; i < sizeof(b); i++)
+		snprintf(instance_id + 2 * i, 3, "%02x", b[i]);
+}
+
 static void send_hello(struct conn *c)
 {
 	struct tt_server *s = c->srv;
@@ -99,7 +121,8 @@ static void send_hello(struct conn *c)
 		return;
 	f->kind = TT_FRAME_OTHER;
 	n = snprintf(f->data, cap, "{\"type\":\"hello\",\"protocol\":1,\"daemon\":\"%s\","
-			      "\"max_message\":%zu,\"targets\":[", TT_VERSION, s->cfg.max_message);
+			      "\"instance\":\"%s\",\"max_message\":%zu,\"targets\":[", TT_VERSION,
+		     instance_id, s->cfg.max_message);
 	for (size_t i = 0; i < s->nhubs; i++) {
 		if (i)
 			f->data[n++] = ',';
@@ -621,6 +644,7 @@ int tt_server_start(uv_loop_t *loop, const struct tt_server_config *cfg,
 	}
 	s->loop = loop;
 	s->cfg = *cfg;
+	make_instance_id();
 	s->listen = strdup(cfg->listen ? cfg->listen : "127.0.0.1");
 	s->token = tt_server_strdup(cfg->token);
 	s->web_dir = strdup(cfg->web_dir ? cfg->web_dir : TT_WEBDIR);

@@ -29,7 +29,7 @@
 #include "server.h"
 #endif
 
-#define MAX_TARGETS 32
+#define MAX_TARGETS 64 /* as many as the server has hubs for (TT_MAX_TARGETS) */
 
 struct cli;
 

@@ -78,3 +78,20 @@ export async function run(tests, { only = process.env.TT_ONLY } = {}) {
 }
 
 export function assert(cond, msg) { if (!cond) throw new Error('assertion failed: ' + msg); }
+
+/**
+ * Runs the tests, counts page errors (but those matching `ignore`) as one more failure, closes
+ * the browser, runs `cleanup` (stop the daemon, remove files) and exits with the result.
+ */
+export async function runAll(tests, browser, cleanup, { ignore = null } = {}) {
+  let failed = 1;
+  try {
+    failed = await run(tests);
+    const errs = browser.errors.filter((e) => !ignore || !ignore.test(e));
+    if (errs.length) { console.log('# page errors: ' + errs.join(' | ')); failed++; }
+  } finally {
+    await browser.close();
+    await cleanup();
+  }
+  process.exit(failed ? 1 : 0);
+}

@@ -13,7 +13,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { freePort, Daemon, DAEMON, SRC, WEB, skip } from './chain.mjs';
-import { launch, run, waitFor, assert, artifactsDir } from './lib.mjs';
+import { launch, runAll, waitFor, assert, artifactsDir } from './lib.mjs';
 
 const FIX = process.env.TT_FIXTURES || path.join(SRC, '..', 'shared', 'fixtures');
 const IMAGE = path.join(FIX, 'threadx-cm3', 'final.bin');
@@ -159,12 +159,6 @@ const tests = [
   }],
 ];
 
-let failed = 1;
-try {
-  failed = await run(tests);
-  if (b.errors.length) { console.log('# page errors: ' + b.errors.join(' | ')); failed++; }
-} finally {
-  await b.close();
+await runAll(tests, b, async () => {
   await daemon.kill('SIGTERM');
-}
-process.exit(failed ? 1 : 0);
+});

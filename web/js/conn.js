@@ -1,10 +1,9 @@
-// conn.js: the WebSocket session with tracetapd (protocol v1, proto/PROTOCOL.md).
+// conn.js: the WebSocket transport to tracetapd: URL, subprotocol, reconnect with backoff.
 //
-// Connects to ws(s)://<page host>/ws with subprotocol tracetap.v1 (plus ?token= when the page
-// has one), reconnects by itself with exponential backoff and jitter, and on every (re)connect
-// subscribes with `since` = the last seq seen per target so the daemon resends what it still
-// holds; whatever it no longer holds arrives as a `gap` message. The caller decides what a
-// restarted daemon means (see main.js: onHello).
+// Connects to ws(s)://<page host>/ws (or ?ws=URL) with subprotocol tracetap.v1, plus ?token= when
+// the page has one; parses each text message as JSON for the caller; when the socket closes
+// without close() it connects again after 0.5 s, 1 s, 2 s ... (at most 10 s, with jitter).
+// What to send after each open (hello, subscribe, resume) is session.js's business.
 
 export const SUBPROTOCOL = 'tracetap.v1';
 
@@ -21,7 +20,6 @@ export function wsUrl(loc = window.location) {
 export class Connection {
   /**
    * handlers: onOpen(), onMessage(msg), onClose(info), onState(state, detail)
-   * subscribeMessage(): returns the subscribe message to send after each open.
    */
   constructor(url, handlers) {
     this.url = url;

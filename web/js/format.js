@@ -79,3 +79,14 @@ export function describeRecord(r) {
 export function esc(s) {
   return String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }[c]));
 }
+
+/**
+ * Whether an event is the application's own (drawn as a diamond, highlighted in the table):
+ * USER_EVENT in every format (QNX's _NTO_TRACE_USER class, ThreadX ids without a name),
+ * NuttX's NOTE_DUMP_* notes (printf, begin/end/mark, binary, counter), and ThreadX's user id
+ * range 4096-65535 (other formats' ids mean other things: QNX's carry the class in bit 10 up).
+ */
+export function isUserEvent(r, format) {
+  if (r.name === 'USER_EVENT' || (r.name && r.name.startsWith('NOTE_DUMP_'))) return true;
+  return r.id >= 4096 && (!format || /threadx/i.test(format));
+}

@@ -2,13 +2,14 @@
 // user input into view state and protocol requests. No framework: views render from a single
 // requestAnimationFrame loop and only when their store changed.
 
-import { Connection, wsUrl } from './conn.js';
+import { Session } from './session.js';
 import { TargetStore, compileFilter } from './store.js';
 import { EventTable } from './table.js';
 import { Timeline } from './timeline.js';
 import { drawCpu, drawRate } from './charts.js';
 import { showDetail, hideDetail } from './detail.js';
-import { fmtCount, fmtDur, esc } from './format.js';
+import { fmtCount, fmtDur } from './format.js';
+import { renderTargetList, groupByBench, LOCAL_BENCH } from './targets.js';
 
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
@@ -23,11 +24,12 @@ const app = {
   filterVersion: 0,
   pred: null,
   paused: false,
-  conn: null,
-  daemon: null,           // hello message
-  instance: null,         // daemon identity from hello, when it sends one
+  session: null,          // session.js: hello, subscribe/resume, restarts
+  conn: null,             // session.conn (conn.js)
   theme: null,
-  counters: { messages: 0, records: 0, dups: 0 },
+  counters: null,
+  targetFilter: '',       // the target list's filter box
+  collapsed: new Set(),   // folded benches in the target list         // session.counters
 };
 window.tracetap = app;    // for the browser tests and for curious users (console)
 
@@ -70,160 +72,39 @@ function selectTarget(name) {
   refreshFilterOptions(true);
   updateExportLinks();
   hideDetail();
+  targetsDirty = true; // the list shows the selected target's card
 }
 
-/* ---------- protocol ---------- */
+/* ---------- session ---------- */
 
-function onHello(msg) {
-  app.daemon = msg;
-  if (msg.protocol !== 1) toast(`daemon speaks protocol ${msg.protocol}; this dashboard knows 1: some things may not show`, 'warn');
-  const inst = msg.instance ?? msg.started ?? msg.pid ?? null;
-  const restarted = app.instance !== null && inst !== null && inst !== app.instance;
-  app.instance = inst;
-  const since = {};
-  for (const t of msg.targets || []) {
-    const s = store(t.name);
-    s.summary = t;
-    s.liveAfter = t.last_seq ?? 0; // what the daemon holds now comes as history, not live
-    s.status = { target: t.name, state: t.state, probe: t.probe, format: t.format, rate: t.rate, fill: t.fill,
-      events: t.events, gaps: t.gaps, lost: t.lost, last_seq: t.last_seq };
-    if (s.fromStart) {
-      // We found out (see onEvents) that this is a restarted daemon: take all it holds.
-      s.fromStart = false;
-      since[t.name] = 0;
-    } else if (s.lastSeq > 0 && (restarted || (t.last_seq != null && t.last_seq < s.lastSeq))) {
-      newEpoch(s);
-      since[t.name] = 0;  // everything the new daemon still holds, from its first record
-    } else if (s.lastSeq > 0) {
-      // Same daemon, or a restarted one that already counted past our last seq: ask for our
-      // last record again and compare it (onEvents) before trusting the numbering.
-      since[t.name] = s.lastSeq - 1;
-      s.verify = s.lastRec || null;
-    }
+function onStatus(s, msg, prev) {
+  if (prev && prev !== msg.state && s === app.current && (msg.state === 'reset' || msg.state === 'disconnected' || msg.state === 'stalled')) {
+    toast(`${msg.target}: ${msg.state}${msg.message ? ' — ' + msg.message : ''}`, msg.state === 'reset' ? 'warn' : 'err');
   }
-  const sub = { type: 'subscribe', targets: '*' };
-  if (Object.keys(since).length) sub.since = since;
-  else if (HISTORY_ON_CONNECT) sub.history = HISTORY_ON_CONNECT;
-  app.conn.send(sub);
-  if (app.paused) app.conn.send({ type: 'pause' });
-  renderTargets();
+  targetsDirty = true;
 }
 
-/** The daemon restarted: its seq numbering starts over and what happened meanwhile is unknown. */
-function newEpoch(s) {
-  s.marker('daemon restarted', 0, Date.now());
-  s.epochMarker = s.get(s.tail - 1);
-  s.repeats = 0;
-  s.lastSeq = 0;
-  s.epoch++;
-  // A restarted daemon reads the target's buffer again from its oldest entry: entries this
-  // dashboard already has come again under new seqs and with a new time base. Remember the
-  // newest old entries (by address and raw words) to skip the repeats and to align the time axis.
-  const seen = new Map();
-  for (let n = Math.max(s.head, s.tail - 20000); n < s.tail; n++) {
-    const r = s.get(n);
-    if (r && r.type === 'event' && r.addr && r.raw) seen.set(r.addr + '|' + r.raw.join(','), r._t);
-  }
-  s.overlap = seen.size ? seen : null;
-}
-
-function sameRecord(a, b) {
-  if (a.type !== b.type) return false;
-  if (a.type === 'event') return a.addr === b.addr && String(a.raw) === String(b.raw) && a.id === b.id;
-  return a.reason === b.reason && a.lost === b.lost;
-}
-
-/** True when r repeats an entry from before a daemon restart (and aligns time on it). */
-function repeated(s, r) {
-  if (r.type !== 'event' || !r.addr || !r.raw) { s.overlap = null; return false; }
-  const t = s.overlap.get(r.addr + '|' + r.raw.join(','));
-  if (t === undefined) {
-    // The first entry after the repeats: if there were repeats, nothing was lost in between.
-    s.overlap = null;
-    const m = s.epochMarker;
-    if (m && s.repeats > 0) { m.resolved = true; m.repeats = s.repeats; m._ver = (m._ver || 0) + 1; s.changed++; }
-    return false;
-  }
-  s.repeats++;
-  s.lastSeq = r.seq;
-  s.lastRec = r;
-  const raw = r.ns != null ? r.ns : r.time;
-  if (raw != null) { s.tOffset = t - raw; s.lastRawT = raw; s.lastT = t; }
-  s.counts.repeated = (s.counts.repeated || 0) + 1;
-  return true;
-}
-
-function onEvents(msg) {
-  const s = store(msg.target);
-  const recs = msg.records || [];
-  const now = Date.now();
-  for (const r of recs) {
-    if (s.verify && r.seq != null) {
-      const v = s.verify;
-      s.verify = null;
-      if (r.seq === v.seq) {
-        if (sameRecord(r, v)) continue;      // the same daemon re-sent our last record
-        // Same seq, other content: a restarted daemon. Start over from its first record.
-        newEpoch(s);
-        s.fromStart = true;
-        app.conn.reconnectNow();
-        return;
-      }
-    }
-    if (r.seq != null && r.seq <= s.lastSeq) { app.counters.dups++; continue; }
-    if (r.target == null) r.target = msg.target;
-    if (s.overlap && repeated(s, r)) continue;
-    s.add(r, now);
-  }
-  app.counters.records += recs.length;
-}
-
-function onGapMessage(msg) {
-  const s = store(msg.target);
-  const lost = msg.lost ?? (msg.to - msg.from + 1);
-  s.add({ type: 'gap', client: true, target: msg.target, from: msg.from, to: msg.to, lost, exact: true, reason: msg.reason }, Date.now());
-  if (msg.to > s.lastSeq) s.lastSeq = msg.to;
-  s.counts.missed += lost;
-}
-
-function onMessage(msg) {
-  app.counters.messages++;
-  switch (msg.type) {
-    case 'hello': onHello(msg); break;
-    case 'events': onEvents(msg); break;
-    case 'gap': onGapMessage(msg); break;
-    case 'status': {
-      const s = store(msg.target);
-      const prev = s.status && s.status.state;
-      s.status = msg;
-      if (prev && prev !== msg.state && s === app.current && (msg.state === 'reset' || msg.state === 'disconnected' || msg.state === 'stalled')) {
-        toast(`${msg.target}: ${msg.state}${msg.message ? ' — ' + msg.message : ''}`, msg.state === 'reset' ? 'warn' : 'err');
-      }
-      targetsDirty = true;
-      break;
-    }
-    case 'error': toast(`daemon: ${msg.code}: ${msg.message || ''}`, 'err'); break;
-    case 'pong': break;
-    default: break; // unknown types are ignored (protocol rule)
+function onConnState(state, detail) {
+  const el = $('conn');
+  el.dataset.state = state;
+  $('conn-text').textContent = state === 'open' ? 'live' : state === 'waiting'
+    ? `offline — retry in ${Math.ceil(detail.delay / 1000)} s` : state;
+  el.title = state === 'waiting' ? `WebSocket closed: ${detail.why}. Click to retry now.` : 'WebSocket connection';
+  if (state === 'waiting') {
+    for (const s of app.stores.values()) if (s.status) s.status = { ...s.status, state: 'disconnected', message: 'daemon unreachable' };
+    targetsDirty = true;
   }
 }
 
 function connect() {
-  app.conn = new Connection(wsUrl(), {
-    onMessage,
-    onState: (state, detail) => {
-      const el = $('conn');
-      el.dataset.state = state;
-      $('conn-text').textContent = state === 'open' ? 'live' : state === 'waiting'
-        ? `offline — retry in ${Math.ceil(detail.delay / 1000)} s` : state;
-      el.title = state === 'waiting' ? `WebSocket closed: ${detail.why}. Click to retry now.` : 'WebSocket connection';
-      if (state === 'waiting') {
-        for (const s of app.stores.values()) if (s.status) s.status = { ...s.status, state: 'disconnected', message: 'daemon unreachable' };
-        targetsDirty = true;
-      }
-    },
-  });
-  app.conn.connect();
+  app.session = new Session({
+    store, toast, onStatus, onState: onConnState,
+    paused: () => app.paused,
+    onTargets: () => { targetsDirty = true; },
+  }, { history: HISTORY_ON_CONNECT });
+  app.conn = app.session.conn;
+  app.counters = app.session.counters;
+  app.session.connect();
   // Status messages may come only on state changes: refresh counters and rate from /api/targets.
   setInterval(pollTargets, 2000);
   $('conn').addEventListener('click', () => app.conn.retryNow());
@@ -287,11 +168,15 @@ function refreshFilterOptions(force) {
 }
 
 function refreshTargetSelect() {
-  const names = [...app.stores.keys()];
   const sel = $('target-select');
   const cur = sel.value;
   sel.textContent = '';
-  for (const n of names) { const o = document.createElement('option'); o.value = n; o.textContent = n; sel.appendChild(o); }
+  const groups = groupByBench([...app.stores.values()]);
+  for (const g of groups) {
+    const parent = groups.length > 1 ? document.createElement('optgroup') : sel;
+    if (parent !== sel) { parent.label = g.bench === LOCAL_BENCH ? 'this daemon' : g.bench; sel.appendChild(parent); }
+    for (const s of g.stores) { const o = document.createElement('option'); o.value = s.name; o.textContent = s.name; parent.appendChild(o); }
+  }
   if (cur) sel.value = cur;
 }
 
@@ -301,30 +186,8 @@ let targetsDirty = true;
 
 function renderTargets() {
   targetsDirty = false;
-  const box = $('targets');
   if (!app.stores.size) return;
-  let html = '';
-  for (const s of app.stores.values()) {
-    const st = s.status || {};
-    const state = st.state || 'unknown';
-    const fill = Math.max(0, Math.min(1, st.fill ?? 0));
-    const sel = s === app.current ? ' sel' : '';
-    html += `<div class="target${sel}" data-target="${esc(s.name)}" data-state="${esc(state)}">
-      <div class="t-head"><b>${esc(s.name)}</b><span class="badge st-${esc(state)}">${esc(state)}</span></div>
-      <div class="t-sub muted">${esc([st.format, st.probe].filter(Boolean).join(' · ') || '')}</div>
-      <div class="t-grid">
-        <span>rate</span><b>${fmtCount(st.rate ?? 0)}/s</b>
-        <span>events</span><b>${fmtCount(st.events ?? s.counts.events)}</b>
-        <span>gaps</span><b class="${(st.gaps ?? s.counts.gaps) ? 'warn' : ''}">${fmtCount(st.gaps ?? s.counts.gaps)}</b>
-        <span>lost</span><b class="${(st.lost ?? s.counts.lost) ? 'warn' : ''}">${fmtCount(st.lost ?? s.counts.lost)}</b>
-        <span>resets</span><b>${fmtCount(st.resets ?? s.counts.resets)}</b>
-        <span>missed</span><b class="${s.counts.missed ? 'warn' : ''}" title="records this dashboard did not receive (gap messages)">${fmtCount(s.counts.missed)}</b>
-      </div>
-      <div class="fill" title="target buffer fill at the last poll"><i style="width:${(fill * 100).toFixed(1)}%" class="${fill > 0.8 ? 'hi' : ''}"></i><span>buffer ${(fill * 100).toFixed(0)}%</span></div>
-      ${st.message ? `<div class="t-msg">${esc(st.message)}</div>` : ''}
-    </div>`;
-  }
-  box.innerHTML = html;
+  $('targets').innerHTML = renderTargetList([...app.stores.values()], { current: app.current, filter: app.targetFilter, collapsed: app.collapsed });
 }
 
 function renderCharts() {
@@ -469,7 +332,14 @@ function toast(text, kind) {
 
 function wire() {
   $('target-select').addEventListener('change', (e) => selectTarget(e.target.value));
-  $('targets').addEventListener('click', (e) => { const c = e.target.closest('.target'); if (c) selectTarget(c.dataset.target); targetsDirty = true; });
+  $('targets').addEventListener('click', (e) => {
+    const h = e.target.closest('.b-head');
+    if (h) { const b = h.dataset.bench; if (!app.collapsed.delete(b)) app.collapsed.add(b); renderTargets(); return; }
+    const c = e.target.closest('.target');
+    if (c) selectTarget(c.dataset.target);
+    renderTargets();
+  });
+  $('target-filter').addEventListener('input', (e) => { app.targetFilter = e.target.value; renderTargets(); });
   $('filter-thread').addEventListener('change', applyFilter);
   $('filter-event').addEventListener('change', applyFilter);
   let tx = null;

@@ -7,6 +7,7 @@
 // arrive and rebuilt only when the filter changes. Pure logic: no DOM, usable from node tests.
 
 import { TimelineModel } from './timeline-model.js';
+import { isUserEvent } from './format.js';
 
 /** A growable list of numbers with cheap removal at the front. */
 export class IndexList {
@@ -135,6 +136,7 @@ export class TargetStore {
         this.lastT = raw + this.tOffset;
       }
       r._t = this.lastT;
+      r._user = isUserEvent(r, this.status && this.status.format);
       this.counts.events++;
       if (!this.eventNames.has(r.name)) { this.eventNames.add(r.name); this.namesChanged = true; }
       const th = threadOf(r);

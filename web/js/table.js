@@ -183,7 +183,7 @@ export class EventTable {
       row.dataset.type = r.type;
       return;
     }
-    row.className = 'row ctx-' + r.ctx + (r.id >= 4096 ? ' user' : '');
+    row.className = 'row ctx-' + r.ctx + (r._user ? ' user' : '');
     row.dataset.type = 'event';
     c[1].textContent = fmtTime(r);
     c[2].textContent = r.ctx;

@@ -148,7 +148,7 @@ export class TimelineModel {
       own.lastSeen = t;
       // Fallback without `run`: the event's own thread was running when it wrote the event.
       if (!this.derived) this.switchTo(own, t);
-      if (r.id >= 4096) this.instants.push({ t, lane: own.name, kind: 'user', r });
+      if (r._user) this.instants.push({ t, lane: own.name, kind: 'user', r });
     } else if (r.ctx === 'isr') {
       // Fallback: an interrupt takes the CPU from the thread it interrupted (its running
       // segment pauses, so thread and ISR time never overlap: the shares add up to 100%).
@@ -167,9 +167,9 @@ export class TimelineModel {
           this.interrupted = null;
         }
       }
-      this.instants.push({ t, lane: ISR_LANE, kind: r.id >= 4096 ? 'user' : 'isr', r });
+      this.instants.push({ t, lane: ISR_LANE, kind: r._user ? 'user' : 'isr', r });
       this.isr.lastSeen = t;
-    } else if (r.id >= 4096) {
+    } else if (r._user) {
       this.instants.push({ t, lane: null, kind: 'user', r });
     }
     // Threads an event names get a lane even before they run or write an event themselves.

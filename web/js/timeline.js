@@ -357,7 +357,7 @@ export class Timeline {
       const x = Math.round(this.xOf(r._t));
       if (lastX.get(ln) === x) continue;
       lastX.set(ln, x);
-      if (r.id >= 4096) {
+      if (r._user) {
         c.fillStyle = userColor;
         diamond(c, x, y, LH);
       } else {
