@@ -29,6 +29,11 @@
 
 #define PROTOCOL_NAME "tracetap.v1"
 #define TT_TX_PACKET (1u << 20) /* bytes per send() at most */
+/* WebSocket bytes written per loop turn over all clients (one more frame may pass it). A turn
+ * writing until every client's socket is full (a few MiB each on loopback) held the target
+ * readers' poll timers back: 1 MiB is ~1 ms of writing, and the epoll ready list rotates the
+ * clients that wait from turn to turn, so none is starved. */
+#define TT_TX_TURN (1u << 20)
 
 void tt_server_logf(struct tt_server *s, int level, const char *fmt, ...)
 {
@@ -161,20 +166,31 @@ void tt_server_kick(struct conn *c, enum lws_close_status code, const char *reas
 
 static int on_writeable(struct conn *c, struct lws *wsi)
 {
+	struct tt_server *s = c->srv;
 	struct tt_frame *f;
 	int from;
 
-
-	while (!lws_send_pipe_choked(wsi) && (f = next_frame(c, &from))) {
+	if (s->tx_turn >= TT_TX_TURN && next_frame(c, &from))
+		s->tx_deferred++; /* this turn's budget is spent: the next turn, after the timers */
+	while (s->tx_turn < TT_TX_TURN && !lws_send_pipe_choked(wsi) &&
+	       (f = next_frame(c, &from))) {
 		int n = lws_write(wsi, (unsigned char *)f->data, f->len, LWS_WRITE_TEXT);
+		s->tx_turn += f->len;
 		pop_frame(c, from);
 		if (n < 0)
 			return -1;
-		c->progress_ms = uv_now(c->srv->loop);
+		c->progress_ms = uv_now(s->loop);
 	}
+	if (s->tx_turn > s->tx_turn_max)
+		s->tx_turn_max = s->tx_turn;
 	if (next_frame(c, &from))
 		lws_callback_on_writable(wsi);
 	return 0;
+}
+
+static void on_turn(uv_prepare_t *p)
+{
+	((struct tt_server *)p->data)->tx_turn = 0;
 }
 
 /* ---- receiving ---- */
@@ -733,7 +749,10 @@ int tt_server_start(uv_loop_t *loop, const struct tt_server_config *cfg,
 	uv_timer_init(loop, &s->timer);
 	s->timer.data = s;
 	uv_timer_start(&s->timer, on_tick, 1000, 1000);
-	s->open_handles = 2;
+	uv_prepare_init(loop, &s->turn);
+	s->turn.data = s;
+	uv_prepare_start(&s->turn, on_turn);
+	s->open_handles = 3;
 	*out = s;
 	return 0;
 
@@ -815,6 +834,7 @@ static void on_grace(uv_timer_t *t)
 	lws_context_destroy(s->ctx); /* phase 1: lws closes its uv handles */
 	uv_close((uv_handle_t *)&s->flush, on_handle_closed);
 	uv_close((uv_handle_t *)&s->timer, on_handle_closed);
+	uv_close((uv_handle_t *)&s->turn, on_handle_closed);
 }
 
 void tt_server_stop(struct tt_server *s, tt_server_stop_cb cb, void *arg)

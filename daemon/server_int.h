@@ -59,6 +59,13 @@ struct tt_server {
 	size_t nconns;
 	uv_idle_t flush;        /* flushes hubs once per loop iteration while records wait */
 	uv_timer_t timer;       /* idle policy; shutdown grace */
+	/* Send budget: WebSocket bytes written in this loop turn (reset by `turn`, which runs
+	 * before the loop polls), so one turn of writing to many clients cannot delay the
+	 * target readers' timers for long (server.c on_writeable). */
+	uv_prepare_t turn;
+	size_t tx_turn;
+	size_t tx_turn_max;     /* the most written in one turn so far (/metrics, tests) */
+	uint64_t tx_deferred;   /* writeable callbacks put off to the next turn */
 	int port;
 	bool stopping;
 	uint64_t stop_deadline;
