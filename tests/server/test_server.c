@@ -496,8 +496,14 @@ static void test_send_budget(void)
 	for (int i = 0; i < N; i++)
 		a[i].next = first;
 	command(CMD_PUBLISH, RECORDS, RECORDS); /* one tick: batches of 64 KiB, one flush */
-	drain_all(ws, a, N, first + RECORDS - 1, 60, false);
-	for (int i = 0; i < N; i++) {
+	/* Half of them leave at once without reading: some while waiting for a turn (freed
+	 * connections must leave the send queue); the others still get everything. */
+	while (publishing())
+		usleep(1000);
+	for (int i = N / 2; i < N; i++)
+		tt_ws_close(ws[i], 0);
+	drain_all(ws, a, N / 2, first + RECORDS - 1, 60, false);
+	for (int i = 0; i < N / 2; i++) {
 		CHECK(a[i].records == RECORDS && a[i].gap_msgs == 0);
 		tt_ws_close(ws[i], 1000);
 	}
