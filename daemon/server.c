@@ -31,8 +31,8 @@
 #define TT_TX_PACKET (1u << 20) /* bytes per send() at most */
 /* WebSocket bytes written per loop turn over all clients (one more frame may pass it). A turn
  * writing until every client's socket is full (a few MiB each on loopback) held the target
- * readers' poll timers back: 1 MiB is ~1 ms of writing, and the epoll ready list rotates the
- * clients that wait from turn to turn, so none is starved. */
+ * readers' poll timers back: 1 MiB is ~1 ms of writing. Clients it leaves over wait in a FIFO
+ * (on_turn), so none is starved. */
 #define TT_TX_TURN (1u << 20)
 
 void tt_server_logf(struct tt_server *s, int level, const char *fmt, ...)
