@@ -5,7 +5,7 @@
 # did not run). 127.0.0.1 only, ephemeral ports, every wait has a deadline, everything stops.
 #
 # usage: bench/run.sh [--quick] [--only ITEM] [--build DIR] [--out FILE]
-#   ITEM: decode | pipeline (includes the memory rows) | chain | latency | soak
+#   ITEM: decode | pipeline (includes the memory rows) | chain | latency | soak | dashboard
 #   --quick: short runs (checks the script; numbers are rough), the soak is 20 s, not 10 min
 #   --build: build dir (default build-bench, set up with --buildtype=release when missing)
 #   --out:   results file (default bench/RESULTS.md; --quick and --only write nothing unless
@@ -27,7 +27,7 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-case $ONLY in '' | decode | pipeline | chain | latency | soak) ;; *) usage >&2; exit 2 ;; esac
+case $ONLY in '' | decode | pipeline | chain | latency | soak | dashboard) ;; *) usage >&2; exit 2 ;; esac
 [ -z "$OUT" ] && [ $QUICK = 0 ] && [ -z "$ONLY" ] && OUT=$here/RESULTS.md
 want() { [ -z "$ONLY" ] || [ "$ONLY" = "$1" ]; }
 q() { [ $QUICK = 1 ] && echo "$1" || echo "$2"; }
@@ -216,6 +216,28 @@ if want soak; then
 		      slope(1), slope(int(N / 2) + 1), N }' "$TT_TMP/soak.txt")"
 	row memory "soak $secs s: open fds first -> last; client losses" \
 		"$fd0 -> $fd1; $(field "$(cat "$TT_TMP/soak-clients.txt")" lost) records"
+fi
+
+# ---- 6. dashboard frame time in real Chromium (tests/browser/bench.mjs: requestAnimationFrame
+# deltas in the page, real tracetapd following tt-fw-threadx through the process probe)
+if want dashboard; then
+	rate=20000
+	item dashboard "dashboard in headless Chromium while $rate events/s stream"
+	bdir=$src/tests/browser
+	if ! command -v node >/dev/null || [ ! -x /usr/bin/chromium ] || [ ! -d "$bdir/node_modules/playwright-core" ]; then
+		row dashboard "frame time p50 / p95 / p99 / max (ms), goal p95 < 33" "not run: needs node, /usr/bin/chromium and npm ci in tests/browser"
+	else
+		PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 TT_BUILD_ROOT=$BUILD TT_SOURCE_ROOT=$src TT_WEB=$src/web \
+			TT_DAEMON=$TRACETAPD node "$bdir/bench.mjs" --process --rate "$rate" \
+			--seconds "$(q 3 10)" --warmup "$(q 2 4)" >"$TT_TMP/dashboard.txt" 2>&1 ||
+			tt_die "tests/browser/bench.mjs failed: $(tail -n 20 "$TT_TMP/dashboard.txt")"
+		sed 's/^/  /' "$TT_TMP/dashboard.txt"
+		ft=$(sed -n 's/^frame time: *//p' "$TT_TMP/dashboard.txt")
+		row dashboard "frame time p50 / p95 / p99 / max (ms), goal p95 < 33" \
+			"$(echo "$ft" | awk '{ printf "%s / %s / %s / %s", $2, $5, $8, $11 }')"
+		row dashboard "records/s received by the page; frames; long tasks (> 50 ms)" \
+			"$(sed -n 's/^received: *\([0-9]*\).*/\1/p' "$TT_TMP/dashboard.txt"); $(sed -n 's/^frames: *\([0-9]*\) *long tasks (>50 ms): \([0-9]*\).*/\1; \2/p' "$TT_TMP/dashboard.txt")"
+	fi
 fi
 
 # ---- the table

@@ -31,6 +31,11 @@
 
 #define PROTOCOL_NAME "tracetap.v1"
 #define TT_TX_PACKET (1u << 20) /* bytes per send() at most */
+/* WebSocket bytes written per loop turn over all clients (one more frame may pass it). A turn
+ * writing until every client's socket is full (a few MiB each on loopback) held the target
+ * readers' poll timers back: 1 MiB is ~1 ms of writing. Clients it leaves over wait in a FIFO
+ * (on_turn), so none is starved. */
+#define TT_TX_TURN (1u << 20)
 
 void tt_server_logf(struct tt_server *s, int level, const char *fmt, ...)
 {
@@ -182,22 +187,99 @@ void tt_server_kick(struct conn *c, enum lws_close_status code, const char *reas
 	lws_set_timeout(c->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_SYNC);
 }
 
+/* The send budget of this turn is spent: c waits in the FIFO for a later turn (its socket is
+ * not watched for writability meanwhile, so waiting costs no callbacks). */
+static void tx_defer(struct conn *c)
+{
+	struct tt_server *s = c->srv;
+
+	s->tx_deferred++;
+	if (c->tx_waiting)
+		return;
+	c->tx_waiting = true;
+	c->tx_next = NULL;
+	if (s->tx_tail)
+		s->tx_tail->tx_next = c;
+	else
+		s->tx_head = c;
+	s->tx_tail = c;
+}
+
+static void tx_forget(struct conn *c)
+{
+	struct tt_server *s = c->srv;
+	struct conn **pp = &s->tx_head, *prev = NULL;
+
+	if (!c->tx_waiting)
+		return;
+	while (*pp != c) {
+		prev = *pp;
+		pp = &(*pp)->tx_next;
+	}
+	*pp = c->tx_next;
+	if (s->tx_tail == c)
+		s->tx_tail = prev;
+	c->tx_waiting = false;
+}
+
+/* Bytes c has queued (what it would write if it could). */
+static size_t tx_queued(const struct conn *c)
+{
+	size_t sum = 0, bytes;
+
+	for (size_t i = 0; i < c->nctl; i++)
+		sum += c->ctl[i]->len;
+	for (size_t i = 0; i < c->srv->nhubs; i++) {
+		if (!c->subs[i])
+			continue;
+		tt_hub_client_queued(c->subs[i], NULL, &bytes);
+		sum += bytes;
+	}
+	return sum;
+}
+
 static int on_writeable(struct conn *c, struct lws *wsi)
 {
+	struct tt_server *s = c->srv;
 	struct tt_frame *f;
 	int from;
 
-
-	while (!lws_send_pipe_choked(wsi) && (f = next_frame(c, &from))) {
+	while (s->tx_turn < TT_TX_TURN && !lws_send_pipe_choked(wsi) &&
+	       (f = next_frame(c, &from))) {
 		int n = lws_write(wsi, (unsigned char *)f->data, f->len, LWS_WRITE_TEXT);
+		s->tx_turn += f->len;
 		pop_frame(c, from);
 		if (n < 0)
 			return -1;
-		c->progress_ms = uv_now(c->srv->loop);
+		c->progress_ms = uv_now(s->loop);
 	}
-	if (next_frame(c, &from))
+	if (s->tx_turn > s->tx_turn_max)
+		s->tx_turn_max = s->tx_turn;
+	if (!next_frame(c, &from))
+		return 0;
+	if (s->tx_turn >= TT_TX_TURN && !lws_send_pipe_choked(wsi))
+		tx_defer(c);
+	else
 		lws_callback_on_writable(wsi);
 	return 0;
+}
+
+/* A new turn: a fresh budget, and the waiting clients first in line for it, oldest first, as
+ * many as it will likely serve (each counted for a quarter of it at most, so a client with a
+ * long queue does not hold the others back). */
+static void on_turn(uv_prepare_t *p)
+{
+	struct tt_server *s = p->data;
+	size_t planned = 0;
+
+	s->tx_turn = 0;
+	while (s->tx_head && planned < TT_TX_TURN) {
+		struct conn *c = s->tx_head;
+		size_t q = tx_queued(c);
+		tx_forget(c);
+		planned += q < TT_TX_TURN / 4 ? (q ? q : 1) : TT_TX_TURN / 4;
+		lws_callback_on_writable(c->wsi);
+	}
 }
 
 /* ---- receiving ---- */
@@ -441,6 +523,7 @@ static void conn_closed(struct conn *c)
 
 	if (!c->ws)
 		return;
+	tx_forget(c);
 	for (size_t i = 0; i < TT_MAX_TARGETS; i++)
 		tt_hub_client_free(c->subs[i]);
 	for (size_t i = 0; i < c->nctl; i++)
@@ -757,7 +840,10 @@ int tt_server_start(uv_loop_t *loop, const struct tt_server_config *cfg,
 	uv_timer_init(loop, &s->timer);
 	s->timer.data = s;
 	uv_timer_start(&s->timer, on_tick, 1000, 1000);
-	s->open_handles = 2;
+	uv_prepare_init(loop, &s->turn);
+	s->turn.data = s;
+	uv_prepare_start(&s->turn, on_turn);
+	s->open_handles = 3;
 	*out = s;
 	return 0;
 
@@ -839,6 +925,7 @@ static void on_grace(uv_timer_t *t)
 	lws_context_destroy(s->ctx); /* phase 1: lws closes its uv handles */
 	uv_close((uv_handle_t *)&s->flush, on_handle_closed);
 	uv_close((uv_handle_t *)&s->timer, on_handle_closed);
+	uv_close((uv_handle_t *)&s->turn, on_handle_closed);
 }
 
 void tt_server_stop(struct tt_server *s, tt_server_stop_cb cb, void *arg)

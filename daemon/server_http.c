@@ -353,6 +353,12 @@ static void metrics(struct tt_server *s, struct body *b)
 	}
 	body_printf(b, "# HELP tracetap_clients Connected WebSocket clients\n"
 		       "# TYPE tracetap_clients gauge\ntracetap_clients %zu\n", s->nconns);
+	body_printf(b, "# HELP tracetap_send_turn_max_bytes Most WebSocket bytes written in one "
+		       "loop turn\n# TYPE tracetap_send_turn_max_bytes gauge\n"
+		       "tracetap_send_turn_max_bytes %zu\n", s->tx_turn_max);
+	body_printf(b, "# HELP tracetap_send_deferred_total Client writes put off to the next "
+		       "loop turn (send budget spent)\n# TYPE tracetap_send_deferred_total counter\n"
+		       "tracetap_send_deferred_total %" PRIu64 "\n", s->tx_deferred);
 	body_printf(b, "# HELP tracetap_busy_total Requests refused with 503 (max_clients, "
 		       "max_exports)\n# TYPE tracetap_busy_total counter\ntracetap_busy_total %"
 		       PRIu64 "\n", s->busy);

@@ -26,6 +26,8 @@ struct conn {
 	char *rx;                                   /* message being reassembled */
 	size_t rxlen, rxcap;
 	uint64_t progress_ms;                       /* last write, or last time nothing waited */
+	struct conn *tx_next;                       /* in srv's send queue (tx_waiting) */
+	bool tx_waiting;
 	char *origin, *host;                        /* as admitted (re-checked on SIGHUP) */
 	unsigned token_gen;                         /* the token it was admitted with */
 	/* HTTP response being written */
@@ -59,6 +61,15 @@ struct tt_server {
 	size_t nconns;
 	uv_idle_t flush;        /* flushes hubs once per loop iteration while records wait */
 	uv_timer_t timer;       /* idle policy; shutdown grace */
+	/* Send budget: WebSocket bytes written in this loop turn (reset by `turn`, which runs
+	 * before the loop polls), so one turn of writing to many clients cannot delay the
+	 * target readers' timers for long (server.c on_writeable). Clients with more to send
+	 * when it is spent wait in a FIFO (tx_head..tx_tail) for a later turn. */
+	uv_prepare_t turn;
+	size_t tx_turn;
+	struct conn *tx_head, *tx_tail;
+	size_t tx_turn_max;     /* the most written in one turn so far (/metrics, tests) */
+	uint64_t tx_deferred;   /* writeable callbacks put off to the next turn */
 	int port;
 	bool stopping;
 	uint64_t stop_deadline;

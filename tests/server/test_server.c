@@ -5,7 +5,8 @@
  * (uv_async + a mutex/condvar handshake). Checked: token and Origin refusals with reasons, 100
  * concurrent clients receiving every record exactly once, a client that stops reading not
  * delaying the others (their latency is printed) and getting a "slow client" gap with the
- * exact range, malformed/unknown/oversized messages, HTTP endpoints, and close code 1001 plus a
+ * exact range, the send budget of a loop turn (forced: 20 clients woken at once),
+ * malformed/unknown/oversized messages, HTTP endpoints, and close code 1001 plus a
  * clean teardown (uv_loop_close == 0) at shutdown.
  */
 #include <cjson/cJSON.h>
@@ -26,7 +27,7 @@
 #endif
 
 #include "cmd_tail.h"
-#include "server.h"
+#include "server_int.h"
 #include "synth.h"
 #include "wsclient.h"
 
@@ -479,6 +480,43 @@ static void test_slow_client(void)
 	free(a);
 }
 
+/* The send budget: one loop turn writes about 1 MiB at most over all clients, so the target
+ * readers' timers run between turns however many clients wait. Forced: 20 fresh clients (empty
+ * socket buffers) all woken by one flush of full 64 KiB frames: unbudgeted, that turn writes
+ * at least a frame to each of them (lws takes a whole frame), 20 x 64 KiB. */
+static void test_send_budget(void)
+{
+	enum { N = 20, RECORDS = 5000 };
+	struct tt_ws *ws[N];
+	struct acct *a = calloc(N, sizeof(*a));
+
+	for (int i = 0; i < N; i++)
+		ws[i] = subscriber(NULL);
+	uint64_t first = last_seq() + 1;
+	for (int i = 0; i < N; i++)
+		a[i].next = first;
+	command(CMD_PUBLISH, RECORDS, RECORDS); /* one tick: batches of 64 KiB, one flush */
+	/* Half of them leave at once without reading: some while waiting for a turn (freed
+	 * connections must leave the send queue); the others still get everything. */
+	while (publishing())
+		usleep(1000);
+	for (int i = N / 2; i < N; i++)
+		tt_ws_close(ws[i], 0);
+	drain_all(ws, a, N / 2, first + RECORDS - 1, 60, false);
+	for (int i = 0; i < N / 2; i++) {
+		CHECK(a[i].records == RECORDS && a[i].gap_msgs == 0);
+		tt_ws_close(ws[i], 1000);
+	}
+	/* read while the loop idles (the clients got everything), as last_seq does */
+	size_t most = g.srv->tx_turn_max;
+	uint64_t deferred = g.srv->tx_deferred;
+	printf("send budget: %d clients x %d records, most written in one loop turn %zu bytes, "
+	       "%" PRIu64 " writes put off to the next turn\n", N, RECORDS, most, deferred);
+	CHECK(deferred > 0);
+	CHECK(most <= (1u << 20) + 128 * 1024); /* the budget, plus one frame */
+	free(a);
+}
+
 static void test_http(void)
 {
 	char *body;
@@ -567,6 +605,7 @@ static void *client_main(void *arg)
 	test_bad_messages();
 	test_many_clients();
 	test_slow_client();
+	test_send_budget();
 	test_http();
 	test_record();
 	/* Shutdown: a connected client gets 1001. */
