@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
+#include "../tt_test.h"
 #include "nuttx.h"
 #include "reader.h"
 
@@ -86,5 +86,5 @@ int main(void)
 	test_help();
 	test_elf_symbol();
 	test_describe();
-	return check_report();
+	return tt_test_done();
 }
