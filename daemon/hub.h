@@ -195,6 +195,5 @@ void tt_hub_client_queued(const struct tt_hub_client *c, size_t *frames, size_t 
 /* The seq the client will get next (everything below was sent, skipped with a gap message,
  * or filtered out). */
 uint64_t tt_hub_client_next_seq(const struct tt_hub_client *c);
-struct tt_hub *tt_hub_client_hub(const struct tt_hub_client *c);
 
 #endif

@@ -755,11 +755,6 @@ void tt_server_get_config(const struct tt_server *s, struct tt_server_config *ou
 	*out = s->cfg;
 }
 
-size_t tt_server_clients(const struct tt_server *s)
-{
-	return s->nconns;
-}
-
 int tt_server_add_hub(struct tt_server *s, const struct tt_hub_config *hc, struct tt_hub **out)
 {
 	struct tt_hub_config c = *hc;
