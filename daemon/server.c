@@ -778,7 +778,19 @@ int tt_server_add_hub(struct tt_server *s, const struct tt_hub_config *hc, struc
 	rc = tt_hub_new(&c, &s->hubs[s->nhubs]);
 	if (rc < 0)
 		return rc;
+	s->owned[s->nhubs] = true;
 	*out = s->hubs[s->nhubs++];
+	return 0;
+}
+
+int tt_server_attach_hub(struct tt_server *s, struct tt_hub *h)
+{
+	if (tt_server_hub(s, tt_hub_target(h)))
+		return -EEXIST;
+	if (s->nhubs == TT_MAX_TARGETS)
+		return -ENOSPC;
+	s->owned[s->nhubs] = false;
+	s->hubs[s->nhubs++] = h;
 	return 0;
 }
 
@@ -840,7 +852,8 @@ void tt_server_free(struct tt_server *s)
 	if (s->ctx)
 		lws_context_destroy(s->ctx); /* phase 2: frees the context, NULLs s->ctx */
 	for (size_t i = 0; i < s->nhubs; i++)
-		tt_hub_free(s->hubs[i]);
+		if (s->owned[i])
+			tt_hub_free(s->hubs[i]);
 	free_strings(s);
 	free(s);
 }

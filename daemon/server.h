@@ -1,7 +1,7 @@
 /* daemon/server.h: the WebSocket/HTTP server (libwebsockets on the daemon's libuv loop).
  *
  * One port serves the dashboard (static files), the WebSocket stream (proto/PROTOCOL.md),
- * /api/targets, /api/export, /metrics and /healthz. The server owns one tt_hub per target;
+ * /api/targets, /api/export, /metrics and /healthz. The server serves one tt_hub per target:
  * records reach clients only through the hubs.
  *
  * Lifetime (the order libwebsockets 4.1 on a foreign libuv loop needs; see
@@ -10,14 +10,14 @@
  *     uv_loop_init(&loop);
  *     tt_server_config_init(&sc); sc.port = ...;
  *     tt_server_start(&loop, &sc, &srv, err, sizeof(err));   // listening on return
- *     tt_server_add_hub(srv, &hc, &hub);
+ *     tt_server_attach_hub(srv, hub);                        // or tt_server_add_hub
  *     ... target record callback: tt_hub_publish(hub, rec);
  *     ... target status callback: tt_hub_status_changed(hub);
  *     // shutdown, from a uv callback (signal handler), never from an lws callback:
  *     //   stop the targets first (no tt_hub_publish after tt_server_stop), then
  *     tt_server_stop(srv, stopped_cb, arg);  // clients get close 1001; cb when lws let go
  *     uv_run(&loop, UV_RUN_DEFAULT) returns by itself (never uv_stop);
- *     tt_server_free(srv);                   // second lws_context_destroy, hubs freed
+ *     tt_server_free(srv);                   // second lws_context_destroy, added hubs freed
  *     uv_run(&loop, UV_RUN_DEFAULT);         // lets the last handles close
  *     uv_loop_close(&loop);                  // 0
  *
@@ -76,6 +76,9 @@ int tt_server_port(const struct tt_server *s);
  * history defaults filled in where hc leaves 0. Returns 0, -EEXIST, -ENOSPC (too many
  * targets) or -ENOMEM. */
 int tt_server_add_hub(struct tt_server *s, const struct tt_hub_config *hc, struct tt_hub **out);
+/* Serves a hub someone else owns (daemon/supervisor.h): h must outlive the server and be
+ * flushed by its owner (need_flush). Returns 0, -EEXIST or -ENOSPC. */
+int tt_server_attach_hub(struct tt_server *s, struct tt_hub *h);
 struct tt_hub *tt_server_hub(const struct tt_server *s, const char *target);
 
 /* The configuration running (strings the server's own copies, valid until the next

@@ -53,7 +53,7 @@ struct tt_server {
 	struct lws_http_mount mounts[4];
 	struct lws_protocols protocols[3];
 	struct tt_hub *hubs[TT_MAX_TARGETS];
-	struct tt_target *targets[TT_MAX_TARGETS]; /* NULL for tt_server_add_hub */
+	bool owned[TT_MAX_TARGETS]; /* tt_server_add_hub's (freed with the server), not attached */
 	size_t nhubs;
 	struct conn *conns;
 	size_t nconns;
