@@ -43,18 +43,6 @@ void tt_server_logf(struct tt_server *s, int level, const char *fmt, ...)
 	s->cfg.log(level, msg, s->cfg.log_arg);
 }
 
-void tt_server_config_init(struct tt_server_config *cfg)
-{
-	memset(cfg, 0, sizeof(*cfg));
-	cfg->listen = "127.0.0.1";
-	cfg->port = 7733;
-	cfg->web_dir = TT_WEBDIR;
-	cfg->max_message = 65536;
-	cfg->idle_timeout_s = 60;
-	cfg->max_clients = 256;
-	cfg->max_exports = 4;
-}
-
 /* ---- sending ---- */
 
 static void ctl_push(struct conn *c, struct tt_frame *f)

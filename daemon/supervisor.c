@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "target_fields.h"
 
 struct tt_sup {
 	const struct tt_sup_env *env;
@@ -26,43 +27,47 @@ struct tt_sup {
 	struct tt_target_status idle; /* what clients see while t is NULL */
 };
 
-/* A copy of c whose strings and argument arrays live in one block (*mem, for free()). */
+#define FIELD(c, f) ((char *)(c) + (f)->off)
+
+/* A copy of c whose strings and argument arrays (target_fields.h) live in one block (*mem,
+ * for free()). */
 static int cfg_dup(const struct tt_target_config *c, struct tt_target_config *out, char **mem)
 {
-	const char **strs[] = { &out->name, &out->probe, &out->openocd_log, &out->format,
-				&out->elf };
-	const char *const **argvs[] = { &out->openocd_args, &out->format_opts };
 	size_t size = 0, nptr = 0;
+	const char **ptrs;
 	char *p;
 
 	*out = *c;
-	for (size_t i = 0; i < 5; i++)
-		size += *strs[i] ? strlen(*strs[i]) + 1 : 0;
-	for (size_t i = 0; i < 2; i++)
-		for (const char *const *a = *argvs[i]; a && *a; a++, nptr++)
-			size += strlen(*a) + 1;
-	nptr += 2; /* the NULLs */
+	for (const struct tt_target_field *f = tt_target_fields;
+	     f < tt_target_fields + tt_target_nfields; f++) {
+		if (f->type == TT_FIELD_STR && *(const char **)FIELD(c, f))
+			size += strlen(*(const char **)FIELD(c, f)) + 1;
+		if (f->type != TT_FIELD_ARGV)
+			continue;
+		for (const char *const *a = *(const char *const **)FIELD(c, f); a && *a; a++)
+			size += strlen(*a) + 1, nptr++;
+		nptr++; /* the NULL */
+	}
 	if (!(*mem = malloc(nptr * sizeof(char *) + size + 1)))
 		return -ENOMEM;
-	const char **ptrs = (const char **)*mem;
+	ptrs = (const char **)*mem;
 	p = *mem + nptr * sizeof(char *);
-	for (size_t i = 0; i < 2; i++) {
-		const char *const *a = *argvs[i];
-		if (!a)
+	for (const struct tt_target_field *f = tt_target_fields;
+	     f < tt_target_fields + tt_target_nfields; f++) {
+		if (f->type == TT_FIELD_STR && *(const char **)FIELD(out, f)) {
+			const char *src = *(const char **)FIELD(out, f);
+			*(const char **)FIELD(out, f) = p;
+			p = stpcpy(p, src) + 1;
+		}
+		const char *const *a = *(const char *const **)FIELD(out, f);
+		if (f->type != TT_FIELD_ARGV || !a)
 			continue;
-		*argvs[i] = ptrs;
+		*(const char ***)FIELD(out, f) = ptrs;
 		for (; *a; a++) {
 			*ptrs++ = p;
 			p = stpcpy(p, *a) + 1;
 		}
 		*ptrs++ = NULL;
-	}
-	for (size_t i = 0; i < 5; i++) {
-		if (!*strs[i])
-			continue;
-		const char *src = *strs[i];
-		*strs[i] = p;
-		p = stpcpy(p, src) + 1;
 	}
 	return 0;
 }
@@ -251,29 +256,12 @@ int tt_sup_new(const struct tt_sup_env *env, const struct tt_target_config *cfg,
 	return 0;
 }
 
-static int str_eq(const char *a, const char *b)
-{
-	return a == b || (a && b && !strcmp(a, b));
-}
-
-static int cfg_equal(const struct tt_target_config *a, const struct tt_target_config *b)
-{
-	return tt_target_opts_equal(a->openocd_args, b->openocd_args) &&
-	       tt_target_opts_equal(a->format_opts, b->format_opts) && str_eq(a->probe, b->probe) && str_eq(a->format, b->format) &&
-	       str_eq(a->elf, b->elf) && str_eq(a->layout, b->layout) && str_eq(a->openocd_log, b->openocd_log) &&
-	       a->address == b->address && a->address_is_pointer == b->address_is_pointer &&
-	       a->file_base == b->file_base && a->tick_hz == b->tick_hz &&
-	       a->time_wrap == b->time_wrap && a->time_dir == b->time_dir &&
-	       a->start_at_now == b->start_at_now && a->poll_min_ms == b->poll_min_ms &&
-	       a->poll_max_ms == b->poll_max_ms && a->max_chunk == b->max_chunk;
-}
-
 void tt_sup_reload(struct tt_sup *s, const struct tt_target_config *want)
 {
 	/* a target still stopping from an earlier reload compares with what it restarts as;
 	 * one stopping for good (removed, unplugged) needs a restart even if unchanged */
 	if (want && s->t && (s->restart || !s->stopping) &&
-	    cfg_equal(want, s->restart ? &s->pending : &s->cfg))
+	    !tt_target_fields_differ(want, s->restart ? &s->pending : &s->cfg))
 		return;
 	if (s->t) {
 		if (want && cfg_set(&s->pending, &s->pending_mem, want) < 0) {
