@@ -59,9 +59,9 @@ static int cfg_dup(const struct tt_target_config *c, struct tt_target_config *ou
 			*(const char **)FIELD(out, f) = p;
 			p = stpcpy(p, src) + 1;
 		}
-		const char *const *a = *(const char *const **)FIELD(out, f);
-		if (f->type != TT_FIELD_ARGV || !a)
+		if (f->type != TT_FIELD_ARGV || !*(const char *const **)FIELD(out, f))
 			continue;
+		const char *const *a = *(const char *const **)FIELD(out, f);
 		*(const char ***)FIELD(out, f) = ptrs;
 		for (; *a; a++) {
 			*ptrs++ = p;
