@@ -578,6 +578,44 @@ static void raise_fd_limit(void)
 		tt_log(TT_LOG_WARNING, "cannot raise the descriptor limit: %s", strerror(errno));
 }
 
+static void init_loop(struct daemon *d)
+{
+	uv_loop_init(&d->loop);
+	uv_signal_init(&d->loop, &d->sigint);
+	uv_signal_init(&d->loop, &d->sigterm);
+	uv_signal_init(&d->loop, &d->sighup);
+	d->sigint.data = d->sigterm.data = d->sighup.data = d;
+	uv_signal_start(&d->sigint, on_signal, SIGINT);
+	uv_signal_start(&d->sigterm, on_signal, SIGTERM);
+	uv_signal_start(&d->sighup, on_signal, SIGHUP);
+	uv_check_init(&d->loop, &d->flush);
+	if (d->to_stdout)
+		uv_check_start(&d->flush, on_check);
+	uv_timer_init(&d->loop, &d->status);
+	d->status.data = d;
+}
+
+/* The file's targets, then the one from flags. -1 when one cannot be added, or when the only
+ * target cannot start (the exit code says so). */
+static int start_targets(struct daemon *d, const struct cli *cl)
+{
+	d->env = (struct tt_sup_env){ .loop = &d->loop, .hub = d->conf.server.hub,
+				      .on_record = print_record, .arg = d };
+	for (size_t i = 0; i < d->conf.ntargets; i++)
+		if (!sup_add(d, &d->conf.targets[i]))
+			return -1;
+	if (cl->target.probe) {
+		if (!sup_add(d, &cl->target))
+			return -1;
+		d->from_flags[d->nsups - 1] = true;
+	}
+	start_usb_watch(d);
+	for (size_t i = 0; i < d->nsups; i++)
+		if (tt_sup_start(d->sups[i]) < 0 && d->nsups == 1)
+			return -1;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static struct daemon d;
@@ -599,19 +637,7 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	d.cli = &cl;
 	raise_fd_limit();
-	uv_loop_init(&d.loop);
-	uv_signal_init(&d.loop, &d.sigint);
-	uv_signal_init(&d.loop, &d.sigterm);
-	uv_signal_init(&d.loop, &d.sighup);
-	d.sigint.data = d.sigterm.data = d.sighup.data = &d;
-	uv_signal_start(&d.sigint, on_signal, SIGINT);
-	uv_signal_start(&d.sigterm, on_signal, SIGTERM);
-	uv_signal_start(&d.sighup, on_signal, SIGHUP);
-	uv_check_init(&d.loop, &d.flush);
-	if (d.to_stdout)
-		uv_check_start(&d.flush, on_check);
-	uv_timer_init(&d.loop, &d.status);
-	d.status.data = &d;
+	init_loop(&d);
 
 	if (!d.no_server && server_start(&d) < 0) {
 		/* Nothing has started; libwebsockets may hold handles on the loop that only a
@@ -619,20 +645,7 @@ int main(int argc, char **argv)
 		tt_config_free(&d.conf);
 		return 1;
 	}
-	d.env = (struct tt_sup_env){ .loop = &d.loop, .hub = d.conf.server.hub,
-				     .on_record = print_record, .arg = &d };
-	int failed = 0;
-	for (size_t i = 0; !failed && i < d.conf.ntargets; i++)
-		failed = !sup_add(&d, &d.conf.targets[i]);
-	if (!failed && cl.target.probe) {
-		failed = !sup_add(&d, &cl.target);
-		d.from_flags[d.nsups - 1] = !failed;
-	}
-	if (!failed)
-		start_usb_watch(&d);
-	for (size_t i = 0; !failed && i < d.nsups; i++)
-		if (tt_sup_start(d.sups[i]) < 0 && d.nsups == 1)
-			failed = 1; /* the only target cannot start: say so with the exit code */
+	int failed = start_targets(&d, &cl) < 0;
 	if (failed) {
 		shutdown_daemon(&d);
 	} else {
