@@ -6,27 +6,27 @@
 
 _Static_assert(sizeof(unsigned) == sizeof(uint32_t), "TT_FIELD_UINT stores uint32_t fields too");
 
-#define F(key, opt, type, field, restart) \
-	{ key, opt, TT_FIELD_##type, offsetof(struct tt_target_config, field), restart }
+#define F(key, opt, cli, type, field, restart) \
+	{ key, opt, TT_CLI_##cli, TT_FIELD_##type, offsetof(struct tt_target_config, field), restart }
 const struct tt_target_field tt_target_fields[] = {
-	F("name", "name", STR, name, false), /* the target's identity: never compared */
-	F("probe", "probe", STR, probe, true),
-	F("openocd_args", "f/c", ARGV, openocd_args, true),
-	F("openocd_log", "openocd-log", STR, openocd_log, true),
-	F("format", "format", STR, format, true),
-	F("elf", "elf", STR, elf, true),
-	F("layout", "layout", STR, layout, true),
-	F("address", "address", U64, address, true),
-	F("address_is_pointer", "pointer", BOOL, address_is_pointer, true),
-	F("file_base", "base", U64, file_base, true),
-	F("tick_hz", "tick-hz", U64, tick_hz, true),
-	F("time_wrap", "time-wrap", U64, time_wrap, true),
-	F("time_dir", "time-dir", INT, time_dir, true),
-	F("start_at_now", "start-at-now", BOOL, start_at_now, true),
-	F("poll_min_ms", "poll-min", UINT, poll_min_ms, true),
-	F("poll_max_ms", "poll-max", UINT, poll_max_ms, true),
-	F("max_chunk", "max-read", UINT, max_chunk, true),
-	F("format_opts", "format-opt", ARGV, format_opts, true),
+	F("name", "name", OWN, STR, name, false), /* the target's identity: never compared */
+	F("probe", "probe", OWN, STR, probe, true),
+	F("openocd_args", "f/c", OWN, ARGV, openocd_args, true),
+	F("openocd_log", "openocd-log", OWN, STR, openocd_log, true),
+	F("format", "format", ARG, STR, format, true),
+	F("elf", "elf", ARG, STR, elf, true),
+	F("layout", "layout", ARG, STR, layout, true),
+	F("address", "address", ARG, U64, address, true),
+	F("address_is_pointer", "pointer", ARG, BOOL, address_is_pointer, true),
+	F("file_base", "base", ARG, U64, file_base, true),
+	F("tick_hz", "tick-hz", ARG, U64, tick_hz, true),
+	F("time_wrap", "time-wrap", ARG, U64, time_wrap, true),
+	F("time_dir", "time-dir", ARG, INT, time_dir, true),
+	F("start_at_now", "start-at-now", LIVE_FLAG, BOOL, start_at_now, true),
+	F("poll_min_ms", "poll-min", LIVE_ARG, UINT, poll_min_ms, true),
+	F("poll_max_ms", "poll-max", LIVE_ARG, UINT, poll_max_ms, true),
+	F("max_chunk", "max-read", LIVE_ARG, UINT, max_chunk, true),
+	F("format_opts", "format-opt", ARG, ARGV, format_opts, true),
 };
 #undef F
 const size_t tt_target_nfields = sizeof(tt_target_fields) / sizeof(tt_target_fields[0]);

@@ -18,9 +18,18 @@ enum tt_field_type {
 	TT_FIELD_ARGV,  /* const char *const *, NULL-terminated */
 };
 
+/* Which commands take a field's option through daemon/opts.h. */
+enum tt_field_cli {
+	TT_CLI_OWN,       /* parsed by the command itself (tracetapd: --name, --probe, ...) */
+	TT_CLI_ARG,       /* every command that reads a target, with an argument */
+	TT_CLI_LIVE_ARG,  /* tracetapd only (polling), with an argument */
+	TT_CLI_LIVE_FLAG, /* tracetapd only, without an argument */
+};
+
 struct tt_target_field {
 	const char *key;        /* in the configuration file's target objects */
-	const char *option;     /* command-line option without "--" (NULL: none; "f/c": -f, -c) */
+	const char *option;     /* command-line option without "--" ("f/c": -f FILE, -c CMD) */
+	enum tt_field_cli cli;
 	enum tt_field_type type;
 	size_t off;             /* in struct tt_target_config */
 	bool restart;           /* a changed value restarts the target on reload */

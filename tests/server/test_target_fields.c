@@ -1,10 +1,11 @@
 /* tests/server/test_target_fields.c: the table of target fields (daemon/target_fields.h)
- * covers struct tt_target_config, and reload restarts a target when any field but its name
- * changes. */
+ * covers struct tt_target_config, its command-line options are the ones opts.c takes, and
+ * reload restarts a target when any field but its name changes. */
 #include <stdalign.h>
 #include <stdint.h>
 #include <string.h>
 
+#include "opts.h"
 #include "synth.h"
 #include "target_fields.h"
 
@@ -60,6 +61,59 @@ static void set_other(const struct tt_target_field *f, struct tt_target_config *
 	}
 }
 
+/* The options every target command takes, and tracetapd's polling ones (tracetapd(8)). */
+static const char *const file_opts[] = { "format", "elf", "layout", "address", "pointer", "base",
+					 "tick-hz", "time-wrap", "time-dir", "format-opt", NULL };
+static const char *const live_opts[] = { "start-at-now", "poll-min", "poll-max", "max-read",
+					 NULL };
+
+static bool listed(const char *const *list, const char *name)
+{
+	for (; *list; list++)
+		if (!strcmp(*list, name))
+			return true;
+	return false;
+}
+
+/* Each row's option is offered (polling ones only to tracetapd) and handled by opts.c. */
+static void check_options(void)
+{
+	struct option lo[2][64];
+	struct tt_target_config cfg = { 0 };
+	struct tt_opts_target o;
+	char err[256];
+
+	tt_opts_target_longopts(lo[0], 64, false);
+	tt_opts_target_longopts(lo[1], 64, true);
+	tt_opts_target_init(&o, &cfg);
+	size_t n[2] = { 0, 0 };
+	for (int live = 0; live < 2; live++)
+		while (lo[live][n[live]].name)
+			n[live]++;
+	CHECK(n[0] == 10 && n[1] == 14); /* no option the table does not name */
+	for (size_t i = 0; i < tt_target_nfields; i++) {
+		const struct tt_target_field *f = &tt_target_fields[i];
+		for (int live = 0; live < 2; live++) {
+			const struct option *l = lo[live];
+			while (l->name && strcmp(l->name, f->option))
+				l++;
+			bool want = listed(file_opts, f->option) ||
+				    (live && listed(live_opts, f->option));
+			if (!l->name != !want)
+				fprintf(stderr, "--%s %s offered (live %d)\n", f->option,
+					want ? "not" : "wrongly", live);
+			CHECK(!l->name == !want);
+			if (!l->name)
+				continue;
+			CHECK((l->has_arg == no_argument) == (f->cli == TT_CLI_LIVE_FLAG));
+			int rc = tt_opts_target_parse(&o, l->val, "1", err, sizeof(err));
+			if (rc == 1)
+				fprintf(stderr, "--%s: not handled by opts.c\n", f->option);
+			CHECK(rc != 1);
+		}
+	}
+}
+
 int main(void)
 {
 	static const char *const args[] = { "-f", "board.cfg", NULL };
@@ -69,6 +123,7 @@ int main(void)
 	const char *const args2[] = { "-f", same_arg, NULL };
 
 	check_coverage();
+	check_options();
 	for (size_t i = 0; i < tt_target_nfields; i++) {
 		const struct tt_target_field *f = &tt_target_fields[i];
 		struct tt_target_config b = a;
