@@ -17,6 +17,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "target_fields.h"
+#include "tt_config.h"
+
 _Static_assert(sizeof(unsigned) == sizeof(uint32_t), "K_UINT stores uint32_t fields too");
 
 enum kind { K_STR, K_BOOL, K_U64, K_INT, K_UINT, K_SIZE, K_PORT, K_STRS, K_ARGV };
@@ -55,28 +58,32 @@ static const struct key server_keys[] = {
 };
 #undef S
 
-#define T(f) offsetof(struct tt_target_config, f)
-static const struct key target_keys[] = {
-	{ "name", K_STR, T(name), 0 },
-	{ "probe", K_STR, T(probe), 0 },
-	{ "openocd_args", K_ARGV, T(openocd_args), 0 },
-	{ "openocd_log", K_STR, T(openocd_log), 0 },
-	{ "format", K_STR, T(format), 0 },
-	{ "elf", K_STR, T(elf), 0 },
-	{ "layout", K_STR, T(layout), 0 },
-	{ "address", K_U64, T(address), 0 },
-	{ "address_is_pointer", K_BOOL, T(address_is_pointer), 0 },
-	{ "file_base", K_U64, T(file_base), 0 },
-	{ "tick_hz", K_U64, T(tick_hz), 0 },
-	{ "time_wrap", K_U64, T(time_wrap), 0 },
-	{ "time_dir", K_INT, T(time_dir), 0 },
-	{ "start_at_now", K_BOOL, T(start_at_now), 0 },
-	{ "poll_min_ms", K_UINT, T(poll_min_ms), 0 },
-	{ "poll_max_ms", K_UINT, T(poll_max_ms), 0 },
-	{ "max_chunk", K_UINT, T(max_chunk), 0 },
-	{ "format_opts", K_ARGV, T(format_opts), 0 },
-};
-#undef T
+static const struct key *server_key(const char *name, struct key *tmp)
+{
+	(void)tmp;
+	for (size_t i = 0; i < sizeof(server_keys) / sizeof(server_keys[0]); i++)
+		if (!strcmp(server_keys[i].name, name))
+			return &server_keys[i];
+	return NULL;
+}
+
+/* The target keys are daemon/target_fields.h's table. */
+static const struct key *target_key(const char *name, struct key *tmp)
+{
+	static const enum kind kinds[] = {
+		[TT_FIELD_STR] = K_STR, [TT_FIELD_BOOL] = K_BOOL, [TT_FIELD_U64] = K_U64,
+		[TT_FIELD_INT] = K_INT, [TT_FIELD_UINT] = K_UINT, [TT_FIELD_ARGV] = K_ARGV,
+	};
+
+	for (size_t i = 0; i < tt_target_nfields; i++) {
+		const struct tt_target_field *f = &tt_target_fields[i];
+		if (strcmp(f->key, name))
+			continue;
+		*tmp = (struct key){ f->key, kinds[f->type], f->off, 0 };
+		return tmp;
+	}
+	return NULL;
+}
 
 static const char *expected(enum kind k)
 {
@@ -189,27 +196,27 @@ static int set(struct priv *p, const struct key *k, void *base, const cJSON *v)
 	return -1;
 }
 
-static int apply(struct priv *p, const struct key *keys, size_t nkeys, void *base,
-		 const cJSON *obj, const char *name, const char *prefix, char *err, size_t errlen)
+static int apply(struct priv *p, const struct key *(*find)(const char *, struct key *),
+		 void *base, const cJSON *obj, const char *name, const char *prefix, char *err,
+		 size_t errlen)
 {
 	const cJSON *v;
+	struct key tmp;
 
 	cJSON_ArrayForEach(v, obj) {
-		size_t i;
-		for (i = 0; i < nkeys && strcmp(keys[i].name, v->string); i++)
-			;
-		if (i == nkeys) {
+		const struct key *k = find(v->string, &tmp);
+		if (!k) {
 			snprintf(err, errlen, "%s: unknown key '%s%s'", name, prefix, v->string);
 			return -EINVAL;
 		}
-		int rc = set(p, &keys[i], base, v);
+		int rc = set(p, k, base, v);
 		if (rc == -ENOMEM) {
 			snprintf(err, errlen, "%s: out of memory", name);
 			return rc;
 		}
 		if (rc < 0) {
 			snprintf(err, errlen, "%s: %s%s: expected %s", name, prefix, v->string,
-				 expected(keys[i].kind));
+				 expected(k->kind));
 			return -EINVAL;
 		}
 	}
@@ -257,7 +264,7 @@ int tt_config_parse(const char *text, size_t len, const char *name, struct tt_co
 		goto fail;
 	}
 	cJSON_DetachItemViaPointer(p->root, (cJSON *)targets);
-	rc = apply(p, server_keys, sizeof(server_keys) / sizeof(server_keys[0]), &cfg->server,
+	rc = apply(p, server_key, &cfg->server,
 		   p->root, name, "", err, errlen);
 	cJSON_AddItemToObject(p->root, "targets", (cJSON *)targets);
 	if (rc < 0)
@@ -280,7 +287,7 @@ int tt_config_parse(const char *text, size_t len, const char *name, struct tt_co
 			goto fail;
 		}
 		tc->format = tt_reader_default()->name;
-		if ((rc = apply(p, target_keys, sizeof(target_keys) / sizeof(target_keys[0]), tc,
+		if ((rc = apply(p, target_key, tc,
 				t, name, prefix, err, errlen)) < 0)
 			goto fail;
 		if (tc->layout && !cJSON_GetObjectItemCaseSensitive(t, "format"))
@@ -384,4 +391,17 @@ void tt_config_free(struct tt_config *cfg)
 	free_priv(cfg->priv);
 	free(cfg->targets);
 	memset(cfg, 0, sizeof(*cfg));
+}
+
+/* Here, not in server.c: a build without libwebsockets parses the same file. */
+void tt_server_config_init(struct tt_server_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->listen = "127.0.0.1";
+	cfg->port = 7733;
+	cfg->web_dir = TT_WEBDIR;
+	cfg->max_message = 65536;
+	cfg->idle_timeout_s = 60;
+	cfg->max_clients = 256;
+	cfg->max_exports = 4;
 }

@@ -767,8 +767,3 @@ uint64_t tt_hub_client_next_seq(const struct tt_hub_client *c)
 {
 	return c->next_seq;
 }
-
-struct tt_hub *tt_hub_client_hub(const struct tt_hub_client *c)
-{
-	return c->hub;
-}

@@ -2,7 +2,7 @@
  *
  * One hub per target. tt_hub_publish numbers each record (seq 1, 2, 3, ...), encodes it once
  * with tt_json_record and appends it to a bounded history ring (a record-count limit and a byte
- * limit; the oldest records are evicted first). Records are batched: tt_hub_flush (the server
+ * limit; the oldest records are evicted first). Records are batched: tt_hub_flush (its owner
  * calls it once per loop iteration, or the hub itself when a batch is full) turns the records
  * published since the last flush into one shared, refcounted `events` frame for every live
  * unfiltered client, and into a per-client frame for clients with a filter.
@@ -195,6 +195,5 @@ void tt_hub_client_queued(const struct tt_hub_client *c, size_t *frames, size_t 
 /* The seq the client will get next (everything below was sent, skipped with a gap message,
  * or filtered out). */
 uint64_t tt_hub_client_next_seq(const struct tt_hub_client *c);
-struct tt_hub *tt_hub_client_hub(const struct tt_hub_client *c);
 
 #endif

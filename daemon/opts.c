@@ -2,16 +2,16 @@
 #include "opts.h"
 
 #include "../proto/reader.h"
+#include "target_fields.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum {
-	O_FORMAT = 2000, O_ELF, O_ADDRESS, O_POINTER, O_BASE, O_TICK_HZ, O_TIME_WRAP, O_TIME_DIR,
-	O_NOW, O_POLL_MIN, O_POLL_MAX, O_CHUNK, O_FORMAT_OPT, O_LAYOUT,
-};
+#define O_FIELD 2000 /* getopt value of a target option: O_FIELD + its row in tt_target_fields */
+#define OFF(f) offsetof(struct tt_target_config, f)
 
 static const char target_help[] =
 	"  --format FMT          trace format (default threadx)\n"
@@ -50,43 +50,22 @@ void tt_opts_target_init(struct tt_opts_target *o, struct tt_target_config *cfg)
 	o->cfg = cfg;
 }
 
+/* The options of target_fields.h's table, in its order; live adds the polling ones. */
 void tt_opts_target_longopts(struct option *lo, size_t room, bool live)
 {
-	static const struct option opts[] = {
-		{ "format", required_argument, NULL, O_FORMAT },
-		{ "elf", required_argument, NULL, O_ELF },
-		{ "address", required_argument, NULL, O_ADDRESS },
-		{ "pointer", required_argument, NULL, O_POINTER },
-		{ "base", required_argument, NULL, O_BASE },
-		{ "tick-hz", required_argument, NULL, O_TICK_HZ },
-		{ "time-wrap", required_argument, NULL, O_TIME_WRAP },
-		{ "time-dir", required_argument, NULL, O_TIME_DIR },
-		{ "format-opt", required_argument, NULL, O_FORMAT_OPT },
-		{ "layout", required_argument, NULL, O_LAYOUT },
-		/* live only (tracetapd): from here */
-		{ "start-at-now", no_argument, NULL, O_NOW },
-		{ "poll-min", required_argument, NULL, O_POLL_MIN },
-		{ "poll-max", required_argument, NULL, O_POLL_MAX },
-		{ "max-read", required_argument, NULL, O_CHUNK },
-		{ NULL, 0, NULL, 0 },
-	};
-	size_t n = sizeof(opts) / sizeof(opts[0]);
+	size_t n = 0;
 
-	if (!live) { /* the file options, then the end */
-		n = 0;
-		while (opts[n].val != O_NOW)
-			n++;
-		n++;
-		if (n > room)
-			n = room;
-		memcpy(lo, opts, (n - 1) * sizeof(opts[0]));
-		memset(&lo[n - 1], 0, sizeof(lo[0]));
-		return;
+	for (size_t i = 0; i < tt_target_nfields && n + 1 < room; i++) {
+		const struct tt_target_field *f = &tt_target_fields[i];
+		if (f->cli == TT_CLI_OWN || (!live && f->cli != TT_CLI_ARG))
+			continue;
+		lo[n++] = (struct option){ f->option,
+					   f->cli == TT_CLI_LIVE_FLAG ? no_argument
+								      : required_argument,
+					   NULL, O_FIELD + (int)i };
 	}
-
-	memcpy(lo, opts, (n <= room ? n : room) * sizeof(opts[0]));
-	if (n > room)
-		memset(&lo[room - 1], 0, sizeof(lo[0]));
+	if (room)
+		memset(&lo[n], 0, sizeof(lo[0]));
 }
 
 int tt_parse_u64(const char *s, uint64_t max, int suffix, uint64_t *out)
@@ -131,8 +110,11 @@ int tt_opts_target_parse(struct tt_opts_target *o, int c, const char *arg, char 
 	uint64_t v;
 	int rc = 0;
 
-	switch (c) {
-	case O_FORMAT:
+	if (c < O_FIELD || c >= O_FIELD + (int)tt_target_nfields)
+		return 1;
+	const struct tt_target_field *f = &tt_target_fields[c - O_FIELD];
+	switch (f->off) {
+	case OFF(format):
 		if (!tt_reader_find(arg)) {
 			snprintf(err, errlen, "--format '%s': supported formats: %s", arg,
 				 tt_reader_names());
@@ -140,18 +122,17 @@ int tt_opts_target_parse(struct tt_opts_target *o, int c, const char *arg, char 
 		}
 		cfg->format = arg;
 		return 0;
-	case O_ELF: cfg->elf = arg; return 0;
-	case O_LAYOUT: cfg->layout = arg; return 0;
-	case O_ADDRESS:
-	case O_POINTER:
-		rc = num(c == O_ADDRESS ? "address" : "pointer", arg, UINT64_MAX, 0, &cfg->address,
-			 err, errlen);
-		cfg->address_is_pointer = c == O_POINTER;
+	case OFF(elf): cfg->elf = arg; return 0;
+	case OFF(layout): cfg->layout = arg; return 0;
+	case OFF(address):
+	case OFF(address_is_pointer):
+		rc = num(f->option, arg, UINT64_MAX, 0, &cfg->address, err, errlen);
+		cfg->address_is_pointer = f->off == OFF(address_is_pointer);
 		return rc;
-	case O_BASE: return num("base", arg, UINT64_MAX, 0, &cfg->file_base, err, errlen);
-	case O_TICK_HZ: return num("tick-hz", arg, UINT64_C(100000000000), 1, &cfg->tick_hz, err, errlen);
-	case O_TIME_WRAP: return num("time-wrap", arg, UINT64_C(1) << 32, 1, &cfg->time_wrap, err, errlen);
-	case O_TIME_DIR:
+	case OFF(file_base): return num("base", arg, UINT64_MAX, 0, &cfg->file_base, err, errlen);
+	case OFF(tick_hz): return num("tick-hz", arg, UINT64_C(100000000000), 1, &cfg->tick_hz, err, errlen);
+	case OFF(time_wrap): return num("time-wrap", arg, UINT64_C(1) << 32, 1, &cfg->time_wrap, err, errlen);
+	case OFF(time_dir):
 		if (!strcmp(arg, "up"))
 			cfg->time_dir = 1;
 		else if (!strcmp(arg, "down"))
@@ -161,8 +142,8 @@ int tt_opts_target_parse(struct tt_opts_target *o, int c, const char *arg, char 
 			return -EINVAL;
 		}
 		return 0;
-	case O_NOW: cfg->start_at_now = true; return 0;
-	case O_FORMAT_OPT:
+	case OFF(start_at_now): cfg->start_at_now = true; return 0;
+	case OFF(format_opts):
 		if (o->nfopts >= TT_OPTS_MAX_FORMAT) {
 			snprintf(err, errlen, "--format-opt: at most %d", TT_OPTS_MAX_FORMAT);
 			return -EINVAL;
@@ -171,20 +152,19 @@ int tt_opts_target_parse(struct tt_opts_target *o, int c, const char *arg, char 
 		o->fopts[o->nfopts] = NULL;
 		cfg->format_opts = o->fopts;
 		return 0;
-	case O_POLL_MIN:
-	case O_POLL_MAX:
-		rc = num(c == O_POLL_MIN ? "poll-min" : "poll-max", arg, 60000, 0, &v, err, errlen);
+	case OFF(poll_min_ms):
+	case OFF(poll_max_ms):
+		rc = num(f->option, arg, 60000, 0, &v, err, errlen);
 		if (!rc && !v) {
-			snprintf(err, errlen, "--%s: must be at least 1 ms",
-				 c == O_POLL_MIN ? "poll-min" : "poll-max");
+			snprintf(err, errlen, "--%s: must be at least 1 ms", f->option);
 			return -EINVAL;
 		}
-		if (c == O_POLL_MIN)
+		if (f->off == OFF(poll_min_ms))
 			cfg->poll_min_ms = (unsigned)v;
 		else
 			cfg->poll_max_ms = (unsigned)v;
 		return rc;
-	case O_CHUNK:
+	case OFF(max_chunk):
 		rc = num("max-read", arg, 1 << 20, 1, &v, err, errlen);
 		if (!rc && v < 64) {
 			snprintf(err, errlen, "--max-read: at least 64 bytes");

@@ -1,20 +1,18 @@
 /* daemon/server.c: libwebsockets joined to the daemon's libuv loop; the WebSocket protocol.
  *
- * Owns the lws context, the hubs, and every connection's state (struct conn, lws per-session
- * data). One callback serves both protocols ("http" = protocol 0, and "tracetap.v1"), so a
- * WebSocket client without a subprotocol is served too. Records reach a connection only through
+ * Owns the lws context, the hubs added with tt_server_add_hub, and every connection's state
+ * (struct conn, lws per-session data). One callback serves both protocols ("http" = protocol
+ * 0, and "tracetap.v1"), so a WebSocket client without a subprotocol is served too. Records reach a connection only through
  * its hub clients' queues (shared refcounted frames); lws_write happens only in
  * SERVER_WRITEABLE, never from a uv callback. HTTP endpoints are in server_http.c, the access
- * checks and limits in server_access.c.
+ * checks and limits in server_access.c, client messages in server_msg.c.
  *
  * Shutdown follows shared/reference/libwebsockets-on-libuv.md: polite 1001 closes from a uv
  * callback, a grace period, lws_context_destroy phase 1, let the loop end, phase 2 in
  * tt_server_free.
  */
 #include "server_int.h"
-#include "record_json.h"
 
-#include <cjson/cJSON.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -50,21 +48,9 @@ void tt_server_logf(struct tt_server *s, int level, const char *fmt, ...)
 	s->cfg.log(level, msg, s->cfg.log_arg);
 }
 
-void tt_server_config_init(struct tt_server_config *cfg)
-{
-	memset(cfg, 0, sizeof(*cfg));
-	cfg->listen = "127.0.0.1";
-	cfg->port = 7733;
-	cfg->web_dir = TT_WEBDIR;
-	cfg->max_message = 65536;
-	cfg->idle_timeout_s = 60;
-	cfg->max_clients = 256;
-	cfg->max_exports = 4;
-}
-
 /* ---- sending ---- */
 
-static void ctl_push(struct conn *c, struct tt_frame *f)
+void tt_server_ctl_push(struct conn *c, struct tt_frame *f)
 {
 	if (!f)
 		return;
@@ -77,9 +63,7 @@ static void ctl_push(struct conn *c, struct tt_frame *f)
 	lws_callback_on_writable(c->wsi);
 }
 
-static void send_error(struct conn *c, const char *code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void send_error(struct conn *c, const char *code, const char *fmt, ...)
+void tt_server_send_error(struct conn *c, const char *code, const char *fmt, ...)
 {
 	char msg[300], esc[sizeof(msg) * 6 + 3];
 	va_list ap;
@@ -90,7 +74,7 @@ static void send_error(struct conn *c, const char *code, const char *fmt, ...)
 	va_end(ap);
 	n = tt_json_string(esc, sizeof(esc), msg, sizeof(msg));
 	c->srv->bad_messages++;
-	ctl_push(c, tt_frame_printf(TT_FRAME_OTHER,
+	tt_server_ctl_push(c, tt_frame_printf(TT_FRAME_OTHER,
 				    "{\"type\":\"error\",\"code\":\"%s\",\"message\":%.*s}", code,
 				    n < 0 ? 2 : n, n < 0 ? "\"\"" : esc));
 }
@@ -137,10 +121,10 @@ static void send_hello(struct conn *c)
 	}
 	memcpy(f->data + n, "]}", 2);
 	f->len = (size_t)n + 2;
-	ctl_push(c, f);
+	tt_server_ctl_push(c, f);
 }
 
-static void wake(struct tt_hub_client *hc, void *arg)
+void tt_server_wake(struct tt_hub_client *hc, void *arg)
 {
 	(void)hc;
 	lws_callback_on_writable(((struct conn *)arg)->wsi);
@@ -282,183 +266,7 @@ static void on_turn(uv_prepare_t *p)
 	}
 }
 
-/* ---- receiving ---- */
-
-static int get_strs(cJSON *arr, const char **out, size_t max, size_t *n)
-{
-	cJSON *it;
-
-	*n = 0;
-	if (!arr)
-		return 0;
-	if (!cJSON_IsArray(arr))
-		return -1;
-	cJSON_ArrayForEach(it, arr) {
-		if (!cJSON_IsString(it) || *n == max)
-			return -1;
-		out[(*n)++] = it->valuestring;
-	}
-	return 0;
-}
-
-static int parse_filter(cJSON *jf, struct tt_hub_filter *f, uint32_t *ids, const char **names,
-			const char **threads)
-{
-	cJSON *it, *text;
-
-	memset(f, 0, sizeof(*f));
-	if (!jf)
-		return 0;
-	if (!cJSON_IsObject(jf))
-		return -1;
-	it = cJSON_GetObjectItem(jf, "ids");
-	if (it) {
-		cJSON *x;
-		if (!cJSON_IsArray(it))
-			return -1;
-		cJSON_ArrayForEach(x, it) {
-			if (!cJSON_IsNumber(x) || !(x->valuedouble >= 0 && x->valuedouble <= UINT32_MAX) ||
-			    f->nids == 64)
-				return -1;
-			ids[f->nids++] = tt_json_u32(x->valuedouble);
-		}
-		f->ids = ids;
-	}
-	if (get_strs(cJSON_GetObjectItem(jf, "names"), names, 64, &f->nnames) < 0 ||
-	    get_strs(cJSON_GetObjectItem(jf, "threads"), threads, 64, &f->nthreads) < 0)
-		return -1;
-	f->names = names;
-	f->threads = threads;
-	text = cJSON_GetObjectItem(jf, "text");
-	if (text && !cJSON_IsString(text))
-		return -1;
-	f->text = text ? text->valuestring : NULL;
-	return 0;
-}
-
-static int hub_index(struct tt_server *s, const char *name)
-{
-	for (size_t i = 0; i < s->nhubs; i++)
-		if (!strcmp(tt_hub_target(s->hubs[i]), name))
-			return (int)i;
-	return -1;
-}
-
-static bool ensure_sub(struct conn *c, size_t i)
-{
-	if (!c->subs[i] && tt_hub_client_new(c->srv->hubs[i], wake, c, &c->subs[i]) < 0) {
-		send_error(c, "bad_request", "out of memory");
-		return false;
-	}
-	return true;
-}
-
-static void on_subscribe(struct conn *c, cJSON *m)
-{
-	struct tt_server *s = c->srv;
-	cJSON *targets = cJSON_GetObjectItem(m, "targets"), *since = cJSON_GetObjectItem(m, "since");
-	cJSON *hist = cJSON_GetObjectItem(m, "history"), *it;
-	bool want[TT_MAX_TARGETS] = { false };
-	struct tt_hub_filter f;
-	uint32_t ids[64];
-	const char *names[64], *threads[64];
-
-	if (parse_filter(cJSON_GetObjectItem(m, "filter"), &f, ids, names, threads) < 0) {
-		send_error(c, "bad_request", "subscribe: filter must be {\"ids\":[numbers], "
-			   "\"names\":[strings], \"threads\":[strings], \"text\":string} (<= 64 each)");
-		return;
-	}
-	if ((since && !cJSON_IsObject(since)) || (hist && !cJSON_IsNumber(hist))) {
-		send_error(c, "bad_request", "subscribe: since must be an object, history a number");
-		return;
-	}
-	if (cJSON_IsString(targets) && !strcmp(targets->valuestring, "*")) {
-		for (size_t i = 0; i < s->nhubs; i++)
-			want[i] = true;
-	} else if (cJSON_IsArray(targets)) {
-		cJSON_ArrayForEach(it, targets) {
-			int i = cJSON_IsString(it) ? hub_index(s, it->valuestring) : -1;
-			if (i < 0)
-				send_error(c, "unknown_target", "no target named %.64s",
-					   cJSON_IsString(it) ? it->valuestring : "(not a string)");
-			else
-				want[i] = true;
-		}
-	} else {
-		send_error(c, "bad_request", "subscribe: targets must be an array of names or \"*\"");
-		return;
-	}
-	for (size_t i = 0; i < s->nhubs; i++) {
-		if (!want[i]) {
-			tt_hub_client_free(c->subs[i]);
-			c->subs[i] = NULL;
-			continue;
-		}
-		if (!ensure_sub(c, i))
-			return;
-		if (tt_hub_client_set_filter(c->subs[i], &f) < 0)
-			send_error(c, "bad_request", "subscribe: filter rejected");
-		cJSON *last = since ? cJSON_GetObjectItem(since, tt_hub_target(s->hubs[i])) : NULL;
-		if (cJSON_IsNumber(last) && last->valuedouble >= 0)
-			tt_hub_client_start(c->subs[i], TT_HUB_RESUME, tt_json_u64(last->valuedouble));
-		else if (hist && hist->valuedouble > 0)
-			tt_hub_client_start(c->subs[i], TT_HUB_NEWEST, tt_json_u64(hist->valuedouble));
-		else
-			tt_hub_client_start(c->subs[i], TT_HUB_LIVE, 0);
-	}
-}
-
-void tt_server_on_message(struct conn *c, const char *buf, size_t len)
-{
-	struct tt_server *s = c->srv;
-	cJSON *m = cJSON_ParseWithLength(buf, len), *type, *it;
-	int i;
-
-	if (!m || !cJSON_IsObject(m)) {
-		send_error(c, "bad_request", "not a JSON object");
-		goto out;
-	}
-	type = cJSON_GetObjectItem(m, "type");
-	if (!cJSON_IsString(type)) {
-		send_error(c, "bad_request", "missing \"type\"");
-		goto out;
-	}
-	if (!strcmp(type->valuestring, "subscribe")) {
-		on_subscribe(c, m);
-	} else if (!strcmp(type->valuestring, "resume")) {
-		cJSON *t = cJSON_GetObjectItem(m, "target"), *last = cJSON_GetObjectItem(m, "last");
-		if (!cJSON_IsString(t) || !cJSON_IsNumber(last) || last->valuedouble < 0) {
-			send_error(c, "bad_request", "resume needs \"target\" and \"last\"");
-		} else if ((i = hub_index(s, t->valuestring)) < 0) {
-			send_error(c, "unknown_target", "no target named %.64s", t->valuestring);
-		} else if (ensure_sub(c, (size_t)i)) {
-			tt_hub_client_start(c->subs[i], TT_HUB_RESUME, tt_json_u64(last->valuedouble));
-		}
-	} else if (!strcmp(type->valuestring, "pause") ||
-		   !strcmp(type->valuestring, "resume-live")) {
-		bool pause = type->valuestring[0] == 'p';
-		it = cJSON_GetObjectItem(m, "target");
-		for (size_t k = 0; k < s->nhubs; k++) {
-			if (!c->subs[k] || (cJSON_IsString(it) &&
-					    strcmp(it->valuestring, tt_hub_target(s->hubs[k]))))
-				continue;
-			if (pause)
-				tt_hub_client_pause(c->subs[k]);
-			else
-				tt_hub_client_resume_live(c->subs[k]);
-		}
-	} else if (!strcmp(type->valuestring, "ping")) {
-		it = cJSON_GetObjectItem(m, "id");
-		char *id = it ? cJSON_PrintUnformatted(it) : NULL;
-		ctl_push(c, tt_frame_printf(TT_FRAME_OTHER, "{\"type\":\"pong\",\"id\":%s}",
-					    id ? id : "null"));
-		cJSON_free(id);
-	} else {
-		send_error(c, "unsupported", "unknown message type \"%.40s\"", type->valuestring);
-	}
-out:
-	cJSON_Delete(m);
-}
+/* ---- receiving (client messages: server_msg.c) ---- */
 
 /* Reassembles fragments; returns -1 to close: a binary message (1003), a message over the
  * limit (1009), known as soon as a frame header claims more than the limit. */
@@ -596,7 +404,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
 		c->srv = s;
 		return tt_server_http(c, wsi);
 	case LWS_CALLBACK_HTTP_WRITEABLE:
-		if (c && c->body)
+		if (c && c->http.body)
 			return tt_server_http_writeable(c, wsi);
 		break;
 	case LWS_CALLBACK_CLOSED_HTTP:
@@ -865,11 +673,6 @@ void tt_server_get_config(const struct tt_server *s, struct tt_server_config *ou
 	*out = s->cfg;
 }
 
-size_t tt_server_clients(const struct tt_server *s)
-{
-	return s->nconns;
-}
-
 int tt_server_add_hub(struct tt_server *s, const struct tt_hub_config *hc, struct tt_hub **out)
 {
 	struct tt_hub_config c = *hc;
@@ -893,7 +696,19 @@ int tt_server_add_hub(struct tt_server *s, const struct tt_hub_config *hc, struc
 	rc = tt_hub_new(&c, &s->hubs[s->nhubs]);
 	if (rc < 0)
 		return rc;
+	s->owned[s->nhubs] = true;
 	*out = s->hubs[s->nhubs++];
+	return 0;
+}
+
+int tt_server_attach_hub(struct tt_server *s, struct tt_hub *h)
+{
+	if (tt_server_hub(s, tt_hub_target(h)))
+		return -EEXIST;
+	if (s->nhubs == TT_MAX_TARGETS)
+		return -ENOSPC;
+	s->owned[s->nhubs] = false;
+	s->hubs[s->nhubs++] = h;
 	return 0;
 }
 
@@ -956,7 +771,8 @@ void tt_server_free(struct tt_server *s)
 	if (s->ctx)
 		lws_context_destroy(s->ctx); /* phase 2: frees the context, NULLs s->ctx */
 	for (size_t i = 0; i < s->nhubs; i++)
-		tt_hub_free(s->hubs[i]);
+		if (s->owned[i])
+			tt_hub_free(s->hubs[i]);
 	free_strings(s);
 	free(s);
 }

@@ -1,7 +1,7 @@
 /* daemon/server.h: the WebSocket/HTTP server (libwebsockets on the daemon's libuv loop).
  *
  * One port serves the dashboard (static files), the WebSocket stream (proto/PROTOCOL.md),
- * /api/targets, /api/export, /metrics and /healthz. The server owns one tt_hub per target;
+ * /api/targets, /api/export, /metrics and /healthz. The server serves one tt_hub per target:
  * records reach clients only through the hubs.
  *
  * Lifetime (the order libwebsockets 4.1 on a foreign libuv loop needs; see
@@ -10,14 +10,14 @@
  *     uv_loop_init(&loop);
  *     tt_server_config_init(&sc); sc.port = ...;
  *     tt_server_start(&loop, &sc, &srv, err, sizeof(err));   // listening on return
- *     hub = tt_server_add_target(srv, target);                // or tt_server_add_hub
+ *     tt_server_attach_hub(srv, hub);                        // or tt_server_add_hub
  *     ... target record callback: tt_hub_publish(hub, rec);
  *     ... target status callback: tt_hub_status_changed(hub);
  *     // shutdown, from a uv callback (signal handler), never from an lws callback:
  *     //   stop the targets first (no tt_hub_publish after tt_server_stop), then
  *     tt_server_stop(srv, stopped_cb, arg);  // clients get close 1001; cb when lws let go
  *     uv_run(&loop, UV_RUN_DEFAULT) returns by itself (never uv_stop);
- *     tt_server_free(srv);                   // second lws_context_destroy, hubs freed
+ *     tt_server_free(srv);                   // second lws_context_destroy, added hubs freed
  *     uv_run(&loop, UV_RUN_DEFAULT);         // lets the last handles close
  *     uv_loop_close(&loop);                  // 0
  *
@@ -33,7 +33,6 @@
 
 #include "hub.h"
 
-struct tt_target;
 
 struct tt_server_config {
 	const char *listen;          /* address; default "127.0.0.1" (IPv4 only, so loopback
@@ -73,22 +72,18 @@ int tt_server_start(uv_loop_t *loop, const struct tt_server_config *cfg,
 /* The port actually listened on (useful with port 0). */
 int tt_server_port(const struct tt_server *s);
 
-/* Adds a target's hub. The server calls tt_target_status(t) for status messages, /api/targets
- * and /metrics: t must outlive the server or be removed... it is never removed: stop targets
- * only after tt_server_stop. Returns the hub (owned by the server) or NULL (-ENOMEM, or a
- * target of that name exists). Defined in server_target.c (links daemon/target.c). */
-struct tt_hub *tt_server_add_target(struct tt_server *s, struct tt_target *t);
-/* Same without a tt_target (tests, replay): hc as for tt_hub_new, with the server's queue and
+/* Adds a target's hub: hc as for tt_hub_new, with the server's queue and
  * history defaults filled in where hc leaves 0. Returns 0, -EEXIST, -ENOSPC (too many
  * targets) or -ENOMEM. */
 int tt_server_add_hub(struct tt_server *s, const struct tt_hub_config *hc, struct tt_hub **out);
+/* Serves a hub someone else owns (daemon/supervisor.h): h must outlive the server and be
+ * flushed by its owner (need_flush). Returns 0, -EEXIST or -ENOSPC. */
+int tt_server_attach_hub(struct tt_server *s, struct tt_hub *h);
 struct tt_hub *tt_server_hub(const struct tt_server *s, const char *target);
 
 /* The configuration running (strings the server's own copies, valid until the next
  * tt_server_set_access or tt_server_free; port as configured, see tt_server_port). */
 void tt_server_get_config(const struct tt_server *s, struct tt_server_config *out);
-/* Connected WebSocket clients. */
-size_t tt_server_clients(const struct tt_server *s);
 /* The client limit in force (cfg->max_clients, or lower to fit the descriptor limit). */
 unsigned tt_server_max_clients(const struct tt_server *s);
 

@@ -62,7 +62,7 @@ static int body_put(void *arg, const void *buf, size_t len)
 /* Export sink: the connection's body frame. */
 static int conn_put(void *arg, const void *buf, size_t len)
 {
-	return frame_put(&((struct conn *)arg)->body, buf, len);
+	return frame_put(&((struct conn *)arg)->http.body, buf, len);
 }
 
 static void body_printf(struct body *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -100,9 +100,9 @@ static int respond(struct conn *c, struct lws *wsi, unsigned status, const char 
 		tt_frame_unref(b->f);
 		return -1;
 	}
-	tt_frame_unref(c->body);
-	c->body = b->f;
-	c->body_off = 0;
+	tt_frame_unref(c->http.body);
+	c->http.body = b->f;
+	c->http.body_off = 0;
 	lws_callback_on_writable(wsi);
 	return 0;
 }
@@ -116,27 +116,27 @@ static int export_rec(void *arg, uint64_t seq, const char *json, size_t len)
 
 static void export_end(struct conn *c)
 {
-	if (!c->ex)
+	if (!c->http.ex)
 		return;
-	tt_export_free(c->ex);
-	c->ex = NULL;
+	tt_export_free(c->http.ex);
+	c->http.ex = NULL;
 	c->srv->nexports--;
 }
 
-/* Produces the next piece of an export into c->body (EXPORT_STEP records, or the trailer). */
+/* Produces the next piece of an export into c->http.body (EXPORT_STEP records, or the trailer). */
 static int export_step(struct conn *c)
 {
 	int rc;
 
-	c->body->len = 0;
-	c->body_off = 0;
+	c->http.body->len = 0;
+	c->http.body_off = 0;
 	rc = 0;
-	if (c->ex_next <= c->ex_end)
-		c->ex_next = tt_hub_history_range(c->ex_hub, c->ex_next, EXPORT_STEP, export_rec,
-						  c->ex, &rc);
-	if (!rc && c->ex_next > c->ex_end)
-		rc = tt_export_finish(c->ex);
-	if (c->ex_next > c->ex_end || rc)
+	if (c->http.ex_next <= c->http.ex_end)
+		c->http.ex_next = tt_hub_history_range(c->http.ex_hub, c->http.ex_next, EXPORT_STEP, export_rec,
+						  c->http.ex, &rc);
+	if (!rc && c->http.ex_next > c->http.ex_end)
+		rc = tt_export_finish(c->http.ex);
+	if (c->http.ex_next > c->http.ex_end || rc)
 		export_end(c);
 	return rc ? -1 : 0;
 }
@@ -147,33 +147,33 @@ int tt_server_http_writeable(struct conn *c, struct lws *wsi)
 	size_t n;
 	int final;
 
-	if (c->ex && c->body_off == c->body->len && export_step(c) < 0)
+	if (c->http.ex && c->http.body_off == c->http.body->len && export_step(c) < 0)
 		return -1; /* the export failed midway: cut the connection (no Content-Length) */
 	/* A long response that makes progress is not timed out; a stalled reader is, 30 s
 	 * after its last progress (one pending timeout per wsi: this replaces lws's own). */
 	lws_set_timeout(wsi, PENDING_TIMEOUT_HTTP_CONTENT, 30);
-	n = c->body->len - c->body_off;
-	final = n <= CHUNK && !c->ex;
+	n = c->http.body->len - c->http.body_off;
+	final = n <= CHUNK && !c->http.ex;
 	if (n > CHUNK)
 		n = CHUNK;
-	memcpy(buf + LWS_PRE, c->body->data + c->body_off, n);
+	memcpy(buf + LWS_PRE, c->http.body->data + c->http.body_off, n);
 	if (lws_write(wsi, buf + LWS_PRE, n, final ? LWS_WRITE_HTTP_FINAL : LWS_WRITE_HTTP) !=
 	    (int)n)
 		return -1;
-	c->body_off += n;
+	c->http.body_off += n;
 	if (!final) {
 		lws_callback_on_writable(wsi);
 		return 0;
 	}
-	tt_frame_unref(c->body);
-	c->body = NULL;
+	tt_frame_unref(c->http.body);
+	c->http.body = NULL;
 	return lws_http_transaction_completed(wsi) ? -1 : 0;
 }
 
 void tt_server_http_closed(struct conn *c)
 {
-	tt_frame_unref(c->body);
-	c->body = NULL;
+	tt_frame_unref(c->http.body);
+	c->http.body = NULL;
 	export_end(c);
 }
 
@@ -488,16 +488,16 @@ static int export(struct conn *c, struct lws *wsi, struct body *b)
 		tt_frame_unref(b->f);
 		return -1;
 	}
-	tt_frame_unref(c->body);
+	tt_frame_unref(c->http.body);
 	export_end(c);
-	c->body = b->f;
-	c->body->len = 0;
-	c->body_off = 0;
-	c->ex = e;
+	c->http.body = b->f;
+	c->http.body->len = 0;
+	c->http.body_off = 0;
+	c->http.ex = e;
 	c->srv->nexports++;
-	c->ex_hub = h;
-	c->ex_next = st.oldest_seq ? st.oldest_seq : 1;
-	c->ex_end = st.last_seq;
+	c->http.ex_hub = h;
+	c->http.ex_next = st.oldest_seq ? st.oldest_seq : 1;
+	c->http.ex_end = st.last_seq;
 	lws_callback_on_writable(wsi);
 	return 0;
 }

@@ -13,7 +13,18 @@
 
 _Static_assert(LWS_PRE <= TT_FRAME_PRE, "frames need LWS_PRE bytes of headroom");
 
-/* Per-session data (allocated and zeroed by lws, for WebSocket and HTTP connections). */
+/* An HTTP response in progress (server_http.c). */
+struct conn_http {
+	struct tt_frame *body;                      /* the response being written */
+	size_t body_off;
+	/* /api/export in progress: produced a step at a time from HTTP_WRITEABLE */
+	struct tt_export *ex;                       /* counted in srv->nexports */
+	struct tt_hub *ex_hub;
+	uint64_t ex_next, ex_end;
+};
+
+/* Per-session data (allocated and zeroed by lws, for WebSocket and HTTP connections): the
+ * fields up to http are a WebSocket client's (server.c). */
 struct conn {
 	struct tt_server *srv;
 	struct lws *wsi;
@@ -30,13 +41,7 @@ struct conn {
 	bool tx_waiting;
 	char *origin, *host;                        /* as admitted (re-checked on SIGHUP) */
 	unsigned token_gen;                         /* the token it was admitted with */
-	/* HTTP response being written */
-	struct tt_frame *body;
-	size_t body_off;
-	/* /api/export in progress: produced a step at a time from HTTP_WRITEABLE */
-	struct tt_export *ex;                       /* counted in srv->nexports */
-	struct tt_hub *ex_hub;
-	uint64_t ex_next, ex_end;
+	struct conn_http http;                      /* HTTP connections only */
 };
 
 struct tt_server {
@@ -55,7 +60,7 @@ struct tt_server {
 	struct lws_http_mount mounts[4];
 	struct lws_protocols protocols[3];
 	struct tt_hub *hubs[TT_MAX_TARGETS];
-	struct tt_target *targets[TT_MAX_TARGETS]; /* NULL for tt_server_add_hub */
+	bool owned[TT_MAX_TARGETS]; /* tt_server_add_hub's (freed with the server), not attached */
 	size_t nhubs;
 	struct conn *conns;
 	size_t nconns;
@@ -116,8 +121,15 @@ void tt_server_http_status(struct lws *wsi, unsigned status, const char *msg);
 /* Refuses a request body (GET only: 413) and paths that leave the web folder (404) before
  * lws acts on the request; returns nonzero to close (LWS_CALLBACK_FILTER_HTTP_CONNECTION). */
 int tt_server_http_filter(struct tt_server *s, struct lws *wsi, const char *uri);
+/* Queues a control frame (hello, error, pong: sent before records); f NULL is ignored. */
+void tt_server_ctl_push(struct conn *c, struct tt_frame *f);
+/* Queues an `error` message with code and the formatted message (JSON-escaped). */
+void tt_server_send_error(struct conn *c, const char *code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* A hub client's wake callback: asks lws for a write on the connection (arg). */
+void tt_server_wake(struct tt_hub_client *hc, void *arg);
 /* One complete client message (subscribe, resume, pause, resume-live, ping; untrusted JSON):
- * acts on it, or queues an error reply. Exported for tests/fuzz/fuzz_client_msg.c. */
+ * acts on it, or queues an error reply (server_msg.c). */
 void tt_server_on_message(struct conn *c, const char *buf, size_t len);
 
 

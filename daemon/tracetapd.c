@@ -24,32 +24,13 @@
 #include "notify.h"
 #include "opts.h"
 #include "target.h"
-#include "tt_config.h"
-#if TT_HAVE_LWS
 #include "server.h"
-#endif
+#include "supervisor.h"
+#include "tt_config.h"
 
 #define MAX_TARGETS 64 /* as many as the server has hubs for (TT_MAX_TARGETS) */
 
 struct cli;
-
-struct slot {
-	struct daemon *d;
-	char name[64];
-	struct tt_target *t;        /* NULL while stopped/restarting */
-	struct tt_target_config cfg; /* what t runs with (strings in cfg_mem: a reload frees the
-					configuration they came from while t may still stop) */
-	char *cfg_mem, *pending_mem;
-	struct tt_hub *hub;         /* owned by the server; NULL without one */
-	uint64_t seq;               /* --stdout numbering without a hub */
-	struct tt_target_config pending; /* restart with this once t has stopped (pending_mem) */
-	int restart;
-	bool stopping;              /* t is stopping (on_target_stopped clears it) */
-	char serial[128];           /* bound to this probe serial ("adapter serial ..."), or "" */
-	int present;                /* the bound probe is plugged in (or no watcher runs) */
-	struct tt_target_status idle; /* what clients see while t is NULL */
-	bool from_flags;            /* --probe: not the file's, a reload leaves it alone */
-};
 
 struct daemon {
 	uv_loop_t loop;
@@ -61,299 +42,49 @@ struct daemon {
 	struct tt_config conf;     /* current configuration (the server's settings) */
 	const struct cli *cli;     /* flags: they override the file on reload too */
 	const char *config_path;
-	struct slot slots[MAX_TARGETS];
-	size_t nslots;
+	struct tt_sup_env env;     /* what the supervisors share (loop, hub limits, stopping) */
+	struct tt_sup *sups[MAX_TARGETS];
+	bool from_flags[MAX_TARGETS]; /* --probe: not the file's, a reload leaves it alone */
+	size_t nsups;
 	int to_stdout, no_server, stopping;
-#if TT_HAVE_LWS
-	struct tt_server *srv;
-#endif
+	struct tt_server *srv;     /* NULL with --no-server or without libwebsockets */
 };
 
-/* A copy of c whose strings and argument arrays live in one block (*mem, for free()). */
-static int cfg_dup(const struct tt_target_config *c, struct tt_target_config *out, char **mem)
+static struct tt_sup *sup_find(struct daemon *d, const char *name)
 {
-	const char **strs[] = { &out->name, &out->probe, &out->openocd_log, &out->format,
-				&out->elf };
-	const char *const **argvs[] = { &out->openocd_args, &out->format_opts };
-	size_t size = 0, nptr = 0;
-	char *p;
-
-	*out = *c;
-	for (size_t i = 0; i < 5; i++)
-		size += *strs[i] ? strlen(*strs[i]) + 1 : 0;
-	for (size_t i = 0; i < 2; i++)
-		for (const char *const *a = *argvs[i]; a && *a; a++, nptr++)
-			size += strlen(*a) + 1;
-	nptr += 2; /* the NULLs */
-	if (!(*mem = malloc(nptr * sizeof(char *) + size + 1)))
-		return -ENOMEM;
-	const char **ptrs = (const char **)*mem;
-	p = *mem + nptr * sizeof(char *);
-	for (size_t i = 0; i < 2; i++) {
-		const char *const *a = *argvs[i];
-		if (!a)
-			continue;
-		*argvs[i] = ptrs;
-		for (; *a; a++) {
-			*ptrs++ = p;
-			p = stpcpy(p, *a) + 1;
-		}
-		*ptrs++ = NULL;
-	}
-	for (size_t i = 0; i < 5; i++) {
-		if (!*strs[i])
-			continue;
-		const char *src = *strs[i];
-		*strs[i] = p;
-		p = stpcpy(p, src) + 1;
-	}
-	return 0;
-}
-
-/* Sets *dst (and its block *mem) to a copy of src; on failure both stay as they were. */
-static int cfg_set(struct tt_target_config *dst, char **mem, const struct tt_target_config *src)
-{
-	struct tt_target_config c;
-	char *m;
-
-	if (src == dst)
-		return 0;
-	if (cfg_dup(src, &c, &m) < 0)
-		return -ENOMEM;
-	free(*mem);
-	*dst = c;
-	*mem = m;
-	return 0;
-}
-
-static const struct tt_target_status *slot_status(void *arg)
-{
-	struct slot *s = arg;
-	return s->t ? tt_target_status(s->t) : &s->idle;
-}
-
-/* An export of the hub's history: the reader adds what records do not carry (.trx registry). */
-static void slot_export_prepare(void *arg, struct tt_export *e)
-{
-	struct slot *s = arg;
-	if (s->t)
-		tt_target_export_prepare(s->t, e);
-}
-
-static void slot_idle(struct slot *s, enum tt_target_state st, const char *msg)
-{
-	memset(&s->idle, 0, sizeof(s->idle));
-	s->idle.state = st;
-	snprintf(s->idle.message, sizeof(s->idle.message), "%.255s", msg);
-#if TT_HAVE_LWS
-	if (s->hub)
-		tt_hub_status_changed(s->hub);
-#endif
-}
-
-/* A target whose OpenOCD arguments select a probe by serial ("-c 'adapter serial X'", as
- * `tracetap probes` prints) is bound to that probe: it runs only while the probe is plugged in. */
-static void slot_bind(struct slot *s, const struct tt_target_config *cfg)
-{
-	s->serial[0] = 0;
-	for (const char *const *a = cfg->openocd_args; a && *a && a[1]; a++) {
-		const char *v = a[1];
-		if (strcmp(*a, "-c") || strncmp(v, "adapter serial ", 15))
-			continue;
-		v += 15;
-		while (*v == ' ' || *v == '"' || *v == '{')
-			v++;
-		snprintf(s->serial, sizeof(s->serial), "%s", v);
-		size_t n = strlen(s->serial);
-		while (n && (s->serial[n - 1] == '"' || s->serial[n - 1] == '}' ||
-			     s->serial[n - 1] == ' '))
-			s->serial[--n] = 0;
-	}
-}
-
-static void on_record(struct tt_target *t, const struct tt_record *rec, void *arg)
-{
-	struct slot *s = arg;
-	char buf[TT_JSON_MAX_RECORD];
-	uint64_t seq = ++s->seq;
-
-#if TT_HAVE_LWS
-	if (s->hub)
-		seq = tt_hub_publish(s->hub, rec);
-#endif
-	if (!s->d->to_stdout)
-		return;
-	int n = tt_json_record(buf, sizeof(buf) - 1, rec, s->name, seq);
-	if (n < 0)
-		return;
-	buf[n++] = '\n';
-	fwrite(buf, 1, (size_t)n, stdout);
-}
-
-static void on_status(struct tt_target *t, void *arg)
-{
-	struct slot *s = arg;
-	const struct tt_target_status *st = tt_target_status(t);
-
-	tt_log(st->state == TT_TARGET_CONNECTED ? TT_LOG_INFO : TT_LOG_NOTICE, "target %s: %s: %s",
-	       s->name, tt_target_state_name(st->state), st->message);
-#if TT_HAVE_LWS
-	if (s->hub)
-		tt_hub_status_changed(s->hub);
-#endif
-}
-
-static int slot_start(struct slot *s, const struct tt_target_config *cfg)
-{
-	char err[512];
-
-	if (cfg_set(&s->cfg, &s->cfg_mem, cfg) < 0) {
-		tt_log(TT_LOG_ERR, "target %s: out of memory", s->name);
-		return -ENOMEM;
-	}
-	cfg = &s->cfg;
-	slot_bind(s, cfg);
-	if (s->serial[0] && s->d->usb && !s->present) {
-		snprintf(err, sizeof(err), "waiting for probe with serial %s to be plugged in",
-			 s->serial);
-		slot_idle(s, TT_TARGET_DISCONNECTED, err);
-		tt_log(TT_LOG_NOTICE, "target %s: %s", s->name, err);
-		return 0;
-	}
-	int rc = tt_target_start(&s->d->loop, cfg, on_record, on_status, s, &s->t, err, sizeof(err));
-	if (rc < 0) {
-		s->t = NULL;
-		tt_log(TT_LOG_ERR, "target %s: %s", s->name, err);
-		slot_idle(s, TT_TARGET_STOPPED, err);
-	}
-#if TT_HAVE_LWS
-	if (s->hub)
-		tt_hub_status_changed(s->hub);
-#endif
-	return rc;
-}
-
-static void on_target_stopped(struct tt_target *t, void *arg)
-{
-	struct slot *s = arg;
-
-	s->t = NULL;
-	s->stopping = false;
-	if (!s->restart && s->idle.state != TT_TARGET_DISCONNECTED)
-		slot_idle(s, TT_TARGET_STOPPED, "stopped");
-	if (s->restart && !s->d->stopping) {
-		s->restart = 0;
-		tt_log(TT_LOG_NOTICE, "target %s: configuration changed: restarting", s->name);
-		slot_start(s, &s->pending);
-	}
-#if TT_HAVE_LWS
-	else if (s->hub && !s->d->stopping)
-		tt_hub_status_changed(s->hub);
-#endif
-}
-
-static struct slot *slot_add(struct daemon *d, const struct tt_target_config *cfg)
-{
-	if (d->nslots == MAX_TARGETS) {
-		tt_log(TT_LOG_ERR, "target %s: more than %d targets", cfg->name, MAX_TARGETS);
-		return NULL;
-	}
-	struct slot *s = &d->slots[d->nslots++];
-	memset(s, 0, sizeof(*s));
-	s->d = d;
-	snprintf(s->name, sizeof(s->name), "%s", cfg->name ? cfg->name : "target");
-	slot_idle(s, TT_TARGET_ATTACHING, "starting");
-#if TT_HAVE_LWS
-	if (d->srv) {
-		char fmt[32]; /* hc.format is copied by the hub (tt_hub_config) */
-		struct tt_hub_config hc = { .target = s->name,
-					    .format = tt_target_format_name(cfg, fmt, sizeof(fmt)),
-					    .probe = cfg->probe, .status = slot_status,
-					    .status_arg = s,
-					    .export_prepare = slot_export_prepare,
-					    .export_prepare_arg = s };
-		int rc = tt_server_add_hub(d->srv, &hc, &s->hub);
-		if (rc < 0) {
-			tt_log(TT_LOG_ERR, "target %s: %s", s->name,
-			       rc == -EEXIST ? "a target of that name exists" : strerror(-rc));
-			d->nslots--;
-			return NULL;
-		}
-	}
-#endif
-	return s;
-}
-
-static struct slot *slot_find(struct daemon *d, const char *name)
-{
-	for (size_t i = 0; i < d->nslots; i++)
-		if (!strcmp(d->slots[i].name, name))
-			return &d->slots[i];
+	for (size_t i = 0; i < d->nsups; i++)
+		if (!strcmp(tt_sup_name(d->sups[i]), name))
+			return d->sups[i];
 	return NULL;
 }
 
-static int str_eq(const char *a, const char *b)
+/* The server: one consumer of the supervisors' hubs, absent with --no-server. */
+#if TT_HAVE_LWS
+static int same(const char *a, const char *b)
 {
 	return a == b || (a && b && !strcmp(a, b));
 }
 
-static int cfg_equal(const struct tt_target_config *a, const struct tt_target_config *b)
-{
-	return tt_target_opts_equal(a->openocd_args, b->openocd_args) &&
-	       tt_target_opts_equal(a->format_opts, b->format_opts) && str_eq(a->probe, b->probe) && str_eq(a->format, b->format) &&
-	       str_eq(a->elf, b->elf) && str_eq(a->layout, b->layout) && str_eq(a->openocd_log, b->openocd_log) &&
-	       a->address == b->address && a->address_is_pointer == b->address_is_pointer &&
-	       a->file_base == b->file_base && a->tick_hz == b->tick_hz &&
-	       a->time_wrap == b->time_wrap && a->time_dir == b->time_dir &&
-	       a->start_at_now == b->start_at_now && a->poll_min_ms == b->poll_min_ms &&
-	       a->poll_max_ms == b->poll_max_ms && a->max_chunk == b->max_chunk;
-}
-
-static void on_status_tick(uv_timer_t *h)
-{
-	struct daemon *d = h->data;
-	unsigned connected = 0;
-	double rate = 0;
-
-	for (size_t i = 0; i < d->nslots; i++) {
-#if TT_HAVE_LWS
-		/* Rates and counters move without state changes: refresh clients every second. */
-		if (d->slots[i].hub)
-			tt_hub_status_changed(d->slots[i].hub);
-#endif
-	}
-	if (d->ticks++ % 5)
-		return;
-	for (size_t i = 0; i < d->nslots; i++) {
-		const struct tt_target_status *st = slot_status(&d->slots[i]);
-		/* a core halted by a debugger is still read: its link is up */
-		connected += st->state == TT_TARGET_CONNECTED || st->state == TT_TARGET_HALTED;
-		rate += st->rate;
-	}
-	tt_notify_status("%u/%zu targets connected, %.0f events/s", connected, d->nslots, rate);
-}
-
-static void apply_flags(struct tt_server_config *sc, const struct cli *cl);
-
-#if TT_HAVE_LWS
 /* The server's part of a reload: token, origins and max_clients apply now (clients that no
  * longer pass are closed); the listener's settings need a restart, and the log says which
  * differ from what runs (on every reload until the restart). */
-static void reload_server(struct daemon *d, const struct tt_server_config *n)
+static void server_reload(struct daemon *d, const struct tt_server_config *n)
 {
 	struct tt_server_config run, *o = &run;
 	char keep[256] = "";
 	size_t k = 0;
 	int closed;
 
+	if (!d->srv)
+		return;
 	tt_server_get_config(d->srv, &run);
 
 #define KEEP(cond, key) \
 	if (cond) k += (size_t)snprintf(keep + k, sizeof(keep) - k, "%s%s", k ? ", " : "", key)
-	KEEP(!str_eq(o->listen, n->listen), "listen");
+	KEEP(!same(o->listen, n->listen), "listen");
 	KEEP(o->port != n->port, "port");
-	KEEP(!str_eq(o->web_dir, n->web_dir), "web_dir");
-	KEEP(!str_eq(o->tls_cert, n->tls_cert) || !str_eq(o->tls_key, n->tls_key), "tls_cert/tls_key");
+	KEEP(!same(o->web_dir, n->web_dir), "web_dir");
+	KEEP(!same(o->tls_cert, n->tls_cert) || !same(o->tls_key, n->tls_key), "tls_cert/tls_key");
 	KEEP(o->max_message != n->max_message, "max_message");
 	KEEP(o->idle_timeout_s != n->idle_timeout_s, "idle_timeout");
 	KEEP(o->max_exports != n->max_exports, "max_exports");
@@ -372,7 +103,122 @@ static void reload_server(struct daemon *d, const struct tt_server_config *n)
 		       "client(s) closed", n->token && *n->token ? "required" : "not required",
 		       n->norigins, tt_server_max_clients(d->srv), closed ? ": " : ", ", closed);
 }
+static void server_log(int level, const char *msg, void *arg)
+{
+	(void)arg;
+	tt_log(level, "%s", msg);
+}
+
+static int server_start(struct daemon *d)
+{
+	char err[512];
+
+	d->conf.server.log = server_log;
+	if (tt_server_start(&d->loop, &d->conf.server, &d->srv, err, sizeof(err)) < 0) {
+		tt_log(TT_LOG_ERR, "%s", err);
+		return -1;
+	}
+	const char *scheme = d->conf.server.tls_cert ? "https" : "http";
+	tt_log(TT_LOG_NOTICE, "listening on %s://%s:%d/", scheme, d->conf.server.listen,
+	       tt_server_port(d->srv));
+	/* Scripts and the demo read the port from this line. */
+	fprintf(stderr, "tracetapd: dashboard at %s://%s:%d/\n", scheme, d->conf.server.listen,
+		tt_server_port(d->srv));
+	return 0;
+}
+
+static int server_attach(struct daemon *d, struct tt_sup *s)
+{
+	return d->srv ? tt_server_attach_hub(d->srv, tt_sup_hub(s)) : 0;
+}
+
+static void server_stop(struct daemon *d)
+{
+	if (d->srv)
+		tt_server_stop(d->srv, NULL, NULL);
+}
+
+/* After the loop ended: the server lets go of the hubs before the supervisors free them. */
+static void server_free(struct daemon *d)
+{
+	if (!d->srv)
+		return;
+	tt_server_free(d->srv);
+	d->srv = NULL;
+	uv_run(&d->loop, UV_RUN_DEFAULT);
+}
+#else
+static void server_reload(struct daemon *d, const struct tt_server_config *n) { }
+static int server_start(struct daemon *d)
+{
+	tt_log(TT_LOG_ERR, "built without libwebsockets: run with --no-server --stdout");
+	return -1;
+}
+static int server_attach(struct daemon *d, struct tt_sup *s) { return 0; }
+static void server_stop(struct daemon *d) { }
+static void server_free(struct daemon *d) { }
 #endif
+
+/* --stdout: every record as one JSON line, numbered as the hub numbered it. */
+static void print_record(struct tt_sup *s, uint64_t seq, const struct tt_record *rec, void *arg)
+{
+	struct daemon *d = arg;
+	char buf[TT_JSON_MAX_RECORD];
+
+	if (!d->to_stdout)
+		return;
+	int n = tt_json_record(buf, sizeof(buf) - 1, rec, tt_sup_name(s), seq);
+	if (n < 0)
+		return;
+	buf[n++] = '\n';
+	fwrite(buf, 1, (size_t)n, stdout);
+}
+
+static struct tt_sup *sup_add(struct daemon *d, const struct tt_target_config *cfg)
+{
+	struct tt_sup *s;
+	int rc;
+
+	if (d->nsups == MAX_TARGETS) {
+		tt_log(TT_LOG_ERR, "target %s: more than %d targets", cfg->name, MAX_TARGETS);
+		return NULL;
+	}
+	if (cfg->name && sup_find(d, cfg->name))
+		rc = -EEXIST;
+	else if ((rc = tt_sup_new(&d->env, cfg, &s)) == 0 && (rc = server_attach(d, s)) < 0)
+		tt_sup_free(s);
+	if (rc < 0) {
+		tt_log(TT_LOG_ERR, "target %s: %s", cfg->name ? cfg->name : "target",
+		       rc == -EEXIST ? "a target of that name exists" : strerror(-rc));
+		return NULL;
+	}
+	d->from_flags[d->nsups] = false;
+	d->sups[d->nsups++] = s;
+	return s;
+}
+
+static void on_status_tick(uv_timer_t *h)
+{
+	struct daemon *d = h->data;
+	unsigned connected = 0;
+	double rate = 0;
+
+	/* Rates and counters move without state changes: refresh clients every second. */
+	for (size_t i = 0; i < d->nsups; i++)
+		tt_hub_status_changed(tt_sup_hub(d->sups[i]));
+	if (d->ticks++ % 5)
+		return;
+	for (size_t i = 0; i < d->nsups; i++) {
+		const struct tt_target_status *st = tt_sup_status(d->sups[i]);
+		/* a core halted by a debugger is still read: its link is up */
+		connected += st->state == TT_TARGET_CONNECTED || st->state == TT_TARGET_HALTED;
+		rate += st->rate;
+	}
+	tt_notify_status("%u/%zu targets connected, %.0f events/s", connected, d->nsups, rate);
+}
+
+static void apply_flags(struct tt_server_config *sc, const struct cli *cl);
+
 
 /* SIGHUP: unchanged targets keep streaming, changed ones restart, removed ones stop (their hub
  * stays, reporting "stopped"), new ones start; the server's access settings apply. */
@@ -394,74 +240,44 @@ static void reload(struct daemon *d)
 	if (nc.warning[0])
 		tt_log(TT_LOG_WARNING, "%s", nc.warning);
 	apply_flags(&nc.server, d->cli);
-#if TT_HAVE_LWS
-	if (d->srv)
-		reload_server(d, &nc.server);
-#endif
-	for (size_t i = 0; i < d->nslots; i++) {
-		struct slot *s = &d->slots[i];
+	server_reload(d, &nc.server);
+	for (size_t i = 0; i < d->nsups; i++) {
 		const struct tt_target_config *want = NULL;
-		if (s->from_flags)
+		if (d->from_flags[i])
 			continue;
 		for (size_t j = 0; j < nc.ntargets; j++)
-			if (!strcmp(nc.targets[j].name, s->name))
+			if (!strcmp(nc.targets[j].name, tt_sup_name(d->sups[i])))
 				want = &nc.targets[j];
-		/* a target still stopping from an earlier reload compares with what it restarts as;
-		 * one stopping for good (removed, unplugged) needs a restart even if unchanged */
-		if (want && s->t && (s->restart || !s->stopping) &&
-		    cfg_equal(want, s->restart ? &s->pending : &s->cfg))
-			continue;
-		if (s->t) {
-			if (want && cfg_set(&s->pending, &s->pending_mem, want) < 0) {
-				tt_log(TT_LOG_ERR, "target %s: out of memory: not restarted", s->name);
-				continue;
-			}
-			s->restart = want != NULL;
-			tt_log(TT_LOG_NOTICE, "target %s: %s", s->name,
-			       want ? "changed" : "removed from the configuration: stopping");
-			s->stopping = true;
-			tt_target_stop(s->t, on_target_stopped, s); /* once: a second call waits too */
-		} else if (want) {
-			slot_start(s, want);
-		}
+		tt_sup_reload(d->sups[i], want);
 	}
 	for (size_t j = 0; j < nc.ntargets; j++) {
-		if (slot_find(d, nc.targets[j].name))
+		if (sup_find(d, nc.targets[j].name))
 			continue;
-		struct slot *s = slot_add(d, &nc.targets[j]);
+		struct tt_sup *s = sup_add(d, &nc.targets[j]);
 		if (s)
-			slot_start(s, &nc.targets[j]);
+			tt_sup_start(s);
 	}
-	/* nothing points into the old configuration any more: slots own copies, the server too */
+	/* nothing points into the old configuration any more: supervisors own copies, the server too */
 	tt_config_free(&d->conf);
 	d->conf = nc;
 	tt_log(TT_LOG_NOTICE, "configuration reloaded from %s", d->config_path);
 	tt_notify_ready();
 }
 
-#if TT_HAVE_LWS
-static void on_server_stopped(struct tt_server *srv, void *arg)
-{
-	(void)srv;
-	(void)arg;
-}
-#endif
 
 static void shutdown_daemon(struct daemon *d)
 {
 	d->stopping = 1;
+	d->env.stopping = true;
 	tt_notify_stopping();
 	tt_notify_watchdog_stop();
 	if (d->usb)
 		tt_usb_watch_stop(d->usb);
 	d->usb = NULL;
-	for (size_t i = 0; i < d->nslots; i++)
-		if (d->slots[i].t)
-			tt_target_stop(d->slots[i].t, on_target_stopped, &d->slots[i]);
-#if TT_HAVE_LWS
-	if (d->srv)
-		tt_server_stop(d->srv, on_server_stopped, d);
-#endif
+	d->env.usb = false;
+	for (size_t i = 0; i < d->nsups; i++)
+		tt_sup_stop(d->sups[i]);
+	server_stop(d);
 	uv_close((uv_handle_t *)&d->sigint, NULL);
 	uv_close((uv_handle_t *)&d->sigterm, NULL);
 	uv_close((uv_handle_t *)&d->sighup, NULL);
@@ -487,27 +303,11 @@ static void on_usb(struct tt_usb_watch *w, enum tt_usb_event ev, const struct tt
 		   void *arg)
 {
 	struct daemon *d = arg;
-	char msg[256];
 
 	(void)w;
-	for (size_t i = 0; i < d->nslots && p->serial[0]; i++) {
-		struct slot *s = &d->slots[i];
-		if (strcmp(s->serial, p->serial))
-			continue;
-		s->present = ev == TT_USB_ARRIVED;
-		if (ev == TT_USB_ARRIVED && !s->t) {
-			tt_log(TT_LOG_NOTICE, "target %s: probe %s (%s) plugged in: starting", s->name,
-			       p->serial, p->match.name ? p->match.name : "?");
-			slot_start(s, &s->cfg);
-		} else if (ev == TT_USB_LEFT && s->t) {
-			snprintf(msg, sizeof(msg), "probe %s unplugged", p->serial);
-			tt_log(TT_LOG_NOTICE, "target %s: %s", s->name, msg);
-			s->restart = 0;
-			slot_idle(s, TT_TARGET_DISCONNECTED, msg);
-			s->stopping = true;
-			tt_target_stop(s->t, on_target_stopped, s);
-		}
-	}
+	for (size_t i = 0; i < d->nsups && p->serial[0]; i++)
+		if (!strcmp(tt_sup_serial(d->sups[i]), p->serial))
+			tt_sup_probe(d->sups[i], ev == TT_USB_ARRIVED, p->serial, p->match.name);
 }
 
 /* Targets bound to a probe serial need the hot-plug watcher; without libusb (or USB) they
@@ -516,13 +316,12 @@ static void start_usb_watch(struct daemon *d)
 {
 	int bound = 0;
 
-	for (size_t i = 0; i < d->nslots; i++) {
-		slot_bind(&d->slots[i], &d->slots[i].cfg);
-		bound |= d->slots[i].serial[0] != 0;
-	}
+	for (size_t i = 0; i < d->nsups; i++)
+		bound |= tt_sup_serial(d->sups[i])[0] != 0;
 	if (!bound)
 		return;
 	int rc = tt_usb_watch_start(&d->loop, on_usb, d, &d->usb);
+	d->env.usb = rc == 0;
 	if (rc < 0) {
 		d->usb = NULL;
 		tt_log(TT_LOG_NOTICE, "probe hot-plug unavailable (%s): targets bound to a probe "
@@ -779,34 +578,42 @@ static void raise_fd_limit(void)
 		tt_log(TT_LOG_WARNING, "cannot raise the descriptor limit: %s", strerror(errno));
 }
 
-static void server_log(int level, const char *msg, void *arg)
+static void init_loop(struct daemon *d)
 {
-	(void)arg;
-	tt_log(level, "%s", msg);
+	uv_loop_init(&d->loop);
+	uv_signal_init(&d->loop, &d->sigint);
+	uv_signal_init(&d->loop, &d->sigterm);
+	uv_signal_init(&d->loop, &d->sighup);
+	d->sigint.data = d->sigterm.data = d->sighup.data = d;
+	uv_signal_start(&d->sigint, on_signal, SIGINT);
+	uv_signal_start(&d->sigterm, on_signal, SIGTERM);
+	uv_signal_start(&d->sighup, on_signal, SIGHUP);
+	uv_check_init(&d->loop, &d->flush);
+	if (d->to_stdout)
+		uv_check_start(&d->flush, on_check);
+	uv_timer_init(&d->loop, &d->status);
+	d->status.data = d;
 }
 
-static int start_server(struct daemon *d)
+/* The file's targets, then the one from flags. -1 when one cannot be added, or when the only
+ * target cannot start (the exit code says so). */
+static int start_targets(struct daemon *d, const struct cli *cl)
 {
-#if TT_HAVE_LWS
-	char err[512];
-
-	d->conf.server.log = server_log;
-	if (tt_server_start(&d->loop, &d->conf.server, &d->srv, err, sizeof(err)) < 0) {
-		tt_log(TT_LOG_ERR, "%s", err);
-		return -1;
+	d->env = (struct tt_sup_env){ .loop = &d->loop, .hub = d->conf.server.hub,
+				      .on_record = print_record, .arg = d };
+	for (size_t i = 0; i < d->conf.ntargets; i++)
+		if (!sup_add(d, &d->conf.targets[i]))
+			return -1;
+	if (cl->target.probe) {
+		if (!sup_add(d, &cl->target))
+			return -1;
+		d->from_flags[d->nsups - 1] = true;
 	}
-	const char *scheme = d->conf.server.tls_cert ? "https" : "http";
-	tt_log(TT_LOG_NOTICE, "listening on %s://%s:%d/", scheme, d->conf.server.listen,
-	       tt_server_port(d->srv));
-	/* Scripts and the demo read the port from this line. */
-	fprintf(stderr, "tracetapd: dashboard at %s://%s:%d/\n", scheme, d->conf.server.listen,
-		tt_server_port(d->srv));
+	start_usb_watch(d);
+	for (size_t i = 0; i < d->nsups; i++)
+		if (tt_sup_start(d->sups[i]) < 0 && d->nsups == 1)
+			return -1;
 	return 0;
-#else
-	(void)d;
-	tt_log(TT_LOG_ERR, "built without libwebsockets: run with --no-server --stdout");
-	return -1;
-#endif
 }
 
 int main(int argc, char **argv)
@@ -830,42 +637,15 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	d.cli = &cl;
 	raise_fd_limit();
-	uv_loop_init(&d.loop);
-	uv_signal_init(&d.loop, &d.sigint);
-	uv_signal_init(&d.loop, &d.sigterm);
-	uv_signal_init(&d.loop, &d.sighup);
-	d.sigint.data = d.sigterm.data = d.sighup.data = &d;
-	uv_signal_start(&d.sigint, on_signal, SIGINT);
-	uv_signal_start(&d.sigterm, on_signal, SIGTERM);
-	uv_signal_start(&d.sighup, on_signal, SIGHUP);
-	uv_check_init(&d.loop, &d.flush);
-	if (d.to_stdout)
-		uv_check_start(&d.flush, on_check);
-	uv_timer_init(&d.loop, &d.status);
-	d.status.data = &d;
+	init_loop(&d);
 
-	if (!d.no_server && start_server(&d) < 0) {
+	if (!d.no_server && server_start(&d) < 0) {
 		/* Nothing has started; libwebsockets may hold handles on the loop that only a
 		 * full run could close: exit without the loop teardown. */
 		tt_config_free(&d.conf);
 		return 1;
 	}
-	int failed = 0;
-	for (size_t i = 0; !failed && i < d.conf.ntargets; i++) {
-		struct slot *s = slot_add(&d, &d.conf.targets[i]);
-		failed = !s || cfg_set(&s->cfg, &s->cfg_mem, &d.conf.targets[i]) < 0;
-	}
-	if (!failed && cl.target.probe) {
-		struct slot *s = slot_add(&d, &cl.target);
-		failed = !s || cfg_set(&s->cfg, &s->cfg_mem, &cl.target) < 0;
-		if (s)
-			s->from_flags = true;
-	}
-	if (!failed)
-		start_usb_watch(&d);
-	for (size_t i = 0; !failed && i < d.nslots; i++)
-		if (slot_start(&d.slots[i], &d.slots[i].cfg) < 0 && d.nslots == 1)
-			failed = 1; /* the only target cannot start: say so with the exit code */
+	int failed = start_targets(&d, &cl) < 0;
 	if (failed) {
 		shutdown_daemon(&d);
 	} else {
@@ -874,18 +654,12 @@ int main(int argc, char **argv)
 		tt_notify_ready();
 	}
 	uv_run(&d.loop, UV_RUN_DEFAULT);
-#if TT_HAVE_LWS
-	if (d.srv)
-		tt_server_free(d.srv);
-	uv_run(&d.loop, UV_RUN_DEFAULT);
-#endif
+	server_free(&d);
 	fflush(stdout);
 	rc = uv_loop_close(&d.loop);
 	tt_config_free(&d.conf);
-	for (size_t i = 0; i < d.nslots; i++) {
-		free(d.slots[i].cfg_mem);
-		free(d.slots[i].pending_mem);
-	}
+	for (size_t i = 0; i < d.nsups; i++)
+		tt_sup_free(d.sups[i]);
 	if (rc) {
 		tt_log(TT_LOG_ERR, "internal: loop closed with handles left: %s", uv_strerror(rc));
 		return 1;

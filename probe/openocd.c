@@ -65,11 +65,8 @@ static void ocd_timer_closed(uv_handle_t *h)
 		free(o->cmd);
 		free(o->host);
 		free(o->port);
-		for (char **a = o->argv; a && *a; a++)
-			free(*a);
-		free(o->argv);
-		if (o->log_fd >= 0)
-			close(o->log_fd);
+		if (o->child)
+			ocd_spawn_free(o);
 		tt_probe__close_done(&o->base);
 	}
 }
@@ -106,7 +103,7 @@ void ocd_close_link_handle(struct ocd *o, uv_handle_t *h)
 static void ocd_teardown(struct ocd *o)
 {
 	uv_timer_stop(&o->timeout);
-	if (!o->spawn) {
+	if (!o->child) {
 		uv_cancel((uv_req_t *)&o->gai); /* its callback releases it either way */
 		if (o->tcp.data == o)
 			ocd_close_link_handle(o, (uv_handle_t *)&o->tcp);
@@ -142,7 +139,7 @@ void ocd_fail(struct ocd *o, int status, const char *fmt, ...)
  * status and stderr say why, so wait for that (the grace timer ends it if it lingers). */
 static void ocd_send_failed(struct ocd *o, int status)
 {
-	if (o->spawn && status == UV_EPIPE)
+	if (o->child && status == UV_EPIPE)
 		ocd_spawn_stop(o);
 	else
 		ocd_fail(o, -ENOTCONN, "sending a command: %s", uv_strerror(status));
@@ -189,9 +186,9 @@ static void ocd_link_up(struct ocd *o)
 
 	o->link = LINK_UP;
 	o->backoff_ms = OCD_BACKOFF_MIN;
-	if (o->spawn)
-		snprintf(msg, sizeof(msg), "%.150s: OpenOCD running (pid %d)%s", o->name, o->proc.pid,
-			 o->md_fallback ? OCD_MD_NOTE : "");
+	if (o->child)
+		snprintf(msg, sizeof(msg), "%.150s: OpenOCD running (pid %d)%s", o->name,
+			 ocd_spawn_pid(o), o->md_fallback ? OCD_MD_NOTE : "");
 	else
 		snprintf(msg, sizeof(msg), "%.150s: connected%s", o->name,
 			 o->md_fallback ? OCD_MD_NOTE : "");
@@ -326,21 +323,10 @@ void ocd_read_cb(uv_stream_t *s, ssize_t nread, const uv_buf_t *b)
 
 	if (nread == 0)
 		return;
-	if (s == (uv_stream_t *)&o->err) {
-		if (nread > 0) {
-			ocd_log(o, b->base, (size_t)nread);
-		} else {
-			uv_read_stop(s);
-			o->err_eof = 1;
-			ocd_child_check(o);
-		}
-		return;
-	}
 	if (nread < 0) {
 		uv_read_stop(s);
-		if (o->spawn) {
-			o->out_eof = 1;
-			ocd_child_check(o);
+		if (o->child) {
+			ocd_spawn_out_eof(o);
 		} else if (o->rx.len) {
 			ocd_fail(o, -EPROTO, "connection closed after \"%s\" (not OpenOCD?)",
 				 tt_probe__quote(q, sizeof(q), o->rx.buf, o->rx.len, 60));
@@ -425,7 +411,7 @@ void ocd_link_start(struct ocd *o)
 	o->want = 0;
 	o->init_pending = INIT_DONE;
 	tt_tcl_rx_reset(&o->rx);
-	if (o->spawn) {
+	if (o->child) {
 		ocd_spawn_start(o);
 		return;
 	}
@@ -570,7 +556,6 @@ int ocd_alloc_buffers(struct ocd *o, const struct tt_probe_options *opt)
 	o->scratch = malloc(mc < 4 ? 4 : mc);
 	o->cmdcap = (size_t)mc * 11 / 4 + 128;
 	o->cmd = malloc(o->cmdcap);
-	o->log_fd = -1;
 	if (o->scratch == NULL || o->cmd == NULL) {
 		free(o->scratch);
 		free(o->cmd);

@@ -9,8 +9,6 @@
 #include "probe_int.h"
 #include "tcl.h"
 
-#define OCD_TAIL 2048       /* bytes of OpenOCD's stderr kept for error messages */
-
 enum ocd_link { LINK_IDLE, LINK_STARTING, LINK_UP, LINK_DOWN };
 enum ocd_req { REQ_NONE, REQ_READ, REQ_WRITE };
 /* Link-up sequence: notifications on, then whether read_memory exists, then (only without it)
@@ -18,15 +16,15 @@ enum ocd_req { REQ_NONE, REQ_READ, REQ_WRITE };
  * changes: a core already halted when we attach would otherwise look running). */
 enum ocd_init { INIT_DONE, INIT_NOTIFY, INIT_PROBE, INIT_MD_PROCS, INIT_STATE };
 
+struct ocd_child; /* the spawned OpenOCD (openocd_spawn.c) */
+
 struct ocd {
 	struct tt_probe base;
-	int spawn;
+	struct ocd_child *child;  /* openocd-spawn's OpenOCD; NULL for TCP */
 	char name[160];           /* "openocd HOST:PORT" or "openocd-spawn" */
 	char *host, *port;        /* TCP */
-	char **argv;              /* spawn: full argv, owned */
-	int log_fd;
 	uint32_t max_chunk, timeout_ms;
-	uv_timer_t retry, timeout, grace;
+	uv_timer_t retry, timeout, grace; /* grace: openocd_spawn.c's, to stop the child */
 	int ntimers, nlink;       /* open timer handles; link resources outstanding */
 	enum ocd_link link;
 	unsigned backoff_ms;
@@ -35,13 +33,6 @@ struct ocd {
 	uv_getaddrinfo_t gai;
 	uv_connect_t conn;
 	uv_tcp_t tcp;
-	uv_process_t proc;
-	uv_pipe_t in, out, err;
-	int exited, out_eof, err_eof, in_closed, kill_stage;
-	int64_t exit_status;
-	int term_signal;
-	char tail[OCD_TAIL];
-	size_t tail_len;
 
 	uv_stream_t *wr;
 	struct tt_tcl_rx rx;
@@ -78,10 +69,13 @@ int ocd_read(struct tt_probe *p);
 int ocd_write(struct tt_probe *p, uint64_t addr, const uint8_t *data, uint32_t len);
 void ocd_close(struct tt_probe *p);
 
-/* openocd_spawn.c */
+/* openocd_spawn.c: the child, for a probe with o->child */
 void ocd_spawn_start(struct ocd *o);
 void ocd_spawn_stop(struct ocd *o);
-void ocd_log(struct ocd *o, const char *d, size_t n);
-void ocd_child_check(struct ocd *o);
+/* Its stdout (the RPC) ended. */
+void ocd_spawn_out_eof(struct ocd *o);
+int ocd_spawn_pid(const struct ocd *o);
+/* Frees the child's argv and log file (the probe's last timer closed). */
+void ocd_spawn_free(struct ocd *o);
 
 #endif
