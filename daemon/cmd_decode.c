@@ -70,7 +70,7 @@ static void on_record(void *arg, const struct tt_record *rec)
 
 	d->n++;
 	if (d->ex) {
-		/* the exporters take the wire records (daemon/export.h), as /api/export does */
+		/* the exporters take the wire records (export/export.h), as /api/export does */
 		n = tt_json_record(buf, sizeof(buf), rec, NULL, d->n);
 		if (n >= 0)
 			export_wire(d, buf, (size_t)n);
@@ -282,7 +282,7 @@ static int follow_kev(const char *path, uint64_t tick_hz, struct decode *d)
 	return rc;
 }
 
-/* --to FMT [-o FILE]: the exporters of daemon/export.h, as /api/export and `tracetap record`
+/* --to FMT [-o FILE]: the exporters of export/export.h, as /api/export and `tracetap record`
  * use them, fed the same records `--json` prints. */
 static int start_export(struct decode *d, int fmt, const char *path)
 {

@@ -1,4 +1,4 @@
-/* daemon/record_json.h: a record object from the wire (proto/PROTOCOL.md) back into a
+/* export/record_json.h: a record object from the wire (proto/PROTOCOL.md) back into a
  * struct tt_record, so clients print what they receive with the same formatter as
  * `tracetap decode` (daemon/textfmt.h). */
 #ifndef TT_RECORD_JSON_H

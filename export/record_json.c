@@ -1,4 +1,4 @@
-/* daemon/record_json.c: wire JSON -> struct tt_record (see record_json.h).
+/* export/record_json.c: wire JSON -> struct tt_record (see record_json.h).
  *
  * The inverse of proto/json.c for what a person reads: argument values that arrive as strings
  * (object names, state names, hex addresses) come back as text, numbers as numbers. */

@@ -1,4 +1,4 @@
-/* daemon/export.h: a stream of records (their JSON objects, as on the wire) to a file format.
+/* export/export.h: a stream of records (their JSON objects, as on the wire) to a file format.
  *
  * Used by the daemon's /api/export (from a hub's history) and by `tracetap record` (from the
  * WebSocket stream), so both produce the same bytes. Formats:

@@ -1,4 +1,4 @@
-/* daemon/export.c: records (wire JSON) to jsonl, Perfetto/Chrome JSON, ftrace text and TraceX.
+/* export/export.c: records (wire JSON) to jsonl, Perfetto/Chrome JSON, ftrace text and TraceX.
  *
  * Every record is parsed once with cJSON (exports are off the hot path) and handed to the
  * format's writer. Perfetto and ftrace stream; trx keeps the raw words (32 bytes per event)
