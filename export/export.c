@@ -50,7 +50,6 @@ int tt_export_new(enum tt_export_format fmt, tt_export_write_cb write, void *arg
 	e->ops = formats[fmt];
 	e->write = write;
 	e->arg = arg;
-	e->first = true;
 	*out = e;
 	return 0;
 }

@@ -5,13 +5,13 @@
  * seen; past FT_NTASKS threads, FT_NTASKS + 1 + the pointer's low bits). */
 static unsigned ft_tid(struct tt_export *e, uint32_t thread)
 {
-	for (unsigned i = 0; i < e->nft_threads; i++)
-		if (e->ft_threads[i] == thread)
+	for (unsigned i = 0; i < e->ft.nthreads; i++)
+		if (e->ft.threads[i] == thread)
 			return i + 1;
-	if (e->nft_threads == FT_NTASKS)
+	if (e->ft.nthreads == FT_NTASKS)
 		return FT_NTASKS + 1 + (thread >> 2 & 0x7fff);
-	e->ft_threads[e->nft_threads++] = thread;
-	return e->nft_threads;
+	e->ft.threads[e->ft.nthreads++] = thread;
+	return e->ft.nthreads;
 }
 
 /* A task name as ftrace writes comm: at most 15 characters, no spaces or dashes' ambiguity
@@ -35,17 +35,17 @@ static int ft_record(struct tt_export *e, const cJSON *rec, const char *type)
 	bool nuttx = !strcmp(type, "event") && name && !strncmp(name, "NOTE_", 5);
 
 	if (!e->written && nuttx) {
-		e->nuttx = true;
+		e->ft.nuttx = true;
 		tt_export_ftrace_nuttx_reset(e);
 		putf(e, "# tracer: nop\n#\n");
 	}
-	if (e->nuttx && nuttx) {
+	if (e->ft.nuttx && nuttx) {
 		tt_export_ftrace_nuttx(e, rec, name);
 		return 0;
 	}
-	if (e->nuttx && !strcmp(type, "reset")) /* another boot: the dump starts over */
+	if (e->ft.nuttx && !strcmp(type, "reset")) /* another boot: the dump starts over */
 		tt_export_ftrace_nuttx_reset(e);
-	if (!e->written && !e->nuttx)
+	if (!e->written && !e->ft.nuttx)
 		putf(e, "# tracer: nop\n#\n# tracetap export (times: ns when the tick rate is "
 			"known, else ticks as microseconds)\n#\n#           TASK-PID     CPU#  "
 			"TIMESTAMP  FUNCTION\n#              | |         |       |         |\n");

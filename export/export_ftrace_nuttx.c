@@ -6,7 +6,7 @@
 
 static struct ft_task *ft_task(struct tt_export *e, int32_t pid)
 {
-	return &e->tasks[(uint32_t)pid % FT_NTASKS];
+	return &e->ft.tasks[(uint32_t)pid % FT_NTASKS];
 }
 
 static const char *ft_name(struct tt_export *e, int32_t pid)
@@ -18,7 +18,7 @@ static const char *ft_name(struct tt_export *e, int32_t pid)
 
 static unsigned ft_pid(const struct tt_export *e, int32_t pid)
 {
-	return pid >= 0 && (unsigned)pid < e->ncpus ? 0 : (unsigned)pid; /* idle tasks: 0 */
+	return pid >= 0 && (unsigned)pid < e->ft.ncpus ? 0 : (unsigned)pid; /* idle tasks: 0 */
 }
 
 /* NuttX's get_task_state: 0 'X', up to running 'R', else 'S' (the decoded state names) */
@@ -105,7 +105,7 @@ static void ft_switch(struct tt_export *e, struct ft_cpu *c)
 static bool ft_sched(struct tt_export *e, const cJSON *rec, const char *name, int32_t pid,
 		     unsigned cpu)
 {
-	struct ft_cpu *c = &e->cpu[cpu];
+	struct ft_cpu *c = &e->ft.cpu[cpu];
 
 	if (!strcmp(name, "START")) {
 		ft_header(e, rec, pid, cpu);
@@ -136,7 +136,7 @@ static bool ft_sched(struct tt_export *e, const cJSON *rec, const char *name, in
 static bool ft_sys_irq(struct tt_export *e, const cJSON *rec, const char *name, int32_t pid,
 		       unsigned cpu)
 {
-	struct ft_cpu *c = &e->cpu[cpu];
+	struct ft_cpu *c = &e->ft.cpu[cpu];
 	char b1[48], b2[48];
 
 	if (!strcmp(name, "SYSCALL_ENTER")) {
@@ -268,7 +268,7 @@ static bool ft_dump(struct tt_export *e, const cJSON *rec, const char *name, int
 void tt_export_ftrace_nuttx_reset(struct tt_export *e)
 {
 	for (unsigned i = 0; i < FT_NCPUS; i++)
-		e->cpu[i] = (struct ft_cpu){ .state = 1, .cur_pid = -1, .next_pid = -1,
+		e->ft.cpu[i] = (struct ft_cpu){ .state = 1, .cur_pid = -1, .next_pid = -1,
 					     .cur_prio = -1, .next_prio = -1 };
 }
 
@@ -277,11 +277,11 @@ void tt_export_ftrace_nuttx(struct tt_export *e, const cJSON *rec, const char *n
 	int32_t pid = (int32_t)hexnum(rec, "thread");
 	double core = num(rec, "core", 0);
 	unsigned cpu = core >= 0 && core < FT_NCPUS ? (unsigned)core : 0;
-	struct ft_cpu *c = &e->cpu[cpu];
+	struct ft_cpu *c = &e->ft.cpu[cpu];
 	const char *tn = str(rec, "thread_name");
 
-	if (cpu + 1 > e->ncpus)
-		e->ncpus = cpu + 1;
+	if (cpu + 1 > e->ft.ncpus)
+		e->ft.ncpus = cpu + 1;
 	if (tn) { /* NuttX's copy_task_name: spaces become '_' */
 		struct ft_task *t = ft_task(e, pid);
 		t->pid = pid;

@@ -32,26 +32,20 @@ struct obj {
 	char name[TRX_NAME_SIZE];
 };
 
-struct tt_export {
-	const struct tt_export_ops *ops;
-	tt_export_write_cb write;
-	void *arg;
-	int err;
-	uint64_t written, skipped;
-	bool first;               /* perfetto: no comma before the next event */
-	bool named_process;
-	/* thread names (perfetto/ftrace) and registry objects (trx) */
-	struct obj objs[MAX_OBJS];
-	size_t nobjs;
-	/* perfetto: the running slice being extended ([start, end) on track tid) and the previous
-	 * event (a record's `run` covers the time since it) */
+/* perfetto: the running slice being extended ([start, end) on track tid) and the previous
+ * event (a record's `run` covers the time since it) */
+struct tt_export_pf {
+	bool started;             /* an event was written: a comma before the next */
+	bool named_process, init_named;
 	bool slice_open, prev_ok;
 	uint32_t slice_tid;
 	double slice_start, slice_end, prev_us, last_us;
 	double prev_seq;
-	bool init_named;
 	uint64_t lost;
-	/* trx */
+};
+
+/* trx: the raw words of every entry, and the source's header and registry when known */
+struct tt_export_trx {
 	uint32_t *words;
 	size_t nent, capent;
 	uint32_t ts_max;          /* largest masked time stamp seen */
@@ -64,7 +58,10 @@ struct tt_export {
 		char *name;
 	} *src;
 	size_t nsrc;
-	/* ftrace of NuttX notes: the state NuttX's trace dump keeps */
+};
+
+struct tt_export_ft {
+	/* NuttX notes: the state NuttX's trace dump keeps */
 	bool nuttx;
 	struct ft_cpu {
 		int intr_nest, state;
@@ -73,14 +70,30 @@ struct tt_export {
 		int cur_prio, next_prio;
 	} cpu[FT_NCPUS];
 	unsigned ncpus;           /* highest core seen + 1: pids below it are idle tasks */
-	/* ftrace of other formats: the threads in the order first seen (pid = index + 1) */
-	uint32_t ft_threads[FT_NTASKS];
-	unsigned nft_threads;
 	struct ft_task {
 		int32_t pid;
 		bool used;
 		char name[32];
 	} tasks[FT_NTASKS];
+	/* other formats: the threads in the order first seen (pid = index + 1) */
+	uint32_t threads[FT_NTASKS];
+	unsigned nthreads;
+};
+
+struct tt_export {
+	const struct tt_export_ops *ops;
+	tt_export_write_cb write;
+	void *arg;
+	int err;
+	uint64_t written, skipped;
+	/* thread names (perfetto) and registry objects (trx) learned from records */
+	struct obj objs[MAX_OBJS];
+	size_t nobjs;
+	union {                   /* the format's own state (ops) */
+		struct tt_export_pf pf;
+		struct tt_export_trx trx;
+		struct tt_export_ft ft;
+	};
 };
 
 struct tt_export_ops {

@@ -23,9 +23,9 @@ static void pf_event(struct tt_export *e, const char *fmt, ...)
 	va_end(ap);
 	if (n <= 0 || (size_t)n >= sizeof(tmp))
 		return;
-	if (!e->first)
+	if (e->pf.started)
 		put(e, ",\n", 2);
-	e->first = false;
+	e->pf.started = true;
 	put(e, tmp, (size_t)n);
 }
 
@@ -46,15 +46,15 @@ static void pf_close_slice(struct tt_export *e)
 	const char *name;
 	char b[512], hex[16];
 
-	if (!e->slice_open)
+	if (!e->pf.slice_open)
 		return;
-	e->slice_open = false;
-	o = tt_export_obj_find(e, e->slice_tid);
-	snprintf(hex, sizeof(hex), "0x%08" PRIx32, e->slice_tid);
-	name = e->slice_tid == 0 ? "ISR" : e->slice_tid == PF_INIT_TID ? "init" : o ? o->name : hex;
+	e->pf.slice_open = false;
+	o = tt_export_obj_find(e, e->pf.slice_tid);
+	snprintf(hex, sizeof(hex), "0x%08" PRIx32, e->pf.slice_tid);
+	name = e->pf.slice_tid == 0 ? "ISR" : e->pf.slice_tid == PF_INIT_TID ? "init" : o ? o->name : hex;
 	pf_event(e, "{\"ph\":\"X\",\"pid\":1,\"tid\":%" PRIu32 ",\"ts\":%.3f,\"dur\":%.3f,"
-		    "\"name\":%s,\"cat\":\"running\"}", e->slice_tid, e->slice_start,
-		 e->slice_end - e->slice_start, jstr(b, sizeof(b), name));
+		    "\"name\":%s,\"cat\":\"running\"}", e->pf.slice_tid, e->pf.slice_start,
+		 e->pf.slice_end - e->pf.slice_start, jstr(b, sizeof(b), name));
 }
 
 /* The record's `run` (who ran since the previous record, which the reader derived) extends the
@@ -64,7 +64,7 @@ static void pf_run(struct tt_export *e, const cJSON *rec, double ts)
 	const char *run = str(rec, "run");
 	double seq = num(rec, "seq", -1);
 	uint32_t tid = 0;
-	bool known = run && e->prev_ok && seq == e->prev_seq + 1;
+	bool known = run && e->pf.prev_ok && seq == e->pf.prev_seq + 1;
 
 	if (known && !strcmp(run, "thread"))
 		tid = hexnum(rec, "run_thread");
@@ -72,33 +72,33 @@ static void pf_run(struct tt_export *e, const cJSON *rec, double ts)
 		tid = PF_INIT_TID;
 	else if (!known || strcmp(run, "isr"))
 		known = false; /* idle, or not known: no slice */
-	if (known && tid == PF_INIT_TID && !e->init_named) {
-		e->init_named = true;
+	if (known && tid == PF_INIT_TID && !e->pf.init_named) {
+		e->pf.init_named = true;
 		pf_thread_name(e, PF_INIT_TID, "init");
 	}
-	if (known && e->slice_open && e->slice_tid == tid && e->slice_end == e->prev_us) {
-		e->slice_end = ts;
+	if (known && e->pf.slice_open && e->pf.slice_tid == tid && e->pf.slice_end == e->pf.prev_us) {
+		e->pf.slice_end = ts;
 	} else {
 		pf_close_slice(e);
 		if (known) {
-			e->slice_open = true;
-			e->slice_tid = tid;
-			e->slice_start = e->prev_us;
-			e->slice_end = ts;
+			e->pf.slice_open = true;
+			e->pf.slice_tid = tid;
+			e->pf.slice_start = e->pf.prev_us;
+			e->pf.slice_end = ts;
 		}
 	}
-	e->prev_ok = true;
-	e->prev_us = ts;
-	e->prev_seq = seq;
+	e->pf.prev_ok = true;
+	e->pf.prev_us = ts;
+	e->pf.prev_seq = seq;
 }
 
 static void pf_record(struct tt_export *e, const cJSON *rec, const char *type)
 {
-	double ts = strcmp(type, "event") ? e->last_us : time_us(rec);
+	double ts = strcmp(type, "event") ? e->pf.last_us : time_us(rec);
 	char b1[512], b2[512];
 
-	if (!e->named_process) {
-		e->named_process = true;
+	if (!e->pf.named_process) {
+		e->pf.named_process = true;
 		pf_event(e, "{\"ph\":\"M\",\"pid\":1,\"name\":\"process_name\",\"args\":{\"name\":%s}}",
 			 jstr(b1, sizeof(b1), str(rec, "target") ? str(rec, "target") : "target"));
 		pf_event(e, "{\"ph\":\"M\",\"pid\":1,\"tid\":0,\"name\":\"thread_name\","
@@ -106,19 +106,19 @@ static void pf_record(struct tt_export *e, const cJSON *rec, const char *type)
 	}
 	if (!strcmp(type, "gap")) {
 		pf_close_slice(e);
-		e->prev_ok = false;
-		e->lost += tt_json_u64(num(rec, "lost", 0));
+		e->pf.prev_ok = false;
+		e->pf.lost += tt_json_u64(num(rec, "lost", 0));
 		pf_event(e, "{\"ph\":\"i\",\"s\":\"g\",\"pid\":1,\"tid\":0,\"ts\":%.3f,"
 			    "\"name\":\"gap\",\"args\":{\"lost\":%.0f,\"reason\":%s,\"seq\":%.0f}}",
 			 ts, num(rec, "lost", 0), jstr(b1, sizeof(b1), str(rec, "reason")),
 			 num(rec, "seq", 0));
 		pf_event(e, "{\"ph\":\"C\",\"pid\":1,\"ts\":%.3f,\"name\":\"events lost\","
-			    "\"args\":{\"lost\":%" PRIu64 "}}", ts, e->lost);
+			    "\"args\":{\"lost\":%" PRIu64 "}}", ts, e->pf.lost);
 		return;
 	}
 	if (!strcmp(type, "reset")) {
 		pf_close_slice(e);
-		e->prev_ok = false;
+		e->pf.prev_ok = false;
 		pf_event(e, "{\"ph\":\"i\",\"s\":\"g\",\"pid\":1,\"tid\":0,\"ts\":%.3f,"
 			    "\"name\":\"reset\",\"args\":{\"reason\":%s}}", ts,
 			 jstr(b1, sizeof(b1), str(rec, "reason")));
@@ -134,7 +134,7 @@ static void pf_record(struct tt_export *e, const cJSON *rec, const char *type)
 	const char *ctx = str(rec, "ctx");
 	uint32_t tid = ctx && !strcmp(ctx, "thread") ? hexnum(rec, "thread") : 0;
 	uint32_t id = tt_json_u32(num(rec, "id", 0));
-	e->last_us = ts;
+	e->pf.last_us = ts;
 	pf_run(e, rec, ts);
 	char *args = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(rec, "args"));
 	pf_event(e, "{\"ph\":\"i\",\"s\":\"t\",\"pid\":1,\"tid\":%" PRIu32 ",\"ts\":%.3f,"
@@ -146,7 +146,7 @@ static void pf_record(struct tt_export *e, const cJSON *rec, const char *type)
 
 static int pf_add(struct tt_export *e, const cJSON *rec, const char *type)
 {
-	if (e->first && !e->written)
+	if (!e->pf.started && !e->written)
 		put(e, PF_HEAD, sizeof(PF_HEAD) - 1);
 	pf_record(e, rec, type);
 	return 0;

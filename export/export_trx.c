@@ -9,12 +9,12 @@
 
 static void src_clear(struct tt_export *e)
 {
-	for (size_t i = 0; i < e->nsrc; i++)
-		free(e->src[i].name);
-	free(e->src);
-	e->src = NULL;
-	e->nsrc = 0;
-	e->have_src = false;
+	for (size_t i = 0; i < e->trx.nsrc; i++)
+		free(e->trx.src[i].name);
+	free(e->trx.src);
+	e->trx.src = NULL;
+	e->trx.nsrc = 0;
+	e->trx.have_src = false;
 }
 
 int tt_export_set_threadx(struct tt_export *e, const struct tt_threadx *rd)
@@ -24,12 +24,14 @@ int tt_export_set_threadx(struct tt_export *e, const struct tt_threadx *rd)
 
 	if (tt_threadx_header_info(rd, &hi) < 0)
 		return -ENOENT;
+	if (e->ops != &tt_export_trx) /* only a .trx has a header and a registry to keep */
+		return 0;
 	src_clear(e);
-	e->src = calloc(hi.registry_entries ? hi.registry_entries : 1, sizeof(*e->src));
-	if (!e->src)
+	e->trx.src = calloc(hi.registry_entries ? hi.registry_entries : 1, sizeof(*e->trx.src));
+	if (!e->trx.src)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < hi.registry_entries; i++) {
-		struct src_obj *s = &e->src[e->nsrc];
+		struct src_obj *s = &e->trx.src[e->trx.nsrc];
 		if (tt_threadx_registry_at(rd, i, &o) < 0)
 			break;
 		*s = (struct src_obj){ .avail = o.deleted, .type = o.type, .ptr = o.ptr,
@@ -38,11 +40,11 @@ int tt_export_set_threadx(struct tt_export *e, const struct tt_threadx *rd)
 				       .name = strdup(o.name ? o.name : "") };
 		if (!s->name)
 			return -ENOMEM;
-		e->nsrc++;
+		e->trx.nsrc++;
 	}
-	e->have_src = true;
-	e->src_mask = hi.timer_mask;
-	e->src_name_size = hi.name_size < 4 ? 4 : hi.name_size > TRX_NAME_MAX ? TRX_NAME_MAX :
+	e->trx.have_src = true;
+	e->trx.src_mask = hi.timer_mask;
+	e->trx.src_name_size = hi.name_size < 4 ? 4 : hi.name_size > TRX_NAME_MAX ? TRX_NAME_MAX :
 			   hi.name_size;
 	return 0;
 }
@@ -93,19 +95,19 @@ static int trx_record(struct tt_export *e, const cJSON *rec, const char *type)
 		return -EINVAL;
 	tt_export_learn(e, rec, w, 8);
 	uint32_t ts = tt_json_u32(num(rec, "ts", w[3]));
-	if (ts > e->ts_max)
-		e->ts_max = ts;
-	e->ts_masked |= ts != w[3];
-	if (e->nent == e->capent) {
-		size_t ncap = e->capent ? e->capent * 2 : 1024;
-		uint32_t *n = realloc(e->words, ncap * 32);
+	if (ts > e->trx.ts_max)
+		e->trx.ts_max = ts;
+	e->trx.ts_masked |= ts != w[3];
+	if (e->trx.nent == e->trx.capent) {
+		size_t ncap = e->trx.capent ? e->trx.capent * 2 : 1024;
+		uint32_t *n = realloc(e->trx.words, ncap * 32);
 		if (!n)
 			return -ENOMEM;
-		e->words = n;
-		e->capent = ncap;
+		e->trx.words = n;
+		e->trx.capent = ncap;
 	}
-	memcpy(e->words + e->nent * 8, w, 32);
-	e->nent++;
+	memcpy(e->trx.words + e->trx.nent * 8, w, 32);
+	e->trx.nent++;
 	return 0;
 }
 
@@ -124,10 +126,10 @@ static uint32_t trx_mask(const struct tt_export *e)
 {
 	uint32_t m = 0xFFFFFFFFu;
 
-	if (e->have_src)
-		return e->src_mask;
-	if (e->ts_masked)
-		for (m = 1; m < e->ts_max && m != 0xFFFFFFFFu; m = m << 1 | 1)
+	if (e->trx.have_src)
+		return e->trx.src_mask;
+	if (e->trx.ts_masked)
+		for (m = 1; m < e->trx.ts_max && m != 0xFFFFFFFFu; m = m << 1 | 1)
 			;
 	return m;
 }
@@ -148,8 +150,8 @@ static void trx_obj(uint8_t *r, uint8_t avail, uint8_t type, const uint8_t res[2
 
 static bool src_has(const struct tt_export *e, uint32_t ptr)
 {
-	for (size_t i = 0; i < e->nsrc; i++)
-		if (e->src[i].type && e->src[i].ptr == ptr)
+	for (size_t i = 0; i < e->trx.nsrc; i++)
+		if (e->trx.src[i].type && e->trx.src[i].ptr == ptr)
 			return true;
 	return false;
 }
@@ -157,13 +159,13 @@ static bool src_has(const struct tt_export *e, uint32_t ptr)
 static int trx_finish(struct tt_export *e)
 {
 	static const uint8_t nores[2];
-	size_t name_size = e->have_src ? e->src_name_size : TRX_NAME_SIZE;
+	size_t name_size = e->trx.have_src ? e->trx.src_name_size : TRX_NAME_SIZE;
 	size_t nlearn = 0;
 
 	for (size_t i = 0; i < e->nobjs; i++)
 		nlearn += !src_has(e, e->objs[i].ptr);
-	size_t nreg = e->nsrc + nlearn ? e->nsrc + nlearn : 1, regsz = 16 + name_size;
-	size_t nent = e->nent ? e->nent : 1;
+	size_t nreg = e->trx.nsrc + nlearn ? e->trx.nsrc + nlearn : 1, regsz = 16 + name_size;
+	size_t nent = e->trx.nent ? e->trx.nent : 1;
 	size_t len = 48 + nreg * regsz + nent * 32;
 	uint8_t *img = calloc(1, len);
 	uint32_t reg = TRX_BASE + 48, ent = reg + (uint32_t)(nreg * regsz);
@@ -185,8 +187,8 @@ static int trx_finish(struct tt_export *e)
 	le32(img + 44, 0xCCCCCCCCu);
 	/* the source's registry as it was, then names seen in events that it no longer holds */
 	size_t k = 0;
-	for (size_t i = 0; i < e->nsrc; i++, k++) {
-		const struct src_obj *s = &e->src[i];
+	for (size_t i = 0; i < e->trx.nsrc; i++, k++) {
+		const struct src_obj *s = &e->trx.src[i];
 		trx_obj(img + 48 + k * regsz, s->avail, s->type, s->reserved, s->ptr, s->p1, s->p2,
 			s->name, name_size);
 	}
@@ -196,8 +198,8 @@ static int trx_finish(struct tt_export *e)
 				0, e->objs[i].name, name_size);
 	if (!k)
 		img[48] = 1; /* one free slot */
-	for (size_t i = 0; i < e->nent * 8; i++)
-		le32(img + (ent - TRX_BASE) + i * 4, e->words[i]);
+	for (size_t i = 0; i < e->trx.nent * 8; i++)
+		le32(img + (ent - TRX_BASE) + i * 4, e->trx.words[i]);
 	put(e, img, len);
 	free(img);
 	return e->err;
@@ -206,7 +208,7 @@ static int trx_finish(struct tt_export *e)
 static void trx_free(struct tt_export *e)
 {
 	src_clear(e);
-	free(e->words);
+	free(e->trx.words);
 }
 
 const struct tt_export_ops tt_export_trx = {
