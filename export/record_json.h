@@ -1,6 +1,6 @@
 /* export/record_json.h: a record object from the wire (proto/PROTOCOL.md) back into a
  * struct tt_record, so clients print what they receive with the same formatter as
- * `tracetap decode` (daemon/textfmt.h). */
+ * `tracetap decode` (client/textfmt.h). */
 #ifndef TT_RECORD_JSON_H
 #define TT_RECORD_JSON_H
 

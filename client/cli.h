@@ -1,4 +1,4 @@
-/* daemon/cli.h: what the `tracetap` commands that talk to a running tracetapd share.
+/* client/cli.h: what the `tracetap` commands that talk to a running tracetapd share.
  *
  * One table of options, each command taking only its own (`tracetap COMMAND --help` lists
  * them, one line each, with examples); the daemon's address and token; one-line errors when

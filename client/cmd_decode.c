@@ -1,4 +1,4 @@
-/* daemon/cmd_decode.c: `tracetap decode FILE`: every event of a trace file, oldest first.
+/* client/cmd_decode.c: `tracetap decode FILE`: every event of a trace file, oldest first.
  *
  * Loads a trace file or a RAM dump (raw binary, Intel HEX or S-record, by content) and runs the
  * same reader the daemon uses live over it (the format's decode_image, proto/reader.h). Text by default,

@@ -1,4 +1,4 @@
-/* daemon/wsclient.h: a small blocking/pollable WebSocket and HTTP/1.1 client (ws:// only).
+/* client/wsclient.h: a small blocking/pollable WebSocket and HTTP/1.1 client (ws:// only).
  *
  * Used by `tracetap tail|record|targets|status` and by the server tests (many connections
  * in one thread with poll()). Plain TCP, no TLS (a daemon with TLS is reached through a TLS

@@ -1,4 +1,4 @@
-/* daemon/cli.c: options, help, daemon access and units shared by the client commands
+/* client/cli.c: options, help, daemon access and units shared by the client commands
  * (see cli.h). */
 #include "cli.h"
 

@@ -1,4 +1,4 @@
-/* daemon/cmd_status.c: `tracetap targets`, `status` and `export`: one HTTP request each to a
+/* client/cmd_status.c: `tracetap targets`, `status` and `export`: one HTTP request each to a
  * running tracetapd (/api/targets, /api/export), printed for people or passed through for
  * scripts (see cmd_tail.h). */
 #include "cmd_tail.h"
