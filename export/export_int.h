@@ -118,7 +118,8 @@ static inline void put(struct tt_export *e, const void *buf, size_t len)
 		e->err = e->write(e->arg, buf, len);
 }
 
-static inline void putf(struct tt_export *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static inline void putf(struct tt_export *e, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 static inline void putf(struct tt_export *e, const char *fmt, ...)
 {
 	char tmp[4096];
@@ -145,23 +146,21 @@ static inline const char *jstr(char *buf, size_t cap, const char *s)
 
 /* ---- field access ---- */
 
+
+/* The record's fields (record_json.h), short as the formats use them. */
 static inline const char *str(const cJSON *o, const char *k)
 {
-	const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, k);
-
-	return cJSON_IsString(it) ? it->valuestring : NULL;
+	return tt_json_str(o, k);
 }
 
 static inline double num(const cJSON *o, const char *k, double def)
 {
-	const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, k);
-
-	return cJSON_IsNumber(it) ? it->valuedouble : def;
+	return tt_json_num(o, k, def);
 }
 
 static inline uint32_t hexnum(const cJSON *o, const char *k)
 {
-	const char *s = str(o, k);
+	const char *s = tt_json_str(o, k);
 
 	return s ? (uint32_t)strtoul(s, NULL, 16) : 0;
 }

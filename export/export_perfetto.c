@@ -11,7 +11,8 @@ static double time_us(const cJSON *rec)
 	return ns >= 0 ? ns / 1000.0 : num(rec, "time", 0); /* ticks shown as us */
 }
 
-static void pf_event(struct tt_export *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void pf_event(struct tt_export *e, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 static void pf_event(struct tt_export *e, const char *fmt, ...)
 {
 	char tmp[4096];
@@ -51,7 +52,8 @@ static void pf_close_slice(struct tt_export *e)
 	e->pf.slice_open = false;
 	o = tt_export_obj_find(e, e->pf.slice_tid);
 	snprintf(hex, sizeof(hex), "0x%08" PRIx32, e->pf.slice_tid);
-	name = e->pf.slice_tid == 0 ? "ISR" : e->pf.slice_tid == PF_INIT_TID ? "init" : o ? o->name : hex;
+	name = e->pf.slice_tid == 0 ? "ISR" : e->pf.slice_tid == PF_INIT_TID ? "init" :
+	       o ? o->name : hex;
 	pf_event(e, "{\"ph\":\"X\",\"pid\":1,\"tid\":%" PRIu32 ",\"ts\":%.3f,\"dur\":%.3f,"
 		    "\"name\":%s,\"cat\":\"running\"}", e->pf.slice_tid, e->pf.slice_start,
 		 e->pf.slice_end - e->pf.slice_start, jstr(b, sizeof(b), name));
@@ -76,7 +78,8 @@ static void pf_run(struct tt_export *e, const cJSON *rec, double ts)
 		e->pf.init_named = true;
 		pf_thread_name(e, PF_INIT_TID, "init");
 	}
-	if (known && e->pf.slice_open && e->pf.slice_tid == tid && e->pf.slice_end == e->pf.prev_us) {
+	if (known && e->pf.slice_open && e->pf.slice_tid == tid &&
+	    e->pf.slice_end == e->pf.prev_us) {
 		e->pf.slice_end = ts;
 	} else {
 		pf_close_slice(e);

@@ -24,6 +24,11 @@ uint64_t tt_json_u64(double d);
 uint32_t tt_json_u32(double d);
 int32_t tt_json_i32(double d);
 
+/* Member k of object o (case-sensitive): its number, def when absent or not a number; its
+ * string (borrowed from o), NULL when absent or not a string. */
+double tt_json_num(const cJSON *o, const char *k, double def);
+const char *tt_json_str(const cJSON *o, const char *k);
+
 /* Fills out from o. Events without a name get "UNKNOWN", gaps and resets without a reason
  * "unknown" (consumers of a struct tt_record rely on them).  Every string stays borrowed from o: keep o alive while using out.
  * Returns 0, or -EINVAL when o is not a record (no or unknown "type"). */
