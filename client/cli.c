@@ -362,12 +362,3 @@ const char *tt_cli_bytes(char *buf, size_t cap, double v)
 	static const char *const u[] = { "B", "KiB", "MiB", "GiB", "TiB" };
 	return scaled(buf, cap, v, 1024, u, 5, " ");
 }
-
-const char *tt_cli_ms(char *buf, size_t cap, double ms)
-{
-	if (ms < 1000)
-		snprintf(buf, cap, "%.0f ms", ms);
-	else
-		snprintf(buf, cap, "%.1f s", ms / 1000);
-	return buf;
-}

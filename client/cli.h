@@ -53,9 +53,8 @@ const char *tt_cli_target_list(const cJSON *targets, char *buf, size_t cap);
 /* The one-line message for a daemon that cannot be reached (rc: -errno from the client). */
 void tt_cli_unreachable(const struct tt_cli *o, int rc);
 
-/* "4.4M", "950", "12.3k": counts. "1.2 KiB": bytes. "3 ms", "1.5 s": milliseconds. */
+/* "4.4M", "950", "12.3k": counts. "1.2 KiB": bytes. */
 const char *tt_cli_count(char *buf, size_t cap, double v);
 const char *tt_cli_bytes(char *buf, size_t cap, double v);
-const char *tt_cli_ms(char *buf, size_t cap, double ms);
 
 #endif
