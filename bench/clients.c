@@ -1,5 +1,5 @@
 /* bench/clients.c: tt-bench-clients, N real WebSocket clients of a running tracetapd in one
- * thread (daemon/wsclient.c, the client `tracetap` uses), on 127.0.0.1.
+ * thread (client/wsclient.c, the client `tracetap` uses), on 127.0.0.1.
  *
  * Each client subscribes to every target (live, no history) and reads as fast as it can for
  * SECONDS. Records per client come from each events message's first/last sequence numbers (an

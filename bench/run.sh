@@ -36,10 +36,10 @@ q() { [ $QUICK = 1 ] && echo "$1" || echo "$2"; }
 if [ ! -f "$BUILD/build.ninja" ]; then
 	meson setup "$BUILD" "$src" --buildtype=release || exit 1
 fi
-ninja -C "$BUILD" daemon/tracetapd daemon/tracetap tests/sim/tt-simtarget tests/sim/tt-fw-threadx \
+ninja -C "$BUILD" daemon/tracetapd client/tracetap tests/sim/tt-simtarget tests/sim/tt-fw-threadx \
 	tests/live/check_seq tests/integration/tt-bench-link tests/e2e/tt-e2e-latency \
 	bench/tt-bench-decode bench/tt-bench-clients bench/tt-bench-naive >/dev/null || exit 1
-export TRACETAPD=$BUILD/daemon/tracetapd TAIL=$BUILD/daemon/tracetap
+export TRACETAPD=$BUILD/daemon/tracetapd TAIL=$BUILD/client/tracetap
 export SIMTARGET=$BUILD/tests/sim/tt-simtarget FW_THREADX=$BUILD/tests/sim/tt-fw-threadx
 export CHECK_SEQ=$BUILD/tests/live/check_seq NAIVE=$BUILD/bench/tt-bench-naive
 CLIENTS=$BUILD/bench/tt-bench-clients

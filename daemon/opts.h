@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "../proto/parse.h"
 #include "target.h"
 
 #define TT_OPTS_MAX_OPENOCD 64
@@ -36,9 +37,6 @@ int tt_opts_target_parse(struct tt_opts_target *o, int c, const char *arg, char 
 /* -f FILE / -c CMD for a spawned OpenOCD. */
 int tt_opts_openocd_arg(struct tt_opts_target *o, int c, const char *arg);
 
-/* Strict unsigned number (decimal or 0x hex, optional k/M/G suffix when suffix != 0): 0 or
- * -EINVAL. */
-int tt_parse_u64(const char *s, uint64_t max, int suffix, uint64_t *out);
 
 /* The default target name (no --name): the ELF's file name without extension, else the
  * probe's: the last -f file of openocd-spawn ("stm32f4x"), the file of file:/kev:,

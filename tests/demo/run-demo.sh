@@ -89,7 +89,7 @@ build/tests/sim/tt-fw-threadx --ram "$ram" --base 0x20000000 --size 131072 --rat
 pids+=($!)
 
 echo "demo: simulated target on 127.0.0.1:$sim_port, ThreadX workload at $rate events/s"
-echo "demo: dashboard at http://127.0.0.1:$port/   (in another terminal: build/daemon/tracetap tail)"
+echo "demo: dashboard at http://127.0.0.1:$port/   (in another terminal: build/client/tracetap tail)"
 open_browser
 build/daemon/tracetapd --name sim --port "$port" --web "$root/web" \
   --probe openocd-spawn -f "$root/tests/sim/openocd-sim.cfg" -c "remote_bitbang port $sim_port" \

@@ -1,7 +1,7 @@
 /* tests/fuzz/fuzz_wire.c: what the `tracetap` client does with records from the wire (the
  * server is another program): a record object back into a struct tt_record
  * (daemon/record_json.c), printed by the formatters of `tracetap tail` and decode
- * (daemon/textfmt.c), re-encoded, and written to every export format of `tracetap record` and
+ * (client/textfmt.c), re-encoded, and written to every export format of `tracetap record` and
  * /api/export (daemon/export.c: JSON lines, .trx, Perfetto, ftrace).
  *
  * The input is a sequence of record objects separated by NUL bytes, one stream.

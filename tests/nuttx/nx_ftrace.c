@@ -1,5 +1,5 @@
 /* tests/nuttx/nx_ftrace.c: records as JSON lines (`tracetap decode --json`) on stdin -> the
- * ftrace export (daemon/export.c) on stdout, for comparing tracetap's reading of real NuttX
+ * ftrace export (export/export.c) on stdout, for comparing tracetap's reading of real NuttX
  * notes with NuttX's own `trace dump` text (fixtures.sh). */
 #include <stdio.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-/* tests/nuttx/test_nuttx_ftrace.c: the ftrace export of NuttX records (daemon/export.c) against
+/* tests/nuttx/test_nuttx_ftrace.c: the ftrace export of NuttX records (export/export.c) against
  * text written by hand from NuttX's noteram_dump_one (shared/reference/nuttx-note.md, ftrace
  * section): `# tracer: nop`, the `%8s-%-3u [%d] %3u.%09u: ` prefix, sched_wakeup_new, a
  * SUSPEND+RESUME pair as sched_switch (prev_prio 255 for the unknown first task, as NuttX

@@ -251,6 +251,11 @@ int main(void)
 
 	struct synth_buf pf = export_hub(orig.hub, TT_EXPORT_PERFETTO, NULL, NULL, 0);
 	check_perfetto(pf.p, txt, span);
+	/* the daemon hands the source's reader to every export of a ThreadX target: a format
+	 * without a registry comes out the same with it */
+	struct synth_buf pf2 = export_hub(orig.hub, TT_EXPORT_PERFETTO, src, img, len);
+	CHECK(pf2.len == pf.len && !memcmp(pf2.p, pf.p, pf.len));
+	free(pf2.p);
 	struct synth_buf trx = export_hub(orig.hub, TT_EXPORT_TRX, src, NULL, 0);
 	check_trx(src, &orig, &trx, true);
 	/* offline (tracetap decode FILE --to trx): the same from the source image */

@@ -1,5 +1,5 @@
 /* tests/server/test_server.c: the real server (libwebsockets on libuv, 127.0.0.1, ephemeral
- * port) against raw WebSocket clients (daemon/wsclient.c) in a second thread.
+ * port) against raw WebSocket clients (client/wsclient.c) in a second thread.
  *
  * The loop thread owns the server and publishes synthetic records when the client thread asks
  * (uv_async + a mutex/condvar handshake). Checked: token and Origin refusals with reasons, 100

@@ -1,4 +1,4 @@
-/* daemon/cli.c: options, help, daemon access and units shared by the client commands
+/* client/cli.c: options, help, daemon access and units shared by the client commands
  * (see cli.h). */
 #include "cli.h"
 
@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../proto/parse.h"
 #include "export.h"
 #include "textfmt.h"
 
@@ -116,8 +117,25 @@ static void usage(FILE *f, const struct cmd_doc *c)
 	}
 }
 
-/* A whole non-negative number or fails; "10", not "10x" or "-1". */
-static int parse_num(const char *cmd, const char *opt, const char *s, double max, double *out)
+static void bad_num(const char *cmd, const char *opt, const char *s, double max)
+{
+	fprintf(stderr, "tracetap %s: --%s %s: expected a number from 0 to %.0f\n", cmd, opt, s,
+		max);
+}
+
+/* A whole non-negative number (tt_parse_u64) or fails; "10", not "10x" or "-1". */
+static int parse_num(const char *cmd, const char *opt, const char *s, uint64_t max,
+		     uint64_t *out)
+{
+	if (tt_parse_u64(s, max, 0, out) == 0)
+		return 0;
+	bad_num(cmd, opt, s, (double)max);
+	return -1;
+}
+
+/* Seconds, fractions allowed ("0.5"). */
+static int parse_seconds(const char *cmd, const char *opt, const char *s, double max,
+			 double *out)
 {
 	char *e;
 	double v;
@@ -125,8 +143,7 @@ static int parse_num(const char *cmd, const char *opt, const char *s, double max
 	errno = 0;
 	v = strtod(s, &e);
 	if (e == s || *e || errno || !isfinite(v) || v < 0 || v > max) {
-		fprintf(stderr, "tracetap %s: --%s %s: expected a number from 0 to %.0f\n", cmd, opt,
-			s, max);
+		bad_num(cmd, opt, s, max);
 		return -1;
 	}
 	*out = v;
@@ -135,7 +152,7 @@ static int parse_num(const char *cmd, const char *opt, const char *s, double max
 
 static int take(struct tt_cli *o, int c, const char *name)
 {
-	double v;
+	uint64_t v;
 
 	switch (c) {
 	case 'T': o->target = optarg; return 0;
@@ -146,7 +163,7 @@ static int take(struct tt_cli *o, int c, const char *name)
 	case 'k': o->token = optarg; return 0;
 	case 'o': o->out = optarg; return 0;
 	case 'i':
-		if (parse_num(o->cmd, name, optarg, 4294967295.0, &v) < 0)
+		if (parse_num(o->cmd, name, optarg, UINT32_MAX, &v) < 0)
 			return -1;
 		if (o->nids < TT_CLI_MAX_FILTER)
 			o->ids[o->nids++] = optarg;
@@ -160,14 +177,14 @@ static int take(struct tt_cli *o, int c, const char *name)
 			o->threads[o->nthreads++] = optarg;
 		return 0;
 	case 'H':
-		if (parse_num(o->cmd, name, optarg, 1e9, &v) < 0)
+		if (parse_num(o->cmd, name, optarg, 1000000000, &v) < 0)
 			return -1;
 		o->history = (long)v;
 		return 0;
 	case 'd':
-		return parse_num(o->cmd, name, optarg, 1e9, &o->duration);
+		return parse_seconds(o->cmd, name, optarg, 1e9, &o->duration);
 	case 'c':
-		if (parse_num(o->cmd, name, optarg, 1e15, &v) < 0)
+		if (parse_num(o->cmd, name, optarg, 1000000000000000ull, &v) < 0)
 			return -1;
 		o->count = (long long)v;
 		return 0;
@@ -344,13 +361,4 @@ const char *tt_cli_bytes(char *buf, size_t cap, double v)
 {
 	static const char *const u[] = { "B", "KiB", "MiB", "GiB", "TiB" };
 	return scaled(buf, cap, v, 1024, u, 5, " ");
-}
-
-const char *tt_cli_ms(char *buf, size_t cap, double ms)
-{
-	if (ms < 1000)
-		snprintf(buf, cap, "%.0f ms", ms);
-	else
-		snprintf(buf, cap, "%.1f s", ms / 1000);
-	return buf;
 }

@@ -1,4 +1,4 @@
-/* daemon/cmd_tail.c: `tracetap tail` and `tracetap record` (see cmd_tail.h).
+/* client/cmd_tail.c: `tracetap tail` and `tracetap record` (see cmd_tail.h).
  *
  * tail and record subscribe with server-side filters and, when the connection drops,
  * reconnect with backoff and resume after the last seq seen per target (the daemon then sends

@@ -1,4 +1,4 @@
-/* daemon/cmd_decode.c: `tracetap decode FILE`: every event of a trace file, oldest first.
+/* client/cmd_decode.c: `tracetap decode FILE`: every event of a trace file, oldest first.
  *
  * Loads a trace file or a RAM dump (raw binary, Intel HEX or S-record, by content) and runs the
  * same reader the daemon uses live over it (the format's decode_image, proto/reader.h). Text by default,
@@ -72,7 +72,7 @@ static void on_record(void *arg, const struct tt_record *rec)
 
 	d->n++;
 	if (d->ex) {
-		/* the exporters take the wire records (daemon/export.h), as /api/export does */
+		/* the exporters take the wire records (export/export.h), as /api/export does */
 		n = tt_json_record(buf, sizeof(buf), rec, NULL, d->n);
 		if (n >= 0)
 			export_wire(d, buf, (size_t)n);
@@ -282,7 +282,7 @@ static int follow_kev(const char *path, uint64_t tick_hz, struct decode *d)
 	return rc;
 }
 
-/* --to FMT [-o FILE]: the exporters of daemon/export.h, as /api/export and `tracetap record`
+/* --to FMT [-o FILE]: the exporters of export/export.h, as /api/export and `tracetap record`
  * use them, fed the same records `--json` prints. */
 static int start_export(struct decode *d, int fmt, const char *path)
 {
@@ -403,13 +403,68 @@ static void usage(FILE *f)
 		tt_opts_target_help());
 }
 
-int tt_cmd_decode(int argc, char **argv)
-{
-	struct decode d = { 0 };
-	struct tt_target_config cfg = { 0 };
+/* One `tracetap decode` run: its options, the file and what is decoded from it. */
+struct decode_run {
+	struct decode d;
+	struct tt_target_config cfg;
 	struct tt_opts_target ot;
-	char err[512];
-	enum { O_JSON = 1, O_NOCOLOR, O_HELP, O_FOLLOW, O_TP, O_TO };
+	char err[512], lfmt[32]; /* lfmt: the format a --layout file names (cfg.format) */
+	int color, follow, to;
+	const char *out_path, *path;
+	const struct tt_reader_ops *reader;
+	struct tt_format_cfg fcfg;
+	const void *format_cfg;
+	bool sym_address;        /* the address from the ELF's symbol or the layout file */
+	char *text;              /* the whole file (owned) */
+	struct tt_image img;     /* the file's segments when it is Intel HEX or S-record */
+	const uint8_t *bytes;    /* what the reader decodes: the file, or one segment */
+	size_t len;
+	uint64_t base;
+	enum tt_image_format fmt;
+};
+
+enum { GO_ON = -1 }; /* a step's result when the run goes on (else the exit status) */
+enum { O_JSON = 1, O_NOCOLOR, O_HELP, O_FOLLOW, O_TP, O_TO };
+
+/* One option: GO_ON, or the exit status. */
+static int take_opt(struct decode_run *r, int c, char **argv)
+{
+	int rc;
+
+	if (c == O_TO) {
+		if ((r->to = tt_export_format_parse(optarg)) < 0) {
+			fprintf(stderr, "tracetap decode: --to '%s': expected jsonl, perfetto, "
+				"ftrace or trx\n", optarg);
+			return 2;
+		}
+	} else if (c == 'o') {
+		r->out_path = optarg;
+	} else if (c == O_JSON) {
+		r->d.json = 1;
+	} else if (c == O_NOCOLOR) {
+		r->color = 0;
+	} else if (c == O_FOLLOW) {
+		r->follow = 1;
+	} else if (c == O_TP) {
+		r->d.traceprinter = 1;
+	} else if (c == 'h' || c == O_HELP) {
+		usage(stdout);
+		return 0;
+	} else if (c == '?' || c == ':') {
+		fprintf(stderr, "tracetap decode: %s '%s' (tracetap decode --help lists the "
+			"options)\n", c == ':' ? "missing value for" : "unknown option",
+			argv[optind - 1]);
+		return 2;
+	} else if ((rc = tt_opts_target_parse(&r->ot, c, optarg, r->err, sizeof(r->err))) != 0) {
+		fprintf(stderr, "tracetap decode: %s\n", rc < 0 ? r->err : "unknown option");
+		return 2;
+	}
+	return GO_ON;
+}
+
+/* The command line, and the options that do not go together: GO_ON, or the exit status. */
+static int parse_opts(struct decode_run *r, int argc, char **argv)
+{
 	struct option lo[32] = {
 		{ "json", no_argument, NULL, O_JSON },
 		{ "no-color", no_argument, NULL, O_NOCOLOR },
@@ -419,227 +474,229 @@ int tt_cmd_decode(int argc, char **argv)
 		{ "to", required_argument, NULL, O_TO },
 		{ "output", required_argument, NULL, 'o' },
 	};
-	int c, rc, color = -1, follow = 0, to = -1;
-	const char *out_path = NULL;
+	int c, rc;
 
-	tt_opts_target_init(&ot, &cfg);
+	tt_opts_target_init(&r->ot, &r->cfg);
 	tt_opts_target_longopts(lo + 7, sizeof(lo) / sizeof(lo[0]) - 7, false);
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":ho:", lo, NULL)) != -1) {
-		if (c == O_TO) {
-			if ((to = tt_export_format_parse(optarg)) < 0) {
-				fprintf(stderr, "tracetap decode: --to '%s': expected jsonl, perfetto, "
-					"ftrace or trx\n", optarg);
-				return 2;
-			}
-		} else if (c == 'o') {
-			out_path = optarg;
-		} else if (c == O_JSON) {
-			d.json = 1;
-		} else if (c == O_NOCOLOR) {
-			color = 0;
-		} else if (c == O_FOLLOW) {
-			follow = 1;
-		} else if (c == O_TP) {
-			d.traceprinter = 1;
-		} else if (c == 'h' || c == O_HELP) {
-			usage(stdout);
-			return 0;
-		} else if (c == '?' || c == ':') {
-			fprintf(stderr, "tracetap decode: %s '%s' (tracetap decode --help lists the "
-				"options)\n", c == ':' ? "missing value for" : "unknown option",
-				argv[optind - 1]);
-			return 2;
-		} else if ((rc = tt_opts_target_parse(&ot, c, optarg, err, sizeof(err))) != 0) {
-			fprintf(stderr, "tracetap decode: %s\n", rc < 0 ? err : "unknown option");
-			return 2;
-		}
-	}
+	while ((c = getopt_long(argc, argv, ":ho:", lo, NULL)) != -1)
+		if ((rc = take_opt(r, c, argv)) != GO_ON)
+			return rc;
 	if (optind + 1 != argc) {
 		fprintf(stderr, "tracetap decode: %s (usage: tracetap decode FILE [options]; - for "
 			"standard input; --help lists the options)\n",
 			optind >= argc ? "no FILE given" : "one FILE at a time");
 		return 2;
 	}
-	if ((out_path && to < 0) || (to >= 0 && (d.json || d.traceprinter || follow))) {
+	r->path = argv[optind];
+	if ((r->out_path && r->to < 0) ||
+	    (r->to >= 0 && (r->d.json || r->d.traceprinter || r->follow))) {
 		fprintf(stderr, "tracetap decode: -o goes with --to, which converts a whole file "
 			"(not with --json, --traceprinter or --follow)\n");
 		return 2;
 	}
-	if (d.traceprinter && (d.json || (cfg.format && tt_reader_find(cfg.format) != &tt_qnx_reader))) {
+	if (r->d.traceprinter && (r->d.json || (r->cfg.format && tt_reader_find(r->cfg.format) != &tt_qnx_reader))) {
 		fprintf(stderr, "tracetap decode: --traceprinter is QNX's text form: not with "
 			"--json or another --format\n");
 		return 2;
 	}
-	if (follow) {
-		if ((cfg.format && tt_reader_find(cfg.format) != &tt_qnx_reader) || cfg.address ||
-		    cfg.elf) {
-			fprintf(stderr, "tracetap decode: --follow reads QNX .kev files only (no "
-				"--address, --elf or other --format)\n");
-			return 2;
-		}
-		d.tf.color = color < 0 ? tt_textfmt_want_color(stdout) : color;
-		return follow_kev(argv[optind], cfg.tick_hz, &d);
-	}
+	return GO_ON;
+}
+
+/* The format (from --format or a --layout file), its options, the ELF's address, and the
+ * file read whole: GO_ON, or the exit status. */
+static int open_input(struct decode_run *r)
+{
+	struct tt_target_config *cfg = &r->cfg;
+
 	/* --layout without --format: the layout file names its format */
-	char lfmt[32];
-	if (cfg.layout && !cfg.format) {
-		if (tt_layout_format(cfg.layout, lfmt, sizeof(lfmt), err, sizeof(err)) < 0 ||
-		    !tt_reader_find(lfmt)) {
-			fprintf(stderr, "tracetap decode: %s\n", cfg.layout && !*err ? "--layout: "
-				"unknown format" : err);
+	if (cfg->layout && !cfg->format) {
+		if (tt_layout_format(cfg->layout, r->lfmt, sizeof(r->lfmt), r->err,
+				     sizeof(r->err)) < 0 || !tt_reader_find(r->lfmt)) {
+			fprintf(stderr, "tracetap decode: %s\n", cfg->layout && !*r->err ?
+				"--layout: unknown format" : r->err);
 			return 1;
 		}
-		cfg.format = lfmt;
+		cfg->format = r->lfmt;
 	}
 	/* With --format, the format options (and the ELF's layout) first: their errors say more
 	 * than a missing symbol. Without it, once the file's signature has chosen the reader. */
-	const struct tt_reader_ops *reader = cfg.format ? tt_reader_find(cfg.format) : NULL;
-	struct tt_format_cfg fcfg = { .owned = NULL };
-	const void *format_cfg = NULL;
-	if (reader && tt_target_format_cfg(&cfg, reader, &fcfg, &format_cfg, err, sizeof(err)) < 0) {
-		fprintf(stderr, "tracetap decode: %s\n", err);
+	r->reader = cfg->format ? tt_reader_find(cfg->format) : NULL;
+	if (r->reader && tt_target_format_cfg(cfg, r->reader, &r->fcfg, &r->format_cfg, r->err,
+					      sizeof(r->err)) < 0) {
+		fprintf(stderr, "tracetap decode: %s\n", r->err);
 		return 1;
 	}
 	/* an address from the ELF's symbol or the layout file, not --address: a NuttX file may
 	 * also be a record stream (`trace dump -b`), which the content tells below */
-	bool sym_address = !cfg.address && (cfg.elf || fcfg.address);
-	if (cfg.elf && elf_address(&cfg, format_cfg) < 0) {
-		tt_format_cfg_release(&fcfg);
+	r->sym_address = !cfg->address && (cfg->elf || r->fcfg.address);
+	if (cfg->elf && elf_address(cfg, r->format_cfg) < 0)
 		return 1;
-	}
-	if (!cfg.address)
-		cfg.address = fcfg.address;
-	const char *path = argv[optind];
-	char *text;
-	size_t len;
-	if (read_file(path, &text, &len) < 0) {
-		tt_format_cfg_release(&fcfg);
+	if (!cfg->address)
+		cfg->address = r->fcfg.address;
+	if (read_file(r->path, &r->text, &r->len) < 0)
 		return 1;
-	}
-	if (!len) {
+	if (!r->len) {
 		fprintf(stderr, "tracetap decode: %s: empty: nothing to decode (a .trx, .kev, RAM "
-			"dump, `trace dump -b` output or a `tracetap record` JSONL file)\n", path);
-		free(text);
-		tt_format_cfg_release(&fcfg);
+			"dump, `trace dump -b` output or a `tracetap record` JSONL file)\n", r->path);
 		return 1;
 	}
-	if (!cfg.format && !cfg.address && !cfg.elf && looks_jsonl(text, len)) {
-		size_t bad = jsonl_each(text, len, &d, false);
-		rc = 1;
-		d.tf.color = color < 0 ? tt_textfmt_want_color(stdout) : color;
-		if (bad)
-			fprintf(stderr, "tracetap decode: %s: line %zu is not a tracetap record (a "
-				"JSONL file must be a recording: `tracetap record`, /api/export)\n",
-				path, bad);
-		else if (d.traceprinter)
-			fprintf(stderr, "tracetap decode: %s: --traceprinter needs QNX events, not "
-				"a recording\n", path);
-		else if (to < 0 || start_export(&d, to, out_path) == 0)
-			rc = jsonl_each(text, len, &d, true) ||
-			     (d.ex && finish_export(&d, to, out_path, true) < 0);
-		free(text); /* nothing else is held yet (out: frees the image, not set up here) */
-		tt_format_cfg_release(&fcfg);
-		return rc;
-	}
+	r->d.tf.color = r->color < 0 ? tt_textfmt_want_color(stdout) : r->color;
+	return GO_ON;
+}
 
-	struct tt_image img = { 0 };
-	const uint8_t *bytes = (const uint8_t *)text;
-	uint64_t base = cfg.file_base;
-	enum tt_image_format fmt = tt_image_detect(text, len);
-	if (fmt != TT_IMAGE_RAW) {
-		rc = tt_image_parse(fmt, text, len, &img, err, sizeof(err));
-		if (rc < 0 || !img.nseg) {
-			fprintf(stderr, "tracetap decode: %s: %s\n", path,
-				rc < 0 ? err : "no data records");
-			rc = 1;
-			goto out;
+/* A recording (`tracetap record`, /api/export?format=jsonl), printed or converted. */
+static int decode_jsonl(struct decode_run *r)
+{
+	size_t bad = jsonl_each(r->text, r->len, &r->d, false);
+
+	if (bad)
+		fprintf(stderr, "tracetap decode: %s: line %zu is not a tracetap record (a "
+			"JSONL file must be a recording: `tracetap record`, /api/export)\n",
+			r->path, bad);
+	else if (r->d.traceprinter)
+		fprintf(stderr, "tracetap decode: %s: --traceprinter needs QNX events, not "
+			"a recording\n", r->path);
+	else if (r->to < 0 || start_export(&r->d, r->to, r->out_path) == 0)
+		return jsonl_each(r->text, r->len, &r->d, true) ||
+		       (r->d.ex && finish_export(&r->d, r->to, r->out_path, true) < 0);
+	return 1;
+}
+
+/* Where the trace is in the file: an Intel HEX or S-record file's segment, or a raw file at
+ * its base (a header pointer followed): GO_ON, or the exit status. */
+static int locate_trace(struct decode_run *r)
+{
+	struct tt_target_config *cfg = &r->cfg;
+	int rc;
+
+	r->bytes = (const uint8_t *)r->text;
+	r->base = cfg->file_base;
+	r->fmt = tt_image_detect(r->text, r->len);
+	if (r->fmt != TT_IMAGE_RAW) {
+		rc = tt_image_parse(r->fmt, r->text, r->len, &r->img, r->err, sizeof(r->err));
+		if (rc < 0 || !r->img.nseg) {
+			fprintf(stderr, "tracetap decode: %s: %s\n", r->path,
+				rc < 0 ? r->err : "no data records");
+			return 1;
 		}
 		/* The segment holding the header (by --address, else the lowest); with a header
 		 * pointer, the one holding the pointer, then the one holding the header. */
-		size_t s = image_seg(&img, cfg.address);
-		if (cfg.address_is_pointer &&
-		    deref_pointer(path, &cfg, img.seg[s].data, img.seg[s].len, img.seg[s].addr) < 0) {
-			rc = 1;
-			goto out;
-		}
-		s = image_seg(&img, cfg.address);
-		bytes = img.seg[s].data;
-		len = img.seg[s].len;
-		base = img.seg[s].addr;
+		const struct tt_image *img = &r->img;
+		size_t s = image_seg(img, cfg->address);
+		if (cfg->address_is_pointer && deref_pointer(r->path, cfg, img->seg[s].data,
+							     img->seg[s].len, img->seg[s].addr) < 0)
+			return 1;
+		s = image_seg(img, cfg->address);
+		r->bytes = img->seg[s].data;
+		r->len = img->seg[s].len;
+		r->base = img->seg[s].addr;
 	}
 	/* A raw file starts at --base, else at --address (--pointer: the pointer's address); with
 	 * neither the format decides (a .trx header carries its own address). */
-	if (fmt == TT_IMAGE_RAW) {
-		base = cfg.file_base ? cfg.file_base : cfg.address;
-		if (cfg.address_is_pointer && deref_pointer(path, &cfg, bytes, len, base) < 0) {
-			rc = 1;
-			goto out;
-		}
+	if (r->fmt == TT_IMAGE_RAW) {
+		r->base = cfg->file_base ? cfg->file_base : cfg->address;
+		if (cfg->address_is_pointer &&
+		    deref_pointer(r->path, cfg, r->bytes, r->len, r->base) < 0)
+			return 1;
 	}
 	/* Without --format, the file's signature decides (a .trx, a .kev), else ThreadX. */
-	if (!reader) {
-		reader = tt_reader_detect(bytes, len);
-		if (!reader)
-			reader = tt_reader_default();
-		if (tt_target_format_cfg(&cfg, reader, &fcfg, &format_cfg, err, sizeof(err)) < 0) {
-			fprintf(stderr, "tracetap decode: %s\n", err);
-			rc = 1;
-			goto out;
+	if (!r->reader) {
+		r->reader = tt_reader_detect(r->bytes, r->len);
+		if (!r->reader)
+			r->reader = tt_reader_default();
+		if (tt_target_format_cfg(cfg, r->reader, &r->fcfg, &r->format_cfg, r->err,
+					 sizeof(r->err)) < 0) {
+			fprintf(stderr, "tracetap decode: %s\n", r->err);
+			return 1;
 		}
 	}
+	return GO_ON;
+}
+
+/* The trace, checked whole before anything is printed: a file that is not a trace of this
+ * format is one error, not screens of garbage before it. A file cut short in its last record
+ * (-ENODATA) prints what it holds, then says so. */
+static int decode_trace(struct decode_run *r)
+{
+	const struct tt_reader_ops *reader = r->reader;
 	struct tt_reader_config rc_cfg = {
-		.address = cfg.address,
-		.tick_hz = cfg.tick_hz,
-		.time_wrap = cfg.time_wrap,
-		.time_dir = cfg.time_dir,
-		.format_cfg = format_cfg,
+		.address = r->cfg.address,
+		.tick_hz = r->cfg.tick_hz,
+		.time_wrap = r->cfg.time_wrap,
+		.time_dir = r->cfg.time_dir,
+		.format_cfg = r->format_cfg,
 	};
-	if (sym_address && !cfg.file_base && fmt == TT_IMAGE_RAW && reader->image_holds &&
-	    !reader->image_holds(bytes, len, base, cfg.address, format_cfg)) {
-		rc_cfg.address = 0; /* not a RAM image at the symbol: the notes back to back */
-		base = 0;
-	}
-	d.tf.color = color < 0 ? tt_textfmt_want_color(stdout) : color;
-	if (d.traceprinter && reader != &tt_qnx_reader) {
-		fprintf(stderr, "tracetap decode: %s: --traceprinter needs QNX events (a .kev or "
-			"--format qnx)\n", path);
-		rc = 2;
-		goto out;
-	}
-	/* The whole file is checked before anything is printed: a file that is not a trace of
-	 * this format is one error, not screens of garbage before it. A file cut short in its last
-	 * record (-ENODATA) prints what it holds, then says so. */
 	uint64_t nrec = 0;
-	rc = reader->decode_image(bytes, len, base, &rc_cfg, count_record, &nrec, err, sizeof(err));
+	int rc;
+
+	if (r->sym_address && !r->cfg.file_base && r->fmt == TT_IMAGE_RAW &&
+	    reader->image_holds &&
+	    !reader->image_holds(r->bytes, r->len, r->base, r->cfg.address, r->format_cfg)) {
+		rc_cfg.address = 0; /* not a RAM image at the symbol: the notes back to back */
+		r->base = 0;
+	}
+	if (r->d.traceprinter && reader != &tt_qnx_reader) {
+		fprintf(stderr, "tracetap decode: %s: --traceprinter needs QNX events (a .kev or "
+			"--format qnx)\n", r->path);
+		return 2;
+	}
+	rc = reader->decode_image(r->bytes, r->len, r->base, &rc_cfg, count_record, &nrec, r->err,
+				  sizeof(r->err));
 	if (rc < 0 && rc != -ENODATA) {
-		fprintf(stderr, "tracetap decode: %s: %s (not a %s trace: nothing printed)\n", path,
-			err, reader->name);
-		rc = 1;
-		goto out;
+		fprintf(stderr, "tracetap decode: %s: %s (not a %s trace: nothing printed)\n",
+			r->path, r->err, reader->name);
+		return 1;
 	}
-	if (d.traceprinter && !cfg.address && reader->detect && reader->detect(bytes, len)) {
+	if (r->d.traceprinter && !r->cfg.address && reader->detect &&
+	    reader->detect(r->bytes, r->len)) {
 		struct tt_qnx_header h;
-		if (tt_qnx_parse_header(bytes, len, &h, err, sizeof(err)) == 0)
-			tp_header(bytes, h.header_len);
+		if (tt_qnx_parse_header(r->bytes, r->len, &h, r->err, sizeof(r->err)) == 0)
+			tp_header(r->bytes, h.header_len);
 	}
-	if (to >= 0 && start_export(&d, to, out_path) < 0) {
-		rc = 1;
-		goto out;
-	}
+	if (r->to >= 0 && start_export(&r->d, r->to, r->out_path) < 0)
+		return 1;
 	/* a .trx keeps the source's timer mask and whole registry (else the names events use) */
-	if (to == TT_EXPORT_TRX && reader == &tt_threadx_reader)
-		(void)tt_export_set_threadx_image(d.ex, bytes, len, base, rc_cfg.address);
-	rc = reader->decode_image(bytes, len, base, &rc_cfg, on_record, &d, err, sizeof(err));
+	if (r->to == TT_EXPORT_TRX && reader == &tt_threadx_reader)
+		(void)tt_export_set_threadx_image(r->d.ex, r->bytes, r->len, r->base,
+						  rc_cfg.address);
+	rc = reader->decode_image(r->bytes, r->len, r->base, &rc_cfg, on_record, &r->d, r->err,
+				  sizeof(r->err));
 	if (rc < 0)
-		fprintf(stderr, "tracetap decode: %s: %s\n", path, err);
-	if (d.ex && finish_export(&d, to, out_path, rc >= 0) < 0)
+		fprintf(stderr, "tracetap decode: %s: %s\n", r->path, r->err);
+	if (r->d.ex && finish_export(&r->d, r->to, r->out_path, rc >= 0) < 0)
 		rc = -1;
-	rc = rc < 0 ? 1 : 0;
-out:
-	tt_format_cfg_release(&fcfg);
-	tt_image_free(&img);
-	free(text);
+	return rc < 0 ? 1 : 0;
+}
+
+int tt_cmd_decode(int argc, char **argv)
+{
+	struct decode_run r = { .color = -1, .to = -1 };
+	int rc = parse_opts(&r, argc, argv);
+
+	if (rc != GO_ON)
+		return rc;
+	if (r.follow) {
+		if ((r.cfg.format && tt_reader_find(r.cfg.format) != &tt_qnx_reader) ||
+		    r.cfg.address || r.cfg.elf) {
+			fprintf(stderr, "tracetap decode: --follow reads QNX .kev files only (no "
+				"--address, --elf or other --format)\n");
+			return 2;
+		}
+		r.d.tf.color = r.color < 0 ? tt_textfmt_want_color(stdout) : r.color;
+		return follow_kev(r.path, r.cfg.tick_hz, &r.d);
+	}
+	rc = open_input(&r);
+	if (rc == GO_ON && !r.cfg.format && !r.cfg.address && !r.cfg.elf &&
+	    looks_jsonl(r.text, r.len))
+		rc = decode_jsonl(&r);
+	if (rc == GO_ON)
+		rc = locate_trace(&r);
+	if (rc == GO_ON)
+		rc = decode_trace(&r);
+	tt_format_cfg_release(&r.fcfg);
+	tt_image_free(&r.img);
+	free(r.text);
 	return rc;
 }

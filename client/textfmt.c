@@ -1,4 +1,4 @@
-/* daemon/textfmt.c: readable record lines (see textfmt.h).
+/* client/textfmt.c: readable record lines (see textfmt.h).
  *
  * Columns: seq, time (seconds with ns when the tick rate is known, else ticks), context and
  * thread with priority, event name, then name=value arguments. Gaps and resets stand out as

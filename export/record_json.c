@@ -1,4 +1,4 @@
-/* daemon/record_json.c: wire JSON -> struct tt_record (see record_json.h).
+/* export/record_json.c: wire JSON -> struct tt_record (see record_json.h).
  *
  * The inverse of proto/json.c for what a person reads: argument values that arrive as strings
  * (object names, state names, hex addresses) come back as text, numbers as numbers. */
@@ -27,26 +27,26 @@ int32_t tt_json_i32(double d)
 	return d >= 0x1p31 ? INT32_MAX : (int32_t)d;
 }
 
-static double num(const cJSON *o, const char *k, double def)
+double tt_json_num(const cJSON *o, const char *k, double def)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
 	return cJSON_IsNumber(v) ? v->valuedouble : def;
 }
 
-static const char *str(const cJSON *o, const char *k)
+const char *tt_json_str(const cJSON *o, const char *k)
 {
 	return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, k));
 }
 
 static const char *str_or(const cJSON *o, const char *k, const char *def)
 {
-	const char *s = str(o, k);
+	const char *s = tt_json_str(o, k);
 	return s ? s : def;
 }
 
 static uint32_t hex(const cJSON *o, const char *k)
 {
-	const char *s = str(o, k);
+	const char *s = tt_json_str(o, k);
 	uint32_t v = 0;
 
 	if (s && s[0] == '0' && s[1] == 'x')
@@ -73,20 +73,20 @@ static void event_from_json(const cJSON *o, struct tt_record_json *out)
 	struct tt_event *ev = &out->rec.u.ev;
 	const cJSON *a, *w;
 
-	ev->id = tt_json_u32(num(o, "id", 0));
+	ev->id = tt_json_u32(tt_json_num(o, "id", 0));
 	ev->name = str_or(o, "name", "UNKNOWN");
-	ev->ctx = ctx_of(str(o, "ctx"));
-	ev->core = (int16_t)tt_json_i32(num(o, "core", -1));
+	ev->ctx = ctx_of(tt_json_str(o, "ctx"));
+	ev->core = (int16_t)tt_json_i32(tt_json_num(o, "core", -1));
 	ev->thread = hex(o, "thread");
-	ev->thread_name = str(o, "thread_name");
+	ev->thread_name = tt_json_str(o, "thread_name");
 	ev->interrupted = hex(o, "interrupted");
-	ev->interrupted_name = str(o, "interrupted_name");
-	ev->prio = tt_json_i32(num(o, "prio", -1));
-	ev->threshold = tt_json_i32(num(o, "threshold", -1));
-	ev->ts_raw = tt_json_u32(num(o, "ts", 0));
-	ev->time = tt_json_u64(num(o, "time", 0));
+	ev->interrupted_name = tt_json_str(o, "interrupted_name");
+	ev->prio = tt_json_i32(tt_json_num(o, "prio", -1));
+	ev->threshold = tt_json_i32(tt_json_num(o, "threshold", -1));
+	ev->ts_raw = tt_json_u32(tt_json_num(o, "ts", 0));
+	ev->time = tt_json_u64(tt_json_num(o, "time", 0));
 	ev->has_ns = cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(o, "ns"));
-	ev->ns = tt_json_u64(num(o, "ns", 0));
+	ev->ns = tt_json_u64(tt_json_num(o, "ns", 0));
 	ev->addr = hex(o, "addr");
 	cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(o, "args")) {
 		if (ev->nargs == TT_MAX_ARGS)
@@ -111,21 +111,21 @@ static void event_from_json(const cJSON *o, struct tt_record_json *out)
 
 int tt_record_from_json(const cJSON *o, struct tt_record_json *out)
 {
-	const char *type = str(o, "type");
+	const char *type = tt_json_str(o, "type");
 
 	memset(out, 0, sizeof(*out));
 	if (!type)
 		return -EINVAL;
-	out->seq = tt_json_u64(num(o, "seq", 0));
-	out->target = str(o, "target");
+	out->seq = tt_json_u64(tt_json_num(o, "seq", 0));
+	out->target = tt_json_str(o, "target");
 	if (!strcmp(type, "event")) {
 		out->rec.kind = TT_REC_EVENT;
 		event_from_json(o, out);
 	} else if (!strcmp(type, "gap")) {
 		out->rec.kind = TT_REC_GAP;
-		out->rec.u.gap.lost = tt_json_u64(num(o, "lost", 0));
+		out->rec.u.gap.lost = tt_json_u64(tt_json_num(o, "lost", 0));
 		out->rec.u.gap.exact = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "exact"));
-		out->rec.u.gap.basis = out->rec.u.gap.exact ? NULL : str(o, "basis");
+		out->rec.u.gap.basis = out->rec.u.gap.exact ? NULL : tt_json_str(o, "basis");
 		out->rec.u.gap.reason = str_or(o, "reason", "unknown");
 	} else if (!strcmp(type, "reset")) {
 		out->rec.kind = TT_REC_RESET;

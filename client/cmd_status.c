@@ -1,4 +1,4 @@
-/* daemon/cmd_status.c: `tracetap targets`, `status` and `export`: one HTTP request each to a
+/* client/cmd_status.c: `tracetap targets`, `status` and `export`: one HTTP request each to a
  * running tracetapd (/api/targets, /api/export), printed for people or passed through for
  * scripts (see cmd_tail.h). */
 #include "cmd_tail.h"
@@ -10,16 +10,16 @@
 
 #include "cli.h"
 #include "export.h"
+#include "record_json.h"
 
 static double num(const cJSON *o, const char *k)
 {
-	const cJSON *v = cJSON_GetObjectItem(o, k);
-	return cJSON_IsNumber(v) ? v->valuedouble : 0;
+	return tt_json_num(o, k, 0);
 }
 
 static const char *str(const cJSON *o, const char *k)
 {
-	const char *s = cJSON_GetStringValue(cJSON_GetObjectItem(o, k));
+	const char *s = tt_json_str(o, k);
 	return s ? s : "-";
 }
 

@@ -1,4 +1,4 @@
-/* daemon/cmd_probes.h: `tracetap probes`: the debug probes plugged into this machine. */
+/* client/cmd_probes.h: `tracetap probes`: the debug probes plugged into this machine. */
 #ifndef TT_CMD_PROBES_H
 #define TT_CMD_PROBES_H
 

@@ -1,4 +1,4 @@
-/* daemon/export.h: a stream of records (their JSON objects, as on the wire) to a file format.
+/* export/export.h: a stream of records (their JSON objects, as on the wire) to a file format.
  *
  * Used by the daemon's /api/export (from a hub's history) and by `tracetap record` (from the
  * WebSocket stream), so both produce the same bytes. Formats:
@@ -77,7 +77,8 @@ int tt_export_record(struct tt_export *e, const char *json, size_t len);
 /* trx: keep what the source's header and registry say (the timer mask, the name size and every
  * registry entry with its parameters, free ones included) instead of rebuilding them from the
  * names seen in events. rd: a ThreadX reader that has accepted a header (borrowed for the call;
- * what it says is copied). Returns 0, -ENOENT (no header yet) or -ENOMEM. */
+ * what it says is copied; other formats keep nothing). Returns 0, -ENOENT (no header yet) or
+ * -ENOMEM. */
 struct tt_threadx;
 int tt_export_set_threadx(struct tt_export *e, const struct tt_threadx *rd);
 /* The same from a static image (a .trx or a RAM dump whose first byte is at target address base,

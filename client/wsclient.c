@@ -1,4 +1,4 @@
-/* daemon/wsclient.c: minimal WebSocket (RFC 6455) and HTTP GET client over plain TCP.
+/* client/wsclient.c: minimal WebSocket (RFC 6455) and HTTP GET client over plain TCP.
  *
  * Reads go into a growable buffer; tt_ws_next parses frames out of it without further I/O,
  * so one thread can drive many connections with poll(). Client frames are masked (as the RFC

@@ -1,4 +1,4 @@
-/* daemon/cmd_probes.c: `tracetap probes [--json] [--all]`: lists the debug probes plugged in,
+/* client/cmd_probes.c: `tracetap probes [--json] [--all]`: lists the debug probes plugged in,
  * with the OpenOCD arguments that select each one (interface config and serial), ready to
  * paste into tracetapd.json or an openocd command line. Uses probe/usb.h. */
 #include <cjson/cJSON.h>

@@ -1,4 +1,4 @@
-/* daemon/tracetap.c: the `tracetap` client: subcommand dispatch. */
+/* client/tracetap.c: the `tracetap` client: subcommand dispatch. */
 #include <stdio.h>
 #include <string.h>
 

@@ -1,6 +1,6 @@
-/* daemon/record_json.h: a record object from the wire (proto/PROTOCOL.md) back into a
+/* export/record_json.h: a record object from the wire (proto/PROTOCOL.md) back into a
  * struct tt_record, so clients print what they receive with the same formatter as
- * `tracetap decode` (daemon/textfmt.h). */
+ * `tracetap decode` (client/textfmt.h). */
 #ifndef TT_RECORD_JSON_H
 #define TT_RECORD_JSON_H
 
@@ -23,6 +23,11 @@ struct tt_record_json {
 uint64_t tt_json_u64(double d);
 uint32_t tt_json_u32(double d);
 int32_t tt_json_i32(double d);
+
+/* Member k of object o (case-sensitive): its number, def when absent or not a number; its
+ * string (borrowed from o), NULL when absent or not a string. */
+double tt_json_num(const cJSON *o, const char *k, double def);
+const char *tt_json_str(const cJSON *o, const char *k);
 
 /* Fills out from o. Events without a name get "UNKNOWN", gaps and resets without a reason
  * "unknown" (consumers of a struct tt_record rely on them).  Every string stays borrowed from o: keep o alive while using out.

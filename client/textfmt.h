@@ -1,4 +1,4 @@
-/* daemon/textfmt.h: records as aligned, optionally coloured text lines, the readable form
+/* client/textfmt.h: records as aligned, optionally coloured text lines, the readable form
  * shared by `tracetap decode` and `tracetap tail`. */
 #ifndef TT_TEXTFMT_H
 #define TT_TEXTFMT_H

@@ -1,4 +1,4 @@
-/* daemon/cmd_tail.h: the `tracetap` client subcommands that talk to a running tracetapd:
+/* client/cmd_tail.h: the `tracetap` client subcommands that talk to a running tracetapd:
  * tail and record (a WebSocket subscription, cmd_tail.c), targets, status and export (one HTTP
  * request each, cmd_status.c). Their options and help are in cli.c (`tracetap COMMAND --help`).
  * Each returns the process exit status: 0 ok, 1 failure (one line on stderr), 2 usage.

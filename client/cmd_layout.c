@@ -1,4 +1,4 @@
-/* daemon/cmd_layout.c: `tracetap layout --elf FW [--format nuttx] [--format-opt K=V]`: what the
+/* client/cmd_layout.c: `tracetap layout --elf FW [--format nuttx] [--format-opt K=V]`: what the
  * firmware ELF tells the trace reader (NuttX: the note layout from DWARF, the address of
  * g_noteram_driver, syscall names, printf format strings), as a layout file (daemon/layout.h)
  * on stdout, for `--layout FILE` where the ELF is not at hand.

@@ -1,4 +1,4 @@
-/* daemon/cli.h: what the `tracetap` commands that talk to a running tracetapd share.
+/* client/cli.h: what the `tracetap` commands that talk to a running tracetapd share.
  *
  * One table of options, each command taking only its own (`tracetap COMMAND --help` lists
  * them, one line each, with examples); the daemon's address and token; one-line errors when
@@ -53,9 +53,8 @@ const char *tt_cli_target_list(const cJSON *targets, char *buf, size_t cap);
 /* The one-line message for a daemon that cannot be reached (rc: -errno from the client). */
 void tt_cli_unreachable(const struct tt_cli *o, int rc);
 
-/* "4.4M", "950", "12.3k": counts. "1.2 KiB": bytes. "3 ms", "1.5 s": milliseconds. */
+/* "4.4M", "950", "12.3k": counts. "1.2 KiB": bytes. */
 const char *tt_cli_count(char *buf, size_t cap, double v);
 const char *tt_cli_bytes(char *buf, size_t cap, double v);
-const char *tt_cli_ms(char *buf, size_t cap, double ms);
 
 #endif

@@ -1,4 +1,4 @@
-/* daemon/commands.h: subcommands of the `tracetap` client; each returns the exit status. */
+/* client/commands.h: subcommands of the `tracetap` client; each returns the exit status. */
 #ifndef TT_COMMANDS_H
 #define TT_COMMANDS_H
 
