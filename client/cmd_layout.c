@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "../fw/fw.h"
-#include "../probe/probe.h"
 #include "../proto/nuttx.h"
 #include "../proto/reader.h"
 #include "commands.h"
