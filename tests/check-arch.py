@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+"""Checks the tree against ARCHITECTURE.md: every #include between folders goes along a drawn
+dependency and names the other folder's public header; no format name is compared outside proto/.
+Exit 0 when the tree matches, 1 with one line per violation (file:line: what is wrong)."""
+import os
+import re
+import sys
+
+ROOT = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), '..'))
+
+# folder -> folders it may include from (the drawing in ARCHITECTURE.md)
+DEPS = {
+    'proto': set(),
+    'fw': set(),
+    'probe': {'proto'},
+    'export': {'proto'},
+    'daemon': {'proto', 'fw', 'probe', 'export'},
+    'client': {'proto', 'fw', 'probe', 'export', 'daemon'},
+}
+# folder -> headers other folders may include (None: any header but a private *_int.h)
+PUBLIC = {'fw': {'fw.h'}, 'export': {'export.h', 'record_json.h'}}
+# (from, to) -> the only headers that edge may name
+EDGE = {('probe', 'proto'): {'plan.h'}}
+FORMATS = ('threadx', 'nuttx', 'qnx')
+INC = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
+CMP = re.compile(r'str(?:n)?(?:case)?cmp\s*\([^;]*"(%s)"' % '|'.join(FORMATS))
+
+
+def folder_of(path):
+    rel = os.path.relpath(path, ROOT)
+    return rel.split(os.sep)[0]
+
+
+def sources(folder):
+    for dp, _, fs in os.walk(os.path.join(ROOT, folder)):
+        for f in sorted(fs):
+            if f.endswith(('.c', '.h')):
+                yield os.path.join(dp, f)
+
+
+def main():
+    by_name = {}
+    for folder in DEPS:
+        for p in sources(folder):
+            by_name.setdefault(os.path.basename(p), set()).add(folder)
+    bad = []
+    for folder in DEPS:
+        for p in sources(folder):
+            rel = os.path.relpath(p, ROOT)
+            with open(p, encoding='utf-8', errors='replace') as fh:
+                for n, line in enumerate(fh, 1):
+                    m = INC.match(line)
+                    if m:
+                        inc = m.group(1)
+                        local = os.path.normpath(os.path.join(os.path.dirname(p), inc))
+                        if os.path.exists(local):
+                            target = folder_of(local)
+                        elif inc == 'tt_config.h':
+                            continue
+                        else:
+                            owners = by_name.get(os.path.basename(inc), set())
+                            if len(owners) != 1:
+                                bad.append(f'{rel}:{n}: "{inc}" is not a header of the tree, or of more than one folder')
+                                continue
+                            target = next(iter(owners))
+                        if target != folder and target not in DEPS[folder]:
+                            bad.append(f'{rel}:{n}: {folder}/ includes {target}/ ("{inc}"), against ARCHITECTURE.md')
+                        elif (folder, target) in EDGE and os.path.basename(inc) not in EDGE[(folder, target)]:
+                            bad.append(f'{rel}:{n}: {folder}/ may include only {", ".join(sorted(EDGE[(folder, target)]))} of {target}/, not "{inc}"')
+                        elif target != folder and os.path.basename(inc).endswith('_int.h'):
+                            bad.append(f'{rel}:{n}: "{inc}" is private to {target}/')
+                        elif target != folder and target in PUBLIC and os.path.basename(inc) not in PUBLIC[target]:
+                            bad.append(f'{rel}:{n}: "{inc}" is private to {target}/ (its public headers: {", ".join(sorted(PUBLIC[target]))})')
+                    if folder != 'proto':
+                        c = CMP.search(line)
+                        if c:
+                            bad.append(f'{rel}:{n}: format name "{c.group(1)}" compared outside proto/')
+    for b in bad:
+        print(b)
+    if bad:
+        print(f'check-arch: {len(bad)} violation(s)', file=sys.stderr)
+        return 1
+    print('check-arch: the tree matches ARCHITECTURE.md')
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
