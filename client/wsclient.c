@@ -194,12 +194,58 @@ static void b64(const unsigned char *in, size_t n, char *out)
 	out[o] = 0;
 }
 
+/* The HTTP upgrade request of o into req (a fresh key from *rnd); returns its length. */
+static int upgrade_request(const struct tt_ws_opts *o, uint32_t *rnd, char *req, size_t cap)
+{
+	unsigned char nonce[16];
+	char key[32];
+	int n;
+
+	for (int i = 0; i < 16; i++)
+		nonce[i] = (unsigned char)rnd_next(rnd);
+	b64(nonce, 16, key);
+	n = snprintf(req, cap,
+		     "GET %s HTTP/1.1\r\nHost: %s:%d\r\nUpgrade: websocket\r\n"
+		     "Connection: Upgrade\r\nSec-WebSocket-Key: %s\r\n"
+		     "Sec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: %s\r\n",
+		     o->path ? o->path : "/ws", o->host, o->port, key,
+		     o->protocol ? o->protocol : "tracetap.v1");
+	if (o->origin)
+		n += snprintf(req + n, cap - (size_t)n, "Origin: %s\r\n", o->origin);
+	if (o->token)
+		n += snprintf(req + n, cap - (size_t)n, "Authorization: Bearer %s\r\n", o->token);
+	n += snprintf(req + n, cap - (size_t)n, "\r\n");
+	return n;
+}
+
+/* A refused upgrade: its status line and the reason in the body (what came with the head, or
+ * within 300 ms after it: enough for ours) into err. */
+static void refused(int fd, char *head, size_t cap, size_t total, const char *body, char *err,
+		    size_t errlen)
+{
+	char *eol = strstr(head, "\r\n");
+	size_t bl = total - (size_t)(body - head);
+
+	if (eol)
+		*eol = 0;
+	if (bl < 400) {
+		ssize_t k;
+		if (wait_fd(fd, POLLIN, now_ms() + 300) == 0 &&
+		    (k = recv(fd, head + total, cap - 1 - total, 0)) > 0) {
+			total += (size_t)k;
+			bl += (size_t)k;
+		}
+		head[total] = 0;
+	}
+	snprintf(err, errlen, "server refused the WebSocket: %s%s%.300s", head, bl ? ": " : "",
+		 body);
+}
+
 int tt_ws_connect(const struct tt_ws_opts *o, struct tt_ws **out, int *http_status, char *err,
 		  size_t errlen)
 {
 	long long deadline = now_ms() + (o->timeout_ms > 0 ? o->timeout_ms : 5000);
-	char req[2048], head[8192], key[32], *body = NULL;
-	unsigned char nonce[16];
+	char req[2048], head[8192], *body = NULL;
 	struct tt_ws *ws;
 	size_t total = 0;
 	int fd, rc, n, status = 0;
@@ -222,21 +268,7 @@ int tt_ws_connect(const struct tt_ws_opts *o, struct tt_ws **out, int *http_stat
 	ws->rnd = (uint32_t)now_ms() ^ (uint32_t)(uintptr_t)ws ^ (uint32_t)getpid() << 16;
 	if (!ws->rnd)
 		ws->rnd = 1;
-	for (int i = 0; i < 16; i++)
-		nonce[i] = (unsigned char)rnd_next(&ws->rnd);
-	b64(nonce, 16, key);
-	n = snprintf(req, sizeof(req),
-		     "GET %s HTTP/1.1\r\nHost: %s:%d\r\nUpgrade: websocket\r\n"
-		     "Connection: Upgrade\r\nSec-WebSocket-Key: %s\r\n"
-		     "Sec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: %s\r\n",
-		     o->path ? o->path : "/ws", o->host, o->port, key,
-		     o->protocol ? o->protocol : "tracetap.v1");
-	if (o->origin)
-		n += snprintf(req + n, sizeof(req) - (size_t)n, "Origin: %s\r\n", o->origin);
-	if (o->token)
-		n += snprintf(req + n, sizeof(req) - (size_t)n, "Authorization: Bearer %s\r\n",
-			      o->token);
-	n += snprintf(req + n, sizeof(req) - (size_t)n, "\r\n");
+	n = upgrade_request(o, &ws->rnd, req, sizeof(req));
 	if ((rc = send_all(fd, req, (size_t)n, deadline)) < 0 ||
 	    (rc = read_head(fd, head, sizeof(head), deadline, &total, &body)) < 0) {
 		snprintf(err, errlen, "WebSocket handshake with %s:%d failed: %s", o->host,
@@ -247,22 +279,7 @@ int tt_ws_connect(const struct tt_ws_opts *o, struct tt_ws **out, int *http_stat
 	if (http_status)
 		*http_status = status;
 	if (status != 101) {
-		/* The reason is in the body; read what came with the head (enough for ours). */
-		char *eol = strstr(head, "\r\n");
-		if (eol)
-			*eol = 0;
-		size_t bl = total - (size_t)(body - head);
-		if (bl < 400) { /* give the body a moment to arrive */
-			ssize_t k;
-			if (wait_fd(fd, POLLIN, now_ms() + 300) == 0 &&
-			    (k = recv(fd, head + total, sizeof(head) - 1 - total, 0)) > 0) {
-				total += (size_t)k;
-				bl += (size_t)k;
-			}
-			head[total] = 0;
-		}
-		snprintf(err, errlen, "server refused the WebSocket: %s%s%.300s", head,
-			 bl ? ": " : "", body);
+		refused(fd, head, sizeof(head), total, body, err, errlen);
 		rc = status ? -EACCES : -EPROTO;
 		goto fail;
 	}

@@ -521,21 +521,11 @@ static const lws_retry_bo_t retry = {
 	.secs_since_valid_hangup = 70,
 };
 
-int tt_server_start(uv_loop_t *loop, const struct tt_server_config *cfg,
-		    struct tt_server **out, char *err, size_t errlen)
+/* s->cfg as a copy of cfg with its defaults, keeping no pointer into the caller's memory
+ * (tt_server_get_config): 0 or -ENOMEM. */
+static int own_config(struct tt_server *s, const struct tt_server_config *cfg)
 {
-	struct lws_context_creation_info info;
-	struct tt_server *s = calloc(1, sizeof(*s));
-	void *loops[1] = { loop };
-	int rc = -ENOMEM;
-
-	if (!s) {
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
-	s->loop = loop;
 	s->cfg = *cfg;
-	make_instance_id();
 	s->listen = strdup(cfg->listen ? cfg->listen : "127.0.0.1");
 	s->token = tt_server_strdup(cfg->token);
 	s->web_dir = strdup(cfg->web_dir ? cfg->web_dir : TT_WEBDIR);
@@ -543,10 +533,10 @@ int tt_server_start(uv_loop_t *loop, const struct tt_server_config *cfg,
 	s->tls_key = tt_server_strdup(cfg->tls_key);
 	s->origins = calloc(cfg->norigins + 1, sizeof(char *));
 	if (!s->listen || !s->web_dir || !s->origins)
-		goto fail_strings;
+		return -ENOMEM;
 	for (size_t i = 0; i < cfg->norigins; i++)
 		if (!(s->origins[i] = strdup(cfg->origins[i])))
-			goto fail_strings;
+			return -ENOMEM;
 	if (!s->cfg.max_message)
 		s->cfg.max_message = 65536;
 	if (!s->cfg.idle_timeout_s)
@@ -555,7 +545,6 @@ int tt_server_start(uv_loop_t *loop, const struct tt_server_config *cfg,
 		s->cfg.max_clients = 256;
 	if (!s->cfg.max_exports)
 		s->cfg.max_exports = 4;
-	/* s->cfg keeps no pointer into the caller's memory (tt_server_get_config) */
 	s->cfg.origins = (const char *const *)s->origins;
 	s->cfg.listen = s->listen;
 	s->cfg.token = s->token;
@@ -563,27 +552,37 @@ int tt_server_start(uv_loop_t *loop, const struct tt_server_config *cfg,
 	s->cfg.tls_cert = s->tls_cert;
 	s->cfg.tls_key = s->tls_key;
 	if (!(s->web_real = realpath(s->web_dir, NULL)) && !(s->web_real = strdup(s->web_dir)))
-		goto fail_strings;
+		return -ENOMEM;
+	return 0;
+}
+
+/* Both TLS files or neither, each readable. libwebsockets reports unreadable TLS files only in
+ * its log and then runs without a listener: say which file, before anything starts. */
+static int check_tls(const struct tt_server *s, char *err, size_t errlen)
+{
 	if (!s->tls_cert != !s->tls_key) {
 		snprintf(err, errlen, "TLS needs both a certificate and a key (got only the %s)",
 			 s->tls_cert ? "certificate" : "key");
-		rc = -EINVAL;
-		goto fail_strings;
+		return -EINVAL;
 	}
-	/* libwebsockets reports unreadable TLS files only in its log and then runs without a
-	 * listener: say which file, before anything starts. */
 	for (int i = 0; s->tls_cert && i < 2; i++) {
 		const char *path = i ? s->tls_key : s->tls_cert;
 		FILE *f = fopen(path, "r");
 		if (!f) {
+			int rc = -errno;
 			snprintf(err, errlen, "TLS %s %s: %s", i ? "key" : "certificate", path,
 				 strerror(errno));
-			rc = -errno;
-			goto fail_strings;
+			return rc;
 		}
 		fclose(f);
 	}
+	return 0;
+}
 
+/* The protocols, the mounts and the context options of s on loop (info->foreign_loops is the
+ * caller's, it must outlive lws_create_context). */
+static void lws_setup(struct tt_server *s, struct lws_context_creation_info *info)
+{
 	/* tx_packet_size: with 0, lws caps every send() at rx_buffer_size (4096) and copies the
 	 * rest of a frame into its own buffer, drained 4 KiB per POLLOUT round (measured: 4.5
 	 * send()s, epoll_ctl()s and epoll_wait()s per 16 KiB events frame). Let a whole write go
@@ -604,25 +603,44 @@ int tt_server_start(uv_loop_t *loop, const struct tt_server_config *cfg,
 		.def = "index.html", .extra_mimetypes = mimes, .origin_protocol = LWSMPRO_FILE,
 		.mountpoint_len = 1 };
 
+	info->options = LWS_SERVER_OPTION_LIBUV | LWS_SERVER_OPTION_DISABLE_IPV6 |
+			LWS_SERVER_OPTION_VALIDATE_UTF8;
+	if (s->tls_cert) {
+		info->options |= LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT;
+		info->ssl_cert_filepath = s->tls_cert;
+		info->ssl_private_key_filepath = s->tls_key;
+	}
+	info->pcontext = &s->ctx;
+	info->iface = s->listen;
+	info->port = s->cfg.port;
+	info->protocols = s->protocols;
+	info->mounts = &s->mounts[0];
+	info->retry_and_idle_policy = &retry;
+	tt_server_fit_fd_limit(s, info);
+	info->user = s;
+	info->vhost_name = "default";
+}
+
+int tt_server_start(uv_loop_t *loop, const struct tt_server_config *cfg,
+		    struct tt_server **out, char *err, size_t errlen)
+{
+	struct lws_context_creation_info info;
+	struct tt_server *s = calloc(1, sizeof(*s));
+	void *loops[1] = { loop };
+	int rc;
+
+	if (!s) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	s->loop = loop;
+	make_instance_id();
+	if ((rc = own_config(s, cfg)) < 0 || (rc = check_tls(s, err, errlen)) < 0)
+		goto fail_strings;
 	lws_set_log_level(LLL_ERR, lws_log);
 	memset(&info, 0, sizeof(info));
-	info.options = LWS_SERVER_OPTION_LIBUV | LWS_SERVER_OPTION_DISABLE_IPV6 |
-		       LWS_SERVER_OPTION_VALIDATE_UTF8;
-	if (s->tls_cert) {
-		info.options |= LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT;
-		info.ssl_cert_filepath = s->tls_cert;
-		info.ssl_private_key_filepath = s->tls_key;
-	}
 	info.foreign_loops = loops;
-	info.pcontext = &s->ctx;
-	info.iface = s->listen;
-	info.port = cfg->port;
-	info.protocols = s->protocols;
-	info.mounts = &s->mounts[0];
-	info.retry_and_idle_policy = &retry;
-	tt_server_fit_fd_limit(s, &info);
-	info.user = s;
-	info.vhost_name = "default";
+	lws_setup(s, &info);
 	s->ctx = lws_create_context(&info);
 	if (!s->ctx) {
 		snprintf(err, errlen,
