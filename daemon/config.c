@@ -73,6 +73,7 @@ static const struct key target_keys[] = {
 	{ "start_at_now", K_BOOL, T(start_at_now), 0 },
 	{ "poll_min_ms", K_UINT, T(poll_min_ms), 0 },
 	{ "poll_max_ms", K_UINT, T(poll_max_ms), 0 },
+	{ "latency_ms", K_UINT, T(latency_ms), 0 },
 	{ "max_chunk", K_UINT, T(max_chunk), 0 },
 	{ "format_opts", K_ARGV, T(format_opts), 0 },
 };

@@ -12,7 +12,7 @@
 
 enum {
 	O_FORMAT = 2000, O_ELF, O_ADDRESS, O_POINTER, O_BASE, O_TICK_HZ, O_TIME_WRAP, O_TIME_DIR,
-	O_NOW, O_POLL_MIN, O_POLL_MAX, O_CHUNK, O_FORMAT_OPT, O_LAYOUT,
+	O_NOW, O_POLL_MIN, O_POLL_MAX, O_LATENCY, O_CHUNK, O_FORMAT_OPT, O_LAYOUT,
 };
 
 const char tt_opts_target_help[] =
@@ -35,6 +35,7 @@ const char tt_opts_target_help[] =
 const char tt_opts_live_help[] =
 	"  --start-at-now        skip the history already in the buffer\n"
 	"  --poll-min MS, --poll-max MS   bounds of the adaptive poll interval (1, 50)\n"
+	"  --latency MS          bound write -> publish: interval <= MS - poll time (default off)\n"
 	"  --max-read BYTES      largest single probe read (default 4096)\n";
 
 void tt_opts_target_init(struct tt_opts_target *o, struct tt_target_config *cfg)
@@ -60,6 +61,7 @@ void tt_opts_target_longopts(struct option *lo, size_t room, bool live)
 		{ "start-at-now", no_argument, NULL, O_NOW },
 		{ "poll-min", required_argument, NULL, O_POLL_MIN },
 		{ "poll-max", required_argument, NULL, O_POLL_MAX },
+		{ "latency", required_argument, NULL, O_LATENCY },
 		{ "max-read", required_argument, NULL, O_CHUNK },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -176,6 +178,14 @@ int tt_opts_target_parse(struct tt_opts_target *o, int c, const char *arg, char 
 			cfg->poll_min_ms = (unsigned)v;
 		else
 			cfg->poll_max_ms = (unsigned)v;
+		return rc;
+	case O_LATENCY:
+		rc = num("latency", arg, 60000, 0, &v, err, errlen);
+		if (!rc && !v) {
+			snprintf(err, errlen, "--latency: must be at least 1 ms");
+			return -EINVAL;
+		}
+		cfg->latency_ms = (unsigned)v;
 		return rc;
 	case O_CHUNK:
 		rc = num("max-read", arg, 1 << 20, 1, &v, err, errlen);

@@ -306,7 +306,8 @@ static int cfg_equal(const struct tt_target_config *a, const struct tt_target_co
 	       a->file_base == b->file_base && a->tick_hz == b->tick_hz &&
 	       a->time_wrap == b->time_wrap && a->time_dir == b->time_dir &&
 	       a->start_at_now == b->start_at_now && a->poll_min_ms == b->poll_min_ms &&
-	       a->poll_max_ms == b->poll_max_ms && a->max_chunk == b->max_chunk;
+	       a->poll_max_ms == b->poll_max_ms && a->latency_ms == b->latency_ms &&
+	       a->max_chunk == b->max_chunk;
 }
 
 static void on_status_tick(uv_timer_t *h)
