@@ -127,18 +127,19 @@ rtt_idle() {
 }
 
 rtt_item() {
-	local secs rates who conf r best res
+	local secs rates who conf r best ok
 	secs=$(q 3 8) rates=$(q "1000 2000" "300 1000 2000 3000 4000")
 	item rtt "OpenOCD RTT vs tracetap, same simulated link (cortex_m), 32-byte records"
 	declare -A LL P50 P99 CPU BPR IDL
 	for who in rtt tracetap; do
 		for conf in default best; do
-			best=0
+			best=0 ok=1
 			for r in $rates; do
 				rtt_trial "$who" "$conf" "$r" "$secs"
 				read -r n miss p50 p99 cpu bpr <<<"$TRIAL"
 				echo "  $who $conf at $r/s: received=$n missing=$miss p50=$p50 p99=$p99 ms ocd_cpu=$cpu bytes/record=$bpr"
-				[ "$miss" = 0 ] && [ "$n" -gt 0 ] && best=$r
+				# the highest rate up to which every rate tried was lossless
+				if [ $ok = 1 ] && [ "$miss" = 0 ] && [ "$n" -gt 0 ]; then best=$r; else ok=0; fi
 				if [ "$r" = 1000 ]; then
 					P50[$who$conf]=$p50 P99[$who$conf]=$p99 CPU[$who$conf]=$cpu BPR[$who$conf]=$bpr
 				fi
