@@ -6,6 +6,7 @@
 bench_daemon() {
 	local err=$1 end=$((SECONDS + 10))
 	shift
+	: >"$err" # emptied first: a log left by an earlier daemon would give its port
 	"$TRACETAPD" "$@" --port 0 >/dev/null 2>"$err" &
 	DP=$!
 	TT_PIDS+=("$DP")
