@@ -5,7 +5,7 @@
 # did not run). 127.0.0.1 only, ephemeral ports, every wait has a deadline, everything stops.
 #
 # usage: bench/run.sh [--quick] [--only ITEM] [--build DIR] [--out FILE]
-#   ITEM: decode | pipeline (includes the memory rows) | chain | latency | soak | dashboard
+#   ITEM: decode | pipeline (includes the memory rows) | chain | latency | rtt | soak | dashboard
 #   --quick: short runs (checks the script; numbers are rough), the soak is 20 s, not 10 min
 #   --build: build dir (default build-bench, set up with --buildtype=release when missing)
 #   --out:   results file (default bench/RESULTS.md; --quick and --only write nothing unless
@@ -27,7 +27,7 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-case $ONLY in '' | decode | pipeline | chain | latency | soak | dashboard) ;; *) usage >&2; exit 2 ;; esac
+case $ONLY in '' | decode | pipeline | chain | latency | rtt | soak | dashboard) ;; *) usage >&2; exit 2 ;; esac
 [ -z "$OUT" ] && [ $QUICK = 0 ] && [ -z "$ONLY" ] && OUT=$here/RESULTS.md
 want() { [ -z "$ONLY" ] || [ "$ONLY" = "$1" ]; }
 q() { [ $QUICK = 1 ] && echo "$1" || echo "$2"; }
@@ -38,13 +38,15 @@ if [ ! -f "$BUILD/build.ninja" ]; then
 fi
 ninja -C "$BUILD" daemon/tracetapd client/tracetap tests/sim/tt-simtarget tests/sim/tt-fw-threadx \
 	tests/live/check_seq tests/integration/tt-bench-link tests/e2e/tt-e2e-latency \
-	bench/tt-bench-decode bench/tt-bench-clients bench/tt-bench-naive >/dev/null || exit 1
+	bench/tt-bench-decode bench/tt-bench-clients bench/tt-bench-naive bench/tt-bench-rtt >/dev/null || exit 1
 export TRACETAPD=$BUILD/daemon/tracetapd TAIL=$BUILD/client/tracetap
 export SIMTARGET=$BUILD/tests/sim/tt-simtarget FW_THREADX=$BUILD/tests/sim/tt-fw-threadx
 export CHECK_SEQ=$BUILD/tests/live/check_seq NAIVE=$BUILD/bench/tt-bench-naive
 CLIENTS=$BUILD/bench/tt-bench-clients
+RTT_CLIENT=$BUILD/bench/tt-bench-rtt LATENCY=$BUILD/tests/e2e/tt-e2e-latency
 . "$src/tests/sim/lib.sh"
 . "$here/lib.sh"
+. "$here/rtt.sh"
 
 ROWS=()  # "item|measure|value"
 row() { ROWS+=("$1|$2|$3"); printf '  %-10s %-62s %s\n' "$1" "$2" "$3"; }
@@ -177,6 +179,11 @@ if want latency; then
 		row latency "$r events/s: p50 / p99 (ms)" "$(res "ws_latency_$r" latency)"
 		row latency "$r events/s: loss" "$(res "ws_loss_$r" latency)"
 	done
+fi
+
+# ---- OpenOCD's RTT and tracetap on the same simulated link (bench/rtt.sh)
+if want rtt; then
+	rtt_item
 fi
 
 # ---- 5. soak: RSS every 10 s (2 s in --quick) while streaming to 10 clients

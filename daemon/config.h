@@ -11,7 +11,8 @@
  *         "elf": "fw.elf", "address": "0x20001000", "address_is_pointer": false,
  *         "openocd_args": ["-f", "interface/stlink.cfg"], "openocd_log": "/tmp/ocd.log",
  *         "file_base": 0, "tick_hz": 100000000, "time_wrap": 0, "time_dir": 0,
- *         "start_at_now": false, "poll_min_ms": 1, "poll_max_ms": 50, "max_chunk": 4096,
+ *         "start_at_now": false, "poll_min_ms": 1, "poll_max_ms": 50, "latency_ms": 0,
+ *         "max_chunk": 4096,
  *         "format_opts": ["release=12.8"] }
  *     ]
  *   }

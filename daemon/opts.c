@@ -42,6 +42,7 @@ const char *tt_opts_target_help(void)
 const char tt_opts_live_help[] =
 	"  --start-at-now        skip the history already in the buffer\n"
 	"  --poll-min MS, --poll-max MS   bounds of the adaptive poll interval (1, 50)\n"
+	"  --latency MS          bound write -> publish: interval <= MS - poll time (default off)\n"
 	"  --max-read BYTES      largest single probe read (default 4096)\n";
 
 void tt_opts_target_init(struct tt_opts_target *o, struct tt_target_config *cfg)
@@ -129,15 +130,13 @@ int tt_opts_target_parse(struct tt_opts_target *o, int c, const char *arg, char 
 		return 0;
 	case OFF(poll_min_ms):
 	case OFF(poll_max_ms):
+	case OFF(latency_ms):
 		rc = num(f->option, arg, 60000, 0, &v, err, errlen);
 		if (!rc && !v) {
 			snprintf(err, errlen, "--%s: must be at least 1 ms", f->option);
 			return -EINVAL;
 		}
-		if (f->off == OFF(poll_min_ms))
-			cfg->poll_min_ms = (unsigned)v;
-		else
-			cfg->poll_max_ms = (unsigned)v;
+		*(unsigned *)((char *)cfg + f->off) = (unsigned)v;
 		return rc;
 	case OFF(max_chunk):
 		rc = num("max-read", arg, 1 << 20, 1, &v, err, errlen);

@@ -10,6 +10,7 @@
  * and are logged rate-limited; the reader reports losses itself as gap records.
  */
 #include "layout.h"
+#include "pace.h"
 #include "target.h"
 
 #include <errno.h>
@@ -248,25 +249,19 @@ static int check_kev(const struct tt_target_config *cfg, char *err, size_t errle
 	return 0;
 }
 
-/* Adapt the interval so one poll sees a small part of the buffer: halve it when a poll found
- * more than a quarter of the buffer new, grow it slowly when it found almost nothing. */
-static unsigned next_interval(struct tt_target *t)
+/* The next interval (daemon/pace.c) from what the last poll found and how long it took. */
+static unsigned next_interval(struct tt_target *t, double poll_ms)
 {
 	struct tt_reader_stats s;
-	unsigned iv = t->st.interval_ms;
+	struct tt_pace_in in = { .interval_ms = t->st.interval_ms, .min_ms = t->cfg.poll_min_ms,
+				 .max_ms = t->cfg.poll_max_ms, .latency_ms = t->cfg.latency_ms,
+				 .poll_ms = poll_ms };
 
 	t->fmt->stats(t->rd, &s);
 	t->st.fill = s.capacity ? (double)s.last_new / s.capacity : 0;
-	if (t->st.fill > 0.25)
-		iv /= 2;
-	else if (t->st.fill < 0.05)
-		iv = iv + iv / 2 + 1;
-	if (iv < t->cfg.poll_min_ms)
-		iv = t->cfg.poll_min_ms;
-	if (iv > t->cfg.poll_max_ms)
-		iv = t->cfg.poll_max_ms;
-	t->st.interval_ms = iv;
-	return iv;
+	in.fill = t->st.fill;
+	t->st.interval_ms = tt_pace_next(&in);
+	return t->st.interval_ms;
 }
 
 /* End of a poll cycle: an OpenOCD reset still pending after a whole cycle read since the
@@ -286,8 +281,8 @@ static void announce_reset(struct tt_target *t)
 static void cycle_done(struct tt_target *t)
 {
 	uint64_t now = uv_now(t->loop);
-	unsigned iv = next_interval(t);
 	uint64_t spent = now - t->cycle_start;
+	unsigned iv = next_interval(t, (double)spent);
 
 	t->st.poll_ms_last = (double)spent;
 	t->st.polls++;

@@ -39,6 +39,7 @@ struct tt_target_config {
 	bool start_at_now;
 	unsigned poll_min_ms;      /* default 1 */
 	unsigned poll_max_ms;      /* default 50: an idle poll costs 40 bytes, so 20 a second are cheap, and events reach clients within about one interval */
+	unsigned latency_ms;       /* 0, or a bound on write -> publish: caps the interval (daemon/pace.h) */
 	uint32_t max_chunk;        /* probe read split size, default 4096 */
 	const char *const *format_opts; /* "KEY=VALUE" format options, NULL-terminated, or NULL */
 };

@@ -25,6 +25,7 @@ const struct tt_target_field tt_target_fields[] = {
 	F("start_at_now", "start-at-now", LIVE_FLAG, BOOL, start_at_now, true),
 	F("poll_min_ms", "poll-min", LIVE_ARG, UINT, poll_min_ms, true),
 	F("poll_max_ms", "poll-max", LIVE_ARG, UINT, poll_max_ms, true),
+	F("latency_ms", "latency", LIVE_ARG, UINT, latency_ms, true),
 	F("max_chunk", "max-read", LIVE_ARG, UINT, max_chunk, true),
 	F("format_opts", "format-opt", ARG, ARGV, format_opts, true),
 };

@@ -203,11 +203,7 @@ if has wslatency; then
 			"$LATENCY" "$START_NS" 100000000 3000 >"$TT_TMP/wslat$rate.txt"
 		chain_stop "$DP" "$FWPID"
 		lat=$(cat "$TT_TMP/wslat$rate.txt")
-		read -r ev gaps lost < <(awk '/"type":"event"/ { e++ } /"type":"gap"/ { g++;
-			if (match($0, /"lost":[0-9]+/)) l += substr($0, RSTART + 7, RLENGTH - 7) }
-			END { print e + 0, g + 0, l + 0 }' "$TT_TMP/wslat$rate.jsonl")
-		missed=$(awk '/missed records/ { split($4, r, /\.\./); m += r[2] - r[1] + 1 } END { print m + 0 }' \
-			"$TT_TMP/wslat$rate-tail.err")
+		read -r ev gaps lost missed < <(bench_tail_loss "$TT_TMP/wslat$rate.jsonl" "$TT_TMP/wslat$rate-tail.err")
 		echo "websocket latency at $rate/s: $lat; events=$ev gap_records=$gaps lost=$lost client_missed=$missed"
 		p50=$(sed -n 's/.* p50_ms=\([0-9.]*\).*/\1/p' <<<"$lat")
 		p99=$(sed -n 's/.* p99_ms=\([0-9.]*\).*/\1/p' <<<"$lat")

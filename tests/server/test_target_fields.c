@@ -64,7 +64,7 @@ static void set_other(const struct tt_target_field *f, struct tt_target_config *
 /* The options every target command takes, and tracetapd's polling ones (tracetapd(8)). */
 static const char *const file_opts[] = { "format", "elf", "layout", "address", "pointer", "base",
 					 "tick-hz", "time-wrap", "time-dir", "format-opt", NULL };
-static const char *const live_opts[] = { "start-at-now", "poll-min", "poll-max", "max-read",
+static const char *const live_opts[] = { "start-at-now", "poll-min", "poll-max", "latency", "max-read",
 					 NULL };
 
 static bool listed(const char *const *list, const char *name)

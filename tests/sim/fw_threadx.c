@@ -8,8 +8,14 @@
  * `_tx_trace_header_ptr`. SIGUSR1 = target reset (tx_trace_enable again), SIGUSR2 = registry
  * churn; both are applied between two events, as an interrupt would be. SIGSTOP/SIGCONT = a
  * debugger halt and resume: pacing restarts from the resume instead of catching up.
+ * With --rtt-off, every event is also written as a 32-byte record into a SEGGER RTT up-buffer in
+ * the same RAM (rtt_up.h), for comparing with OpenOCD's RTT on the same link: u32 sequence number
+ * (1, 2, ...: one per event, also for records dropped because the buffer was full), u32 0, u64
+ * nanoseconds since the start (the time stamp ThreadX entries carry with --time cycles, as ns),
+ * 16 bytes of zeros.
  */
 #include "fwrun.h"
+#include "rtt_up.h"
 #include "txwriter.h"
 
 #include <errno.h>
@@ -55,6 +61,9 @@ struct fw {
 	uint64_t resets, churns;
 	uint64_t tick_hz;
 	bool done;
+	struct rttw rtt;
+	uint64_t rtt_seq;        /* RTT records written or dropped; 0 = no RTT block */
+	bool rtt_on;
 };
 
 static volatile sig_atomic_t g_reset, g_churn, g_stop, g_cont;
@@ -114,6 +123,17 @@ static void pace(struct fw *f)
 
 static void apply_signals(struct fw *f);
 
+static void rtt_record(struct fw *f)
+{
+	uint8_t rec[32] = { 0 };
+	uint64_t ns = fw_ns_since(&f->pace.start);
+	uint32_t seq = (uint32_t)++f->rtt_seq;
+
+	memcpy(rec, &seq, 4); /* little-endian host, as the target */
+	memcpy(rec + 8, &ns, 8);
+	rttw_put(&f->rtt, rec, sizeof(rec));
+}
+
 /* One event from thread context (thread >= 0) or from the timer ISR (thread < 0). Returns the
  * entry address and its time stamp for a later back-patch. */
 static uint32_t emit(struct fw *f, int thread, uint32_t id, uint32_t i1, uint32_t i2, uint32_t i3,
@@ -133,6 +153,8 @@ static uint32_t emit(struct fw *f, int thread, uint32_t id, uint32_t i1, uint32_
 	}
 	e = txw_insert(&f->w, tp, pw, id, i1, i2, i3, i4, ts);
 	f->events++;
+	if (f->rtt_on)
+		rtt_record(f);
 	if (id == USER_EVENT_SEQ) {
 		f->user_events++;
 		txw_store32(&f->w, f->base + OFF_LAST_SEQ, (uint32_t)f->seq);
@@ -301,7 +323,7 @@ static void usage(FILE *out)
 		"usage: tt-fw-threadx (--ram FILE | --anon) --base ADDR --size N [--buf-off OFF]\n"
 		"       [--buf-size N]\n"
 		"       [--registry N] [--rate EVENTS_PER_S (0 = max)] [--count N] [--duration S]\n"
-		"       [--tick-hz HZ] [--time cycles|counter]\n"
+		"       [--tick-hz HZ] [--time cycles|counter] [--rtt-off OFF --rtt-size N]\n"
 		"Prints 'header=0x... ...' when tracing is enabled and 'summary ...' at exit.\n"
 		"SIGUSR1 = target reset, SIGUSR2 = registry churn. See tests/sim/README.md.\n");
 }
@@ -315,13 +337,14 @@ int main(int argc, char **argv)
 		{ "rate", required_argument, NULL, 'R' },    { "count", required_argument, NULL, 'n' },
 		{ "duration", required_argument, NULL, 'd' }, { "tick-hz", required_argument, NULL, 't' },
 		{ "time", required_argument, NULL, 'T' },    { "anon", no_argument, NULL, 'A' },
+		{ "rtt-off", required_argument, NULL, 'X' }, { "rtt-size", required_argument, NULL, 'Y' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	static struct fw f = { .pace.rate = 1000, .tick_hz = 100000000 };
 	const char *path = NULL, *time_mode = "cycles";
 	bool anon = false;
-	uint32_t buf_off = DEFAULT_BUF_OFF, buf_size = 0, nreg = 16;
+	uint32_t buf_off = DEFAULT_BUF_OFF, buf_size = 0, nreg = 16, rtt_off = 0, rtt_size = 0;
 	int o, e;
 
 	while ((o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -338,6 +361,8 @@ int main(int argc, char **argv)
 		case 't': f.tick_hz = strtoull(optarg, NULL, 0); break;
 		case 'T': time_mode = optarg; break;
 		case 'A': anon = true; break;
+		case 'X': rtt_off = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 'Y': rtt_size = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -355,6 +380,16 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	if (rtt_off && ((rtt_off & 3) || rtt_off < OFF_OBJECTS || rtt_size < 64 ||
+			(uint64_t)rtt_off + RTTW_HDR + rtt_size > f.size ||
+			((uint64_t)rtt_off + RTTW_HDR + rtt_size > buf_off &&
+			 rtt_off < (uint64_t)buf_off + buf_size))) {
+		fprintf(stderr, "tt-fw-threadx: --rtt-off 0x%x --rtt-size %u: the RTT block (%u + %u bytes) "
+			"must be 4-byte aligned, inside RAM at or above offset 0x%x and outside the "
+			"trace buffer [0x%x, 0x%x)\n", rtt_off, rtt_size, RTTW_HDR, rtt_size, OFF_OBJECTS,
+			buf_off, buf_off + buf_size);
+		return 2;
+	}
 	if ((e = fw_map_ram(path, f.base, f.size, &f.ram)) < 0) {
 		fprintf(stderr, "tt-fw-threadx: cannot map RAM %s: %s\n",
 			path ? path : "(anonymous, at the target address)", strerror(-e));
@@ -368,6 +403,10 @@ int main(int argc, char **argv)
 	sigaction(SIGCONT, &sa, NULL);
 
 	fw_pace_start(&f.pace);
+	if (rtt_off) {
+		rttw_init(&f.rtt, f.ram, f.base, rtt_off, rtt_size);
+		f.rtt_on = true;
+	}
 	txw_init(&f.w, f.ram, f.base, f.size, false);
 	if (!strcmp(time_mode, "cycles")) {
 		f.w.time_mode = TXW_TIME_CALLBACK;
@@ -397,7 +436,8 @@ int main(int argc, char **argv)
 
 	printf("summary events=%" PRIu64 " user_events=%" PRIu64 " last_seq=%" PRIu64
 	       " resets=%" PRIu64 " churns=%" PRIu64 " wraps=%" PRIu64 " current=0x%08" PRIx32
-	       " elapsed_ms=%" PRIu64 "\n", f.events, f.user_events, f.seq, f.resets, f.churns,
-	       f.w.wraps, f.w.cur, fw_ns_since(&f.pace.start) / 1000000u);
+	       " elapsed_ms=%" PRIu64 " rtt_records=%" PRIu64 " rtt_dropped=%" PRIu64 "\n", f.events,
+	       f.user_events, f.seq, f.resets, f.churns, f.w.wraps, f.w.cur,
+	       fw_ns_since(&f.pace.start) / 1000000u, f.rtt_seq, f.rtt.dropped);
 	return 0;
 }

@@ -1,0 +1,176 @@
+# bench/rtt.sh: the RTT item of bench/run.sh (sourced after tests/sim/lib.sh and bench/lib.sh;
+# uses run.sh's row, item, q, cpu_ticks, HZ). OpenOCD's own RTT and tracetap side by side on the
+# same simulated link: tt-simtarget --cortex-m examined by OpenOCD's cortex_m target
+# (tests/sim/sim-cm3.cfg), and one tt-fw-threadx that writes every event both into a ThreadX
+# trace buffer and, as a 32-byte record with the same write time, into a SEGGER RTT up-buffer
+# (--rtt-off). Needs RTT_CLIENT (tt-bench-rtt), TAIL, LATENCY (tt-e2e-latency), SIMTARGET,
+# FW_THREADX, TRACETAPD and the sim configs in $src/tests/sim. See bench/README.md.
+
+RTT_BASE=0x20000000 RTT_RAM=0x40000 RTT_OFF=0x12000 RTT_K=0
+
+# rtt_chain RATE RTT_BYTES [FW ARGS...]: a fresh workload, simulator and OpenOCD (TCL on an ephemeral port):
+# RSTART (the workload's start, ns), RPIDS (to stop), OPID, RCTL (simulator control socket),
+# OPORT (TCL port).
+rtt_chain() {
+	local k=$((RTT_K += 1)) v
+	local ram=$TT_TMP/rtt$k.bin log=$TT_TMP/rttocd$k.log end=$((SECONDS + 15))
+	tt_spawn "rfw$k" "$FW_THREADX" --ram "$ram" --base $RTT_BASE --size $RTT_RAM --buf-size 0x10000 \
+		--rate "$1" --rtt-off $RTT_OFF --rtt-size "$2" --time cycles --tick-hz 100000000 "${@:3}"
+	tt_expect "rfw$k" ' mono_start_ns=([0-9]+)'
+	RSTART=${BASH_REMATCH[1]} v="TT_PID_rfw$k"
+	RPIDS=("${!v}")
+	RCTL=$TT_TMP/rsim$k.ctl
+	tt_spawn "rsim$k" "$SIMTARGET" --ctl "$RCTL" --cortex-m --ram "$ram" --base $RTT_BASE \
+		--size $RTT_RAM
+	tt_expect "rsim$k" '^listening port=([0-9]+)$'
+	v="TT_PID_rsim$k"
+	RPIDS+=("${!v}")
+	openocd -f "$src/tests/sim/remote-bitbang.cfg" -c "remote_bitbang port ${BASH_REMATCH[1]}" \
+		-f "$src/tests/sim/sim-cm3.cfg" -c "gdb_port disabled" -c "telnet_port disabled" \
+		-c "tcl_port 0" -c "bindto 127.0.0.1" -l "$log" >/dev/null 2>&1 &
+	OPID=$!
+	TT_PIDS+=("$OPID")
+	RPIDS+=("$OPID")
+	until grep -qs 'Listening on port [0-9]* for tcl' "$log"; do
+		[ $SECONDS -lt $end ] || tt_die "OpenOCD (RTT item) did not listen: $(tail -n 5 "$log")"
+		sleep 0.05
+	done
+	OPORT=$(sed -n 's/.*Listening on port \([0-9]*\) for tcl.*/\1/p' "$log")
+	OCD_PORT=$OPORT
+}
+rtt_stop() {
+	kill "${RPIDS[@]}" 2>/dev/null
+	wait "${RPIDS[@]}" 2>/dev/null
+}
+# rtt_server INTERVAL_MS: OpenOCD's RTT on the block, polled every INTERVAL_MS, its server on an
+# ephemeral port (RPORT).
+rtt_server() {
+	ocd_cmd "capture {rtt setup $((RTT_BASE + RTT_OFF - 0x2000)) 0x4000 \"SEGGER RTT\"; rtt polling_interval $1; rtt start; rtt server start 0 0}"
+	RPORT=$(sed -n 's/.*Listening on port \([0-9]*\) for rtt connections.*/\1/p' <<<"$OCD_REPLY")
+	[ -n "$RPORT" ] || tt_die "OpenOCD's RTT did not start: $OCD_REPLY"
+}
+# rtt_daemon CONF [ARGS...]: tracetapd on the chain's OpenOCD (CONF best: --latency 10).
+rtt_daemon() {
+	local dargs=(--name rtt --pointer $RTT_BASE --probe "openocd:127.0.0.1:$OPORT" --log-level notice
+		--web "$src/web" "${@:2}")
+	[ "$1" = best ] && dargs+=(--latency 10)
+	bench_daemon "$TT_TMP/rtt-daemon$RTT_K.err" "${dargs[@]}"
+	RPIDS+=("$DP")
+}
+# rtt_sim_io: "bytes AP_transactions" the simulator moved so far (reads + writes).
+rtt_sim_io() {
+	local r
+	r=$(timeout 10 "$SIMTARGET" --ctl "$RCTL" --send stats) || tt_die "simulator stats: $r"
+	awk '{ for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] } }
+		END { print v["bytes_read"] + v["bytes_written"], v["ap_reads"] + v["ap_writes"] }' <<<"$r"
+}
+
+# rtt_trial rtt|tracetap CONF RATE SECS: one trial; sets TRIAL to
+# "received missing p50 p99 ocd_cpu bytes_per_record" (over the measured window).
+rtt_trial() {
+	local who=$1 conf=$2 rate=$3 secs=$4 skip=3 size=1024 iv=100 c0 c1 io0 io1 out n miss p50 p99
+	[ "$conf" = best ] && size=16384 iv=10
+	rtt_chain "$rate" "$size"
+	if [ "$who" = rtt ]; then
+		rtt_server "$iv"
+		"$RTT_CLIENT" "$RPORT" $((skip + secs)) "$skip" "$RSTART" >"$TT_TMP/rtt-client.txt" &
+		local cp=$!
+	else
+		rtt_daemon "$conf" --start-at-now
+		"$TAIL" tail --json --duration $((skip + secs)) "ws://127.0.0.1:$HPORT/" \
+			2>"$TT_TMP/rtt-tail.err" | tee "$TT_TMP/rtt-tail.jsonl" |
+			"$LATENCY" "$RSTART" 100000000 $((skip * 1000)) >"$TT_TMP/rtt-client.txt" &
+		local cp=$!
+	fi
+	sleep "$skip" # the window starts when the workload has run SKIP seconds
+	c0=$(cpu_ticks "$OPID") io0=$(rtt_sim_io)
+	# a client that received nothing in the window (tt-e2e-latency: n=0) is a trial with loss,
+	# not a broken bench
+	wait "$cp" || echo "  ($who $conf at $rate/s: the client reported: $(cat "$TT_TMP/rtt-client.txt"))" >&2
+	c1=$(cpu_ticks "$OPID") io1=$(rtt_sim_io)
+	out=$(cat "$TT_TMP/rtt-client.txt")
+	if [ "$who" = rtt ]; then
+		n=$(field "$out" records) miss=$(field "$out" missing)
+	else
+		local gaps lost missed
+		read -r n gaps lost missed < <(bench_tail_loss "$TT_TMP/rtt-tail.jsonl" "$TT_TMP/rtt-tail.err")
+		miss=$((lost + missed))
+	fi
+	p50=$(field "$out" p50_ms) p99=$(field "$out" p99_ms)
+	rtt_stop
+	TRIAL=$(awk -v n="$n" -v m="$miss" -v a="$p50" -v b="$p99" -v c=$((c1 - c0)) -v hz="$HZ" -v s="$secs" \
+		-v by=$((${io1% *} - ${io0% *})) -v r="$rate" 'BEGIN {
+		printf "%d %d %s %s %.2f %.1f\n", n, m, a, b, c / hz / s, by / (r * s) }')
+}
+
+# rtt_idle rtt|tracetap CONF SECS: the cost of polling an idle target (20 events written, then
+# none), with a client connected (OpenOCD's RTT reads a channel only while its server has a
+# client): sets IDLE to "bytes/s AP_transactions/s ocd_cpu".
+rtt_idle() {
+	local who=$1 conf=$2 secs=$3 iv=100 c0 c1 io0 io1
+	[ "$conf" = best ] && iv=10
+	rtt_chain 1000 1024 --count 20 # then the workload exits: a core with nothing to trace
+	if [ "$who" = rtt ]; then
+		rtt_server "$iv"
+		"$RTT_CLIENT" "$RPORT" $((secs + 3)) 0 "$RSTART" >/dev/null &
+		RPIDS+=("$!")
+	else
+		rtt_daemon "$conf"
+	fi
+	sleep 2 # attach, search, the interval settles
+	c0=$(cpu_ticks "$OPID") io0=$(rtt_sim_io)
+	sleep "$secs"
+	c1=$(cpu_ticks "$OPID") io1=$(rtt_sim_io)
+	rtt_stop
+	IDLE=$(awk -v c=$((c1 - c0)) -v hz="$HZ" -v s="$secs" -v by=$((${io1% *} - ${io0% *})) \
+		-v ap=$((${io1#* } - ${io0#* })) 'BEGIN { printf "%.0f %.0f %.3f\n", by / s, ap / s, c / hz / s }')
+}
+
+rtt_item() {
+	local secs rates who conf r best ok
+	secs=$(q 3 8) rates=$(q "1000 2000" "300 1000 2000 3000 4000")
+	item rtt "OpenOCD RTT vs tracetap, same simulated link (cortex_m), 32-byte records"
+	declare -A LL P50 P99 CPU BPR IDL
+	for who in rtt tracetap; do
+		for conf in default best; do
+			best=0 ok=1
+			for r in $rates; do
+				rtt_trial "$who" "$conf" "$r" "$secs"
+				read -r n miss p50 p99 cpu bpr <<<"$TRIAL"
+				echo "  $who $conf at $r/s: received=$n missing=$miss p50=$p50 p99=$p99 ms ocd_cpu=$cpu bytes/record=$bpr"
+				# the highest rate up to which every rate tried was lossless
+				if [ $ok = 1 ] && [ "$miss" = 0 ] && [ "$n" -gt 0 ]; then best=$r; else ok=0; fi
+				if [ "$r" = 1000 ]; then
+					P50[$who$conf]=$p50 P99[$who$conf]=$p99 CPU[$who$conf]=$cpu BPR[$who$conf]=$bpr
+				fi
+			done
+			LL[$who$conf]=$best
+			rtt_idle "$who" "$conf" "$(q 2 5)"
+			IDL[$who$conf]=$IDLE
+		done
+	done
+	local name n miss p50 p99 cpu bpr b a c
+	for who in rtt tracetap; do
+		for conf in default best; do
+			case $who$conf in
+			rttdefault) name="RTT, default (rtt polling_interval 100, 1 KiB up-buffer)" ;;
+			rttbest) name="RTT, best (rtt polling_interval 10, 16 KiB up-buffer)" ;;
+			tracetapdefault) name="tracetap, defaults" ;;
+			tracetapbest) name="tracetap, --latency 10" ;;
+			esac
+			row rtt "$name: highest lossless rate of ($rates)/s" "${LL[$who$conf]}"
+			row rtt "$name: at 1,000/s p50 / p99 (ms); OpenOCD CPU; probe bytes/record" \
+				"${P50[$who$conf]} / ${P99[$who$conf]}; ${CPU[$who$conf]} cores; ${BPR[$who$conf]}"
+			read -r b a c <<<"${IDL[$who$conf]}"
+			row rtt "$name: idle target: probe bytes/s; AP transactions/s; OpenOCD CPU" "$b; $a; $c cores"
+		done
+	done
+	for conf in default best; do
+		row rtt "ratio tracetap/RTT ($conf vs $conf): lossless rate; p50; p99; OpenOCD CPU; bytes/record" \
+			"$(awk -v a="${LL[tracetap$conf]}" -v b="${LL[rtt$conf]}" -v c="${P50[tracetap$conf]}" \
+				-v d="${P50[rtt$conf]}" -v e="${P99[tracetap$conf]}" -v f="${P99[rtt$conf]}" \
+				-v g="${CPU[tracetap$conf]}" -v h="${CPU[rtt$conf]}" -v i="${BPR[tracetap$conf]}" \
+				-v j="${BPR[rtt$conf]}" 'function r(x, y) { return y + 0 ? sprintf("%.2f", x / y) : "-" }
+				BEGIN { printf "%s; %s; %s; %s; %s", r(a, b), r(c, d), r(e, f), r(g, h), r(i, j) }')"
+	done
+}
