@@ -27,6 +27,9 @@
 #include "tt_config.h"
 #if TT_HAVE_LWS
 #include "server.h"
+#if TT_HAVE_MQTT
+#include "publish_mqtt.h"
+#endif
 #endif
 
 #define MAX_TARGETS 32
@@ -66,6 +69,9 @@ struct daemon {
 	int to_stdout, no_server, stopping;
 #if TT_HAVE_LWS
 	struct tt_server *srv;
+#endif
+#if TT_HAVE_MQTT
+	struct tt_pub_mqtt *pub;   /* --publish: every hub to a broker */
 #endif
 };
 
@@ -279,6 +285,10 @@ static struct slot *slot_add(struct daemon *d, const struct tt_target_config *cf
 			d->nslots--;
 			return NULL;
 		}
+#if TT_HAVE_MQTT
+		if (d->pub && (rc = tt_pub_mqtt_add_hub(d->pub, s->hub)) < 0)
+			tt_log(TT_LOG_ERR, "target %s: not published: %s", s->name, strerror(-rc));
+#endif
 	}
 #endif
 	return s;
@@ -458,6 +468,10 @@ static void shutdown_daemon(struct daemon *d)
 	for (size_t i = 0; i < d->nslots; i++)
 		if (d->slots[i].t)
 			tt_target_stop(d->slots[i].t, on_target_stopped, &d->slots[i]);
+#if TT_HAVE_MQTT
+	tt_pub_mqtt_stop(d->pub); /* before the server frees the hubs */
+	d->pub = NULL;
+#endif
 #if TT_HAVE_LWS
 	if (d->srv)
 		tt_server_stop(d->srv, on_server_stopped, d);
@@ -556,6 +570,10 @@ static void usage(FILE *f)
 		"                        lowered to fit the descriptor limit)\n"
 		"  --max-exports N       /api/export downloads at once (default 4; more get 503)\n"
 		"  --no-server           no HTTP/WebSocket server (use with --stdout)\n"
+		"Publishing (needs the server; see README \"Many benches\"):\n"
+		"  --publish URL         mqtt[s]://[user:pass@]host[:port]/PREFIX: every target's\n"
+		"                        records to PREFIX/TARGET/events, status to .../status\n"
+		"  --mqtt-ca PEM, --mqtt-cert PEM, --mqtt-key PEM   mqtts: CA, client cert and key\n"
 		"A target from flags (in addition to the configuration's):\n"
 		"  --probe SPEC          file:PATH | kev:PATH | process:PID | openocd:HOST:PORT |\n"
 		"                        openocd-spawn (see tracetapd(8))\n"
@@ -574,7 +592,7 @@ static void usage(FILE *f)
 enum {
 	O_PROBE = 1000, O_NAME, O_STDOUT, O_LOGLEVEL, O_OLOG, O_VERSION, O_HELP, O_CONFIG,
 	O_CHECK, O_LISTEN, O_PORT, O_TOKEN, O_ORIGIN, O_WEB, O_CERT, O_KEY, O_HISTORY,
-	O_NOSERVER, O_MAXCLIENTS, O_MAXEXPORTS,
+	O_NOSERVER, O_MAXCLIENTS, O_MAXEXPORTS, O_PUBLISH, O_MQTTCA, O_MQTTCERT, O_MQTTKEY,
 };
 
 struct cli {
@@ -583,6 +601,7 @@ struct cli {
 	const char *origins[16];
 	size_t norigins;
 	const char *listen, *token, *web, *cert, *key;
+	const char *publish, *mqtt_ca, *mqtt_cert, *mqtt_key;
 	long port;
 	uint64_t history;
 	unsigned max_clients, max_exports;
@@ -613,6 +632,10 @@ static int parse_args(int argc, char **argv, struct daemon *d, struct cli *cl)
 		{ "no-server", no_argument, NULL, O_NOSERVER },
 		{ "max-clients", required_argument, NULL, O_MAXCLIENTS },
 		{ "max-exports", required_argument, NULL, O_MAXEXPORTS },
+		{ "publish", required_argument, NULL, O_PUBLISH },
+		{ "mqtt-ca", required_argument, NULL, O_MQTTCA },
+		{ "mqtt-cert", required_argument, NULL, O_MQTTCERT },
+		{ "mqtt-key", required_argument, NULL, O_MQTTKEY },
 	};
 	struct option lo[64];
 	size_t nb = sizeof(base) / sizeof(base[0]);
@@ -638,6 +661,10 @@ static int parse_args(int argc, char **argv, struct daemon *d, struct cli *cl)
 		case O_CERT: cl->cert = optarg; break;
 		case O_KEY: cl->key = optarg; break;
 		case O_NOSERVER: d->no_server = 1; break;
+		case O_PUBLISH: cl->publish = optarg; break;
+		case O_MQTTCA: cl->mqtt_ca = optarg; break;
+		case O_MQTTCERT: cl->mqtt_cert = optarg; break;
+		case O_MQTTKEY: cl->mqtt_key = optarg; break;
 		case O_ORIGIN:
 			if (cl->norigins == sizeof(cl->origins) / sizeof(cl->origins[0])) {
 				fprintf(stderr, "tracetapd: at most 16 --origin\n");
@@ -764,6 +791,14 @@ static void apply_flags(struct tt_server_config *sc, const struct cli *cl)
 		sc->max_clients = cl->max_clients;
 	if (cl->max_exports)
 		sc->max_exports = cl->max_exports;
+	if (cl->publish)
+		sc->publish = cl->publish;
+	if (cl->mqtt_ca)
+		sc->mqtt_ca = cl->mqtt_ca;
+	if (cl->mqtt_cert)
+		sc->mqtt_cert = cl->mqtt_cert;
+	if (cl->mqtt_key)
+		sc->mqtt_key = cl->mqtt_key;
 }
 
 /* Each client is a descriptor: the soft limit goes up to the hard one (at most 65536) so that
@@ -809,6 +844,33 @@ static int start_server(struct daemon *d)
 #endif
 }
 
+/* --publish: checked before any target starts; each hub is added as its target is. */
+static int start_publish(struct daemon *d)
+{
+	const struct tt_server_config *sc = &d->conf.server;
+
+	if (!sc->publish)
+		return 0;
+#if TT_HAVE_MQTT
+	char err[512];
+	struct tt_pub_mqtt_config pc = { .url = sc->publish, .ca = sc->mqtt_ca,
+					 .cert = sc->mqtt_cert, .key = sc->mqtt_key, .qos = 1 };
+	if (d->no_server) {
+		tt_log(TT_LOG_ERR, "--publish needs the server (it flushes the hubs): drop "
+			"--no-server");
+		return -1;
+	}
+	if (tt_pub_mqtt_new(&d->loop, &pc, &d->pub, err, sizeof(err)) < 0) {
+		tt_log(TT_LOG_ERR, "%s", err);
+		return -1;
+	}
+	return 0;
+#else
+	tt_log(TT_LOG_ERR, "--publish: built without libmosquitto (libmosquitto-dev)");
+	return -1;
+#endif
+}
+
 int main(int argc, char **argv)
 {
 	static struct daemon d;
@@ -849,6 +911,10 @@ int main(int argc, char **argv)
 		 * full run could close: exit without the loop teardown. */
 		tt_config_free(&d.conf);
 		return 1;
+	}
+	if (start_publish(&d) < 0) {
+		tt_config_free(&d.conf);
+		return 2;
 	}
 	int failed = 0;
 	for (size_t i = 0; !failed && i < d.conf.ntargets; i++) {
