@@ -262,7 +262,6 @@ static void on_connect(struct mosquitto *m, void *arg, int rc, int flags,
 		       const mosquitto_property *props)
 {
 	struct pub_conn *c = arg;
-	char buf[4096];
 
 	(void)m;
 	(void)flags;
@@ -282,9 +281,8 @@ static void on_connect(struct mosquitto *m, void *arg, int rc, int flags,
 		       tt_hub_target(c->hub), c->p->host, c->p->port);
 	c->last_err = 0;
 	c->connected = true;
-	int n = tt_hub_status_json(c->hub, buf, sizeof(buf));
-	if (n > 0)
-		publish_status(c, buf, (size_t)n);
+	/* a fresh status replaces any queued one, so the retained one is current */
+	tt_hub_status_changed(c->hub);
 	conn_drain(c);
 }
 
