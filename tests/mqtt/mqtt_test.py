@@ -1,0 +1,420 @@
+#!/usr/bin/env python3
+"""tests/mqtt/mqtt_test.py: tracetapd --publish against a real mosquitto broker.
+
+A real broker (Debian's mosquitto) on an ephemeral loopback port, tests/live's live_writer as the
+simulated target (a 32-bit process writing ThreadX trace entries, followed with --probe
+process:PID), mosquitto_sub as the MQTT client that reads PREFIX/#. Every situation is forced
+(SIGSTOP/SIGCONT of the writer and the daemon, SIGKILL of the broker), and every wait is on a
+condition with a deadline.
+
+usage: mqtt_test.py CASE TRACETAPD LIVE_WRITER
+CASE: stream     one daemon, every record once and in order on PREFIX/TARGET/events
+      restart    broker killed and restarted mid-stream: the stream carries a gap message with
+                 the exact seq range lost, the daemon's memory stays bounded meanwhile
+      offline    a daemon killed, another stopped: their retained status says "offline"
+                 (at once, and within 1.5 keep-alives)
+      auth       wrong credentials: a clear error; right ones: records flow
+"""
+import json
+import os
+import pwd
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+PREFIX = "lab"
+KEEPALIVE = 10  # the publisher's default (publish_mqtt.h)
+
+
+class Fail(Exception):
+    pass
+
+
+def wait_for(what, cond, secs):
+    end = time.monotonic() + secs
+    while True:
+        v = cond()
+        if v:
+            return v
+        if time.monotonic() > end:
+            raise Fail("timed out (%d s) waiting for %s" % (secs, what))
+        time.sleep(0.05)
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+class Lab:
+    def __init__(self, tracetapd, writer):
+        self.tracetapd, self.writer = tracetapd, writer
+        self.tmp = tempfile.mkdtemp(prefix="tt-mqtt.")
+        self.procs = []
+        self.port = None
+        self.nbroker = 0
+        self.nsub = 0
+
+    def path(self, name):
+        return os.path.join(self.tmp, name)
+
+    def spawn(self, name, argv, stdin=None):
+        out = open(self.path(name + ".out"), "w")
+        err = open(self.path(name + ".err"), "w")
+        p = subprocess.Popen(argv, stdout=out, stderr=err, stdin=stdin)
+        self.procs.append(p)
+        return p
+
+    def read(self, name, ext=".err"):
+        try:
+            with open(self.path(name + ext)) as f:
+                return f.read()
+        except FileNotFoundError:
+            return ""
+
+    def broker(self, passwd=None):
+        """Starts mosquitto on self.port (a free one the first time)."""
+        for _ in range(5):
+            port = self.port or free_port()
+            self.nbroker += 1
+            name = "broker%d" % self.nbroker
+            with open(self.path(name + ".conf"), "w") as f:
+                f.write("listener %d 127.0.0.1\n" % port)
+                # run as root, mosquitto would switch to its own user and not read our files
+                f.write("user %s\n" % pwd.getpwuid(os.getuid()).pw_name)
+                if passwd:
+                    f.write("allow_anonymous false\npassword_file %s\n" % passwd)
+                else:
+                    f.write("allow_anonymous true\n")
+            p = self.spawn(name, ["mosquitto", "-v", "-c", self.path(name + ".conf")])
+            ok = wait_for("the broker's start", lambda: "running" in self.read(name) or
+                          p.poll() is not None, 10)
+            if p.poll() is None and ok:
+                self.port, self.broker_name, self.broker_proc = port, name, p
+                return p
+            if self.port:
+                raise Fail("broker cannot listen on %d again: %s" % (port, self.read(name)))
+        raise Fail("no port for the broker")
+
+    def sub(self):
+        """mosquitto_sub on PREFIX/#, ready once the broker logged its SUBSCRIBE."""
+        self.nsub += 1
+        name = "sub%d" % self.nsub
+        cid = "checker%d" % self.nsub
+        p = self.spawn(name, ["mosquitto_sub", "-p", str(self.port), "-V", "mqttv5", "-q", "1",
+                              "-i", cid, "-t", PREFIX + "/#", "-v"])
+        wait_for("the subscription", lambda: ("Received SUBSCRIBE from " + cid) in
+                 self.read(self.broker_name), 10)
+        return p
+
+    def start_writer(self, rate, secs, entries=4096):
+        fifo = self.path("hold")
+        os.mkfifo(fifo)
+        self.hold_fd = os.open(fifo, os.O_RDWR)
+        p = self.spawn("writer", [self.writer, str(rate), str(secs), str(entries)],
+                       stdin=self.hold_fd)
+        line = wait_for("the writer's pid line", lambda: self.read("writer", ".out")
+                        .partition("\n")[0] if "\n" in self.read("writer", ".out") else "", 10)
+        f = dict(kv.split("=") for kv in line.split())
+        self.writer_proc, self.writer_pid, self.header = p, int(f["pid"]), f["header"]
+        return p
+
+    def daemon(self, name, url, extra=()):
+        p = self.spawn("d-" + name, [self.tracetapd, "--probe", "process:%d" % self.writer_pid,
+                                     "--address", self.header, "--name", name, "--port", "0",
+                                     "--publish", url, "--poll-min", "1", "--poll-max", "10"]
+                       + list(extra))
+        line = wait_for("the daemon's port", lambda: [l for l in self.read("d-" + name)
+                        .splitlines() if "dashboard at" in l] or p.poll() is not None, 10)
+        if p.poll() is not None:
+            raise Fail("tracetapd exited: %s" % self.read("d-" + name))
+        self.api = line[0].split("dashboard at ")[1].strip()
+        return p
+
+    def last_seq(self):
+        with urllib.request.urlopen(self.api + "api/targets", timeout=5) as r:
+            return json.load(r)[0]["last_seq"]
+
+    def cleanup(self, keep):
+        for p in self.procs:
+            if p.poll() is None:
+                try:
+                    os.kill(p.pid, signal.SIGCONT)
+                    p.kill()
+                except ProcessLookupError:
+                    pass
+                p.wait()
+        if keep:
+            print("logs kept in", self.tmp)
+        else:
+            subprocess.call(["rm", "-rf", self.tmp])
+
+
+def messages(text):
+    """(topic, payload object) for each line mosquitto_sub -v wrote."""
+    out = []
+    for line in text.splitlines():
+        topic, _, payload = line.partition(" ")
+        out.append((topic, json.loads(payload)))
+    return out
+
+
+class Stream:
+    """Checks one target's events topic: every seq exactly once, in order, or inside a gap
+    message whose range is exact. QoS 1 is at-least-once: a batch sent again after a reconnect
+    must repeat the records already seen, byte for byte (counted, not a failure)."""
+
+    def __init__(self, target):
+        self.target = target
+        self.next = 1
+        self.seen = {}
+        self.repeats = 0
+        self.gaps = []
+        self.prev_time = None
+
+    def feed(self, msg):
+        if msg.get("target") != self.target:
+            raise Fail("message of %r on %s's topic" % (msg.get("target"), self.target))
+        if msg["type"] == "gap":
+            if msg["from"] != self.next or msg["lost"] != msg["to"] - msg["from"] + 1:
+                raise Fail("gap %s: expected it from seq %d" % (msg, self.next))
+            self.gaps.append((msg["from"], msg["to"], msg["reason"]))
+            self.next = msg["to"] + 1
+            self.prev_time = None
+            return
+        if msg["type"] != "events":
+            raise Fail("unexpected message type %r" % msg["type"])
+        recs = msg["records"]
+        if [r["seq"] for r in recs] != list(range(msg["first"], msg["last"] + 1)):
+            raise Fail("batch %d..%d does not hold exactly those seqs" %
+                       (msg["first"], msg["last"]))
+        for r in recs:
+            s = r["seq"]
+            if s < self.next:
+                if self.seen.get(s) != r:
+                    raise Fail("seq %d again, different: %s" % (s, r))
+                self.repeats += 1
+                continue
+            if s != self.next:
+                raise Fail("seqs %d..%d missing without a gap" % (self.next, s - 1))
+            self.seen[s] = r
+            self.next = s + 1
+            # the writer's clock counts events: consecutive events are consecutive times
+            if r["type"] != "event":
+                self.prev_time = None
+                continue
+            if self.prev_time is not None and r["time"] != self.prev_time + 1:
+                raise Fail("seq %d: time %d after %d (an event invented or lost)" %
+                           (s, r["time"], self.prev_time))
+            self.prev_time = r["time"]
+
+
+def check_stream(lab, target, subs, last):
+    st = Stream(target)
+    for name in subs:
+        for topic, msg in messages(lab.read(name, ".out")):
+            if topic == "%s/%s/events" % (PREFIX, target):
+                st.feed(msg)
+    if st.next != last + 1:
+        raise Fail("stream ends before seq %d (next %d)" % (last, st.next))
+    return st
+
+
+def seen_up_to(lab, sub, target, seq):
+    def cond():
+        for topic, msg in messages(lab.read(sub, ".out")):
+            if topic.endswith("/events") and msg["type"] == "events" and msg["last"] >= seq:
+                return True
+        return False
+    return cond
+
+
+def case_stream(lab):
+    lab.broker()
+    lab.sub()
+    lab.start_writer(5000, 2)
+    lab.daemon("b1", "mqtt://127.0.0.1:%d/%s" % (lab.port, PREFIX))
+    wait_for("the writer's end", lambda: "done" in lab.read("writer", ".out"), 30)
+    # the writer lingers: every record it wrote is in the hub once last_seq stops moving
+    last = wait_stable(lab)
+    wait_for("seq %d on the topic" % last, seen_up_to(lab, "sub1", "b1", last), 15)
+    st = check_stream(lab, "b1", ["sub1"], last)
+    if st.gaps or len(st.seen) < 9000:
+        raise Fail("expected ~10000 records and no gap: %d, gaps %s" % (len(st.seen), st.gaps))
+    status = [m for t, m in messages(lab.read("sub1", ".out")) if t == PREFIX + "/b1/status"]
+    if not status or status[-1]["state"] != "connected":
+        raise Fail("no connected status on %s/b1/status" % PREFIX)
+    print("ok: %d records, seq 1..%d, each once and in order (%d repeated by QoS 1)" %
+          (len(st.seen), last, st.repeats))
+
+
+def wait_stable(lab):
+    """The hub's last seq once it did not move for 0.5 s (the writer has stopped writing)."""
+    prev = [-1, time.monotonic()]
+
+    def cond():
+        s = lab.last_seq()
+        if s != prev[0]:
+            prev[:] = [s, time.monotonic()]
+            return None
+        return s if time.monotonic() - prev[1] > 0.5 else None
+    return wait_for("the daemon's last seq to settle", cond, 20)
+
+
+def rss_kib(pid):
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    raise Fail("no VmRSS")
+
+
+def case_restart(lab):
+    lab.broker()
+    lab.sub()
+    lab.start_writer(20000, 30, 16384)
+    cfg = lab.path("d.json")
+    with open(cfg, "w") as f:  # a small queue for the publisher (it is a hub client)
+        json.dump({"client_queue_frames": 8, "client_queue_bytes": 262144,
+                   "history": 5000}, f)
+    d = lab.daemon("b1", "mqtt://127.0.0.1:%d/%s" % (lab.port, PREFIX), ["--config", cfg])
+    wait_for("records on the topic", seen_up_to(lab, "sub1", "b1", 5000), 15)
+    # Pause the target; once all it wrote is on the topic, kill the broker.
+    os.kill(lab.writer_pid, signal.SIGSTOP)
+    before = wait_stable(lab)
+    wait_for("seq %d on the topic" % before, seen_up_to(lab, "sub1", "b1", before), 15)
+    lab.broker_proc.kill()
+    lab.broker_proc.wait()
+    sub1 = lab.procs[1]  # it would reconnect to the next broker: its part ends here
+    sub1.kill()
+    sub1.wait()
+    os.kill(lab.writer_pid, signal.SIGCONT)
+    # Far more records than the queue holds go by while the broker is gone.
+    wait_for("20000 records with the broker gone",
+             lambda: lab.last_seq() >= before + 20000, 30)
+    rss1 = rss_kib(d.pid)
+    wait_for("120000 more records", lambda: lab.last_seq() >= before + 140000, 60)
+    rss2 = rss_kib(d.pid)
+    if rss2 - rss1 > 8192:
+        raise Fail("publisher memory grew by %d KiB with the broker gone (%d -> %d)" %
+                   (rss2 - rss1, rss1, rss2))
+    # Back: hold the daemon while the broker and a new subscriber come up.
+    os.kill(d.pid, signal.SIGSTOP)
+    lab.broker()
+    lab.sub()
+    os.kill(d.pid, signal.SIGCONT)
+    os.kill(lab.writer_pid, signal.SIGSTOP)
+    last = wait_stable(lab)
+    wait_for("seq %d on the topic" % last, seen_up_to(lab, "sub2", "b1", last), 20)
+    st = check_stream(lab, "b1", ["sub1", "sub2"], last)
+    # (the queue of 8 frames may also overflow at the start, before the first CONNACK)
+    slow = [g for g in st.gaps if g[2] == "slow client" and g[0] > before]
+    if not slow:
+        raise Fail("expected a slow-client gap after seq %d: %s" % (before, st.gaps))
+    lost = sum(g[1] - g[0] + 1 for g in st.gaps)
+    print("ok: broker down from seq %d: gaps %s (%d lost, exact), seq 1..%d otherwise once "
+          "and in order; RSS %d -> %d KiB over 120000 records" %
+          (before, st.gaps, lost, last, rss1, rss2))
+
+
+def case_offline(lab):
+    """b1 killed (its socket closes: the broker sends the will at once); b2 stopped with
+    SIGSTOP (the socket stays open and silent: the will comes after 1.5 keep-alives)."""
+    lab.broker()
+    lab.sub()
+    lab.start_writer(1000, 60)
+    url = "mqtt://127.0.0.1:%d/%s" % (lab.port, PREFIX)
+    d1 = lab.daemon("b1", url)
+    d2 = lab.daemon("b2", url)
+    for t in ("b1", "b2"):
+        wait_for("records of " + t, seen_up_to(lab, "sub1", t, 10), 15)
+
+    def offline(target):
+        def cond():
+            for topic, msg in messages(lab.read("sub1", ".out")):
+                if topic == "%s/%s/status" % (PREFIX, target) and msg.get("state") == "offline":
+                    return True
+            return False
+        return cond
+    for target, d, how in (("b1", d1, signal.SIGKILL), ("b2", d2, signal.SIGSTOP)):
+        t0 = time.monotonic()
+        os.kill(d.pid, how)
+        wait_for("the offline status of " + target, offline(target), KEEPALIVE * 1.5 + 10)
+        took = time.monotonic() - t0
+        # the broker sends the will when 1.5 keep-alives pass without a packet (mosquitto
+        # looks at keep-alives every few seconds)
+        if took > KEEPALIVE * 1.5 + 5:
+            raise Fail("%s offline after %.1f s, keep-alive %d s" % (target, took, KEEPALIVE))
+        # retained: a client that comes later sees it first
+        out = subprocess.run(["mosquitto_sub", "-p", str(lab.port), "-t",
+                              "%s/%s/status" % (PREFIX, target), "-C", "1", "-W", "5"],
+                             capture_output=True, text=True)
+        if json.loads(out.stdout or "{}").get("state") != "offline":
+            raise Fail("retained status of %s is not offline: %r" % (target, out.stdout))
+        print("ok: %s offline %.1f s after %s (keep-alive %d s), retained" %
+              (target, took, signal.Signals(how).name, KEEPALIVE))
+
+
+def case_auth(lab):
+    pw = lab.path("passwd")
+    open(pw, "w").close()
+    subprocess.check_call(["mosquitto_passwd", "-b", pw, "bench", "right"])
+    lab.broker(passwd=pw)
+    lab.start_writer(1000, 30)
+    d = lab.daemon("b1", "mqtt://bench:wrong@127.0.0.1:%d/%s" % (lab.port, PREFIX))
+    wait_for("the refusal in the log", lambda: "refused the connection: Not authorized" in
+             lab.read("d-b1"), 10)
+    if d.poll() is not None:
+        raise Fail("the daemon stopped on a refused connection")
+    d.kill()
+    d.wait()
+    print("ok: wrong credentials:", [l for l in lab.read("d-b1").splitlines()
+                                     if "refused" in l][0])
+    # the right ones: records flow
+    spw = lab.path("sub.sh")
+    p = lab.spawn("subauth", ["mosquitto_sub", "-p", str(lab.port), "-u", "bench", "-P",
+                              "right", "-t", PREFIX + "/#", "-v", "-i", "checkerauth"])
+    wait_for("the subscription", lambda: "Received SUBSCRIBE from checkerauth" in
+             lab.read(lab.broker_name), 10)
+    lab.daemon("b2", "mqtt://bench:right@127.0.0.1:%d/%s" % (lab.port, PREFIX))
+    wait_for("records with the right credentials", seen_up_to(lab, "subauth", "b2", 10), 15)
+    if "refused" in lab.read("d-b2"):
+        raise Fail("refused with the right credentials")
+    print("ok: right credentials: records flow")
+
+
+def main():
+    if len(sys.argv) != 4:
+        print(__doc__)
+        return 2
+    for prog in ("mosquitto", "mosquitto_sub", "mosquitto_passwd"):
+        if subprocess.call(["sh", "-c", "command -v " + prog], stdout=subprocess.DEVNULL):
+            print("SKIP: %s not installed (Debian: mosquitto, mosquitto-clients)" % prog)
+            return 77
+    case = {"stream": case_stream, "restart": case_restart, "offline": case_offline,
+            "auth": case_auth}[sys.argv[1]]
+    lab = Lab(sys.argv[2], sys.argv[3])
+    fail = False
+    try:
+        case(lab)
+    except Fail as e:
+        fail = True
+        print("FAIL:", e)
+        for name in sorted(os.listdir(lab.tmp)):
+            if name.endswith(".err") and not name.startswith("sub"):
+                print("---", name)
+                print("\n".join(lab.read(name[:-4]).splitlines()[-12:]))
+    finally:
+        lab.cleanup(fail or os.environ.get("TT_KEEP"))
+    return 1 if fail else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
