@@ -105,7 +105,7 @@ fail:
 
 void tt_mqtt_conn_error(struct tt_mqtt_conn *c, int rc, const char *what)
 {
-	if (rc == c->last_err)
+	if (rc == c->last_err || c->closing)
 		return;
 	c->last_err = rc;
 	tt_log(TT_LOG_WARNING, "%s: mqtt %s:%d: %s: %s", c->label, c->url->host, c->url->port,
@@ -205,6 +205,7 @@ void tt_mqtt_conn_start(struct tt_mqtt_conn *c)
 
 void tt_mqtt_conn_close(struct tt_mqtt_conn *c)
 {
+	c->closing = true;
 	if (mosquitto_socket(c->m) >= 0)
 		mosquitto_loop_write(c->m, 8);
 	if (c->poll)

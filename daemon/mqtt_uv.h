@@ -40,6 +40,7 @@ struct tt_mqtt_conn {
 	uv_timer_t timer;
 	unsigned ticks, open;
 	int last_err;                /* logged once until it changes */
+	bool closing;                /* nothing more is logged */
 };
 
 /* A new libmosquitto client (MQTT v5) for id, its callbacks' argument arg, with the URL's

@@ -261,6 +261,7 @@ void tt_pub_mqtt_stop(struct tt_pub_mqtt *p)
 					 "daemon stopped\"}", tt_hub_target(c->hub));
 			publish_status(c, buf, (size_t)n);
 			c->connected = false;
+			c->mc.closing = true;
 			mosquitto_disconnect_v5(c->mc.m, MQTT_RC_NORMAL_DISCONNECTION, NULL);
 		}
 		tt_hub_client_free(c->hc);

@@ -29,6 +29,7 @@
 #include "server.h"
 #if TT_HAVE_MQTT
 #include "publish_mqtt.h"
+#include "subscribe_mqtt.h"
 #endif
 #endif
 
@@ -72,6 +73,9 @@ struct daemon {
 #endif
 #if TT_HAVE_MQTT
 	struct tt_pub_mqtt *pub;   /* --publish: every hub to a broker */
+	struct tt_sub_mqtt *subs[MAX_TARGETS]; /* mqtt:// probes: remote targets */
+	size_t nsubs;
+	bool started;              /* the configuration's targets were started */
 #endif
 };
 
@@ -384,6 +388,35 @@ static void reload_server(struct daemon *d, const struct tt_server_config *n)
 }
 #endif
 
+/* An mqtt:// probe is not a slot: it subscribes (subscribe_mqtt.h), at start only. */
+static bool is_mqtt(struct daemon *d, const struct tt_target_config *cfg)
+{
+#if TT_HAVE_MQTT
+	char err[512];
+
+	if (!tt_sub_mqtt_is_probe(cfg->probe))
+		return false;
+	if (d->started) /* a reload: the subscriptions of the start stay as they are */
+		return true;
+	if (d->no_server || d->nsubs == MAX_TARGETS) {
+		tt_log(TT_LOG_ERR, "probe %s: needs the server (remote targets are hubs)%s",
+		       cfg->probe, d->nsubs == MAX_TARGETS ? ", and fewer subscriptions" : "");
+		return true;
+	}
+	if (tt_sub_mqtt_new(&d->loop, d->srv, cfg->probe, d->conf.server.mqtt_ca,
+			    d->conf.server.mqtt_cert, d->conf.server.mqtt_key,
+			    &d->subs[d->nsubs], err, sizeof(err)) < 0)
+		tt_log(TT_LOG_ERR, "%s", err);
+	else
+		d->nsubs++;
+	return true;
+#else
+	if (!d->started && cfg->probe && !strncmp(cfg->probe, "mqtt", 4))
+		tt_log(TT_LOG_ERR, "probe %s: built without libmosquitto", cfg->probe);
+	return cfg->probe && !strncmp(cfg->probe, "mqtt", 4);
+#endif
+}
+
 /* SIGHUP: unchanged targets keep streaming, changed ones restart, removed ones stop (their hub
  * stays, reporting "stopped"), new ones start; the server's access settings apply. */
 static void reload(struct daemon *d)
@@ -436,7 +469,7 @@ static void reload(struct daemon *d)
 		}
 	}
 	for (size_t j = 0; j < nc.ntargets; j++) {
-		if (slot_find(d, nc.targets[j].name))
+		if (slot_find(d, nc.targets[j].name) || is_mqtt(d, &nc.targets[j]))
 			continue;
 		struct slot *s = slot_add(d, &nc.targets[j]);
 		if (s)
@@ -471,6 +504,9 @@ static void shutdown_daemon(struct daemon *d)
 #if TT_HAVE_MQTT
 	tt_pub_mqtt_stop(d->pub); /* before the server frees the hubs */
 	d->pub = NULL;
+	for (size_t i = 0; i < d->nsubs; i++)
+		tt_sub_mqtt_stop(d->subs[i]);
+	d->nsubs = 0;
 #endif
 #if TT_HAVE_LWS
 	if (d->srv)
@@ -918,15 +954,18 @@ int main(int argc, char **argv)
 	}
 	int failed = 0;
 	for (size_t i = 0; !failed && i < d.conf.ntargets; i++) {
+		if (is_mqtt(&d, &d.conf.targets[i]))
+			continue;
 		struct slot *s = slot_add(&d, &d.conf.targets[i]);
 		failed = !s || cfg_set(&s->cfg, &s->cfg_mem, &d.conf.targets[i]) < 0;
 	}
-	if (!failed && cl.target.probe) {
+	if (!failed && cl.target.probe && !is_mqtt(&d, &cl.target)) {
 		struct slot *s = slot_add(&d, &cl.target);
 		failed = !s || cfg_set(&s->cfg, &s->cfg_mem, &cl.target) < 0;
 		if (s)
 			s->from_flags = true;
 	}
+	d.started = true;
 	if (!failed)
 		start_usb_watch(&d);
 	for (size_t i = 0; !failed && i < d.nslots; i++)
