@@ -7,10 +7,14 @@ process:PID), mosquitto_sub as the MQTT client that reads PREFIX/#. Every situat
 (SIGSTOP/SIGCONT of the writer and the daemon, SIGKILL of the broker), and every wait is on a
 condition with a deadline.
 
-usage: mqtt_test.py CASE TRACETAPD LIVE_WRITER
+usage: mqtt_test.py CASE TRACETAPD TRACETAP LIVE_WRITER CHECK_SEQ
 CASE: stream     one daemon, every record once and in order on PREFIX/TARGET/events
+      lab        two bench daemons publish, a central daemon subscribes (probe mqtt://.../+/+):
+                 `tracetap tail` on it gets every record of both, as the benches have them;
+                 malformed and oversized messages on the topic are dropped, counted, logged
       restart    broker killed and restarted mid-stream: the stream carries a gap message with
-                 the exact seq range lost, the daemon's memory stays bounded meanwhile
+                 the exact seq range lost, the daemon's memory stays bounded meanwhile, and
+                 a central daemon's gap records count exactly what it did not get
       offline    a daemon killed, another stopped: their retained status says "offline"
                  (at once, and within 1.5 keep-alives)
       auth       wrong credentials: a clear error; right ones: records flow
@@ -24,6 +28,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.parse
 import urllib.request
 
 PREFIX = "lab"
@@ -54,8 +59,8 @@ def free_port():
 
 
 class Lab:
-    def __init__(self, tracetapd, writer):
-        self.tracetapd, self.writer = tracetapd, writer
+    def __init__(self, tracetapd, tracetap, writer, check):
+        self.tracetapd, self.tracetap, self.writer, self.check = tracetapd, tracetap, writer, check
         self.tmp = tempfile.mkdtemp(prefix="tt-mqtt.")
         self.procs = []
         self.port = None
@@ -114,33 +119,55 @@ class Lab:
                  self.read(self.broker_name), 10)
         return p
 
-    def start_writer(self, rate, secs, entries=4096):
-        fifo = self.path("hold")
+    def start_writer(self, rate, secs, entries=4096, name="writer"):
+        fifo = self.path("hold-" + name)
         os.mkfifo(fifo)
         self.hold_fd = os.open(fifo, os.O_RDWR)
-        p = self.spawn("writer", [self.writer, str(rate), str(secs), str(entries)],
+        p = self.spawn(name, [self.writer, str(rate), str(secs), str(entries)],
                        stdin=self.hold_fd)
-        line = wait_for("the writer's pid line", lambda: self.read("writer", ".out")
-                        .partition("\n")[0] if "\n" in self.read("writer", ".out") else "", 10)
+        line = wait_for("the writer's pid line", lambda: self.read(name, ".out")
+                        .partition("\n")[0] if "\n" in self.read(name, ".out") else "", 10)
         f = dict(kv.split("=") for kv in line.split())
         self.writer_proc, self.writer_pid, self.header = p, int(f["pid"]), f["header"]
         return p
 
-    def daemon(self, name, url, extra=()):
-        p = self.spawn("d-" + name, [self.tracetapd, "--probe", "process:%d" % self.writer_pid,
-                                     "--address", self.header, "--name", name, "--port", "0",
-                                     "--publish", url, "--poll-min", "1", "--poll-max", "10"]
-                       + list(extra))
+    def start_daemon(self, name, args):
+        p = self.spawn("d-" + name, [self.tracetapd, "--port", "0"] + args)
         line = wait_for("the daemon's port", lambda: [l for l in self.read("d-" + name)
                         .splitlines() if "dashboard at" in l] or p.poll() is not None, 10)
         if p.poll() is not None:
             raise Fail("tracetapd exited: %s" % self.read("d-" + name))
-        self.api = line[0].split("dashboard at ")[1].strip()
+        p.api = line[0].split("dashboard at ")[1].strip()
         return p
 
-    def last_seq(self):
-        with urllib.request.urlopen(self.api + "api/targets", timeout=5) as r:
-            return json.load(r)[0]["last_seq"]
+    def daemon(self, name, url, extra=()):
+        p = self.start_daemon(name, ["--probe", "process:%d" % self.writer_pid, "--address",
+                                     self.header, "--name", name, "--publish", url,
+                                     "--poll-min", "1", "--poll-max", "10"] + list(extra))
+        self.api = p.api
+        return p
+
+    def targets(self, api=None):
+        with urllib.request.urlopen((api or self.api) + "api/targets", timeout=5) as r:
+            return json.load(r)
+
+    def last_seq(self, api=None):
+        return self.targets(api)[0]["last_seq"]
+
+    def export(self, api, target):
+        url = api + "api/export?format=jsonl&target=" + urllib.parse.quote(target, safe="")
+        with urllib.request.urlopen(url, timeout=10) as r:
+            return [json.loads(l) for l in r.read().decode().splitlines()]
+
+    def check_seq(self, recs, *args):
+        """tests/live/check_seq on records: each event once, in order, or in an exact gap."""
+        path = self.path("check-%d.jsonl" % id(recs))
+        with open(path, "w") as f:
+            f.writelines(json.dumps(r) + "\n" for r in recs)
+        out = subprocess.run([self.check] + list(args) + [path], capture_output=True, text=True)
+        if out.returncode:
+            raise Fail("check_seq: %s%s" % (out.stdout, out.stderr))
+        return out.stdout.strip()
 
     def cleanup(self, keep):
         for p in self.procs:
@@ -166,6 +193,11 @@ def messages(text):
     return out
 
 
+def strip(r):
+    """A record without what a central daemon numbers and names itself."""
+    return {k: v for k, v in r.items() if k not in ("seq", "target")}
+
+
 class Stream:
     """Checks one target's events topic: every seq exactly once, in order, or inside a gap
     message whose range is exact. QoS 1 is at-least-once: a batch sent again after a reconnect
@@ -177,6 +209,7 @@ class Stream:
         self.seen = {}
         self.repeats = 0
         self.gaps = []
+        self.items = []  # what a subscriber makes of it: ("gap", lost) or ("rec", record)
         self.prev_time = None
 
     def feed(self, msg):
@@ -186,6 +219,7 @@ class Stream:
             if msg["from"] != self.next or msg["lost"] != msg["to"] - msg["from"] + 1:
                 raise Fail("gap %s: expected it from seq %d" % (msg, self.next))
             self.gaps.append((msg["from"], msg["to"], msg["reason"]))
+            self.items.append(("gap", msg["lost"]))
             self.next = msg["to"] + 1
             self.prev_time = None
             return
@@ -205,6 +239,7 @@ class Stream:
             if s != self.next:
                 raise Fail("seqs %d..%d missing without a gap" % (self.next, s - 1))
             self.seen[s] = r
+            self.items.append(("rec", strip(r)))
             self.next = s + 1
             # the writer's clock counts events: consecutive events are consecutive times
             if r["type"] != "event":
@@ -284,6 +319,10 @@ def case_restart(lab):
     with open(cfg, "w") as f:  # a small queue for the publisher (it is a hub client)
         json.dump({"client_queue_frames": 8, "client_queue_bytes": 262144,
                    "history": 5000}, f)
+    central = lab.start_daemon("central", ["--probe", "mqtt://127.0.0.1:%d/%s/+" %
+                                           (lab.port, PREFIX)])
+    wait_for("the central daemon's subscription", lambda: lab.read(lab.broker_name)
+             .count("Received SUBSCRIBE") >= 2, 10)
     d = lab.daemon("b1", "mqtt://127.0.0.1:%d/%s" % (lab.port, PREFIX), ["--config", cfg])
     wait_for("records on the topic", seen_up_to(lab, "sub1", "b1", 5000), 15)
     # Pause the target; once all it wrote is on the topic, kill the broker.
@@ -306,11 +345,14 @@ def case_restart(lab):
         raise Fail("publisher memory grew by %d KiB with the broker gone (%d -> %d)" %
                    (rss2 - rss1, rss1, rss2))
     # Back: hold the daemon while the broker and a new subscriber come up.
+    # (the writer too: records it wrote meanwhile would lap the buffer into gap records)
+    os.kill(lab.writer_pid, signal.SIGSTOP)
     os.kill(d.pid, signal.SIGSTOP)
     lab.broker()
     lab.sub()
+    wait_for("the central daemon's subscription", lambda: lab.read(lab.broker_name)
+             .count("Received SUBSCRIBE") >= 2, 10)
     os.kill(d.pid, signal.SIGCONT)
-    os.kill(lab.writer_pid, signal.SIGSTOP)
     last = wait_stable(lab)
     wait_for("seq %d on the topic" % last, seen_up_to(lab, "sub2", "b1", last), 20)
     st = check_stream(lab, "b1", ["sub1", "sub2"], last)
@@ -319,9 +361,86 @@ def case_restart(lab):
     if not slow:
         raise Fail("expected a slow-client gap after seq %d: %s" % (before, st.gaps))
     lost = sum(g[1] - g[0] + 1 for g in st.gaps)
+    # The central daemon (subscribed on both brokers before the publisher was) holds what the
+    # topic carried: the same records in the same order, each gap message one exact gap record.
+    name = PREFIX + "/b1"
+    wait_for("the central daemon's last record", lambda: [t for t in lab.targets(central.api)
+             if t["name"] == name and t["events"] + t["lost"] >= last], 20)
+    recs = lab.export(central.api, name)
+    mine = [("gap", r["lost"]) if r["type"] == "gap" and r["reason"].startswith("the publisher")
+            else ("rec", strip(r)) for r in recs]
+    if mine != st.items:
+        diff = next(i for i, (a, b) in enumerate(zip(mine + [None] * len(st.items), st.items))
+                    if a != b)
+        raise Fail("central differs from the topic at item %d: %s vs %s" %
+                   (diff, mine[diff] if diff < len(mine) else None, st.items[diff]))
+    print("ok: central: %d records, gap records %s, as on the topic" %
+          (len(recs), [r["lost"] for r in recs if r["type"] == "gap"]))
     print("ok: broker down from seq %d: gaps %s (%d lost, exact), seq 1..%d otherwise once "
           "and in order; RSS %d -> %d KiB over 120000 records" %
           (before, st.gaps, lost, last, rss1, rss2))
+
+
+def case_lab(lab):
+    lab.broker()
+    central = lab.start_daemon("central", ["--probe", "mqtt://127.0.0.1:%d/%s/+/+" %
+                                           (lab.port, PREFIX)])
+    wait_for("the central daemon's subscription", lambda: "Received SUBSCRIBE" in
+             lab.read(lab.broker_name), 10)
+    benches = []
+    for b in ("bench1", "bench2"):
+        lab.start_writer(5000, 2, name="writer-" + b)
+        d = lab.daemon(b, "mqtt://127.0.0.1:%d/%s/%s" % (lab.port, PREFIX, b), ["--name", "board"])
+        benches.append((b, d, lab.writer_proc))
+    names = ["bench1/board", "bench2/board"]
+    wait_for("both remote targets", lambda: sorted(t["name"] for t in lab.targets(central.api))
+             == names, 10)
+    # tail from the oldest record the central holds (the first ones came before tail started)
+    tail = lab.spawn("tail", [lab.tracetap, "tail", central.api.replace("http", "ws"),
+                              "--json", "--history", "100000"])
+    # malformed messages among the records: dropped whole, counted, logged with the topic
+    topic = PREFIX + "/bench1/board/events"
+    big = lab.path("big")
+    with open(big, "w") as f:
+        f.write('{"type":"events","target":"board","first":1,"last":1,"records":[' +
+                " " * (5 << 20) + "]}")
+    bad = [["-m", "not json"], ["-m", '{"type":"events","records":[{"type":"event"}]}'],
+           ["-m", '{"type":"status"}'], ["-f", big]]
+    for args in bad:
+        subprocess.check_call(["mosquitto_pub", "-p", str(lab.port), "-q", "1", "-t", topic]
+                              + args)
+    for b, d, w in benches:
+        wait_for(b + "'s writer to finish", lambda: "done" in lab.read("writer-" + b, ".out"), 30)
+    want = {}
+    for b, d, w in benches:
+        lab.api = d.api
+        last = wait_stable(lab)
+        want[b + "/board"] = lab.export(d.api, "board")
+        if len(want[b + "/board"]) != last:
+            raise Fail("%s: export holds %d records, last seq %d" % (b, len(want[b + "/board"]), last))
+
+    def tail_has_all():
+        got = {}
+        for line in lab.read("tail", ".out").splitlines():
+            r = json.loads(line)
+            got.setdefault(r["target"], []).append(r)
+        return got if all(len(got.get(n, [])) >= len(want[n]) for n in names) else None
+    got = wait_for("every record on tail", tail_has_all, 20)
+    for n in names:
+        mine = [dict(r, target="board") for r in got[n]]
+        if mine != want[n]:
+            diff = next(i for i, (a, b) in enumerate(zip(mine + [None] * len(want[n]), want[n]))
+                        if a != b)
+            raise Fail("%s: tail differs from the bench at record %d: %s vs %s" %
+                       (n, diff, mine[diff] if diff < len(mine) else None, want[n][diff]))
+        print("ok: %s: %d records on tail as the bench has them (%s)" %
+              (n, len(mine), lab.check_seq(got[n], "--lossless")))
+    log = lab.read("d-central")
+    dropped = [l for l in log.splitlines() if "dropped:" in l]
+    if len(dropped) != len(bad) or not all(topic in l for l in dropped):
+        raise Fail("expected %d dropped messages naming %s: %s" % (len(bad), topic, dropped))
+    for l in dropped:
+        print("ok:", l.split("tracetapd[warning]: ")[1])
 
 
 def case_offline(lab):
@@ -391,16 +510,16 @@ def case_auth(lab):
 
 
 def main():
-    if len(sys.argv) != 4:
+    if len(sys.argv) != 6:
         print(__doc__)
         return 2
     for prog in ("mosquitto", "mosquitto_sub", "mosquitto_passwd"):
         if subprocess.call(["sh", "-c", "command -v " + prog], stdout=subprocess.DEVNULL):
             print("SKIP: %s not installed (Debian: mosquitto, mosquitto-clients)" % prog)
             return 77
-    case = {"stream": case_stream, "restart": case_restart, "offline": case_offline,
+    case = {"stream": case_stream, "lab": case_lab, "restart": case_restart, "offline": case_offline,
             "auth": case_auth}[sys.argv[1]]
-    lab = Lab(sys.argv[2], sys.argv[3])
+    lab = Lab(*sys.argv[2:6])
     fail = False
     try:
         case(lab)
