@@ -91,6 +91,8 @@ struct mosquitto *tt_mqtt_client_new(const char *id, void *arg, const struct tt_
 	if (!(m = mosquitto_new(id, true, arg)))
 		goto fail;
 	mosquitto_int_option(m, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V5);
+	/* a batch goes out when it is ready: Nagle would hold it for the previous one's ACK */
+	mosquitto_int_option(m, MOSQ_OPT_TCP_NODELAY, 1);
 	if ((u->user && (rc = mosquitto_username_pw_set(m, u->user, u->pass))) ||
 	    (u->tls && (rc = mosquitto_tls_set(m, ca, ca ? NULL : "/etc/ssl/certs", cert, key,
 					       NULL))))
