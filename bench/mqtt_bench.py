@@ -28,18 +28,10 @@ import threading
 import time
 import urllib.request
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "mqtt"))
+from mqtt_test import free_port, wait_for  # noqa: E402 (one copy of the helpers)
+
 HZ = os.sysconf("SC_CLK_TCK")
-
-
-def wait_for(what, cond, secs):
-    end = time.monotonic() + secs
-    while True:
-        v = cond()
-        if v:
-            return v
-        if time.monotonic() > end:
-            sys.exit("mqtt_bench: timed out waiting for " + what)
-        time.sleep(0.05)
 
 
 def ticks(pid):
@@ -73,10 +65,7 @@ def main():
             return json.load(r)
 
     try:
-        s = socket.socket()
-        s.bind(("127.0.0.1", 0))
-        mport = s.getsockname()[1]
-        s.close()
+        mport = free_port()
         conf = os.path.join(tmp, "broker.conf")
         with open(conf, "w") as f:
             f.write("listener %d 127.0.0.1\nallow_anonymous true\nset_tcp_nodelay true\nuser %s\n" %

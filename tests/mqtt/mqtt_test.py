@@ -497,7 +497,6 @@ def case_auth(lab):
     print("ok: wrong credentials:", [l for l in lab.read("d-b1").splitlines()
                                      if "refused" in l][0])
     # the right ones: records flow
-    spw = lab.path("sub.sh")
     p = lab.spawn("subauth", ["mosquitto_sub", "-p", str(lab.port), "-u", "bench", "-P",
                               "right", "-t", PREFIX + "/#", "-v", "-i", "checkerauth"])
     wait_for("the subscription", lambda: "Received SUBSCRIBE from checkerauth" in
