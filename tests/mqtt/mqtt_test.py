@@ -437,8 +437,11 @@ def case_lab(lab):
               (n, len(mine), lab.check_seq(got[n], "--lossless")))
     log = lab.read("d-central")
     dropped = [l for l in log.splitlines() if "dropped:" in l]
-    if len(dropped) != len(bad) or not all(topic in l for l in dropped):
-        raise Fail("expected %d dropped messages naming %s: %s" % (len(bad), topic, dropped))
+    whys = ["not a JSON object", "records[0]: not a record", "type \"status\" does not belong",
+            "over 4194304 bytes"]
+    if len(dropped) != len(bad) or not all(topic in l and w in l for l, w in zip(dropped, whys)):
+        raise Fail("expected %d dropped messages naming %s and why (%s): %s" %
+                   (len(bad), topic, whys, dropped))
     for l in dropped:
         print("ok:", l.split("tracetapd[warning]: ")[1])
 
