@@ -12,6 +12,8 @@ CASE: stream     one daemon, every record once and in order on PREFIX/TARGET/eve
       lab        two bench daemons publish, a central daemon subscribes (probe mqtt://.../+/+):
                  `tracetap tail` on it gets every record of both, as the benches have them;
                  malformed and oversized messages on the topic are dropped, counted, logged
+      central    a central daemon fed crafted messages: seqs that never came, repeats, a gap
+                 message, a publisher that restarted: exact gap records, nothing twice, a reset
       restart    broker killed and restarted mid-stream: the stream carries a gap message with
                  the exact seq range lost, the daemon's memory stays bounded meanwhile, and
                  a central daemon's gap records count exactly what it did not get
@@ -446,6 +448,48 @@ def case_lab(lab):
         print("ok:", l.split("tracetapd[warning]: ")[1])
 
 
+def case_central(lab):
+    lab.broker()
+    central = lab.start_daemon("central", ["--probe", "mqtt://127.0.0.1:%d/%s/+/+" %
+                                           (lab.port, PREFIX)])
+    wait_for("the central daemon's subscription", lambda: "Received SUBSCRIBE" in
+             lab.read(lab.broker_name), 10)
+
+    def ev(seq):
+        return {"type": "event", "target": "t", "seq": seq, "id": 4096, "name": "USER_EVENT",
+                "ctx": "thread", "core": 0, "ts": seq, "time": seq, "args": {},
+                "raw": [seq, 0, 0, 0]}
+
+    def batch(seqs):
+        return {"type": "events", "target": "t", "first": seqs[0], "last": seqs[-1],
+                "records": [ev(q) for q in seqs]}
+    msgs = [("events", batch([1, 2, 3])),
+            ("events", batch([7, 8])),            # 4..6 never came: a gap of 3
+            ("events", batch([2, 3])),            # a repeat: dropped
+            ("events", {"type": "gap", "target": "t", "from": 9, "to": 12, "lost": 4,
+                        "reason": "slow client"}),  # the publisher's queue: a gap of 4
+            ("events", batch([13])),
+            ("status", {"type": "status", "target": "t", "state": "offline"}),
+            ("events", batch([1, 2])),            # the bench daemon restarted: a reset
+            ("events", batch([4]))]               # 3 never came: a gap of 1
+    topic = PREFIX + "/bench9/t/"
+    for kind, m in msgs:
+        subprocess.check_call(["mosquitto_pub", "-p", str(lab.port), "-q", "1", "-t",
+                               topic + kind, "-m", json.dumps(m)])
+    wait_for("the last record", lambda: [t for t in lab.targets(central.api)
+                                         if t["name"] == "bench9/t" and t["last_seq"] >= 11], 10)
+    recs = lab.export(central.api, "bench9/t")
+    if not all(r["exact"] for r in recs if r["type"] == "gap"):
+        raise Fail("central gap records not exact: %s" % recs)
+    got = [(r["type"], r.get("time", r.get("lost", r.get("reason")))) for r in recs]
+    want = [("event", 1), ("event", 2), ("event", 3), ("gap", 3), ("event", 7), ("event", 8),
+            ("gap", 4), ("event", 13), ("reset", "the publishing daemon restarted"),
+            ("event", 1), ("event", 2), ("gap", 1), ("event", 4)]
+    if got != want:
+        raise Fail("central records %s, expected %s" % (got, want))
+    print("ok: central: %s" % got)
+
+
 def case_offline(lab):
     """b1 killed (its socket closes: the broker sends the will at once); b2 stopped with
     SIGSTOP (the socket stays open and silent: the will comes after 1.5 keep-alives)."""
@@ -519,7 +563,7 @@ def main():
         if subprocess.call(["sh", "-c", "command -v " + prog], stdout=subprocess.DEVNULL):
             print("SKIP: %s not installed (Debian: mosquitto, mosquitto-clients)" % prog)
             return 77
-    case = {"stream": case_stream, "lab": case_lab, "restart": case_restart, "offline": case_offline,
+    case = {"stream": case_stream, "lab": case_lab, "central": case_central, "restart": case_restart, "offline": case_offline,
             "auth": case_auth}[sys.argv[1]]
     lab = Lab(*sys.argv[2:6])
     fail = False
