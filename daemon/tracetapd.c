@@ -75,8 +75,8 @@ struct daemon {
 	struct tt_pub_mqtt *pub;   /* --publish: every hub to a broker */
 	struct tt_sub_mqtt *subs[MAX_TARGETS]; /* mqtt:// probes: remote targets */
 	size_t nsubs;
-	bool started;              /* the configuration's targets were started */
 #endif
+	bool started;              /* the configuration's targets were started */
 };
 
 /* A copy of c whose strings and argument arrays live in one block (*mem, for free()). */
@@ -388,32 +388,37 @@ static void reload_server(struct daemon *d, const struct tt_server_config *n)
 }
 #endif
 
-/* An mqtt:// probe is not a slot: it subscribes (subscribe_mqtt.h), at start only. */
-static bool is_mqtt(struct daemon *d, const struct tt_target_config *cfg)
+/* An mqtt:// probe is not a slot: it subscribes (subscribe_mqtt.h), at start only. 0: not
+ * one; 1: one (started, or left to the start on a reload); -1: one that cannot start. */
+static int is_mqtt(struct daemon *d, const struct tt_target_config *cfg)
 {
 #if TT_HAVE_MQTT
 	char err[512];
 
 	if (!tt_sub_mqtt_is_probe(cfg->probe))
-		return false;
+		return 0;
 	if (d->started) /* a reload: the subscriptions of the start stay as they are */
-		return true;
+		return 1;
 	if (d->no_server || d->nsubs == MAX_TARGETS) {
 		tt_log(TT_LOG_ERR, "probe %s: needs the server (remote targets are hubs)%s",
 		       cfg->probe, d->nsubs == MAX_TARGETS ? ", and fewer subscriptions" : "");
-		return true;
+		return -1;
 	}
 	if (tt_sub_mqtt_new(&d->loop, d->srv, cfg->probe, d->conf.server.mqtt_ca,
 			    d->conf.server.mqtt_cert, d->conf.server.mqtt_key,
-			    &d->subs[d->nsubs], err, sizeof(err)) < 0)
+			    &d->subs[d->nsubs], err, sizeof(err)) < 0) {
 		tt_log(TT_LOG_ERR, "%s", err);
-	else
-		d->nsubs++;
-	return true;
+		return -1;
+	}
+	d->nsubs++;
+	return 1;
 #else
-	if (!d->started && cfg->probe && !strncmp(cfg->probe, "mqtt", 4))
-		tt_log(TT_LOG_ERR, "probe %s: built without libmosquitto", cfg->probe);
-	return cfg->probe && !strncmp(cfg->probe, "mqtt", 4);
+	if (!cfg->probe || strncmp(cfg->probe, "mqtt", 4))
+		return 0;
+	if (d->started)
+		return 1;
+	tt_log(TT_LOG_ERR, "probe %s: built without libmosquitto", cfg->probe);
+	return -1;
 #endif
 }
 
@@ -955,12 +960,16 @@ int main(int argc, char **argv)
 	}
 	int failed = 0;
 	for (size_t i = 0; !failed && i < d.conf.ntargets; i++) {
-		if (is_mqtt(&d, &d.conf.targets[i]))
+		int m = is_mqtt(&d, &d.conf.targets[i]);
+		failed = m < 0;
+		if (m)
 			continue;
 		struct slot *s = slot_add(&d, &d.conf.targets[i]);
 		failed = !s || cfg_set(&s->cfg, &s->cfg_mem, &d.conf.targets[i]) < 0;
 	}
-	if (!failed && cl.target.probe && !is_mqtt(&d, &cl.target)) {
+	int mf = failed || !cl.target.probe ? 0 : is_mqtt(&d, &cl.target);
+	failed |= mf < 0;
+	if (!failed && cl.target.probe && !mf) {
 		struct slot *s = slot_add(&d, &cl.target);
 		failed = !s || cfg_set(&s->cfg, &s->cfg_mem, &cl.target) < 0;
 		if (s)
