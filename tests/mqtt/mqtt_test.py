@@ -142,6 +142,15 @@ class Lab:
         p.api = line[0].split("dashboard at ")[1].strip()
         return p
 
+    def central(self, levels):
+        """A central daemon on PREFIX/LEVELS, once the broker logged its SUBSCRIBE."""
+        subs = self.read(self.broker_name).count("Received SUBSCRIBE")
+        p = self.start_daemon("central", ["--probe", "mqtt://127.0.0.1:%d/%s/%s" %
+                                          (self.port, PREFIX, levels)])
+        wait_for("the central daemon's subscription", lambda: self.read(self.broker_name)
+                 .count("Received SUBSCRIBE") > subs, 10)
+        return p
+
     def daemon(self, name, url, extra=()):
         p = self.start_daemon(name, ["--probe", "process:%d" % self.writer_pid, "--address",
                                      self.header, "--name", name, "--publish", url,
@@ -321,10 +330,7 @@ def case_restart(lab):
     with open(cfg, "w") as f:  # a small queue for the publisher (it is a hub client)
         json.dump({"client_queue_frames": 8, "client_queue_bytes": 262144,
                    "history": 5000}, f)
-    central = lab.start_daemon("central", ["--probe", "mqtt://127.0.0.1:%d/%s/+" %
-                                           (lab.port, PREFIX)])
-    wait_for("the central daemon's subscription", lambda: lab.read(lab.broker_name)
-             .count("Received SUBSCRIBE") >= 2, 10)
+    central = lab.central("+")
     d = lab.daemon("b1", "mqtt://127.0.0.1:%d/%s" % (lab.port, PREFIX), ["--config", cfg])
     wait_for("records on the topic", seen_up_to(lab, "sub1", "b1", 5000), 15)
     # Pause the target; once all it wrote is on the topic, kill the broker.
@@ -385,10 +391,7 @@ def case_restart(lab):
 
 def case_lab(lab):
     lab.broker()
-    central = lab.start_daemon("central", ["--probe", "mqtt://127.0.0.1:%d/%s/+/+" %
-                                           (lab.port, PREFIX)])
-    wait_for("the central daemon's subscription", lambda: "Received SUBSCRIBE" in
-             lab.read(lab.broker_name), 10)
+    central = lab.central("+/+")
     benches = []
     for b in ("bench1", "bench2"):
         lab.start_writer(5000, 2, name="writer-" + b)
@@ -450,10 +453,7 @@ def case_lab(lab):
 
 def case_central(lab):
     lab.broker()
-    central = lab.start_daemon("central", ["--probe", "mqtt://127.0.0.1:%d/%s/+/+" %
-                                           (lab.port, PREFIX)])
-    wait_for("the central daemon's subscription", lambda: "Received SUBSCRIBE" in
-             lab.read(lab.broker_name), 10)
+    central = lab.central("+/+")
 
     def ev(seq):
         return {"type": "event", "target": "t", "seq": seq, "id": 4096, "name": "USER_EVENT",
