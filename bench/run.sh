@@ -5,7 +5,7 @@
 # did not run). 127.0.0.1 only, ephemeral ports, every wait has a deadline, everything stops.
 #
 # usage: bench/run.sh [--quick] [--only ITEM] [--build DIR] [--out FILE]
-#   ITEM: decode | pipeline (includes the memory rows) | chain | latency | rtt | soak | dashboard
+#   ITEM: decode | pipeline (includes the memory rows) | chain | latency | rtt | soak | dashboard | mqtt
 #   --quick: short runs (checks the script; numbers are rough), the soak is 20 s, not 10 min
 #   --build: build dir (default build-bench, set up with --buildtype=release when missing)
 #   --out:   results file (default bench/RESULTS.md; --quick and --only write nothing unless
@@ -27,7 +27,7 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-case $ONLY in '' | decode | pipeline | chain | latency | rtt | soak | dashboard) ;; *) usage >&2; exit 2 ;; esac
+case $ONLY in '' | decode | pipeline | chain | latency | rtt | soak | dashboard | mqtt) ;; *) usage >&2; exit 2 ;; esac
 [ -z "$OUT" ] && [ $QUICK = 0 ] && [ -z "$ONLY" ] && OUT=$here/RESULTS.md
 want() { [ -z "$ONLY" ] || [ "$ONLY" = "$1" ]; }
 q() { [ $QUICK = 1 ] && echo "$1" || echo "$2"; }
@@ -246,6 +246,23 @@ if want dashboard; then
 			"$(sed -n 's/^received: *\([0-9]*\).*/\1/p' "$TT_TMP/dashboard.txt"); $(sed -n 's/^frames: *\([0-9]*\) *long tasks (>50 ms): \([0-9]*\).*/\1; \2/p' "$TT_TMP/dashboard.txt")"
 	fi
 fi
+
+# ---- 7. a lab through an MQTT broker (bench/mqtt_bench.py): N publishing daemons, one central
+bench_mqtt() {
+	local n=$(q 3 20) rate=2000 secs=$(q 3 10) r
+	item mqtt "lab: $n daemons at $rate events/s -> mosquitto -> central daemon -> 10 WebSocket clients"
+	command -v mosquitto >/dev/null || { row mqtt "skipped" "mosquitto not installed"; return; }
+	python3 "$here/mqtt_bench.py" "$TRACETAPD" "$TAIL" "$FW_THREADX" "$CLIENTS" "$n" "$rate" "$secs" \
+		>"$TT_TMP/mqtt.txt" 2>&1 || tt_die "bench/mqtt_bench.py failed: $(tail -n 5 "$TT_TMP/mqtt.txt")"
+	r() { sed -n "s/^result $1=//p" "$TT_TMP/mqtt.txt"; }
+	row mqtt "lossless ($(r events) events in $secs s, central and its 10 clients)" "$(r lossless)"
+	row mqtt "broker hop (bench tail -> central tail): p50 / p99 ms" "$(r hop_ms)"
+	row mqtt "CPU" "$(r cpu)"
+	row mqtt "10 clients of the central daemon" "$(r clients)"
+	row mqtt "deliveries per CPU-s: broker + central / a bench daemon directly; ratio" \
+		"$(r path_per_cpu_s) / $(r direct_per_cpu_s); $(r ratio)"
+}
+want mqtt && bench_mqtt
 
 # ---- the table
 LOAD1=$(cut -d' ' -f1-3 /proc/loadavg)

@@ -55,6 +55,10 @@ static const struct key server_keys[] = {
 	{ "history_bytes", K_SIZE, S(hub.history_bytes), 0 },
 	{ "client_queue_frames", K_SIZE, S(hub.client_frames), 0 },
 	{ "client_queue_bytes", K_SIZE, S(hub.client_bytes), 0 },
+	{ "publish", K_STR, S(publish), 0 },
+	{ "mqtt_ca", K_STR, S(mqtt_ca), 0 },
+	{ "mqtt_cert", K_STR, S(mqtt_cert), 0 },
+	{ "mqtt_key", K_STR, S(mqtt_key), 0 },
 };
 #undef S
 

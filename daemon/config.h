@@ -6,6 +6,8 @@
  *     "history": 100000, "history_bytes": 104857600,
  *     "client_queue_frames": 64, "client_queue_bytes": 8388608,
  *     "max_message": 65536, "idle_timeout": 60, "max_clients": 256, "max_exports": 4,
+ *     "publish": "mqtt://user:pass@broker.lab/lab/bench7", "mqtt_ca": "ca.pem",
+ *     "mqtt_cert": "client.pem", "mqtt_key": "client.key",
  *     "targets": [
  *       { "name": "board1", "probe": "openocd:127.0.0.1:6666", "format": "threadx",
  *         "elf": "fw.elf", "address": "0x20001000", "address_is_pointer": false,

@@ -54,6 +54,8 @@ struct tt_server_config {
 	unsigned max_exports;        /* concurrent /api/export downloads (more get 503);
 					default 4 */
 	struct tt_hub_config hub;    /* defaults for each target's hub (history, queues) */
+	/* tracetapd, not the server: the MQTT publisher (daemon/publish_mqtt.h); NULL = none */
+	const char *publish, *mqtt_ca, *mqtt_cert, *mqtt_key;
 	/* Optional log sink (level: 3 err .. 7 debug); msg borrowed for the call. */
 	void (*log)(int level, const char *msg, void *arg);
 	void *log_arg;

@@ -27,6 +27,10 @@
 #include "server.h"
 #include "supervisor.h"
 #include "tt_config.h"
+#if TT_HAVE_MQTT
+#include "publish_mqtt.h"
+#include "subscribe_mqtt.h"
+#endif
 
 #define MAX_TARGETS 64 /* as many as the server has hubs for (TT_MAX_TARGETS) */
 
@@ -48,6 +52,10 @@ struct daemon {
 	size_t nsups;
 	int to_stdout, no_server, stopping;
 	struct tt_server *srv;     /* NULL with --no-server or without libwebsockets */
+	struct tt_pub_mqtt *pub;   /* --publish: every hub to a broker */
+	struct tt_sub_mqtt *subs[MAX_TARGETS]; /* mqtt:// probes: remote targets */
+	size_t nsubs;
+	bool started;              /* the configuration's targets were started */
 };
 
 static struct tt_sup *sup_find(struct daemon *d, const char *name)
@@ -159,6 +167,92 @@ static void server_stop(struct daemon *d) { }
 static void server_free(struct daemon *d) { }
 #endif
 
+/* MQTT: --publish, a consumer of every supervisor's hub; mqtt:// probes, remote targets that
+ * are hubs of the server (not supervisors). Absent without libmosquitto. */
+#if TT_HAVE_MQTT
+static int mqtt_start(struct daemon *d)
+{
+	const struct tt_server_config *sc = &d->conf.server;
+	struct tt_pub_mqtt_config pc = { .url = sc->publish, .ca = sc->mqtt_ca,
+					 .cert = sc->mqtt_cert, .key = sc->mqtt_key, .qos = 1 };
+	char err[512];
+
+	if (!sc->publish)
+		return 0;
+	if (d->no_server) {
+		tt_log(TT_LOG_ERR, "--publish needs the server: drop --no-server");
+		return -1;
+	}
+	if (tt_pub_mqtt_new(&d->loop, &pc, &d->pub, err, sizeof(err)) < 0) {
+		tt_log(TT_LOG_ERR, "%s", err);
+		return -1;
+	}
+	return 0;
+}
+
+static void mqtt_attach(struct daemon *d, struct tt_sup *s)
+{
+	int rc;
+
+	if (d->pub && (rc = tt_pub_mqtt_add_hub(d->pub, tt_sup_hub(s))) < 0)
+		tt_log(TT_LOG_ERR, "target %s: not published: %s", tt_sup_name(s), strerror(-rc));
+}
+
+/* 0: cfg is not an mqtt:// probe; 1: it is (subscribed, or left as it is on a reload: the
+ * subscriptions are made at start only); -1: one that cannot start. */
+static int mqtt_probe(struct daemon *d, const struct tt_target_config *cfg)
+{
+	char err[512];
+
+	if (!tt_sub_mqtt_is_probe(cfg->probe))
+		return 0;
+	if (d->started)
+		return 1;
+	if (!d->srv || d->nsubs == MAX_TARGETS) {
+		tt_log(TT_LOG_ERR, "probe %s: needs the server (remote targets are its hubs)%s",
+		       cfg->probe, d->nsubs == MAX_TARGETS ? ", and fewer subscriptions" : "");
+		return -1;
+	}
+	if (tt_sub_mqtt_new(&d->loop, d->srv, cfg->probe, d->conf.server.mqtt_ca,
+			    d->conf.server.mqtt_cert, d->conf.server.mqtt_key, &d->subs[d->nsubs],
+			    err, sizeof(err)) < 0) {
+		tt_log(TT_LOG_ERR, "%s", err);
+		return -1;
+	}
+	d->nsubs++;
+	return 1;
+}
+
+/* Before the hubs go: the publisher's hub clients first. */
+static void mqtt_stop(struct daemon *d)
+{
+	tt_pub_mqtt_stop(d->pub);
+	d->pub = NULL;
+	for (size_t i = 0; i < d->nsubs; i++)
+		tt_sub_mqtt_stop(d->subs[i]);
+	d->nsubs = 0;
+}
+#else
+static int mqtt_start(struct daemon *d)
+{
+	if (!d->conf.server.publish)
+		return 0;
+	tt_log(TT_LOG_ERR, "--publish: built without libmosquitto (libmosquitto-dev)");
+	return -1;
+}
+static void mqtt_attach(struct daemon *d, struct tt_sup *s) { }
+static int mqtt_probe(struct daemon *d, const struct tt_target_config *cfg)
+{
+	if (!cfg->probe || strncmp(cfg->probe, "mqtt", 4))
+		return 0;
+	if (d->started)
+		return 1;
+	tt_log(TT_LOG_ERR, "probe %s: built without libmosquitto", cfg->probe);
+	return -1;
+}
+static void mqtt_stop(struct daemon *d) { }
+#endif
+
 /* --stdout: every record as one JSON line, numbered as the hub numbered it. */
 static void print_record(struct tt_sup *s, uint64_t seq, const struct tt_record *rec, void *arg)
 {
@@ -192,6 +286,7 @@ static struct tt_sup *sup_add(struct daemon *d, const struct tt_target_config *c
 		       rc == -EEXIST ? "a target of that name exists" : strerror(-rc));
 		return NULL;
 	}
+	mqtt_attach(d, s);
 	d->from_flags[d->nsups] = false;
 	d->sups[d->nsups++] = s;
 	return s;
@@ -251,7 +346,7 @@ static void reload(struct daemon *d)
 		tt_sup_reload(d->sups[i], want);
 	}
 	for (size_t j = 0; j < nc.ntargets; j++) {
-		if (sup_find(d, nc.targets[j].name))
+		if (sup_find(d, nc.targets[j].name) || mqtt_probe(d, &nc.targets[j]))
 			continue;
 		struct tt_sup *s = sup_add(d, &nc.targets[j]);
 		if (s)
@@ -277,6 +372,7 @@ static void shutdown_daemon(struct daemon *d)
 	d->env.usb = false;
 	for (size_t i = 0; i < d->nsups; i++)
 		tt_sup_stop(d->sups[i]);
+	mqtt_stop(d);
 	server_stop(d);
 	uv_close((uv_handle_t *)&d->sigint, NULL);
 	uv_close((uv_handle_t *)&d->sigterm, NULL);
@@ -355,9 +451,14 @@ static void usage(FILE *f)
 		"                        lowered to fit the descriptor limit)\n"
 		"  --max-exports N       /api/export downloads at once (default 4; more get 503)\n"
 		"  --no-server           no HTTP/WebSocket server (use with --stdout)\n"
+		"Publishing (needs the server; see README \"Many benches\"):\n"
+		"  --publish URL         mqtt[s]://[user:pass@]host[:port]/PREFIX: every target's\n"
+		"                        records to PREFIX/TARGET/events, status to .../status\n"
+		"  --mqtt-ca PEM, --mqtt-cert PEM, --mqtt-key PEM   mqtts: CA, client cert and key\n"
 		"A target from flags (in addition to the configuration's):\n"
 		"  --probe SPEC          file:PATH | kev:PATH | process:PID | openocd:HOST:PORT |\n"
-		"                        openocd-spawn (see tracetapd(8))\n"
+		"                        openocd-spawn | mqtt://HOST/PREFIX/TARGET (remote\n"
+		"                        targets, TARGET may be +; see tracetapd(8))\n"
 		"  -f FILE, -c CMD       openocd-spawn: OpenOCD configuration files and commands\n"
 		"  --openocd-log FILE    where a spawned OpenOCD logs (default: discarded)\n"
 		"  --name NAME           target name (default: the ELF's file name, else the\n"
@@ -373,7 +474,7 @@ static void usage(FILE *f)
 enum {
 	O_PROBE = 1000, O_NAME, O_STDOUT, O_LOGLEVEL, O_OLOG, O_VERSION, O_HELP, O_CONFIG,
 	O_CHECK, O_LISTEN, O_PORT, O_TOKEN, O_ORIGIN, O_WEB, O_CERT, O_KEY, O_HISTORY,
-	O_NOSERVER, O_MAXCLIENTS, O_MAXEXPORTS,
+	O_NOSERVER, O_MAXCLIENTS, O_MAXEXPORTS, O_PUBLISH, O_MQTTCA, O_MQTTCERT, O_MQTTKEY,
 };
 
 struct cli {
@@ -382,6 +483,7 @@ struct cli {
 	const char *origins[16];
 	size_t norigins;
 	const char *listen, *token, *web, *cert, *key;
+	const char *mqtt[4]; /* --publish, --mqtt-ca, --mqtt-cert, --mqtt-key */
 	long port;
 	uint64_t history;
 	unsigned max_clients, max_exports;
@@ -412,6 +514,10 @@ static int parse_args(int argc, char **argv, struct daemon *d, struct cli *cl)
 		{ "no-server", no_argument, NULL, O_NOSERVER },
 		{ "max-clients", required_argument, NULL, O_MAXCLIENTS },
 		{ "max-exports", required_argument, NULL, O_MAXEXPORTS },
+		{ "publish", required_argument, NULL, O_PUBLISH },
+		{ "mqtt-ca", required_argument, NULL, O_MQTTCA },
+		{ "mqtt-cert", required_argument, NULL, O_MQTTCERT },
+		{ "mqtt-key", required_argument, NULL, O_MQTTKEY },
 	};
 	struct option lo[64];
 	size_t nb = sizeof(base) / sizeof(base[0]);
@@ -437,6 +543,9 @@ static int parse_args(int argc, char **argv, struct daemon *d, struct cli *cl)
 		case O_CERT: cl->cert = optarg; break;
 		case O_KEY: cl->key = optarg; break;
 		case O_NOSERVER: d->no_server = 1; break;
+		case O_PUBLISH: case O_MQTTCA: case O_MQTTCERT: case O_MQTTKEY:
+			cl->mqtt[c - O_PUBLISH] = optarg;
+			break;
 		case O_ORIGIN:
 			if (cl->norigins == sizeof(cl->origins) / sizeof(cl->origins[0])) {
 				fprintf(stderr, "tracetapd: at most 16 --origin\n");
@@ -563,6 +672,10 @@ static void apply_flags(struct tt_server_config *sc, const struct cli *cl)
 		sc->max_clients = cl->max_clients;
 	if (cl->max_exports)
 		sc->max_exports = cl->max_exports;
+	const char **mqtt[] = { &sc->publish, &sc->mqtt_ca, &sc->mqtt_cert, &sc->mqtt_key };
+	for (size_t i = 0; i < 4; i++)
+		if (cl->mqtt[i])
+			*mqtt[i] = cl->mqtt[i];
 }
 
 /* Each client is a descriptor: the soft limit goes up to the hard one (at most 65536) so that
@@ -601,14 +714,19 @@ static int start_targets(struct daemon *d, const struct cli *cl)
 {
 	d->env = (struct tt_sup_env){ .loop = &d->loop, .hub = d->conf.server.hub,
 				      .on_record = print_record, .arg = d };
-	for (size_t i = 0; i < d->conf.ntargets; i++)
-		if (!sup_add(d, &d->conf.targets[i]))
+	for (size_t i = 0; i < d->conf.ntargets; i++) {
+		int m = mqtt_probe(d, &d->conf.targets[i]);
+		if (m < 0 || (!m && !sup_add(d, &d->conf.targets[i])))
 			return -1;
-	if (cl->target.probe) {
-		if (!sup_add(d, &cl->target))
-			return -1;
-		d->from_flags[d->nsups - 1] = true;
 	}
+	if (cl->target.probe) {
+		int m = mqtt_probe(d, &cl->target);
+		if (m < 0 || (!m && !sup_add(d, &cl->target)))
+			return -1;
+		if (!m)
+			d->from_flags[d->nsups - 1] = true;
+	}
+	d->started = true;
 	start_usb_watch(d);
 	for (size_t i = 0; i < d->nsups; i++)
 		if (tt_sup_start(d->sups[i]) < 0 && d->nsups == 1)
@@ -644,6 +762,10 @@ int main(int argc, char **argv)
 		 * full run could close: exit without the loop teardown. */
 		tt_config_free(&d.conf);
 		return 1;
+	}
+	if (mqtt_start(&d) < 0) { /* checked before any target starts */
+		tt_config_free(&d.conf);
+		return 2;
 	}
 	int failed = start_targets(&d, &cl) < 0;
 	if (failed) {

@@ -88,6 +88,14 @@ static void event_from_json(const cJSON *o, struct tt_record_json *out)
 	ev->has_ns = cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(o, "ns"));
 	ev->ns = tt_json_u64(tt_json_num(o, "ns", 0));
 	ev->addr = hex(o, "addr");
+	/* who ran since the previous event (names as proto/json.c writes them) */
+	static const char *const runs[] = { "", "thread", "isr", "idle", "init" };
+	const char *run = tt_json_str(o, "run");
+	for (uint8_t i = 1; run && i < sizeof(runs) / sizeof(runs[0]); i++)
+		if (!strcmp(run, runs[i]))
+			ev->run = i;
+	ev->run_thread = hex(o, "run_thread");
+	ev->run_name = tt_json_str(o, "run_name");
 	cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(o, "args")) {
 		if (ev->nargs == TT_MAX_ARGS)
 			break;

@@ -10,7 +10,7 @@ SUDO=""
 PKGS=(
   build-essential pkg-config meson ninja-build gcc-multilib
   libuv1-dev libcjson-dev libelf-dev libdw-dev
-  libwebsockets-dev libwebsockets-evlib-uv
+  libwebsockets-dev libwebsockets-evlib-uv libmosquitto-dev mosquitto mosquitto-clients
   libsystemd-dev libusb-1.0-0-dev systemd
   openocd gdb-multiarch qemu-system-arm gcc-arm-none-eabi libnewlib-arm-none-eabi valgrind jq curl
   socat openssl iproute2 procps mawk xz-utils python3 prometheus

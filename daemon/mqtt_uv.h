@@ -1,0 +1,63 @@
+/* daemon/mqtt_uv.h: one libmosquitto client driven from a libuv loop, for the publisher and
+ * the subscriber (publish_mqtt.c, subscribe_mqtt.c).
+ *
+ * mosquitto_loop_read/write run when a uv_poll on its socket says so, mosquitto_loop_misc
+ * (keep-alive, retries) on a loop timer that also (re)connects once a second while there is no
+ * socket: no thread, nothing blocks on the broker (the connect is non-blocking; only the host
+ * name lookup is not: use addresses or names the resolver answers locally).
+ */
+#ifndef TT_MQTT_UV_H
+#define TT_MQTT_UV_H
+
+#include <stdbool.h>
+#include <uv.h>
+
+struct mosquitto;
+
+/* mqtt[s]://[user:pass@]host[:port]/PATH, split; the strings live in mem. */
+struct tt_mqtt_url {
+	char *mem;
+	const char *host, *user, *pass, *path;
+	int port;
+	bool tls;
+};
+/* 0, -ENOMEM, or -EINVAL with what is wrong in err ("publish" or "probe" names the option). */
+int tt_mqtt_url_parse(const char *what, const char *url, struct tt_mqtt_url *u, char *err,
+		      size_t errlen);
+void tt_mqtt_url_free(struct tt_mqtt_url *u);
+
+struct tt_mqtt_conn {
+	/* set by the caller before tt_mqtt_conn_start */
+	uv_loop_t *loop;
+	struct mosquitto *m;         /* configured (callbacks, will, credentials, TLS) */
+	const struct tt_mqtt_url *url;
+	int keepalive;               /* seconds */
+	const char *label;           /* for log lines ("target b1", "probe mqtt://...") */
+	void (*closed)(struct tt_mqtt_conn *c); /* after tt_mqtt_conn_close: handles closed */
+	/* private */
+	uv_poll_t *poll;
+	int fd;
+	uv_timer_t timer;
+	unsigned ticks, open;
+	int last_err;                /* logged once until it changes */
+	bool closing;                /* nothing more is logged */
+};
+
+/* A new libmosquitto client (MQTT v5) for id, its callbacks' argument arg, with the URL's
+ * credentials and TLS (ca/cert/key may be NULL). NULL with a log line on failure. */
+struct mosquitto *tt_mqtt_client_new(const char *id, void *arg, const struct tt_mqtt_url *u,
+				     const char *ca, const char *cert, const char *key);
+/* Starts the timer: connects now, reconnects every second while there is no socket. */
+void tt_mqtt_conn_start(struct tt_mqtt_conn *c);
+/* Follows libmosquitto's socket and its wish to write: call after every libmosquitto call
+ * that may queue or close. */
+void tt_mqtt_conn_sync(struct tt_mqtt_conn *c);
+/* Logs what went wrong once until something else does (rc: a MOSQ_ERR_*). */
+void tt_mqtt_conn_error(struct tt_mqtt_conn *c, int rc, const char *what);
+/* A connection came up: the next error is logged again, and this one says so. */
+void tt_mqtt_conn_up(struct tt_mqtt_conn *c);
+/* Closes the handles and destroys the client (after a bounded, non-blocking attempt to write
+ * what is queued, e.g. a DISCONNECT); c->closed runs when the handles are closed. */
+void tt_mqtt_conn_close(struct tt_mqtt_conn *c);
+
+#endif

@@ -1,0 +1,273 @@
+/* daemon/publish_mqtt.c: hubs published to an MQTT broker (see publish_mqtt.h).
+ *
+ * The hub client is the bounded queue: frames are only taken from it while the broker is
+ * connected and fewer than `inflight` messages are unacknowledged, so libmosquitto never holds
+ * more than that (it sends those again after a reconnect); the rest waits in the hub client's
+ * queue, or overflows out of it into an exact gap message.
+ */
+#include "publish_mqtt.h"
+
+#include <errno.h>
+#include <mosquitto.h>
+#include <mqtt_protocol.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hub.h"
+#include "log.h"
+#include "mqtt_uv.h"
+
+#define MAX_CONNS 64
+
+struct pub_conn {
+	struct tt_mqtt_conn mc;   /* first: the close callback gets it */
+	struct tt_pub_mqtt *p;
+	struct tt_hub *hub;
+	struct tt_hub_client *hc;
+	bool connected;
+	size_t inflight;
+	char label[80];
+	char topic_ev[300], topic_st[300];
+};
+
+struct tt_pub_mqtt {
+	uv_loop_t *loop;
+	struct tt_mqtt_url url;
+	int qos, keepalive;
+	const char *ca, *cert, *key;
+	size_t inflight;
+	struct pub_conn *conns[MAX_CONNS];
+	size_t nconns, open;
+};
+
+int tt_pub_mqtt_new(uv_loop_t *loop, const struct tt_pub_mqtt_config *cfg,
+		    struct tt_pub_mqtt **out, char *err, size_t errlen)
+{
+	struct tt_pub_mqtt *p = calloc(1, sizeof(*p));
+	int rc;
+
+	if (!p)
+		return -ENOMEM;
+	p->loop = loop;
+	p->qos = cfg->qos >= 0 && cfg->qos <= 2 ? cfg->qos : 1;
+	p->keepalive = cfg->keepalive > 0 ? cfg->keepalive : 10;
+	p->inflight = cfg->inflight ? cfg->inflight : 16;
+	p->ca = cfg->ca;
+	p->cert = cfg->cert;
+	p->key = cfg->key;
+	if ((rc = tt_mqtt_url_parse("publish", cfg->url, &p->url, err, errlen)) < 0)
+		goto fail;
+	rc = -EINVAL;
+	if (strchr(p->url.path, '+')) {
+		snprintf(err, errlen, "publish '%s': the prefix may not hold +", cfg->url);
+		goto fail;
+	}
+	if (!!p->cert != !!p->key) {
+		snprintf(err, errlen, "publish: a client certificate needs its key (and the key "
+			 "its certificate)");
+		goto fail;
+	}
+	if (!p->url.tls && (p->ca || p->cert)) {
+		snprintf(err, errlen, "publish '%s': CA/certificate options need mqtts://",
+			 cfg->url);
+		goto fail;
+	}
+	*out = p;
+	return 0;
+fail:
+	tt_mqtt_url_free(&p->url);
+	free(p);
+	return rc;
+}
+
+static void publish_status(struct pub_conn *c, const char *json, size_t len)
+{
+	int rc = mosquitto_publish_v5(c->mc.m, NULL, c->topic_st, (int)len, json, 1, true, NULL);
+	if (rc != MOSQ_ERR_SUCCESS)
+		tt_mqtt_conn_error(&c->mc, rc, "status");
+}
+
+/* Hands frames to libmosquitto while connected and under the in-flight limit. */
+static void conn_drain(struct pub_conn *c)
+{
+	struct tt_hub_client *hc = c->hc;
+	struct tt_frame *f;
+
+	while (c->connected && c->inflight < c->p->inflight && (f = tt_hub_client_peek(hc))) {
+		int rc;
+		if (f->kind == TT_FRAME_STATUS) {
+			publish_status(c, f->data, f->len);
+			tt_hub_client_pop(hc);
+			continue;
+		}
+		if (f->kind == TT_FRAME_OTHER) {
+			tt_hub_client_pop(hc);
+			continue;
+		}
+		rc = mosquitto_publish_v5(c->mc.m, NULL, c->topic_ev, (int)f->len, f->data,
+					  c->p->qos, false, NULL);
+		if (rc != MOSQ_ERR_SUCCESS) {
+			/* not taken: the frame stays queued for after the reconnect */
+			tt_mqtt_conn_error(&c->mc, rc, "publish");
+			break;
+		}
+		c->inflight++;
+		tt_hub_client_pop(hc);
+	}
+	tt_mqtt_conn_sync(&c->mc);
+}
+
+static void on_wake(struct tt_hub_client *hc, void *arg)
+{
+	(void)hc;
+	conn_drain(arg);
+}
+
+static void on_connect(struct mosquitto *m, void *arg, int rc, int flags,
+		       const mosquitto_property *props)
+{
+	struct pub_conn *c = arg;
+
+	(void)m;
+	(void)flags;
+	(void)props;
+	if (rc) {
+		/* the broker said no (credentials, ...): say it, and try again later */
+		if (rc != c->mc.last_err)
+			tt_log(TT_LOG_ERR, "%s: mqtt %s:%d refused the connection: %s", c->label,
+			       c->p->url.host, c->p->url.port, mosquitto_reason_string(rc));
+		c->mc.last_err = rc;
+		return;
+	}
+	tt_mqtt_conn_up(&c->mc);
+	c->connected = true;
+	/* a fresh status replaces any queued one, so the retained one is current */
+	tt_hub_status_changed(c->hub);
+	conn_drain(c);
+}
+
+static void on_disconnect(struct mosquitto *m, void *arg, int rc, const mosquitto_property *p)
+{
+	struct pub_conn *c = arg;
+
+	(void)m;
+	(void)p;
+	if (c->connected)
+		tt_mqtt_conn_error(&c->mc, rc ? rc : MOSQ_ERR_CONN_LOST, "disconnected");
+	c->connected = false;
+}
+
+static void on_publish(struct mosquitto *m, void *arg, int mid, int rc,
+		       const mosquitto_property *p)
+{
+	struct pub_conn *c = arg;
+
+	(void)m;
+	(void)mid;
+	(void)p;
+	(void)rc;
+	if (c->inflight)
+		c->inflight--;
+	conn_drain(c);
+}
+
+static int conn_setup(struct pub_conn *c)
+{
+	struct tt_pub_mqtt *p = c->p;
+	const char *target = tt_hub_target(c->hub);
+	char id[128], host[64], will[400];
+	int rc;
+
+	if (gethostname(host, sizeof(host)) < 0)
+		snprintf(host, sizeof(host), "host");
+	host[sizeof(host) - 1] = 0;
+	snprintf(id, sizeof(id), "tracetapd-%s-%ld-%s", host, (long)getpid(), target);
+	snprintf(c->label, sizeof(c->label), "target %s", target);
+	if (snprintf(c->topic_ev, sizeof(c->topic_ev), "%s/%s/events", p->url.path, target) >=
+		    (int)sizeof(c->topic_ev) ||
+	    snprintf(c->topic_st, sizeof(c->topic_st), "%s/%s/status", p->url.path, target) >=
+		    (int)sizeof(c->topic_st))
+		return -ENAMETOOLONG;
+	if (!(c->mc.m = tt_mqtt_client_new(id, c, &p->url, p->ca, p->cert, p->key)))
+		return -EINVAL;
+	mosquitto_connect_v5_callback_set(c->mc.m, on_connect);
+	mosquitto_disconnect_v5_callback_set(c->mc.m, on_disconnect);
+	mosquitto_publish_v5_callback_set(c->mc.m, on_publish);
+	int n = snprintf(will, sizeof(will), "{\"type\":\"status\",\"target\":\"%s\","
+			 "\"state\":\"offline\",\"message\":\"the publishing daemon is gone\"}",
+			 target);
+	if ((rc = mosquitto_will_set_v5(c->mc.m, c->topic_st, n, will, 1, true, NULL))) {
+		tt_log(TT_LOG_ERR, "%s: mqtt: %s", c->label, mosquitto_strerror(rc));
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static void on_conn_closed(struct tt_mqtt_conn *mc)
+{
+	struct pub_conn *c = (struct pub_conn *)mc;
+	struct tt_pub_mqtt *p = c->p;
+
+	free(c);
+	if (--p->open == 0)
+		free(p);
+}
+
+int tt_pub_mqtt_add_hub(struct tt_pub_mqtt *p, struct tt_hub *hub)
+{
+	struct pub_conn *c;
+	int rc;
+
+	if (p->nconns == MAX_CONNS)
+		return -ENOSPC;
+	if (!(c = calloc(1, sizeof(*c))))
+		return -ENOMEM;
+	c->p = p;
+	c->hub = hub;
+	if ((rc = conn_setup(c)) < 0 || (rc = tt_hub_client_new(hub, on_wake, c, &c->hc)) < 0) {
+		if (c->mc.m)
+			mosquitto_destroy(c->mc.m);
+		free(c);
+		return rc;
+	}
+	tt_hub_client_start(c->hc, TT_HUB_LIVE, 0);
+	c->mc.loop = p->loop;
+	c->mc.url = &p->url;
+	c->mc.keepalive = p->keepalive;
+	c->mc.label = c->label;
+	c->mc.closed = on_conn_closed;
+	tt_mqtt_conn_start(&c->mc);
+	p->conns[p->nconns++] = c;
+	p->open++;
+	return 0;
+}
+
+void tt_pub_mqtt_stop(struct tt_pub_mqtt *p)
+{
+	if (!p)
+		return;
+	tt_mqtt_url_free(&p->url);
+	p->url.host = "(stopped)";
+	p->open++; /* held until every connection is closed */
+	for (size_t i = 0; i < p->nconns; i++) {
+		struct pub_conn *c = p->conns[i];
+		if (c->connected) {
+			char buf[400];
+			int n = snprintf(buf, sizeof(buf), "{\"type\":\"status\",\"target\":\"%s\","
+					 "\"state\":\"stopped\",\"message\":\"the publishing "
+					 "daemon stopped\"}", tt_hub_target(c->hub));
+			publish_status(c, buf, (size_t)n);
+			c->connected = false;
+			c->mc.closing = true;
+			mosquitto_disconnect_v5(c->mc.m, MQTT_RC_NORMAL_DISCONNECTION, NULL);
+		}
+		tt_hub_client_free(c->hc);
+		tt_mqtt_conn_close(&c->mc);
+	}
+	p->nconns = 0;
+	if (--p->open == 0)
+		free(p);
+}

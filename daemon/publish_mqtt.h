@@ -1,0 +1,38 @@
+/* daemon/publish_mqtt.h: each target's hub published to an MQTT broker (libmosquitto on the
+ * daemon's libuv loop: its socket in a uv_poll, its housekeeping on a loop timer, no thread).
+ *
+ * One MQTT v5 connection per target, a hub client like a WebSocket client: every `events` and
+ * `gap` message of the hub goes, as it is on the WebSocket, to PREFIX/TARGET/events; the hub's
+ * `status` message goes retained to PREFIX/TARGET/status, and the connection's last will there
+ * says {"type":"status","target":T,"state":"offline"}. Nothing waits on the broker: while it
+ * is gone or slow, the hub client's bounded queue overflows into a `gap` message with the exact
+ * seq range lost (reason "slow client"), which is published once the broker is back.
+ * Topics and payloads: proto/PROTOCOL.md "MQTT".
+ */
+#ifndef TT_PUBLISH_MQTT_H
+#define TT_PUBLISH_MQTT_H
+
+#include <stddef.h>
+#include <uv.h>
+
+struct tt_hub;
+struct tt_pub_mqtt;
+
+struct tt_pub_mqtt_config {
+	const char *url;      /* mqtt[s]://[user:pass@]host[:port]/PREFIX */
+	const char *ca, *cert, *key; /* mqtts: CA file, client certificate and key (optional) */
+	int qos;              /* 0, 1 (default) or 2 */
+	int keepalive;        /* seconds; default 10 */
+	size_t inflight;      /* messages handed to libmosquitto and not yet acknowledged; 16 */
+};
+
+/* Checks the URL and options; err says what is wrong. 0 or -EINVAL. */
+int tt_pub_mqtt_new(uv_loop_t *loop, const struct tt_pub_mqtt_config *cfg,
+		    struct tt_pub_mqtt **out, char *err, size_t errlen);
+/* Publishes hub's records and status from now on (connects in the background). 0 or -errno. */
+int tt_pub_mqtt_add_hub(struct tt_pub_mqtt *p, struct tt_hub *hub);
+/* Says "stopped" on each status topic, disconnects, closes the loop handles; frees p once they
+ * are closed (run the loop). Call before the hubs are freed. */
+void tt_pub_mqtt_stop(struct tt_pub_mqtt *p);
+
+#endif

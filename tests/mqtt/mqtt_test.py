@@ -1,0 +1,585 @@
+#!/usr/bin/env python3
+"""tests/mqtt/mqtt_test.py: tracetapd --publish against a real mosquitto broker.
+
+A real broker (Debian's mosquitto) on an ephemeral loopback port, tests/live's live_writer as the
+simulated target (a 32-bit process writing ThreadX trace entries, followed with --probe
+process:PID), mosquitto_sub as the MQTT client that reads PREFIX/#. Every situation is forced
+(SIGSTOP/SIGCONT of the writer and the daemon, SIGKILL of the broker), and every wait is on a
+condition with a deadline.
+
+usage: mqtt_test.py CASE TRACETAPD TRACETAP LIVE_WRITER CHECK_SEQ
+CASE: stream     one daemon, every record once and in order on PREFIX/TARGET/events
+      lab        two bench daemons publish, a central daemon subscribes (probe mqtt://.../+/+):
+                 `tracetap tail` on it gets every record of both, as the benches have them;
+                 malformed and oversized messages on the topic are dropped, counted, logged
+      central    a central daemon fed crafted messages: seqs that never came, repeats, a gap
+                 message, a publisher that restarted: exact gap records, nothing twice, a reset
+      restart    broker killed and restarted mid-stream: the stream carries a gap message with
+                 the exact seq range lost, the daemon's memory stays bounded meanwhile, and
+                 a central daemon's gap records count exactly what it did not get
+      offline    a daemon killed, another stopped: their retained status says "offline"
+                 (at once, and within 1.5 keep-alives)
+      auth       wrong credentials: a clear error; right ones: records flow
+"""
+import json
+import os
+import pwd
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.parse
+import urllib.request
+
+PREFIX = "lab"
+KEEPALIVE = 10  # the publisher's default (publish_mqtt.h)
+
+
+class Fail(Exception):
+    pass
+
+
+def wait_for(what, cond, secs):
+    end = time.monotonic() + secs
+    while True:
+        v = cond()
+        if v:
+            return v
+        if time.monotonic() > end:
+            raise Fail("timed out (%d s) waiting for %s" % (secs, what))
+        time.sleep(0.05)
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+class Lab:
+    def __init__(self, tracetapd, tracetap, writer, check):
+        self.tracetapd, self.tracetap, self.writer, self.check = tracetapd, tracetap, writer, check
+        self.tmp = tempfile.mkdtemp(prefix="tt-mqtt.")
+        self.procs = []
+        self.port = None
+        self.nbroker = 0
+        self.nsub = 0
+
+    def path(self, name):
+        return os.path.join(self.tmp, name)
+
+    def spawn(self, name, argv, stdin=None):
+        out = open(self.path(name + ".out"), "w")
+        err = open(self.path(name + ".err"), "w")
+        p = subprocess.Popen(argv, stdout=out, stderr=err, stdin=stdin)
+        self.procs.append(p)
+        return p
+
+    def read(self, name, ext=".err"):
+        try:
+            with open(self.path(name + ext)) as f:
+                return f.read()
+        except FileNotFoundError:
+            return ""
+
+    def broker(self, passwd=None):
+        """Starts mosquitto on self.port (a free one the first time)."""
+        for _ in range(5):
+            port = self.port or free_port()
+            self.nbroker += 1
+            name = "broker%d" % self.nbroker
+            with open(self.path(name + ".conf"), "w") as f:
+                f.write("listener %d 127.0.0.1\n" % port)
+                # run as root, mosquitto would switch to its own user and not read our files
+                f.write("user %s\n" % pwd.getpwuid(os.getuid()).pw_name)
+                if passwd:
+                    f.write("allow_anonymous false\npassword_file %s\n" % passwd)
+                else:
+                    f.write("allow_anonymous true\n")
+            p = self.spawn(name, ["mosquitto", "-v", "-c", self.path(name + ".conf")])
+            ok = wait_for("the broker's start", lambda: "running" in self.read(name) or
+                          p.poll() is not None, 10)
+            if p.poll() is None and ok:
+                self.port, self.broker_name, self.broker_proc = port, name, p
+                return p
+            if self.port:
+                raise Fail("broker cannot listen on %d again: %s" % (port, self.read(name)))
+        raise Fail("no port for the broker")
+
+    def sub(self):
+        """mosquitto_sub on PREFIX/#, ready once the broker logged its SUBSCRIBE."""
+        self.nsub += 1
+        name = "sub%d" % self.nsub
+        cid = "checker%d" % self.nsub
+        p = self.spawn(name, ["mosquitto_sub", "-p", str(self.port), "-V", "mqttv5", "-q", "1",
+                              "-i", cid, "-t", PREFIX + "/#", "-v"])
+        wait_for("the subscription", lambda: ("Received SUBSCRIBE from " + cid) in
+                 self.read(self.broker_name), 10)
+        return p
+
+    def start_writer(self, rate, secs, entries=4096, name="writer"):
+        fifo = self.path("hold-" + name)
+        os.mkfifo(fifo)
+        self.hold_fd = os.open(fifo, os.O_RDWR)
+        p = self.spawn(name, [self.writer, str(rate), str(secs), str(entries)],
+                       stdin=self.hold_fd)
+        line = wait_for("the writer's pid line", lambda: self.read(name, ".out")
+                        .partition("\n")[0] if "\n" in self.read(name, ".out") else "", 10)
+        f = dict(kv.split("=") for kv in line.split())
+        self.writer_proc, self.writer_pid, self.header = p, int(f["pid"]), f["header"]
+        return p
+
+    def start_daemon(self, name, args):
+        p = self.spawn("d-" + name, [self.tracetapd, "--port", "0"] + args)
+        line = wait_for("the daemon's port", lambda: [l for l in self.read("d-" + name)
+                        .splitlines() if "dashboard at" in l] or p.poll() is not None, 10)
+        if p.poll() is not None:
+            raise Fail("tracetapd exited: %s" % self.read("d-" + name))
+        p.api = line[0].split("dashboard at ")[1].strip()
+        return p
+
+    def central(self, levels):
+        """A central daemon on PREFIX/LEVELS, once the broker logged its SUBSCRIBE."""
+        subs = self.read(self.broker_name).count("Received SUBSCRIBE")
+        p = self.start_daemon("central", ["--probe", "mqtt://127.0.0.1:%d/%s/%s" %
+                                          (self.port, PREFIX, levels)])
+        wait_for("the central daemon's subscription", lambda: self.read(self.broker_name)
+                 .count("Received SUBSCRIBE") > subs, 10)
+        return p
+
+    def daemon(self, name, url, extra=()):
+        p = self.start_daemon(name, ["--probe", "process:%d" % self.writer_pid, "--address",
+                                     self.header, "--name", name, "--publish", url,
+                                     "--poll-min", "1", "--poll-max", "10"] + list(extra))
+        self.api = p.api
+        return p
+
+    def targets(self, api=None):
+        with urllib.request.urlopen((api or self.api) + "api/targets", timeout=5) as r:
+            return json.load(r)
+
+    def last_seq(self, api=None):
+        return self.targets(api)[0]["last_seq"]
+
+    def export(self, api, target):
+        url = api + "api/export?format=jsonl&target=" + urllib.parse.quote(target, safe="")
+        with urllib.request.urlopen(url, timeout=10) as r:
+            return [json.loads(l) for l in r.read().decode().splitlines()]
+
+    def check_seq(self, recs, *args):
+        """tests/live/check_seq on records: each event once, in order, or in an exact gap."""
+        path = self.path("check-%d.jsonl" % id(recs))
+        with open(path, "w") as f:
+            f.writelines(json.dumps(r) + "\n" for r in recs)
+        out = subprocess.run([self.check] + list(args) + [path], capture_output=True, text=True)
+        if out.returncode:
+            raise Fail("check_seq: %s%s" % (out.stdout, out.stderr))
+        return out.stdout.strip()
+
+    def cleanup(self, keep):
+        for p in self.procs:
+            if p.poll() is None:
+                try:
+                    os.kill(p.pid, signal.SIGCONT)
+                    p.kill()
+                except ProcessLookupError:
+                    pass
+                p.wait()
+        if keep:
+            print("logs kept in", self.tmp)
+        else:
+            subprocess.call(["rm", "-rf", self.tmp])
+
+
+def messages(text):
+    """(topic, payload object) for each line mosquitto_sub -v wrote."""
+    out = []
+    for line in text.splitlines():
+        topic, _, payload = line.partition(" ")
+        out.append((topic, json.loads(payload)))
+    return out
+
+
+def strip(r):
+    """A record without what a central daemon numbers and names itself."""
+    return {k: v for k, v in r.items() if k not in ("seq", "target")}
+
+
+class Stream:
+    """Checks one target's events topic: every seq exactly once, in order, or inside a gap
+    message whose range is exact. QoS 1 is at-least-once: a batch sent again after a reconnect
+    must repeat the records already seen, byte for byte (counted, not a failure)."""
+
+    def __init__(self, target):
+        self.target = target
+        self.next = 1
+        self.seen = {}
+        self.repeats = 0
+        self.gaps = []
+        self.items = []  # what a subscriber makes of it: ("gap", lost) or ("rec", record)
+        self.prev_time = None
+
+    def feed(self, msg):
+        if msg.get("target") != self.target:
+            raise Fail("message of %r on %s's topic" % (msg.get("target"), self.target))
+        if msg["type"] == "gap":
+            if msg["from"] != self.next or msg["lost"] != msg["to"] - msg["from"] + 1:
+                raise Fail("gap %s: expected it from seq %d" % (msg, self.next))
+            self.gaps.append((msg["from"], msg["to"], msg["reason"]))
+            self.items.append(("gap", msg["lost"]))
+            self.next = msg["to"] + 1
+            self.prev_time = None
+            return
+        if msg["type"] != "events":
+            raise Fail("unexpected message type %r" % msg["type"])
+        recs = msg["records"]
+        if [r["seq"] for r in recs] != list(range(msg["first"], msg["last"] + 1)):
+            raise Fail("batch %d..%d does not hold exactly those seqs" %
+                       (msg["first"], msg["last"]))
+        for r in recs:
+            s = r["seq"]
+            if s < self.next:
+                if self.seen.get(s) != r:
+                    raise Fail("seq %d again, different: %s" % (s, r))
+                self.repeats += 1
+                continue
+            if s != self.next:
+                raise Fail("seqs %d..%d missing without a gap" % (self.next, s - 1))
+            self.seen[s] = r
+            self.items.append(("rec", strip(r)))
+            self.next = s + 1
+            # the writer's clock counts events: consecutive events are consecutive times
+            if r["type"] != "event":
+                self.prev_time = None
+                continue
+            if self.prev_time is not None and r["time"] != self.prev_time + 1:
+                raise Fail("seq %d: time %d after %d (an event invented or lost)" %
+                           (s, r["time"], self.prev_time))
+            self.prev_time = r["time"]
+
+
+def check_stream(lab, target, subs, last):
+    st = Stream(target)
+    for name in subs:
+        for topic, msg in messages(lab.read(name, ".out")):
+            if topic == "%s/%s/events" % (PREFIX, target):
+                st.feed(msg)
+    if st.next != last + 1:
+        raise Fail("stream ends before seq %d (next %d)" % (last, st.next))
+    return st
+
+
+def seen_up_to(lab, sub, target, seq):
+    def cond():
+        for topic, msg in messages(lab.read(sub, ".out")):
+            if topic.endswith("/events") and msg["type"] == "events" and msg["last"] >= seq:
+                return True
+        return False
+    return cond
+
+
+def case_stream(lab):
+    lab.broker()
+    lab.sub()
+    lab.start_writer(5000, 2)
+    lab.daemon("b1", "mqtt://127.0.0.1:%d/%s" % (lab.port, PREFIX))
+    wait_for("the writer's end", lambda: "done" in lab.read("writer", ".out"), 30)
+    # the writer lingers: every record it wrote is in the hub once last_seq stops moving
+    last = wait_stable(lab)
+    wait_for("seq %d on the topic" % last, seen_up_to(lab, "sub1", "b1", last), 15)
+    st = check_stream(lab, "b1", ["sub1"], last)
+    if st.gaps or len(st.seen) < 9000:
+        raise Fail("expected ~10000 records and no gap: %d, gaps %s" % (len(st.seen), st.gaps))
+    status = [m for t, m in messages(lab.read("sub1", ".out")) if t == PREFIX + "/b1/status"]
+    if not status or status[-1]["state"] != "connected":
+        raise Fail("no connected status on %s/b1/status" % PREFIX)
+    print("ok: %d records, seq 1..%d, each once and in order (%d repeated by QoS 1)" %
+          (len(st.seen), last, st.repeats))
+
+
+def wait_stable(lab):
+    """The hub's last seq once it did not move for 0.5 s (the writer has stopped writing)."""
+    prev = [-1, time.monotonic()]
+
+    def cond():
+        s = lab.last_seq()
+        if s != prev[0]:
+            prev[:] = [s, time.monotonic()]
+            return None
+        return s if time.monotonic() - prev[1] > 0.5 else None
+    return wait_for("the daemon's last seq to settle", cond, 20)
+
+
+def rss_kib(pid):
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    raise Fail("no VmRSS")
+
+
+def case_restart(lab):
+    lab.broker()
+    lab.sub()
+    lab.start_writer(20000, 30, 16384)
+    cfg = lab.path("d.json")
+    with open(cfg, "w") as f:  # a small queue for the publisher (it is a hub client)
+        json.dump({"client_queue_frames": 8, "client_queue_bytes": 262144,
+                   "history": 5000}, f)
+    central = lab.central("+")
+    d = lab.daemon("b1", "mqtt://127.0.0.1:%d/%s" % (lab.port, PREFIX), ["--config", cfg])
+    wait_for("records on the topic", seen_up_to(lab, "sub1", "b1", 5000), 15)
+    # Pause the target; once all it wrote is on the topic, kill the broker.
+    os.kill(lab.writer_pid, signal.SIGSTOP)
+    before = wait_stable(lab)
+    wait_for("seq %d on the topic" % before, seen_up_to(lab, "sub1", "b1", before), 15)
+    lab.broker_proc.kill()
+    lab.broker_proc.wait()
+    sub1 = lab.procs[1]  # it would reconnect to the next broker: its part ends here
+    sub1.kill()
+    sub1.wait()
+    os.kill(lab.writer_pid, signal.SIGCONT)
+    # Far more records than the queue holds go by while the broker is gone.
+    wait_for("20000 records with the broker gone",
+             lambda: lab.last_seq() >= before + 20000, 30)
+    rss1 = rss_kib(d.pid)
+    wait_for("120000 more records", lambda: lab.last_seq() >= before + 140000, 60)
+    rss2 = rss_kib(d.pid)
+    if rss2 - rss1 > 8192:
+        raise Fail("publisher memory grew by %d KiB with the broker gone (%d -> %d)" %
+                   (rss2 - rss1, rss1, rss2))
+    # Back: hold the daemon while the broker and a new subscriber come up.
+    # (the writer too: records it wrote meanwhile would lap the buffer into gap records)
+    os.kill(lab.writer_pid, signal.SIGSTOP)
+    os.kill(d.pid, signal.SIGSTOP)
+    lab.broker()
+    lab.sub()
+    wait_for("the central daemon's subscription", lambda: lab.read(lab.broker_name)
+             .count("Received SUBSCRIBE") >= 2, 10)
+    os.kill(d.pid, signal.SIGCONT)
+    last = wait_stable(lab)
+    wait_for("seq %d on the topic" % last, seen_up_to(lab, "sub2", "b1", last), 20)
+    st = check_stream(lab, "b1", ["sub1", "sub2"], last)
+    # (the queue of 8 frames may also overflow at the start, before the first CONNACK)
+    slow = [g for g in st.gaps if g[2] == "slow client" and g[0] > before]
+    if not slow:
+        raise Fail("expected a slow-client gap after seq %d: %s" % (before, st.gaps))
+    lost = sum(g[1] - g[0] + 1 for g in st.gaps)
+    # The central daemon (subscribed on both brokers before the publisher was) holds what the
+    # topic carried: the same records in the same order, each gap message one exact gap record.
+    name = PREFIX + "/b1"
+    wait_for("the central daemon's last record", lambda: [t for t in lab.targets(central.api)
+             if t["name"] == name and t["events"] + t["lost"] >= last], 20)
+    recs = lab.export(central.api, name)
+    mine = [("gap", r["lost"]) if r["type"] == "gap" and r["reason"].startswith("the publisher")
+            else ("rec", strip(r)) for r in recs]
+    if mine != st.items:
+        diff = next(i for i, (a, b) in enumerate(zip(mine + [None] * len(st.items), st.items))
+                    if a != b)
+        raise Fail("central differs from the topic at item %d: %s vs %s" %
+                   (diff, mine[diff] if diff < len(mine) else None, st.items[diff]))
+    print("ok: central: %d records, gap records %s, as on the topic" %
+          (len(recs), [r["lost"] for r in recs if r["type"] == "gap"]))
+    print("ok: broker down from seq %d: gaps %s (%d lost, exact), seq 1..%d otherwise once "
+          "and in order; RSS %d -> %d KiB over 120000 records" %
+          (before, st.gaps, lost, last, rss1, rss2))
+
+
+def case_lab(lab):
+    lab.broker()
+    central = lab.central("+/+")
+    benches = []
+    for b in ("bench1", "bench2"):
+        lab.start_writer(5000, 2, name="writer-" + b)
+        d = lab.daemon(b, "mqtt://127.0.0.1:%d/%s/%s" % (lab.port, PREFIX, b), ["--name", "board"])
+        benches.append((b, d, lab.writer_proc))
+    names = ["bench1/board", "bench2/board"]
+    wait_for("both remote targets", lambda: sorted(t["name"] for t in lab.targets(central.api))
+             == names, 10)
+    # tail from the oldest record the central holds (the first ones came before tail started)
+    tail = lab.spawn("tail", [lab.tracetap, "tail", central.api.replace("http", "ws"),
+                              "--json", "--history", "100000"])
+    # malformed messages among the records: dropped whole, counted, logged with the topic
+    topic = PREFIX + "/bench1/board/events"
+    big = lab.path("big")
+    with open(big, "w") as f:
+        f.write('{"type":"events","target":"board","first":1,"last":1,"records":[' +
+                " " * (5 << 20) + "]}")
+    bad = [["-m", "not json"], ["-m", '{"type":"events","records":[{"type":"event"}]}'],
+           ["-m", '{"type":"status"}'], ["-f", big]]
+    for args in bad:
+        subprocess.check_call(["mosquitto_pub", "-p", str(lab.port), "-q", "1", "-t", topic]
+                              + args)
+    for b, d, w in benches:
+        wait_for(b + "'s writer to finish", lambda: "done" in lab.read("writer-" + b, ".out"), 30)
+    want = {}
+    for b, d, w in benches:
+        lab.api = d.api
+        last = wait_stable(lab)
+        want[b + "/board"] = lab.export(d.api, "board")
+        if len(want[b + "/board"]) != last:
+            raise Fail("%s: export holds %d records, last seq %d" % (b, len(want[b + "/board"]), last))
+
+    def tail_has_all():
+        got = {}
+        for line in lab.read("tail", ".out").splitlines():
+            r = json.loads(line)
+            got.setdefault(r["target"], []).append(r)
+        return got if all(len(got.get(n, [])) >= len(want[n]) for n in names) else None
+    got = wait_for("every record on tail", tail_has_all, 20)
+    for n in names:
+        mine = [dict(r, target="board") for r in got[n]]
+        if mine != want[n]:
+            diff = next(i for i, (a, b) in enumerate(zip(mine + [None] * len(want[n]), want[n]))
+                        if a != b)
+            raise Fail("%s: tail differs from the bench at record %d: %s vs %s" %
+                       (n, diff, mine[diff] if diff < len(mine) else None, want[n][diff]))
+        print("ok: %s: %d records on tail as the bench has them (%s)" %
+              (n, len(mine), lab.check_seq(got[n], "--lossless")))
+    log = lab.read("d-central")
+    dropped = [l for l in log.splitlines() if "dropped:" in l]
+    whys = ["not a JSON object", "records[0]: not a record", "type \"status\" does not belong",
+            "over 4194304 bytes"]
+    if len(dropped) != len(bad) or not all(topic in l and w in l for l, w in zip(dropped, whys)):
+        raise Fail("expected %d dropped messages naming %s and why (%s): %s" %
+                   (len(bad), topic, whys, dropped))
+    for l in dropped:
+        print("ok:", l.split("tracetapd[warning]: ")[1])
+
+
+def case_central(lab):
+    lab.broker()
+    central = lab.central("+/+")
+
+    def ev(seq):
+        return {"type": "event", "target": "t", "seq": seq, "id": 4096, "name": "USER_EVENT",
+                "ctx": "thread", "core": 0, "ts": seq, "time": seq, "args": {},
+                "raw": [seq, 0, 0, 0]}
+
+    def batch(seqs):
+        return {"type": "events", "target": "t", "first": seqs[0], "last": seqs[-1],
+                "records": [ev(q) for q in seqs]}
+    msgs = [("events", batch([1, 2, 3])),
+            ("events", batch([7, 8])),            # 4..6 never came: a gap of 3
+            ("events", batch([2, 3])),            # a repeat: dropped
+            ("events", {"type": "gap", "target": "t", "from": 9, "to": 12, "lost": 4,
+                        "reason": "slow client"}),  # the publisher's queue: a gap of 4
+            ("events", batch([13])),
+            ("status", {"type": "status", "target": "t", "state": "offline"}),
+            ("events", batch([1, 2])),            # the bench daemon restarted: a reset
+            ("events", batch([4]))]               # 3 never came: a gap of 1
+    topic = PREFIX + "/bench9/t/"
+    for kind, m in msgs:
+        subprocess.check_call(["mosquitto_pub", "-p", str(lab.port), "-q", "1", "-t",
+                               topic + kind, "-m", json.dumps(m)])
+    wait_for("the last record", lambda: [t for t in lab.targets(central.api)
+                                         if t["name"] == "bench9/t" and t["last_seq"] >= 11], 10)
+    recs = lab.export(central.api, "bench9/t")
+    if not all(r["exact"] for r in recs if r["type"] == "gap"):
+        raise Fail("central gap records not exact: %s" % recs)
+    got = [(r["type"], r.get("time", r.get("lost", r.get("reason")))) for r in recs]
+    want = [("event", 1), ("event", 2), ("event", 3), ("gap", 3), ("event", 7), ("event", 8),
+            ("gap", 4), ("event", 13), ("reset", "the publishing daemon restarted"),
+            ("event", 1), ("event", 2), ("gap", 1), ("event", 4)]
+    if got != want:
+        raise Fail("central records %s, expected %s" % (got, want))
+    print("ok: central: %s" % got)
+
+
+def case_offline(lab):
+    """b1 killed (its socket closes: the broker sends the will at once); b2 stopped with
+    SIGSTOP (the socket stays open and silent: the will comes after 1.5 keep-alives)."""
+    lab.broker()
+    lab.sub()
+    lab.start_writer(1000, 60)
+    url = "mqtt://127.0.0.1:%d/%s" % (lab.port, PREFIX)
+    d1 = lab.daemon("b1", url)
+    d2 = lab.daemon("b2", url)
+    for t in ("b1", "b2"):
+        wait_for("records of " + t, seen_up_to(lab, "sub1", t, 10), 15)
+
+    def offline(target):
+        def cond():
+            for topic, msg in messages(lab.read("sub1", ".out")):
+                if topic == "%s/%s/status" % (PREFIX, target) and msg.get("state") == "offline":
+                    return True
+            return False
+        return cond
+    for target, d, how in (("b1", d1, signal.SIGKILL), ("b2", d2, signal.SIGSTOP)):
+        t0 = time.monotonic()
+        os.kill(d.pid, how)
+        wait_for("the offline status of " + target, offline(target), KEEPALIVE * 1.5 + 10)
+        took = time.monotonic() - t0
+        # the broker sends the will when 1.5 keep-alives pass without a packet (mosquitto
+        # looks at keep-alives every few seconds)
+        if took > KEEPALIVE * 1.5 + 5:
+            raise Fail("%s offline after %.1f s, keep-alive %d s" % (target, took, KEEPALIVE))
+        # retained: a client that comes later sees it first
+        out = subprocess.run(["mosquitto_sub", "-p", str(lab.port), "-t",
+                              "%s/%s/status" % (PREFIX, target), "-C", "1", "-W", "5"],
+                             capture_output=True, text=True)
+        if json.loads(out.stdout or "{}").get("state") != "offline":
+            raise Fail("retained status of %s is not offline: %r" % (target, out.stdout))
+        print("ok: %s offline %.1f s after %s (keep-alive %d s), retained" %
+              (target, took, signal.Signals(how).name, KEEPALIVE))
+
+
+def case_auth(lab):
+    pw = lab.path("passwd")
+    open(pw, "w").close()
+    subprocess.check_call(["mosquitto_passwd", "-b", pw, "bench", "right"])
+    lab.broker(passwd=pw)
+    lab.start_writer(1000, 30)
+    d = lab.daemon("b1", "mqtt://bench:wrong@127.0.0.1:%d/%s" % (lab.port, PREFIX))
+    wait_for("the refusal in the log", lambda: "refused the connection: Not authorized" in
+             lab.read("d-b1"), 10)
+    if d.poll() is not None:
+        raise Fail("the daemon stopped on a refused connection")
+    d.kill()
+    d.wait()
+    print("ok: wrong credentials:", [l for l in lab.read("d-b1").splitlines()
+                                     if "refused" in l][0])
+    # the right ones: records flow
+    p = lab.spawn("subauth", ["mosquitto_sub", "-p", str(lab.port), "-u", "bench", "-P",
+                              "right", "-t", PREFIX + "/#", "-v", "-i", "checkerauth"])
+    wait_for("the subscription", lambda: "Received SUBSCRIBE from checkerauth" in
+             lab.read(lab.broker_name), 10)
+    lab.daemon("b2", "mqtt://bench:right@127.0.0.1:%d/%s" % (lab.port, PREFIX))
+    wait_for("records with the right credentials", seen_up_to(lab, "subauth", "b2", 10), 15)
+    if "refused" in lab.read("d-b2"):
+        raise Fail("refused with the right credentials")
+    print("ok: right credentials: records flow")
+
+
+def main():
+    if len(sys.argv) != 6:
+        print(__doc__)
+        return 2
+    for prog in ("mosquitto", "mosquitto_sub", "mosquitto_passwd"):
+        if subprocess.call(["sh", "-c", "command -v " + prog], stdout=subprocess.DEVNULL):
+            print("SKIP: %s not installed (Debian: mosquitto, mosquitto-clients)" % prog)
+            return 77
+    case = {"stream": case_stream, "lab": case_lab, "central": case_central, "restart": case_restart, "offline": case_offline,
+            "auth": case_auth}[sys.argv[1]]
+    lab = Lab(*sys.argv[2:6])
+    fail = False
+    try:
+        case(lab)
+    except Fail as e:
+        fail = True
+        print("FAIL:", e)
+        for name in sorted(os.listdir(lab.tmp)):
+            if name.endswith(".err") and not name.startswith("sub"):
+                print("---", name)
+                print("\n".join(lab.read(name[:-4]).splitlines()[-12:]))
+    finally:
+        lab.cleanup(fail or os.environ.get("TT_KEEP"))
+    return 1 if fail else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
