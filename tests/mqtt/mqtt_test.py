@@ -292,8 +292,11 @@ def case_stream(lab):
     last = wait_stable(lab)
     wait_for("seq %d on the topic" % last, seen_up_to(lab, "sub1", "b1", last), 15)
     st = check_stream(lab, "b1", ["sub1"], last)
-    if st.gaps or len(st.seen) < 9000:
-        raise Fail("expected ~10000 records and no gap: %d, gaps %s" % (len(st.seen), st.gaps))
+    # every record of the hub (those before the daemon attached are history the writer may
+    # have overwritten first: how many depends on the machine) once, in order, no gap
+    if st.gaps or len(st.seen) != last or last < 1000:
+        raise Fail("expected seq 1..%d once each, no gap: %d seen, gaps %s" %
+                   (last, len(st.seen), st.gaps))
     status = [m for t, m in messages(lab.read("sub1", ".out")) if t == PREFIX + "/b1/status"]
     if not status or status[-1]["state"] != "connected":
         raise Fail("no connected status on %s/b1/status" % PREFIX)
