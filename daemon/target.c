@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "../fw/fw.h"
+#include "fwglue.h"
 #include "../proto/reader.h"
 #include "../proto/nuttx.h"
 #include "../proto/qnx.h"
@@ -814,12 +815,6 @@ void tt_target_stop(struct tt_target *t, tt_target_close_cb cb, void *arg)
 	tt_probe_close(t->probe, on_probe_closed, t);
 }
 
-/* What tt_target_format_cfg read from a NuttX ELF besides the layout (tt_format_cfg.owned) */
-struct nx_extras {
-	struct tt_nuttx_syscalls *sc;
-	struct tt_nuttx_mem *ro;
-};
-
 int tt_target_format_cfg(const struct tt_target_config *cfg, const struct tt_reader_ops *r,
 			 struct tt_format_cfg *x, const void **format_cfg, char *err,
 			 size_t errlen)
@@ -854,42 +849,27 @@ int tt_target_format_cfg(const struct tt_target_config *cfg, const struct tt_rea
 	}
 	if (cfg->layout) {
 		struct tt_layout_extras lx;
-		struct nx_extras *ex = calloc(1, sizeof(*ex));
-		if (!ex) {
-			snprintf(err, errlen, "out of memory");
-			return -ENOMEM;
-		}
-		rc = tt_layout_load(cfg->layout, r, x->buf, &lx, &x->address, err, errlen);
-		if (rc < 0) {
-			free(ex);
-			return rc;
-		}
-		ex->sc = lx.sc;
-		ex->ro = lx.ro;
-		x->owned = ex;
-	}
-	if (cfg->elf && !strcmp(r->name, "nuttx")) {
-		struct tt_nuttx_layout *lo = (struct tt_nuttx_layout *)x->buf;
-		struct tt_nuttx_syscalls *sc;
 
-		rc = tt_nuttx_layout_from_elf(cfg->elf, lo, err, errlen);
+		rc = tt_layout_load(cfg->layout, r, x->buf, &lx, &x->address, err, errlen);
 		if (rc < 0)
 			return rc;
-		struct nx_extras *ex = calloc(1, sizeof(*ex));
-		if (!ex) {
-			snprintf(err, errlen, "out of memory");
-			return -ENOMEM;
+		/* what the layout in x->buf points to is the format's now (cfg_free) */
+		if (!r->cfg_free)
+			tt_layout_extras_free(&lx);
+		x->owned = r;
+	}
+	if (cfg->elf && r->cfg_from_fw) {
+		char note[2 * sizeof(why)];
+
+		rc = tt_fw_format_cfg(r, x->buf, cfg->elf, note, sizeof(note), err, errlen);
+		if (rc < 0)
+			return rc;
+		x->owned = r;
+		for (char *l = note, *nl; *l; l = nl + 1) {
+			if (!(nl = strchr(l, '\n')))
+				break;
+			tt_log(TT_LOG_INFO, "%.*s", (int)(nl - l), l);
 		}
-		x->owned = ex;
-		/* syscall names and printf formats are a nicety: without them numbers and hex */
-		if (tt_nuttx_syscalls_from_elf(cfg->elf, &sc, why, sizeof(why)) < 0)
-			tt_log(TT_LOG_INFO, "NuttX syscall names: %s", why);
-		else
-			lo->syscalls = ex->sc = sc;
-		if (tt_nuttx_rodata_from_elf(cfg->elf, &ex->ro, why, sizeof(why)) < 0)
-			tt_log(TT_LOG_INFO, "NuttX printf formats: %s", why);
-		else
-			lo->rodata = ex->ro;
 	}
 	for (; o && *o; o++) {
 		const char *eq = strchr(*o, '=');
@@ -918,13 +898,10 @@ int tt_target_format_cfg(const struct tt_target_config *cfg, const struct tt_rea
 
 void tt_format_cfg_release(struct tt_format_cfg *x)
 {
-	struct nx_extras *ex = x->owned;
+	const struct tt_reader_ops *r = x->owned;
 
-	if (ex) {
-		tt_nuttx_syscalls_free(ex->sc);
-		free(ex->ro);
-		free(ex);
-	}
+	if (r && r->cfg_free)
+		r->cfg_free(x->buf);
 	x->owned = NULL;
 }
 

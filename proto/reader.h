@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fwquery.h"
 #include "plan.h"
 #include "record.h"
 
@@ -95,6 +96,16 @@ struct tt_reader_ops {
 	 * source names the file it came from, or is NULL (NULL op: nothing to say). Writes at most
 	 * len bytes, NUL included. */
 	void (*cfg_describe)(const void *cfg, const char *source, char *buf, size_t len);
+	/* What the firmware ELF tells, through the queries of fwquery.h, into cfg (initialised;
+	 * before the options): 0, or -errno with a message in err; note gets '\n'-ended lines
+	 * about what was left out, for the log (NULL op: the ELF gives only the address). What
+	 * cfg then points to is released by cfg_free (NULL: nothing to release). */
+	int (*cfg_from_fw)(void *cfg, const struct tt_fw_query *q, char *note, size_t notelen,
+			   char *err, size_t errlen);
+	void (*cfg_free)(void *cfg);
+	/* The configuration is worth a layout file (`tracetap layout`): it holds more than the
+	 * address, with syscall names and strings beside its options (daemon/layout.h). */
+	bool layout_file;
 };
 
 #define TT_FORMAT_CFG_MAX 512
