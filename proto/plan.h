@@ -12,6 +12,13 @@
 
 #define TT_PLAN_MAX 8
 
+/* A file read while it is being written (a `kev:PATH` source: byte i of the file at address i)
+ * also answers a read of TT_PLAN_FILE_STAT_LEN bytes at TT_PLAN_FILE_STAT: the file's length,
+ * then its generation, each a little-endian uint64. The generation changes when another file
+ * (another inode) is at the path; both are 0 while there is no file. */
+#define TT_PLAN_FILE_STAT UINT64_C(0xffffffffffffffe0)
+#define TT_PLAN_FILE_STAT_LEN 16
+
 struct tt_range {
 	uint64_t addr;
 	uint32_t len;
