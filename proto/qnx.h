@@ -272,6 +272,11 @@ void tt_qnx_kev_plan(struct tt_qnx_kev *k, struct tt_plan *p);
 int tt_qnx_kev_ingest(struct tt_qnx_kev *k, tt_emit_cb cb, void *arg);
 void tt_qnx_kev_read_failed(struct tt_qnx_kev *k, int err);
 const char *tt_qnx_kev_error(const struct tt_qnx_kev *k);
+/* The header's bytes when the last ingest accepted a new header (then NULL until the next
+ * one); valid until the next plan. */
+const uint8_t *tt_qnx_kev_new_header(struct tt_qnx_kev *k, size_t *len);
+/* Emits the combine events still held (flagged incomplete). */
+void tt_qnx_kev_finish(struct tt_qnx_kev *k, tt_emit_cb cb, void *arg);
 struct tt_reader_stats;
 void tt_qnx_kev_stats(const struct tt_qnx_kev *k, struct tt_reader_stats *out);
 

@@ -33,6 +33,7 @@ struct tt_qnx_kev {
 	size_t hdr_cap;
 	struct tt_qnx q;
 	struct tt_reader_stats st;
+	size_t hdr_len;     /* of the header just accepted, until new_header takes it */
 	char err[448];
 	uint8_t buf[CHUNK];
 };
@@ -147,6 +148,7 @@ static int after_header(struct tt_qnx_kev *k)
 		return -EPROTO;
 	}
 	tt_qnx_init(&k->q, &h, k->tick_hz);
+	k->hdr_len = h.header_len;
 	k->off = h.events_off;
 	k->have_hdr = true;
 	return TT_READER_MORE;
@@ -178,6 +180,19 @@ void tt_qnx_kev_read_failed(struct tt_qnx_kev *k, int err)
 {
 	(void)err;
 	k->step = K_STAT; /* a file cut between the stat and the read: the next stat says so */
+}
+
+const uint8_t *tt_qnx_kev_new_header(struct tt_qnx_kev *k, size_t *len)
+{
+	*len = k->hdr_len;
+	k->hdr_len = 0;
+	return *len ? k->hdr : NULL;
+}
+
+void tt_qnx_kev_finish(struct tt_qnx_kev *k, tt_emit_cb cb, void *arg)
+{
+	if (k->have_hdr)
+		tt_qnx_finish(&k->q, cb, arg);
 }
 
 const char *tt_qnx_kev_error(const struct tt_qnx_kev *k)
