@@ -46,7 +46,7 @@ int tt_kev_follow_new(const char *path, uint64_t tick_hz, struct tt_kev_follow *
 static int file_stat(struct tt_kev_follow *f, uint8_t *dst, char *err, size_t errlen)
 {
 	struct stat now;
-	uint64_t v[2] = { 0, 0 };
+	bool open_now;
 
 	if (stat(f->path, &now) == 0 && (f->fd < 0 || now.st_ino != f->id.st_ino ||
 					 now.st_dev != f->id.st_dev)) {
@@ -64,10 +64,8 @@ static int file_stat(struct tt_kev_follow *f, uint8_t *dst, char *err, size_t er
 		f->fd = fd;
 		f->gen++;
 	}
-	if (f->fd >= 0 && fstat(f->fd, &f->id) == 0)
-		v[0] = (uint64_t)f->id.st_size, v[1] = f->gen;
-	for (unsigned b = 0; b < TT_PLAN_FILE_STAT_LEN; b++)
-		dst[b] = (uint8_t)(v[b / 8] >> (8 * (b % 8)));
+	open_now = f->fd >= 0 && fstat(f->fd, &f->id) == 0;
+	tt_plan_file_stat_put(dst, open_now ? (uint64_t)f->id.st_size : 0, open_now ? f->gen : 0);
 	return 0;
 }
 

@@ -173,9 +173,8 @@ static void file_work(uv_work_t *w)
 	for (unsigned i = 0; i < plan->n && r == 0; i++) {
 		const struct tt_range *rg = &plan->r[i];
 		if (f->follow && rg->addr == TT_PLAN_FILE_STAT && rg->len == TT_PLAN_FILE_STAT_LEN) {
-			uint64_t v[2] = { f->fd < 0 ? 0 : (uint64_t)st.st_size, f->fd < 0 ? 0 : f->gen };
-			for (unsigned b = 0; b < TT_PLAN_FILE_STAT_LEN; b++)
-				rg->dst[b] = (uint8_t)(v[b / 8] >> (8 * (b % 8)));
+			tt_plan_file_stat_put(rg->dst, f->fd < 0 ? 0 : (uint64_t)st.st_size,
+					      f->fd < 0 ? 0 : f->gen);
 		} else if (f->fmt == TT_IMAGE_RAW) {
 			r = file_read_raw(f, &st, rg);
 		} else if ((r = tt_image_copy(&f->img, rg->addr, rg->len, rg->dst, msg,

@@ -19,6 +19,15 @@
 #define TT_PLAN_FILE_STAT UINT64_C(0xffffffffffffffe0)
 #define TT_PLAN_FILE_STAT_LEN 16
 
+/* Writes the answer at TT_PLAN_FILE_STAT (for the sources that give it). */
+static inline void tt_plan_file_stat_put(uint8_t *dst, uint64_t length, uint64_t generation)
+{
+	for (unsigned b = 0; b < 8; b++) {
+		dst[b] = (uint8_t)(length >> (8 * b));
+		dst[8 + b] = (uint8_t)(generation >> (8 * b));
+	}
+}
+
 struct tt_range {
 	uint64_t addr;
 	uint32_t len;
