@@ -1,8 +1,9 @@
 /* fw/dwarf.c: neutral queries on a firmware ELF's DWARF and sections (see fw.h).
  *
- * A handle is the DIE's offset in .debug_info. Lookups by name walk the top-level DIEs of every
- * compile unit; a definition wins over a declaration, the first definition over later copies of
- * it in other units (C has one type per name here).
+ * A handle is the DIE's offset in .debug_info. Lookups by name go through an index of the named
+ * top-level definitions of every compile unit, built at the first lookup (one walk, not one per
+ * query); the first definition wins over later copies of it in other units (C has one type per
+ * name here).
  */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -20,11 +21,22 @@
 #include "fw.h"
 #include "fw_int.h"
 
+/* A named top-level definition (the name points into libdw's string data). */
+struct top {
+	const char *name;
+	uint64_t off;
+	int tag;
+	uint8_t asize; /* the unit's address size */
+};
+
 struct tt_fw {
 	char *path;
 	int fd;
 	Elf *e;
 	Dwarf *dbg; /* NULL: no DWARF */
+	struct top *tops; /* the index, in unit order; NULL until the first lookup */
+	size_t ntops;
+	bool indexed;
 };
 
 /* libdw does not export its "no DWARF" error code: look for the section ourselves. */
@@ -85,6 +97,7 @@ void tt_fw_close(struct tt_fw *fw)
 	if (fw->dbg)
 		dwarf_end(fw->dbg);
 	tt_fw_elf_end(fw->fd, fw->e);
+	free(fw->tops);
 	free(fw->path);
 	free(fw);
 }
@@ -155,30 +168,80 @@ static uint64_t each_top(const struct tt_fw *fw, bool (*fn)(Dwarf_Die *d, const 
 	return 0;
 }
 
-static bool named_type(Dwarf_Die *d, const void *name)
+static bool indexable(Dwarf_Die *d)
 {
 	int tag = dwarf_tag(d);
-	const char *n = dwarf_diename(d);
 
 	return (tag == DW_TAG_structure_type || tag == DW_TAG_union_type ||
-		tag == DW_TAG_enumeration_type) && n && !strcmp(n, name) && is_definition(d);
+		tag == DW_TAG_enumeration_type || tag == DW_TAG_variable) && dwarf_diename(d) &&
+	       is_definition(d);
 }
 
-static bool named_variable(Dwarf_Die *d, const void *name)
+/* The index of named top-level definitions (one walk over every unit); false when it cannot be
+ * built (out of memory: lookups then answer none). */
+static bool index_tops(struct tt_fw *fw)
 {
-	const char *n = dwarf_diename(d);
+	Dwarf_Off off = 0, next;
+	size_t hsize, cap = 0;
+	uint8_t asize;
 
-	return dwarf_tag(d) == DW_TAG_variable && n && !strcmp(n, name) && is_definition(d);
+	if (fw->indexed)
+		return fw->tops != NULL;
+	fw->indexed = true;
+	while (fw->dbg && dwarf_nextcu(fw->dbg, off, &next, &hsize, NULL, &asize, NULL) == 0) {
+		Dwarf_Die cu, d;
+
+		if (dwarf_offdie(fw->dbg, off + hsize, &cu) && dwarf_child(&cu, &d) == 0)
+			do {
+				if (!indexable(&d))
+					continue;
+				if (fw->ntops == cap) {
+					size_t nc = cap ? 2 * cap : 256;
+					struct top *t = realloc(fw->tops, nc * sizeof(*t));
+					if (!t) {
+						free(fw->tops);
+						fw->tops = NULL;
+						fw->ntops = 0;
+						return false;
+					}
+					fw->tops = t;
+					cap = nc;
+				}
+				fw->tops[fw->ntops++] = (struct top){ dwarf_diename(&d),
+								      dwarf_dieoffset(&d),
+								      dwarf_tag(&d), asize };
+			} while (dwarf_siblingof(&d, &d) == 0);
+		off = next;
+	}
+	return fw->tops != NULL;
+}
+
+/* The first indexed definition named name, a variable or not as wanted. */
+static uint64_t find_top(const struct tt_fw *cfw, const char *name, bool variable,
+			 uint8_t *asize)
+{
+	struct tt_fw *fw = (struct tt_fw *)cfw; /* the index is a cache */
+
+	if (!index_tops(fw))
+		return 0;
+	for (size_t i = 0; i < fw->ntops; i++)
+		if ((fw->tops[i].tag == DW_TAG_variable) == variable &&
+		    !strcmp(fw->tops[i].name, name)) {
+			if (asize)
+				*asize = fw->tops[i].asize;
+			return fw->tops[i].off;
+		}
+	return 0;
 }
 
 uint64_t tt_fw_type(const struct tt_fw *fw, const char *name, uint8_t *unit_addr)
 {
-	return each_top(fw, named_type, name, unit_addr);
+	return find_top(fw, name, false, unit_addr);
 }
 
 uint64_t tt_fw_variable(const struct tt_fw *fw, const char *name)
 {
-	return each_top(fw, named_variable, name, NULL);
+	return find_top(fw, name, true, NULL);
 }
 
 uint64_t tt_fw_member(const struct tt_fw *fw, uint64_t st, const char *name)
