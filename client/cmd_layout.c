@@ -59,7 +59,7 @@ int tt_cmd_layout(int argc, char **argv)
 	if (!cfg.format)
 		cfg.format = "nuttx";
 	const struct tt_reader_ops *r = tt_reader_find(cfg.format);
-	if (!r || strcmp(r->name, "nuttx")) {
+	if (!r || !r->layout_file) {
 		fprintf(stderr, "tracetap layout: format %s: only nuttx has a layout to save (the "
 			"others need only the address: --elf or --address)\n", cfg.format);
 		return 2;

@@ -1,4 +1,5 @@
-/* daemon/kevfollow.c: follow a growing QNX .kev file (see kevfollow.h). */
+/* daemon/kevfollow.c: follow a growing QNX .kev file (see kevfollow.h): the QNX reader's
+ * stream mode (proto/qnx.h: tt_qnx_kev_*) plans the reads, done here with blocking pread. */
 #include "kevfollow.h"
 
 #include <errno.h>
@@ -11,134 +12,112 @@
 #include <unistd.h>
 
 #include "../proto/qnx.h"
-
-#define HEAD_MAX (TT_QNX_MAX_HEADER + (16u << 20)) /* header + syspage */
-#define CHUNK (64u * 1024u)                         /* events read per pread */
+#include "../proto/reader.h"
 
 struct tt_kev_follow {
 	char *path;
-	uint64_t tick_hz;
 	int fd;
-	struct stat st;        /* of fd when opened */
-	bool have_hdr;
-	uint64_t off;          /* next event's file offset */
-	uint64_t bytes;        /* event bytes decoded */
-	uint8_t *hdr;          /* the header's bytes, while not yet taken by new_header */
+	struct stat id;    /* of fd */
+	uint64_t gen;      /* files opened at the path */
+	uint64_t bytes;    /* event bytes decoded */
+	struct tt_qnx_kev *k;
+	const uint8_t *hdr; /* a header accepted during the last step, or NULL */
 	size_t hdr_len;
-	uint8_t *taken;        /* the header new_header returned (valid until the next one) */
-	struct tt_qnx q;
-	uint8_t buf[CHUNK];
+	uint8_t *taken;     /* the header new_header returned */
 };
 
 int tt_kev_follow_new(const char *path, uint64_t tick_hz, struct tt_kev_follow **out)
 {
 	struct tt_kev_follow *f = calloc(1, sizeof(*f));
 
-	if (!f || !(f->path = strdup(path))) {
+	if (!f || !(f->path = strdup(path)) || tt_qnx_kev_new(f->path, tick_hz, &f->k) < 0) {
+		if (f)
+			free(f->path);
 		free(f);
 		return -ENOMEM;
 	}
 	f->fd = -1;
-	f->tick_hz = tick_hz;
 	*out = f;
 	return 0;
 }
 
-static void start_over(struct tt_kev_follow *f, tt_emit_cb cb, void *arg)
+/* The file's length and generation (plan.h's TT_PLAN_FILE_STAT): opens the file at the path
+ * when it is another one; a missing file is length 0, generation 0 until one is opened. */
+static int file_stat(struct tt_kev_follow *f, uint8_t *dst, char *err, size_t errlen)
 {
-	struct tt_record r = { .kind = TT_REC_RESET };
+	struct stat now;
+	bool open_now;
 
-	if (f->have_hdr)
-		tt_qnx_finish(&f->q, cb, arg);
-	r.u.reset.reason = "file truncated or replaced: decoding it again";
-	cb(arg, &r);
-	close(f->fd);
-	f->fd = -1;
-	f->off = 0;
-	f->have_hdr = false;
+	if (stat(f->path, &now) == 0 && (f->fd < 0 || now.st_ino != f->id.st_ino ||
+					 now.st_dev != f->id.st_dev)) {
+		int fd = open(f->path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0 || fstat(fd, &f->id) < 0 || !S_ISREG(f->id.st_mode)) {
+			int e = fd < 0 ? errno : EINVAL;
+			snprintf(err, errlen, "%s: %s", f->path,
+				 fd < 0 ? strerror(e) : "not a regular file");
+			if (fd >= 0)
+				close(fd);
+			return -e;
+		}
+		if (f->fd >= 0)
+			close(f->fd);
+		f->fd = fd;
+		f->gen++;
+	}
+	open_now = f->fd >= 0 && fstat(f->fd, &f->id) == 0;
+	tt_plan_file_stat_put(dst, open_now ? (uint64_t)f->id.st_size : 0, open_now ? f->gen : 0);
+	return 0;
 }
 
-/* Reads and parses the header: 1 when done, 0 when the file is still too short, -errno. */
-static int read_header(struct tt_kev_follow *f, char *err, size_t errlen)
+static int read_range(struct tt_kev_follow *f, const struct tt_range *r, char *err,
+		      size_t errlen)
 {
-	size_t n = (uint64_t)f->st.st_size < HEAD_MAX ? (size_t)f->st.st_size : HEAD_MAX;
-	uint8_t *buf = malloc(n ? n : 1);
-	struct tt_qnx_header h;
-	char why[384];
 	ssize_t k;
 
-	if (!buf) {
-		snprintf(err, errlen, "%s: out of memory", f->path);
-		return -ENOMEM;
-	}
-	k = pread(f->fd, buf, n, 0);
-	if (k < 0) {
-		int e = errno;
-		snprintf(err, errlen, "%s: %s", f->path, strerror(e));
-		free(buf);
-		return -e;
-	}
-	if (tt_qnx_parse_header(buf, (size_t)k, &h, why, sizeof(why)) < 0) {
-		free(buf);
-		if (h.need_more && (size_t)k < HEAD_MAX)
-			return 0;
-		snprintf(err, errlen, "%s: %s", f->path, why);
-		return -EPROTO;
-	}
-	tt_qnx_init(&f->q, &h, f->tick_hz);
-	f->off = h.events_off;
-	f->have_hdr = true;
-	free(f->hdr);
-	f->hdr = realloc(buf, h.header_len ? h.header_len : 1);
-	if (!f->hdr)
-		f->hdr = buf;
-	f->hdr_len = h.header_len;
-	return 1;
+	if (r->addr == TT_PLAN_FILE_STAT)
+		return file_stat(f, r->dst, err, errlen);
+	k = pread(f->fd, r->dst, r->len, (off_t)r->addr);
+	return k == (ssize_t)r->len ? 0 : -EIO; /* shrank meanwhile: seen at the next stat */
 }
 
 int tt_kev_follow_step(struct tt_kev_follow *f, tt_emit_cb cb, void *arg, char *err,
 		       size_t errlen)
 {
-	struct stat now;
+	struct tt_reader_stats st;
+	struct tt_plan p;
 	int rc;
 
-	if (f->fd < 0) {
-		f->fd = open(f->path, O_RDONLY | O_CLOEXEC);
-		if (f->fd < 0) {
-			int e = errno;
-			if (e == ENOENT)
-				return TT_KEV_WAITING;
-			snprintf(err, errlen, "%s: %s", f->path, strerror(e));
-			return -e;
+	for (;;) {
+		tt_qnx_kev_plan(f->k, &p);
+		rc = read_range(f, &p.r[0], err, errlen);
+		if (rc == -EIO) {
+			tt_qnx_kev_read_failed(f->k, rc);
+			return TT_KEV_FOLLOWING;
 		}
-		if (fstat(f->fd, &f->st) < 0 || !S_ISREG(f->st.st_mode)) {
-			snprintf(err, errlen, "%s: not a regular file", f->path);
-			close(f->fd);
-			f->fd = -1;
-			return -EINVAL;
+		if (rc < 0)
+			return rc;
+		rc = tt_qnx_kev_ingest(f->k, cb, arg);
+		size_t hl;
+		const uint8_t *h = tt_qnx_kev_new_header(f->k, &hl);
+		if (h) { /* the reader's buffer: copied before the next plan reuses it */
+			free((void *)f->hdr);
+			uint8_t *c = malloc(hl ? hl : 1);
+			if (c)
+				memcpy(c, h, hl);
+			f->hdr = c;
+			f->hdr_len = c ? hl : 0;
 		}
+		tt_qnx_kev_stats(f->k, &st);
+		f->bytes = st.events * TT_QNX_EVENT_SIZE;
+		if (rc == -EAGAIN)
+			return TT_KEV_WAITING;
+		if (rc < 0) {
+			snprintf(err, errlen, "%s", tt_qnx_kev_error(f->k));
+			return rc;
+		}
+		if (rc == TT_READER_DONE)
+			return TT_KEV_FOLLOWING;
 	}
-	/* another file at the path (tracelogger started again), or this one cut shorter */
-	if ((stat(f->path, &now) == 0 &&
-	     (now.st_ino != f->st.st_ino || now.st_dev != f->st.st_dev)) ||
-	    fstat(f->fd, &f->st) < 0 || (uint64_t)f->st.st_size < f->off) {
-		start_over(f, cb, arg);
-		return TT_KEV_WAITING;
-	}
-	if (!f->have_hdr && (rc = read_header(f, err, errlen)) <= 0)
-		return rc;
-	while ((uint64_t)f->st.st_size - f->off >= TT_QNX_EVENT_SIZE) {
-		uint64_t avail = (uint64_t)f->st.st_size - f->off;
-		size_t n = avail < CHUNK ? (size_t)avail : CHUNK;
-		ssize_t k = pread(f->fd, f->buf, n - n % TT_QNX_EVENT_SIZE, (off_t)f->off);
-		if (k < TT_QNX_EVENT_SIZE)
-			break; /* shrank meanwhile: seen at the next step */
-		n = (size_t)k / TT_QNX_EVENT_SIZE;
-		tt_qnx_feed(&f->q, f->buf, n, cb, arg);
-		f->off += n * TT_QNX_EVENT_SIZE;
-		f->bytes += n * TT_QNX_EVENT_SIZE;
-	}
-	return TT_KEV_FOLLOWING;
 }
 
 const uint8_t *tt_kev_follow_new_header(struct tt_kev_follow *f, size_t *len)
@@ -146,7 +125,7 @@ const uint8_t *tt_kev_follow_new_header(struct tt_kev_follow *f, size_t *len)
 	const uint8_t *h = f->hdr;
 
 	*len = f->hdr_len;
-	f->hdr = NULL; /* kept until free (taken once) */
+	f->hdr = NULL; /* kept until the next one or free (taken once) */
 	f->hdr_len = 0;
 	if (h) {
 		free(f->taken);
@@ -164,11 +143,12 @@ void tt_kev_follow_free(struct tt_kev_follow *f, tt_emit_cb cb, void *arg)
 {
 	if (!f)
 		return;
-	if (f->have_hdr && cb)
-		tt_qnx_finish(&f->q, cb, arg);
+	if (cb)
+		tt_qnx_kev_finish(f->k, cb, arg);
 	if (f->fd >= 0)
 		close(f->fd);
-	free(f->hdr);
+	tt_qnx_kev_free(f->k);
+	free((void *)f->hdr);
 	free(f->taken);
 	free(f->path);
 	free(f);

@@ -231,7 +231,7 @@ int tt_layout_load(const char *path, const struct tt_reader_ops *r, void *cfg,
 	}
 	rc = load_options(path, cJSON_GetObjectItemCaseSensitive(own, "options"), r, cfg, err,
 			  errlen);
-	if (rc == 0 && !strcmp(r->name, "nuttx")) {
+	if (rc == 0 && r->layout_file) {
 		struct tt_nuttx_layout *lo = cfg;
 		rc = load_syscalls(path, cJSON_GetObjectItemCaseSensitive(own, "syscalls"), ex,
 				   err, errlen);

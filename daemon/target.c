@@ -1,7 +1,8 @@
 /* daemon/target.c: the poller of one target (see target.h).
  *
  * Owns a probe, the format's reader (proto/reader.h, driven only through its ops) and a libuv
- * timer; a kev:PATH target owns a .kev file follower instead of both. Starting a target: check
+ * timer, whatever the source (a file in a format's own layout read while it is written, such
+ * as kev:PATH, is one more probe backend and reader). Starting a target: check
  * the source and pick the reader (check_source), the format's configuration from the ELF, a
  * layout file and options, where its control structure is (locate_buffer), then the reader
  * and the probe (open_reading). One poll cycle is a chain of plan -> tt_probe_read -> ingest
@@ -21,12 +22,11 @@
 #include <string.h>
 
 #include "../fw/fw.h"
+#include "fwglue.h"
 #include "../proto/reader.h"
 #include "../proto/nuttx.h"
-#include "../proto/qnx.h"
 #include "../proto/threadx.h"
 #include "export.h"
-#include "kevfollow.h"
 #include "log.h"
 
 enum phase {
@@ -41,7 +41,7 @@ struct tt_target {
 	char **oargs;    /* owned copy of openocd_args */
 	char **fopts;    /* owned copy of format_opts */
 	struct tt_probe *probe;
-	struct tt_kev_follow *kev; /* kev:PATH: a growing .kev file instead of a probe */
+	const char *stream;      /* a stream source (reader.h: cfg.stream): its path */
 	const struct tt_reader_ops *fmt;
 	struct tt_format_cfg fcfg; /* format_cfg points here (or is NULL) */
 	const void *format_cfg;
@@ -149,16 +149,9 @@ static void schedule(struct tt_target *t, unsigned delay_ms)
 		uv_timer_start(&t->timer, on_timer, delay_ms, 0);
 }
 
-static void kev_poll(struct tt_target *t);
-
 static void on_timer(uv_timer_t *h)
 {
-	struct tt_target *t = h->data;
-
-	if (t->kev)
-		kev_poll(t);
-	else
-		poll_cycle(t);
+	poll_cycle(h->data);
 }
 
 static void emit(void *arg, const struct tt_record *rec)
@@ -203,50 +196,6 @@ static void update_rate(struct tt_target *t)
 		t->rate_t0 = now;
 		t->rate_n0 = t->st.events;
 	}
-}
-
-/* kev:PATH: one look at the file per poll_max interval (daemon/kevfollow.h). */
-static void kev_poll(struct tt_target *t)
-{
-	const char *path = t->cfg.probe + 4;
-	char err[sizeof(t->st.message)];
-	int st = tt_kev_follow_step(t->kev, emit, t, err, sizeof(err));
-
-	t->st.polls++;
-	t->st.bytes_read = tt_kev_follow_bytes(t->kev);
-	if (st < 0) {
-		log_poll_error(t, err);
-		set_state(t, TT_TARGET_DISCONNECTED, "%s", err);
-	} else if (st == TT_KEV_WAITING) {
-		set_state(t, TT_TARGET_ATTACHING, "waiting for %s and its whole header", path);
-	} else {
-		set_state(t, TT_TARGET_CONNECTED, "following %s", path);
-	}
-	update_rate(t);
-	t->st.interval_ms = t->cfg.poll_max_ms;
-	schedule(t, t->cfg.poll_max_ms);
-}
-
-/* kev:PATH takes the QNX format and nothing that locates a buffer in target memory. */
-static int check_kev(const struct tt_target_config *cfg, char *err, size_t errlen)
-{
-	if (!cfg->probe[4]) {
-		snprintf(err, errlen, "kev: needs a path (kev:/path/to/trace.kev)");
-		return -EINVAL;
-	}
-	if (cfg->format && tt_reader_find(cfg->format) != &tt_qnx_reader) {
-		snprintf(err, errlen, "%s: a .kev file is QNX's format, not %s", cfg->probe,
-			 cfg->format);
-		return -EINVAL;
-	}
-	if (cfg->address || cfg->address_is_pointer || cfg->elf || cfg->start_at_now ||
-	    (cfg->format_opts && *cfg->format_opts)) {
-		snprintf(err, errlen, "%s: a .kev file carries its own header: --address, "
-			 "--pointer, --elf, --start-at-now and --format-opt do not apply",
-			 cfg->probe);
-		return -EINVAL;
-	}
-	return 0;
 }
 
 /* The next interval (daemon/pace.c) from what the last poll found and how long it took. */
@@ -351,6 +300,7 @@ static int make_reader(struct tt_target *t)
 		.time_dir = t->cfg.time_dir,
 		.format_cfg = t->format_cfg,
 		.file_source = !strncmp(t->cfg.probe, "file:", 5),
+		.stream = t->stream,
 	};
 
 	if (t->rd)
@@ -414,6 +364,8 @@ static void on_read(struct tt_probe *p, int status, void *arg)
 	if (t->halted)
 		set_state(t, TT_TARGET_HALTED, "core halted by the debugger; still reading 0x%08" PRIx64,
 			  t->header_addr);
+	else if (t->st.state != TT_TARGET_CONNECTED && t->stream)
+		set_state(t, TT_TARGET_CONNECTED, "following %s", t->stream);
 	else if (t->st.state != TT_TARGET_CONNECTED)
 		set_state(t, TT_TARGET_CONNECTED, "streaming from 0x%08" PRIx64, t->header_addr);
 	if (rc == TT_READER_MORE) {
@@ -540,7 +492,6 @@ static void free_target(struct tt_target *t)
 		free(t->strs[i]);
 	free_argv(t->oargs);
 	free_argv(t->fopts);
-	tt_kev_follow_free(t->kev, NULL, NULL);
 	if (t->rd)
 		t->fmt->destroy(t->rd);
 	tt_format_cfg_release(&t->fcfg);
@@ -623,16 +574,19 @@ static int locate_file(struct tt_target *t, char *err, size_t errlen)
 }
 
 /* The probe spec checked and the reader of the format chosen: 0 or -EINVAL with a message. */
-static int check_source(const struct tt_target_config *cfg, bool kev,
-			const struct tt_reader_ops **out, char *err, size_t errlen)
+static int check_source(const struct tt_target_config *cfg, const struct tt_reader_ops **out,
+			char *err, size_t errlen)
 {
+	const struct tt_reader_ops *stream = tt_reader_for_stream(cfg->probe);
+	bool locating = cfg->address || cfg->address_is_pointer || cfg->elf ||
+			cfg->start_at_now || (cfg->format_opts && *cfg->format_opts);
 	char lfmt[32];
-	int rc = kev ? check_kev(cfg, err, errlen) : tt_probe_spec_check(cfg->probe, err, errlen);
+	int rc = stream ? stream->stream_check(cfg->probe, cfg->format, locating, err, errlen)
+			: tt_probe_spec_check(cfg->probe, err, errlen);
 
 	if (rc < 0)
 		return rc;
-	*out = kev ? &tt_qnx_reader
-		   : tt_reader_find(tt_target_format_name(cfg, lfmt, sizeof(lfmt)));
+	*out = stream ? stream : tt_reader_find(tt_target_format_name(cfg, lfmt, sizeof(lfmt)));
 	if (*out && (*out)->create)
 		return 0;
 	if (*out)
@@ -651,6 +605,8 @@ static int locate_buffer(struct tt_target *t, char *err, size_t errlen)
 	const struct tt_reader_ops *fmt = t->fmt;
 	int rc;
 
+	if (t->stream) /* the file's own header says where things are */
+		return 0;
 	if (t->cfg.elf && !fmt->elf_symbol) {
 		snprintf(err, errlen, "--elf: format %s has no ELF symbol to find its buffer by: "
 			 "give --address", fmt->name);
@@ -729,8 +685,7 @@ int tt_target_start(uv_loop_t *loop, const struct tt_target_config *cfg,
 		snprintf(err, errlen, "no probe given");
 		return -EINVAL;
 	}
-	bool kev = !strncmp(cfg->probe, "kev:", 4);
-	if ((rc = check_source(cfg, kev, &fmt, err, errlen)) < 0)
+	if ((rc = check_source(cfg, &fmt, err, errlen)) < 0)
 		return rc;
 	t = calloc(1, sizeof(*t));
 	if (!t) {
@@ -750,18 +705,12 @@ int tt_target_start(uv_loop_t *loop, const struct tt_target_config *cfg,
 	t->st.interval_ms = t->cfg.poll_min_ms * 4 < t->cfg.poll_max_ms ? t->cfg.poll_min_ms * 4
 								       : t->cfg.poll_max_ms;
 	t->relink_ms = RELINK_FIRST_MS;
-	if (kev) {
+	if (tt_reader_for_stream(t->cfg.probe) == fmt) {
 		t->cfg.format = fmt->name; /* strs[] still owns the copy */
-		if (tt_kev_follow_new(t->cfg.probe + 4, t->cfg.tick_hz, &t->kev) < 0) {
-			snprintf(err, errlen, "out of memory");
-			rc = -ENOMEM;
-			goto fail_cfg;
-		}
-		goto launch; /* no probe, no reader: kev_poll does both */
+		t->stream = strchr(t->cfg.probe, ':') + 1;
 	}
 	if ((rc = open_reading(t, err, errlen)) < 0)
 		goto fail_cfg;
-launch:
 	uv_timer_init(loop, &t->timer);
 	t->timer.data = t;
 	t->rate_t0 = uv_now(loop);
@@ -809,12 +758,6 @@ void tt_target_stop(struct tt_target *t, tt_target_close_cb cb, void *arg)
 	tt_probe_close(t->probe, on_probe_closed, t);
 }
 
-/* What tt_target_format_cfg read from a NuttX ELF besides the layout (tt_format_cfg.owned) */
-struct nx_extras {
-	struct tt_nuttx_syscalls *sc;
-	struct tt_nuttx_mem *ro;
-};
-
 int tt_target_format_cfg(const struct tt_target_config *cfg, const struct tt_reader_ops *r,
 			 struct tt_format_cfg *x, const void **format_cfg, char *err,
 			 size_t errlen)
@@ -849,42 +792,27 @@ int tt_target_format_cfg(const struct tt_target_config *cfg, const struct tt_rea
 	}
 	if (cfg->layout) {
 		struct tt_layout_extras lx;
-		struct nx_extras *ex = calloc(1, sizeof(*ex));
-		if (!ex) {
-			snprintf(err, errlen, "out of memory");
-			return -ENOMEM;
-		}
-		rc = tt_layout_load(cfg->layout, r, x->buf, &lx, &x->address, err, errlen);
-		if (rc < 0) {
-			free(ex);
-			return rc;
-		}
-		ex->sc = lx.sc;
-		ex->ro = lx.ro;
-		x->owned = ex;
-	}
-	if (cfg->elf && !strcmp(r->name, "nuttx")) {
-		struct tt_nuttx_layout *lo = (struct tt_nuttx_layout *)x->buf;
-		struct tt_nuttx_syscalls *sc;
 
-		rc = tt_nuttx_layout_from_elf(cfg->elf, lo, err, errlen);
+		rc = tt_layout_load(cfg->layout, r, x->buf, &lx, &x->address, err, errlen);
 		if (rc < 0)
 			return rc;
-		struct nx_extras *ex = calloc(1, sizeof(*ex));
-		if (!ex) {
-			snprintf(err, errlen, "out of memory");
-			return -ENOMEM;
+		/* what the layout in x->buf points to is the format's now (cfg_free) */
+		if (!r->cfg_free)
+			tt_layout_extras_free(&lx);
+		x->owned = r;
+	}
+	if (cfg->elf && r->cfg_from_fw) {
+		char note[2 * sizeof(why)];
+
+		rc = tt_fw_format_cfg(r, x->buf, cfg->elf, note, sizeof(note), err, errlen);
+		if (rc < 0)
+			return rc;
+		x->owned = r;
+		for (char *l = note, *nl; *l; l = nl + 1) {
+			if (!(nl = strchr(l, '\n')))
+				break;
+			tt_log(TT_LOG_INFO, "%.*s", (int)(nl - l), l);
 		}
-		x->owned = ex;
-		/* syscall names and printf formats are a nicety: without them numbers and hex */
-		if (tt_nuttx_syscalls_from_elf(cfg->elf, &sc, why, sizeof(why)) < 0)
-			tt_log(TT_LOG_INFO, "NuttX syscall names: %s", why);
-		else
-			lo->syscalls = ex->sc = sc;
-		if (tt_nuttx_rodata_from_elf(cfg->elf, &ex->ro, why, sizeof(why)) < 0)
-			tt_log(TT_LOG_INFO, "NuttX printf formats: %s", why);
-		else
-			lo->rodata = ex->ro;
 	}
 	for (; o && *o; o++) {
 		const char *eq = strchr(*o, '=');
@@ -913,13 +841,10 @@ int tt_target_format_cfg(const struct tt_target_config *cfg, const struct tt_rea
 
 void tt_format_cfg_release(struct tt_format_cfg *x)
 {
-	struct nx_extras *ex = x->owned;
+	const struct tt_reader_ops *r = x->owned;
 
-	if (ex) {
-		tt_nuttx_syscalls_free(ex->sc);
-		free(ex->ro);
-		free(ex);
-	}
+	if (r && r->cfg_free)
+		r->cfg_free(x->buf);
 	x->owned = NULL;
 }
 

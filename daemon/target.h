@@ -88,7 +88,8 @@ const char *tt_target_format_name(const struct tt_target_config *cfg, char *buf,
 /* Storage for a reader's format_cfg (reader.h: cfg_size bytes). */
 struct tt_format_cfg {
 	_Alignas(max_align_t) unsigned char buf[TT_FORMAT_CFG_MAX];
-	void *owned; /* memory buf points into (NuttX syscall names, read-only data), or NULL */
+	const void *owned; /* the reader (struct tt_reader_ops) whose cfg_free releases what buf
+			      points to, or NULL */
 	uint64_t address; /* the control structure's address from the layout file, or 0 */
 };
 

@@ -82,10 +82,8 @@ static int elf_find(Elf *e, const char *path, const char *sym, uint64_t *value, 
 	return -ENOENT;
 }
 
-/* Opens path as an ELF and runs fn on it; what names the search in the "not an ELF" message. */
-int tt_fw_with_elf(const char *path, const char *what,
-		   int (*fn)(const char *path, Elf *e, void *out, char *err, size_t errlen),
-		   void *out, char *err, size_t errlen)
+int tt_fw_elf_begin(const char *path, const char *what, int *fd_out, Elf **e_out, char *err,
+		    size_t errlen)
 {
 	Elf *e;
 	int fd, rc;
@@ -103,32 +101,31 @@ int tt_fw_with_elf(const char *path, const char *what,
 	e = elf_begin(fd, ELF_C_READ, NULL);
 	if (!e || elf_kind(e) != ELF_K_ELF) {
 		snprintf(err, errlen, "%s: not an ELF file (looking for %s)", path, what);
-		rc = -ENOEXEC;
-	} else {
-		rc = fn(path, e, out, err, errlen);
+		tt_fw_elf_end(fd, e);
+		return -ENOEXEC;
 	}
-	elf_end(e);
-	close(fd);
-	return rc;
+	*fd_out = fd;
+	*e_out = e;
+	return 0;
 }
 
-struct find {
-	const char *sym;
-	uint64_t *value;
-};
-
-static int find_fn(const char *path, Elf *e, void *out, char *err, size_t errlen)
+void tt_fw_elf_end(int fd, Elf *e)
 {
-	struct find *f = out;
-
-	return elf_find(e, path, f->sym, f->value, err, errlen);
+	elf_end(e);
+	close(fd);
 }
 
 int tt_elf_symbol(const char *path, const char *sym, uint64_t *value, char *err, size_t errlen)
 {
-	struct find f = { sym, value };
 	char what[160];
+	Elf *e;
+	int fd, rc;
 
 	snprintf(what, sizeof(what), "\"%s\"", sym);
-	return tt_fw_with_elf(path, what, find_fn, &f, err, errlen);
+	rc = tt_fw_elf_begin(path, what, &fd, &e, err, errlen);
+	if (rc < 0)
+		return rc;
+	rc = elf_find(e, path, sym, value, err, errlen);
+	tt_fw_elf_end(fd, e);
+	return rc;
 }

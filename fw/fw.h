@@ -1,51 +1,69 @@
-/* fw/fw.h: what tracetap reads from a firmware ELF (libelf, libdw): symbols, and the layouts a
- * format's reader needs from the DWARF (proto/ stays dependency-free; the caller passes the
- * result to the reader as reader.h's format_cfg). Blocking file reads: for setup, not polls.
+/* fw/fw.h: what tracetap reads from a firmware ELF (libelf, libdw): symbols, and neutral DWARF
+ * queries (types, members, enumerators, variables) and bytes at target addresses. Formats ask
+ * through a table of these functions (proto/fwquery.h); fw/ knows no format. Blocking file
+ * reads: for setup, not polls.
  */
 #ifndef TT_FW_H
 #define TT_FW_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-
-#include "../proto/nuttx.h"
 
 /* The value of a defined symbol (global preferred over local), e.g. "_tx_trace_header_ptr",
  * searched in .symtab then .dynsym. 0 or -errno with a message naming the file and the symbol
  * in err (-ENOEXEC: not an ELF, -ENOENT: no such file / symbol, -ENODATA: no symbol table). */
 int tt_elf_symbol(const char *path, const char *sym, uint64_t *value, char *err, size_t errlen);
 
-/* Fills *out from the DWARF of the ELF at path: the offsets of ni_buffer, ni_bufsize, ni_head
- * and ni_tail in struct noteram_driver_s; the pointer size (address size of that unit, checked
- * against ni_buffer); the byte order (ELF header); sizeof(struct note_common_s) as header_size;
- * the release family from note_common_s's members and enum note_type_e (1204: 12.4-12.6, 1207:
- * 12.7, 1208: 12.8-12.12, 1213: 12.13 and later, 13.x included, which decodes the same);
- * time64 from the size of the time stamp; smp from nc_cpu (12.4-12.7), struct note_csection_s's
- * ncs_count or the variable g_cpu_irqset; align from the release (1 before 12.7, else the
- * pointer size); off_overwrite from ni_overwrite; sys_reserved (CONFIG_SYS_RESERVED) from the
- * enumerator SYS__exit when some enum has it (else -1). Before 12.4 (struct noteram_info_s,
- * no noteram_driver_s): offsets of ni_overwrite/head/tail/buffer, bufsize = ni_buffer's size,
- * pid_size, hires, time64, smp from note_common_s's byte arrays, release 1203 (1200 when
- * note_irqhandler_s has no nih_handler). *out is written only on success.
- * Returns 0, or -errno with a message naming the file and what is missing in err:
- * -ENOENT/-EACCES (cannot open), -ENOEXEC (not an ELF), -ENODATA (no DWARF: stripped or built
- * without -g), -ESRCH (a type, member or enumerator is missing), -ERANGE (values out of the
- * ranges tracetap reads), -EIO (libdw error). */
-int tt_nuttx_layout_from_elf(const char *path, struct tt_nuttx_layout *out, char *err,
-			     size_t errlen);
+/* An opened firmware ELF. A DWARF entry (type, member, enumerator's enum, variable) is named
+ * by a handle, 0 meaning none; handles live as long as the struct tt_fw. */
+struct tt_fw;
 
-/* The firmware's syscall names: g_funcnames[] (the variable's DWARF gives its address and
- * length; the pointers and the strings they point to are read from the ELF's sections, bounds
- * checked; an entry that is not a printable name is NULL). CONFIG_SYS_RESERVED, needed to index
- * it, comes with the layout (tt_nuttx_layout_from_elf: the enumerator SYS__exit) or the option
- * sys_reserved. Returns 0 with *out allocated (tt_nuttx_syscalls_free), or -errno with a
- * message: -ESRCH (no g_funcnames: syscall notes off), -ERANGE, -ENODATA, -ENOEXEC, -ENOENT. */
-int tt_nuttx_syscalls_from_elf(const char *path, struct tt_nuttx_syscalls **out, char *err,
-			       size_t errlen);
-void tt_nuttx_syscalls_free(struct tt_nuttx_syscalls *sc);
-/* A copy of the ELF's read-only PROGBITS sections (format strings of DUMP_PRINTF notes), at
- * most 64 MiB; one allocation: free() it. 0 or -errno with a message. */
-int tt_nuttx_rodata_from_elf(const char *path, struct tt_nuttx_mem **out, char *err,
-			     size_t errlen);
+/* Opens the ELF at path (what: what the caller looks for, for the "not an ELF" message).
+ * 0, or -errno with a message naming the file: -ENOENT/-EACCES, -ENOEXEC, -EIO (libelf/libdw).
+ * An ELF without DWARF opens: tt_fw_has_dwarf says so. */
+int tt_fw_open(const char *path, const char *what, struct tt_fw **out, char *err,
+	       size_t errlen);
+void tt_fw_close(struct tt_fw *fw);
+/* The path it was opened from, for messages. */
+const char *tt_fw_path(const struct tt_fw *fw);
+/* Whether the ELF has DWARF debug information (not stripped, built with -g). */
+bool tt_fw_has_dwarf(const struct tt_fw *fw);
+/* The ELF header's byte order and class (4: ELFCLASS32, 8: ELFCLASS64). */
+bool tt_fw_big_endian(const struct tt_fw *fw);
+unsigned tt_fw_class_bytes(const struct tt_fw *fw);
+
+/* The first definition (not a declaration) of the struct, union or enum named name over every
+ * compile unit; *unit_addr (may be NULL) gets the address size of its unit. 0: none. */
+uint64_t tt_fw_type(const struct tt_fw *fw, const char *name, uint8_t *unit_addr);
+/* The first definition of the variable named name. 0: none. */
+uint64_t tt_fw_variable(const struct tt_fw *fw, const char *name);
+/* A member of the struct or union st. 0: none. */
+uint64_t tt_fw_member(const struct tt_fw *fw, uint64_t st, const char *name);
+/* A member's offset in its struct (absent = 0). 0, or -1 when it is not a constant. */
+int tt_fw_member_offset(const struct tt_fw *fw, uint64_t m, uint64_t *off);
+/* The type of a member or variable, typedefs and qualifiers peeled (a type: itself, peeled).
+ * 0: none. */
+uint64_t tt_fw_type_of(const struct tt_fw *fw, uint64_t d);
+/* The byte size of a type, or of a member's or variable's type; a pointer without a size has
+ * its unit's address size. 0: unknown. */
+uint64_t tt_fw_size(const struct tt_fw *fw, uint64_t d);
+/* Whether the (peeled) type of d is a pointer. */
+bool tt_fw_is_pointer(const struct tt_fw *fw, uint64_t d);
+/* The element count of the array type of d (a variable, member or type): 0, or -1 when d is
+ * not an array of elements of known size. */
+int tt_fw_array_len(const struct tt_fw *fw, uint64_t d, uint64_t *n);
+/* The value of the enumerator name in the enum e, or in the first enum holding one when e is 0
+ * (top-level enums of every unit): true when found. */
+bool tt_fw_enumerator(const struct tt_fw *fw, uint64_t e, const char *name, int64_t *value);
+/* A variable's fixed address (a DW_OP_addr location), or 0. */
+uint64_t tt_fw_var_addr(const struct tt_fw *fw, uint64_t v);
+/* len bytes at target address addr from the ELF's allocated, file-backed sections: 0, or -1
+ * when the range is not entirely inside one such section. */
+int tt_fw_read(const struct tt_fw *fw, uint64_t addr, void *dst, size_t len);
+/* The i-th read-only data section (allocated PROGBITS, not writable, not empty): 0 with its
+ * address, bytes (valid while fw is open) and length, or -1 past the last. */
+int tt_fw_rodata(const struct tt_fw *fw, unsigned i, uint64_t *addr, const uint8_t **data,
+		 size_t *len);
 
 #endif

@@ -5,6 +5,11 @@
  * a huge HEX file never blocks the loop. Raw images are read with pread on every read, after a
  * stat of the path: a file rewritten in place is followed byte for byte, one replaced by rename
  * is reopened. HEX/SREC images are parsed again when the file's identity, size or mtime change.
+ *
+ * The kev:PATH backend is the same reader of raw files for a file read while it is written: no
+ * file yet is not an error, the content is never taken for HEX/SREC, byte 0 is at address 0,
+ * and plan.h's TT_PLAN_FILE_STAT answers the file's length and generation (a count of the
+ * files seen at the path; a file removed but still open is followed until another appears).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -33,6 +38,8 @@ struct file_probe {
 	struct tt_image img;
 	int wstatus;
 	char werr[256];
+	int follow;            /* kev:PATH */
+	uint64_t gen;          /* files opened at the path (kev:) */
 };
 
 static int file_err(struct file_probe *f, int status, const char *what)
@@ -91,8 +98,17 @@ static int file_refresh(struct file_probe *f, struct stat *st)
 	ssize_t k;
 	int r;
 
-	if (stat(f->path, st) < 0)
-		return file_err(f, -errno, "cannot stat");
+	if (stat(f->path, st) < 0) {
+		int e = errno;
+		if (!f->follow || e != ENOENT)
+			return file_err(f, -e, "cannot stat");
+		if (f->fd < 0) { /* no file yet */
+			memset(st, 0, sizeof(*st));
+			return 0;
+		}
+		if (fstat(f->fd, st) < 0) /* removed while open: still read */
+			return file_err(f, -errno, "cannot stat");
+	}
 	if (f->fd < 0 || !same_file(st, &f->id)) {
 		int fd = open(f->path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
@@ -101,6 +117,7 @@ static int file_refresh(struct file_probe *f, struct stat *st)
 			close(f->fd);
 		f->fd = fd;
 		f->have_id = 0;
+		f->gen++;
 		if (fstat(fd, st) < 0)
 			return file_err(f, -errno, "cannot stat");
 	}
@@ -111,7 +128,7 @@ static int file_refresh(struct file_probe *f, struct stat *st)
 	while (k < 0 && errno == EINTR);
 	if (k < 0)
 		return file_err(f, -errno, "cannot read");
-	f->fmt = tt_image_detect(head, (size_t)k);
+	f->fmt = f->follow ? TT_IMAGE_RAW : tt_image_detect(head, (size_t)k);
 	if (f->fmt != TT_IMAGE_RAW && (r = file_parse(f, st)) < 0)
 		return r;
 	f->id = *st;
@@ -155,7 +172,10 @@ static void file_work(uv_work_t *w)
 
 	for (unsigned i = 0; i < plan->n && r == 0; i++) {
 		const struct tt_range *rg = &plan->r[i];
-		if (f->fmt == TT_IMAGE_RAW) {
+		if (f->follow && rg->addr == TT_PLAN_FILE_STAT && rg->len == TT_PLAN_FILE_STAT_LEN) {
+			tt_plan_file_stat_put(rg->dst, f->fd < 0 ? 0 : (uint64_t)st.st_size,
+					      f->fd < 0 ? 0 : f->gen);
+		} else if (f->fmt == TT_IMAGE_RAW) {
 			r = file_read_raw(f, &st, rg);
 		} else if ((r = tt_image_copy(&f->img, rg->addr, rg->len, rg->dst, msg,
 					      sizeof(msg))) < 0) {
@@ -224,6 +244,24 @@ static int file_open(struct tt_probe *p, const char *arg, const struct tt_probe_
 	return 0;
 }
 
+static int kev_open(struct tt_probe *p, const char *arg, const struct tt_probe_options *opt)
+{
+	struct file_probe *f = (struct file_probe *)p;
+
+	(void)opt;
+	if (arg[0] == '\0') {
+		tt_probe__seterr(p, "kev: needs a path (kev:/path/to/trace.kev)");
+		return -EINVAL;
+	}
+	f->path = strdup(arg);
+	if (f->path == NULL)
+		return -ENOMEM;
+	f->fd = -1;
+	f->follow = 1;
+	tt_probe__set_state(p, TT_PROBE_CONNECTED, "following the file");
+	return 0;
+}
+
 static void file_close(struct tt_probe *p)
 {
 	struct file_probe *f = (struct file_probe *)p;
@@ -272,6 +310,14 @@ const struct tt_probe_ops tt_probe_file_ops = {
 	.name = "file",
 	.size = sizeof(struct file_probe),
 	.open = file_open,
+	.read = file_read,
+	.close = file_close,
+};
+
+const struct tt_probe_ops tt_probe_kev_ops = {
+	.name = "kev",
+	.size = sizeof(struct file_probe),
+	.open = kev_open,
 	.read = file_read,
 	.close = file_close,
 };

@@ -17,6 +17,7 @@
 
 static const struct tt_probe_ops *const backends[] = {
 	&tt_probe_file_ops,
+	&tt_probe_kev_ops,
 	&tt_probe_process_ops,
 	&tt_probe_openocd_ops,
 	&tt_probe_openocd_spawn_ops,

@@ -39,7 +39,7 @@ enum tt_nuttx_rc {
 };
 
 /* Where things are on the target. Everything DWARF knows: with --elf the daemon and `tracetap
- * decode` fill it from the firmware ELF (fw/fw.h), else tt_nuttx_layout_default
+ * decode` fill it from the firmware ELF (tt_nuttx_layout_from_fw), else tt_nuttx_layout_default
  * gives the common case. Offsets are of members inside struct noteram_driver_s, whose first member (struct
  * note_driver_s) changes size with the configuration. Zero-valued fields mean "derive". */
 struct tt_nuttx_layout {
@@ -105,7 +105,7 @@ struct tt_nuttx_mem {
 	const struct tt_nuttx_seg *seg;
 };
 
-/* The firmware's g_funcnames[] (fw/fw.h reads it from the ELF). */
+/* The firmware's g_funcnames[] (tt_nuttx_syscalls_from_fw). */
 struct tt_nuttx_syscalls {
 	unsigned n;
 	const char *const *names; /* n entries; NULL for an entry that could not be read */
@@ -128,6 +128,40 @@ int tt_nuttx_layout_set(void *lo, const char *key, const char *value, char *err,
  * options (a layout file carries them beside: daemon/layout.h). */
 typedef void (*tt_nuttx_option_cb)(void *arg, const char *key, const char *value);
 void tt_nuttx_layout_options(const struct tt_nuttx_layout *lo, tt_nuttx_option_cb cb, void *arg);
+/* From the firmware ELF, through the queries of fwquery.h (a blocking setup step):
+ * tt_nuttx_layout_from_fw fills *out from the DWARF: the offsets of ni_buffer, ni_bufsize,
+ * ni_head and ni_tail in struct noteram_driver_s; the pointer size (ni_buffer's size, else the
+ * unit's address size); the byte order (ELF header); sizeof(struct note_common_s) as
+ * header_size; the release family from note_common_s's members and enum note_type_e (1204:
+ * 12.4-12.6, 1207: 12.7, 1208: 12.8-12.12, 1213: 12.13 and later, 13.x included); time64 from
+ * the size of the time stamp; smp from nc_cpu (12.4-12.7), struct note_csection_s's ncs_count
+ * or the variable g_cpu_irqset; align from the release (1 before 12.7, else the pointer size);
+ * off_overwrite from ni_overwrite; sys_reserved (CONFIG_SYS_RESERVED) from the enumerator
+ * SYS__exit when some enum has it (else -1); task tables and struct alignment when present.
+ * Before 12.4 (struct noteram_info_s, no noteram_driver_s): offsets of ni_overwrite/head/tail/
+ * buffer, bufsize = ni_buffer's size, pid_size, hires, time64, smp from note_common_s's byte
+ * arrays, release 1203 (1200 when note_irqhandler_s has no nih_handler). *out is written only
+ * on success. 0, or -errno with a message naming the file and what is missing: -ENODATA (no
+ * DWARF), -ESRCH (a type, member or enumerator is missing), -ERANGE (values out of the ranges
+ * tracetap reads). */
+struct tt_fw_query;
+int tt_nuttx_layout_from_fw(const struct tt_fw_query *q, struct tt_nuttx_layout *out,
+			    char *err, size_t errlen);
+/* The firmware's syscall names: g_funcnames[] (its DWARF gives its address and length; the
+ * pointers and the strings read from the ELF, bounds checked; an entry that is not a printable
+ * name is NULL). 0 with *out allocated (free()), or -errno with a message: -ESRCH (no
+ * g_funcnames: syscall notes off), -ERANGE, -ENOMEM. */
+int tt_nuttx_syscalls_from_fw(const struct tt_fw_query *q, struct tt_nuttx_syscalls **out,
+			      char *err, size_t errlen);
+/* A copy of the ELF's read-only data sections (format strings of DUMP_PRINTF notes), at most
+ * 64 MiB; one allocation: free() it. 0 or -errno with a message. */
+int tt_nuttx_rodata_from_fw(const struct tt_fw_query *q, struct tt_nuttx_mem **out, char *err,
+			    size_t errlen);
+/* reader.h's cfg_from_fw and cfg_free for NuttX: the layout, then the syscall names and
+ * read-only data it points to (missing ones are a line each in note), freed by cfg_free. */
+int tt_nuttx_cfg_from_fw(void *cfg, const struct tt_fw_query *q, char *note, size_t notelen,
+			 char *err, size_t errlen);
+void tt_nuttx_cfg_free(void *cfg);
 /* The layout as a whole (what tt_nuttx_new checks): 0, or -EINVAL with *why (static). */
 int tt_nuttx_layout_check(const struct tt_nuttx_layout *lo, const char **why);
 #define TT_NUTTX_LAYOUT_HELP \

@@ -271,4 +271,7 @@ const struct tt_reader_ops tt_nuttx_reader = {
 	.cfg_set = tt_nuttx_layout_set,
 	.cfg_check = nr_cfg_check,
 	.cfg_help = TT_NUTTX_LAYOUT_HELP,
+	.cfg_from_fw = tt_nuttx_cfg_from_fw,
+	.cfg_free = tt_nuttx_cfg_free,
+	.layout_file = true,
 };

@@ -12,6 +12,22 @@
 
 #define TT_PLAN_MAX 8
 
+/* A file read while it is being written (a `kev:PATH` source: byte i of the file at address i)
+ * also answers a read of TT_PLAN_FILE_STAT_LEN bytes at TT_PLAN_FILE_STAT: the file's length,
+ * then its generation, each a little-endian uint64. The generation changes when another file
+ * (another inode) is at the path; both are 0 while there is no file. */
+#define TT_PLAN_FILE_STAT UINT64_C(0xffffffffffffffe0)
+#define TT_PLAN_FILE_STAT_LEN 16
+
+/* Writes the answer at TT_PLAN_FILE_STAT (for the sources that give it). */
+static inline void tt_plan_file_stat_put(uint8_t *dst, uint64_t length, uint64_t generation)
+{
+	for (unsigned b = 0; b < 8; b++) {
+		dst[b] = (uint8_t)(length >> (8 * b));
+		dst[8 + b] = (uint8_t)(generation >> (8 * b));
+	}
+}
+
 struct tt_range {
 	uint64_t addr;
 	uint32_t len;

@@ -260,4 +260,24 @@ void tt_qnx_ring_stats(const struct tt_qnx_ring *r, struct tt_reader_stats *out)
 struct tt_reader_ops;
 extern const struct tt_reader_ops tt_qnx_reader;
 
+/* A .kev file followed while it is written (proto/qnx_kev.c; reader.h's stream sources): a
+ * live reader over a file source that answers plan.h's TT_PLAN_FILE_STAT. path (borrowed for
+ * the reader's life) names the file in messages; tick_hz overrides the file's
+ * TRACE_CYCLES_PER_SEC (0: keep). ingest gives -EAGAIN while there is no file or its header is
+ * not whole (error() says so), -EPROTO for a malformed file (retried at the next cycle). */
+struct tt_qnx_kev;
+int tt_qnx_kev_new(const char *path, uint64_t tick_hz, struct tt_qnx_kev **out);
+void tt_qnx_kev_free(struct tt_qnx_kev *k);
+void tt_qnx_kev_plan(struct tt_qnx_kev *k, struct tt_plan *p);
+int tt_qnx_kev_ingest(struct tt_qnx_kev *k, tt_emit_cb cb, void *arg);
+void tt_qnx_kev_read_failed(struct tt_qnx_kev *k, int err);
+const char *tt_qnx_kev_error(const struct tt_qnx_kev *k);
+/* The header's bytes when the last ingest accepted a new header (then NULL until the next
+ * one); valid until the next plan. */
+const uint8_t *tt_qnx_kev_new_header(struct tt_qnx_kev *k, size_t *len);
+/* Emits the combine events still held (flagged incomplete). */
+void tt_qnx_kev_finish(struct tt_qnx_kev *k, tt_emit_cb cb, void *arg);
+struct tt_reader_stats;
+void tt_qnx_kev_stats(const struct tt_qnx_kev *k, struct tt_reader_stats *out);
+
 #endif

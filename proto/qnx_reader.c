@@ -3,6 +3,7 @@
  * with the ring layout of format_cfg (struct tt_qnx_layout; README-qnx.md). */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "qnx.h"
@@ -17,42 +18,107 @@ static const struct tt_qnx_layout *layout_of(const struct tt_reader_config *cfg,
 	return def;
 }
 
+/* A live QNX reader: the kernel's ring in target memory, or a .kev file followed while it is
+ * written (cfg->stream). */
+struct qr {
+	struct tt_qnx_ring *ring;
+	struct tt_qnx_kev *kev;
+};
+
 static int qr_create(const struct tt_reader_config *cfg, void **out)
 {
 	struct tt_qnx_layout def;
+	struct qr *q = calloc(1, sizeof(*q));
+	int rc;
 
-	return tt_qnx_ring_new(layout_of(cfg, &def), cfg->address, cfg->start_at_now,
-			       cfg->tick_hz, (struct tt_qnx_ring **)out, NULL);
+	if (!q)
+		return -ENOMEM;
+	if (cfg->stream)
+		rc = tt_qnx_kev_new(cfg->stream, cfg->tick_hz, &q->kev);
+	else
+		rc = tt_qnx_ring_new(layout_of(cfg, &def), cfg->address, cfg->start_at_now,
+				     cfg->tick_hz, &q->ring, NULL);
+	if (rc < 0) {
+		free(q);
+		return rc;
+	}
+	*out = q;
+	return 0;
 }
 
 static void qr_destroy(void *rd)
 {
-	tt_qnx_ring_free(rd);
+	struct qr *q = rd;
+
+	tt_qnx_ring_free(q->ring);
+	tt_qnx_kev_free(q->kev);
+	free(q);
 }
 
 static void qr_plan(void *rd, struct tt_plan *plan)
 {
-	tt_qnx_ring_plan(rd, plan);
+	struct qr *q = rd;
+
+	if (q->kev)
+		tt_qnx_kev_plan(q->kev, plan);
+	else
+		tt_qnx_ring_plan(q->ring, plan);
 }
 
 static int qr_ingest(void *rd, tt_emit_cb cb, void *arg)
 {
-	return tt_qnx_ring_ingest(rd, cb, arg);
+	struct qr *q = rd;
+
+	return q->kev ? tt_qnx_kev_ingest(q->kev, cb, arg) : tt_qnx_ring_ingest(q->ring, cb, arg);
 }
 
 static void qr_read_failed(void *rd, int err)
 {
-	tt_qnx_ring_read_failed(rd, err);
+	struct qr *q = rd;
+
+	if (q->kev)
+		tt_qnx_kev_read_failed(q->kev, err);
+	else
+		tt_qnx_ring_read_failed(q->ring, err);
 }
 
 static const char *qr_error(const void *rd)
 {
-	return tt_qnx_ring_error(rd);
+	const struct qr *q = rd;
+
+	return q->kev ? tt_qnx_kev_error(q->kev) : tt_qnx_ring_error(q->ring);
 }
 
 static void qr_stats(const void *rd, struct tt_reader_stats *out)
 {
-	tt_qnx_ring_stats(rd, out);
+	const struct qr *q = rd;
+
+	if (q->kev)
+		tt_qnx_kev_stats(q->kev, out);
+	else
+		tt_qnx_ring_stats(q->ring, out);
+}
+
+/* kev:PATH takes the QNX format and nothing that locates a buffer in target memory. */
+static int qr_stream_check(const char *spec, const char *format, bool locating, char *err,
+			   size_t errlen)
+{
+	const char *path = strchr(spec, ':');
+
+	if (!path || !path[1]) {
+		snprintf(err, errlen, "kev: needs a path (kev:/path/to/trace.kev)");
+		return -EINVAL;
+	}
+	if (format && strcmp(format, "qnx")) {
+		snprintf(err, errlen, "%s: a .kev file is QNX's format, not %s", spec, format);
+		return -EINVAL;
+	}
+	if (locating) {
+		snprintf(err, errlen, "%s: a .kev file carries its own header: --address, "
+			 "--pointer, --elf, --start-at-now and --format-opt do not apply", spec);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 /* A RAM image holding the ring at cfg->address: one poll cycle of the live reader over it. */
@@ -137,6 +203,8 @@ const struct tt_reader_ops tt_qnx_reader = {
 	.name = "qnx",
 	.no_address_hint = "give --address, the first buffer of the kernel's trace ring (a .kev "
 			   "file is followed by `tracetap decode --follow`)",
+	.stream_scheme = "kev",
+	.stream_check = qr_stream_check,
 	.create = qr_create,
 	.destroy = qr_destroy,
 	.plan = qr_plan,

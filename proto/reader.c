@@ -31,6 +31,18 @@ const char *tt_reader_elf_symbol(const struct tt_reader_ops *r, const void *cfg)
 	return r->elf_symbol_for ? r->elf_symbol_for(cfg) : r->elf_symbol;
 }
 
+const struct tt_reader_ops *tt_reader_for_stream(const char *spec)
+{
+	for (size_t i = 0; i < sizeof(readers) / sizeof(readers[0]); i++) {
+		const char *sc = readers[i]->stream_scheme;
+		size_t n = sc ? strlen(sc) : 0;
+
+		if (n && !strncmp(spec, sc, n) && spec[n] == ':')
+			return readers[i];
+	}
+	return NULL;
+}
+
 const struct tt_reader_ops *tt_reader_detect(const uint8_t *head, size_t len)
 {
 	for (size_t i = 0; i < sizeof(readers) / sizeof(readers[0]); i++)

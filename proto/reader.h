@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fwquery.h"
 #include "plan.h"
 #include "record.h"
 
@@ -32,6 +33,9 @@ struct tt_reader_config {
 	bool file_source;    /* the memory is a file (`--probe file:`): what reads the same on
 				both sides of an unmoved write pointer is not being written (ThreadX
 				then publishes the oldest entry at attach too) */
+	const char *stream;  /* the source is a file in the format's own layout, read while it
+				is written (a stream_scheme source): its path, for messages
+				(borrowed for the reader's life); else NULL */
 };
 
 /* Counters for metrics and adaptive polling. */
@@ -51,6 +55,14 @@ struct tt_reader_ops {
 	/* Why a live reader cannot start without an address (create gave -EINVAL and nothing
 	 * located the control structure): what to give instead (NULL: the generic message). */
 	const char *no_address_hint;
+	/* The probe scheme (`SCHEME:PATH`) of files in this format's own layout that are read
+	 * while they are written (create then gets cfg->stream), or NULL. stream_check says
+	 * whether the rest of a target's configuration goes with such a source: format is the
+	 * one given (or NULL), locating whether an address, pointer, ELF, --start-at-now or
+	 * format option was given; 0, or -EINVAL with a message. */
+	const char *stream_scheme;
+	int (*stream_check)(const char *spec, const char *format, bool locating, char *err,
+			    size_t errlen);
 	/* Live reading (NULL when the format is files only). */
 	int (*create)(const struct tt_reader_config *cfg, void **out);
 	void (*destroy)(void *rd);
@@ -95,6 +107,16 @@ struct tt_reader_ops {
 	 * source names the file it came from, or is NULL (NULL op: nothing to say). Writes at most
 	 * len bytes, NUL included. */
 	void (*cfg_describe)(const void *cfg, const char *source, char *buf, size_t len);
+	/* What the firmware ELF tells, through the queries of fwquery.h, into cfg (initialised;
+	 * before the options): 0, or -errno with a message in err; note gets '\n'-ended lines
+	 * about what was left out, for the log (NULL op: the ELF gives only the address). What
+	 * cfg then points to is released by cfg_free (NULL: nothing to release). */
+	int (*cfg_from_fw)(void *cfg, const struct tt_fw_query *q, char *note, size_t notelen,
+			   char *err, size_t errlen);
+	void (*cfg_free)(void *cfg);
+	/* The configuration is worth a layout file (`tracetap layout`): it holds more than the
+	 * address, with syscall names and strings beside its options (daemon/layout.h). */
+	bool layout_file;
 };
 
 #define TT_FORMAT_CFG_MAX 512
@@ -106,6 +128,8 @@ const struct tt_reader_ops *tt_reader_default(void);
 /* The ELF symbol that locates r's control structure under configuration cfg (may be NULL),
  * or NULL when the format has none. */
 const char *tt_reader_elf_symbol(const struct tt_reader_ops *r, const void *cfg);
+/* The format whose stream_scheme spec starts with (as "SCHEME:"), or NULL. */
+const struct tt_reader_ops *tt_reader_for_stream(const char *spec);
 /* The format whose signature the file starts with, or NULL. */
 const struct tt_reader_ops *tt_reader_detect(const uint8_t *head, size_t len);
 /* Every format's cfg_help, in registry order, into buf (len bytes, NUL included; cut short

@@ -5,7 +5,7 @@
  * usage: nx_dwarf ELF */
 #include <stdio.h>
 
-#include "fw.h"
+#include "../../daemon/fwglue.h"
 
 int main(int argc, char **argv)
 {
