@@ -1,27 +1,13 @@
 /* proto/nuttx.h: live reader of NuttX scheduler notes in the noteram ring, sans I/O.
  *
- * The target keeps `g_noteram_driver` (struct noteram_driver_s, NuttX 12.4 and later): a pointer
- * to a byte ring (ni_buffer, ni_bufsize) and the indices ni_head (written after each record is
- * copied), ni_tail (oldest record; moved by the writer when it drops records to make room). The
- * reader never touches memory itself; the caller loops exactly as for proto/threadx.h:
+ * The target's `g_noteram_driver` (NuttX 12.4 and later) points to a byte ring with head and
+ * tail indices. Driven by the plan/ingest loop of proto/reader.h: a poll reads the control
+ * words, then the new bytes, the anchor record's header and the control words again. Why that
+ * never publishes overwritten bytes, and how laps, resets and bad records are reported:
+ * proto/README-nuttx.md.
  *
- *     for (;;) {
- *         struct tt_plan p;
- *         tt_nuttx_plan(rd, &p);       // p.n >= 1
- *         <read every p.r[i] into p.r[i].dst, in order>
- *         if a read failed: tt_nuttx_read_failed(rd, err); break;
- *         int rc = tt_nuttx_ingest(rd, emit, arg);
- *         if (rc < 0) { report tt_nuttx_error(rd); break; }   // retried next cycle
- *         if (rc == TT_NUTTX_DONE) break;
- *     }
- *
- * A poll reads the control words (about 20 bytes); when head moved it then reads the new bytes
- * [last head, head) (one or two ranges), the header of the last record already published (the
- * anchor) and the control words again. See proto/README-nuttx.md for why this is enough to never
- * publish overwritten bytes, and how laps, resets and bad records are reported.
- *
- * Memory: one buffer of ni_bufsize + a few hundred bytes, allocated when the control words are
- * first accepted (bounded by max_buffer_bytes); nothing is allocated per record.
+ * Memory: one buffer of ni_bufsize plus a few hundred bytes, allocated when the control words
+ * are first accepted (bounded by max_buffer_bytes); nothing is allocated per record.
  */
 #ifndef TT_NUTTX_H
 #define TT_NUTTX_H
@@ -128,22 +114,11 @@ int tt_nuttx_layout_set(void *lo, const char *key, const char *value, char *err,
  * options (a layout file carries them beside: daemon/layout.h). */
 typedef void (*tt_nuttx_option_cb)(void *arg, const char *key, const char *value);
 void tt_nuttx_layout_options(const struct tt_nuttx_layout *lo, tt_nuttx_option_cb cb, void *arg);
-/* From the firmware ELF, through the queries of fwquery.h (a blocking setup step):
- * tt_nuttx_layout_from_fw fills *out from the DWARF: the offsets of ni_buffer, ni_bufsize,
- * ni_head and ni_tail in struct noteram_driver_s; the pointer size (ni_buffer's size, else the
- * unit's address size); the byte order (ELF header); sizeof(struct note_common_s) as
- * header_size; the release family from note_common_s's members and enum note_type_e (1204:
- * 12.4-12.6, 1207: 12.7, 1208: 12.8-12.12, 1213: 12.13 and later, 13.x included); time64 from
- * the size of the time stamp; smp from nc_cpu (12.4-12.7), struct note_csection_s's ncs_count
- * or the variable g_cpu_irqset; align from the release (1 before 12.7, else the pointer size);
- * off_overwrite from ni_overwrite; sys_reserved (CONFIG_SYS_RESERVED) from the enumerator
- * SYS__exit when some enum has it (else -1); task tables and struct alignment when present.
- * Before 12.4 (struct noteram_info_s, no noteram_driver_s): offsets of ni_overwrite/head/tail/
- * buffer, bufsize = ni_buffer's size, pid_size, hires, time64, smp from note_common_s's byte
- * arrays, release 1203 (1200 when note_irqhandler_s has no nih_handler). *out is written only
- * on success. 0, or -errno with a message naming the file and what is missing: -ENODATA (no
- * DWARF), -ESRCH (a type, member or enumerator is missing), -ERANGE (values out of the ranges
- * tracetap reads). */
+/* Fills *out from the firmware's DWARF through fwquery.h (a blocking setup step): ring
+ * offsets, pointer size, byte order, release family, time and SMP shape, task tables (which
+ * field comes from where: proto/README-nuttx.md). *out is written only on success. 0, or -errno
+ * with a message naming the file and what is missing: -ENODATA (no DWARF), -ESRCH (a type,
+ * member or enumerator is missing), -ERANGE (values out of the ranges tracetap reads). */
 struct tt_fw_query;
 int tt_nuttx_layout_from_fw(const struct tt_fw_query *q, struct tt_nuttx_layout *out,
 			    char *err, size_t errlen);

@@ -6,13 +6,9 @@
  * names, arguments, thread names, 64-bit time, gaps where kernel buffers were lost. Field
  * meanings are in proto/README-qnx.md and the QNX section of proto/PROTOCOL.md.
  *
- * Pure C: no I/O and no allocation while decoding. The decoder state (struct tt_qnx) is owned by
- * the caller; its tables are fixed-size (bounds below) and overflow is reported, never written
- * past. Every input byte is untrusted.
- *
- * Live: struct tt_qnx_ring (below) follows a ring of kernel trace buffers in target memory at an
- * address the user gives, sans I/O like proto/threadx.h. QNX does not publish the buffer header's
- * layout, so struct tt_qnx_layout describes it, with this project's defaults (README-qnx.md).
+ * No I/O and no allocation while decoding; struct tt_qnx is caller-owned with fixed-size tables
+ * whose overflow is counted, never written past. struct tt_qnx_ring follows the kernel's ring of
+ * trace buffers in target memory (plan/ingest, as proto/reader.h).
  */
 #ifndef TT_QNX_H
 #define TT_QNX_H
@@ -214,12 +210,10 @@ static inline uint32_t tt_qnx_thread_key(uint32_t pid, uint32_t tid)
 
 /* ---- live: the kernel's ring of trace buffers in target memory ---- */
 
-/* Where the ring's buffers and their header fields are. QNX does not publish tracebuf_t's
- * layout: the defaults are this project's assumption (README-qnx.md), the layout the simulated
- * workload (tests/qnx/fw_qnx.c) writes. nbufs buffers of buf_size bytes back to back from the
- * given address; each starts with a header_size-byte header holding num_events (events written
- * so far) and seq (the buffer's sequence number, +1 per buffer handed on) as 32-bit words, then
- * 16-byte events. */
+/* Where the ring's buffers and their header fields are (QNX does not publish this layout: the
+ * defaults are an assumption, README-qnx.md). nbufs buffers of buf_size bytes back to back from
+ * the given address; each is a header_size-byte header holding num_events and seq (32-bit words)
+ * then 16-byte events. */
 struct tt_qnx_layout {
 	uint32_t nbufs;       /* default 32 */
 	uint32_t buf_size;    /* default 16384 */

@@ -1,43 +1,14 @@
 /* proto/threadx.h: live reader of a ThreadX event trace buffer ("TXTB"), sans I/O.
  *
- * The reader never touches memory itself. The caller loops:
+ * Driven by the plan/ingest loop of proto/reader.h: plan says what to read, the caller reads
+ * it, ingest emits records. Attach reads the 48-byte control header and the registry, then
+ * publishes the history oldest first (none with start_at_now); each poll reads the slots
+ * written since the last one and the anchor slot that proves them intact. Laps become gap
+ * records (exact when known, else labelled), header changes reset records; patchable entries
+ * are held one poll and re-read. Why this never publishes a stale slot: proto/README-threadx.md.
  *
- *     for (;;) {                       // one poll cycle
- *         struct tt_plan p;
- *         tt_threadx_plan(rd, &p);     // what to read next (p.n >= 1 always)
- *         <read every p.r[i] into p.r[i].dst, in order>
- *         if a read failed: tt_threadx_read_failed(rd, err); break;
- *         int rc = tt_threadx_ingest(rd, emit, arg);
- *         if (rc < 0) { report tt_threadx_error(rd); break; }     // retry next cycle
- *         if (rc == TT_THREADX_DONE) break;                        // wait for the next poll tick
- *         // rc == TT_THREADX_MORE: plan again now
- *     }
- *
- * What a cycle does (see proto/README-threadx.md for the reasoning):
- *  - attach: read and validate the 48-byte control header, read the registry, then a full read
- *    emits the existing history oldest-first (with start_at_now: current and the slot before it,
- *    36 bytes, nothing from before).
- *  - full read (attach, laps, resets): newest-first from the slot before current, in chunks of
- *    sync_chunk slots each followed by a read of current, that slot (X) read before the first
- *    current and again at the end of each plan. X unchanged bounds the writer's advance below N,
- *    so each current read says exactly how far it got, and a chunk is published only where the
- *    writer had not reached it. Entries written during the read are left to the next poll, so
- *    nothing is lost at rates the link can carry; what the writer overwrote first is history at
- *    attach (stats.history_skipped) and a gap after a lap. An attempt that proves nothing is
- *    retried next cycle and never published.
- *  - steady state: read the current pointer (and, every header_every polls, the whole header);
- *    then one plan: the slots written since the last poll (one or two ranges across the wrap,
- *    starting at the oldest slot still held back), then the anchor (the last consumed slot),
- *    then the current pointer again. An unchanged anchor, read last, proves the copy intact and
- *    no lap; a changed one leads to a full read in the same cycle.
- *  - laps: emit a gap record (exact when known, else a lower bound), never stale/duplicate events.
- *  - resets (header changed, current moved back without a wrap, thread pointers cleared, id
- *    gone): emit a reset record and resynchronise.
- *  - patched entries (events 1, 2, 10, 20): the newest hold_window slots from the first patchable
- *    event on are held one poll and re-read before they are published.
- *
- * Memory: buffers are allocated when a header is accepted (tt_threadx_ingest after the header
- * read), sized from the header and bounded by max_buffer_bytes; nothing is allocated per event.
+ * Memory: buffers are allocated when a header is accepted, bounded by max_buffer_bytes;
+ * nothing is allocated per event.
  */
 #ifndef TT_THREADX_H
 #define TT_THREADX_H
