@@ -1,46 +1,8 @@
-/* export/export.h: a stream of records (their JSON objects, as on the wire) to a file format.
+/* export/export.h: a stream of records (their JSON objects, as on the wire) to a file format:
+ * jsonl, perfetto (Chrome trace event JSON), ftrace (text; NuttX notes as NuttX's `trace dump`)
+ * or trx (a TraceX file). What each format writes: export/README.md.
  *
- * Used by the daemon's /api/export (from a hub's history) and by `tracetap record` (from the
- * WebSocket stream), so both produce the same bytes. Formats:
- *  - jsonl:    one record per line, exactly the wire JSON.
- *  - perfetto: Chrome trace event JSON ({"traceEvents":[...],"displayTimeUnit":"ns",
- *              "metadata":{...}}), loadable by ui.perfetto.dev and chrome://tracing:
- *              one process per target (pid 1); one thread track per RTOS thread (tid = thread
- *              pointer, named by thread_name) with a complete ("X") slice per running interval,
- *              from each record's `run` (who ran since the previous record: the reader derives
- *              it, PROTOCOL.md); interrupt time on the "ISR" track (tid 0), initialisation on
- *              "init" (tid 1); idle or unknown time (the first event, across gaps and resets,
- *              records without `run`, a seq hole from a filter) has no slice;
- *              every event is also an instant ("i") event on the running thread's track (ISR
- *              events on an "ISR" track, tid 0); gap and reset records are global instant
- *              events; counters ("C"): "events lost" (cumulative). Time: ns when present,
- *              else ticks (1 tick = 1 us).
- *  - ftrace:   text in the `trace` file style of Linux ftrace:
- *              "  producer-0x20000500 [000] 123.456789: THREAD_RESUME: thread=consumer ..."
- *              A stream whose first record is a NuttX note (name NOTE_*) is written exactly in
- *              the form of NuttX's `trace dump` (noteram_dump_one; proto/README-nuttx.md):
- *              "# tracer: nop", "%8s-%-3u [%d] %3u.%09u: " (task name or <noname>, pid with
- *              idle tasks as 0, cpu, ns or else the raw time as ns), sched_wakeup_new,
- *              SUSPEND+RESUME as sched_switch (sched_waking inside an IRQ, the switch at its
- *              exit), sys_NAME(arg0: 0x..) / sys_NAME -> 0x.., irq_handler_entry/exit,
- *              tracing_mark_write B|/E|/I|/C| for sched_lock, critical_section, dump and heap
- *              notes; no line where NuttX prints none (CPU_*, SPINLOCK_*, STOP, SUSPEND alone).
- *              Differences: a truncated syscall argument is printed as decoded ("0x????3c10")
- *              instead of invented bytes; an unnamed syscall is sys_NR; DUMP_PRINTF is its
- *              rendered text (the record's "text", from the ELF's format string), else the
- *              format address and the packed bytes; gap/reset records keep tracetap's own
- *              line.
- *  - trx:      a TraceX file rebuilt from the raw words: a ThreadX control header, a registry,
- *              and one 32-byte entry per event (raw words, little-endian), oldest first with
- *              the current pointer at the oldest entry. With the source's reader
- *              (tt_export_set_threadx) the header keeps its timer mask and name size and the
- *              registry is the source's whole registry (every entry and parameter), followed by
- *              names seen in events that it no longer holds; without it (a stream from the
- *              network), the registry holds the names seen (thread_name, interrupted_name,
- *              object arguments) and the timer mask is the stamps' own width (the smallest
- *              all-ones mask holding every `ts` when a raw time word has bits `ts` has not,
- *              else 0xFFFFFFFF). Gap/reset records and events without 8 raw words are not
- *              representable and skipped (counted).
+ * Single-threaded: an export belongs to its caller; nothing is shared between exports.
  */
 #ifndef TT_EXPORT_H
 #define TT_EXPORT_H

@@ -1,10 +1,6 @@
-/* export/export_int.h: what the exporters share (see export.h for the formats).
- *
- * One file per format implements struct tt_export_ops; export.c drives them: it parses each
- * record once with cJSON (exports are off the hot path) and hands it to the format's record(),
- * and calls finish() at the end. Single-threaded: an export belongs to its caller.
- * Another format: export_NAME.c with its ops (and its state in struct tt_export's union), a
- * value of enum tt_export_format, a line in export.c's table and in meson.build. */
+/* export/export_int.h: what the exporters share (not a public header). One file per format
+ * implements struct tt_export_ops; export.c parses each record once and drives them. Adding a
+ * format: export/README.md. */
 #ifndef TT_EXPORT_INT_H
 #define TT_EXPORT_INT_H
 

@@ -17,8 +17,7 @@ struct tt_record_json {
 	const char *target; /* borrowed from the object, or NULL */
 };
 
-/* JSON numbers (doubles) into integers without undefined behaviour (a C cast of a double
- * outside the target type's range is undefined): NaN and values below the range give the
+/* JSON numbers (doubles) into integers, saturating: NaN and values below the range give the
  * lowest value, values above it the highest; fractions are dropped. */
 uint64_t tt_json_u64(double d);
 uint32_t tt_json_u32(double d);
@@ -30,7 +29,7 @@ double tt_json_num(const cJSON *o, const char *k, double def);
 const char *tt_json_str(const cJSON *o, const char *k);
 
 /* Fills out from o. Events without a name get "UNKNOWN", gaps and resets without a reason
- * "unknown" (consumers of a struct tt_record rely on them).  Every string stays borrowed from o: keep o alive while using out.
+ * "unknown". Every string stays borrowed from o: keep o alive while using out.
  * Returns 0, or -EINVAL when o is not a record (no or unknown "type"). */
 int tt_record_from_json(const cJSON *o, struct tt_record_json *out);
 
