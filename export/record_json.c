@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <string.h>
 
+/* Saturating, because a C cast of a double outside the target type's range is undefined. */
 uint64_t tt_json_u64(double d)
 {
 	if (!(d > 0))
