@@ -1,28 +1,9 @@
-/* daemon/config.h: the daemon's JSON configuration file.
- *
- *   {
- *     "listen": "127.0.0.1", "port": 7733, "token": "...", "origins": ["https://bench.lab"],
- *     "web_dir": "/usr/share/tracetap/web", "tls_cert": "cert.pem", "tls_key": "key.pem",
- *     "history": 100000, "history_bytes": 104857600,
- *     "client_queue_frames": 64, "client_queue_bytes": 8388608,
- *     "max_message": 65536, "idle_timeout": 60, "max_clients": 256, "max_exports": 4,
- *     "publish": "mqtt://user:pass@broker.lab/lab/bench7", "mqtt_ca": "ca.pem",
- *     "mqtt_cert": "client.pem", "mqtt_key": "client.key",
- *     "targets": [
- *       { "name": "board1", "probe": "openocd:127.0.0.1:6666", "format": "threadx",
- *         "elf": "fw.elf", "address": "0x20001000", "address_is_pointer": false,
- *         "openocd_args": ["-f", "interface/stlink.cfg"], "openocd_log": "/tmp/ocd.log",
- *         "file_base": 0, "tick_hz": 100000000, "time_wrap": 0, "time_dir": 0,
- *         "start_at_now": false, "poll_min_ms": 1, "poll_max_ms": 50, "latency_ms": 0,
- *         "max_chunk": 4096,
- *         "format_opts": ["release=12.8"] }
- *     ]
- *   }
+/* daemon/config.h: the daemon's JSON configuration file (keys and values: tracetapd.json(5),
+ * example: systemd/tracetapd.json).
  *
  * Every key is optional except targets[].name and targets[].probe. An unknown key or a value of
  * the wrong type is an error naming the file and the key ("tracetapd.json: targets[0].tick_hz:
- * expected a non-negative integer"). Addresses and other 64-bit numbers may be given as JSON
- * numbers or as strings ("0x20001000").
+ * expected a non-negative integer"). 64-bit numbers may be JSON numbers or strings ("0x2000").
  */
 #ifndef TT_CONFIG_H
 #define TT_CONFIG_H

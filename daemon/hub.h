@@ -1,22 +1,17 @@
 /* daemon/hub.h: per-target fan-out of records to clients, without any network code.
  *
  * One hub per target. tt_hub_publish numbers each record (seq 1, 2, 3, ...), encodes it once
- * with tt_json_record and appends it to a bounded history ring (a record-count limit and a byte
- * limit; the oldest records are evicted first). Records are batched: tt_hub_flush (its owner
- * calls it once per loop iteration, or the hub itself when a batch is full) turns the records
- * published since the last flush into one shared, refcounted `events` frame for every live
- * unfiltered client, and into a per-client frame for clients with a filter.
+ * and keeps it in a bounded history (record and byte limits, oldest evicted first). tt_hub_flush
+ * (its owner calls it once per loop iteration) sends what was published since the last flush
+ * as one shared `events` frame, or a per-client frame for filtered clients.
  *
- * Each client has a bounded queue (frames and bytes). When a frame does not fit, the client's
- * queued events frames are dropped, a `gap` message (reason "slow client", the exact seq range
- * dropped) is queued in their place, followed by the new frame: a slow client is skipped
- * ahead and never slows the publisher or other clients. A client that resumes from a seq (or
- * asks for the newest N records) is fed from the history through a cursor as its queue drains
- * (so catching up never overflows it); what the history no longer holds becomes a `gap` message
- * with reason "history". Every seq reaches a client at most once.
+ * Each client has a bounded queue: when a frame does not fit, the client's queued events frames
+ * become one `gap` message (reason "slow client", the exact seq range), so a slow client never
+ * slows the publisher or other clients. Resume and "newest N" are fed from the history as the
+ * queue drains; what the history no longer holds becomes a `gap` with reason "history". Every
+ * seq reaches a client at most once.
  *
- * Single-threaded: every function must be called from the same thread (the loop thread).
- * Message formats: proto/PROTOCOL.md.
+ * Single-threaded: every function runs on the loop thread. Messages: proto/PROTOCOL.md.
  */
 #ifndef TT_HUB_H
 #define TT_HUB_H

@@ -1,12 +1,9 @@
-/* daemon/kevfollow.h: follow a QNX .kev file that tracelogger is writing, like `tail -f`.
+/* daemon/kevfollow.h: follow a QNX .kev file that tracelogger is writing, like `tail -f`, for
+ * `tracetap decode --follow` (tracetapd's `--probe kev:PATH` uses the kev probe backend).
  *
- * Each step looks at the file once (blocking reads, no sleeping: the caller paces the steps)
- * and decodes every whole 16-byte event appended since the last step (proto/qnx.h's stream
- * reader, tt_qnx_kev_*, plans the reads); a partial trailing event waits for the rest. A header
- * that is still being written waits too.
- * A file that shrinks, or another file at the path (a new inode: tracelogger started again),
- * gives a reset record and is decoded again from its header. Used by `tracetap decode --follow`
- * (tracetapd's `--probe kev:PATH` drives the same reader through the kev probe backend).
+ * Each step reads the file once (blocking; the caller paces the steps) and decodes every whole
+ * event appended since the last step; a partial event or header waits for the rest. A file that
+ * shrinks, or a new file at the path, gives a reset record and is decoded again from its header.
  */
 #ifndef TT_KEVFOLLOW_H
 #define TT_KEVFOLLOW_H

@@ -1,19 +1,8 @@
 /* daemon/layout.h: layout files: what the firmware ELF tells a trace reader, saved once
- * (`tracetap layout --elf FW > board.json`) and used where the ELF is not at hand
- * (`--layout board.json` of tracetapd and `tracetap decode`).
- *
- * The file is JSON, format-neutral in shape: the format's name, the address of its control
- * structure, and an object named after the format with that format's own fields:
- *
- *   { "format": "nuttx", "address": "0x4005b260",
- *     "nuttx": { "options": { "release": "12.13", "ptr_size": "8", ... },
- *                "syscalls": [ "_exit", "_assert", ... ],
- *                "strings": { "0x40049cd0": "sched note test count = %d.", ... } } }
- *
- * "options" are the format's `--format-opt` keys and values (applied in order, before the
- * command line's); NuttX adds its syscall names (g_funcnames[], indexed from sys_reserved) and
- * the printf format strings of the read-only data by address. Every value is checked: a bad
- * one names the file, the key and what is wrong.
+ * (`tracetap layout --elf FW > board.json`) and used where the ELF is not at hand (`--layout`
+ * of tracetapd and `tracetap decode`). JSON: the format's name, the address of its control
+ * structure, and an object named after the format with its `--format-opt` options and own
+ * fields (proto/README-nuttx.md shows NuttX's). Untrusted: a bad value names the file and key.
  */
 #ifndef TT_LAYOUT_H
 #define TT_LAYOUT_H

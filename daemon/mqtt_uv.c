@@ -1,4 +1,9 @@
-/* daemon/mqtt_uv.c: libmosquitto on the libuv loop (see mqtt_uv.h). */
+/* daemon/mqtt_uv.c: libmosquitto on the libuv loop (see mqtt_uv.h).
+ *
+ * mosquitto_loop_read/write run when a uv_poll on its socket says so, mosquitto_loop_misc
+ * (keep-alive, retries) on a loop timer that also (re)connects once a second while there is no
+ * socket; the connect is non-blocking.
+ */
 #include "mqtt_uv.h"
 
 #include <errno.h>

@@ -1,10 +1,6 @@
 /* daemon/mqtt_uv.h: one libmosquitto client driven from a libuv loop, for the publisher and
- * the subscriber (publish_mqtt.c, subscribe_mqtt.c).
- *
- * mosquitto_loop_read/write run when a uv_poll on its socket says so, mosquitto_loop_misc
- * (keep-alive, retries) on a loop timer that also (re)connects once a second while there is no
- * socket: no thread, nothing blocks on the broker (the connect is non-blocking; only the host
- * name lookup is not: use addresses or names the resolver answers locally).
+ * the subscriber: no thread, nothing blocks on the broker except the host name lookup (use
+ * addresses or names the resolver answers locally). Every function runs on the loop thread.
  */
 #ifndef TT_MQTT_UV_H
 #define TT_MQTT_UV_H

@@ -1,14 +1,9 @@
 /* daemon/notify.h: telling systemd how the daemon is doing (sd_notify), on the libuv loop.
  *
- * All functions are safe to call when the daemon does not run under systemd (NOTIFY_SOCKET
- * unset: nothing is sent) and compile to no-ops when tracetap is built without libsystemd
- * (TT_HAVE_SYSTEMD 0, meson -Dsystemd=disabled): then tt_notify_watchdog_start returns 0 and
- * starts nothing, so a unit with WatchdogSec= would kill such a build: the shipped unit is
- * meant for builds with libsystemd (meson reports the feature at setup).
+ * Every function is safe without systemd (NOTIFY_SOCKET unset: nothing is sent) and a no-op in
+ * a build without libsystemd (TT_HAVE_SYSTEMD 0). The state is per process: no handle.
  *
- * The state is per process (there is one service manager per process): no handle to pass.
- *
- * Order in tracetapd (see systemd/README.md):
+ * Order in tracetapd (systemd/README.md):
  *   tt_notify_watchdog_start(loop)   once the loop exists
  *   tt_notify_ready()                after the listeners are up and the targets started
  *   tt_notify_status("...")          whenever the one-line summary changes
@@ -29,10 +24,9 @@ void tt_notify_stopping(void);
 /* RELOADING=1 with MONOTONIC_USEC (systemd >= 253 wants it); send tt_notify_ready() after. */
 void tt_notify_reloading(void);
 
-/* When systemd asked for a watchdog (WatchdogSec=: WATCHDOG_USEC set, for this pid), sends
- * WATCHDOG=1 from a timer on loop every half interval, so a loop that stops turning stops
- * the pings and systemd restarts the service. The timer does not keep the loop alive (it is
- * unref'ed) but must be closed with tt_notify_watchdog_stop() before uv_loop_close.
+/* When systemd asked for a watchdog (WATCHDOG_USEC set, for this pid), sends WATCHDOG=1 from
+ * an unref'ed timer on loop every half interval; close it with tt_notify_watchdog_stop() before
+ * uv_loop_close.
  * Returns 1 when started, 0 when no watchdog is wanted (or built without libsystemd),
  * -EALREADY when already running, or a negative errno from sd_watchdog_enabled. */
 int tt_notify_watchdog_start(uv_loop_t *loop);

@@ -1,4 +1,12 @@
-/* daemon/pace.c: the poll interval policy (see pace.h). */
+/* daemon/pace.c: the poll interval policy (see pace.h).
+ *
+ * Without a latency bound the interval adapts so that one poll sees a small part of the
+ * buffer: halved when a poll found more than a quarter of it new, grown slowly (up to max_ms)
+ * while it finds almost nothing. With a latency bound L (--latency, "latency_ms"), an event
+ * written just after a poll read the current pointer waits one interval and then one poll
+ * cycle before it is published, so the interval is capped at L minus the measured duration of
+ * the last poll cycle (the round trips of the link), and never below min_ms.
+ */
 #include "pace.h"
 
 unsigned tt_pace_next(const struct tt_pace_in *in)

@@ -1,13 +1,9 @@
 /* daemon/publish_mqtt.h: each target's hub published to an MQTT broker (libmosquitto on the
- * daemon's libuv loop: its socket in a uv_poll, its housekeeping on a loop timer, no thread).
+ * daemon's libuv loop, no thread).
  *
- * One MQTT v5 connection per target, a hub client like a WebSocket client: every `events` and
- * `gap` message of the hub goes, as it is on the WebSocket, to PREFIX/TARGET/events; the hub's
- * `status` message goes retained to PREFIX/TARGET/status, and the connection's last will there
- * says {"type":"status","target":T,"state":"offline"}. Nothing waits on the broker: while it
- * is gone or slow, the hub client's bounded queue overflows into a `gap` message with the exact
- * seq range lost (reason "slow client"), which is published once the broker is back.
- * Topics and payloads: proto/PROTOCOL.md "MQTT".
+ * One MQTT v5 connection per target, a hub client like a WebSocket client: it never slows the
+ * reader; while the broker is gone or slow its bounded queue overflows into an exact `gap`
+ * message. Topics and payloads: proto/PROTOCOL.md "MQTT". Every function runs on the loop thread.
  */
 #ifndef TT_PUBLISH_MQTT_H
 #define TT_PUBLISH_MQTT_H

@@ -1,20 +1,15 @@
 /* daemon/server.h: the WebSocket/HTTP server (libwebsockets on the daemon's libuv loop).
  *
  * One port serves the dashboard (static files), the WebSocket stream (proto/PROTOCOL.md),
- * /api/targets, /api/export, /metrics and /healthz. The server serves one tt_hub per target:
- * records reach clients only through the hubs.
+ * /api/targets, /api/export, /metrics and /healthz, from one tt_hub per target.
  *
- * Lifetime (the order libwebsockets 4.1 on a foreign libuv loop needs; see
- * shared/reference/libwebsockets-on-libuv.md):
+ * Lifetime (the order libwebsockets on a foreign libuv loop needs):
  *
  *     uv_loop_init(&loop);
  *     tt_server_config_init(&sc); sc.port = ...;
  *     tt_server_start(&loop, &sc, &srv, err, sizeof(err));   // listening on return
  *     tt_server_attach_hub(srv, hub);                        // or tt_server_add_hub
- *     ... target record callback: tt_hub_publish(hub, rec);
- *     ... target status callback: tt_hub_status_changed(hub);
- *     // shutdown, from a uv callback (signal handler), never from an lws callback:
- *     //   stop the targets first (no tt_hub_publish after tt_server_stop), then
+ *     // shutdown, from a uv callback (never from an lws callback), targets stopped first:
  *     tt_server_stop(srv, stopped_cb, arg);  // clients get close 1001; cb when lws let go
  *     uv_run(&loop, UV_RUN_DEFAULT) returns by itself (never uv_stop);
  *     tt_server_free(srv);                   // second lws_context_destroy, added hubs freed

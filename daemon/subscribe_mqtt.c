@@ -1,5 +1,12 @@
 /* daemon/subscribe_mqtt.c: remote targets from an MQTT broker (see subscribe_mqtt.h).
  *
+ * Records keep everything but their seq, which the central hub numbers itself: equal to the
+ * origin's while nothing was lost. What was lost becomes one gap record with the exact count:
+ * the range of the publisher's `gap` message (its queue overflowed), or seqs that never arrived
+ * (lost between the publisher and the broker). Repeats (QoS 1 after a reconnect) are dropped; a
+ * publisher that restarted numbering from 1 becomes a reset record; the publisher's last will
+ * ("offline") shows as disconnected.
+ *
  * Each message is checked whole before any of its records reaches the hub, so a malformed one
  * is dropped whole and its records count in the next gap; records are parsed back with the
  * clients' parser (record_json.h) and encoded by the hub with the daemon's one encoder.

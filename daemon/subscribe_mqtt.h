@@ -1,18 +1,10 @@
 /* daemon/subscribe_mqtt.h: remote targets from an MQTT broker, made local (the probe
  * `mqtt://[user:pass@]host[:port]/PREFIX/TARGET`, TARGET may be `+`).
  *
- * A central daemon subscribes to what bench daemons publish (publish_mqtt.h) and feeds each
- * remote target's records into a hub of its own, named BENCH/TARGET (BENCH: the topic level
- * before TARGET), so its dashboard, tail, exports, history and resume work as for a local
- * target. Records keep everything but their seq, which the central hub numbers itself: equal
- * to the origin's while nothing was lost. What was lost becomes one gap record with the exact
- * count: the range of a `gap` message of the publisher (its queue overflowed), or seqs that
- * never arrived (lost between the publisher and the broker, e.g. a broker restart). Repeats
- * (QoS 1 after a reconnect) are dropped; a publisher that restarted numbering from 1 becomes a
- * reset record. The remote's `status` messages are the hub's status (state "offline" from the
- * publisher's last will shows as disconnected). A message that is not what PROTOCOL.md says
- * is dropped whole, counted and logged with its topic and what is wrong; the records it held
- * then count in the next gap.
+ * Each remote target that publishes (publish_mqtt.h) becomes a hub of srv named BENCH/TARGET,
+ * numbered by that hub; losses become exact gap records, repeats are dropped, a restarted
+ * publisher is a reset record, malformed messages are dropped whole and counted (rules:
+ * proto/PROTOCOL.md "MQTT"). Every function runs on the loop thread.
  */
 #ifndef TT_SUBSCRIBE_MQTT_H
 #define TT_SUBSCRIBE_MQTT_H

@@ -2,12 +2,9 @@
  * its hub (records numbered once, history kept across restarts), and the restarts that a
  * reload or a probe's hot-plug asks for.
  *
- * Consumers attach to a target's hub (tt_sup_hub): the server with tt_server_attach_hub, any
- * other with tt_hub_client_new (hub.h); the supervisor flushes the hub once per loop iteration
- * while records wait, so a client's wake callback runs without a server. env->on_record sees
- * every record with the seq the hub gave it (--stdout).
- *
- * Every function runs on the loop thread.
+ * Consumers attach to tt_sup_hub: the server with tt_server_attach_hub, others with
+ * tt_hub_client_new; the supervisor flushes the hub. env->on_record sees every record with its
+ * seq (--stdout). Every function runs on the loop thread.
  */
 #ifndef TT_SUPERVISOR_H
 #define TT_SUPERVISOR_H

@@ -1,11 +1,7 @@
 /* daemon/target.h: one traced target: its probe, its trace reader and the poller that drives
- * them on the libuv loop.
- *
- * The poller runs plan -> probe read -> ingest cycles, adapts its interval to how fast the
- * target's buffer fills (faster when busy, slower when idle, within [poll_min, poll_max]),
- * retries with backoff when the probe fails, resolves the buffer address from the firmware ELF
- * (`_tx_trace_header_ptr`, read from the target) or takes it from the configuration, and reports
- * every record and every state change through callbacks.
+ * them on the libuv loop (plan -> probe read -> ingest cycles, paced by pace.h, retried with
+ * backoff when the probe fails). Records and state changes reach the caller through callbacks.
+ * Every function runs on the loop thread.
  */
 #ifndef TT_TARGET_H
 #define TT_TARGET_H
