@@ -18,9 +18,8 @@
  * still being set up (TT_PROBE_CONNECTING) a request waits for it.
  * tt_probe_close is asynchronous: a pending read/write completes with -ECANCELED, then close_cb
  * runs, then the probe memory is freed. No request may be started after tt_probe_close.
- * The process must ignore SIGPIPE (signal(SIGPIPE, SIG_IGN) in main), as any libuv program that
- * writes to sockets and pipes: a spawned OpenOCD that exits, or a peer that hangs up, must be an
- * error code, not the end of the daemon.
+ * Every function runs on the loop thread. The process must ignore SIGPIPE (a spawned OpenOCD
+ * that exits must be an error code, not the end of the program).
  */
 #ifndef TT_PROBE_H
 #define TT_PROBE_H
@@ -139,11 +138,10 @@ int tt_probe_read(struct tt_probe *p, const struct tt_plan *plan, tt_probe_read_
 int tt_probe_write(struct tt_probe *p, uint64_t addr, const uint8_t *data, uint32_t len,
 		   tt_probe_write_cb cb, void *arg);
 
-/* Drops the link and builds it again, with the state callback told why: for openocd-spawn
- * OpenOCD is stopped and started anew, which is what brings back an adapter whose connection
- * died under it (OpenOCD never reconnects an adapter by itself: a replugged probe, a restarted
- * remote_bitbang peer). Only between requests: -EBUSY while one is pending; -ENOTSUP where the
- * backend has no link of its own to rebuild (file, process, an OpenOCD it does not own). */
+/* Drops the link and builds it again, with the state callback told why (openocd-spawn: a new
+ * OpenOCD, which brings back an adapter whose connection died). Only between requests: -EBUSY
+ * while one is pending; -ENOTSUP where the backend has no link of its own to rebuild (file,
+ * process, an OpenOCD it does not own). */
 int tt_probe_relink(struct tt_probe *p, const char *why);
 
 /* cb may be NULL. */

@@ -1,5 +1,11 @@
 /* probe/tcl.c: OpenOCD TCL RPC framing and strict reply parsing (see tcl.h). Every byte here
- * comes from another program and is treated as untrusted. */
+ * comes from another program and is treated as untrusted.
+ *
+ * Every command goes out as
+ *     format "@SEQ %d %s" [catch {CMD} tt_r] $tt_r <0x1a>
+ * because OpenOCD's RPC has no error flag: the reply "@SEQ CODE RESULT" <0x1a> tells an error
+ * (CODE != 0, RESULT = message) from a result, and SEQ ties it to its command. Notifications
+ * ("type target_event ..." <0x1a>, after tcl_notifications on) come on the same stream. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>

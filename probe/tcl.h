@@ -1,11 +1,6 @@
 /* probe/tcl.h: OpenOCD TCL RPC framing, formatting and strict reply parsing (internal to
- * probe/; pure code, no I/O, so the parser is unit-tested on canned and garbage input).
- *
- * Every command goes out as
- *     format "@SEQ %d %s" [catch {CMD} tt_r] $tt_r <0x1a>
- * because OpenOCD's RPC has no error flag: the reply "@SEQ CODE RESULT" <0x1a> tells an error
- * (CODE != 0, RESULT = message) from a result, and SEQ ties it to its command. Notifications
- * ("type target_event ..." <0x1a>, after tcl_notifications on) come on the same stream.
+ * probe/; pure code, no I/O). Every command is wrapped so that its reply carries a sequence
+ * number and a Tcl return code; notifications come on the same stream.
  */
 #ifndef TT_TCL_H
 #define TT_TCL_H

@@ -1,18 +1,13 @@
 /* probe/usb.h: which debug probes are plugged in (libusb), and hot-plug.
  *
- * Three layers:
- *   - tt_usb_classify(): pure table lookup from what a USB device says about itself (vid:pid,
- *     product and interface strings) to a probe kind and the OpenOCD interface config to use.
- *     No libusb, no I/O: unit-tested without hardware (probe/usb_table.c).
- *   - tt_usb_enumerate(): one synchronous pass over the USB devices (libusb), opening each
- *     candidate to read its strings and serial number.
+ *   - tt_usb_classify(): pure table lookup from what a USB device says about itself to a probe
+ *     kind and the OpenOCD interface config to use (no libusb, no I/O).
+ *   - tt_usb_enumerate(): one synchronous pass over the USB devices (libusb).
  *   - tt_usb_watch_*(): arrival and removal of recognised probes on a libuv loop (libusb
- *     hot-plug with libusb's file descriptors polled by the loop, or a 2 s re-enumeration
- *     when libusb has no hot-plug support on this system).
+ *     hot-plug, or re-enumeration every TT_USB_POLL_MS where libusb has none).
  *
  * Without libusb at build time (TT_HAVE_LIBUSB 0) the classifier still works; enumerate and
  * watch return -ENOTSUP. Errors: 0 or a negative errno, with a message in err when given.
- * Like the rest of probe/, nothing here logs.
  */
 #ifndef TT_USB_H
 #define TT_USB_H
