@@ -1,8 +1,6 @@
-/* client/cli.h: what the `tracetap` commands that talk to a running tracetapd share.
- *
- * One table of options, each command taking only its own (`tracetap COMMAND --help` lists
- * them, one line each, with examples); the daemon's address and token; one-line errors when
- * the daemon cannot be reached or a target does not exist; numbers in human units.
+/* client/cli.h: what the `tracetap` commands that talk to a running tracetapd share: one table
+ * of options (each command takes only its own), the daemon's address and token, one-line errors
+ * when the daemon cannot be reached or a target does not exist, numbers in human units.
  */
 #ifndef TT_CLI_H
 #define TT_CLI_H

@@ -1,9 +1,6 @@
-/* client/wsclient.h: a small blocking/pollable WebSocket and HTTP/1.1 client (ws:// only).
- *
- * Used by `tracetap tail|record|targets|status` and by the server tests (many connections
- * in one thread with poll()). Plain TCP, no TLS (a daemon with TLS is reached through a
- * TLS-terminating proxy). Server frames are accepted in any size up to max_message; fragmented
- * messages are reassembled; pings are answered. A connection belongs to one thread at a time.
+/* client/wsclient.h: a small blocking/pollable WebSocket and HTTP/1.1 client (ws:// only, no
+ * TLS). Server frames are accepted up to max_message; fragmented messages are reassembled;
+ * pings are answered. A connection belongs to one thread at a time.
  */
 #ifndef TT_WSCLIENT_H
 #define TT_WSCLIENT_H
