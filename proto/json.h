@@ -1,8 +1,6 @@
-/* proto/json.h: the JSON encoding of records (schema: proto/PROTOCOL.md).
- *
- * Hand-written encoder: no allocation, no printf on the hot path; one record becomes one JSON
- * object on one line (no trailing newline). Used by the daemon's hub, `tracetap decode --json`,
- * the JSONL export and the daemon's stdout mode, so every consumer sees the same bytes.
+/* proto/json.h: the JSON encoding of records (schema: proto/PROTOCOL.md), the one encoder
+ * every consumer's bytes come from. No allocation, no printf; one record becomes one JSON object
+ * on one line (no trailing newline).
  */
 #ifndef TT_JSON_H
 #define TT_JSON_H

@@ -24,10 +24,9 @@ enum tt_nuttx_rc {
 	TT_NUTTX_MORE = 1,
 };
 
-/* Where things are on the target. Everything DWARF knows: with --elf the daemon and `tracetap
- * decode` fill it from the firmware ELF (tt_nuttx_layout_from_fw), else tt_nuttx_layout_default
- * gives the common case. Offsets are of members inside struct noteram_driver_s, whose first member (struct
- * note_driver_s) changes size with the configuration. Zero-valued fields mean "derive". */
+/* Where things are on the target: from the firmware ELF (tt_nuttx_layout_from_fw), a layout
+ * file, or tt_nuttx_layout_default and `--format-opt`. Zero-valued fields mean "derive". What
+ * each field means in NuttX's terms: proto/README-nuttx.md. */
 struct tt_nuttx_layout {
 	uint16_t release;     /* NuttX release as major*100+minor: 1204..1213, 1300 (>= 1300: 13.x) */
 	uint8_t ptr_size;     /* sizeof(uintptr_t): 4 or 8 */
@@ -38,23 +37,18 @@ struct tt_nuttx_layout {
 	uint8_t align;        /* record alignment in the ring: 0 = derive (1 before 12.7, else
 				 ptr_size), or 1, 2, 4, 8 */
 	uint8_t header_size;  /* sizeof(struct note_common_s); 0 = derive from the fields above */
-	uint8_t struct_align; /* alignment of the note structs (their size is a multiple of it:
-				 sizeof(struct note_event_s) fixes how long an event's data is);
-				 0 = derive: the larger of ptr_size and the time stamp's size
-				 (i386 aligns 8-byte members to 4: struct_align=4 there) */
+	uint8_t struct_align; /* alignment of the note structs; 0 = derive: the larger of
+				 ptr_size and the time stamp's size */
 	/* offsetof(struct noteram_driver_s, ...); sizes follow ptr_size (size_t, pointers) and 4
 	 * (unsigned int). */
 	uint16_t off_buffer, off_bufsize, off_head, off_tail;
 	uint16_t off_overwrite; /* ni_overwrite (unsigned); 0 = off_bufsize + ptr_size */
-	/* Syscall names: SYSCALL_ENTER/LEAVE's nr is g_funcnames[nr - CONFIG_SYS_RESERVED] of the
-	 * firmware. Both are needed; NULL or -1: numbers only. The table is borrowed like the
-	 * layout (the reader keeps a copy). */
+	/* Syscall names: nr is g_funcnames[nr - CONFIG_SYS_RESERVED]; NULL or -1: numbers only.
+	 * Borrowed like the layout (the reader keeps a copy). */
 	const struct tt_nuttx_syscalls *syscalls;
 	int32_t sys_reserved;   /* CONFIG_SYS_RESERVED (0..255), -1 = unknown */
-	/* Releases before 12.4 (release < 1204): `g_noteram_info` (struct noteram_info_s) holds
-	 * ni_overwrite, ni_head, ni_tail, ni_read and the buffer itself (off_buffer = offset of
-	 * ni_buffer, bufsize = its size; off_bufsize unused); header and payload fields are
-	 * little-endian byte arrays without padding (big_endian and align are ignored). */
+	/* Releases before 12.4: `g_noteram_info` holds the buffer itself (off_buffer: ni_buffer's
+	 * offset, bufsize its size; off_bufsize, big_endian and align unused). */
 	/* The firmware's read-only data (format strings of DUMP_PRINTF notes, at npt_fmt):
 	 * borrowed for the reader's whole life (not copied), NULL: printf notes stay hex. */
 	const struct tt_nuttx_mem *rodata;
@@ -63,18 +57,14 @@ struct tt_nuttx_layout {
 	bool hires;             /* < 12.4: time as sec[sizeof(time_t)] + nsec[sizeof(long)]
 				 * (CONFIG_SCHED_INSTRUMENTATION_HIRES), else ticks[sizeof(clock_t)];
 				 * time64 gives the 8-byte time_t/clock_t */
-	/* Task names read from the target for pids that no START note named (the task started
-	 * before the ring was read): tcb = g_pidhash[pid & (g_npidhash - 1)], kept when tcb->pid
-	 * is pid; its name[] is the name. The addresses of the variables g_pidhash (struct tcb_s **)
-	 * and g_npidhash (int), and where pid and name lie in struct tcb_s. pidhash_addr 0 or
-	 * tcb_name_size 0 (CONFIG_TASK_NAME_SIZE 0): names are not read. */
+	/* Task names read from the target's TCBs for pids no START note named: the addresses of
+	 * g_pidhash and g_npidhash, and where pid and name lie in struct tcb_s. pidhash_addr 0 or
+	 * tcb_name_size 0: names are not read. */
 	uint64_t pidhash_addr, npidhash_addr;
 	uint16_t tcb_off_pid, tcb_off_name;
 	uint8_t tcb_pid_size;   /* sizeof(pid_t): 2 or 4; 0 = 4 */
 	uint8_t tcb_name_size;  /* sizeof(tcb->name) = CONFIG_TASK_NAME_SIZE + 1 */
-	/* NuttX's own cache of task names (g_note_taskname, struct note_taskname_s: size_t head,
-	 * tail, then buffer[CONFIG_DRIVERS_NOTE_TASKNAME_BUFSIZE] of {pid_t pid; uint8_t size;
-	 * char name[]} entries), which names tasks that have exited as `trace dump` does; asked
+	/* NuttX's own cache of task names (g_note_taskname), for tasks that have exited; asked
 	 * when the TCB gives no name. 0: not read. */
 	uint64_t taskname_addr;
 	uint16_t taskname_size; /* CONFIG_DRIVERS_NOTE_TASKNAME_BUFSIZE */
@@ -100,9 +90,8 @@ struct tt_nuttx_syscalls {
 /* reader.h's tt_reader_config.format_cfg for "nuttx" points to a struct tt_nuttx_layout
  * (borrowed during create/decode_image; NULL = tt_nuttx_layout_default(lo, 4)). */
 
-/* The common case: NuttX 13.x, 32-bit little-endian, not SMP, no note filter
- * (CONFIG_SCHED_INSTRUMENTATION_FILTER off, so note_driver_s is just its ops pointer): ni_buffer
- * at 4, ni_bufsize 8, ni_head 16, ni_tail 20. For ptr_size 8 the offsets are 8, 16, 28, 32. */
+/* The common case: NuttX 13.x, little-endian, not SMP, no note filter, with pointers of
+ * ptr_size bytes. */
 void tt_nuttx_layout_default(struct tt_nuttx_layout *lo, unsigned ptr_size);
 /* One `--format-opt KEY=VALUE` on a layout (keys in TT_NUTTX_LAYOUT_HELP): 0, or -EINVAL with a
  * message naming the key and the values it takes. `ptr_size` resets the offsets to that pointer
