@@ -83,6 +83,8 @@ int tt_hub_new(const struct tt_hub_config *cfg, struct tt_hub **out)
 	 * binding limit without touching (RSS) much more than the history needs. */
 	h->cfg.history_bytes = def(cfg->history_bytes, h->cfg.history * 512);
 	h->cfg.batch_records = def(cfg->batch_records, 1024);
+	/* The cost is per frame (one send() each: lws sends a whole frame at once); bench_pipeline
+	 * with 16 KiB frames: ~20% fewer events/s to 1 client, ~30% fewer to each of 10. */
 	h->cfg.batch_bytes = def(cfg->batch_bytes, 64 * 1024);
 	h->cfg.client_frames = def(cfg->client_frames, 1024);
 	h->cfg.client_bytes = def(cfg->client_bytes, 8 * 1024 * 1024);

@@ -67,10 +67,7 @@ struct tt_hub_config {
 	size_t history_bytes;      /* encoded bytes kept; default history * 512 */
 	size_t batch_records;      /* records per events frame at most; default 1024 */
 	size_t batch_bytes;        /* bytes per events frame at most (about); default 64 KiB:
-				      the cost is per frame (one send() each, the server lets lws
-				      send a whole frame at once), so larger frames are cheaper;
-				      measured with bench_pipeline (16 KiB: ~20% fewer events/s to
-				      1 client, ~30% fewer to each of 10) */
+				      the cost is per frame, so larger frames are cheaper */
 	size_t client_frames;      /* per-client queue limit in frames; default 1024 */
 	size_t client_bytes;       /* per-client queue limit in bytes; default 8 MiB */
 	/* Current target status for `status` messages (may be NULL: "attaching", zero counters).
