@@ -1,5 +1,5 @@
 /* proto/qnx_ring.c: live reader of a ring of QNX kernel trace buffers in target memory, sans
- * I/O (plan -> caller reads -> ingest, as proto/threadx.h).
+ * I/O (plan -> caller reads -> ingest, as proto/reader.h).
  *
  * The ring: nbufs buffers of buf_size bytes back to back; each has a header (num_events, seq)
  * and then 16-byte events. The writer fills one buffer at a time: event bytes, then num_events
