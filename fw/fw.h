@@ -1,7 +1,6 @@
-/* fw/fw.h: what tracetap reads from a firmware ELF (libelf, libdw): symbols, and neutral DWARF
- * queries (types, members, enumerators, variables) and bytes at target addresses. Formats ask
- * through a table of these functions (proto/fwquery.h); fw/ knows no format. Blocking file
- * reads: for setup, not polls.
+/* fw/fw.h: what tracetap reads from a firmware ELF (libelf, libdw): symbols, neutral DWARF
+ * queries and bytes at target addresses; formats ask through proto/fwquery.h, fw/ knows no
+ * format. Blocking file reads, on the caller's thread: for setup, not polls.
  */
 #ifndef TT_FW_H
 #define TT_FW_H

@@ -45,19 +45,16 @@ enum tt_probe_state {
 typedef void (*tt_probe_read_cb)(struct tt_probe *p, int status, void *arg);
 typedef void (*tt_probe_write_cb)(struct tt_probe *p, int status, void *arg);
 typedef void (*tt_probe_close_cb)(struct tt_probe *p, void *arg);
-/* Link state changes (connecting, connected, lost). Also called with an unchanged state to
- * report something the target did that OpenOCD saw (msg starts with "target_": target_reset,
- * target_event halted, ...). msg is borrowed for the call. Never called inside a tt_probe_*
- * call; not called after tt_probe_close. */
+/* Link state changes; also called with an unchanged state for what OpenOCD saw the target do
+ * (msg starts with "target_"). msg is borrowed for the call. Never called inside a tt_probe_*
+ * call, nor after tt_probe_close. */
 typedef void (*tt_probe_state_cb)(struct tt_probe *p, enum tt_probe_state st, const char *msg,
 				  void *arg);
 
 struct tt_probe_options {
-	/* openocd-spawn: argv passed to openocd after the program name (e.g. "-f", "x.cfg", "-c",
-	 * "..."); NULL-terminated, borrowed until tt_probe_new returns (copied). The probe appends
-	 * -c "tcl_port pipe" -c "gdb_port disabled" -c "telnet_port disabled", so these must not
-	 * run `init` themselves (OpenOCD runs it after the last argument). Target words are
-	 * taken as little-endian (Cortex-M). */
+	/* openocd-spawn: argv after the program name ("-f", "x.cfg", ...), NULL-terminated,
+	 * copied. The probe appends its own port settings, so these must not run `init`. Target
+	 * words are taken as little-endian. */
 	const char *const *openocd_args;
 	const char *openocd_bin;   /* default "openocd" */
 	const char *openocd_log;   /* file OpenOCD's stderr is appended to; NULL = drained */
@@ -152,9 +149,8 @@ const char *tt_probe_error(const struct tt_probe *p);
 enum tt_probe_state tt_probe_state(const struct tt_probe *p);
 const char *tt_probe_state_name(enum tt_probe_state st);
 
-/* For backends. Completing a request, or a state change, may happen anywhere (inside a call
- * included): probe.c defers it to the loop when it happens inside a tt_probe_* call, and drops
- * completions that arrive after tt_probe_close (the request is cancelled there). */
+/* For backends: may be called anywhere, inside a call included (probe.c defers delivery to the
+ * loop, and drops completions after tt_probe_close). */
 void tt_probe__read_done(struct tt_probe *p, int status);
 void tt_probe__write_done(struct tt_probe *p, int status);
 void tt_probe__seterr(struct tt_probe *p, const char *fmt, ...)
@@ -165,10 +161,9 @@ void tt_probe__close_done(struct tt_probe *p);
  * max characters with "..." appended. Returns out. */
 char *tt_probe__quote(char *out, size_t outlen, const char *s, size_t n, size_t max);
 
-/* The start of the image a file:PATH probe serves, read now (blocking: for setup, not polls):
- * up to len bytes into buf (*got of them), and the target address they are at: a raw file's
- * first bytes with *addr = 0 and *raw = 1 (where it lives is the caller's --base), a HEX or
- * S-record file's lowest segment and its address. 0 or -errno with err naming the file. */
+/* The start of the image a file:PATH probe serves (blocking: for setup, not polls): up to len
+ * bytes into buf (*got of them) and their target address: a raw file's first bytes (*addr 0,
+ * *raw 1), or a HEX/S-record file's lowest segment. 0 or -errno with err naming the file. */
 int tt_probe_file_head(const char *path, uint8_t *buf, size_t len, size_t *got, uint64_t *addr,
 		       int *raw, char *err, size_t errlen);
 

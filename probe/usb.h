@@ -38,13 +38,12 @@ enum tt_usb_kind {
 	TT_USB_WCH_LINK_RISCV,  /* WCH-Link(E) in RISC-V mode: WCH's OpenOCD fork only */
 };
 
-/* What a device says about itself. Strings are borrowed and may be NULL (not readable, e.g.
- * no permission to open the device). */
+/* What a device says about itself. Strings are borrowed and may be NULL (not readable). */
 struct tt_usb_ident {
 	uint16_t vid, pid;
 	const char *product;
-	/* The device has an interface whose string contains "CMSIS-DAP": a vendor-specific
-	 * (class 0xff) one with bulk endpoints (v2), or any other, normally HID (v1). */
+	/* An interface whose string contains "CMSIS-DAP": vendor-specific with bulk endpoints
+	 * (v2), or any other, normally HID (v1). */
 	bool dap_v2_interface;
 	bool dap_v1_interface;
 };
@@ -61,14 +60,12 @@ struct tt_usb_match {
 	const char *serial_cmd;
 };
 
-/* Classifies a device. Returns true and fills *m when the device is a debug probe this table
- * knows; false (and m->kind TT_USB_UNKNOWN, m->name "unknown") otherwise: unknown devices
- * are never guessed at. */
+/* Classifies a device: true and *m filled when it is a debug probe this table knows; false
+ * (m->kind TT_USB_UNKNOWN, m->name "unknown") otherwise, never a guess. */
 bool tt_usb_classify(const struct tt_usb_ident *id, struct tt_usb_match *m);
 
-/* Whether a device with this vid:pid might be a probe by its ids alone (used to decide whether
- * to open a device just to read its strings: CMSIS-DAP devices have arbitrary ids, so this is
- * only a hint; tt_usb_enumerate opens every non-hub device). */
+/* Whether a device with this vid:pid might be a probe by its ids alone (a hint only:
+ * CMSIS-DAP devices have arbitrary ids). */
 bool tt_usb_known_id(uint16_t vid, uint16_t pid);
 
 /* The fixed vid:pid table, for tests that cross-check the udev rules. Returns the number of

@@ -61,11 +61,9 @@ enum tt_qnx_xclass {
 };
 #define TT_QNX_KERCALL64 (1u << 9) /* _NTO_TRACE_KERCALL64 (7.0+), OR-ed into the event */
 
-/* External (class, event) of QNX major version ver (6, 7, 8) to the internal class (0-31, as
- * in header bits 10-14) and event (0-1023) written in events, and back. 0, or -EINVAL for a
- * pair that version has no mapping for (a pseudo-class, a class the version lacks, an event
- * out of range, a thread/process mask that is not one bit). The INT classes carry no event:
- * the external event is ignored and given back as 0. Rules: README-qnx.md. */
+/* External (class, event) of QNX major version ver (6, 7, 8) to the internal class and event
+ * written in events, and back. 0, or -EINVAL for a pair that version has no mapping for. The
+ * INT classes carry no event (given back as 0). Rules: README-qnx.md. */
 int tt_qnx_ext_to_int(unsigned ver, uint32_t xclass, uint32_t xevent, uint32_t *cls,
 		      uint32_t *event);
 int tt_qnx_int_to_ext(unsigned ver, uint32_t cls, uint32_t event, uint32_t *xclass,
@@ -174,8 +172,8 @@ struct tt_qnx {
 /* Sets q up for a file with header h. tick_hz overrides the header's CYCLES_PER_SEC when not 0. */
 void tt_qnx_init(struct tt_qnx *q, const struct tt_qnx_header *h, uint64_t tick_hz);
 
-/* Decodes n whole 16-byte events at p (borrowed), in file order, emitting records through cb.
- * May be called repeatedly as a file grows; combine events spanning calls are reassembled. */
+/* Decodes n whole 16-byte events at p (borrowed), in file order, through cb. May be called
+ * repeatedly as a file grows (combine events spanning calls are reassembled). */
 void tt_qnx_feed(struct tt_qnx *q, const uint8_t *p, size_t n, tt_emit_cb cb, void *arg);
 
 /* End of input: emits combine events still being reassembled, flagged "incomplete". */
@@ -254,11 +252,10 @@ void tt_qnx_ring_stats(const struct tt_qnx_ring *r, struct tt_reader_stats *out)
 struct tt_reader_ops;
 extern const struct tt_reader_ops tt_qnx_reader;
 
-/* A .kev file followed while it is written (proto/qnx_kev.c; reader.h's stream sources): a
- * live reader over a file source that answers plan.h's TT_PLAN_FILE_STAT. path (borrowed for
- * the reader's life) names the file in messages; tick_hz overrides the file's
- * TRACE_CYCLES_PER_SEC (0: keep). ingest gives -EAGAIN while there is no file or its header is
- * not whole (error() says so), -EPROTO for a malformed file (retried at the next cycle). */
+/* A .kev file followed while it is written: a live reader over a file source that answers
+ * plan.h's TT_PLAN_FILE_STAT. path (borrowed for the reader's life) is for messages; tick_hz
+ * overrides TRACE_CYCLES_PER_SEC (0: keep). ingest gives -EAGAIN while there is no file or no
+ * whole header, -EPROTO for a malformed file (retried at the next cycle). */
 struct tt_qnx_kev;
 int tt_qnx_kev_new(const char *path, uint64_t tick_hz, struct tt_qnx_kev **out);
 void tt_qnx_kev_free(struct tt_qnx_kev *k);
