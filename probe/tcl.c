@@ -115,6 +115,10 @@ int tt_tcl_format(char *out, size_t outlen, unsigned seq, const char *cmd)
 	return (k < 0 || (size_t)k >= outlen) ? -ENOSPC : k;
 }
 
+/* OpenOCD before 0.12 has no read_memory/write_memory (and 0.12's mem2array/array2mem are
+ * wrappers around them): these procs stand in for them on top of mdb/mdh/mdw and mwb/mwh/mww,
+ * which every version has. mdw reports a failed read only in the log, so a short result is the
+ * only sign of one. */
 const char tt_tcl_md_procs[] =
 	"proc " TT_TCL_READ_MD " {addr width count} {\n"
 	"  set out [md[string map {32 w 16 h 8 b} $width] $addr $count]\n"

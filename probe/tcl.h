@@ -38,10 +38,9 @@ int tt_tcl_format(char *out, size_t outlen, unsigned seq, const char *cmd);
 int tt_tcl_format_write(char *out, size_t outlen, const char *verb, uint64_t addr,
 			unsigned width, const uint8_t *data, uint32_t len);
 
-/* OpenOCD before 0.12 has no read_memory/write_memory (and 0.12's mem2array/array2mem are
- * wrappers around them). TT_TCL_MD_PROCS defines two procs with their arguments and result
- * format on top of mdb/mdh/mdw and mwb/mwh/mww, which every version has; a read that returns
- * fewer values than asked (mdw reports a failed read only in the log) is an error. */
+/* For OpenOCD before 0.12 (no read_memory/write_memory): tt_tcl_md_procs defines two procs
+ * with the same arguments and result format; a read that returns fewer values than asked is an
+ * error. */
 #define TT_TCL_READ_MD "tt_read_memory"
 #define TT_TCL_WRITE_MD "tt_write_memory"
 extern const char tt_tcl_md_procs[];
