@@ -247,10 +247,46 @@ static void header_fields(struct nx_lay *l, bool hires)
 	l->hdr = nx_alignup(end, maxal);
 }
 
-int nx_lay_resolve(const struct tt_nuttx_layout *lo, struct nx_lay *l, const char **why)
+/* Where the driver's control members lie, checked not to overlap; the span read each cycle. */
+static int driver_fields(const struct tt_nuttx_layout *lo, struct nx_lay *l, const char **why)
 {
 	unsigned lo_off = UINT32_MAX, hi_end = 0;
 
+	l->off_buffer = lo->off_buffer;
+	l->off_bufsize = lo->off_bufsize;
+	l->off_head = lo->off_head;
+	l->off_tail = lo->off_tail;
+	l->off_overwrite = lo->off_overwrite || l->bytes ? lo->off_overwrite
+							 : lo->off_bufsize + l->ptr;
+	const unsigned offs[5] = { l->off_buffer, l->off_bufsize, l->off_head, l->off_tail,
+				   l->off_overwrite };
+	/* before 12.4 the buffer is inline and its size a constant: not control words */
+	const unsigned sizes[5] = { l->bytes ? 0 : l->ptr, l->bytes ? 0 : l->ptr, 4, 4, 4 };
+	for (int i = 0; i < 5; i++) {
+		if (!sizes[i])
+			continue;
+		if (offs[i] < lo_off)
+			lo_off = offs[i];
+		if (offs[i] + sizes[i] > hi_end)
+			hi_end = offs[i] + sizes[i];
+		for (int j = 0; j < i; j++)
+			if (sizes[j] && offs[i] < offs[j] + sizes[j] && offs[j] < offs[i] + sizes[i]) {
+				*why = "driver member offsets overlap (ni_buffer, ni_bufsize, ni_head, "
+				       "ni_tail, ni_overwrite)";
+				return -EINVAL;
+			}
+	}
+	if (hi_end - lo_off > 256) {
+		*why = "driver member offsets span more than 256 bytes";
+		return -EINVAL;
+	}
+	l->ctl_lo = lo_off;
+	l->ctl_len = hi_end - lo_off;
+	return 0;
+}
+
+int nx_lay_resolve(const struct tt_nuttx_layout *lo, struct nx_lay *l, const char **why)
+{
 	memset(l, 0, sizeof(*l));
 	l->release = lo->release;
 	l->ptr = lo->ptr_size;
@@ -295,37 +331,7 @@ int nx_lay_resolve(const struct tt_nuttx_layout *lo, struct nx_lay *l, const cha
 	}
 	l->salign = lo->struct_align ? lo->struct_align
 				     : l->time_size > l->ptr ? l->time_size : l->ptr;
-	l->off_buffer = lo->off_buffer;
-	l->off_bufsize = lo->off_bufsize;
-	l->off_head = lo->off_head;
-	l->off_tail = lo->off_tail;
-	l->off_overwrite = lo->off_overwrite || l->bytes ? lo->off_overwrite
-							 : lo->off_bufsize + l->ptr;
-	const unsigned offs[5] = { l->off_buffer, l->off_bufsize, l->off_head, l->off_tail,
-				   l->off_overwrite };
-	/* before 12.4 the buffer is inline and its size a constant: not control words */
-	const unsigned sizes[5] = { l->bytes ? 0 : l->ptr, l->bytes ? 0 : l->ptr, 4, 4, 4 };
-	for (int i = 0; i < 5; i++) {
-		if (!sizes[i])
-			continue;
-		if (offs[i] < lo_off)
-			lo_off = offs[i];
-		if (offs[i] + sizes[i] > hi_end)
-			hi_end = offs[i] + sizes[i];
-		for (int j = 0; j < i; j++)
-			if (sizes[j] && offs[i] < offs[j] + sizes[j] && offs[j] < offs[i] + sizes[i]) {
-				*why = "driver member offsets overlap (ni_buffer, ni_bufsize, ni_head, "
-				       "ni_tail, ni_overwrite)";
-				return -EINVAL;
-			}
-	}
-	if (hi_end - lo_off > 256) {
-		*why = "driver member offsets span more than 256 bytes";
-		return -EINVAL;
-	}
-	l->ctl_lo = lo_off;
-	l->ctl_len = hi_end - lo_off;
-	return 0;
+	return driver_fields(lo, l, why);
 }
 
 uint64_t nx_get(const struct nx_lay *l, const uint8_t *p, unsigned size)
