@@ -121,6 +121,44 @@ static int as_u64(const cJSON *v, uint64_t *out)
 	return -1;
 }
 
+/* An array of strings: the origins (K_STRS, with their count) or an argv (K_ARGV); p owns
+ * the arrays, the strings stay cJSON's. */
+static int set_strs(struct priv *p, const struct key *k, void *base, const cJSON *v)
+{
+	char *dst = (char *)base + k->off;
+	int n = cJSON_GetArraySize(v), i = 0;
+	const cJSON *it;
+
+	if (!cJSON_IsArray(v))
+		return -1;
+	const char **arr = calloc((size_t)n + 1, sizeof(char *));
+	if (!arr)
+		return -ENOMEM;
+	cJSON_ArrayForEach(it, v) {
+		if (!cJSON_IsString(it)) {
+			free(arr);
+			return -1;
+		}
+		arr[i++] = it->valuestring;
+	}
+	if (k->kind == K_STRS) {
+		free(p->origins);
+		p->origins = arr;
+		*(const char *const **)dst = arr;
+		*(size_t *)((char *)base + k->count_off) = (size_t)n;
+	} else {
+		const char ***grown = realloc(p->argvs, (p->nargvs + 1) * sizeof(*grown));
+		if (!grown) {
+			free(arr);
+			return -ENOMEM;
+		}
+		p->argvs = grown;
+		p->argvs[p->nargvs++] = arr;
+		*(const char *const **)dst = arr;
+	}
+	return 0;
+}
+
 static int set(struct priv *p, const struct key *k, void *base, const cJSON *v)
 {
 	char *dst = (char *)base + k->off;
@@ -164,38 +202,8 @@ static int set(struct priv *p, const struct key *k, void *base, const cJSON *v)
 		*(size_t *)dst = (size_t)u;
 		return 0;
 	case K_STRS:
-	case K_ARGV: {
-		int n = cJSON_GetArraySize(v), i = 0;
-		const cJSON *it;
-		if (!cJSON_IsArray(v))
-			return -1;
-		const char **arr = calloc((size_t)n + 1, sizeof(char *));
-		if (!arr)
-			return -ENOMEM;
-		cJSON_ArrayForEach(it, v) {
-			if (!cJSON_IsString(it)) {
-				free(arr);
-				return -1;
-			}
-			arr[i++] = it->valuestring;
-		}
-		if (k->kind == K_STRS) {
-			free(p->origins);
-			p->origins = arr;
-			*(const char *const **)dst = arr;
-			*(size_t *)((char *)base + k->count_off) = (size_t)n;
-		} else {
-			const char ***grown = realloc(p->argvs, (p->nargvs + 1) * sizeof(*grown));
-			if (!grown) {
-				free(arr);
-				return -ENOMEM;
-			}
-			p->argvs = grown;
-			p->argvs[p->nargvs++] = arr;
-			*(const char *const **)dst = arr;
-		}
-		return 0;
-	}
+	case K_ARGV:
+		return set_strs(p, k, base, v);
 	}
 	return -1;
 }
