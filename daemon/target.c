@@ -22,7 +22,6 @@
 #include <string.h>
 
 #include "../fw/fw.h"
-#include "fwglue.h"
 #include "../proto/reader.h"
 #include "../proto/nuttx.h"
 #include "../proto/threadx.h"
