@@ -121,6 +121,44 @@ static int as_u64(const cJSON *v, uint64_t *out)
 	return -1;
 }
 
+/* An array of strings: the origins (K_STRS, with their count) or an argv (K_ARGV); p owns
+ * the arrays, the strings stay cJSON's. */
+static int set_strs(struct priv *p, const struct key *k, void *base, const cJSON *v)
+{
+	char *dst = (char *)base + k->off;
+	int n = cJSON_GetArraySize(v), i = 0;
+	const cJSON *it;
+
+	if (!cJSON_IsArray(v))
+		return -1;
+	const char **arr = calloc((size_t)n + 1, sizeof(char *));
+	if (!arr)
+		return -ENOMEM;
+	cJSON_ArrayForEach(it, v) {
+		if (!cJSON_IsString(it)) {
+			free(arr);
+			return -1;
+		}
+		arr[i++] = it->valuestring;
+	}
+	if (k->kind == K_STRS) {
+		free(p->origins);
+		p->origins = arr;
+		*(const char *const **)dst = arr;
+		*(size_t *)((char *)base + k->count_off) = (size_t)n;
+	} else {
+		const char ***grown = realloc(p->argvs, (p->nargvs + 1) * sizeof(*grown));
+		if (!grown) {
+			free(arr);
+			return -ENOMEM;
+		}
+		p->argvs = grown;
+		p->argvs[p->nargvs++] = arr;
+		*(const char *const **)dst = arr;
+	}
+	return 0;
+}
+
 static int set(struct priv *p, const struct key *k, void *base, const cJSON *v)
 {
 	char *dst = (char *)base + k->off;
@@ -164,38 +202,8 @@ static int set(struct priv *p, const struct key *k, void *base, const cJSON *v)
 		*(size_t *)dst = (size_t)u;
 		return 0;
 	case K_STRS:
-	case K_ARGV: {
-		int n = cJSON_GetArraySize(v), i = 0;
-		const cJSON *it;
-		if (!cJSON_IsArray(v))
-			return -1;
-		const char **arr = calloc((size_t)n + 1, sizeof(char *));
-		if (!arr)
-			return -ENOMEM;
-		cJSON_ArrayForEach(it, v) {
-			if (!cJSON_IsString(it)) {
-				free(arr);
-				return -1;
-			}
-			arr[i++] = it->valuestring;
-		}
-		if (k->kind == K_STRS) {
-			free(p->origins);
-			p->origins = arr;
-			*(const char *const **)dst = arr;
-			*(size_t *)((char *)base + k->count_off) = (size_t)n;
-		} else {
-			const char ***grown = realloc(p->argvs, (p->nargvs + 1) * sizeof(*grown));
-			if (!grown) {
-				free(arr);
-				return -ENOMEM;
-			}
-			p->argvs = grown;
-			p->argvs[p->nargvs++] = arr;
-			*(const char *const **)dst = arr;
-		}
-		return 0;
-	}
+	case K_ARGV:
+		return set_strs(p, k, base, v);
 	}
 	return -1;
 }
@@ -239,6 +247,57 @@ static void free_priv(struct priv *p)
 	free(p);
 }
 
+/* The whole text as a JSON object, the line of a syntax error said. */
+static int parse_root(struct priv *p, const char *text, size_t len, const char *name, char *err,
+		      size_t errlen)
+{
+	p->root = cJSON_ParseWithLength(text, len);
+	if (!p->root || !cJSON_IsObject(p->root)) {
+		const char *at = cJSON_GetErrorPtr();
+		int line = 1;
+		for (const char *c = text; at && c < at && c < text + len; c++)
+			line += *c == '\n';
+		snprintf(err, errlen, "%s: not a JSON object (syntax error near line %d)", name,
+			 line);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* targets[i] into cfg->targets[i]: its keys, the required ones, a name not used before it. */
+static int parse_target(struct priv *p, struct tt_config *cfg, size_t i, const cJSON *t,
+			const char *name, char *err, size_t errlen)
+{
+	char prefix[32];
+	struct tt_target_config *tc = &cfg->targets[i];
+	int rc;
+
+	snprintf(prefix, sizeof(prefix), "targets[%zu].", i);
+	if (!cJSON_IsObject(t)) {
+		snprintf(err, errlen, "%s: targets[%zu]: expected an object", name, i);
+		return -EINVAL;
+	}
+	tc->format = tt_reader_default()->name;
+	if ((rc = apply(p, target_key, tc,
+			t, name, prefix, err, errlen)) < 0)
+		return rc;
+	if (tc->layout && !cJSON_GetObjectItemCaseSensitive(t, "format"))
+		tc->format = NULL; /* the layout file's */
+	if (!tc->name || !*tc->name || !tc->probe || !*tc->probe) {
+		snprintf(err, errlen, "%s: targets[%zu]: \"name\" and \"probe\" are required",
+			 name, i);
+		return -EINVAL;
+	}
+	for (size_t j = 0; j < i; j++) {
+		if (!strcmp(cfg->targets[j].name, tc->name)) {
+			snprintf(err, errlen, "%s: targets[%zu]: a target named '%s' "
+					      "already exists", name, i, tc->name);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 int tt_config_parse(const char *text, size_t len, const char *name, struct tt_config *cfg,
 		    char *err, size_t errlen)
 {
@@ -252,16 +311,8 @@ int tt_config_parse(const char *text, size_t len, const char *name, struct tt_co
 		snprintf(err, errlen, "%s: out of memory", name);
 		return -ENOMEM;
 	}
-	p->root = cJSON_ParseWithLength(text, len);
-	if (!p->root || !cJSON_IsObject(p->root)) {
-		const char *at = cJSON_GetErrorPtr();
-		int line = 1;
-		for (const char *c = text; at && c < at && c < text + len; c++)
-			line += *c == '\n';
-		snprintf(err, errlen, "%s: not a JSON object (syntax error near line %d)", name,
-			 line);
+	if (parse_root(p, text, len, name, err, errlen) < 0)
 		goto fail;
-	}
 	targets = cJSON_GetObjectItemCaseSensitive(p->root, "targets");
 	if (targets && !cJSON_IsArray(targets)) {
 		snprintf(err, errlen, "%s: targets: expected an array of objects", name);
@@ -282,33 +333,8 @@ int tt_config_parse(const char *text, size_t len, const char *name, struct tt_co
 	}
 	size_t i = 0;
 	cJSON_ArrayForEach(t, targets) {
-		char prefix[32];
-		struct tt_target_config *tc = &cfg->targets[i];
-		snprintf(prefix, sizeof(prefix), "targets[%zu].", i);
-		rc = -EINVAL;
-		if (!cJSON_IsObject(t)) {
-			snprintf(err, errlen, "%s: targets[%zu]: expected an object", name, i);
+		if ((rc = parse_target(p, cfg, i, t, name, err, errlen)) < 0)
 			goto fail;
-		}
-		tc->format = tt_reader_default()->name;
-		if ((rc = apply(p, target_key, tc,
-				t, name, prefix, err, errlen)) < 0)
-			goto fail;
-		if (tc->layout && !cJSON_GetObjectItemCaseSensitive(t, "format"))
-			tc->format = NULL; /* the layout file's */
-		rc = -EINVAL;
-		if (!tc->name || !*tc->name || !tc->probe || !*tc->probe) {
-			snprintf(err, errlen, "%s: targets[%zu]: \"name\" and \"probe\" are required",
-				 name, i);
-			goto fail;
-		}
-		for (size_t j = 0; j < i; j++) {
-			if (!strcmp(cfg->targets[j].name, tc->name)) {
-				snprintf(err, errlen, "%s: targets[%zu]: a target named '%s' "
-						      "already exists", name, i, tc->name);
-				goto fail;
-			}
-		}
 		i++;
 	}
 	cfg->priv = p;

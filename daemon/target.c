@@ -22,7 +22,6 @@
 #include <string.h>
 
 #include "../fw/fw.h"
-#include "fwglue.h"
 #include "../proto/reader.h"
 #include "../proto/nuttx.h"
 #include "../proto/threadx.h"
@@ -756,104 +755,6 @@ void tt_target_stop(struct tt_target *t, tt_target_close_cb cb, void *arg)
 	if (!t->probe)
 		return;
 	tt_probe_close(t->probe, on_probe_closed, t);
-}
-
-int tt_target_format_cfg(const struct tt_target_config *cfg, const struct tt_reader_ops *r,
-			 struct tt_format_cfg *x, const void **format_cfg, char *err,
-			 size_t errlen)
-{
-	const char *const *o = cfg->format_opts;
-	char key[64], why[384];
-	int rc;
-
-	*format_cfg = NULL;
-	x->owned = NULL;
-	x->address = 0;
-	if (!r->cfg_size || r->cfg_size > sizeof(x->buf)) {
-		if (cfg->layout) { /* a format without options: the address at most */
-			struct tt_layout_extras lx;
-			rc = tt_layout_load(cfg->layout, r, NULL, &lx, &x->address, err, errlen);
-			tt_layout_extras_free(&lx);
-			if (rc < 0)
-				return rc;
-		}
-		if (o && *o) {
-			snprintf(err, errlen, "--format-opt '%s': format %s takes no options", *o,
-				 r->name);
-			return -EINVAL;
-		}
-		return 0;
-	}
-	r->cfg_init(x->buf);
-	if (cfg->layout && cfg->elf) {
-		snprintf(err, errlen, "--layout %s and --elf %s: give one (the layout file is what "
-			 "the ELF gives)", cfg->layout, cfg->elf);
-		return -EINVAL;
-	}
-	if (cfg->layout) {
-		struct tt_layout_extras lx;
-
-		rc = tt_layout_load(cfg->layout, r, x->buf, &lx, &x->address, err, errlen);
-		if (rc < 0)
-			return rc;
-		/* what the layout in x->buf points to is the format's now (cfg_free) */
-		if (!r->cfg_free)
-			tt_layout_extras_free(&lx);
-		x->owned = r;
-	}
-	if (cfg->elf && r->cfg_from_fw) {
-		char note[2 * sizeof(why)];
-
-		rc = tt_fw_format_cfg(r, x->buf, cfg->elf, note, sizeof(note), err, errlen);
-		if (rc < 0)
-			return rc;
-		x->owned = r;
-		for (char *l = note, *nl; *l; l = nl + 1) {
-			if (!(nl = strchr(l, '\n')))
-				break;
-			tt_log(TT_LOG_INFO, "%.*s", (int)(nl - l), l);
-		}
-	}
-	for (; o && *o; o++) {
-		const char *eq = strchr(*o, '=');
-		size_t klen = eq ? (size_t)(eq - *o) : 0;
-		if (!klen || klen >= sizeof(key)) {
-			snprintf(err, errlen, "--format-opt '%s': expected KEY=VALUE", *o);
-			return -EINVAL;
-		}
-		memcpy(key, *o, klen);
-		key[klen] = 0;
-		if (r->cfg_set(x->buf, key, eq + 1, why, sizeof(why)) < 0) {
-			snprintf(err, errlen, "--format-opt '%s': %s", *o, why);
-			tt_format_cfg_release(x);
-			return -EINVAL;
-		}
-	}
-	const char *w = NULL;
-	if (r->cfg_check && r->cfg_check(x->buf, &w) < 0) {
-		snprintf(err, errlen, "%s: %s", r->name, w ? w : "inconsistent format options");
-		tt_format_cfg_release(x);
-		return -EINVAL;
-	}
-	*format_cfg = x->buf;
-	return 0;
-}
-
-void tt_format_cfg_release(struct tt_format_cfg *x)
-{
-	const struct tt_reader_ops *r = x->owned;
-
-	if (r && r->cfg_free)
-		r->cfg_free(x->buf);
-	x->owned = NULL;
-}
-
-bool tt_target_opts_equal(const char *const *a, const char *const *b)
-{
-	for (; a && b && *a && *b; a++, b++)
-		if (strcmp(*a, *b))
-			return false;
-	return !(a && *a) && !(b && *b);
 }
 
 const char *tt_target_name(const struct tt_target *t)

@@ -491,41 +491,94 @@ struct cli {
 	char name[64]; /* the default target name, when --name is not given */
 };
 
+static const struct option base_opts[] = {
+	{ "probe", required_argument, NULL, O_PROBE },
+	{ "name", required_argument, NULL, O_NAME },
+	{ "stdout", no_argument, NULL, O_STDOUT },
+	{ "log-level", required_argument, NULL, O_LOGLEVEL },
+	{ "openocd-log", required_argument, NULL, O_OLOG },
+	{ "version", no_argument, NULL, O_VERSION },
+	{ "help", no_argument, NULL, O_HELP },
+	{ "config", required_argument, NULL, O_CONFIG },
+	{ "check-config", no_argument, NULL, O_CHECK },
+	{ "listen", required_argument, NULL, O_LISTEN },
+	{ "port", required_argument, NULL, O_PORT },
+	{ "token", required_argument, NULL, O_TOKEN },
+	{ "origin", required_argument, NULL, O_ORIGIN },
+	{ "web", required_argument, NULL, O_WEB },
+	{ "tls-cert", required_argument, NULL, O_CERT },
+	{ "tls-key", required_argument, NULL, O_KEY },
+	{ "history", required_argument, NULL, O_HISTORY },
+	{ "no-server", no_argument, NULL, O_NOSERVER },
+	{ "max-clients", required_argument, NULL, O_MAXCLIENTS },
+	{ "max-exports", required_argument, NULL, O_MAXEXPORTS },
+	{ "publish", required_argument, NULL, O_PUBLISH },
+	{ "mqtt-ca", required_argument, NULL, O_MQTTCA },
+	{ "mqtt-cert", required_argument, NULL, O_MQTTCERT },
+	{ "mqtt-key", required_argument, NULL, O_MQTTKEY },
+};
+
+/* The options of the server and of publishing: 0 when c is one and set, 2 on a bad value
+ * (said on stderr), -ENOENT when c is not one of them. */
+static int server_opt(int c, struct daemon *d, struct cli *cl)
+{
+	uint64_t v;
+
+	switch (c) {
+	case O_LISTEN: cl->listen = optarg; break;
+	case O_TOKEN: cl->token = optarg; break;
+	case O_WEB: cl->web = optarg; break;
+	case O_CERT: cl->cert = optarg; break;
+	case O_KEY: cl->key = optarg; break;
+	case O_NOSERVER: d->no_server = 1; break;
+	case O_PUBLISH: case O_MQTTCA: case O_MQTTCERT: case O_MQTTKEY:
+		cl->mqtt[c - O_PUBLISH] = optarg;
+		break;
+	case O_ORIGIN:
+		if (cl->norigins == sizeof(cl->origins) / sizeof(cl->origins[0])) {
+			fprintf(stderr, "tracetapd: at most 16 --origin\n");
+			return 2;
+		}
+		cl->origins[cl->norigins++] = optarg;
+		break;
+	case O_PORT:
+		if (tt_parse_u64(optarg, 65535, 0, &v) < 0) {
+			fprintf(stderr, "tracetapd: --port '%s': expected 0..65535\n", optarg);
+			return 2;
+		}
+		cl->port = (long)v;
+		break;
+	case O_MAXCLIENTS:
+	case O_MAXEXPORTS:
+		if (tt_parse_u64(optarg, 100000, 0, &v) < 0 || !v) {
+			fprintf(stderr, "tracetapd: --%s '%s': expected 1..100000\n",
+				c == O_MAXCLIENTS ? "max-clients" : "max-exports", optarg);
+			return 2;
+		}
+		*(c == O_MAXCLIENTS ? &cl->max_clients : &cl->max_exports) = (unsigned)v;
+		break;
+	case O_HISTORY:
+		if (tt_parse_u64(optarg, 100000000, 1, &v) < 0 || !v) {
+			fprintf(stderr, "tracetapd: --history '%s': expected 1..100M records\n",
+				optarg);
+			return 2;
+		}
+		cl->history = v;
+		break;
+	default:
+		return -ENOENT;
+	}
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct daemon *d, struct cli *cl)
 {
-	static const struct option base[] = {
-		{ "probe", required_argument, NULL, O_PROBE },
-		{ "name", required_argument, NULL, O_NAME },
-		{ "stdout", no_argument, NULL, O_STDOUT },
-		{ "log-level", required_argument, NULL, O_LOGLEVEL },
-		{ "openocd-log", required_argument, NULL, O_OLOG },
-		{ "version", no_argument, NULL, O_VERSION },
-		{ "help", no_argument, NULL, O_HELP },
-		{ "config", required_argument, NULL, O_CONFIG },
-		{ "check-config", no_argument, NULL, O_CHECK },
-		{ "listen", required_argument, NULL, O_LISTEN },
-		{ "port", required_argument, NULL, O_PORT },
-		{ "token", required_argument, NULL, O_TOKEN },
-		{ "origin", required_argument, NULL, O_ORIGIN },
-		{ "web", required_argument, NULL, O_WEB },
-		{ "tls-cert", required_argument, NULL, O_CERT },
-		{ "tls-key", required_argument, NULL, O_KEY },
-		{ "history", required_argument, NULL, O_HISTORY },
-		{ "no-server", no_argument, NULL, O_NOSERVER },
-		{ "max-clients", required_argument, NULL, O_MAXCLIENTS },
-		{ "max-exports", required_argument, NULL, O_MAXEXPORTS },
-		{ "publish", required_argument, NULL, O_PUBLISH },
-		{ "mqtt-ca", required_argument, NULL, O_MQTTCA },
-		{ "mqtt-cert", required_argument, NULL, O_MQTTCERT },
-		{ "mqtt-key", required_argument, NULL, O_MQTTKEY },
-	};
 	struct option lo[64];
-	size_t nb = sizeof(base) / sizeof(base[0]);
+	size_t nb = sizeof(base_opts) / sizeof(base_opts[0]);
 	char err[512];
-	uint64_t v;
 	int c, rc;
 
-	memcpy(lo, base, sizeof(base));
+	memcpy(lo, base_opts, sizeof(base_opts));
 	tt_opts_target_longopts(lo + nb, sizeof(lo) / sizeof(lo[0]) - nb, true);
 	cl->port = -1;
 	tt_opts_target_init(&cl->ot, &cl->target);
@@ -537,46 +590,6 @@ static int parse_args(int argc, char **argv, struct daemon *d, struct cli *cl)
 		case O_OLOG: cl->target.openocd_log = optarg; break;
 		case O_CONFIG: d->config_path = optarg; break;
 		case O_CHECK: cl->check = 1; break;
-		case O_LISTEN: cl->listen = optarg; break;
-		case O_TOKEN: cl->token = optarg; break;
-		case O_WEB: cl->web = optarg; break;
-		case O_CERT: cl->cert = optarg; break;
-		case O_KEY: cl->key = optarg; break;
-		case O_NOSERVER: d->no_server = 1; break;
-		case O_PUBLISH: case O_MQTTCA: case O_MQTTCERT: case O_MQTTKEY:
-			cl->mqtt[c - O_PUBLISH] = optarg;
-			break;
-		case O_ORIGIN:
-			if (cl->norigins == sizeof(cl->origins) / sizeof(cl->origins[0])) {
-				fprintf(stderr, "tracetapd: at most 16 --origin\n");
-				return 2;
-			}
-			cl->origins[cl->norigins++] = optarg;
-			break;
-		case O_PORT:
-			if (tt_parse_u64(optarg, 65535, 0, &v) < 0) {
-				fprintf(stderr, "tracetapd: --port '%s': expected 0..65535\n", optarg);
-				return 2;
-			}
-			cl->port = (long)v;
-			break;
-		case O_MAXCLIENTS:
-		case O_MAXEXPORTS:
-			if (tt_parse_u64(optarg, 100000, 0, &v) < 0 || !v) {
-				fprintf(stderr, "tracetapd: --%s '%s': expected 1..100000\n",
-					c == O_MAXCLIENTS ? "max-clients" : "max-exports", optarg);
-				return 2;
-			}
-			*(c == O_MAXCLIENTS ? &cl->max_clients : &cl->max_exports) = (unsigned)v;
-			break;
-		case O_HISTORY:
-			if (tt_parse_u64(optarg, 100000000, 1, &v) < 0 || !v) {
-				fprintf(stderr, "tracetapd: --history '%s': expected 1..100M records\n",
-					optarg);
-				return 2;
-			}
-			cl->history = v;
-			break;
 		case O_LOGLEVEL:
 			if ((tt_log_level = tt_log_parse_level(optarg)) < 0) {
 				fprintf(stderr, "tracetapd: --log-level %s: expected err, warning, "
@@ -595,6 +608,10 @@ static int parse_args(int argc, char **argv, struct daemon *d, struct cli *cl)
 			}
 			break;
 		default:
+			if ((rc = server_opt(c, d, cl)) == 0)
+				break;
+			if (rc > 0)
+				return rc;
 			rc = tt_opts_target_parse(&cl->ot, c, optarg, err, sizeof(err));
 			if (rc) {
 				if (rc < 0)

@@ -185,12 +185,9 @@ static void put_arg(struct out *o, const struct tt_arg *a)
 	}
 }
 
-static void put_event(struct out *o, const struct tt_event *ev)
+/* Who ran the event: context, core, thread or interrupted thread, priorities. */
+static void put_who(struct out *o, const struct tt_event *ev)
 {
-	KEY(o, "id");
-	put_u64(o, ev->id);
-	KEY(o, "name");
-	put_str(o, ev->name ? ev->name : "UNKNOWN", TT_JSON_MAX_NAME);
 	KEY(o, "ctx");
 	put_str(o, ctx_name(ev->ctx), TT_JSON_MAX_NAME);
 	if (ev->core >= 0) {
@@ -221,14 +218,11 @@ static void put_event(struct out *o, const struct tt_event *ev)
 		KEY(o, "threshold");
 		put_i64(o, ev->threshold);
 	}
-	KEY(o, "ts");
-	put_u64(o, ev->ts_raw);
-	KEY(o, "time");
-	put_u64(o, ev->time);
-	if (ev->has_ns) {
-		KEY(o, "ns");
-		put_u64(o, ev->ns);
-	}
+}
+
+/* Where: the event's address and what ran when it was recorded. */
+static void put_where(struct out *o, const struct tt_event *ev)
+{
 	if (ev->addr) {
 		KEY(o, "addr");
 		if (ev->addr <= UINT32_MAX) {
@@ -252,6 +246,24 @@ static void put_event(struct out *o, const struct tt_event *ev)
 			}
 		}
 	}
+}
+
+static void put_event(struct out *o, const struct tt_event *ev)
+{
+	KEY(o, "id");
+	put_u64(o, ev->id);
+	KEY(o, "name");
+	put_str(o, ev->name ? ev->name : "UNKNOWN", TT_JSON_MAX_NAME);
+	put_who(o, ev);
+	KEY(o, "ts");
+	put_u64(o, ev->ts_raw);
+	KEY(o, "time");
+	put_u64(o, ev->time);
+	if (ev->has_ns) {
+		KEY(o, "ns");
+		put_u64(o, ev->ns);
+	}
+	put_where(o, ev);
 	KEY(o, "args");
 	PUTS(o, "{");
 	for (unsigned i = 0; i < ev->nargs && i < TT_MAX_ARGS; i++) {

@@ -345,6 +345,97 @@ static uint64_t pf_take(struct pf *a, unsigned size)
 	return v;
 }
 
+#define PF_SPEC 32
+
+/* Parses one conversion's flags, width, precision (a '*' takes an int argument) and length
+ * modifier at *fp, '%' included, into spec (PF_SPEC bytes, without the modifier) and mod;
+ * returns the conversion character (0 at the end of fmt) and moves *fp past it. */
+static char pf_spec(struct pf *a, const char **fp, char *spec, char mod[3])
+{
+	const char *f = *fp;
+	size_t s = 0;
+	char conv;
+
+	spec[s++] = *f++;
+	while (*f && strchr("-+ #0", *f) && s < 8)
+		spec[s++] = *f++;
+	for (int part = 0; part < 2; part++) { /* width, then .precision */
+		if (part && *f == '.')
+			spec[s++] = *f++;
+		else if (part)
+			break;
+		if (*f == '*') {
+			s += (size_t)snprintf(spec + s, PF_SPEC - s, "%d", (int32_t)pf_take(a, 4));
+			f++;
+		}
+		while (*f >= '0' && *f <= '9' && s < 20)
+			spec[s++] = *f++;
+	}
+	while (*f && strchr("hlLjzt", *f) && strlen(mod) < 2) {
+		mod[strlen(mod)] = *f++;
+		mod[2] = 0;
+	}
+	conv = *f ? *f++ : 0;
+	spec[s] = 0;
+	*fp = f;
+	return conv;
+}
+
+/* %s: the NUL-terminated string packed in the arguments, unprintable bytes as '?'. */
+static void pf_string(struct pf *a, const char *spec, char *piece, size_t cap)
+{
+	char str[NX_TEXT_MAX], hf[40];
+	size_t k = 0;
+
+	while (a->o < a->n && a->p[a->o] && k + 1 < sizeof(str)) {
+		uint8_t c = a->p[a->o++];
+		str[k++] = c >= 0x20 && c < 0x7f ? (char)c : '?';
+	}
+	str[k] = 0;
+	if (a->o >= a->n)
+		a->bad = true; /* no NUL: the note was cut */
+	a->o++;
+	snprintf(hf, sizeof(hf), "%ss", spec);
+	snprintf(piece, cap, hf, str);
+}
+
+/* Renders one conversion into piece; false for what render_printf does not render. */
+static bool pf_piece(struct pf *a, const char *spec, const char *mod, char conv, char *piece,
+		     size_t cap)
+{
+	unsigned isz = !strcmp(mod, "ll") || !strcmp(mod, "j") ? 8
+		     : (mod[0] == 'l' || mod[0] == 'z' || mod[0] == 't') ? a->l->ptr : 4;
+	char hf[40];
+
+	if (conv && strchr("diuoxXc", conv)) {
+		uint64_t v = pf_take(a, isz);
+		if (conv == 'd' || conv == 'i') {
+			int64_t sv = isz == 8 ? (int64_t)v : (int64_t)(int32_t)(uint32_t)v;
+			snprintf(hf, sizeof(hf), "%sll%c", spec, conv);
+			snprintf(piece, cap, hf, (long long)sv);
+		} else if (conv == 'c') {
+			snprintf(hf, sizeof(hf), "%sc", spec);
+			snprintf(piece, cap, hf, (int)(v >= 0x20 && v < 0x7f ? v : '?'));
+		} else {
+			snprintf(hf, sizeof(hf), "%sll%c", spec, conv);
+			snprintf(piece, cap, hf, (unsigned long long)v);
+		}
+	} else if (conv && strchr("eEfFgGaA", conv) && strcmp(mod, "L")) {
+		uint64_t bits = pf_take(a, 8);
+		double dv;
+		memcpy(&dv, &bits, sizeof(dv));
+		snprintf(hf, sizeof(hf), "%s%c", spec, conv);
+		snprintf(piece, cap, hf, dv);
+	} else if (conv == 's') {
+		pf_string(a, spec, piece, cap);
+	} else if (conv == 'p') {
+		snprintf(piece, cap, "0x%llx", (unsigned long long)pf_take(a, a->l->ptr));
+	} else {
+		return false; /* %n, long double, an unknown or missing conversion */
+	}
+	return true;
+}
+
 /* Renders fmt with the packed arguments into out; false when the format uses what the
  * packer and NuttX's printer disagree on or tracetap does not render (%%, %n, long double),
  * or the arguments run out. */
@@ -362,73 +453,9 @@ static bool render_printf(const struct nx_lay *l, const char *fmt, const uint8_t
 			f++;
 			continue;
 		}
-		char spec[32], conv, mod[3] = "";
-		size_t s = 0;
-		spec[s++] = *f++;
-		while (*f && strchr("-+ #0", *f) && s < 8)
-			spec[s++] = *f++;
-		for (int part = 0; part < 2; part++) { /* width, then .precision */
-			if (part && *f == '.')
-				spec[s++] = *f++;
-			else if (part)
-				break;
-			if (*f == '*') {
-				s += (size_t)snprintf(spec + s, sizeof(spec) - s, "%d",
-						      (int32_t)pf_take(&a, 4));
-				f++;
-			}
-			while (*f >= '0' && *f <= '9' && s < 20)
-				spec[s++] = *f++;
-		}
-		while (*f && strchr("hlLjzt", *f) && strlen(mod) < 2) {
-			mod[strlen(mod)] = *f++;
-			mod[2] = 0;
-		}
-		conv = *f ? *f++ : 0;
-		spec[s] = 0;
-		char piece[NX_TEXT_MAX];
-		unsigned isz = !strcmp(mod, "ll") || !strcmp(mod, "j") ? 8
-			     : (mod[0] == 'l' || mod[0] == 'z' || mod[0] == 't') ? l->ptr : 4;
-		char hf[40];
-		if (conv && strchr("diuoxXc", conv)) {
-			uint64_t v = pf_take(&a, isz);
-			if (conv == 'd' || conv == 'i') {
-				int64_t sv = isz == 8 ? (int64_t)v : (int64_t)(int32_t)(uint32_t)v;
-				snprintf(hf, sizeof(hf), "%sll%c", spec, conv);
-				snprintf(piece, sizeof(piece), hf, (long long)sv);
-			} else if (conv == 'c') {
-				snprintf(hf, sizeof(hf), "%sc", spec);
-				snprintf(piece, sizeof(piece), hf,
-					 (int)(v >= 0x20 && v < 0x7f ? v : '?'));
-			} else {
-				snprintf(hf, sizeof(hf), "%sll%c", spec, conv);
-				snprintf(piece, sizeof(piece), hf, (unsigned long long)v);
-			}
-		} else if (conv && strchr("eEfFgGaA", conv) && strcmp(mod, "L")) {
-			uint64_t bits = pf_take(&a, 8);
-			double dv;
-			memcpy(&dv, &bits, sizeof(dv));
-			snprintf(hf, sizeof(hf), "%s%c", spec, conv);
-			snprintf(piece, sizeof(piece), hf, dv);
-		} else if (conv == 's') {
-			char str[NX_TEXT_MAX];
-			size_t k = 0;
-			while (a.o < a.n && a.p[a.o] && k + 1 < sizeof(str)) {
-				uint8_t c = a.p[a.o++];
-				str[k++] = c >= 0x20 && c < 0x7f ? (char)c : '?';
-			}
-			str[k] = 0;
-			if (a.o >= a.n)
-				a.bad = true; /* no NUL: the note was cut */
-			a.o++;
-			snprintf(hf, sizeof(hf), "%ss", spec);
-			snprintf(piece, sizeof(piece), hf, str);
-		} else if (conv == 'p') {
-			snprintf(piece, sizeof(piece), "0x%llx", (unsigned long long)pf_take(&a, l->ptr));
-		} else {
-			return false; /* %n, long double, an unknown or missing conversion */
-		}
-		if (a.bad)
+		char spec[PF_SPEC], mod[3] = "", piece[NX_TEXT_MAX];
+		char conv = pf_spec(&a, &f, spec, mod);
+		if (!pf_piece(&a, spec, mod, conv, piece, sizeof(piece)) || a.bad)
 			return false;
 		for (size_t k = 0; piece[k] && o + 1 < cap; k++)
 			out[o++] = piece[k];
@@ -486,23 +513,83 @@ static void event_payload(struct rec *r, unsigned kind, bool tag)
 	}
 }
 
+/* NOTE_DUMP_PRINTF: the format string stays in target memory (npt_fmt): text needs the ELF. */
+static void printf_payload(struct rec *r)
+{
+	const struct nx_lay *l = &r->d->lay;
+	unsigned a = nx_alignup(l->hdr, l->pal), o = a + 2 * l->ptr;
+	uint64_t v, w = 1;
+
+	add_field(r, "ip", a, l->ptr, true);
+	add_field(r, "fmt", a + l->ptr, l->ptr, true);
+	if (l->release >= 1213) {
+		add_field(r, "tag", o, 4, false);
+		o += 4;
+	}
+	add_field(r, "arg_types", o, 4, true);
+	unsigned n = var_len(r, o + 4, 1);
+	add_hexdump(r, "data", o + 4, n);
+	/* with the ELF's read-only data: the text NuttX would print (untyped notes) */
+	char fmt[256];
+	if (r->d->rodata && field(r, a + l->ptr, l->ptr, &v) && field(r, o, 4, &w) && !w &&
+	    ro_string(r->d->rodata, v, fmt, sizeof(fmt))) {
+		char *t = scratch(r);
+		if (render_printf(l, fmt, r->p + o + 4, n, t, NX_TEXT_MAX)) {
+			struct tt_arg *x = add(r, "text", TT_ARG_OBJ, 0);
+			if (x)
+				x->text = t;
+		}
+	}
+}
+
+/* The notes with one u8 after the header: NOTE_SUSPEND's state is named. */
+static void u8_payload(struct rec *r, const char *name)
+{
+	uint64_t v;
+
+	if (!field(r, r->d->lay.hdr, 1, &v))
+		return;
+	if (r->ev->id == 2) {
+		struct tt_arg *x = add(r, "state", TT_ARG_ENUM, v);
+		if (x)
+			x->text = state_name(&r->d->lay, (unsigned)v);
+	} else {
+		add(r, name, TT_ARG_UINT, v);
+	}
+}
+
+/* The notes of pointer-aligned members after the header (at a): spinlocks, watchdogs, heap. */
+static void ptr_payload(struct rec *r, unsigned kind, unsigned a)
+{
+	unsigned p = r->d->lay.ptr;
+
+	switch (kind) {
+	case K_SPIN:
+		add_field(r, "spinlock", a, p, true);
+		add_field(r, "value", a + p, 1, false);
+		break;
+	case K_WDOG:
+		add_field(r, "handler", a, p, true);
+		add_field(r, "arg", a + p, p, true);
+		break;
+	default: /* K_HEAP */
+		add_field(r, "heap", a, p, true);
+		add_field(r, "mem", a + p, p, true);
+		add_field(r, "size", a + 2 * p, p, false);
+		add_field(r, "used", a + 3 * p, p, false);
+		break;
+	}
+}
+
 static void payload(struct rec *r, const struct nx_type *ty)
 {
 	const struct nx_lay *l = &r->d->lay;
 	unsigned h = l->hdr, a = nx_alignup(h, l->pal), a2 = l->bytes ? h : nx_alignup(h, 2);
-	uint64_t v, w = 1;
+	uint64_t v;
 
 	switch (ty->kind) {
 	case K_U8:
-		if (!field(r, h, 1, &v))
-			break;
-		if (r->ev->id == 2) {
-			struct tt_arg *x = add(r, "state", TT_ARG_ENUM, v);
-			if (x)
-				x->text = state_name(l, (unsigned)v);
-		} else {
-			add(r, ty->u8name, TT_ARG_UINT, v);
-		}
+		u8_payload(r, ty->u8name);
 		break;
 	case K_U16:
 		add_field(r, "count", a2, 2, false);
@@ -512,8 +599,9 @@ static void payload(struct rec *r, const struct nx_type *ty)
 			add_field(r, "count", a2, 2, false);
 		break;
 	case K_SPIN:
-		add_field(r, "spinlock", a, l->ptr, true);
-		add_field(r, "value", a + l->ptr, 1, false);
+	case K_WDOG:
+	case K_HEAP:
+		ptr_payload(r, ty->kind, a);
 		break;
 	case K_SC_ENTER:
 		syscall_enter(r);
@@ -531,41 +619,9 @@ static void payload(struct rec *r, const struct nx_type *ty)
 		add_field(r, "irq", a + l->ptr, 1, false);
 		add_field(r, "handler", a, l->ptr, true);
 		break;
-	case K_WDOG:
-		add_field(r, "handler", a, l->ptr, true);
-		add_field(r, "arg", a + l->ptr, l->ptr, true);
+	case K_PRINTF:
+		printf_payload(r);
 		break;
-	case K_HEAP:
-		add_field(r, "heap", a, l->ptr, true);
-		add_field(r, "mem", a + l->ptr, l->ptr, true);
-		add_field(r, "size", a + 2 * l->ptr, l->ptr, false);
-		add_field(r, "used", a + 3 * l->ptr, l->ptr, false);
-		break;
-	case K_PRINTF: {
-		/* The format string stays in target memory (npt_fmt): text needs the ELF. */
-		unsigned o = a + 2 * l->ptr;
-		add_field(r, "ip", a, l->ptr, true);
-		add_field(r, "fmt", a + l->ptr, l->ptr, true);
-		if (l->release >= 1213) {
-			add_field(r, "tag", o, 4, false);
-			o += 4;
-		}
-		add_field(r, "arg_types", o, 4, true);
-		unsigned n = var_len(r, o + 4, 1);
-		add_hexdump(r, "data", o + 4, n);
-		/* with the ELF's read-only data: the text NuttX would print (untyped notes) */
-		char fmt[256];
-		if (r->d->rodata && field(r, a + l->ptr, l->ptr, &v) && field(r, o, 4, &w) && !w &&
-		    ro_string(r->d->rodata, v, fmt, sizeof(fmt))) {
-			char *t = scratch(r);
-			if (render_printf(l, fmt, r->p + o + 4, n, t, NX_TEXT_MAX)) {
-				struct tt_arg *x = add(r, "text", TT_ARG_OBJ, 0);
-				if (x)
-					x->text = t;
-			}
-		}
-		break;
-	}
 	case K_EVENT_STR:
 	case K_EVENT_BIN:
 	case K_EVENT_COUNTER:

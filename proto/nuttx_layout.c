@@ -42,32 +42,37 @@ static int opt_uint(const char *key, const char *value, unsigned long max, unsig
 	return 0;
 }
 
-int tt_nuttx_layout_set(void *cfg, const char *key, const char *value, char *err, size_t errlen)
+/* release=MAJOR.MINOR; before 12.4 the driver is struct noteram_info_s. */
+static int set_release(struct tt_nuttx_layout *lo, const char *value, char *err, size_t errlen)
 {
-	struct tt_nuttx_layout *lo = cfg;
-	unsigned long v;
 	unsigned major, minor;
 	char tail;
 
-	if (!strcmp(key, "release")) {
-		if (sscanf(value, "%u.%u%c", &major, &minor, &tail) != 2 || major > 99 ||
-		    minor > 99) {
-			snprintf(err, errlen, "nuttx option release='%s': expected MAJOR.MINOR, "
-				 "e.g. 12.8", value);
-			return -EINVAL;
-		}
-		lo->release = (uint16_t)(major * 100 + minor);
-		if (lo->release < 1204) {
-			/* struct noteram_info_s: overwrite, head, tail, read, buffer[] */
-			lo->off_overwrite = 0;
-			lo->off_head = 4;
-			lo->off_tail = 8;
-			lo->off_buffer = 16;
-			lo->off_bufsize = 0;
-			lo->time64 = false; /* CONFIG_SYSTEM_TIME64 is rare there: time64=1 */
-		}
-		return 0;
+	if (sscanf(value, "%u.%u%c", &major, &minor, &tail) != 2 || major > 99 || minor > 99) {
+		snprintf(err, errlen, "nuttx option release='%s': expected MAJOR.MINOR, "
+			 "e.g. 12.8", value);
+		return -EINVAL;
 	}
+	lo->release = (uint16_t)(major * 100 + minor);
+	if (lo->release < 1204) {
+		/* struct noteram_info_s: overwrite, head, tail, read, buffer[] */
+		lo->off_overwrite = 0;
+		lo->off_head = 4;
+		lo->off_tail = 8;
+		lo->off_buffer = 16;
+		lo->off_bufsize = 0;
+		lo->time64 = false; /* CONFIG_SYSTEM_TIME64 is rare there: time64=1 */
+	}
+	return 0;
+}
+
+/* The options whose value is a word: 0 when set, -EINVAL on a bad value, -ENOENT when key is
+ * none of them. */
+static int set_word(struct tt_nuttx_layout *lo, const char *key, const char *value, char *err,
+		    size_t errlen)
+{
+	if (!strcmp(key, "release"))
+		return set_release(lo, value, err, errlen);
 	if (!strcmp(key, "time")) {
 		if (strcmp(value, "ticks") && strcmp(value, "hires")) {
 			snprintf(err, errlen, "nuttx option time='%s': expected ticks or hires "
@@ -94,84 +99,105 @@ int tt_nuttx_layout_set(void *cfg, const char *key, const char *value, char *err
 		lo->big_endian = value[0] == 'b';
 		return 0;
 	}
-	static const struct {
-		const char *key;
-		unsigned long max;
-	} keys[] = {
-		{ "ptr_size", 8 }, { "smp", 1 }, { "time64", 1 }, { "align", 8 },
-		{ "header_size", 255 }, { "off_buffer", 4096 }, { "off_bufsize", 4096 },
-		{ "off_head", 4096 }, { "off_tail", 4096 }, { "off_overwrite", 4096 },
-		{ "sys_reserved", 255 }, { "bufsize", 16u << 20 }, { "pidhash", ULONG_MAX },
-		{ "npidhash", ULONG_MAX }, { "tcb_pid", 65535 }, { "tcb_name", 65535 },
-		{ "tcb_name_size", 255 }, { "tcb_pid_size", 4 }, { "struct_align", 8 },
-		{ "taskname", ULONG_MAX }, { "taskname_size", 4096 },
-	};
-	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-		if (strcmp(key, keys[i].key))
+	return -ENOENT;
+}
+
+/* The numeric options, in the order of num_keys[]. */
+enum num_key {
+	K_PTR_SIZE, K_SMP, K_TIME64, K_ALIGN, K_HEADER_SIZE, K_OFF_BUFFER, K_OFF_BUFSIZE,
+	K_OFF_HEAD, K_OFF_TAIL, K_OFF_OVERWRITE, K_SYS_RESERVED, K_BUFSIZE, K_PIDHASH, K_NPIDHASH,
+	K_TCB_PID, K_TCB_NAME, K_TCB_NAME_SIZE, K_TCB_PID_SIZE, K_STRUCT_ALIGN, K_TASKNAME,
+	K_TASKNAME_SIZE, K_NUM
+};
+
+static const struct {
+	const char *key;
+	unsigned long max;
+} num_keys[K_NUM] = {
+	{ "ptr_size", 8 }, { "smp", 1 }, { "time64", 1 }, { "align", 8 },
+	{ "header_size", 255 }, { "off_buffer", 4096 }, { "off_bufsize", 4096 },
+	{ "off_head", 4096 }, { "off_tail", 4096 }, { "off_overwrite", 4096 },
+	{ "sys_reserved", 255 }, { "bufsize", 16u << 20 }, { "pidhash", ULONG_MAX },
+	{ "npidhash", ULONG_MAX }, { "tcb_pid", 65535 }, { "tcb_name", 65535 },
+	{ "tcb_name_size", 255 }, { "tcb_pid_size", 4 }, { "struct_align", 8 },
+	{ "taskname", ULONG_MAX }, { "taskname_size", 4096 },
+};
+
+/* The values a numeric option's range admits but the layout does not. */
+static int check_number(enum num_key k, unsigned long v, const char *value, char *err,
+			size_t errlen)
+{
+	const char *want = NULL;
+
+	if (k == K_PTR_SIZE && v != 4 && v != 8)
+		want = "4 or 8";
+	else if (k == K_ALIGN && (v & (v - 1)))
+		want = "0, 1, 2, 4 or 8";
+	else if (k == K_STRUCT_ALIGN && v && v != 4 && v != 8)
+		want = "0, 4 or 8";
+	else if (k == K_TCB_PID_SIZE && v != 2 && v != 4)
+		want = "2 or 4";
+	if (!want)
+		return 0;
+	snprintf(err, errlen, "nuttx option %s='%s': expected %s", num_keys[k].key, value, want);
+	return -EINVAL;
+}
+
+static void set_number(struct tt_nuttx_layout *lo, enum num_key k, unsigned long v)
+{
+	struct tt_nuttx_layout d;
+
+	switch (k) {
+	case K_PTR_SIZE:
+		/* the pointer size and the driver offsets that follow it */
+		tt_nuttx_layout_default(&d, (unsigned)v);
+		lo->ptr_size = d.ptr_size;
+		lo->off_buffer = d.off_buffer;
+		lo->off_bufsize = d.off_bufsize;
+		lo->off_head = d.off_head;
+		lo->off_tail = d.off_tail;
+		lo->off_overwrite = d.off_overwrite;
+		break;
+	case K_SMP: lo->smp = v; break;
+	case K_TIME64: lo->time64 = v; break;
+	case K_ALIGN: lo->align = (uint8_t)v; break;
+	case K_HEADER_SIZE: lo->header_size = (uint8_t)v; break;
+	case K_OFF_BUFFER: lo->off_buffer = (uint16_t)v; break;
+	case K_OFF_BUFSIZE: lo->off_bufsize = (uint16_t)v; break;
+	case K_OFF_HEAD: lo->off_head = (uint16_t)v; break;
+	case K_OFF_TAIL: lo->off_tail = (uint16_t)v; break;
+	case K_OFF_OVERWRITE: lo->off_overwrite = (uint16_t)v; break;
+	case K_SYS_RESERVED: lo->sys_reserved = (int32_t)v; break;
+	case K_BUFSIZE: lo->bufsize = (uint32_t)v; break;
+	case K_PIDHASH: lo->pidhash_addr = v; break;
+	case K_NPIDHASH: lo->npidhash_addr = v; break;
+	case K_TCB_PID: lo->tcb_off_pid = (uint16_t)v; break;
+	case K_TCB_NAME: lo->tcb_off_name = (uint16_t)v; break;
+	case K_TCB_NAME_SIZE: lo->tcb_name_size = (uint8_t)v; break;
+	case K_TCB_PID_SIZE: lo->tcb_pid_size = (uint8_t)v; break;
+	case K_STRUCT_ALIGN: lo->struct_align = (uint8_t)v; break;
+	case K_TASKNAME: lo->taskname_addr = v; break;
+	case K_TASKNAME_SIZE: lo->taskname_size = (uint16_t)v; break;
+	case K_NUM: break;
+	}
+}
+
+int tt_nuttx_layout_set(void *cfg, const char *key, const char *value, char *err, size_t errlen)
+{
+	struct tt_nuttx_layout *lo = cfg;
+	unsigned long v;
+	int rc = set_word(lo, key, value, err, errlen);
+
+	if (rc != -ENOENT)
+		return rc;
+	for (enum num_key k = 0; k < K_NUM; k++) {
+		if (strcmp(key, num_keys[k].key))
 			continue;
-		if (opt_uint(key, value, keys[i].max, &v, err, errlen) < 0)
+		if (opt_uint(key, value, num_keys[k].max, &v, err, errlen) < 0 ||
+		    check_number(k, v, value, err, errlen) < 0)
 			return -EINVAL;
-		switch (i) {
-		case 0:
-			if (v != 4 && v != 8) {
-				snprintf(err, errlen, "nuttx option ptr_size='%s': expected 4 or 8",
-					 value);
-				return -EINVAL;
-			}
-			{
-				/* the pointer size and the driver offsets that follow it */
-				struct tt_nuttx_layout d;
-				tt_nuttx_layout_default(&d, (unsigned)v);
-				lo->ptr_size = d.ptr_size;
-				lo->off_buffer = d.off_buffer;
-				lo->off_bufsize = d.off_bufsize;
-				lo->off_head = d.off_head;
-				lo->off_tail = d.off_tail;
-				lo->off_overwrite = d.off_overwrite;
-			}
-			return 0;
-		case 1: lo->smp = v; return 0;
-		case 2: lo->time64 = v; return 0;
-		case 3:
-			if (v & (v - 1)) {
-				snprintf(err, errlen, "nuttx option align='%s': expected 0, 1, 2, 4 "
-					 "or 8", value);
-				return -EINVAL;
-			}
-			lo->align = (uint8_t)v;
-			return 0;
-		case 4: lo->header_size = (uint8_t)v; return 0;
-		case 5: lo->off_buffer = (uint16_t)v; return 0;
-		case 6: lo->off_bufsize = (uint16_t)v; return 0;
-		case 7: lo->off_head = (uint16_t)v; return 0;
-		case 8: lo->off_tail = (uint16_t)v; return 0;
-		case 9: lo->off_overwrite = (uint16_t)v; return 0;
-		case 10: lo->sys_reserved = (int32_t)v; return 0;
-		case 11: lo->bufsize = (uint32_t)v; return 0;
-		case 12: lo->pidhash_addr = v; return 0;
-		case 13: lo->npidhash_addr = v; return 0;
-		case 14: lo->tcb_off_pid = (uint16_t)v; return 0;
-		case 15: lo->tcb_off_name = (uint16_t)v; return 0;
-		case 16: lo->tcb_name_size = (uint8_t)v; return 0;
-		case 18:
-			if (v && v != 4 && v != 8) {
-				snprintf(err, errlen, "nuttx option struct_align='%s': expected 0, 4 "
-					 "or 8", value);
-				return -EINVAL;
-			}
-			lo->struct_align = (uint8_t)v;
-			return 0;
-		case 19: lo->taskname_addr = v; return 0;
-		case 20: lo->taskname_size = (uint16_t)v; return 0;
-		default:
-			if (v != 2 && v != 4) {
-				snprintf(err, errlen, "nuttx option tcb_pid_size='%s': expected 2 or "
-					 "4", value);
-				return -EINVAL;
-			}
-			lo->tcb_pid_size = (uint8_t)v;
-			return 0;
-		}
+		set_number(lo, k, v);
+		return 0;
 	}
 	snprintf(err, errlen, "nuttx has no option '%s' (options: release, ptr_size, endian, smp, "
 		 "time64, align, header_size, struct_align, off_buffer, off_bufsize, off_head, off_tail, "
@@ -221,10 +247,46 @@ static void header_fields(struct nx_lay *l, bool hires)
 	l->hdr = nx_alignup(end, maxal);
 }
 
-int nx_lay_resolve(const struct tt_nuttx_layout *lo, struct nx_lay *l, const char **why)
+/* Where the driver's control members lie, checked not to overlap; the span read each cycle. */
+static int driver_fields(const struct tt_nuttx_layout *lo, struct nx_lay *l, const char **why)
 {
 	unsigned lo_off = UINT32_MAX, hi_end = 0;
 
+	l->off_buffer = lo->off_buffer;
+	l->off_bufsize = lo->off_bufsize;
+	l->off_head = lo->off_head;
+	l->off_tail = lo->off_tail;
+	l->off_overwrite = lo->off_overwrite || l->bytes ? lo->off_overwrite
+							 : lo->off_bufsize + l->ptr;
+	const unsigned offs[5] = { l->off_buffer, l->off_bufsize, l->off_head, l->off_tail,
+				   l->off_overwrite };
+	/* before 12.4 the buffer is inline and its size a constant: not control words */
+	const unsigned sizes[5] = { l->bytes ? 0 : l->ptr, l->bytes ? 0 : l->ptr, 4, 4, 4 };
+	for (int i = 0; i < 5; i++) {
+		if (!sizes[i])
+			continue;
+		if (offs[i] < lo_off)
+			lo_off = offs[i];
+		if (offs[i] + sizes[i] > hi_end)
+			hi_end = offs[i] + sizes[i];
+		for (int j = 0; j < i; j++)
+			if (sizes[j] && offs[i] < offs[j] + sizes[j] && offs[j] < offs[i] + sizes[i]) {
+				*why = "driver member offsets overlap (ni_buffer, ni_bufsize, ni_head, "
+				       "ni_tail, ni_overwrite)";
+				return -EINVAL;
+			}
+	}
+	if (hi_end - lo_off > 256) {
+		*why = "driver member offsets span more than 256 bytes";
+		return -EINVAL;
+	}
+	l->ctl_lo = lo_off;
+	l->ctl_len = hi_end - lo_off;
+	return 0;
+}
+
+int nx_lay_resolve(const struct tt_nuttx_layout *lo, struct nx_lay *l, const char **why)
+{
 	memset(l, 0, sizeof(*l));
 	l->release = lo->release;
 	l->ptr = lo->ptr_size;
@@ -269,37 +331,7 @@ int nx_lay_resolve(const struct tt_nuttx_layout *lo, struct nx_lay *l, const cha
 	}
 	l->salign = lo->struct_align ? lo->struct_align
 				     : l->time_size > l->ptr ? l->time_size : l->ptr;
-	l->off_buffer = lo->off_buffer;
-	l->off_bufsize = lo->off_bufsize;
-	l->off_head = lo->off_head;
-	l->off_tail = lo->off_tail;
-	l->off_overwrite = lo->off_overwrite || l->bytes ? lo->off_overwrite
-							 : lo->off_bufsize + l->ptr;
-	const unsigned offs[5] = { l->off_buffer, l->off_bufsize, l->off_head, l->off_tail,
-				   l->off_overwrite };
-	/* before 12.4 the buffer is inline and its size a constant: not control words */
-	const unsigned sizes[5] = { l->bytes ? 0 : l->ptr, l->bytes ? 0 : l->ptr, 4, 4, 4 };
-	for (int i = 0; i < 5; i++) {
-		if (!sizes[i])
-			continue;
-		if (offs[i] < lo_off)
-			lo_off = offs[i];
-		if (offs[i] + sizes[i] > hi_end)
-			hi_end = offs[i] + sizes[i];
-		for (int j = 0; j < i; j++)
-			if (sizes[j] && offs[i] < offs[j] + sizes[j] && offs[j] < offs[i] + sizes[i]) {
-				*why = "driver member offsets overlap (ni_buffer, ni_bufsize, ni_head, "
-				       "ni_tail, ni_overwrite)";
-				return -EINVAL;
-			}
-	}
-	if (hi_end - lo_off > 256) {
-		*why = "driver member offsets span more than 256 bytes";
-		return -EINVAL;
-	}
-	l->ctl_lo = lo_off;
-	l->ctl_len = hi_end - lo_off;
-	return 0;
+	return driver_fields(lo, l, why);
 }
 
 uint64_t nx_get(const struct nx_lay *l, const uint8_t *p, unsigned size)

@@ -24,11 +24,12 @@ void tt_tx_err(struct tt_threadx *rd, const char *fmt, ...)
 /* ---- header ------------------------------------------------------------------------------- */
 
 /* Parses and validates hdrbuf into *l. Returns 0, -EPROTO or -EFBIG with rd->err set. */
-int tt_tx_header_parse(struct tt_threadx *rd, struct tt_txlayout *l)
+/* The header's words in the byte order its id is in (l zeroed first). */
+static int header_read(struct tt_threadx *rd, struct tt_txlayout *l)
 {
 	const uint8_t *h = rd->hdrbuf;
-	const uint64_t at = rd->cfg.header_addr;
 	uint32_t le = (uint32_t)h[3] << 24 | (uint32_t)h[2] << 16 | (uint32_t)h[1] << 8 | h[0];
+
 	memset(l, 0, sizeof(*l));
 	if (le == TT_THREADX_ID) {
 		l->big = false;
@@ -50,6 +51,13 @@ int tt_tx_header_parse(struct tt_threadx *rd, struct tt_txlayout *l)
 	l->ent_end = tt_tx_ld32(rd, h + 28);
 	l->cur = tt_tx_ld32(rd, h + TT_TX_CUR_OFF);
 	rd->lay.big = was;
+	return 0;
+}
+
+/* The registry: where the header says it is, names of a sane size, whole entries. */
+static int header_check_registry(struct tt_threadx *rd, const struct tt_txlayout *l)
+{
+	const uint64_t at = rd->cfg.header_addr;
 
 	if (l->base != at) {
 		tt_tx_err(rd, "base address 0x%08" PRIx32 " is not the header address", l->base);
@@ -76,6 +84,15 @@ int tt_tx_header_parse(struct tt_threadx *rd, struct tt_txlayout *l)
 			  l->reg_start, l->reg_end, esz);
 		return -EPROTO;
 	}
+	return 0;
+}
+
+int tt_tx_header_parse(struct tt_threadx *rd, struct tt_txlayout *l)
+{
+	int rc = header_read(rd, l);
+
+	if (rc < 0 || (rc = header_check_registry(rd, l)) < 0)
+		return rc;
 	if (l->ent_start < l->reg_end) {
 		tt_tx_err(rd, "entries start 0x%08" PRIx32 " is before registry end 0x%08" PRIx32,
 			  l->ent_start, l->reg_end);
@@ -86,7 +103,7 @@ int tt_tx_header_parse(struct tt_threadx *rd, struct tt_txlayout *l)
 			  "entries start 0x%08" PRIx32, l->ent_end, l->ent_start);
 		return -EPROTO;
 	}
-	l->nreg = (l->reg_end - l->reg_start) / esz;
+	l->nreg = (l->reg_end - l->reg_start) / (16 + l->name_size);
 	l->nent = (l->ent_end - l->ent_start) / TT_THREADX_ENTRY_SIZE;
 	uint64_t total = (uint64_t)l->ent_end - l->base;
 	if (total > rd->cfg.max_buffer_bytes) {
