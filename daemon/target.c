@@ -56,6 +56,7 @@ struct tt_target {
 	enum phase phase;
 	uint64_t ptr_addr;       /* where the header pointer lives (PH_RESOLVE) */
 	uint8_t ptr_buf[4];
+	bool ptr_was_null;       /* the pointer read NULL: tracing was off while we watched */
 	uint64_t header_addr;
 	struct tt_plan plan;
 	int reading;             /* a probe read is pending */
@@ -301,6 +302,7 @@ static int make_reader(struct tt_target *t)
 		.format_cfg = t->format_cfg,
 		.file_source = !strncmp(t->cfg.probe, "file:", 5),
 		.stream = t->stream,
+		.since_enable = t->ptr_was_null,
 	};
 
 	if (t->rd)
@@ -334,6 +336,7 @@ static void on_read(struct tt_probe *p, int status, void *arg)
 				 "trace header pointer at 0x%08" PRIx64
 				 " is NULL: tracing not enabled yet (tx_trace_enable not called)",
 				 t->ptr_addr);
+			t->ptr_was_null = true;
 			cycle_failed(t, TT_TARGET_ATTACHING, msg);
 			return;
 		}
@@ -343,6 +346,7 @@ static void on_read(struct tt_probe *p, int status, void *arg)
 				cycle_failed(t, TT_TARGET_ATTACHING, "out of memory creating reader");
 				return;
 			}
+			t->ptr_was_null = false;
 			tt_log(TT_LOG_INFO, "target %s: trace header at 0x%08" PRIx32 " (from 0x%08" PRIx64 ")",
 			       t->cfg.name, v, t->ptr_addr);
 		}
