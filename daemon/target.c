@@ -208,6 +208,7 @@ static unsigned next_interval(struct tt_target *t, double poll_ms)
 				 .poll_ms = poll_ms };
 
 	t->fmt->stats(t->rd, &s);
+	t->st.skipped = s.skipped;
 	t->st.fill = s.capacity ? (double)s.last_new / s.capacity : 0;
 	in.fill = t->st.fill;
 	t->st.interval_ms = tt_pace_next(&in);
