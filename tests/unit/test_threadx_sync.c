@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../tt_test.h"
+#include "reader.h"
 #include "txtest.h"
 
 #define BUF (TXT_BASE + 0x1000)
@@ -455,6 +456,10 @@ static void since_enable_run(uint32_t written, bool since, bool writer_on)
 		if (writer_on)
 			CHECK(st->history_skipped > 0);
 	}
+	/* the generic stat the daemon shows (status, /api/targets, /metrics) */
+	struct tt_reader_stats rs;
+	tt_threadx_reader.stats(t.rd, &rs);
+	CHECK_EQ(rs.skipped, st->history_skipped);
 	txt_free(&t);
 }
 
