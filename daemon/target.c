@@ -347,10 +347,10 @@ static void on_read(struct tt_probe *p, int status, void *arg)
 				cycle_failed(t, TT_TARGET_ATTACHING, "out of memory creating reader");
 				return;
 			}
-			t->ptr_was_null = false;
 			tt_log(TT_LOG_INFO, "target %s: trace header at 0x%08" PRIx32 " (from 0x%08" PRIx64 ")",
 			       t->cfg.name, v, t->ptr_addr);
 		}
+		t->ptr_was_null = false; /* consumed, or the reader already runs (it sees the reset) */
 		t->phase = PH_READING;
 		step(t);
 		return;
