@@ -23,7 +23,7 @@
  *    so each current read says exactly how far it got, and a chunk is published only where the
  *    writer had not reached it. Entries written during the read are left to the next poll, so
  *    nothing is lost at rates the link can carry; what the writer overwrote first is history at
- *    attach (stats.history_skipped) and a gap after a lap. An attempt that proves nothing is
+ *    attach (stats.history_skipped; a gap with since_enable) and a gap after a lap. An attempt that proves nothing is
  *    retried next cycle and never published.
  *  - steady state: read the current pointer (and, every header_every polls, the whole header);
  *    then one plan: the slots written since the last poll (one or two ranges across the wrap,
