@@ -45,6 +45,14 @@ workload() {
 	[ "$LAST" -gt "$ENTRIES" ] || tt_die "the workload did not lap the buffer ($LAST events)"
 }
 
+# stop: SIGTERM to tracetapd, exit status 0 wanted (under ASan: no leak, no error).
+stop() {
+	local rc=0
+	kill -TERM "$DPID"
+	wait "$DPID" || rc=$?
+	[ "$rc" -eq 0 ] || tt_die "tracetapd exited with status $rc on SIGTERM"
+}
+
 first_ts() { sed -n 's/.*"type":"event".*"ts":\([0-9]*\),.*/\1/p' "$REC" | head -n 1; }
 
 since_enable() {
@@ -69,6 +77,7 @@ since_enable() {
 		tt_die "gap of $lost, but the first event published is number $(first_ts)"
 	[ "$(count_rec '"type":"gap"')" = 1 ] || tt_die "more than one gap"
 	"$CHECK_SEQ" --last "$LAST" "$REC" || tt_die "check_seq failed"
+	stop
 	tt_ok "since enable: gap of $lost (events 1-$((lost))) before event $(first_ts), then every event to $LAST"
 }
 
@@ -86,6 +95,7 @@ attach() {
 		grep -qE '^tracetap_history_skipped_total\{target="sim"\} [0-9]+$' ||
 		tt_die "no tracetap_history_skipped_total in /metrics"
 	"$CHECK_SEQ" --last "$LAST" "$REC" || tt_die "check_seq failed"
+	stop
 	tt_ok "plain attach: no gap, history from event $(first_ts), skipped counter shown"
 }
 
