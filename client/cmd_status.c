@@ -123,6 +123,16 @@ int tt_cmd_status(int argc, char **argv)
 	cJSON_ArrayForEach(t, arr)
 		if (!o.target || !strcmp(str(t, "name"), o.target))
 			status_row(t);
+	/* History skipped at attach: written before the daemon was watching, so never promised,
+	 * but said rather than hidden. */
+	cJSON_ArrayForEach(t, arr) {
+		char sk[16];
+		if ((o.target && strcmp(str(t, "name"), o.target)) || num(t, "skipped") <= 0)
+			continue;
+		tt_cli_count(sk, sizeof(sk), num(t, "skipped"));
+		printf("\n%s: %s events of history skipped at attach (written before tracetapd "
+		       "watched, overwritten before its first read)", str(t, "name"), sk);
+	}
 	/* The latest message of each target that has one (the last probe error, ...). */
 	cJSON_ArrayForEach(t, arr) {
 		const char *msg = str(t, "message");

@@ -321,6 +321,9 @@ static void metrics(struct tt_server *s, struct body *b)
 		{ "tracetap_slow_client_skipped_total", "Records skipped for slow clients",
 		  "counter" },
 		{ "tracetap_target_clients", "Clients subscribed to the target", "gauge" },
+		{ "tracetap_history_skipped_total",
+		  "History found at attach but overwritten before the first read (never promised)",
+		  "counter" },
 	};
 	static const struct tt_target_status none;
 
@@ -345,6 +348,7 @@ static void metrics(struct tt_server *s, struct body *b)
 			case 7: v = (double)hs.last_seq; break;
 			case 8: v = (double)hs.history_records; break;
 			case 9: v = (double)hs.slow_lost; break;
+			case 11: v = (double)st->skipped; break;
 			default: v = (double)hs.clients; break;
 			}
 			body_printf(b, "%s{target=\"%s\"} %.15g\n", m[k].name,

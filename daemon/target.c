@@ -55,6 +55,7 @@ struct tt_target {
 	enum phase phase;
 	uint64_t ptr_addr;       /* where the header pointer lives (PH_RESOLVE) */
 	uint8_t ptr_buf[4];
+	bool ptr_was_null;       /* the pointer read NULL: tracing was off while we watched */
 	uint64_t header_addr;
 	struct tt_plan plan;
 	int reading;             /* a probe read is pending */
@@ -206,6 +207,7 @@ static unsigned next_interval(struct tt_target *t, double poll_ms)
 				 .poll_ms = poll_ms };
 
 	t->fmt->stats(t->rd, &s);
+	t->st.skipped = s.skipped;
 	t->st.fill = s.capacity ? (double)s.last_new / s.capacity : 0;
 	in.fill = t->st.fill;
 	t->st.interval_ms = tt_pace_next(&in);
@@ -300,6 +302,7 @@ static int make_reader(struct tt_target *t)
 		.format_cfg = t->format_cfg,
 		.file_source = !strncmp(t->cfg.probe, "file:", 5),
 		.stream = t->stream,
+		.since_enable = t->ptr_was_null,
 	};
 
 	if (t->rd)
@@ -333,6 +336,7 @@ static void on_read(struct tt_probe *p, int status, void *arg)
 				 "trace header pointer at 0x%08" PRIx64
 				 " is NULL: tracing not enabled yet (tx_trace_enable not called)",
 				 t->ptr_addr);
+			t->ptr_was_null = true;
 			cycle_failed(t, TT_TARGET_ATTACHING, msg);
 			return;
 		}
@@ -345,6 +349,7 @@ static void on_read(struct tt_probe *p, int status, void *arg)
 			tt_log(TT_LOG_INFO, "target %s: trace header at 0x%08" PRIx32 " (from 0x%08" PRIx64 ")",
 			       t->cfg.name, v, t->ptr_addr);
 		}
+		t->ptr_was_null = false; /* consumed, or the reader already runs (it sees the reset) */
 		t->phase = PH_READING;
 		step(t);
 		return;

@@ -56,6 +56,8 @@ struct tt_target_status {
 	double rate;               /* events/s over the last second */
 	double fill;               /* 0..1: new entries at the last poll / buffer capacity */
 	uint64_t events, gaps, lost, resets;
+	uint64_t skipped;          /* history at attach overwritten before the first read (never
+	                            * promised: no gap record, but counted) */
 	uint64_t bytes_read;       /* probe bytes */
 	uint64_t polls;
 	double poll_ms_last;       /* duration of the last poll cycle */

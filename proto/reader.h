@@ -36,6 +36,9 @@ struct tt_reader_config {
 	const char *stream;  /* the source is a file in the format's own layout, read while it
 				is written (a stream_scheme source): its path, for messages
 				(borrowed for the reader's life); else NULL */
+	bool since_enable;   /* the source was seen with tracing off (no control structure yet):
+				everything it writes from now on is promised, so what the first
+				read finds overwritten is reported as a gap, not skipped history */
 };
 
 /* Counters for metrics and adaptive polling. */
@@ -43,6 +46,8 @@ struct tt_reader_stats {
 	uint64_t polls, bytes_planned, events, gaps, lost, resets;
 	uint32_t last_new; /* entries (or records) new at the last poll */
 	uint32_t capacity; /* entries (or records) the target buffer holds; 0 if unknown */
+	uint64_t skipped;  /* history found at attach but overwritten before it could be read
+			      (never promised, so no gap record; counted to be visible) */
 };
 
 struct tt_reader_ops {

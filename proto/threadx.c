@@ -243,6 +243,26 @@ static void tt_tx_gap_count(struct tt_threadx *rd, uint64_t lb, uint32_t first, 
 	rd->pend.reason = reason;
 }
 
+/* First full read of a buffer whose enabling we watched (since_enable): every event since
+ * tx_trace_enable was promised. Enabling clears the thread pointers and starts at slot 0, so the
+ * event in slot first is event first + j N since then, j the whole laps before it. A read that
+ * stopped at a never-used slot proves j = 0 and first = 0: nothing lost. Otherwise the writer
+ * may have lapped any number of times unseen (no anchor, no time of enabling to measure from):
+ * first is then a lower bound, labelled as one (no basis). */
+static void tt_tx_enable_gap(struct tt_threadx *rd, uint32_t first, bool stop_empty)
+{
+	uint64_t lb = stop_empty ? 0 : first;
+	if (rd->pend.gap && rd->pend.lost > lb)
+		lb = rd->pend.lost; /* events completed during failed attempts */
+	if (stop_empty && !rd->pend.gap)
+		return; /* proven: every event since enabling is published */
+	rd->pend.gap = true;
+	rd->pend.exact = false;
+	rd->pend.basis = NULL;
+	rd->pend.lost = lb;
+	rd->pend.reason = "overwritten before the first read";
+}
+
 static void tt_tx_add(struct tt_plan *p, uint64_t addr, uint32_t len, uint8_t *dst)
 {
 	p->r[p->n].addr = addr;
@@ -391,7 +411,9 @@ static int tt_tx_sync_publish(struct tt_threadx *rd, tt_emit_cb cb, void *arg)
 			rd->pend.lost = lb;
 			rd->pend.reason = "overwritten during read";
 		}
-		if (rd->why == TT_TXY_ATTACH && m > 1)
+		if (rd->why == TT_TXY_ATTACH && rd->cfg.since_enable && !rd->synced_once)
+			tt_tx_enable_gap(rd, first, sy->stop_empty);
+		else if (rd->why == TT_TXY_ATTACH && m > 1)
 			rd->st.history_skipped += m - 1; /* attach: history never promised */
 	}
 	rd->sync_busy = 0;

@@ -46,6 +46,9 @@ struct tt_threadx_config {
 	                            * when it reads the same before and after a read of current that
 	                            * has not moved: a file that is not being written. Not for live
 	                            * targets: a writer halted inside an insert looks the same */
+	bool since_enable;         /* the header appeared while we watched (tracing was off): every
+	                            * event since tx_trace_enable is promised, so the first full
+	                            * read reports what was overwritten before it as a gap */
 };
 
 /* Counters for metrics and adaptive polling. Monotonic unless noted. */

@@ -14,6 +14,7 @@ static int tx_create(const struct tt_reader_config *cfg, void **out)
 		.time_wrap = cfg->time_wrap,
 		.time_dir = cfg->time_dir,
 		.oldest_when_still = cfg->file_source,
+		.since_enable = cfg->since_enable,
 	};
 	return tt_threadx_new(&c, (struct tt_threadx **)out);
 }
@@ -55,7 +56,7 @@ static void tx_stats(const void *rd, struct tt_reader_stats *out)
 	*out = (struct tt_reader_stats){
 		.polls = s->polls, .bytes_planned = s->bytes_planned, .events = s->events,
 		.gaps = s->gaps, .lost = s->lost, .resets = s->resets, .last_new = s->last_new,
-		.capacity = s->capacity,
+		.capacity = s->capacity, .skipped = s->history_skipped,
 	};
 }
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../tt_test.h"
+#include "reader.h"
 #include "txtest.h"
 
 #define BUF (TXT_BASE + 0x1000)
@@ -403,6 +404,74 @@ static void test_start_at_now(void)
 	txt_free(&t);
 }
 
+/* The log's first record: the gap before the first event, if any. */
+static const struct txt_rec *lead_gap(const struct txt *t)
+{
+	return t->log.n > 0 && t->log.v[0].kind == TT_REC_GAP ? &t->log.v[0] : NULL;
+}
+
+/* (4b) since_enable: the reader was made while tracing was off, so every event since enabling is
+ * promised. The writer fills the buffer (from slot 0, as tx_trace_enable leaves it) before the
+ * first read: no wrap proves nothing lost; a wrap gives a gap before the first event (a lower
+ * bound that is the true count for the first lap, short by whole buffers after more). Without
+ * since_enable the same history is skipped without a gap, and counted. */
+static void since_enable_run(uint32_t written, bool since, bool writer_on)
+{
+	struct txt t;
+	struct tt_threadx_config cfg = { .since_enable = since, .sync_chunk = 16 };
+	setup(&t, 256, &cfg);
+	/* events the setup wrote before user seq 1 (the slots start at 0 after enabling) */
+	const uint32_t before = (txw_load32(&t.w, t.w.hdr + 32) - t.w.ent_start) / 32;
+	memset(&wr, 0, sizeof(wr));
+	wr.seq = 1;
+	write_n(&t, written);
+	t.hook = writer_hook;
+	wr.on = writer_on;
+	wr.per_range = 1;
+	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
+	wr.on = false;
+	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
+	struct verdict v = verify(&t.log, 256, true);
+	const struct txt_rec *g = lead_gap(&t);
+	const struct tt_threadx_stats *st = tt_threadx_stats(t.rd);
+	CHECK_EQ(v.gaps, 0);
+	CHECK_EQ(v.last, wr.seq - 1);
+	if (written <= 256 && !writer_on) {
+		/* never wrapped: everything since enabling is published, no gap */
+		CHECK(g == NULL);
+		CHECK_EQ(v.first, 1);
+		CHECK_EQ(txt_count(&t.log, TT_REC_EVENT), before + written);
+	} else if (since) {
+		CHECK(g != NULL);
+		CHECK(!g->exact);
+		CHECK_EQ(g->basis[0], '\0'); /* a lower bound, said so */
+		CHECK_STR(g->reason, "overwritten before the first read");
+		CHECK(g->lost <= before + v.first - 1);
+		CHECK_EQ((before + v.first - 1 - g->lost) % 256, 0);
+		if (before + written + wr.written_during < 2 * 256)
+			CHECK_EQ(g->lost, before + v.first - 1); /* first lap: the bound is the count */
+		CHECK_EQ(st->history_skipped, 0);
+	} else {
+		CHECK(g == NULL);
+		if (writer_on)
+			CHECK(st->history_skipped > 0);
+	}
+	/* the generic stat the daemon shows (status, /api/targets, /metrics) */
+	struct tt_reader_stats rs;
+	tt_threadx_reader.stats(t.rd, &rs);
+	CHECK_EQ(rs.skipped, st->history_skipped);
+	txt_free(&t);
+}
+
+static void test_since_enable(void)
+{
+	since_enable_run(200, true, false);  /* no wrap */
+	since_enable_run(300, true, false);  /* one wrap, idle writer */
+	since_enable_run(300, true, true);   /* one wrap, writer running during the read */
+	since_enable_run(700, true, true);   /* laps: a lower bound short by whole buffers */
+	since_enable_run(300, false, true);  /* plain attach: skipped, counted, no gap */
+}
+
 /* (5) Random interleavings, counter time source: over thousands of polls, events published +
  * exact losses = events written (from the first published one), no duplicate, no stale entry. */
 static uint32_t rnd_state;
@@ -589,6 +658,7 @@ int main(void)
 	test_lap_during_sync();
 	test_attach_overrun();
 	test_start_at_now();
+	test_since_enable();
 	test_oldest_when_still();
 	test_random();
 	test_cost();
