@@ -236,13 +236,18 @@ static int ocd_op_reply(struct ocd *o, const struct tt_tcl_msg *m)
 
 	if (m->code != 0) {
 		/* OpenOCD's own error (bus fault, DAP down, ...): precise, never a wrong value */
-		if (o->req == REQ_READ && o->nops > 1)
-			tt_probe__seterr(&o->base, "%s: reading %u ranges in one command, 0x%" PRIx64
-					 " (+%" PRIu32 ") to 0x%" PRIx64 " (+%" PRIu32 "), failed: %s",
-					 o->name, o->nops, o->ops[0].addr, o->ops[0].len,
-					 o->ops[o->nops - 1].addr, o->ops[o->nops - 1].len,
-					 tt_probe__quote(q, sizeof(q), m->body, m->blen, 120));
-		else if (o->req == REQ_READ)
+		if (o->req == REQ_READ && o->nops > 1) {
+			/* OpenOCD's message may not say which read failed: the batch again, one
+			 * read per command, so the error names its range */
+			o->one_by_one = 1;
+			o->run_first = o->b_run_first;
+			o->run_end = o->b_run_end;
+			o->pos = o->b_pos;
+			o->end = o->b_end;
+			ocd_next_op(o);
+			return 0;
+		}
+		if (o->req == REQ_READ)
 			tt_probe__seterr(&o->base, "%s: reading 0x%" PRIx64 " (+%" PRIu32 " bytes, "
 					 "width %u) failed: %s", o->name, o->ops[0].addr,
 					 o->ops[0].len, o->ops[0].width,
@@ -506,7 +511,11 @@ static void ocd_send_reads(struct ocd *o)
 	struct ocd_op op;
 
 	o->nops = 0;
-	while (o->nops < OCD_BATCH_MAX && ocd_next_read(o, &op) == 0) {
+	o->b_run_first = o->run_first;
+	o->b_run_end = o->run_end;
+	o->b_pos = o->pos;
+	o->b_end = o->end;
+	while (o->nops < (o->one_by_one ? 1u : OCD_BATCH_MAX) && ocd_next_read(o, &op) == 0) {
 		char one[96];
 		int k = snprintf(one, sizeof(one), " [%s 0x%" PRIx64 " %u %" PRIu32 "]", verb,
 				 op.addr, op.width, op.len / (op.width / 8));
@@ -576,6 +585,7 @@ int ocd_read(struct tt_probe *p)
 
 	o->run_first = o->run_end = 0;
 	o->pos = o->end = 0;
+	o->one_by_one = 0;
 	return ocd_start(o, REQ_READ);
 }
 

@@ -58,6 +58,10 @@ struct ocd {
 	unsigned op_width;
 	struct ocd_op ops[OCD_BATCH_MAX]; /* read: the commands of the batch in flight */
 	unsigned nops;
+	unsigned b_run_first, b_run_end; /* where the batch in flight starts in the plan */
+	uint64_t b_pos, b_end;
+	int one_by_one;           /* a batch failed: its reads again one per command, to name the
+				   * range that fails */
 	const uint8_t *wdata;
 	uint64_t waddr;
 	uint8_t *scratch;         /* max_chunk bytes: one command's data */
