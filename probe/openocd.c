@@ -197,31 +197,71 @@ static void ocd_link_up(struct ocd *o)
 		ocd_next_op(o);
 }
 
-/* A reply to the current read/write command. Returns < 0 when the link was dropped. */
+/* The reply to a batch of reads: one result per read_memory, separated by '|'. */
+static int ocd_batch_reply(struct ocd *o, const struct tt_tcl_msg *m)
+{
+	const char *s = m->body, *e = m->body + m->blen;
+	char perr[160];
+
+	for (unsigned i = 0; i < o->nops; i++) {
+		const struct ocd_op *op = &o->ops[i];
+		const char *bar = i + 1 < o->nops ? memchr(s, '|', (size_t)(e - s)) : e;
+
+		if (bar == NULL)
+			bar = e;
+		if (tt_tcl_parse_words(s, (size_t)(bar - s), op->width, op->len / (op->width / 8),
+				       o->scratch + op->off, perr, sizeof(perr)) < 0) {
+			ocd_fail(o, -EPROTO, "bad reply to read_memory 0x%" PRIx64 " %u %" PRIu32
+				 " (%u of %u in one command): %s", op->addr, op->width,
+				 op->len / (op->width / 8), i + 1, o->nops, perr);
+			return -EPROTO;
+		}
+		s = bar < e ? bar + 1 : e;
+	}
+	for (unsigned i = 0; i < o->nops; i++) {
+		const struct ocd_op *op = &o->ops[i];
+
+		tt_tcl_scatter(&o->base.plan, op->run_first, op->run_end, op->addr,
+			       o->scratch + op->off, op->len);
+	}
+	ocd_next_op(o);
+	return 0;
+}
+
+/* A reply to the current read batch or write command. Returns < 0 when the link was dropped. */
 static int ocd_op_reply(struct ocd *o, const struct tt_tcl_msg *m)
 {
 	const char *verb = o->req == REQ_READ ? "reading" : "writing";
-	char q[160], perr[160];
+	char q[160];
 
 	if (m->code != 0) {
 		/* OpenOCD's own error (bus fault, DAP down, ...): precise, never a wrong value */
-		tt_probe__seterr(&o->base, "%s: %s 0x%" PRIx64 " (+%" PRIu32 " bytes, width %u) "
-				 "failed: %s", o->name, verb, o->op_addr, o->op_len, o->op_width,
-				 tt_probe__quote(q, sizeof(q), m->body, m->blen, 120));
+		if (o->req == REQ_READ && o->nops > 1) {
+			/* OpenOCD's message may not say which read failed: the batch again, one
+			 * read per command, so the error names its range */
+			o->one_by_one = 1;
+			o->run_first = o->b_run_first;
+			o->run_end = o->b_run_end;
+			o->pos = o->b_pos;
+			o->end = o->b_end;
+			ocd_next_op(o);
+			return 0;
+		}
+		if (o->req == REQ_READ)
+			tt_probe__seterr(&o->base, "%s: reading 0x%" PRIx64 " (+%" PRIu32 " bytes, "
+					 "width %u) failed: %s", o->name, o->ops[0].addr,
+					 o->ops[0].len, o->ops[0].width,
+					 tt_probe__quote(q, sizeof(q), m->body, m->blen, 120));
+		else
+			tt_probe__seterr(&o->base, "%s: %s 0x%" PRIx64 " (+%" PRIu32 " bytes, width %u) "
+					 "failed: %s", o->name, verb, o->op_addr, o->op_len, o->op_width,
+					 tt_probe__quote(q, sizeof(q), m->body, m->blen, 120));
 		ocd_finish(o, -EFAULT);
 		return 0;
 	}
-	if (o->req == REQ_READ) {
-		if (tt_tcl_parse_words(m->body, m->blen, o->op_width, o->op_len / (o->op_width / 8),
-				       o->scratch, perr, sizeof(perr)) < 0) {
-			ocd_fail(o, -EPROTO, "bad reply to read_memory 0x%" PRIx64 " %u %" PRIu32
-				 ": %s", o->op_addr, o->op_width, o->op_len / (o->op_width / 8),
-				 perr);
-			return -EPROTO;
-		}
-		tt_tcl_scatter(&o->base.plan, o->run_first, o->run_end, o->op_addr, o->scratch,
-			       o->op_len);
-	} else if (m->blen != 0) {
+	if (o->req == REQ_READ)
+		return ocd_batch_reply(o, m);
+	if (m->blen != 0) {
 		ocd_fail(o, -EPROTO, "unexpected reply to write_memory: \"%s\"",
 			 tt_probe__quote(q, sizeof(q), m->body, m->blen, 60));
 		return -EPROTO;
@@ -441,35 +481,77 @@ static void ocd_retry_cb(uv_timer_t *t)
 	ocd_link_start(t->data);
 }
 
-/* Next command of the pending request, or its completion. */
-static void ocd_next_op(struct ocd *o)
+/* The next read_memory of the plan (0), or 1 when the plan is read. */
+static int ocd_next_read(struct ocd *o, struct ocd_op *op)
 {
 	const struct tt_plan *plan = &o->base.plan;
-	char buf[96];
-	int n;
 
-	if (o->req == REQ_READ && o->pos == o->end) {
-		if (o->run_end == plan->n) {
-			ocd_finish(o, 0);
-			return;
-		}
+	if (o->pos == o->end) {
+		if (o->run_end == plan->n)
+			return 1;
 		o->run_first = o->run_end;
 		o->run_end = tt_tcl_run_end(plan, o->run_first);
 		o->pos = plan->r[o->run_first].addr;
 		o->end = plan->r[o->run_end - 1].addr + plan->r[o->run_end - 1].len;
-	} else if (o->req == REQ_WRITE && o->pos == o->end) {
+	}
+	tt_tcl_next_op(o->pos, o->end, o->max_chunk, &op->len, &op->width);
+	op->addr = o->pos;
+	op->run_first = o->run_first;
+	op->run_end = o->run_end;
+	return 0;
+}
+
+/* Sends the next reads of the plan as one command: "join [list [read_memory ..] ..] |", as
+ * many as fit in max_chunk bytes, OCD_BATCH_MAX calls and the command buffer. */
+static void ocd_send_reads(struct ocd *o)
+{
+	const char *verb = o->md_fallback ? TT_TCL_READ_MD : "read_memory";
+	uint32_t total = 0;
+	size_t n = (size_t)snprintf(o->cmd, o->cmdcap, "join [list");
+	struct ocd_op op;
+
+	o->nops = 0;
+	o->b_run_first = o->run_first;
+	o->b_run_end = o->run_end;
+	o->b_pos = o->pos;
+	o->b_end = o->end;
+	while (o->nops < (o->one_by_one ? 1u : OCD_BATCH_MAX) && ocd_next_read(o, &op) == 0) {
+		char one[96];
+		int k = snprintf(one, sizeof(one), " [%s 0x%" PRIx64 " %u %" PRIu32 "]", verb,
+				 op.addr, op.width, op.len / (op.width / 8));
+
+		if (o->nops > 0 && (total + op.len > o->max_chunk || n + (size_t)k + 8 > o->cmdcap))
+			break;
+		memcpy(o->cmd + n, one, (size_t)k + 1);
+		n += (size_t)k;
+		op.off = total;
+		total += op.len;
+		o->pos += op.len;
+		o->ops[o->nops++] = op;
+	}
+	if (o->nops == 0) {
+		ocd_finish(o, 0);
+		return;
+	}
+	memcpy(o->cmd + n, "] |", 4);
+	ocd_send(o, o->cmd);
+}
+
+/* Next command of the pending request, or its completion. */
+static void ocd_next_op(struct ocd *o)
+{
+	int n;
+
+	if (o->req == REQ_READ) {
+		ocd_send_reads(o);
+		return;
+	}
+	if (o->pos == o->end) {
 		ocd_finish(o, 0);
 		return;
 	}
 	tt_tcl_next_op(o->pos, o->end, o->max_chunk, &o->op_len, &o->op_width);
 	o->op_addr = o->pos;
-	if (o->req == REQ_READ) {
-		snprintf(buf, sizeof(buf), "%s 0x%" PRIx64 " %u %" PRIu32,
-			 o->md_fallback ? TT_TCL_READ_MD : "read_memory", o->op_addr, o->op_width,
-			 o->op_len / (o->op_width / 8));
-		ocd_send(o, buf);
-		return;
-	}
 	n = tt_tcl_format_write(o->cmd, o->cmdcap, o->md_fallback ? TT_TCL_WRITE_MD : "write_memory",
 				o->op_addr, o->op_width,
 				o->wdata + (o->pos - o->waddr), o->op_len);
@@ -503,6 +585,7 @@ int ocd_read(struct tt_probe *p)
 
 	o->run_first = o->run_end = 0;
 	o->pos = o->end = 0;
+	o->one_by_one = 0;
 	return ocd_start(o, REQ_READ);
 }
 

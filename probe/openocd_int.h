@@ -18,6 +18,16 @@ enum ocd_init { INIT_DONE, INIT_NOTIFY, INIT_PROBE, INIT_MD_PROCS, INIT_STATE };
 
 struct ocd_child; /* the spawned OpenOCD (openocd_spawn.c) */
 
+/* A poll's reads go out as one command (one round trip) of up to OCD_BATCH_MAX read_memory
+ * calls holding together at most max_chunk bytes (so a reply stays within tt_tcl_reply_max). */
+#define OCD_BATCH_MAX 32
+struct ocd_op {
+	uint64_t addr;
+	uint32_t len, off;        /* off: where its bytes start in scratch */
+	unsigned width;
+	unsigned run_first, run_end; /* the plan ranges it is scattered into */
+};
+
 struct ocd {
 	struct tt_probe base;
 	struct ocd_child *child;  /* openocd-spawn's OpenOCD; NULL for TCP */
@@ -43,13 +53,19 @@ struct ocd {
 	enum ocd_req req;
 	unsigned run_first, run_end;
 	uint64_t pos, end;        /* read: the current run; write: the whole write */
-	uint64_t op_addr;
+	uint64_t op_addr;         /* write: the current command */
 	uint32_t op_len;
 	unsigned op_width;
+	struct ocd_op ops[OCD_BATCH_MAX]; /* read: the commands of the batch in flight */
+	unsigned nops;
+	unsigned b_run_first, b_run_end; /* where the batch in flight starts in the plan */
+	uint64_t b_pos, b_end;
+	int one_by_one;           /* a batch failed: its reads again one per command, to name the
+				   * range that fails */
 	const uint8_t *wdata;
 	uint64_t waddr;
 	uint8_t *scratch;         /* max_chunk bytes: one command's data */
-	char *cmd;                /* formatted write_memory command */
+	char *cmd;                /* formatted write_memory command or batch of reads */
 	size_t cmdcap;
 	char rdbuf[65536];
 };

@@ -58,7 +58,8 @@ struct tt_probe_options {
 	const char *const *openocd_args;
 	const char *openocd_bin;   /* default "openocd" */
 	const char *openocd_log;   /* file OpenOCD's stderr is appended to; NULL = drained */
-	uint32_t max_chunk;        /* largest single read command in bytes; 0 = 4096 */
+	uint32_t max_chunk;        /* most bytes one command reads (openocd: the reads of a
+				    * plan go out together up to this); 0 = 4096 */
 	uint32_t timeout_ms;       /* openocd: longest wait for one command's reply; 0 = 5000 */
 	uint64_t file_base;        /* file: target address of the first byte of a raw image */
 	tt_probe_state_cb state_cb;

@@ -3,6 +3,8 @@
  * chunk boundaries, writes read back, and reads racing a writer (never a torn word).
  * Mode "no-read-memory": over TCP to an OpenOCD whose read_memory and write_memory were renamed
  * away after init, as OpenOCD before 0.12 lacks them: the probe must notice and use mdw/mww.
+ * Mode "tcp" goes through a proxy that counts the commands the probe sends: the reads of a plan
+ * are one command (one round trip), however many ranges it has.
  * Usage: test_chain tcp|spawn|no-read-memory SIMTARGET OPENOCD_CFG */
 #include <errno.h>
 #include <pthread.h>
@@ -10,10 +12,123 @@
 
 #include <signal.h>
 
+#include "../../probe/tcl.h"
 #include "chain.h"
 #include "ttest.h"
 
 static struct tt_chain chain;
+
+/* A TCP proxy between the probe and OpenOCD's TCL port that counts the probe's commands (each
+ * ends with TT_TCL_TERM). One connection. */
+struct proxy {
+	uv_tcp_t lis, down, up; /* down: the probe's side; up: OpenOCD's */
+	uv_connect_t conn;
+	int port, nopen;
+	unsigned commands;
+	char buf[2][65536];
+};
+static struct proxy px;
+
+static void px_alloc(uv_handle_t *h, size_t hint, uv_buf_t *b)
+{
+	(void)hint;
+	*b = uv_buf_init(px.buf[h == (uv_handle_t *)&px.up], sizeof(px.buf[0]));
+}
+
+static void px_closed(uv_handle_t *h)
+{
+	(void)h;
+	px.nopen--;
+}
+
+static void px_close_all(void)
+{
+	uv_handle_t *hs[3] = { (uv_handle_t *)&px.lis, (uv_handle_t *)&px.down,
+			       (uv_handle_t *)&px.up };
+
+	for (int i = 0; i < 3; i++)
+		if (hs[i]->loop && !uv_is_closing(hs[i]))
+			uv_close(hs[i], px_closed);
+}
+
+/* Copies what one side sent to the other, counting the probe's command terminators. */
+static void px_read(uv_stream_t *s, ssize_t n, const uv_buf_t *b)
+{
+	uv_stream_t *to = s == (uv_stream_t *)&px.up ? (uv_stream_t *)&px.down
+						     : (uv_stream_t *)&px.up;
+	uv_buf_t out = uv_buf_init(b->base, (unsigned)(n > 0 ? n : 0));
+
+	if (n < 0) {
+		px_close_all();
+		return;
+	}
+	if (s == (uv_stream_t *)&px.down)
+		for (ssize_t i = 0; i < n; i++)
+			px.commands += b->base[i] == TT_TCL_TERM;
+	/* small writes to loopback: try_write takes them whole or the test says so */
+	if (n > 0)
+		REQUIRE_EQ(uv_try_write(to, &out, 1), (int)n);
+}
+
+static void px_up_connected(uv_connect_t *c, int status)
+{
+	(void)c;
+	REQUIRE_EQ(status, 0);
+	uv_read_start((uv_stream_t *)&px.up, px_alloc, px_read);
+	uv_read_start((uv_stream_t *)&px.down, px_alloc, px_read);
+}
+
+static void px_accept(uv_stream_t *lis, int status)
+{
+	struct sockaddr_in a;
+
+	REQUIRE_EQ(status, 0);
+	uv_tcp_init(lis->loop, &px.down);
+	uv_tcp_init(lis->loop, &px.up);
+	px.nopen += 2;
+	REQUIRE_EQ(uv_accept(lis, (uv_stream_t *)&px.down), 0);
+	uv_ip4_addr("127.0.0.1", chain.tcl_port, &a);
+	REQUIRE_EQ(uv_tcp_connect(&px.conn, &px.up, (struct sockaddr *)&a, px_up_connected), 0);
+}
+
+static void px_start(uv_loop_t *loop)
+{
+	struct sockaddr_in a;
+	int len = sizeof(a);
+
+	uv_ip4_addr("127.0.0.1", 0, &a);
+	uv_tcp_init(loop, &px.lis);
+	px.nopen = 1;
+	REQUIRE_EQ(uv_tcp_bind(&px.lis, (struct sockaddr *)&a, 0), 0);
+	REQUIRE_EQ(uv_listen((uv_stream_t *)&px.lis, 1, px_accept), 0);
+	uv_tcp_getsockname(&px.lis, (struct sockaddr *)&a, &len);
+	px.port = ntohs(a.sin_port);
+}
+
+/* A plan of 6 ranges that continue nothing (6 runs) is read in one command; one of 3 ranges
+ * of 3 KiB each (more than the 4 KiB a command holds) in 3, one per chunk. */
+static void test_batch(struct tt_chain *c)
+{
+	static uint8_t d[6][3072];
+	struct tt_plan six = { 6, { { 0 } } }, big = { 3, { { 0 } } };
+	unsigned before;
+
+	for (unsigned i = 0; i < 6; i++)
+		six.r[i] = (struct tt_range){ CHAIN_BASE + 0x4000 - i * 0x100 + (i & 1), 40 + i, d[i] };
+	before = px.commands;
+	REQUIRE_EQ(tt_chain_read(c, &six, NULL, 0), 0);
+	REQUIRE_MSG(px.commands - before == 1, "a plan of 6 ranges took %u commands",
+		    px.commands - before);
+	for (unsigned i = 0; i < 6; i++)
+		REQUIRE(memcmp(d[i], c->ram + (six.r[i].addr - CHAIN_BASE), six.r[i].len) == 0);
+	for (unsigned i = 0; i < 3; i++)
+		big.r[i] = (struct tt_range){ CHAIN_BASE + 0x8000 + i * 0x1000, 3072, d[i] };
+	before = px.commands;
+	REQUIRE_EQ(tt_chain_read(c, &big, NULL, 0), 0);
+	REQUIRE_MSG(px.commands - before == 3, "3 x 3 KiB took %u commands", px.commands - before);
+	for (unsigned i = 0; i < 3; i++)
+		REQUIRE(memcmp(d[i], c->ram + 0x8000 + i * 0x1000, 3072) == 0);
+}
 
 static void check_read(struct tt_chain *c, uint32_t off, uint32_t len)
 {
@@ -142,7 +257,9 @@ int main(int argc, char **argv)
 		if (old_ocd)
 			c->ocd_after_init = "rename read_memory {}; rename write_memory {}";
 		tt_chain_start_ocd(c, 0);
-		snprintf(spec, sizeof(spec), "openocd:127.0.0.1:%d", c->tcl_port);
+		if (!old_ocd)
+			px_start(&loop);
+		snprintf(spec, sizeof(spec), "openocd:127.0.0.1:%d", old_ocd ? c->tcl_port : px.port);
 		tt_chain_open(c, spec, &opt);
 	}
 	msg = tt_chain_wait_state(c, TT_PROBE_CONNECTED, 10000);
@@ -150,10 +267,14 @@ int main(int argc, char **argv)
 	/* the core's state, asked for at link-up (a mem_ap target always runs) */
 	REQUIRE(strcmp(c->last_notice, "target_state state running") == 0);
 	test_patterns(c);
+	if (px.port)
+		test_batch(c);
 	test_writes(c);
 	test_race(c);
 	REQUIRE(c->p->reads > 40 && c->p->read_errors == 0);
 	tt_chain_stop(c);
+	if (px.port)
+		px_close_all();
 	tt_test_loop_done(&loop);
 	printf("ok\n");
 	return tt_test_done();
