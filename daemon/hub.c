@@ -51,8 +51,11 @@ struct tt_hub {
 	size_t nslots;
 	char *bytes;
 	size_t nbytes, tail;
-	uint64_t oldest, last, flushed; /* oldest = 0: history empty */
+	uint64_t oldest, last, flushed; /* oldest = 0: history empty; else a record, not a hole */
 	size_t hist_bytes;
+	size_t hist_holes;              /* hole slots in history */
+	struct hole { uint64_t from, to; } *holes; /* every hole so far, ascending */
+	size_t nholes;
 	size_t pending, pending_bytes;
 	struct tt_hub_client *clients;
 	size_t nclients;
@@ -119,6 +122,7 @@ void tt_hub_free(struct tt_hub *h)
 	for (size_t i = 0; i < h->ninterned; i++)
 		free(h->interned[i]);
 	free(h->interned);
+	free(h->holes);
 	free(h->slots);
 	free(h->bytes);
 	free(h->target);
@@ -182,17 +186,77 @@ static const char *intern(struct tt_hub *h, const char *s)
 	return copy;
 }
 
+/* Evicts the oldest record and the hole slots after it: oldest never rests on a hole. */
 static void evict_oldest(struct tt_hub *h)
 {
-	struct slot *s = slot_of(h, h->oldest);
-
-	h->hist_bytes -= s->len;
-	if (h->oldest == h->last) {
-		h->oldest = 0;
-		h->tail = 0;
-	} else {
+	do {
+		struct slot *s = slot_of(h, h->oldest);
+		h->hist_bytes -= s->len;
+		if (s->kind == HUB_SLOT_HOLE)
+			h->hist_holes--;
+		if (h->oldest == h->last) {
+			h->oldest = 0;
+			h->tail = 0;
+			return;
+		}
 		h->oldest++;
+	} while (slot_of(h, h->oldest)->kind == HUB_SLOT_HOLE);
+}
+
+/* How many seqs of [from, to] are holes (seqs no record will ever have). */
+static uint64_t holes_in(const struct tt_hub *h, uint64_t from, uint64_t to)
+{
+	size_t lo = 0, hi = h->nholes;
+	uint64_t n = 0;
+
+	while (lo < hi) { /* the first hole ending at or after from */
+		size_t mid = (lo + hi) / 2;
+		if (h->holes[mid].to < from)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
+	for (size_t i = lo; i < h->nholes && h->holes[i].from <= to; i++) {
+		uint64_t a = h->holes[i].from > from ? h->holes[i].from : from;
+		uint64_t b = h->holes[i].to < to ? h->holes[i].to : to;
+		n += b - a + 1;
+	}
+	return n;
+}
+
+/* Seqs [from, to] (from = last + 1) get no record: remembered for counting, and kept as
+ * empty slots in history so that seq % nslots still finds every record. */
+static int add_hole(struct tt_hub *h, uint64_t from, uint64_t to)
+{
+	if (h->nholes % 64 == 0) {
+		struct hole *n = realloc(h->holes, (h->nholes + 64) * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		h->holes = n;
+	}
+	h->holes[h->nholes++] = (struct hole){ from, to };
+	tt_hub_flush(h); /* records waiting for a flush must not be evicted by the hole */
+	if (to - from >= h->nslots) { /* the hole alone fills the history */
+		while (h->oldest)
+			evict_oldest(h);
+		h->last = h->flushed = to;
+		return 0;
+	}
+	for (uint64_t seq = from; seq <= to; seq++) {
+		while (h->oldest && seq - h->oldest >= h->nslots)
+			evict_oldest(h);
+		h->last = seq;
+		if (!h->oldest)
+			continue; /* nothing held before it: no slot needed */
+		struct slot *s = slot_of(h, seq);
+		memset(s, 0, sizeof(*s));
+		s->seq = seq;
+		s->off = (uint32_t)h->tail;
+		s->kind = HUB_SLOT_HOLE;
+		h->hist_holes++;
+	}
+	h->flushed = to; /* nothing to send for a hole */
+	return 0;
 }
 
 static bool overlaps(const struct slot *s, size_t off, size_t len)
@@ -221,11 +285,20 @@ static size_t reserve(struct tt_hub *h, size_t len)
 
 uint64_t tt_hub_publish(struct tt_hub *h, const struct tt_record *rec)
 {
-	char buf[TT_JSON_MAX_RECORD];
-	uint64_t seq = h->last + 1;
-	int n = tt_json_record(buf, sizeof(buf), rec, h->target, seq);
+	return tt_hub_publish_at(h, rec, h->last + 1);
+}
 
+uint64_t tt_hub_publish_at(struct tt_hub *h, const struct tt_record *rec, uint64_t seq)
+{
+	char buf[TT_JSON_MAX_RECORD];
+	int n;
+
+	if (seq <= h->last)
+		return 0;
+	n = tt_json_record(buf, sizeof(buf), rec, h->target, seq);
 	if (n < 0)
+		return 0;
+	if (seq > h->last + 1 && add_hole(h, h->last + 1, seq - 1) < 0)
 		return 0;
 	if (h->pending >= h->cfg.batch_records ||
 	    h->pending_bytes + (size_t)n + 1 > h->cfg.batch_bytes)
@@ -301,7 +374,7 @@ static struct tt_frame *build_events(struct tt_hub *h, uint64_t from, uint64_t t
 	for (seq = from; seq <= to; seq++) {
 		const struct slot *s = slot_of(h, seq);
 		const char *json = h->bytes + s->off;
-		if (!hub_filter_match(flt, s, json))
+		if (s->kind == HUB_SLOT_HOLE || !hub_filter_match(flt, s, json))
 			continue;
 		if (first)
 			*p++ = ',';
@@ -332,13 +405,20 @@ static struct tt_frame *build_events(struct tt_hub *h, uint64_t from, uint64_t t
 	return f;
 }
 
+/* Records in [from, to]: holes are accounted for by the gap record before them. */
+static uint64_t records_in(const struct tt_hub *h, uint64_t from, uint64_t to)
+{
+	return to - from + 1 - holes_in(h, from, to);
+}
+
+/* A gap message for [from, to]; lost counts the records in it. */
 static struct tt_frame *gap_frame(struct tt_hub *h, uint8_t kind, uint64_t from, uint64_t to,
 				  const char *reason)
 {
 	struct tt_frame *f = tt_frame_printf(kind,
 		"{\"type\":\"gap\",\"target\":%.*s,\"from\":%" PRIu64 ",\"to\":%" PRIu64
 		",\"lost\":%" PRIu64 ",\"reason\":\"%s\"}",
-		h->target_json_len, h->target_json, from, to, to - from + 1, reason);
+		h->target_json_len, h->target_json, from, to, records_in(h, from, to), reason);
 	if (f) {
 		f->from = from;
 		f->to = to;
@@ -401,7 +481,7 @@ static void skip_ahead(struct tt_hub_client *c)
 				pi--;
 			if (pi > 0)
 				prev = *qat(c, pi - 1);
-			h->st.slow_lost += rto - rfrom + 1;
+			h->st.slow_lost += records_in(h, rfrom, rto);
 			h->st.slow_gaps++;
 			if (prev && prev->kind == TT_FRAME_GAP_SLOW && prev->to + 1 == rfrom) {
 				rfrom = prev->from;
@@ -558,7 +638,7 @@ void tt_hub_get_stats(const struct tt_hub *h, struct tt_hub_stats *st)
 	*st = h->st;
 	st->last_seq = h->last;
 	st->oldest_seq = h->oldest;
-	st->history_records = h->oldest ? (size_t)(h->last - h->oldest + 1) : 0;
+	st->history_records = h->oldest ? (size_t)(h->last - h->oldest + 1) - h->hist_holes : 0;
 	st->history_bytes = h->hist_bytes;
 	st->clients = h->nclients;
 }
@@ -571,6 +651,8 @@ int tt_hub_history_foreach(const struct tt_hub *h,
 		return 0;
 	for (uint64_t seq = h->oldest; seq <= h->last; seq++) {
 		const struct slot *s = slot_of(h, seq);
+		if (s->kind == HUB_SLOT_HOLE)
+			continue;
 		int rc = cb(arg, seq, h->bytes + s->off, s->len);
 		if (rc)
 			return rc;
@@ -590,8 +672,11 @@ uint64_t tt_hub_history_range(const struct tt_hub *h, uint64_t from, size_t max,
 		return seq > h->last ? seq : h->last + 1;
 	if (seq < h->oldest)
 		seq = h->oldest;
-	for (; seq <= h->last && max; seq++, max--) {
+	for (; seq <= h->last && max; seq++) {
 		const struct slot *s = slot_of(h, seq);
+		if (s->kind == HUB_SLOT_HOLE)
+			continue;
+		max--;
 		int r = cb(arg, seq, h->bytes + s->off, s->len);
 		if (r) {
 			if (rc)
@@ -657,6 +742,8 @@ void tt_hub_client_start(struct tt_hub_client *c, enum tt_hub_start how, uint64_
 		cursor = h->flushed >= arg ? h->flushed - arg + 1 : 1;
 		if (h->oldest && cursor < h->oldest)
 			cursor = h->oldest;
+		while (h->oldest && cursor > h->oldest && records_in(h, cursor, h->flushed) < arg)
+			cursor--; /* holes are no records: reach back over them */
 		break;
 	default:
 		cursor = h->flushed + 1;
@@ -689,7 +776,7 @@ void tt_hub_client_resume_live(struct tt_hub_client *c)
 	if (c->state != C_PAUSED)
 		return;
 	c->state = C_LIVE;
-	if (c->next_seq <= h->flushed) {
+	if (c->next_seq <= h->flushed && records_in(h, c->next_seq, h->flushed)) {
 		struct tt_frame *g = gap_frame(h, TT_FRAME_GAP, c->next_seq, h->flushed, "paused");
 		if (g) {
 			enqueue(c, g, true);
@@ -713,6 +800,10 @@ static void refill(struct tt_hub_client *c)
 		uint64_t held = h->oldest ? h->oldest : h->flushed + 1;
 		if (c->next_seq < held) {
 			uint64_t to = held - 1 < h->flushed ? held - 1 : h->flushed;
+			if (!records_in(h, c->next_seq, to)) { /* only holes: told already */
+				c->next_seq = to + 1;
+				continue;
+			}
 			struct tt_frame *g = gap_frame(h, TT_FRAME_GAP, c->next_seq, to, "history");
 			if (!g)
 				return;

@@ -1,6 +1,7 @@
 /* daemon/hub.h: per-target fan-out of records to clients, without any network code.
  *
- * One hub per target. tt_hub_publish numbers each record (seq 1, 2, 3, ...), encodes it once
+ * One hub per target. tt_hub_publish numbers each record (seq 1, 2, 3, ...; tt_hub_publish_at
+ * keeps a remote origin's numbering, its skipped seqs a hole that counts as nothing), encodes it once
  * with tt_json_record and appends it to a bounded history ring (a record-count limit and a byte
  * limit; the oldest records are evicted first). Records are batched: tt_hub_flush (its owner
  * calls it once per loop iteration, or the hub itself when a batch is full) turns the records
@@ -116,6 +117,11 @@ void tt_hub_free(struct tt_hub *h);
 /* Numbers, encodes and stores rec (borrowed for the call), queues it for the next flush.
  * Returns the seq assigned, or 0 when the record could not be encoded (counted, dropped). */
 uint64_t tt_hub_publish(struct tt_hub *h, const struct tt_record *rec);
+/* The same at a given seq above the last one (a remote target keeps its origin's numbering).
+ * The seqs skipped are a hole, accounted for by the gap record the caller published before it
+ * (or never held): no frame, history walk, gap message or count includes them. Returns seq, or
+ * 0 when seq is not above the last or the record could not be stored. */
+uint64_t tt_hub_publish_at(struct tt_hub *h, const struct tt_record *rec, uint64_t seq);
 /* Sends the records published since the last flush to every live client. Cheap when nothing
  * is pending. */
 void tt_hub_flush(struct tt_hub *h);
