@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 
 #include "../proto/json.h"
 #include "target.h"
@@ -53,8 +54,8 @@ struct tt_hub {
 	size_t nbytes, tail;
 	uint64_t oldest, last, flushed; /* oldest = 0: history empty; else a record, not a hole */
 	size_t hist_bytes;
-	size_t hist_holes;              /* hole slots in history */
-	struct hole { uint64_t from, to; } *holes; /* every hole so far, ascending */
+	/* Every hole so far, ascending; before = hole seqs in the earlier ones. */
+	struct hole { uint64_t from, to, before; } *holes;
 	size_t nholes;
 	size_t pending, pending_bytes;
 	struct tt_hub_client *clients;
@@ -148,9 +149,69 @@ const struct tt_target_status *tt_hub_target_status(const struct tt_hub *h)
 	return h->cfg.status ? h->cfg.status(h->cfg.status_arg) : NULL;
 }
 
+/* ---- holes: seqs no record has (tt_hub_publish_at skipped them) ----
+ * They take no slot: a record's slot is its rank (records up to and including it) modulo
+ * nslots. Lookups are for recent records mostly: those after the last hole cost no search. */
+
+/* The last hole starting at or before seq, or -1. */
+static ssize_t hole_at_or_before(const struct tt_hub *h, uint64_t seq)
+{
+	size_t lo = 0, hi = h->nholes;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (h->holes[mid].from <= seq)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return (ssize_t)lo - 1;
+}
+
+/* How many seqs in [1, seq] are holes. */
+static uint64_t holes_upto(const struct tt_hub *h, uint64_t seq)
+{
+	const struct hole *x;
+	ssize_t i;
+
+	if (!h->nholes)
+		return 0;
+	x = &h->holes[h->nholes - 1];
+	if (seq >= x->to)
+		return x->before + (x->to - x->from + 1);
+	if ((i = hole_at_or_before(h, seq)) < 0)
+		return 0;
+	x = &h->holes[i];
+	return x->before + ((seq < x->to ? seq : x->to) - x->from + 1);
+}
+
+/* seq, or the seq after the hole seq falls in. */
+static uint64_t skip_hole(const struct tt_hub *h, uint64_t seq)
+{
+	ssize_t i;
+
+	if (!h->nholes || seq > h->holes[h->nholes - 1].to)
+		return seq;
+	i = hole_at_or_before(h, seq);
+	return i >= 0 && seq <= h->holes[i].to ? h->holes[i].to + 1 : seq;
+}
+
+/* Records in [1, seq]. */
+static uint64_t rank(const struct tt_hub *h, uint64_t seq)
+{
+	return seq - holes_upto(h, seq);
+}
+
+/* Records in [from, to]. */
+static uint64_t records_in(const struct tt_hub *h, uint64_t from, uint64_t to)
+{
+	return rank(h, to) - rank(h, from - 1);
+}
+
+/* The slot of the record seq (a seq that is no hole). */
 static struct slot *slot_of(const struct tt_hub *h, uint64_t seq)
 {
-	return &h->slots[seq % h->nslots];
+	return &h->slots[rank(h, seq) % h->nslots];
 }
 
 static const char *intern(struct tt_hub *h, const char *s)
@@ -186,76 +247,34 @@ static const char *intern(struct tt_hub *h, const char *s)
 	return copy;
 }
 
-/* Evicts the oldest record and the hole slots after it: oldest never rests on a hole. */
 static void evict_oldest(struct tt_hub *h)
 {
-	do {
-		struct slot *s = slot_of(h, h->oldest);
-		h->hist_bytes -= s->len;
-		if (s->kind == HUB_SLOT_HOLE)
-			h->hist_holes--;
-		if (h->oldest == h->last) {
-			h->oldest = 0;
-			h->tail = 0;
-			return;
-		}
-		h->oldest++;
-	} while (slot_of(h, h->oldest)->kind == HUB_SLOT_HOLE);
+	struct slot *s = slot_of(h, h->oldest);
+
+	h->hist_bytes -= s->len;
+	if (h->oldest == h->last) {
+		h->oldest = 0;
+		h->tail = 0;
+	} else {
+		h->oldest = skip_hole(h, h->oldest + 1); /* never rests on a hole */
+	}
 }
 
-/* How many seqs of [from, to] are holes (seqs no record will ever have). */
-static uint64_t holes_in(const struct tt_hub *h, uint64_t from, uint64_t to)
-{
-	size_t lo = 0, hi = h->nholes;
-	uint64_t n = 0;
-
-	while (lo < hi) { /* the first hole ending at or after from */
-		size_t mid = (lo + hi) / 2;
-		if (h->holes[mid].to < from)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (size_t i = lo; i < h->nholes && h->holes[i].from <= to; i++) {
-		uint64_t a = h->holes[i].from > from ? h->holes[i].from : from;
-		uint64_t b = h->holes[i].to < to ? h->holes[i].to : to;
-		n += b - a + 1;
-	}
-	return n;
-}
-
-/* Seqs [from, to] (from = last + 1) get no record: remembered for counting, and kept as
- * empty slots in history so that seq % nslots still finds every record. */
+/* Seqs [from, to] (from = last + 1) get no record: remembered, so that ranks and counts leave
+ * them out. */
 static int add_hole(struct tt_hub *h, uint64_t from, uint64_t to)
 {
+	uint64_t before = holes_upto(h, from);
+
 	if (h->nholes % 64 == 0) {
 		struct hole *n = realloc(h->holes, (h->nholes + 64) * sizeof(*n));
 		if (!n)
 			return -ENOMEM;
 		h->holes = n;
 	}
-	h->holes[h->nholes++] = (struct hole){ from, to };
-	tt_hub_flush(h); /* records waiting for a flush must not be evicted by the hole */
-	if (to - from >= h->nslots) { /* the hole alone fills the history */
-		while (h->oldest)
-			evict_oldest(h);
-		h->last = h->flushed = to;
-		return 0;
-	}
-	for (uint64_t seq = from; seq <= to; seq++) {
-		while (h->oldest && seq - h->oldest >= h->nslots)
-			evict_oldest(h);
-		h->last = seq;
-		if (!h->oldest)
-			continue; /* nothing held before it: no slot needed */
-		struct slot *s = slot_of(h, seq);
-		memset(s, 0, sizeof(*s));
-		s->seq = seq;
-		s->off = (uint32_t)h->tail;
-		s->kind = HUB_SLOT_HOLE;
-		h->hist_holes++;
-	}
-	h->flushed = to; /* nothing to send for a hole */
+	tt_hub_flush(h); /* frames are built from flushed + 1 to last: not across a new hole */
+	h->holes[h->nholes++] = (struct hole){ from, to, before };
+	h->last = h->flushed = to; /* nothing to send for a hole */
 	return 0;
 }
 
@@ -269,7 +288,7 @@ static size_t reserve(struct tt_hub *h, size_t len)
 {
 	size_t off = h->tail;
 
-	if (h->oldest && h->last - h->oldest + 1 >= h->nslots)
+	if (h->oldest && records_in(h, h->oldest, h->last) >= h->nslots)
 		evict_oldest(h);
 	if (off + len > h->nbytes) {
 		/* Wrap: records lying beyond the tail are older than those at the start. */
@@ -363,7 +382,8 @@ static struct tt_frame *build_events(struct tt_hub *h, uint64_t from, uint64_t t
 		return NULL;
 	if (to > h->last)
 		to = h->last;
-	for (seq = from; seq <= to && n < max_records && room < max_bytes; seq++, n++)
+	for (seq = skip_hole(h, from); seq <= to && n < max_records && room < max_bytes;
+	     seq = skip_hole(h, seq + 1), n++)
 		room += slot_of(h, seq)->len + 1;
 	to = seq - 1;
 	f = tt_frame_new(HDR_ROOM + room + 2);
@@ -371,10 +391,10 @@ static struct tt_frame *build_events(struct tt_hub *h, uint64_t from, uint64_t t
 		return NULL;
 	f->kind = TT_FRAME_EVENTS;
 	p = f->data + HDR_ROOM;
-	for (seq = from; seq <= to; seq++) {
+	for (seq = skip_hole(h, from); seq <= to; seq = skip_hole(h, seq + 1)) {
 		const struct slot *s = slot_of(h, seq);
 		const char *json = h->bytes + s->off;
-		if (s->kind == HUB_SLOT_HOLE || !hub_filter_match(flt, s, json))
+		if (!hub_filter_match(flt, s, json))
 			continue;
 		if (first)
 			*p++ = ',';
@@ -403,12 +423,6 @@ static struct tt_frame *build_events(struct tt_hub *h, uint64_t from, uint64_t t
 	f->to = to;
 	h->st.frames_built++;
 	return f;
-}
-
-/* Records in [from, to]: holes are accounted for by the gap record before them. */
-static uint64_t records_in(const struct tt_hub *h, uint64_t from, uint64_t to)
-{
-	return to - from + 1 - holes_in(h, from, to);
 }
 
 /* A gap message for [from, to]; lost counts the records in it. */
@@ -638,7 +652,7 @@ void tt_hub_get_stats(const struct tt_hub *h, struct tt_hub_stats *st)
 	*st = h->st;
 	st->last_seq = h->last;
 	st->oldest_seq = h->oldest;
-	st->history_records = h->oldest ? (size_t)(h->last - h->oldest + 1) - h->hist_holes : 0;
+	st->history_records = h->oldest ? (size_t)records_in(h, h->oldest, h->last) : 0;
 	st->history_bytes = h->hist_bytes;
 	st->clients = h->nclients;
 }
@@ -649,10 +663,8 @@ int tt_hub_history_foreach(const struct tt_hub *h,
 {
 	if (!h->oldest)
 		return 0;
-	for (uint64_t seq = h->oldest; seq <= h->last; seq++) {
+	for (uint64_t seq = h->oldest; seq <= h->last; seq = skip_hole(h, seq + 1)) {
 		const struct slot *s = slot_of(h, seq);
-		if (s->kind == HUB_SLOT_HOLE)
-			continue;
 		int rc = cb(arg, seq, h->bytes + s->off, s->len);
 		if (rc)
 			return rc;
@@ -672,11 +684,8 @@ uint64_t tt_hub_history_range(const struct tt_hub *h, uint64_t from, size_t max,
 		return seq > h->last ? seq : h->last + 1;
 	if (seq < h->oldest)
 		seq = h->oldest;
-	for (; seq <= h->last && max; seq++) {
+	for (seq = skip_hole(h, seq); seq <= h->last && max; seq = skip_hole(h, seq + 1), max--) {
 		const struct slot *s = slot_of(h, seq);
-		if (s->kind == HUB_SLOT_HOLE)
-			continue;
-		max--;
 		int r = cb(arg, seq, h->bytes + s->off, s->len);
 		if (r) {
 			if (rc)
@@ -742,8 +751,9 @@ void tt_hub_client_start(struct tt_hub_client *c, enum tt_hub_start how, uint64_
 		cursor = h->flushed >= arg ? h->flushed - arg + 1 : 1;
 		if (h->oldest && cursor < h->oldest)
 			cursor = h->oldest;
-		while (h->oldest && cursor > h->oldest && records_in(h, cursor, h->flushed) < arg)
-			cursor--; /* holes are no records: reach back over them */
+		if (h->oldest && h->oldest <= h->flushed && arg &&
+		    records_in(h, h->oldest, h->flushed) > arg) /* the newest arg records */
+			cursor = h->slots[(rank(h, h->flushed) - arg + 1) % h->nslots].seq;
 		break;
 	default:
 		cursor = h->flushed + 1;

@@ -17,11 +17,8 @@ struct slot {
 	uint32_t thread;
 	const char *name;        /* static, from the reader */
 	const char *thread_name; /* interned, or NULL */
-	uint8_t kind;            /* enum tt_rec_kind, or HUB_SLOT_HOLE */
+	uint8_t kind;            /* enum tt_rec_kind */
 };
-
-/* A seq no record has (tt_hub_publish_at skipped it): empty, never sent or counted. */
-#define HUB_SLOT_HOLE 0xff
 
 struct filter {
 	uint32_t *ids;

@@ -486,17 +486,24 @@ static void test_hole(void)
 	tt_hub_client_free(c);
 	tt_hub_free(h);
 
-	/* hole slots evicted with the records around them: the oldest seq held is a record */
+	/* a hole takes no room in history; eviction steps over it: the oldest seq held is a record */
 	{
 		struct synth src2 = { 0 };
 		h = mkhub(64, 16, 8);
 		for (unsigned i = 1; i <= 11; i++)
 			REQUIRE(tt_hub_publish(h, synth_event(&src2, i)) == i);
 		REQUIRE(tt_hub_publish_at(h, synth_event(&src2, 0), 51) == 51);
-		for (unsigned i = 52; i <= 75; i++) /* 64 slots: 75 evicts 11 */
+		for (unsigned i = 52; i <= 103; i++) /* 1..11 and 51..103 fill the 64 slots */
 			REQUIRE(tt_hub_publish(h, synth_event(&src2, i)) == i);
 		tt_hub_get_stats(h, &st);
-		REQUIRE(st.oldest_seq == 51 && st.history_records == 25);
+		REQUIRE(st.oldest_seq == 1 && st.history_records == 64);
+		REQUIRE(tt_hub_publish(h, synth_event(&src2, 0)) == 104); /* evicts 1 */
+		tt_hub_get_stats(h, &st);
+		REQUIRE(st.oldest_seq == 2 && st.history_records == 64);
+		for (unsigned i = 105; i <= 114; i++) /* evicts 2..11 */
+			REQUIRE(tt_hub_publish(h, synth_event(&src2, i)) == i);
+		tt_hub_get_stats(h, &st);
+		REQUIRE(st.oldest_seq == 51 && st.history_records == 64);
 		tt_hub_free(h);
 	}
 	memset(live, 0, sizeof(*live));
@@ -508,17 +515,19 @@ static void test_hole(void)
 	free(s); /* take checked its lost: 86 seqs less the 39 of the hole */
 	tt_hub_free(h);
 
-	/* a hole longer than the history: only the gap record before it is lost to a client
-	 * resuming from the start, and none to one resuming after the gap record */
+	/* a hole longer than the history evicts nothing */
 	memset(live, 0, sizeof(*live));
-	h = hole_hub(128, 5011, live);
+	h = hole_hub(128, 150011, live);
 	tt_hub_get_stats(h, &st);
-	REQUIRE(st.last_seq == 5110 && st.oldest_seq == 5011 && st.history_records == 100);
-	s = hole_client(h, TT_HUB_RESUME, 0, 5011);
-	REQUIRE(s->history_gaps == 1 && s->records == 100 && s->seen[1] == 1 && s->last == 5110);
-	free(s); /* take checked its lost: 11 */
-	s = hole_client(h, TT_HUB_RESUME, 11, 5011);
-	REQUIRE(s->history_gaps == 0 && s->records == 100 && s->seen[5011] == 1);
+	REQUIRE(st.last_seq == 150110 && st.oldest_seq == 1 && st.history_records == 111);
+	s = hole_client(h, TT_HUB_RESUME, 0, 150011);
+	REQUIRE(s->history_gaps == 0 && s->records == 111 && s->last == 150110);
+	free(s);
+	s = hole_client(h, TT_HUB_RESUME, 11, 150011);
+	REQUIRE(s->history_gaps == 0 && s->records == 100 && s->seen[150011] == 1);
+	free(s);
+	s = hole_client(h, TT_HUB_NEWEST, 105, 150011);
+	REQUIRE(s->records == 105 && s->seen[7] == 1 && s->seen[6] == 0);
 	free(s);
 	tt_hub_free(h);
 	free(live);
