@@ -1,7 +1,8 @@
 /* daemon/hub.c: seq numbering, history ring, batching and per-client queues for one target.
  *
  * History: a ring of slots (one per record: seq, where its JSON lives, filter metadata) over a
- * byte ring holding the encoded JSON contiguously. Appending evicts the oldest records that
+ * byte ring holding the encoded JSON contiguously. Seqs skipped by tt_hub_publish_at (holes)
+ * have no slot: a record's slot is its rank among the records. Appending evicts the oldest records that
  * overlap the bytes needed (or exceed the record count). Records published since the last flush
  * are never evicted before that flush (batches are bounded well below the history limits).
  *
@@ -27,6 +28,7 @@
 
 #define HDR_ROOM 512        /* room for the events header in front of the records */
 #define MAX_INTERNED 4096
+#define MAX_HOLES 65536     /* beyond this, holes before the history are folded */
 
 enum cstate { C_IDLE = 0, C_LIVE, C_CATCHUP, C_PAUSED };
 
@@ -54,9 +56,11 @@ struct tt_hub {
 	size_t nbytes, tail;
 	uint64_t oldest, last, flushed; /* oldest = 0: history empty; else a record, not a hole */
 	size_t hist_bytes;
-	/* Every hole so far, ascending; before = hole seqs in the earlier ones. */
+	/* The holes, ascending; before = hole seqs in the earlier ones (folded ones included).
+	 * Holes wholly before the history are folded (MAX_HOLES): fold_sum seqs up to fold_to. */
 	struct hole { uint64_t from, to, before; } *holes;
 	size_t nholes;
+	uint64_t fold_to, fold_sum;
 	size_t pending, pending_bytes;
 	struct tt_hub_client *clients;
 	size_t nclients;
@@ -175,12 +179,12 @@ static uint64_t holes_upto(const struct tt_hub *h, uint64_t seq)
 	ssize_t i;
 
 	if (!h->nholes)
-		return 0;
+		return seq >= h->fold_to ? h->fold_sum : seq < h->fold_sum ? seq : h->fold_sum;
 	x = &h->holes[h->nholes - 1];
 	if (seq >= x->to)
 		return x->before + (x->to - x->from + 1);
-	if ((i = hole_at_or_before(h, seq)) < 0)
-		return 0;
+	if ((i = hole_at_or_before(h, seq)) < 0) /* past the folded ones: at most fold_sum */
+		return seq >= h->fold_to ? h->fold_sum : seq < h->fold_sum ? seq : h->fold_sum;
 	x = &h->holes[i];
 	return x->before + ((seq < x->to ? seq : x->to) - x->from + 1);
 }
@@ -265,7 +269,18 @@ static void evict_oldest(struct tt_hub *h)
 static int add_hole(struct tt_hub *h, uint64_t from, uint64_t to)
 {
 	uint64_t before = holes_upto(h, from);
+	size_t k = 0;
 
+	/* Bounded: a hole needs a record after it, so at most nslots + 1 are in history. */
+	while (h->nholes >= MAX_HOLES && k < h->nholes &&
+	       (!h->oldest || h->holes[k].to < h->oldest))
+		k++;
+	if (k) {
+		h->fold_to = h->holes[k - 1].to;
+		h->fold_sum = h->holes[k - 1].before + (h->fold_to - h->holes[k - 1].from + 1);
+		h->nholes -= k;
+		memmove(h->holes, h->holes + k, h->nholes * sizeof(*h->holes));
+	}
 	if (h->nholes % 64 == 0) {
 		struct hole *n = realloc(h->holes, (h->nholes + 64) * sizeof(*n));
 		if (!n)

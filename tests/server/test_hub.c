@@ -504,6 +504,13 @@ static void test_hole(void)
 			REQUIRE(tt_hub_publish(h, synth_event(&src2, i)) == i);
 		tt_hub_get_stats(h, &st);
 		REQUIRE(st.oldest_seq == 51 && st.history_records == 64);
+		tt_hub_flush(h);
+		s = hole_client(h, TT_HUB_RESUME, 11, 51); /* evicted up to the hole: no loss */
+		REQUIRE(s->history_gaps == 0 && s->records == 64);
+		free(s);
+		s = hole_client(h, TT_HUB_RESUME, 5, 51); /* 6..11 lost: take checks lost = 6 */
+		REQUIRE(s->history_gaps == 1 && s->records == 64 && s->seen[6] == 1);
+		free(s);
 		tt_hub_free(h);
 	}
 	memset(live, 0, sizeof(*live));
@@ -530,6 +537,28 @@ static void test_hole(void)
 	REQUIRE(s->records == 105 && s->seen[7] == 1 && s->seen[6] == 0);
 	free(s);
 	tt_hub_free(h);
+
+	/* more holes than are kept one by one (65536): those before the history are folded, the
+	 * records held and the holes among them still count exactly */
+	{
+		struct synth src3 = { 0 };
+		h = mkhub(64, 16, 8);
+		for (uint64_t q = 1; q < 2 * 70000; q += 2)
+			REQUIRE(tt_hub_publish_at(h, synth_event(&src3, 0), q) == q);
+		tt_hub_flush(h);
+		tt_hub_get_stats(h, &st);
+		REQUIRE(st.last_seq == 139999 && st.history_records == 64);
+		REQUIRE(st.oldest_seq == 139999 - 2 * 63);
+		memset(live, 0, sizeof(*live));
+		REQUIRE(tt_hub_client_new(h, wake, live, &c) == 0);
+		tt_hub_client_start(c, TT_HUB_RESUME, 139999 - 2 * 10);
+		drain(c, live, 1000);
+		REQUIRE(live->records == 10 && live->frames == 1 && live->history_gaps == 0);
+		tt_hub_client_free(c);
+		n = 0;
+		REQUIRE(tt_hub_history_range(h, 1, 1000, count_rec, &n, NULL) == 140000 && n == 64);
+		tt_hub_free(h);
+	}
 	free(live);
 }
 
