@@ -203,6 +203,8 @@ static uint64_t skip_hole(const struct tt_hub *h, uint64_t seq)
 /* Records in [1, seq]. */
 static uint64_t rank(const struct tt_hub *h, uint64_t seq)
 {
+	if (!h->nholes && !h->fold_sum) /* a local target's hub: no search, no call */
+		return seq;
 	return seq - holes_upto(h, seq);
 }
 
