@@ -437,41 +437,50 @@ static int count_rec(void *arg, uint64_t seq, const char *json, size_t len)
 	return 0;
 }
 
-static void test_hole(void)
+static void expect_held(struct tt_hub *h, uint64_t last, uint64_t oldest, size_t records)
 {
-	struct sink *live = calloc(1, sizeof(*live)), *s;
-	struct tt_hub *h = mkhub(1000, 16, 1024);
+	struct tt_hub_stats st;
+
+	tt_hub_get_stats(h, &st);
+	REQUIRE(st.last_seq == last && st.oldest_seq == oldest && st.history_records == records);
+}
+
+/* A client started with how/arg gets `gaps` history gaps (take checks their lost), `records`
+ * records, among them seq `seen` (0: no check). */
+static void expect_client(struct tt_hub *h, enum tt_hub_start how, uint64_t arg, uint64_t next,
+			  unsigned gaps, unsigned records, uint64_t seen)
+{
+	struct sink *s = hole_client(h, how, arg, next);
+
+	if (s->history_gaps != gaps || s->records != records || (seen && s->seen[seen] != 1))
+		fprintf(stderr, "start %d after %" PRIu64 ": %u gaps, %u records\n", (int)how, arg,
+			s->history_gaps, s->records);
+	REQUIRE(s->history_gaps == gaps && s->records == records && (!seen || s->seen[seen] == 1));
+	free(s);
+}
+
+/* Held whole: the hole is never sent, counted or reported; a slow client skipped across it
+ * is told of the records only. */
+static void test_hole_held(void)
+{
+	struct sink *live = calloc(1, sizeof(*live));
+	struct tt_hub *h = hole_hub(1000, 51, live);
 	struct tt_hub_client *c;
 	struct tt_hub_stats st;
+	struct synth src = { 0 };
+	struct tt_record gap = { .kind = TT_REC_GAP };
 	unsigned n = 0;
 
-	/* held whole: the hole is never sent, counted or reported */
-	tt_hub_free(h);
-	h = hole_hub(1000, 51, live);
-	tt_hub_get_stats(h, &st);
-	REQUIRE(st.last_seq == 150 && st.oldest_seq == 1 && st.history_records == 111);
+	expect_held(h, 150, 1, 111);
 	REQUIRE(tt_hub_history_foreach(h, count_rec, &n) == 0 && n == 111);
 	n = 0;
 	REQUIRE(tt_hub_history_range(h, 1, 12, count_rec, &n, NULL) == 52 && n == 12);
-	s = hole_client(h, TT_HUB_RESUME, 0, 51);
-	REQUIRE(s->records == 111 && s->history_gaps == 0 && s->last == 150);
-	check_once(s, 1, 11);
-	check_once(s, 51, 150);
-	free(s);
-	for (uint64_t since = 11; since <= 50; since += 39) { /* after the gap record, in the hole */
-		s = hole_client(h, TT_HUB_RESUME, since, 51);
-		REQUIRE(s->records == 100 && s->frames == s->records / 16 + 1 && s->seen[51] == 1);
-		REQUIRE(s->history_gaps == 0 && s->last == 150);
-		free(s);
-	}
-	s = hole_client(h, TT_HUB_NEWEST, 101, 51);
-	REQUIRE(s->records == 101 && s->seen[11] == 1 && s->seen[10] == 0);
-	free(s);
-	/* a slow client skipped across the hole: lost counts the records only (take checks) */
+	expect_client(h, TT_HUB_RESUME, 0, 51, 0, 111, 11);
+	expect_client(h, TT_HUB_RESUME, 11, 51, 0, 100, 51); /* after the gap record */
+	expect_client(h, TT_HUB_RESUME, 50, 51, 0, 100, 51); /* from inside the hole */
+	expect_client(h, TT_HUB_NEWEST, 101, 51, 0, 101, 11);
 	REQUIRE(tt_hub_client_new(h, wake, live, &c) == 0);
 	tt_hub_client_start(c, TT_HUB_LIVE, 0);
-	struct synth src = { 0 };
-	struct tt_record gap = { .kind = TT_REC_GAP };
 	gap.u.gap.exact = true, gap.u.gap.lost = 100, gap.u.gap.reason = "x";
 	REQUIRE(tt_hub_publish_at(h, &gap, 151) == 151);
 	REQUIRE(tt_hub_publish_at(h, synth_event(&src, 0), 251) == 251);
@@ -485,81 +494,69 @@ static void test_hole(void)
 	REQUIRE(live->records + live->slow_lost == 2002);
 	tt_hub_client_free(c);
 	tt_hub_free(h);
-
-	/* a hole takes no room in history; eviction steps over it: the oldest seq held is a record */
-	{
-		struct synth src2 = { 0 };
-		h = mkhub(64, 16, 8);
-		for (unsigned i = 1; i <= 11; i++)
-			REQUIRE(tt_hub_publish(h, synth_event(&src2, i)) == i);
-		REQUIRE(tt_hub_publish_at(h, synth_event(&src2, 0), 51) == 51);
-		for (unsigned i = 52; i <= 103; i++) /* 1..11 and 51..103 fill the 64 slots */
-			REQUIRE(tt_hub_publish(h, synth_event(&src2, i)) == i);
-		tt_hub_get_stats(h, &st);
-		REQUIRE(st.oldest_seq == 1 && st.history_records == 64);
-		REQUIRE(tt_hub_publish(h, synth_event(&src2, 0)) == 104); /* evicts 1 */
-		tt_hub_get_stats(h, &st);
-		REQUIRE(st.oldest_seq == 2 && st.history_records == 64);
-		for (unsigned i = 105; i <= 114; i++) /* evicts 2..11 */
-			REQUIRE(tt_hub_publish(h, synth_event(&src2, i)) == i);
-		tt_hub_get_stats(h, &st);
-		REQUIRE(st.oldest_seq == 51 && st.history_records == 64);
-		tt_hub_flush(h);
-		s = hole_client(h, TT_HUB_RESUME, 11, 51); /* evicted up to the hole: no loss */
-		REQUIRE(s->history_gaps == 0 && s->records == 64);
-		free(s);
-		s = hole_client(h, TT_HUB_RESUME, 5, 51); /* 6..11 lost: take checks lost = 6 */
-		REQUIRE(s->history_gaps == 1 && s->records == 64 && s->seen[6] == 1);
-		free(s);
-		tt_hub_free(h);
-	}
-	memset(live, 0, sizeof(*live));
-	h = hole_hub(64, 51, live);
-	tt_hub_get_stats(h, &st);
-	REQUIRE(st.last_seq == 150 && st.oldest_seq == 87 && st.history_records == 64);
-	s = hole_client(h, TT_HUB_RESUME, 0, 51);
-	REQUIRE(s->history_gaps == 1 && s->records == 64 && s->seen[86] == 1);
-	free(s); /* take checked its lost: 86 seqs less the 39 of the hole */
-	tt_hub_free(h);
-
-	/* a hole longer than the history evicts nothing */
-	memset(live, 0, sizeof(*live));
-	h = hole_hub(128, 150011, live);
-	tt_hub_get_stats(h, &st);
-	REQUIRE(st.last_seq == 150110 && st.oldest_seq == 1 && st.history_records == 111);
-	s = hole_client(h, TT_HUB_RESUME, 0, 150011);
-	REQUIRE(s->history_gaps == 0 && s->records == 111 && s->last == 150110);
-	free(s);
-	s = hole_client(h, TT_HUB_RESUME, 11, 150011);
-	REQUIRE(s->history_gaps == 0 && s->records == 100 && s->seen[150011] == 1);
-	free(s);
-	s = hole_client(h, TT_HUB_NEWEST, 105, 150011);
-	REQUIRE(s->records == 105 && s->seen[7] == 1 && s->seen[6] == 0);
-	free(s);
-	tt_hub_free(h);
-
-	/* more holes than are kept one by one (65536): those before the history are folded, the
-	 * records held and the holes among them still count exactly */
-	{
-		struct synth src3 = { 0 };
-		h = mkhub(64, 16, 8);
-		for (uint64_t q = 1; q < 2 * 70000; q += 2)
-			REQUIRE(tt_hub_publish_at(h, synth_event(&src3, 0), q) == q);
-		tt_hub_flush(h);
-		tt_hub_get_stats(h, &st);
-		REQUIRE(st.last_seq == 139999 && st.history_records == 64);
-		REQUIRE(st.oldest_seq == 139999 - 2 * 63);
-		memset(live, 0, sizeof(*live));
-		REQUIRE(tt_hub_client_new(h, wake, live, &c) == 0);
-		tt_hub_client_start(c, TT_HUB_RESUME, 139999 - 2 * 10);
-		drain(c, live, 1000);
-		REQUIRE(live->records == 10 && live->frames == 1 && live->history_gaps == 0);
-		tt_hub_client_free(c);
-		n = 0;
-		REQUIRE(tt_hub_history_range(h, 1, 1000, count_rec, &n, NULL) == 140000 && n == 64);
-		tt_hub_free(h);
-	}
 	free(live);
+}
+
+/* A hole takes no room in history, eviction steps over it (the oldest seq held is a record),
+ * a history gap counts records only, resuming after an evicted hole is no loss. */
+static void test_hole_evicted(void)
+{
+	struct sink *live = calloc(1, sizeof(*live));
+	struct synth src = { 0 };
+	struct tt_hub *h = mkhub(64, 16, 8);
+
+	for (unsigned i = 1; i <= 11; i++)
+		REQUIRE(tt_hub_publish(h, synth_event(&src, i)) == i);
+	REQUIRE(tt_hub_publish_at(h, synth_event(&src, 0), 51) == 51);
+	for (unsigned i = 52; i <= 103; i++) /* 1..11 and 51..103 fill the 64 slots */
+		REQUIRE(tt_hub_publish(h, synth_event(&src, i)) == i);
+	expect_held(h, 103, 1, 64);
+	REQUIRE(tt_hub_publish(h, synth_event(&src, 0)) == 104); /* evicts 1 */
+	expect_held(h, 104, 2, 64);
+	for (unsigned i = 105; i <= 114; i++) /* evicts 2..11 */
+		REQUIRE(tt_hub_publish(h, synth_event(&src, i)) == i);
+	expect_held(h, 114, 51, 64);
+	tt_hub_flush(h);
+	expect_client(h, TT_HUB_RESUME, 11, 51, 0, 64, 51);
+	expect_client(h, TT_HUB_RESUME, 5, 51, 1, 64, 6); /* 6..11 lost: lost = 6 */
+	tt_hub_free(h);
+
+	h = hole_hub(64, 51, live);
+	expect_held(h, 150, 87, 64);
+	expect_client(h, TT_HUB_RESUME, 0, 51, 1, 64, 86); /* lost = 86 - the hole's 39 */
+	tt_hub_free(h);
+
+	h = hole_hub(128, 150011, live); /* longer than the history: evicts nothing */
+	expect_held(h, 150110, 1, 111);
+	expect_client(h, TT_HUB_RESUME, 0, 150011, 0, 111, 150110);
+	expect_client(h, TT_HUB_RESUME, 11, 150011, 0, 100, 150011);
+	expect_client(h, TT_HUB_NEWEST, 105, 150011, 0, 105, 7);
+	tt_hub_free(h);
+	free(live);
+}
+
+/* More holes than are kept one by one (65536): those before the history are folded; the
+ * records held and the holes among them still count exactly. */
+static void test_hole_fold(void)
+{
+	struct synth src = { 0 };
+	struct tt_hub *h = mkhub(64, 16, 8);
+	unsigned n = 0;
+
+	for (uint64_t q = 1; q < 2 * 70000; q += 2)
+		REQUIRE(tt_hub_publish_at(h, synth_event(&src, 0), q) == q);
+	tt_hub_flush(h);
+	expect_held(h, 139999, 139999 - 2 * 63, 64);
+	REQUIRE(tt_hub_history_range(h, 1, 1000, count_rec, &n, NULL) == 140000 && n == 64);
+	struct sink *s = calloc(1, sizeof(*s));
+	struct tt_hub_client *c;
+	REQUIRE(tt_hub_client_new(h, wake, s, &c) == 0);
+	tt_hub_client_start(c, TT_HUB_RESUME, 139999 - 2 * 10);
+	drain(c, s, 1000);
+	REQUIRE(s->records == 10 && s->frames == 1 && s->history_gaps == 0);
+	tt_hub_client_free(c);
+	free(s);
+	tt_hub_free(h);
 }
 
 int main(void)
@@ -569,7 +566,9 @@ int main(void)
 	test_slow_client();
 	test_filters();
 	test_pause();
-	test_hole();
+	test_hole_held();
+	test_hole_evicted();
+	test_hole_fold();
 	printf("hub: ok\n");
 	return tt_test_done();
 }
