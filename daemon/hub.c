@@ -1,7 +1,8 @@
 /* daemon/hub.c: seq numbering, history ring, batching and per-client queues for one target.
  *
  * History: a ring of slots (one per record: seq, where its JSON lives, filter metadata) over a
- * byte ring holding the encoded JSON contiguously. Appending evicts the oldest records that
+ * byte ring holding the encoded JSON contiguously. Seqs skipped by tt_hub_publish_at (holes)
+ * have no slot: a record's slot is its rank among the records. Appending evicts the oldest records that
  * overlap the bytes needed (or exceed the record count). Records published since the last flush
  * are never evicted before that flush (batches are bounded well below the history limits).
  *
@@ -20,12 +21,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 
 #include "../proto/json.h"
 #include "target.h"
 
 #define HDR_ROOM 512        /* room for the events header in front of the records */
 #define MAX_INTERNED 4096
+#define MAX_HOLES 65536     /* beyond this, holes before the history are folded */
 
 enum cstate { C_IDLE = 0, C_LIVE, C_CATCHUP, C_PAUSED };
 
@@ -51,8 +54,13 @@ struct tt_hub {
 	size_t nslots;
 	char *bytes;
 	size_t nbytes, tail;
-	uint64_t oldest, last, flushed; /* oldest = 0: history empty */
+	uint64_t oldest, last, flushed; /* oldest = 0: history empty; else a record, not a hole */
 	size_t hist_bytes;
+	/* The holes, ascending; before = hole seqs in the earlier ones (folded ones included).
+	 * Holes wholly before the history are folded (MAX_HOLES): fold_sum seqs up to fold_to. */
+	struct hole { uint64_t from, to, before; } *holes;
+	size_t nholes;
+	uint64_t fold_to, fold_sum;
 	size_t pending, pending_bytes;
 	struct tt_hub_client *clients;
 	size_t nclients;
@@ -121,6 +129,7 @@ void tt_hub_free(struct tt_hub *h)
 	for (size_t i = 0; i < h->ninterned; i++)
 		free(h->interned[i]);
 	free(h->interned);
+	free(h->holes);
 	free(h->slots);
 	free(h->bytes);
 	free(h->target);
@@ -146,9 +155,71 @@ const struct tt_target_status *tt_hub_target_status(const struct tt_hub *h)
 	return h->cfg.status ? h->cfg.status(h->cfg.status_arg) : NULL;
 }
 
+/* ---- holes: seqs no record has (tt_hub_publish_at skipped them) ----
+ * They take no slot: a record's slot is its rank (records up to and including it) modulo
+ * nslots. Lookups are for recent records mostly: those after the last hole cost no search. */
+
+/* The last hole starting at or before seq, or -1. */
+static ssize_t hole_at_or_before(const struct tt_hub *h, uint64_t seq)
+{
+	size_t lo = 0, hi = h->nholes;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (h->holes[mid].from <= seq)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return (ssize_t)lo - 1;
+}
+
+/* How many seqs in [1, seq] are holes. */
+static uint64_t holes_upto(const struct tt_hub *h, uint64_t seq)
+{
+	const struct hole *x;
+	ssize_t i;
+
+	if (!h->nholes)
+		return seq >= h->fold_to ? h->fold_sum : seq < h->fold_sum ? seq : h->fold_sum;
+	x = &h->holes[h->nholes - 1];
+	if (seq >= x->to)
+		return x->before + (x->to - x->from + 1);
+	if ((i = hole_at_or_before(h, seq)) < 0) /* past the folded ones: at most fold_sum */
+		return seq >= h->fold_to ? h->fold_sum : seq < h->fold_sum ? seq : h->fold_sum;
+	x = &h->holes[i];
+	return x->before + ((seq < x->to ? seq : x->to) - x->from + 1);
+}
+
+/* seq, or the seq after the hole seq falls in. */
+static uint64_t skip_hole(const struct tt_hub *h, uint64_t seq)
+{
+	ssize_t i;
+
+	if (!h->nholes || seq > h->holes[h->nholes - 1].to)
+		return seq;
+	i = hole_at_or_before(h, seq);
+	return i >= 0 && seq <= h->holes[i].to ? h->holes[i].to + 1 : seq;
+}
+
+/* Records in [1, seq]. */
+static uint64_t rank(const struct tt_hub *h, uint64_t seq)
+{
+	if (!h->nholes && !h->fold_sum) /* a local target's hub: no search, no call */
+		return seq;
+	return seq - holes_upto(h, seq);
+}
+
+/* Records in [from, to]. */
+static uint64_t records_in(const struct tt_hub *h, uint64_t from, uint64_t to)
+{
+	return rank(h, to) - rank(h, from - 1);
+}
+
+/* The slot of the record seq (a seq that is no hole). */
 static struct slot *slot_of(const struct tt_hub *h, uint64_t seq)
 {
-	return &h->slots[seq % h->nslots];
+	return &h->slots[rank(h, seq) % h->nslots];
 }
 
 static const char *intern(struct tt_hub *h, const char *s)
@@ -193,8 +264,37 @@ static void evict_oldest(struct tt_hub *h)
 		h->oldest = 0;
 		h->tail = 0;
 	} else {
-		h->oldest++;
+		h->oldest = skip_hole(h, h->oldest + 1); /* never rests on a hole */
 	}
+}
+
+/* Seqs [from, to] (from = last + 1) get no record: remembered, so that ranks and counts leave
+ * them out. */
+static int add_hole(struct tt_hub *h, uint64_t from, uint64_t to)
+{
+	uint64_t before = holes_upto(h, from);
+	size_t k = 0;
+
+	/* Bounded: a hole needs a record after it, so at most nslots + 1 are in history. */
+	while (h->nholes >= MAX_HOLES && k < h->nholes &&
+	       (!h->oldest || h->holes[k].to < h->oldest))
+		k++;
+	if (k) {
+		h->fold_to = h->holes[k - 1].to;
+		h->fold_sum = h->holes[k - 1].before + (h->fold_to - h->holes[k - 1].from + 1);
+		h->nholes -= k;
+		memmove(h->holes, h->holes + k, h->nholes * sizeof(*h->holes));
+	}
+	if (h->nholes % 64 == 0) {
+		struct hole *n = realloc(h->holes, (h->nholes + 64) * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		h->holes = n;
+	}
+	tt_hub_flush(h); /* frames are built from flushed + 1 to last: not across a new hole */
+	h->holes[h->nholes++] = (struct hole){ from, to, before };
+	h->last = h->flushed = to; /* nothing to send for a hole */
+	return 0;
 }
 
 static bool overlaps(const struct slot *s, size_t off, size_t len)
@@ -207,7 +307,7 @@ static size_t reserve(struct tt_hub *h, size_t len)
 {
 	size_t off = h->tail;
 
-	if (h->oldest && h->last - h->oldest + 1 >= h->nslots)
+	if (h->oldest && records_in(h, h->oldest, h->last) >= h->nslots)
 		evict_oldest(h);
 	if (off + len > h->nbytes) {
 		/* Wrap: records lying beyond the tail are older than those at the start. */
@@ -223,11 +323,20 @@ static size_t reserve(struct tt_hub *h, size_t len)
 
 uint64_t tt_hub_publish(struct tt_hub *h, const struct tt_record *rec)
 {
-	char buf[TT_JSON_MAX_RECORD];
-	uint64_t seq = h->last + 1;
-	int n = tt_json_record(buf, sizeof(buf), rec, h->target, seq);
+	return tt_hub_publish_at(h, rec, h->last + 1);
+}
 
+uint64_t tt_hub_publish_at(struct tt_hub *h, const struct tt_record *rec, uint64_t seq)
+{
+	char buf[TT_JSON_MAX_RECORD];
+	int n;
+
+	if (seq <= h->last)
+		return 0;
+	n = tt_json_record(buf, sizeof(buf), rec, h->target, seq);
 	if (n < 0)
+		return 0;
+	if (seq > h->last + 1 && add_hole(h, h->last + 1, seq - 1) < 0)
 		return 0;
 	if (h->pending >= h->cfg.batch_records ||
 	    h->pending_bytes + (size_t)n + 1 > h->cfg.batch_bytes)
@@ -292,7 +401,8 @@ static struct tt_frame *build_events(struct tt_hub *h, uint64_t from, uint64_t t
 		return NULL;
 	if (to > h->last)
 		to = h->last;
-	for (seq = from; seq <= to && n < max_records && room < max_bytes; seq++, n++)
+	for (seq = skip_hole(h, from); seq <= to && n < max_records && room < max_bytes;
+	     seq = skip_hole(h, seq + 1), n++)
 		room += slot_of(h, seq)->len + 1;
 	to = seq - 1;
 	f = tt_frame_new(HDR_ROOM + room + 2);
@@ -300,7 +410,7 @@ static struct tt_frame *build_events(struct tt_hub *h, uint64_t from, uint64_t t
 		return NULL;
 	f->kind = TT_FRAME_EVENTS;
 	p = f->data + HDR_ROOM;
-	for (seq = from; seq <= to; seq++) {
+	for (seq = skip_hole(h, from); seq <= to; seq = skip_hole(h, seq + 1)) {
 		const struct slot *s = slot_of(h, seq);
 		const char *json = h->bytes + s->off;
 		if (!hub_filter_match(flt, s, json))
@@ -334,13 +444,14 @@ static struct tt_frame *build_events(struct tt_hub *h, uint64_t from, uint64_t t
 	return f;
 }
 
+/* A gap message for [from, to]; lost counts the records in it. */
 static struct tt_frame *gap_frame(struct tt_hub *h, uint8_t kind, uint64_t from, uint64_t to,
 				  const char *reason)
 {
 	struct tt_frame *f = tt_frame_printf(kind,
 		"{\"type\":\"gap\",\"target\":%.*s,\"from\":%" PRIu64 ",\"to\":%" PRIu64
 		",\"lost\":%" PRIu64 ",\"reason\":\"%s\"}",
-		h->target_json_len, h->target_json, from, to, to - from + 1, reason);
+		h->target_json_len, h->target_json, from, to, records_in(h, from, to), reason);
 	if (f) {
 		f->from = from;
 		f->to = to;
@@ -403,7 +514,7 @@ static void skip_ahead(struct tt_hub_client *c)
 				pi--;
 			if (pi > 0)
 				prev = *qat(c, pi - 1);
-			h->st.slow_lost += rto - rfrom + 1;
+			h->st.slow_lost += records_in(h, rfrom, rto);
 			h->st.slow_gaps++;
 			if (prev && prev->kind == TT_FRAME_GAP_SLOW && prev->to + 1 == rfrom) {
 				rfrom = prev->from;
@@ -560,7 +671,7 @@ void tt_hub_get_stats(const struct tt_hub *h, struct tt_hub_stats *st)
 	*st = h->st;
 	st->last_seq = h->last;
 	st->oldest_seq = h->oldest;
-	st->history_records = h->oldest ? (size_t)(h->last - h->oldest + 1) : 0;
+	st->history_records = h->oldest ? (size_t)records_in(h, h->oldest, h->last) : 0;
 	st->history_bytes = h->hist_bytes;
 	st->clients = h->nclients;
 }
@@ -571,7 +682,7 @@ int tt_hub_history_foreach(const struct tt_hub *h,
 {
 	if (!h->oldest)
 		return 0;
-	for (uint64_t seq = h->oldest; seq <= h->last; seq++) {
+	for (uint64_t seq = h->oldest; seq <= h->last; seq = skip_hole(h, seq + 1)) {
 		const struct slot *s = slot_of(h, seq);
 		int rc = cb(arg, seq, h->bytes + s->off, s->len);
 		if (rc)
@@ -592,7 +703,7 @@ uint64_t tt_hub_history_range(const struct tt_hub *h, uint64_t from, size_t max,
 		return seq > h->last ? seq : h->last + 1;
 	if (seq < h->oldest)
 		seq = h->oldest;
-	for (; seq <= h->last && max; seq++, max--) {
+	for (seq = skip_hole(h, seq); seq <= h->last && max; seq = skip_hole(h, seq + 1), max--) {
 		const struct slot *s = slot_of(h, seq);
 		int r = cb(arg, seq, h->bytes + s->off, s->len);
 		if (r) {
@@ -659,6 +770,9 @@ void tt_hub_client_start(struct tt_hub_client *c, enum tt_hub_start how, uint64_
 		cursor = h->flushed >= arg ? h->flushed - arg + 1 : 1;
 		if (h->oldest && cursor < h->oldest)
 			cursor = h->oldest;
+		if (h->oldest && h->oldest <= h->flushed && arg &&
+		    records_in(h, h->oldest, h->flushed) > arg) /* the newest arg records */
+			cursor = h->slots[(rank(h, h->flushed) - arg + 1) % h->nslots].seq;
 		break;
 	default:
 		cursor = h->flushed + 1;
@@ -691,7 +805,7 @@ void tt_hub_client_resume_live(struct tt_hub_client *c)
 	if (c->state != C_PAUSED)
 		return;
 	c->state = C_LIVE;
-	if (c->next_seq <= h->flushed) {
+	if (c->next_seq <= h->flushed && records_in(h, c->next_seq, h->flushed)) {
 		struct tt_frame *g = gap_frame(h, TT_FRAME_GAP, c->next_seq, h->flushed, "paused");
 		if (g) {
 			enqueue(c, g, true);
@@ -715,6 +829,10 @@ static void refill(struct tt_hub_client *c)
 		uint64_t held = h->oldest ? h->oldest : h->flushed + 1;
 		if (c->next_seq < held) {
 			uint64_t to = held - 1 < h->flushed ? held - 1 : h->flushed;
+			if (!records_in(h, c->next_seq, to)) { /* only holes: told already */
+				c->next_seq = to + 1;
+				continue;
+			}
 			struct tt_frame *g = gap_frame(h, TT_FRAME_GAP, c->next_seq, to, "history");
 			if (!g)
 				return;

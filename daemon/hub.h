@@ -1,6 +1,7 @@
 /* daemon/hub.h: per-target fan-out of records to clients, without any network code.
  *
- * One hub per target. tt_hub_publish numbers each record (seq 1, 2, 3, ...), encodes it once
+ * One hub per target. tt_hub_publish numbers each record (seq 1, 2, 3, ...; tt_hub_publish_at keeps a remote
+ * origin's numbering, its skipped seqs a hole that counts as nothing), encodes it once
  * and keeps it in a bounded history (record and byte limits, oldest evicted first). tt_hub_flush
  * (its owner calls it once per loop iteration) sends what was published since the last flush
  * as one shared `events` frame, or a per-client frame for filtered clients.
@@ -108,6 +109,11 @@ void tt_hub_free(struct tt_hub *h);
 /* Numbers, encodes and stores rec (borrowed for the call), queues it for the next flush.
  * Returns the seq assigned, or 0 when the record could not be encoded (counted, dropped). */
 uint64_t tt_hub_publish(struct tt_hub *h, const struct tt_record *rec);
+/* The same at a given seq above the last one (a remote target keeps its origin's numbering).
+ * The seqs skipped are a hole, accounted for by the gap record the caller published before it
+ * (or never held): no frame, history walk, gap message or count includes them. Returns seq, or
+ * 0 when seq is not above the last or the record could not be stored. */
+uint64_t tt_hub_publish_at(struct tt_hub *h, const struct tt_record *rec, uint64_t seq);
 /* Sends the records published since the last flush to every live client. Cheap when nothing
  * is pending. */
 void tt_hub_flush(struct tt_hub *h);

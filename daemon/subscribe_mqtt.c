@@ -42,6 +42,7 @@ struct remote {
 	char key[256];           /* the topic without /events or /status */
 	struct tt_hub *hub;
 	uint64_t next;           /* the origin's seq expected next; 0 before the first */
+	uint64_t base;           /* central seq = origin seq + base (raised at each restart) */
 	bool origin_gone;        /* its status said offline or stopped since the last record */
 	struct tt_target_status st;
 };
@@ -108,14 +109,16 @@ static struct remote *remote_get(struct tt_sub_mqtt *s, const char *key, const c
 	return r;
 }
 
-static void publish_gap(struct remote *r, uint64_t lost, const char *reason)
+/* A gap record at the origin's seq `seq`, standing for the `lost` seqs from there on: the next
+ * record keeps its own seq, and the hub leaves the seqs between as a hole. */
+static void publish_gap(struct remote *r, uint64_t seq, uint64_t lost, const char *reason)
 {
 	struct tt_record g = { .kind = TT_REC_GAP };
 
 	g.u.gap.lost = lost;
 	g.u.gap.exact = true;
 	g.u.gap.reason = reason;
-	tt_hub_publish(r->hub, &g);
+	tt_hub_publish_at(r->hub, &g, seq + r->base);
 	r->st.gaps++;
 	r->st.lost += lost;
 }
@@ -130,12 +133,15 @@ static bool accept_seq(struct remote *r, uint64_t seq, bool batch_start)
 		tt_hub_publish(r->hub, &x);
 		r->st.resets++;
 		r->next = 0;
+		struct tt_hub_stats hs;
+		tt_hub_get_stats(r->hub, &hs);
+		r->base = hs.last_seq; /* the new origin's seq 1 follows the reset record */
 	}
 	r->origin_gone = false;
 	if (r->next && seq < r->next)
 		return false;
 	if (r->next && seq > r->next)
-		publish_gap(r, seq - r->next, "lost between the publisher and the broker");
+		publish_gap(r, r->next, seq - r->next, "lost between the publisher and the broker");
 	r->next = seq + 1;
 	return true;
 }
@@ -164,8 +170,9 @@ static int on_events(struct remote *r, const cJSON *o, char *why, size_t wl)
 	for (i = 0; i < n; i++) {
 		if (!accept_seq(r, s->recs[i].seq, i == 0))
 			continue;
-		if (!tt_hub_publish(r->hub, &s->recs[i].rec))
-			publish_gap(r, 1, "record not stored"); /* counted by the hub too */
+		uint64_t seq = s->recs[i].seq;
+		if (!tt_hub_publish_at(r->hub, &s->recs[i].rec, seq + r->base))
+			publish_gap(r, seq, 1, "record not stored"); /* counted by the hub too */
 		if (s->recs[i].rec.kind == TT_REC_EVENT)
 			r->st.events++;
 	}
@@ -189,7 +196,7 @@ static int on_gap_message(struct remote *r, const cJSON *o, char *why, size_t wl
 		f = r->next;
 	if (r->next && f > r->next)
 		f = r->next; /* seqs before the range never came either: one gap for both */
-	publish_gap(r, t - f + 1, "the publisher's queue overflowed (broker gone or slow)");
+	publish_gap(r, f, t - f + 1, "the publisher's queue overflowed (broker gone or slow)");
 	r->next = t + 1;
 	r->origin_gone = false;
 	return 0;

@@ -33,6 +33,9 @@ import time
 import urllib.parse
 import urllib.request
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "security"))
+import wire  # noqa: E402  (raw WebSocket client)
+
 PREFIX = "lab"
 KEEPALIVE = 10  # the publisher's default (publish_mqtt.h)
 
@@ -220,7 +223,7 @@ class Stream:
         self.seen = {}
         self.repeats = 0
         self.gaps = []
-        self.items = []  # what a subscriber makes of it: ("gap", lost) or ("rec", record)
+        self.items = []  # what a subscriber makes of it: ("gap", seq, lost) or ("rec", seq, record)
         self.prev_time = None
 
     def feed(self, msg):
@@ -230,7 +233,7 @@ class Stream:
             if msg["from"] != self.next or msg["lost"] != msg["to"] - msg["from"] + 1:
                 raise Fail("gap %s: expected it from seq %d" % (msg, self.next))
             self.gaps.append((msg["from"], msg["to"], msg["reason"]))
-            self.items.append(("gap", msg["lost"]))
+            self.items.append(("gap", msg["from"], msg["lost"]))
             self.next = msg["to"] + 1
             self.prev_time = None
             return
@@ -250,7 +253,7 @@ class Stream:
             if s != self.next:
                 raise Fail("seqs %d..%d missing without a gap" % (self.next, s - 1))
             self.seen[s] = r
-            self.items.append(("rec", strip(r)))
+            self.items.append(("rec", s, strip(r)))
             self.next = s + 1
             # the writer's clock counts events: consecutive events are consecutive times
             if r["type"] != "event":
@@ -373,13 +376,14 @@ def case_restart(lab):
         raise Fail("expected a slow-client gap after seq %d: %s" % (before, st.gaps))
     lost = sum(g[1] - g[0] + 1 for g in st.gaps)
     # The central daemon (subscribed on both brokers before the publisher was) holds what the
-    # topic carried: the same records in the same order, each gap message one exact gap record.
+    # topic carried: the same records in the same order with the same seqs, each gap message
+    # one exact gap record at the seq its range starts with.
     name = PREFIX + "/b1"
     wait_for("the central daemon's last record", lambda: [t for t in lab.targets(central.api)
              if t["name"] == name and t["events"] + t["lost"] >= last], 20)
     recs = lab.export(central.api, name)
-    mine = [("gap", r["lost"]) if r["type"] == "gap" and r["reason"].startswith("the publisher")
-            else ("rec", strip(r)) for r in recs]
+    mine = [("gap", r["seq"], r["lost"]) if r["type"] == "gap" and
+            r["reason"].startswith("the publisher") else ("rec", r["seq"], strip(r)) for r in recs]
     if mine != st.items:
         diff = next(i for i, (a, b) in enumerate(zip(mine + [None] * len(st.items), st.items))
                     if a != b)
@@ -480,17 +484,57 @@ def case_central(lab):
         subprocess.check_call(["mosquitto_pub", "-p", str(lab.port), "-q", "1", "-t",
                                topic + kind, "-m", json.dumps(m)])
     wait_for("the last record", lambda: [t for t in lab.targets(central.api)
-                                         if t["name"] == "bench9/t" and t["last_seq"] >= 11], 10)
+                                         if t["name"] == "bench9/t" and t["last_seq"] >= 18], 10)
     recs = lab.export(central.api, "bench9/t")
     if not all(r["exact"] for r in recs if r["type"] == "gap"):
         raise Fail("central gap records not exact: %s" % recs)
-    got = [(r["type"], r.get("time", r.get("lost", r.get("reason")))) for r in recs]
-    want = [("event", 1), ("event", 2), ("event", 3), ("gap", 3), ("event", 7), ("event", 8),
-            ("gap", 4), ("event", 13), ("reset", "the publishing daemon restarted"),
-            ("event", 1), ("event", 2), ("gap", 1), ("event", 4)]
+    # the origin's seqs; a gap record at the first seq it stands for; after the restart the
+    # origin's seq plus the seq of the reset record (14)
+    got = [(r["seq"], r["type"], r.get("time", r.get("lost", r.get("reason")))) for r in recs]
+    want = [(1, "event", 1), (2, "event", 2), (3, "event", 3), (4, "gap", 3), (7, "event", 7),
+            (8, "event", 8), (9, "gap", 4), (13, "event", 13),
+            (14, "reset", "the publishing daemon restarted"),
+            (15, "event", 1), (16, "event", 2), (17, "gap", 1), (18, "event", 4)]
     if got != want:
         raise Fail("central records %s, expected %s" % (got, want))
     print("ok: central: %s" % got)
+    # A WebSocket client resuming across a hole gets the records after it and no loss report
+    # (the gap record it saw before stood for the hole); one resuming before the gap record
+    # gets that record once.
+    port = urllib.parse.urlparse(central.api).port
+    for since, seqs in ((4, [7, 8, 9, 13, 14, 15, 16, 17, 18]), (5, [7, 8, 9, 13, 14, 15, 16, 17, 18]),
+                        (9, [13, 14, 15, 16, 17, 18]), (3, [4, 7, 8, 9, 13, 14, 15, 16, 17, 18])):
+        got = ws_resume(port, "bench9/t", since, 18)
+        if got != [("rec", q) for q in seqs]:
+            raise Fail("resume after %d: %s, expected records %s and nothing else" %
+                       (since, got, seqs))
+        print("ok: resume after seq %d: records %s, no gap message" % (since, seqs))
+
+
+def ws_resume(port, target, since, last):
+    """What a WebSocket client resuming on target after seq `since` receives up to seq `last`:
+    ("rec", seq) per record, ("gap", from, to, lost) per gap message."""
+    ws, status, body = wire.ws_open(port)
+    if not ws:
+        raise Fail("WebSocket upgrade refused: %d %s" % (status, body[:200]))
+    out = []
+    try:
+        ws.send(json.dumps({"type": "subscribe", "targets": [target], "since": {target: since}}))
+        deadline = time.monotonic() + 10
+        while not out or out[-1][:2] != ("rec", last) and out[-1][2:3] != (last,):
+            if time.monotonic() > deadline:
+                raise Fail("resume after %d: no seq %d within 10 s: %s" % (since, last, out))
+            op, payload = ws.recv(max(0.01, deadline - time.monotonic()))
+            if op != 1:
+                continue
+            m = json.loads(payload)
+            if m["type"] == "events":
+                out += [("rec", r["seq"]) for r in m["records"]]
+            elif m["type"] == "gap":
+                out.append(("gap", m["from"], m["to"], m["lost"]))
+    finally:
+        ws.close()
+    return out
 
 
 def case_offline(lab):

@@ -17,6 +17,7 @@ struct sink {
 	uint64_t slow_lost;
 	unsigned wakes;
 	char last_name[64];
+	uint64_t hole_from, hole_to; /* seqs with no record (tt_hub_publish_at): not lost */
 };
 
 static void account(struct sink *s, uint64_t from, uint64_t to)
@@ -56,11 +57,15 @@ static void take(struct sink *s, const struct tt_frame *f)
 		uint64_t from = (uint64_t)cJSON_GetObjectItem(m, "from")->valuedouble;
 		uint64_t to = (uint64_t)cJSON_GetObjectItem(m, "to")->valuedouble;
 		const char *reason = cJSON_GetObjectItem(m, "reason")->valuestring;
-		REQUIRE((uint64_t)cJSON_GetObjectItem(m, "lost")->valuedouble == to - from + 1);
+		uint64_t a = from > s->hole_from ? from : s->hole_from;
+		uint64_t b = to < s->hole_to ? to : s->hole_to;
+		uint64_t lost = to - from + 1 - (s->hole_from && a <= b ? b - a + 1 : 0);
+		REQUIRE((uint64_t)cJSON_GetObjectItem(m, "lost")->valuedouble == lost);
+		REQUIRE(lost > 0); /* a range of holes only is no loss: never reported */
 		account(s, from, to);
 		if (!strcmp(reason, "slow client")) {
 			s->slow_gaps++;
-			s->slow_lost += to - from + 1;
+			s->slow_lost += lost;
 		} else if (!strcmp(reason, "history")) {
 			s->history_gaps++;
 		} else {
@@ -386,6 +391,174 @@ static void test_pause(void)
 	free(s);
 }
 
+/* A remote target's numbering: a gap record at 11 stands for 11..50, the next record is 51. */
+static struct tt_hub *hole_hub(size_t history, uint64_t next, struct sink *s)
+{
+	struct tt_hub *h = mkhub(history, 16, 8);
+	struct synth src = { 0 };
+	struct tt_record gap = { .kind = TT_REC_GAP };
+
+	gap.u.gap.lost = next - 11;
+	gap.u.gap.exact = true;
+	gap.u.gap.reason = "lost between the publisher and the broker";
+	for (unsigned i = 0; i < 10; i++)
+		REQUIRE(tt_hub_publish(h, synth_event(&src, i)) == i + 1);
+	REQUIRE(tt_hub_publish_at(h, &gap, 11) == 11);
+	REQUIRE(tt_hub_publish_at(h, synth_event(&src, 0), next) == next);
+	REQUIRE(tt_hub_publish_at(h, synth_event(&src, 0), next) == 0); /* not above the last */
+	for (uint64_t q = next + 1; q <= next + 99; q++)
+		REQUIRE(tt_hub_publish(h, synth_event(&src, (unsigned)q)) == q);
+	tt_hub_flush(h);
+	s->hole_from = 12;
+	s->hole_to = next - 1;
+	return h;
+}
+
+/* A client started with how/arg on h: what it receives. */
+static struct sink *hole_client(struct tt_hub *h, enum tt_hub_start how, uint64_t arg,
+				uint64_t next)
+{
+	struct sink *s = calloc(1, sizeof(*s));
+	struct tt_hub_client *c;
+
+	s->hole_from = 12;
+	s->hole_to = next - 1;
+	REQUIRE(tt_hub_client_new(h, wake, s, &c) == 0);
+	tt_hub_client_start(c, how, arg);
+	drain(c, s, 100000);
+	tt_hub_client_free(c);
+	return s;
+}
+
+static int count_rec(void *arg, uint64_t seq, const char *json, size_t len)
+{
+	(void)seq, (void)json, (void)len;
+	(*(unsigned *)arg)++;
+	return 0;
+}
+
+static void expect_held(struct tt_hub *h, uint64_t last, uint64_t oldest, size_t records)
+{
+	struct tt_hub_stats st;
+
+	tt_hub_get_stats(h, &st);
+	REQUIRE(st.last_seq == last && st.oldest_seq == oldest && st.history_records == records);
+}
+
+/* A client started with how/arg gets `gaps` history gaps (take checks their lost), `records`
+ * records, among them seq `seen` (0: no check). */
+static void expect_client(struct tt_hub *h, enum tt_hub_start how, uint64_t arg, uint64_t next,
+			  unsigned gaps, unsigned records, uint64_t seen)
+{
+	struct sink *s = hole_client(h, how, arg, next);
+
+	if (s->history_gaps != gaps || s->records != records || (seen && s->seen[seen] != 1))
+		fprintf(stderr, "start %d after %" PRIu64 ": %u gaps, %u records\n", (int)how, arg,
+			s->history_gaps, s->records);
+	REQUIRE(s->history_gaps == gaps && s->records == records && (!seen || s->seen[seen] == 1));
+	free(s);
+}
+
+/* Held whole: the hole is never sent, counted or reported; a slow client skipped across it
+ * is told of the records only. */
+static void test_hole_held(void)
+{
+	struct sink *live = calloc(1, sizeof(*live));
+	struct tt_hub *h = hole_hub(1000, 51, live);
+	struct tt_hub_client *c;
+	struct tt_hub_stats st;
+	struct synth src = { 0 };
+	struct tt_record gap = { .kind = TT_REC_GAP };
+	unsigned n = 0;
+
+	expect_held(h, 150, 1, 111);
+	REQUIRE(tt_hub_history_foreach(h, count_rec, &n) == 0 && n == 111);
+	n = 0;
+	REQUIRE(tt_hub_history_range(h, 1, 12, count_rec, &n, NULL) == 52 && n == 12);
+	expect_client(h, TT_HUB_RESUME, 0, 51, 0, 111, 11);
+	expect_client(h, TT_HUB_RESUME, 11, 51, 0, 100, 51); /* after the gap record */
+	expect_client(h, TT_HUB_RESUME, 50, 51, 0, 100, 51); /* from inside the hole */
+	expect_client(h, TT_HUB_NEWEST, 101, 51, 0, 101, 11);
+	REQUIRE(tt_hub_client_new(h, wake, live, &c) == 0);
+	tt_hub_client_start(c, TT_HUB_LIVE, 0);
+	gap.u.gap.exact = true, gap.u.gap.lost = 100, gap.u.gap.reason = "x";
+	REQUIRE(tt_hub_publish_at(h, &gap, 151) == 151);
+	REQUIRE(tt_hub_publish_at(h, synth_event(&src, 0), 251) == 251);
+	live->hole_from = 152, live->hole_to = 250;
+	for (unsigned i = 0; i < 2000; i++)
+		tt_hub_publish(h, synth_event(&src, i));
+	tt_hub_flush(h);
+	drain(c, live, 100000);
+	tt_hub_get_stats(h, &st);
+	REQUIRE(live->slow_gaps > 0 && live->slow_lost == st.slow_lost && live->last == 2251);
+	REQUIRE(live->records + live->slow_lost == 2002);
+	tt_hub_client_free(c);
+	tt_hub_free(h);
+	free(live);
+}
+
+/* A hole takes no room in history, eviction steps over it (the oldest seq held is a record),
+ * a history gap counts records only, resuming after an evicted hole is no loss. */
+static void test_hole_evicted(void)
+{
+	struct sink *live = calloc(1, sizeof(*live));
+	struct synth src = { 0 };
+	struct tt_hub *h = mkhub(64, 16, 8);
+
+	for (unsigned i = 1; i <= 11; i++)
+		REQUIRE(tt_hub_publish(h, synth_event(&src, i)) == i);
+	REQUIRE(tt_hub_publish_at(h, synth_event(&src, 0), 51) == 51);
+	for (unsigned i = 52; i <= 103; i++) /* 1..11 and 51..103 fill the 64 slots */
+		REQUIRE(tt_hub_publish(h, synth_event(&src, i)) == i);
+	expect_held(h, 103, 1, 64);
+	REQUIRE(tt_hub_publish(h, synth_event(&src, 0)) == 104); /* evicts 1 */
+	expect_held(h, 104, 2, 64);
+	for (unsigned i = 105; i <= 114; i++) /* evicts 2..11 */
+		REQUIRE(tt_hub_publish(h, synth_event(&src, i)) == i);
+	expect_held(h, 114, 51, 64);
+	tt_hub_flush(h);
+	expect_client(h, TT_HUB_RESUME, 11, 51, 0, 64, 51);
+	expect_client(h, TT_HUB_RESUME, 5, 51, 1, 64, 6); /* 6..11 lost: lost = 6 */
+	tt_hub_free(h);
+
+	h = hole_hub(64, 51, live);
+	expect_held(h, 150, 87, 64);
+	expect_client(h, TT_HUB_RESUME, 0, 51, 1, 64, 86); /* lost = 86 - the hole's 39 */
+	tt_hub_free(h);
+
+	h = hole_hub(128, 150011, live); /* longer than the history: evicts nothing */
+	expect_held(h, 150110, 1, 111);
+	expect_client(h, TT_HUB_RESUME, 0, 150011, 0, 111, 150110);
+	expect_client(h, TT_HUB_RESUME, 11, 150011, 0, 100, 150011);
+	expect_client(h, TT_HUB_NEWEST, 105, 150011, 0, 105, 7);
+	tt_hub_free(h);
+	free(live);
+}
+
+/* More holes than are kept one by one (65536): those before the history are folded; the
+ * records held and the holes among them still count exactly. */
+static void test_hole_fold(void)
+{
+	struct synth src = { 0 };
+	struct tt_hub *h = mkhub(64, 16, 8);
+	unsigned n = 0;
+
+	for (uint64_t q = 1; q < 2 * 70000; q += 2)
+		REQUIRE(tt_hub_publish_at(h, synth_event(&src, 0), q) == q);
+	tt_hub_flush(h);
+	expect_held(h, 139999, 139999 - 2 * 63, 64);
+	REQUIRE(tt_hub_history_range(h, 1, 1000, count_rec, &n, NULL) == 140000 && n == 64);
+	struct sink *s = calloc(1, sizeof(*s));
+	struct tt_hub_client *c;
+	REQUIRE(tt_hub_client_new(h, wake, s, &c) == 0);
+	tt_hub_client_start(c, TT_HUB_RESUME, 139999 - 2 * 10);
+	drain(c, s, 1000);
+	REQUIRE(s->records == 10 && s->frames == 1 && s->history_gaps == 0);
+	tt_hub_client_free(c);
+	free(s);
+	tt_hub_free(h);
+}
+
 int main(void)
 {
 	test_seq_and_batching();
@@ -393,6 +566,9 @@ int main(void)
 	test_slow_client();
 	test_filters();
 	test_pause();
+	test_hole_held();
+	test_hole_evicted();
+	test_hole_fold();
 	printf("hub: ok\n");
 	return tt_test_done();
 }
