@@ -359,17 +359,34 @@ static char pf_spec(struct pf *a, const char **fp, char *spec, char mod[3])
 	spec[s++] = *f++;
 	while (*f && strchr("-+ #0", *f) && s < 8)
 		spec[s++] = *f++;
+	const long max = NX_TEXT_MAX;
+
 	for (int part = 0; part < 2; part++) { /* width, then .precision */
+		long v;
+		bool given = true;
 		if (part && *f == '.')
 			spec[s++] = *f++;
 		else if (part)
 			break;
+		/* A width or precision from the target (`*`) or the format is clamped to what a piece
+		 * can show: the text is cut there anyway, and printf would pad a billion characters
+		 * for `%*x` with 0x41414141 before cutting (seconds per note). */
 		if (*f == '*') {
-			s += (size_t)snprintf(spec + s, PF_SPEC - s, "%d", (int32_t)pf_take(a, 4));
+			v = (int32_t)pf_take(a, 4);
 			f++;
+		} else if (*f >= '0' && *f <= '9') {
+			for (v = 0; *f >= '0' && *f <= '9'; f++)
+				v = v < max ? v * 10 + (*f - '0') : v;
+		} else {
+			given = false;
+			v = 0;
 		}
-		while (*f >= '0' && *f <= '9' && s < 20)
-			spec[s++] = *f++;
+		if (given && part && v < 0) { /* a negative precision is no precision */
+			s--;
+		} else if (given) {
+			v = v > max ? max : v < -max ? -max : v;
+			s += (size_t)snprintf(spec + s, PF_SPEC - s, "%ld", v);
+		}
 	}
 	while (*f && strchr("hlLjzt", *f) && strlen(mod) < 2) {
 		mod[strlen(mod)] = *f++;

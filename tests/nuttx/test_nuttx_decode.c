@@ -465,6 +465,61 @@ static void printf_text(unsigned ptr, bool big)
 	nxw_free(&w);
 }
 
+/* The whole text argument of each event (the log keeps 169 characters of it). */
+static char texts[2][600];
+static size_t ntexts;
+
+static void keep_text(void *arg, const struct tt_record *rec)
+{
+	if (rec->kind != TT_REC_EVENT || ntexts == 2)
+		return;
+	for (unsigned i = 0; i < rec->u.ev.nargs; i++)
+		if (!strcmp(rec->u.ev.args[i].name, "text") && rec->u.ev.args[i].text)
+			snprintf(texts[ntexts], sizeof(texts[0]), "%s", rec->u.ev.args[i].text);
+	ntexts++;
+}
+
+/* A width or precision the target gives (`*`) is clamped to what the text can hold: `%*x` with
+ * width 0x41414141 is the text's 511 characters, 504 spaces and the value cut (unclamped it is
+ * 511 spaces, after printf padded a billion of them); a negative `*` precision is none. */
+static void printf_huge_width(void)
+{
+	static const char fmts[] = "%*x|\0%.*d|\0";
+	const struct tt_nuttx_seg seg = { 0x08010000, sizeof(fmts), (const uint8_t *)fmts };
+	const struct tt_nuttx_mem ro = { 1, &seg };
+	struct tt_nuttx_layout lo;
+	struct nxw w;
+	uint8_t rec[128];
+	unsigned ptr = 4, a, o;
+	char want[512], err[256] = "";
+
+	tt_nuttx_layout_default(&lo, ptr);
+	nxw_init(&w, &lo, 8192, BASE, 0, 1024, 2048);
+	w.lo.rodata = &ro;
+	a = (w.hdr + ptr - 1) / ptr * ptr;
+	o = a + 2 * ptr + 4;
+	for (int k = 0; k < 2; k++) {
+		unsigned total = (o + 4 + 1 + 7) / 8 * 8 + 8 - 1;
+		memset(rec, 0, sizeof(rec));
+		nxw_hdr(&w, rec, total, 30, 3, 100, 0);
+		nxw_put(&w, rec + a, 0x08001000, ptr);
+		nxw_put(&w, rec + a + ptr, 0x08010000 + (k ? 5 : 0), ptr);
+		nxw_put(&w, rec + o, 0, 4); /* npt_type */
+		nxw_put(&w, rec + o + 4, k ? (uint32_t)-3 : 0x41414141, 4);
+		nxw_put(&w, rec + o + 8, k ? 42 : 0x41414141, 4);
+		nxw_add(&w, rec, total);
+	}
+	ntexts = 0;
+	CHECK_EQ(tt_nuttx_decode_image(w.ram, w.ram_len, w.base, w.drv, &w.lo, 0, keep_text, NULL,
+				       err, sizeof(err)), 0);
+	CHECK_EQ(ntexts, 2);
+	memset(want, ' ', 504);
+	memcpy(want + 504, "4141414", 8);
+	CHECK_STR(texts[0], want);
+	CHECK_STR(texts[1], "42|");
+	nxw_free(&w);
+}
+
 /* SYSCALL_ENTER/LEAVE nr named from g_funcnames[nr - CONFIG_SYS_RESERVED]: below the reserved
  * numbers, past the table, or at an unreadable entry the number stays. */
 static void syscall_names(void)
@@ -506,6 +561,7 @@ int main(void)
 	stream_form();
 	syscall_names();
 	printf_text(4, false);
+	printf_huge_width();
 	printf_text(8, true);
 	release_1203(true, false);
 	release_1203(false, true);
