@@ -25,12 +25,9 @@
 #include "opts.h"
 #include "target.h"
 #include "server.h"
+#include "fleet.h"
 #include "supervisor.h"
 #include "tt_config.h"
-#if TT_HAVE_MQTT
-#include "publish_mqtt.h"
-#include "subscribe_mqtt.h"
-#endif
 
 #define MAX_TARGETS 64 /* as many as the server has hubs for (TT_MAX_TARGETS) */
 
@@ -52,10 +49,7 @@ struct daemon {
 	size_t nsups;
 	int to_stdout, no_server, stopping;
 	struct tt_server *srv;     /* NULL with --no-server or without libwebsockets */
-	struct tt_pub_mqtt *pub;   /* --publish: every hub to a broker */
-	struct tt_sub_mqtt *subs[MAX_TARGETS]; /* mqtt:// probes: remote targets */
-	size_t nsubs;
-	bool started;              /* the configuration's targets were started */
+	struct tt_fleet fleet;     /* MQTT: --publish, mqtt:// probes */
 };
 
 static struct tt_sup *sup_find(struct daemon *d, const char *name)
@@ -167,92 +161,6 @@ static void server_stop(struct daemon *d) { }
 static void server_free(struct daemon *d) { }
 #endif
 
-/* MQTT: --publish, a consumer of every supervisor's hub; mqtt:// probes, remote targets that
- * are hubs of the server (not supervisors). Absent without libmosquitto. */
-#if TT_HAVE_MQTT
-static int mqtt_start(struct daemon *d)
-{
-	const struct tt_server_config *sc = &d->conf.server;
-	struct tt_pub_mqtt_config pc = { .url = sc->publish, .ca = sc->mqtt_ca,
-					 .cert = sc->mqtt_cert, .key = sc->mqtt_key, .qos = 1 };
-	char err[512];
-
-	if (!sc->publish)
-		return 0;
-	if (d->no_server) {
-		tt_log(TT_LOG_ERR, "--publish needs the server: drop --no-server");
-		return -1;
-	}
-	if (tt_pub_mqtt_new(&d->loop, &pc, &d->pub, err, sizeof(err)) < 0) {
-		tt_log(TT_LOG_ERR, "%s", err);
-		return -1;
-	}
-	return 0;
-}
-
-static void mqtt_attach(struct daemon *d, struct tt_sup *s)
-{
-	int rc;
-
-	if (d->pub && (rc = tt_pub_mqtt_add_hub(d->pub, tt_sup_hub(s))) < 0)
-		tt_log(TT_LOG_ERR, "target %s: not published: %s", tt_sup_name(s), strerror(-rc));
-}
-
-/* 0: cfg is not an mqtt:// probe; 1: it is (subscribed, or left as it is on a reload: the
- * subscriptions are made at start only); -1: one that cannot start. */
-static int mqtt_probe(struct daemon *d, const struct tt_target_config *cfg)
-{
-	char err[512];
-
-	if (!tt_sub_mqtt_is_probe(cfg->probe))
-		return 0;
-	if (d->started)
-		return 1;
-	if (!d->srv || d->nsubs == MAX_TARGETS) {
-		tt_log(TT_LOG_ERR, "probe %s: needs the server (remote targets are its hubs)%s",
-		       cfg->probe, d->nsubs == MAX_TARGETS ? ", and fewer subscriptions" : "");
-		return -1;
-	}
-	if (tt_sub_mqtt_new(&d->loop, d->srv, cfg->probe, d->conf.server.mqtt_ca,
-			    d->conf.server.mqtt_cert, d->conf.server.mqtt_key, &d->subs[d->nsubs],
-			    err, sizeof(err)) < 0) {
-		tt_log(TT_LOG_ERR, "%s", err);
-		return -1;
-	}
-	d->nsubs++;
-	return 1;
-}
-
-/* Before the hubs go: the publisher's hub clients first. */
-static void mqtt_stop(struct daemon *d)
-{
-	tt_pub_mqtt_stop(d->pub);
-	d->pub = NULL;
-	for (size_t i = 0; i < d->nsubs; i++)
-		tt_sub_mqtt_stop(d->subs[i]);
-	d->nsubs = 0;
-}
-#else
-static int mqtt_start(struct daemon *d)
-{
-	if (!d->conf.server.publish)
-		return 0;
-	tt_log(TT_LOG_ERR, "--publish: built without libmosquitto (libmosquitto-dev)");
-	return -1;
-}
-static void mqtt_attach(struct daemon *d, struct tt_sup *s) { }
-static int mqtt_probe(struct daemon *d, const struct tt_target_config *cfg)
-{
-	if (!cfg->probe || strncmp(cfg->probe, "mqtt", 4))
-		return 0;
-	if (d->started)
-		return 1;
-	tt_log(TT_LOG_ERR, "probe %s: built without libmosquitto", cfg->probe);
-	return -1;
-}
-static void mqtt_stop(struct daemon *d) { }
-#endif
-
 /* --stdout: every record as one JSON line, numbered as the hub numbered it. */
 static void print_record(struct tt_sup *s, uint64_t seq, const struct tt_record *rec, void *arg)
 {
@@ -286,7 +194,7 @@ static struct tt_sup *sup_add(struct daemon *d, const struct tt_target_config *c
 		       rc == -EEXIST ? "a target of that name exists" : strerror(-rc));
 		return NULL;
 	}
-	mqtt_attach(d, s);
+	tt_fleet_attach(&d->fleet, tt_sup_hub(s), tt_sup_name(s));
 	d->from_flags[d->nsups] = false;
 	d->sups[d->nsups++] = s;
 	return s;
@@ -346,7 +254,8 @@ static void reload(struct daemon *d)
 		tt_sup_reload(d->sups[i], want);
 	}
 	for (size_t j = 0; j < nc.ntargets; j++) {
-		if (sup_find(d, nc.targets[j].name) || mqtt_probe(d, &nc.targets[j]))
+		if (sup_find(d, nc.targets[j].name) ||
+		    tt_fleet_probe(&d->fleet, &d->loop, d->srv, &nc.server, &nc.targets[j]))
 			continue;
 		struct tt_sup *s = sup_add(d, &nc.targets[j]);
 		if (s)
@@ -372,7 +281,7 @@ static void shutdown_daemon(struct daemon *d)
 	d->env.usb = false;
 	for (size_t i = 0; i < d->nsups; i++)
 		tt_sup_stop(d->sups[i]);
-	mqtt_stop(d);
+	tt_fleet_stop(&d->fleet);
 	server_stop(d);
 	uv_close((uv_handle_t *)&d->sigint, NULL);
 	uv_close((uv_handle_t *)&d->sigterm, NULL);
@@ -732,18 +641,19 @@ static int start_targets(struct daemon *d, const struct cli *cl)
 	d->env = (struct tt_sup_env){ .loop = &d->loop, .hub = d->conf.server.hub,
 				      .on_record = print_record, .arg = d };
 	for (size_t i = 0; i < d->conf.ntargets; i++) {
-		int m = mqtt_probe(d, &d->conf.targets[i]);
+		int m = tt_fleet_probe(&d->fleet, &d->loop, d->srv, &d->conf.server,
+				       &d->conf.targets[i]);
 		if (m < 0 || (!m && !sup_add(d, &d->conf.targets[i])))
 			return -1;
 	}
 	if (cl->target.probe) {
-		int m = mqtt_probe(d, &cl->target);
+		int m = tt_fleet_probe(&d->fleet, &d->loop, d->srv, &d->conf.server, &cl->target);
 		if (m < 0 || (!m && !sup_add(d, &cl->target)))
 			return -1;
 		if (!m)
 			d->from_flags[d->nsups - 1] = true;
 	}
-	d->started = true;
+	d->fleet.started = true;
 	start_usb_watch(d);
 	for (size_t i = 0; i < d->nsups; i++)
 		if (tt_sup_start(d->sups[i]) < 0 && d->nsups == 1)
@@ -780,7 +690,8 @@ int main(int argc, char **argv)
 		tt_config_free(&d.conf);
 		return 1;
 	}
-	if (mqtt_start(&d) < 0) { /* checked before any target starts */
+	/* --publish is checked before any target starts */
+	if (tt_fleet_publish(&d.fleet, &d.loop, &d.conf.server, d.no_server) < 0) {
 		tt_config_free(&d.conf);
 		return 2;
 	}

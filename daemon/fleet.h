@@ -1,0 +1,37 @@
+/* daemon/fleet.h: tracetapd's MQTT links. --publish: every supervisor's hub to a broker (a hub
+ * consumer like the server); mqtt:// probes: remote targets, each a hub of the server. Built
+ * without libmosquitto, each entry point refuses what asks for MQTT with a logged reason.
+ * Loop thread only. */
+#ifndef TT_FLEET_H
+#define TT_FLEET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <uv.h>
+
+#include "hub.h"
+#include "server.h"
+#include "target.h"
+
+#define TT_FLEET_MAX_SUBS 64 /* as many as the server has hubs for */
+
+struct tt_fleet {
+	struct tt_pub_mqtt *pub;                     /* NULL: no --publish */
+	struct tt_sub_mqtt *subs[TT_FLEET_MAX_SUBS]; /* one per mqtt:// probe */
+	size_t nsubs;
+	bool started; /* the start's probes are made: a reload leaves them as they are */
+};
+
+/* --publish of sc, if any: 0, or -1 logged (no server, a bad URL, no libmosquitto). */
+int tt_fleet_publish(struct tt_fleet *f, uv_loop_t *loop, const struct tt_server_config *sc,
+		     bool no_server);
+/* Publishes hub (target name) too, when --publish is on; a failure is logged. */
+void tt_fleet_attach(struct tt_fleet *f, struct tt_hub *hub, const char *name);
+/* 0: cfg is not an mqtt:// probe; 1: it is (subscribed now, or already at start); -1: one that
+ * cannot start (logged). srv NULL: no server. */
+int tt_fleet_probe(struct tt_fleet *f, uv_loop_t *loop, struct tt_server *srv,
+		   const struct tt_server_config *sc, const struct tt_target_config *cfg);
+/* Before the hubs go: the publisher's hub clients first, then the subscriptions. */
+void tt_fleet_stop(struct tt_fleet *f);
+
+#endif
