@@ -26,49 +26,6 @@
 #include "../proto/json.h"
 #include "target.h"
 
-#define HDR_ROOM 512        /* room for the events header in front of the records */
-#define MAX_INTERNED 4096
-#define MAX_HOLES 65536     /* beyond this, holes before the history are folded */
-
-enum cstate { C_IDLE = 0, C_LIVE, C_CATCHUP, C_PAUSED };
-
-struct tt_hub_client {
-	struct tt_hub *hub;
-	struct tt_hub_client *prev, *next;
-	tt_hub_wake_cb wake;
-	void *arg;
-	enum cstate state;
-	bool started;
-	uint64_t next_seq;
-	struct filter *filter; /* NULL: everything */
-	struct tt_frame **q;   /* ring */
-	size_t qcap, qhead, qn, qbytes;
-};
-
-struct tt_hub {
-	struct tt_hub_config cfg;
-	char *target, *format, *probe;
-	char target_json[TT_JSON_MAX_NAME * 6 + 3]; /* the name as a JSON string literal */
-	int target_json_len;
-	struct slot *slots;
-	size_t nslots;
-	char *bytes;
-	size_t nbytes, tail;
-	uint64_t oldest, last, flushed; /* oldest = 0: history empty; else a record, not a hole */
-	size_t hist_bytes;
-	/* The holes, ascending; before = hole seqs in the earlier ones (folded ones included).
-	 * Holes wholly before the history are folded (MAX_HOLES): fold_sum seqs up to fold_to. */
-	struct hole { uint64_t from, to, before; } *holes;
-	size_t nholes;
-	uint64_t fold_to, fold_sum;
-	size_t pending, pending_bytes;
-	struct tt_hub_client *clients;
-	size_t nclients;
-	char **interned;
-	size_t ninterned;
-	struct tt_hub_stats st;
-};
-
 /* ---- hub ---- */
 
 static size_t def(size_t v, size_t d)
@@ -155,71 +112,10 @@ const struct tt_target_status *tt_hub_target_status(const struct tt_hub *h)
 	return h->cfg.status ? h->cfg.status(h->cfg.status_arg) : NULL;
 }
 
-/* ---- holes: seqs no record has (tt_hub_publish_at skipped them) ----
- * They take no slot: a record's slot is its rank (records up to and including it) modulo
- * nslots. Lookups are for recent records mostly: those after the last hole cost no search. */
-
-/* The last hole starting at or before seq, or -1. */
-static ssize_t hole_at_or_before(const struct tt_hub *h, uint64_t seq)
-{
-	size_t lo = 0, hi = h->nholes;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (h->holes[mid].from <= seq)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return (ssize_t)lo - 1;
-}
-
-/* How many seqs in [1, seq] are holes. */
-static uint64_t holes_upto(const struct tt_hub *h, uint64_t seq)
-{
-	const struct hole *x;
-	ssize_t i;
-
-	if (!h->nholes)
-		return seq >= h->fold_to ? h->fold_sum : seq < h->fold_sum ? seq : h->fold_sum;
-	x = &h->holes[h->nholes - 1];
-	if (seq >= x->to)
-		return x->before + (x->to - x->from + 1);
-	if ((i = hole_at_or_before(h, seq)) < 0) /* past the folded ones: at most fold_sum */
-		return seq >= h->fold_to ? h->fold_sum : seq < h->fold_sum ? seq : h->fold_sum;
-	x = &h->holes[i];
-	return x->before + ((seq < x->to ? seq : x->to) - x->from + 1);
-}
-
-/* seq, or the seq after the hole seq falls in. */
-static uint64_t skip_hole(const struct tt_hub *h, uint64_t seq)
-{
-	ssize_t i;
-
-	if (!h->nholes || seq > h->holes[h->nholes - 1].to)
-		return seq;
-	i = hole_at_or_before(h, seq);
-	return i >= 0 && seq <= h->holes[i].to ? h->holes[i].to + 1 : seq;
-}
-
-/* Records in [1, seq]. */
-static uint64_t rank(const struct tt_hub *h, uint64_t seq)
-{
-	if (!h->nholes && !h->fold_sum) /* a local target's hub: no search, no call */
-		return seq;
-	return seq - holes_upto(h, seq);
-}
-
-/* Records in [from, to]. */
-static uint64_t records_in(const struct tt_hub *h, uint64_t from, uint64_t to)
-{
-	return rank(h, to) - rank(h, from - 1);
-}
-
 /* The slot of the record seq (a seq that is no hole). */
 static struct slot *slot_of(const struct tt_hub *h, uint64_t seq)
 {
-	return &h->slots[rank(h, seq) % h->nslots];
+	return &h->slots[hub_rank(h, seq) % h->nslots];
 }
 
 static const char *intern(struct tt_hub *h, const char *s)
@@ -264,37 +160,8 @@ static void evict_oldest(struct tt_hub *h)
 		h->oldest = 0;
 		h->tail = 0;
 	} else {
-		h->oldest = skip_hole(h, h->oldest + 1); /* never rests on a hole */
+		h->oldest = hub_skip_hole(h, h->oldest + 1); /* never rests on a hole */
 	}
-}
-
-/* Seqs [from, to] (from = last + 1) get no record: remembered, so that ranks and counts leave
- * them out. */
-static int add_hole(struct tt_hub *h, uint64_t from, uint64_t to)
-{
-	uint64_t before = holes_upto(h, from);
-	size_t k = 0;
-
-	/* Bounded: a hole needs a record after it, so at most nslots + 1 are in history. */
-	while (h->nholes >= MAX_HOLES && k < h->nholes &&
-	       (!h->oldest || h->holes[k].to < h->oldest))
-		k++;
-	if (k) {
-		h->fold_to = h->holes[k - 1].to;
-		h->fold_sum = h->holes[k - 1].before + (h->fold_to - h->holes[k - 1].from + 1);
-		h->nholes -= k;
-		memmove(h->holes, h->holes + k, h->nholes * sizeof(*h->holes));
-	}
-	if (h->nholes % 64 == 0) {
-		struct hole *n = realloc(h->holes, (h->nholes + 64) * sizeof(*n));
-		if (!n)
-			return -ENOMEM;
-		h->holes = n;
-	}
-	tt_hub_flush(h); /* frames are built from flushed + 1 to last: not across a new hole */
-	h->holes[h->nholes++] = (struct hole){ from, to, before };
-	h->last = h->flushed = to; /* nothing to send for a hole */
-	return 0;
 }
 
 static bool overlaps(const struct slot *s, size_t off, size_t len)
@@ -307,7 +174,7 @@ static size_t reserve(struct tt_hub *h, size_t len)
 {
 	size_t off = h->tail;
 
-	if (h->oldest && records_in(h, h->oldest, h->last) >= h->nslots)
+	if (h->oldest && hub_records_in(h, h->oldest, h->last) >= h->nslots)
 		evict_oldest(h);
 	if (off + len > h->nbytes) {
 		/* Wrap: records lying beyond the tail are older than those at the start. */
@@ -336,7 +203,7 @@ uint64_t tt_hub_publish_at(struct tt_hub *h, const struct tt_record *rec, uint64
 	n = tt_json_record(buf, sizeof(buf), rec, h->target, seq);
 	if (n < 0)
 		return 0;
-	if (seq > h->last + 1 && add_hole(h, h->last + 1, seq - 1) < 0)
+	if (seq > h->last + 1 && hub_add_hole(h, h->last + 1, seq - 1) < 0)
 		return 0;
 	if (h->pending >= h->cfg.batch_records ||
 	    h->pending_bytes + (size_t)n + 1 > h->cfg.batch_bytes)
@@ -401,8 +268,8 @@ static struct tt_frame *build_events(struct tt_hub *h, uint64_t from, uint64_t t
 		return NULL;
 	if (to > h->last)
 		to = h->last;
-	for (seq = skip_hole(h, from); seq <= to && n < max_records && room < max_bytes;
-	     seq = skip_hole(h, seq + 1), n++)
+	for (seq = hub_skip_hole(h, from); seq <= to && n < max_records && room < max_bytes;
+	     seq = hub_skip_hole(h, seq + 1), n++)
 		room += slot_of(h, seq)->len + 1;
 	to = seq - 1;
 	f = tt_frame_new(HDR_ROOM + room + 2);
@@ -410,7 +277,7 @@ static struct tt_frame *build_events(struct tt_hub *h, uint64_t from, uint64_t t
 		return NULL;
 	f->kind = TT_FRAME_EVENTS;
 	p = f->data + HDR_ROOM;
-	for (seq = skip_hole(h, from); seq <= to; seq = skip_hole(h, seq + 1)) {
+	for (seq = hub_skip_hole(h, from); seq <= to; seq = hub_skip_hole(h, seq + 1)) {
 		const struct slot *s = slot_of(h, seq);
 		const char *json = h->bytes + s->off;
 		if (!hub_filter_match(flt, s, json))
@@ -451,7 +318,7 @@ static struct tt_frame *gap_frame(struct tt_hub *h, uint8_t kind, uint64_t from,
 	struct tt_frame *f = tt_frame_printf(kind,
 		"{\"type\":\"gap\",\"target\":%.*s,\"from\":%" PRIu64 ",\"to\":%" PRIu64
 		",\"lost\":%" PRIu64 ",\"reason\":\"%s\"}",
-		h->target_json_len, h->target_json, from, to, records_in(h, from, to), reason);
+		h->target_json_len, h->target_json, from, to, hub_records_in(h, from, to), reason);
 	if (f) {
 		f->from = from;
 		f->to = to;
@@ -514,7 +381,7 @@ static void skip_ahead(struct tt_hub_client *c)
 				pi--;
 			if (pi > 0)
 				prev = *qat(c, pi - 1);
-			h->st.slow_lost += records_in(h, rfrom, rto);
+			h->st.slow_lost += hub_records_in(h, rfrom, rto);
 			h->st.slow_gaps++;
 			if (prev && prev->kind == TT_FRAME_GAP_SLOW && prev->to + 1 == rfrom) {
 				rfrom = prev->from;
@@ -539,7 +406,7 @@ static void skip_ahead(struct tt_hub_client *c)
 	c->qn = k;
 }
 
-static void enqueue(struct tt_hub_client *c, struct tt_frame *f, bool wake)
+void hub_enqueue(struct tt_hub_client *c, struct tt_frame *f, bool wake)
 {
 	const struct tt_hub_config *cfg = &c->hub->cfg;
 	bool was_empty = c->qn == 0;
@@ -590,7 +457,7 @@ void tt_hub_flush(struct tt_hub *h)
 			f = build_events(h, from, to, c->filter, SIZE_MAX, SIZE_MAX, &end);
 		}
 		if (f) {
-			enqueue(c, f, true);
+			hub_enqueue(c, f, true);
 			tt_frame_unref(f);
 		}
 		c->next_seq = to + 1;
@@ -601,77 +468,12 @@ void tt_hub_flush(struct tt_hub *h)
 	h->pending_bytes = 0;
 }
 
-static const char *state_name(int st)
-{
-	/* enum tt_target_state order (the hub links without target.c) */
-	static const char *const names[] = { "attaching", "connected", "disconnected",
-					     "reset", "stalled", "stopped", "halted" };
-	return st >= 0 && st < (int)(sizeof(names) / sizeof(names[0])) ? names[st] : "unknown";
-}
-
-static int summary(const struct tt_hub *h, char *buf, size_t cap, bool is_status)
-{
-	static const struct tt_target_status none;
-	const struct tt_target_status *st = h->cfg.status ? h->cfg.status(h->cfg.status_arg) : NULL;
-	char fmt[TT_JSON_MAX_NAME * 6 + 3], probe[256 * 6 + 3], msg[256 * 6 + 3];
-	int fl, pl, ml, n;
-
-	if (!st)
-		st = &none;
-	fl = tt_json_string(fmt, sizeof(fmt), h->format, TT_JSON_MAX_NAME);
-	pl = tt_json_string(probe, sizeof(probe), h->probe, 256);
-	ml = tt_json_string(msg, sizeof(msg), st->message, sizeof(st->message));
-	if (fl < 0 || pl < 0 || ml < 0)
-		return -ENOSPC;
-	n = snprintf(buf, cap,
-		     "{%s\"%s\":%.*s,\"format\":%.*s,\"probe\":%.*s,\"state\":\"%s\","
-		     "\"message\":%.*s,\"last_seq\":%" PRIu64 ",\"events\":%" PRIu64
-		     ",\"gaps\":%" PRIu64 ",\"lost\":%" PRIu64 ",\"skipped\":%" PRIu64 ",\"resets\":%" PRIu64
-		     ",\"bytes_read\":%" PRIu64 ",\"rate\":%.1f,\"fill\":%.3f,\"clients\":%zu}",
-		     is_status ? "\"type\":\"status\"," : "", is_status ? "target" : "name",
-		     h->target_json_len, h->target_json, fl, fmt, pl, probe,
-		     state_name((int)st->state), ml, msg, h->last, st->events, st->gaps, st->lost,
-		     st->skipped, st->resets, st->bytes_read, st->rate, st->fill, h->nclients);
-	if (n < 0 || (size_t)n >= cap)
-		return -ENOSPC;
-	return n;
-}
-
-int tt_hub_summary_json(const struct tt_hub *h, char *buf, size_t cap)
-{
-	return summary(h, buf, cap, false);
-}
-
-int tt_hub_status_json(const struct tt_hub *h, char *buf, size_t cap)
-{
-	return summary(h, buf, cap, true);
-}
-
-void tt_hub_status_changed(struct tt_hub *h)
-{
-	char buf[4096];
-	int n = tt_hub_status_json(h, buf, sizeof(buf));
-	struct tt_frame *f;
-
-	if (n < 0 || !h->clients)
-		return;
-	f = tt_frame_new((size_t)n);
-	if (!f)
-		return;
-	memcpy(f->data, buf, (size_t)n);
-	f->len = (size_t)n;
-	f->kind = TT_FRAME_STATUS;
-	for (struct tt_hub_client *c = h->clients; c; c = c->next)
-		enqueue(c, f, true);
-	tt_frame_unref(f);
-}
-
 void tt_hub_get_stats(const struct tt_hub *h, struct tt_hub_stats *st)
 {
 	*st = h->st;
 	st->last_seq = h->last;
 	st->oldest_seq = h->oldest;
-	st->history_records = h->oldest ? (size_t)records_in(h, h->oldest, h->last) : 0;
+	st->history_records = h->oldest ? (size_t)hub_records_in(h, h->oldest, h->last) : 0;
 	st->history_bytes = h->hist_bytes;
 	st->clients = h->nclients;
 }
@@ -682,7 +484,7 @@ int tt_hub_history_foreach(const struct tt_hub *h,
 {
 	if (!h->oldest)
 		return 0;
-	for (uint64_t seq = h->oldest; seq <= h->last; seq = skip_hole(h, seq + 1)) {
+	for (uint64_t seq = h->oldest; seq <= h->last; seq = hub_skip_hole(h, seq + 1)) {
 		const struct slot *s = slot_of(h, seq);
 		int rc = cb(arg, seq, h->bytes + s->off, s->len);
 		if (rc)
@@ -703,7 +505,7 @@ uint64_t tt_hub_history_range(const struct tt_hub *h, uint64_t from, size_t max,
 		return seq > h->last ? seq : h->last + 1;
 	if (seq < h->oldest)
 		seq = h->oldest;
-	for (seq = skip_hole(h, seq); seq <= h->last && max; seq = skip_hole(h, seq + 1), max--) {
+	for (seq = hub_skip_hole(h, seq); seq <= h->last && max; seq = hub_skip_hole(h, seq + 1), max--) {
 		const struct slot *s = slot_of(h, seq);
 		int r = cb(arg, seq, h->bytes + s->off, s->len);
 		if (r) {
@@ -771,8 +573,8 @@ void tt_hub_client_start(struct tt_hub_client *c, enum tt_hub_start how, uint64_
 		if (h->oldest && cursor < h->oldest)
 			cursor = h->oldest;
 		if (h->oldest && h->oldest <= h->flushed && arg &&
-		    records_in(h, h->oldest, h->flushed) > arg) /* the newest arg records */
-			cursor = h->slots[(rank(h, h->flushed) - arg + 1) % h->nslots].seq;
+		    hub_records_in(h, h->oldest, h->flushed) > arg) /* the newest arg records */
+			cursor = h->slots[(hub_rank(h, h->flushed) - arg + 1) % h->nslots].seq;
 		break;
 	default:
 		cursor = h->flushed + 1;
@@ -805,10 +607,10 @@ void tt_hub_client_resume_live(struct tt_hub_client *c)
 	if (c->state != C_PAUSED)
 		return;
 	c->state = C_LIVE;
-	if (c->next_seq <= h->flushed && records_in(h, c->next_seq, h->flushed)) {
+	if (c->next_seq <= h->flushed && hub_records_in(h, c->next_seq, h->flushed)) {
 		struct tt_frame *g = gap_frame(h, TT_FRAME_GAP, c->next_seq, h->flushed, "paused");
 		if (g) {
-			enqueue(c, g, true);
+			hub_enqueue(c, g, true);
 			tt_frame_unref(g);
 		}
 	}
@@ -829,7 +631,7 @@ static void refill(struct tt_hub_client *c)
 		uint64_t held = h->oldest ? h->oldest : h->flushed + 1;
 		if (c->next_seq < held) {
 			uint64_t to = held - 1 < h->flushed ? held - 1 : h->flushed;
-			if (!records_in(h, c->next_seq, to)) { /* only holes: told already */
+			if (!hub_records_in(h, c->next_seq, to)) { /* only holes: told already */
 				c->next_seq = to + 1;
 				continue;
 			}
@@ -837,7 +639,7 @@ static void refill(struct tt_hub_client *c)
 			if (!g)
 				return;
 			h->st.history_gaps++;
-			enqueue(c, g, false);
+			hub_enqueue(c, g, false);
 			tt_frame_unref(g);
 			c->next_seq = to + 1;
 			return;
@@ -849,7 +651,7 @@ static void refill(struct tt_hub_client *c)
 			return; /* out of memory: try again at the next peek */
 		c->next_seq = end + 1;
 		if (f) {
-			enqueue(c, f, false);
+			hub_enqueue(c, f, false);
 			tt_frame_unref(f);
 		}
 	}

@@ -1,0 +1,74 @@
+/* daemon/hub_status.c: a hub's target summary and status messages (hub.h). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../proto/json.h"
+#include "hub_int.h"
+#include "target.h"
+
+static const char *state_name(int st)
+{
+	/* enum tt_target_state order (the hub links without target.c) */
+	static const char *const names[] = { "attaching", "connected", "disconnected",
+					     "reset", "stalled", "stopped", "halted" };
+	return st >= 0 && st < (int)(sizeof(names) / sizeof(names[0])) ? names[st] : "unknown";
+}
+
+static int summary(const struct tt_hub *h, char *buf, size_t cap, bool is_status)
+{
+	static const struct tt_target_status none;
+	const struct tt_target_status *st = h->cfg.status ? h->cfg.status(h->cfg.status_arg) : NULL;
+	char fmt[TT_JSON_MAX_NAME * 6 + 3], probe[256 * 6 + 3], msg[256 * 6 + 3];
+	int fl, pl, ml, n;
+
+	if (!st)
+		st = &none;
+	fl = tt_json_string(fmt, sizeof(fmt), h->format, TT_JSON_MAX_NAME);
+	pl = tt_json_string(probe, sizeof(probe), h->probe, 256);
+	ml = tt_json_string(msg, sizeof(msg), st->message, sizeof(st->message));
+	if (fl < 0 || pl < 0 || ml < 0)
+		return -ENOSPC;
+	n = snprintf(buf, cap,
+		     "{%s\"%s\":%.*s,\"format\":%.*s,\"probe\":%.*s,\"state\":\"%s\","
+		     "\"message\":%.*s,\"last_seq\":%" PRIu64 ",\"events\":%" PRIu64
+		     ",\"gaps\":%" PRIu64 ",\"lost\":%" PRIu64 ",\"skipped\":%" PRIu64 ",\"resets\":%" PRIu64
+		     ",\"bytes_read\":%" PRIu64 ",\"rate\":%.1f,\"fill\":%.3f,\"clients\":%zu}",
+		     is_status ? "\"type\":\"status\"," : "", is_status ? "target" : "name",
+		     h->target_json_len, h->target_json, fl, fmt, pl, probe,
+		     state_name((int)st->state), ml, msg, h->last, st->events, st->gaps, st->lost,
+		     st->skipped, st->resets, st->bytes_read, st->rate, st->fill, h->nclients);
+	if (n < 0 || (size_t)n >= cap)
+		return -ENOSPC;
+	return n;
+}
+
+int tt_hub_summary_json(const struct tt_hub *h, char *buf, size_t cap)
+{
+	return summary(h, buf, cap, false);
+}
+
+int tt_hub_status_json(const struct tt_hub *h, char *buf, size_t cap)
+{
+	return summary(h, buf, cap, true);
+}
+
+void tt_hub_status_changed(struct tt_hub *h)
+{
+	char buf[4096];
+	int n = tt_hub_status_json(h, buf, sizeof(buf));
+	struct tt_frame *f;
+
+	if (n < 0 || !h->clients)
+		return;
+	f = tt_frame_new((size_t)n);
+	if (!f)
+		return;
+	memcpy(f->data, buf, (size_t)n);
+	f->len = (size_t)n;
+	f->kind = TT_FRAME_STATUS;
+	for (struct tt_hub_client *c = h->clients; c; c = c->next)
+		hub_enqueue(c, f, true);
+	tt_frame_unref(f);
+}
