@@ -281,16 +281,6 @@ static void cycle_failed(struct tt_target *t, enum tt_target_state st, const cha
 	schedule(t, t->backoff_ms);
 }
 
-uint32_t tt_target_header_ptr(const uint8_t b[4])
-{
-	uint32_t v = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
-	uint32_t be = __builtin_bswap32(v);
-	/* The pointer is in target byte order, which is unknown until the header is read: take the
-	 * little-endian value (every Cortex-M) unless only the big-endian one is plausible, i.e.
-	 * 4-aligned and the little-endian one is not. */
-	return (v & 3) && !(be & 3) ? be : v;
-}
-
 static int make_reader(struct tt_target *t)
 {
 	struct tt_reader_config rc = {

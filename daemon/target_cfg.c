@@ -141,3 +141,13 @@ bool tt_target_opts_equal(const char *const *a, const char *const *b)
 			return false;
 	return !(a && *a) && !(b && *b);
 }
+
+uint32_t tt_target_header_ptr(const uint8_t b[4])
+{
+	uint32_t v = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+	uint32_t be = __builtin_bswap32(v);
+	/* The pointer is in target byte order, which is unknown until the header is read: take the
+	 * little-endian value (every Cortex-M) unless only the big-endian one is plausible, i.e.
+	 * 4-aligned and the little-endian one is not. */
+	return (v & 3) && !(be & 3) ? be : v;
+}
