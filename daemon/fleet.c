@@ -48,9 +48,9 @@ int tt_fleet_probe(struct tt_fleet *f, uv_loop_t *loop, struct tt_server *srv,
 		return 0;
 	if (f->started)
 		return 1;
-	if (!srv || f->nsubs == TT_FLEET_MAX_SUBS) {
+	if (!srv || f->nsubs == TT_MAX_TARGETS) {
 		tt_log(TT_LOG_ERR, "probe %s: needs the server (remote targets are its hubs)%s",
-		       cfg->probe, f->nsubs == TT_FLEET_MAX_SUBS ? ", and fewer subscriptions" : "");
+		       cfg->probe, f->nsubs == TT_MAX_TARGETS ? ", and fewer subscriptions" : "");
 		return -1;
 	}
 	if (tt_sub_mqtt_new(loop, srv, cfg->probe, sc->mqtt_ca, sc->mqtt_cert, sc->mqtt_key,

@@ -13,11 +13,9 @@
 #include "server.h"
 #include "target.h"
 
-#define TT_FLEET_MAX_SUBS 64 /* as many as the server has hubs for */
-
 struct tt_fleet {
 	struct tt_pub_mqtt *pub;                     /* NULL: no --publish */
-	struct tt_sub_mqtt *subs[TT_FLEET_MAX_SUBS]; /* one per mqtt:// probe */
+	struct tt_sub_mqtt *subs[TT_MAX_TARGETS]; /* one per mqtt:// probe */
 	size_t nsubs;
 	bool started; /* the start's probes are made: a reload leaves them as they are */
 };

@@ -684,8 +684,3 @@ void tt_hub_client_queued(const struct tt_hub_client *c, size_t *frames, size_t 
 	if (bytes)
 		*bytes = c->qbytes;
 }
-
-uint64_t tt_hub_client_next_seq(const struct tt_hub_client *c)
-{
-	return c->next_seq;
-}

@@ -190,8 +190,5 @@ struct tt_frame *tt_hub_client_peek(struct tt_hub_client *c);
 void tt_hub_client_pop(struct tt_hub_client *c);
 /* Frames and bytes queued now. */
 void tt_hub_client_queued(const struct tt_hub_client *c, size_t *frames, size_t *bytes);
-/* The seq the client will get next (everything below was sent, skipped with a gap message,
- * or filtered out). */
-uint64_t tt_hub_client_next_seq(const struct tt_hub_client *c);
 
 #endif

@@ -119,6 +119,14 @@ void tt_mqtt_conn_error(struct tt_mqtt_conn *c, int rc, const char *what)
 	       what, rc == MOSQ_ERR_ERRNO ? strerror(errno) : mosquitto_strerror(rc));
 }
 
+void tt_mqtt_conn_refused(struct tt_mqtt_conn *c, int reason)
+{
+	if (reason != c->last_err)
+		tt_log(TT_LOG_ERR, "%s: mqtt %s:%d refused the connection: %s", c->label,
+		       c->url->host, c->url->port, mosquitto_reason_string(reason));
+	c->last_err = reason;
+}
+
 void tt_mqtt_conn_up(struct tt_mqtt_conn *c)
 {
 	if (c->last_err)

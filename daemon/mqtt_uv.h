@@ -50,6 +50,9 @@ void tt_mqtt_conn_start(struct tt_mqtt_conn *c);
 void tt_mqtt_conn_sync(struct tt_mqtt_conn *c);
 /* Logs what went wrong once until something else does (rc: a MOSQ_ERR_*). */
 void tt_mqtt_conn_error(struct tt_mqtt_conn *c, int rc, const char *what);
+/* The broker refused the connection (reason: its CONNACK code, e.g. bad credentials): logged
+ * as an error once until the reason changes; libmosquitto tries again later. */
+void tt_mqtt_conn_refused(struct tt_mqtt_conn *c, int reason);
 /* A connection came up: the next error is logged again, and this one says so. */
 void tt_mqtt_conn_up(struct tt_mqtt_conn *c);
 /* Closes the handles and destroys the client (after a bounded, non-blocking attempt to write

@@ -135,11 +135,7 @@ static void on_connect(struct mosquitto *m, void *arg, int rc, int flags,
 	(void)flags;
 	(void)props;
 	if (rc) {
-		/* the broker said no (credentials, ...): say it, and try again later */
-		if (rc != c->mc.last_err)
-			tt_log(TT_LOG_ERR, "%s: mqtt %s:%d refused the connection: %s", c->label,
-			       c->p->url.host, c->p->url.port, mosquitto_reason_string(rc));
-		c->mc.last_err = rc;
+		tt_mqtt_conn_refused(&c->mc, rc); /* tried again later */
 		return;
 	}
 	tt_mqtt_conn_up(&c->mc);

@@ -56,6 +56,9 @@ struct tt_server_config {
 	void *log_arg;
 };
 
+/* Hubs one server serves (targets and remote targets together): tracetapd takes no more. */
+#define TT_MAX_TARGETS 64
+
 struct tt_server;
 
 /* Fills cfg with the defaults above. */

@@ -8,7 +8,6 @@
 #include "log.h"
 #include "server.h"
 
-#define TT_MAX_TARGETS 64
 #define TT_MAX_CTL 16
 
 _Static_assert(LWS_PRE <= TT_FRAME_PRE, "frames need LWS_PRE bytes of headroom");

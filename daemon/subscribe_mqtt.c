@@ -312,10 +312,7 @@ static void on_connect(struct mosquitto *m, void *arg, int rc, int flags,
 	(void)flags;
 	(void)props;
 	if (rc) {
-		if (rc != s->mc.last_err)
-			tt_log(TT_LOG_ERR, "%s: mqtt %s:%d refused the connection: %s", s->label,
-			       s->url.host, s->url.port, mosquitto_reason_string(rc));
-		s->mc.last_err = rc;
+		tt_mqtt_conn_refused(&s->mc, rc);
 		return;
 	}
 	tt_mqtt_conn_up(&s->mc);

@@ -102,8 +102,6 @@ int tt_target_format_cfg(const struct tt_target_config *cfg, const struct tt_rea
 			 size_t errlen);
 /* Frees what tt_target_format_cfg allocated for x (safe on a zeroed or released x). */
 void tt_format_cfg_release(struct tt_format_cfg *x);
-/* The same "KEY=VALUE" lists (NULL and empty are equal). */
-bool tt_target_opts_equal(const char *const *a, const char *const *b);
 
 const char *tt_target_name(const struct tt_target *t);
 const struct tt_target_config *tt_target_config(const struct tt_target *t);

@@ -134,14 +134,6 @@ void tt_format_cfg_release(struct tt_format_cfg *x)
 	x->owned = NULL;
 }
 
-bool tt_target_opts_equal(const char *const *a, const char *const *b)
-{
-	for (; a && b && *a && *b; a++, b++)
-		if (strcmp(*a, *b))
-			return false;
-	return !(a && *a) && !(b && *b);
-}
-
 uint32_t tt_target_header_ptr(const uint8_t b[4])
 {
 	uint32_t v = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;

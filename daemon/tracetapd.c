@@ -29,8 +29,6 @@
 #include "supervisor.h"
 #include "tt_config.h"
 
-#define MAX_TARGETS 64 /* as many as the server has hubs for (TT_MAX_TARGETS) */
-
 struct cli;
 
 struct daemon {
@@ -44,8 +42,8 @@ struct daemon {
 	const struct cli *cli;     /* flags: they override the file on reload too */
 	const char *config_path;
 	struct tt_sup_env env;     /* what the supervisors share (loop, hub limits, stopping) */
-	struct tt_sup *sups[MAX_TARGETS];
-	bool from_flags[MAX_TARGETS]; /* --probe: not the file's, a reload leaves it alone */
+	struct tt_sup *sups[TT_MAX_TARGETS];
+	bool from_flags[TT_MAX_TARGETS]; /* --probe: not the file's, a reload leaves it alone */
 	size_t nsups;
 	int to_stdout, no_server, stopping;
 	struct tt_server *srv;     /* NULL with --no-server or without libwebsockets */
@@ -181,8 +179,8 @@ static struct tt_sup *sup_add(struct daemon *d, const struct tt_target_config *c
 	struct tt_sup *s;
 	int rc;
 
-	if (d->nsups == MAX_TARGETS) {
-		tt_log(TT_LOG_ERR, "target %s: more than %d targets", cfg->name, MAX_TARGETS);
+	if (d->nsups == TT_MAX_TARGETS) {
+		tt_log(TT_LOG_ERR, "target %s: more than %d targets", cfg->name, TT_MAX_TARGETS);
 		return NULL;
 	}
 	if (cfg->name && sup_find(d, cfg->name))

@@ -12,7 +12,8 @@ if ! git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
 	exit 77
 fi
 
-# Absolute home/work directories of a machine; and "issue 12", "issues #3", "(#12)", "fixes #4".
+# Absolute home/work directories of a machine; and a work item by number: the word issue(s)
+# before a number, a number after # in parentheses, or fix/close/see/per before # and a number.
 paths='(^|[^[:alnum:]_.~-])/(work|home|root)/'
 issues='[Ii]ssues? #?[0-9]+|\(#[0-9]+\)|([Ff]ix(es|ed)?|[Cc]loses?|[Ss]ee|[Pp]er) #[0-9]+'
 
