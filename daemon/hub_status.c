@@ -8,14 +8,6 @@
 #include "hub_int.h"
 #include "target.h"
 
-static const char *state_name(int st)
-{
-	/* enum tt_target_state order (the hub links without target.c) */
-	static const char *const names[] = { "attaching", "connected", "disconnected",
-					     "reset", "stalled", "stopped", "halted" };
-	return st >= 0 && st < (int)(sizeof(names) / sizeof(names[0])) ? names[st] : "unknown";
-}
-
 static int summary(const struct tt_hub *h, char *buf, size_t cap, bool is_status)
 {
 	static const struct tt_target_status none;
@@ -37,7 +29,7 @@ static int summary(const struct tt_hub *h, char *buf, size_t cap, bool is_status
 		     ",\"bytes_read\":%" PRIu64 ",\"rate\":%.1f,\"fill\":%.3f,\"clients\":%zu}",
 		     is_status ? "\"type\":\"status\"," : "", is_status ? "target" : "name",
 		     h->target_json_len, h->target_json, fl, fmt, pl, probe,
-		     state_name((int)st->state), ml, msg, h->last, st->events, st->gaps, st->lost,
+		     tt_target_state_name(st->state), ml, msg, h->last, st->events, st->gaps, st->lost,
 		     st->skipped, st->resets, st->bytes_read, st->rate, st->fill, h->nclients);
 	if (n < 0 || (size_t)n >= cap)
 		return -ENOSPC;

@@ -95,13 +95,6 @@ static void poll_cycle(struct tt_target *t);
 static void step(struct tt_target *t);
 static void on_timer(uv_timer_t *h);
 
-const char *tt_target_state_name(enum tt_target_state st)
-{
-	static const char *const names[] = { "attaching", "connected", "disconnected",
-					     "reset", "stalled", "stopped", "halted" };
-	return (unsigned)st < sizeof(names) / sizeof(names[0]) ? names[st] : "unknown";
-}
-
 /* A new state or message goes to status_cb (which logs it): returns true; a repeat: false. */
 static bool set_state(struct tt_target *t, enum tt_target_state st, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

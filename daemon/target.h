@@ -115,6 +115,13 @@ const struct tt_target_status *tt_target_status(const struct tt_target *t);
  * mask and the whole registry, for a .trx); nothing for other formats or before attach. */
 struct tt_export;
 void tt_target_export_prepare(const struct tt_target *t, struct tt_export *e);
-const char *tt_target_state_name(enum tt_target_state st);
+/* The state's name as the stream spells it ("unknown" out of range). Inline: the hub, which
+ * links without the poller, names states too. */
+static inline const char *tt_target_state_name(enum tt_target_state st)
+{
+	static const char *const names[] = { "attaching", "connected", "disconnected",
+					     "reset", "stalled", "stopped", "halted" };
+	return (unsigned)st < sizeof(names) / sizeof(names[0]) ? names[st] : "unknown";
+}
 
 #endif
