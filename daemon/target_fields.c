@@ -32,7 +32,7 @@ const struct tt_target_field tt_target_fields[] = {
 #undef F
 const size_t tt_target_nfields = sizeof(tt_target_fields) / sizeof(tt_target_fields[0]);
 
-static bool str_eq(const char *a, const char *b)
+bool tt_field_str_eq(const char *a, const char *b)
 {
 	return a == b || (a && b && !strcmp(a, b));
 }
@@ -50,7 +50,7 @@ static bool field_eq(const struct tt_target_field *f, const void *a, const void 
 	a = (const char *)a + f->off;
 	b = (const char *)b + f->off;
 	switch (f->type) {
-	case TT_FIELD_STR: return str_eq(*(const char *const *)a, *(const char *const *)b);
+	case TT_FIELD_STR: return tt_field_str_eq(*(const char *const *)a, *(const char *const *)b);
 	case TT_FIELD_ARGV:
 		return argv_eq(*(const char *const *const *)a, *(const char *const *const *)b);
 	case TT_FIELD_BOOL: return *(const bool *)a == *(const bool *)b;

@@ -38,6 +38,8 @@ struct tt_target_field {
 extern const struct tt_target_field tt_target_fields[];
 extern const size_t tt_target_nfields;
 
+/* Two optional strings are the same (NULL is the same only as NULL). */
+bool tt_field_str_eq(const char *a, const char *b);
 /* Whether a and b differ in a field whose change needs a restart. */
 bool tt_target_fields_differ(const struct tt_target_config *a, const struct tt_target_config *b);
 

@@ -27,6 +27,7 @@
 #include "server.h"
 #include "fleet.h"
 #include "supervisor.h"
+#include "target_fields.h"
 #include "tt_config.h"
 
 struct cli;
@@ -60,11 +61,6 @@ static struct tt_sup *sup_find(struct daemon *d, const char *name)
 
 /* The server: one consumer of the supervisors' hubs, absent with --no-server. */
 #if TT_HAVE_LWS
-static int same(const char *a, const char *b)
-{
-	return a == b || (a && b && !strcmp(a, b));
-}
-
 /* The server's part of a reload: token, origins and max_clients apply now (clients that no
  * longer pass are closed); the listener's settings need a restart, and the log says which
  * differ from what runs (on every reload until the restart). */
@@ -81,10 +77,11 @@ static void server_reload(struct daemon *d, const struct tt_server_config *n)
 
 #define KEEP(cond, key) \
 	if (cond) k += (size_t)snprintf(keep + k, sizeof(keep) - k, "%s%s", k ? ", " : "", key)
-	KEEP(!same(o->listen, n->listen), "listen");
+	KEEP(!tt_field_str_eq(o->listen, n->listen), "listen");
 	KEEP(o->port != n->port, "port");
-	KEEP(!same(o->web_dir, n->web_dir), "web_dir");
-	KEEP(!same(o->tls_cert, n->tls_cert) || !same(o->tls_key, n->tls_key), "tls_cert/tls_key");
+	KEEP(!tt_field_str_eq(o->web_dir, n->web_dir), "web_dir");
+	KEEP(!tt_field_str_eq(o->tls_cert, n->tls_cert) || !tt_field_str_eq(o->tls_key, n->tls_key),
+	     "tls_cert/tls_key");
 	KEEP(o->max_message != n->max_message, "max_message");
 	KEEP(o->idle_timeout_s != n->idle_timeout_s, "idle_timeout");
 	KEEP(o->max_exports != n->max_exports, "max_exports");
