@@ -56,6 +56,9 @@ cmp -s "$work/trx.raw" "$work/addr.raw" || fail "the .trx decodes to other entri
 objcopy -I binary -O ihex --change-addresses "$hdr" "$work/cap.trx" "$work/cap.hex"
 logs+=("$work/d.err")
 for f in cap.trx cap.hex; do
+  # emptied here, not only by the background job's redirection: the wait below must never
+  # count the previous file's output
+  : > "$work/d.out"
   ${TT_WRAP-} "$tracetapd" --probe "file:$work/$f" --no-server --stdout --poll-max 10 \
     > "$work/d.out" 2> "$work/d.err" &
   dpid=$!
