@@ -47,13 +47,14 @@ const page = b.page;
 /** The table rows shown: name, whether drawn as a user event. */
 const rows = () => page.$$eval('#table-rows .row:not([hidden])', (rs) => rs.map((r) => ({
   name: r.children[5].textContent, user: r.classList.contains('user'), thread: r.children[3].textContent })));
-const pick = async (target, event) => {
+const pick = async (target, event, atLeast = 1) => {
   await page.selectOption('#target-select', target);
   await page.selectOption('#filter-event', event);
-  // gap and reset rows pass every filter (they explain holes): the event rows are the others
-  return waitFor(`${target}: ${event} rows`, async () => {
+  // gap and reset rows pass every filter (they explain holes): the event rows are the others;
+  // the table redraws after the filter changes, so wait for as many rows as the file holds
+  return waitFor(`${target}: ${atLeast} or more ${event} rows`, async () => {
     const x = (await rows()).filter((r) => !['GAP', 'RESET', 'RECONNECT'].includes(r.name));
-    return x.length && x.every((r) => r.name === event) ? x : null;
+    return x.length >= atLeast && x.every((r) => r.name === event) ? x : null;
   }, 10000);
 };
 /** Opens the detail of the first event row shown; returns its tables as {heading: {key: value}}. */
@@ -87,7 +88,7 @@ const tests = [
     const run = await pick('qnx', 'THREAD_RUNNING');
     assert(run.every((r) => !r.user), 'THREAD_RUNNING (id 4097) is not a user event: ' + JSON.stringify(run));
     assert(run.every((r) => r.thread === 'io-pkt/rx'), 'the thread column has QNX\'s process/thread: ' + JSON.stringify(run));
-    const user = await pick('qnx', 'USER_EVENT');
+    const user = await pick('qnx', 'USER_EVENT', 2);
     assert(user.length === 2 && user.every((r) => r.user), 'USER_EVENT rows are: ' + JSON.stringify(user));
     const inst = await page.evaluate(() => window.tracetap.current.timeline.instants.filter((i) => i.kind === 'user').map((i) => i.r.name));
     assert(inst.length === 2 && inst.every((n) => n === 'USER_EVENT'), 'the timeline marks the two user events only: ' + inst);
