@@ -128,11 +128,13 @@ rtt_idle() {
 
 rtt_item() {
 	local secs rates who conf r best ok
-	secs=$(q 3 8) rates=$(q "1000 2000" "300 1000 2000 3000 4000")
+	secs=$(q 3 8) rates=${RTT_RATES:-$(q "1000 2000" "300 1000 2000 3000 4000")}
 	item rtt "OpenOCD RTT vs tracetap, same simulated link (cortex_m), 32-byte records"
 	declare -A LL P50 P99 CPU BPR IDL
 	for who in rtt tracetap; do
 		for conf in default best; do
+			case " ${RTT_CONFS:-rtt:default rtt:best tracetap:default tracetap:best} " in
+			*" $who:$conf "*) ;; *) continue ;; esac
 			best=0 ok=1
 			for r in $rates; do
 				rtt_trial "$who" "$conf" "$r" "$secs"
@@ -152,6 +154,7 @@ rtt_item() {
 	local name n miss p50 p99 cpu bpr b a c
 	for who in rtt tracetap; do
 		for conf in default best; do
+			[ -n "${LL[$who$conf]:-}" ] || continue
 			case $who$conf in
 			rttdefault) name="RTT, default (rtt polling_interval 100, 1 KiB up-buffer)" ;;
 			rttbest) name="RTT, best (rtt polling_interval 10, 16 KiB up-buffer)" ;;

@@ -10,7 +10,9 @@
 #   --build: build dir (default build-bench, set up with --buildtype=release when missing)
 #   --out:   results file (default bench/RESULTS.md; --quick and --only write nothing unless
 #            given --out)
-# Knobs (env): PIPE_RATE (file source events/s, 1000000), SOAK_S (600), SOAK_RATE (20000).
+# Knobs (env): PIPE_RATE (file source events/s, 1000000), SOAK_S (600), SOAK_RATE (20000),
+#   RTT_CONFS (the rtt item's configurations, "rtt:default rtt:best tracetap:default tracetap:best"),
+#   RTT_RATES (its rates, "300 1000 2000 3000 4000").
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(dirname "$here")
