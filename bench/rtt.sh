@@ -126,6 +126,24 @@ rtt_idle() {
 		-v ap=$((${io1#* } - ${io0#* })) 'BEGIN { printf "%.0f %.0f %.3f\n", by / s, ap / s, c / hz / s }')
 }
 
+# rtt_link_cost: what OpenOCD spends on this link, whoever asks: its CPU per read_memory of one
+# word (200 of them) and per word of 1,024-word reads (20 of them), each batch one TCL loop run
+# inside OpenOCD (no client round trips), on an idle target. Sets LINKCOST to "us_per_read
+# us_per_word".
+rtt_link_cost() {
+	local c0 c1 c2
+	rtt_chain 1000 1024 --count 20
+	sleep 1
+	c0=$(cpu_ticks "$OPID")
+	ocd_cmd "for {set i 0} {\$i < 200} {incr i} {read_memory $RTT_BASE 32 1}"
+	c1=$(cpu_ticks "$OPID")
+	ocd_cmd "for {set i 0} {\$i < 20} {incr i} {read_memory $RTT_BASE 32 1024}"
+	c2=$(cpu_ticks "$OPID")
+	rtt_stop
+	LINKCOST=$(awk -v a=$((c1 - c0)) -v b=$((c2 - c1)) -v hz="$HZ" \
+		'BEGIN { printf "%.0f %.1f\n", a / hz / 200 * 1e6, b / hz / (20 * 1024) * 1e6 }')
+}
+
 rtt_item() {
 	local secs rates who conf r best ok
 	secs=$(q 3 8) rates=${RTT_RATES:-$(q "1000 2000" "300 1000 2000 3000 4000")}
@@ -152,6 +170,11 @@ rtt_item() {
 		done
 	done
 	local name n miss p50 p99 cpu bpr b a c
+	rtt_link_cost
+	read -r a b <<<"$LINKCOST"
+	row rtt "the link: OpenOCD CPU per read_memory of 1 word; per word of 1,024-word reads" \
+		"$a us; $b us (1,000 records/s of 32 bytes = 8,000 words/s = $(awk -v b="$b" \
+		'BEGIN { printf "%.2f", b * 8000 / 1e6 }') cores for the words alone)"
 	for who in rtt tracetap; do
 		for conf in default best; do
 			[ -n "${LL[$who$conf]:-}" ] || continue

@@ -376,6 +376,8 @@ static void step(struct tt_target *t)
 		t->plan.r[0].len = 4;
 		t->plan.r[0].dst = t->ptr_buf;
 	} else {
+		if (t->fmt->set_host_time) /* the reader may plan by how long ago it last read */
+			t->fmt->set_host_time(t->rd, uv_hrtime());
 		t->fmt->plan(t->rd, &t->plan);
 	}
 	rc = tt_probe_read(t->probe, &t->plan, on_read, t);

@@ -76,9 +76,10 @@ struct tt_reader_ops {
 	void (*read_failed)(void *rd, int err);
 	const char *(*error)(const void *rd);
 	void (*stats)(const void *rd, struct tt_reader_stats *out);
-	/* The host's monotonic clock (ns) when the reads of the last plan completed, given before
-	 * each ingest: lets a reader tell time stamp wraps apart and estimate losses (NULL: the
-	 * format has no use for it). */
+	/* The host's monotonic clock (ns): when the reads of the last plan completed, given before
+	 * each ingest (lets a reader tell time stamp wraps apart and estimate losses), and now,
+	 * given before each plan (lets a reader plan by the age of what it read last). NULL: the
+	 * format has no use for it. */
 	void (*set_host_time)(void *rd, uint64_t ns);
 	/* A whole image (a file, a RAM dump) whose first byte is at target address base. cfg->address
 	 * locates the control structure (0: the format's default: the image start or the file's own

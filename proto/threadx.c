@@ -216,6 +216,8 @@ static int tt_tx_ingest_registry(struct tt_threadx *rd, tt_emit_cb cb, void *arg
 
 static void tt_tx_set_anchor(struct tt_threadx *rd, uint32_t nxt, uint32_t held)
 {
+	rd->ahead_ok = false;
+	rd->was_idle = false;
 	rd->nxt = tt_tx_ring(rd, nxt);
 	tt_tx_slot_words(rd, tt_tx_ring(rd, (int64_t)rd->nxt - 1), rd->anchor);
 	rd->anchor_ok = true;
@@ -555,11 +557,15 @@ static void tt_tx_plan_sync_read(struct tt_threadx *rd, struct tt_plan *p)
 	tt_tx_add(p, xaddr, TT_THREADX_ENTRY_SIZE, sy->x1);
 }
 
+static int tt_tx_ingest_poll_ent(struct tt_threadx *rd, tt_emit_cb cb, void *arg);
+
 static int tt_tx_ingest_poll_cur(struct tt_threadx *rd, tt_emit_cb cb, void *arg)
 {
 	uint32_t c;
 	rd->reg_fresh = false;
-	if (rd->cur_full) {
+	if (rd->use_ahead) {
+		c = rd->c_new;
+	} else if (rd->cur_full) {
 		struct tt_txlayout l;
 		uint32_t id = (uint32_t)rd->hdrbuf[0] | (uint32_t)rd->hdrbuf[1] << 8 |
 			      (uint32_t)rd->hdrbuf[2] << 16 | (uint32_t)rd->hdrbuf[3] << 24;
@@ -595,6 +601,9 @@ static int tt_tx_ingest_poll_cur(struct tt_threadx *rd, tt_emit_cb cb, void *arg
 	}
 	rd->c_new = c;
 	rd->state = TT_TXS_POLL_ENT;
+	/* the entries are read already, or there are none and the anchor was read after current */
+	if (rd->use_ahead || (rd->idle_plan && c == rd->nxt))
+		return tt_tx_ingest_poll_ent(rd, cb, arg);
 	return TT_THREADX_MORE;
 }
 
@@ -640,11 +649,36 @@ static int tt_tx_ingest_poll_ent(struct tt_threadx *rd, tt_emit_cb cb, void *arg
 	rd->pend.first = first;
 	rd->pend.count = emit;
 	tt_tx_set_anchor(rd, first + emit, count - emit);
+	rd->ahead = c2;
+	rd->ahead_ns = rd->host_now;
+	rd->ahead_ok = rd->host_now != 0;
+	rd->was_idle = count == 0;
 	return tt_tx_finish(rd, cb, arg);
 }
 
 /* ---- plan / ingest ------------------------------------------------------------------------ */
 
+
+/* The entry read of a poll from current c_new: the new slots [nxt, c_new) (zero, one or two
+ * ranges), then the anchor nxt-1 (read last: see tt_tx_ingest_poll_ent), then current. */
+static void tt_tx_plan_poll_ent(struct tt_threadx *rd, struct tt_plan *plan)
+{
+	const struct tt_txlayout *l = &rd->lay;
+	uint32_t k = tt_tx_ring(rd, (int64_t)rd->c_new - rd->nxt);
+	rd->s0 = tt_tx_ring(rd, (int64_t)rd->nxt - 1);
+	rd->r = k + 1;
+	uint32_t a = k < l->nent - rd->nxt ? k : l->nent - rd->nxt;
+	if (a > 0)
+		tt_tx_add(plan, l->ent_start + (uint64_t)rd->nxt * TT_THREADX_ENTRY_SIZE,
+			  a * TT_THREADX_ENTRY_SIZE,
+			  rd->entbuf + (size_t)rd->nxt * TT_THREADX_ENTRY_SIZE);
+	if (a < k)
+		tt_tx_add(plan, l->ent_start, (k - a) * TT_THREADX_ENTRY_SIZE, rd->entbuf);
+	tt_tx_add(plan, l->ent_start + (uint64_t)rd->s0 * TT_THREADX_ENTRY_SIZE,
+		  TT_THREADX_ENTRY_SIZE, rd->entbuf + (size_t)rd->s0 * TT_THREADX_ENTRY_SIZE);
+	tt_tx_add(plan, rd->cfg.header_addr + TT_TX_CUR_OFF, 4, rd->curbuf2);
+	rd->st.rereads += (uint64_t)(rd->held < k ? rd->held : k) * TT_THREADX_ENTRY_SIZE;
+}
 
 void tt_threadx_plan(struct tt_threadx *rd, struct tt_plan *plan)
 {
@@ -679,30 +713,27 @@ void tt_threadx_plan(struct tt_threadx *rd, struct tt_plan *plan)
 	case TT_TXS_POLL_CUR:
 		rd->cur_full = rd->force_header ||
 			       rd->poll_no % rd->cfg.header_every == rd->cfg.header_every - 1;
-		if (rd->cur_full)
+		rd->use_ahead = !rd->cur_full && rd->ahead_ok && rd->host_now >= rd->ahead_ns &&
+				rd->host_now - rd->ahead_ns <= TT_TX_AHEAD_NS;
+		rd->ahead_ok = false;
+		rd->idle_plan = false;
+		if (rd->use_ahead) {
+			rd->c_new = rd->ahead;
+			tt_tx_plan_poll_ent(rd, plan);
+		} else if (rd->cur_full) {
 			tt_tx_add(plan, rd->cfg.header_addr, TT_THREADX_HEADER_SIZE, rd->hdrbuf);
-		else
+		} else {
 			tt_tx_add(plan, cur_addr, 4, rd->curbuf);
+			rd->idle_plan = rd->was_idle && rd->anchor_ok;
+			if (rd->idle_plan) { /* no new slot expected: [anchor][current] now */
+				rd->c_new = rd->nxt;
+				tt_tx_plan_poll_ent(rd, plan);
+			}
+		}
 		break;
-	case TT_TXS_POLL_ENT: {
-		/* the new slots [nxt, current) (zero, one or two ranges), then the anchor nxt-1
-		 * (read last: see tt_tx_ingest_poll_ent), then current */
-		uint32_t k = tt_tx_ring(rd, (int64_t)rd->c_new - rd->nxt);
-		rd->s0 = tt_tx_ring(rd, (int64_t)rd->nxt - 1);
-		rd->r = k + 1;
-		uint32_t a = k < l->nent - rd->nxt ? k : l->nent - rd->nxt;
-		if (a > 0)
-			tt_tx_add(plan, l->ent_start + (uint64_t)rd->nxt * TT_THREADX_ENTRY_SIZE,
-				  a * TT_THREADX_ENTRY_SIZE,
-				  rd->entbuf + (size_t)rd->nxt * TT_THREADX_ENTRY_SIZE);
-		if (a < k)
-			tt_tx_add(plan, l->ent_start, (k - a) * TT_THREADX_ENTRY_SIZE, rd->entbuf);
-		tt_tx_add(plan, l->ent_start + (uint64_t)rd->s0 * TT_THREADX_ENTRY_SIZE,
-			  TT_THREADX_ENTRY_SIZE, rd->entbuf + (size_t)rd->s0 * TT_THREADX_ENTRY_SIZE);
-		tt_tx_add(plan, cur_addr, 4, rd->curbuf2);
-		rd->st.rereads += (uint64_t)(rd->held < k ? rd->held : k) * TT_THREADX_ENTRY_SIZE;
+	case TT_TXS_POLL_ENT:
+		tt_tx_plan_poll_ent(rd, plan);
 		break;
-	}
 	}
 	for (unsigned i = 0; i < plan->n; i++)
 		rd->st.bytes_planned += plan->r[i].len;

@@ -95,8 +95,10 @@ void tt_threadx_refresh_registry(struct tt_threadx *rd);
 /* The host's monotonic clock (ns, nonzero) when the reads of the last plan completed; call before
  * each tt_threadx_ingest. With tick_hz, the time between the polls that published two events
  * decides how many wraps of a narrow time source lay between them (a gap, a quiet spell), and
- * so the time across a lap that estimates how many events it took. Never called: stamps are
- * unwrapped from their own deltas only. */
+ * so the time across a lap that estimates how many events it took. Called before
+ * tt_threadx_plan too (the time now): a poll that starts within TT_TX_AHEAD_NS of the last
+ * poll's reads skips its read of current (threadx_int.h). Never called: stamps are unwrapped
+ * from their own deltas only, and every poll reads current first. */
 void tt_threadx_set_host_time(struct tt_threadx *rd, uint64_t ns);
 
 /* A registry object as last read (deleted objects keep their name). */

@@ -190,6 +190,17 @@ struct tt_threadx {
 	uint32_t sync_busy;     /* failed full-read attempts since the last sync that each prove
 	                         * N-1 events completed during the attempt */
 	uint32_t c_new;        /* current index read at the start of this poll */
+	/* Current as the last poll read it after its anchor, and the host time of that read: a
+	 * poll that starts right after (a link-bound reader) takes it as its own, see
+	 * TT_TX_AHEAD_NS. ahead_ok is cleared when the anchor moves any other way. */
+	uint32_t ahead;
+	uint64_t ahead_ns;
+	bool ahead_ok;
+	bool use_ahead;        /* this poll's plan is the entry read, from ahead */
+	/* The last poll found no new slot: the next one reads current, the anchor and current
+	 * again in one plan (idle_plan), which is the whole poll when current has not moved. */
+	bool was_idle;
+	bool idle_plan;
 	uint32_t s0, r;        /* slots read this poll: the anchor s0 and r - 1 new ones after it */
 	unsigned poll_no;
 
@@ -258,6 +269,11 @@ void tt_tx_decode(struct tt_threadx *rd, uint32_t slot, const uint32_t w[8], str
 
 /* threadx_header.c: the header and the current pointer (threadx.c drives them). */
 #define TT_TX_CUR_OFF 32u /* offset of the current pointer in the header */
+/* A poll that starts at most this long (host time) after the last poll read current takes that
+ * value instead of reading current first: the entries below an older current are as complete as
+ * below a fresh one, so only latency depends on its age, and a link-bound reader (polls back to
+ * back) saves a probe command per poll. Later polls read current afresh. */
+#define TT_TX_AHEAD_NS 2000000u
 /* rd->err = "ThreadX header at ADDR: " and the message. */
 void tt_tx_err(struct tt_threadx *rd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Parses and validates hdrbuf into *l. Returns 0, -EPROTO or -EFBIG with rd->err set. */

@@ -6,6 +6,7 @@
 
 #include "../tt_test.h"
 #include "txtest.h"
+#include "../../proto/threadx_int.h" /* TT_TX_AHEAD_NS */
 
 #define BUF (TXT_BASE + 0x1000)
 
@@ -541,6 +542,92 @@ static void test_random_interleaving(void)
 	txt_free(&t);
 }
 
+/* Polls that start right after the last one (host time within TT_TX_AHEAD_NS) take current
+ * from that poll's last read, and a poll after one that found nothing reads current, the anchor
+ * and current at once: one plan per cycle, not two, and the same exact stream. */
+static unsigned plans;
+static bool ahead_writes;
+static void count_plans(struct txt *t, unsigned i, const struct tt_plan *p)
+{
+	if (i == 0)
+		plans++;
+	(void)p;
+	/* mostly a few events per range read, now and then a lap of the 64-slot buffer */
+	for (uint32_t k = !ahead_writes ? 0 : rnd() % 100 < 2 ? 70 : rnd() % 8; k > 0; k--)
+		txt_user(t, rnd_seq++);
+}
+
+static unsigned cycle_at(struct txt *t, uint64_t ns)
+{
+	plans = 0;
+	tt_threadx_set_host_time(t->rd, ns);
+	CHECK_EQ(txt_cycle(t), TT_THREADX_DONE);
+	return plans;
+}
+
+static void test_cur_ahead(void)
+{
+	struct txt t;
+	const uint64_t ms = 1000000;
+	setup(&t, 64, NULL);
+	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE); /* attach: the two RUNNING events */
+	txt_user(&t, 1);
+	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE); /* its thread is not in the registry: noted */
+	t.hook = count_plans;
+	for (uint32_t i = 2; i <= 3; i++)
+		txt_user(&t, i);
+	CHECK_EQ(cycle_at(&t, 1000 * ms), 2); /* no poll before this one read current */
+	for (uint32_t i = 4; i <= 8; i++)
+		txt_user(&t, i);
+	CHECK_EQ(cycle_at(&t, 1001 * ms), 1); /* back to back: the entries at once */
+	for (uint32_t i = 9; i <= 10; i++)
+		txt_user(&t, i);
+	CHECK_EQ(cycle_at(&t, 1004 * ms), 2); /* 3 ms later: current is read afresh */
+	CHECK_EQ(cycle_at(&t, 1004 * ms + TT_TX_AHEAD_NS + 1), 2);
+	CHECK_EQ(cycle_at(&t, 1004 * ms + TT_TX_AHEAD_NS + 2), 1);
+	/* nothing new, 5 ms later: current, the anchor and current in one plan, the whole poll */
+	CHECK_EQ(cycle_at(&t, 1010 * ms), 1);
+	CHECK_EQ(cycle_at(&t, 1015 * ms), 1);
+	/* then events: that plan saw current move, the entries follow in a second one */
+	txt_user(&t, 11);
+	CHECK_EQ(cycle_at(&t, 1020 * ms), 2);
+	CHECK(txt_seq_range(&t.log, 1, 11));
+	CHECK_EQ(txt_count(&t.log, TT_REC_GAP), 0);
+	/* no host time (tracetap decode, a reader that never gets one): current first, always */
+	tt_threadx_set_host_time(t.rd, 0);
+	plans = 0;
+	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
+	CHECK_EQ(plans, 2);
+	txt_free(&t);
+
+	/* a writer active during every read, polls 0.5 ms apart: the stream stays exact (gaps
+	 * counted exactly), and nearly every poll is one plan (the 16th reads the whole header; a
+	 * lap or an overwritten anchor means a full read) */
+	setup(&t, 64, NULL);
+	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
+	txt_user(&t, 0);
+	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
+	txt_log_clear(&t.log);
+	rnd_seq = 1;
+	t.hook = count_plans;
+	ahead_writes = true;
+	unsigned single = 0, n = 3000;
+	for (unsigned poll = 0; poll < n; poll++)
+		single += cycle_at(&t, 2000 * ms + poll * ms / 2) == 1;
+	ahead_writes = false;
+	cycle_at(&t, 4000 * ms);
+	cycle_at(&t, 4000 * ms + ms / 2);
+	check_stream(&t.log, 1, rnd_seq - 1);
+	for (size_t i = 0; i < t.log.n; i++)
+		if (t.log.v[i].kind == TT_REC_GAP)
+			CHECK(t.log.v[i].exact);
+	CHECK_EQ(txt_count(&t.log, TT_REC_RESET), 0);
+	printf("current ahead: %u of %u polls were one plan; %u events written, %zu gaps\n", single,
+	       n, rnd_seq - 1, txt_count(&t.log, TT_REC_GAP));
+	CHECK(single > n / 2);
+	txt_free(&t);
+}
+
 int main(void)
 {
 	test_attach_partial_and_poll();
@@ -552,5 +639,6 @@ int main(void)
 	test_patched_entries();
 	test_hold_cost();
 	test_random_interleaving();
+	test_cur_ahead();
 	return tt_test_done();
 }
