@@ -10,7 +10,7 @@
 #   --build: build dir (default build-bench, set up with --buildtype=release when missing)
 #   --out:   results file (default bench/RESULTS.md; --quick and --only write nothing unless
 #            given --out)
-# Knobs (env): PIPE_RATE (file source events/s, 1000000), SOAK_S (600), SOAK_RATE (20000),
+# Knobs (env): PIPE_RATE (file source events/s, 100000), SOAK_S (600), SOAK_RATE (20000),
 #   RTT_CONFS (the rtt item's configurations, "rtt:default rtt:best tracetap:default tracetap:best"),
 #   RTT_RATES (its rates, "300 1000 2000 3000 4000").
 set -u
@@ -111,7 +111,7 @@ wait_history() {
 }
 
 if want pipeline; then
-	rate=${PIPE_RATE:-1000000} secs=$(q 2 8)
+	rate=${PIPE_RATE:-100000} secs=$(q 2 8)
 	item pipeline "host pipeline: file source at $rate events/s -> tracetapd -> 1/10/100 WebSocket clients"
 	host_daemon
 	sleep 2
