@@ -41,6 +41,8 @@ rtt_chain() {
 rtt_stop() {
 	kill "${RPIDS[@]}" 2>/dev/null
 	wait "${RPIDS[@]}" 2>/dev/null
+	tt_unspawn "rfw$RTT_K"
+	tt_unspawn "rsim$RTT_K"
 }
 # rtt_server INTERVAL_MS: OpenOCD's RTT on the block, polled every INTERVAL_MS, its server on an
 # ephemeral port (RPORT).

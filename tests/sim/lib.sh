@@ -49,6 +49,15 @@ tt_spawn() {
 	printf -v "TT_FD_$name" '%s' "$fd"
 }
 
+# tt_unspawn NAME: closes the shell's end of NAME's stdout (after NAME was stopped), so a script
+# that spawns many processes does not hold their fifos open, nor pass them to what it starts next.
+tt_unspawn() {
+	local fdvar="TT_FD_$1" fd
+	fd=${!fdvar:-}
+	[ -n "$fd" ] && exec {fd}>&-
+	unset "TT_FD_$1"
+}
+
 # tt_expect NAME REGEX [SECONDS]: reads NAME's stdout until a line matches (deadline: 10 s);
 # the line is left in TT_LINE.
 tt_expect() {
