@@ -75,8 +75,17 @@ const tests = [
     await page.screenshot({ path: path.join(ART, 'benches-50.png') });
   }],
 
-  ['a bench folds and unfolds', async () => {
-    await page.click('#targets .bench[data-bench="rack-b"] .b-head');
+  ['a bench folds and unfolds, even when the list has news while the button is down', async () => {
+    // Press on rack-b's head and hold it until the daemon's status has made the list due for a
+    // redraw (every target streams, so one comes); the release must still fold the bench.
+    const head = page.locator('#targets .bench[data-bench="rack-b"] .b-head');
+    await head.scrollIntoViewIfNeeded();
+    const box = await head.boundingBox();
+    const held0 = await page.evaluate(() => window.tracetap.heldRedraws);
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await page.mouse.down();
+    await waitFor('a redraw due while the button is down', () => page.evaluate((h) => window.tracetap.heldRedraws > h, held0), 10000);
+    await page.mouse.up();
     let x = (await list()).find((y) => y.bench === 'rack-b');
     assert(x.folded && x.targets.length === 0, 'folded: no targets shown: ' + JSON.stringify(x));
     assert((await list()).find((y) => y.bench === 'rack-a').targets.length === 9, 'other benches stay open');

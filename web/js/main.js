@@ -29,7 +29,8 @@ const app = {
   theme: null,
   counters: null,
   targetFilter: '',       // the target list's filter box
-  collapsed: new Set(),   // folded benches in the target list         // session.counters
+  collapsed: new Set(),   // folded benches in the target list
+  heldRedraws: 0,         // list redraws put off while a pointer button was down on it
 };
 window.tracetap = app;    // for the browser tests and for curious users (console)
 
@@ -183,6 +184,9 @@ function refreshTargetSelect() {
 /* ---------- sidebar: targets, charts ---------- */
 
 let targetsDirty = true;
+// While a pointer button is down on the list, the frame loop does not redraw it: a redraw between
+// press and release replaces the element under the pointer and the browser drops the click.
+let listHeld = false;
 
 function renderTargets() {
   targetsDirty = false;
@@ -332,7 +336,12 @@ function toast(text, kind) {
 
 function wire() {
   $('target-select').addEventListener('change', (e) => selectTarget(e.target.value));
+  $('targets').addEventListener('pointerdown', () => { listHeld = true; });
+  const release = () => setTimeout(() => { listHeld = false; }, 0); // after the click that may follow
+  window.addEventListener('pointerup', release);
+  window.addEventListener('pointercancel', release);
   $('targets').addEventListener('click', (e) => {
+    listHeld = false;
     const h = e.target.closest('.b-head');
     if (h) { const b = h.dataset.bench; if (!app.collapsed.delete(b)) app.collapsed.add(b); renderTargets(); return; }
     const c = e.target.closest('.target');
@@ -430,7 +439,7 @@ function frame(now) {
     renderCharts();
     renderInfo();
     refreshFilterOptions(false);
-    if (targetsDirty) renderTargets();
+    if (targetsDirty) { if (listHeld) app.heldRedraws++; else renderTargets(); }
     if (app.current && app.current.laneSet !== timeline.laneSet) timeline.setFilter(app.pred, app.filter.thread, app.current.laneSet);
   }
   if (now - lastTrim > 1000) {
