@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "../fw/fw.h"
+#include "../probe/filesrc.h"
 #include "../proto/reader.h"
 #include "../proto/nuttx.h"
 #include "../proto/threadx.h"
@@ -546,7 +547,7 @@ static int locate_file(struct tt_target *t, char *err, size_t errlen)
 	uint64_t addr;
 	size_t got;
 	int raw;
-	int rc = tt_probe_file_head(path, head, sizeof(head), &got, &addr, &raw, err, errlen);
+	int rc = tt_filesrc_head(path, head, sizeof(head), &got, &addr, &raw, err, errlen);
 
 	if (rc < 0)
 		return rc;

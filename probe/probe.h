@@ -162,10 +162,4 @@ void tt_probe__close_done(struct tt_probe *p);
  * max characters with "..." appended. Returns out. */
 char *tt_probe__quote(char *out, size_t outlen, const char *s, size_t n, size_t max);
 
-/* The start of the image a file:PATH probe serves (blocking: for setup, not polls): up to len
- * bytes into buf (*got of them) and their target address: a raw file's first bytes (*addr 0,
- * *raw 1), or a HEX/S-record file's lowest segment. 0 or -errno with err naming the file. */
-int tt_probe_file_head(const char *path, uint8_t *buf, size_t len, size_t *got, uint64_t *addr,
-		       int *raw, char *err, size_t errlen);
-
 #endif

@@ -1,6 +1,7 @@
 /* tests/integration/test_file.c: the file: backend (raw, Intel HEX, S-record, errors, a file
- * rewritten while followed) and the request contracts probe.c enforces (-EBUSY, -EINVAL,
- * callbacks never inside the call, cancel on close, no leaked handles). */
+ * rewritten while followed), the kev: backend (a file followed while it is written) and the
+ * request contracts probe.c enforces (-EBUSY, -EINVAL, callbacks never inside the call, cancel
+ * on close, no leaked handles). */
 #include <errno.h>
 #include <stdarg.h>
 #include <unistd.h>
@@ -231,6 +232,69 @@ static void expect_malformed(const char *text, const char *what)
 	close_probe(p);
 }
 
+static uint64_t le64(const uint8_t *b)
+{
+	uint64_t v = 0;
+
+	for (int i = 7; i >= 0; i--)
+		v = v << 8 | b[i];
+	return v;
+}
+
+/* kev:PATH follows a file while it is written: length and generation at TT_PLAN_FILE_STAT, and
+ * a read without it comes from the file whose length was last given, even when another file has
+ * taken the path since (the next length and generation say so). */
+static void test_kev_follow(void)
+{
+	char *path = path_of("grow.kev"), *tmp = path_of("grow.tmp");
+	uint8_t st[TT_PLAN_FILE_STAT_LEN], got[8];
+	struct tt_plan stat_plan = { 1, { { TT_PLAN_FILE_STAT, TT_PLAN_FILE_STAT_LEN, st } } };
+	struct tt_probe_options opt = { 0 };
+	struct tt_probe *p;
+	struct req r;
+	char err[256], spec[600];
+
+	snprintf(spec, sizeof(spec), "kev:%s", path);
+	REQUIRE_EQ(tt_probe_new(&loop, spec, &opt, &p, err, sizeof(err)), 0);
+	/* no file yet: length 0, generation 0, not an error */
+	REQUIRE_EQ(read_plan(p, &stat_plan, &r), 0);
+	REQUIRE_EQ(le64(st), 0);
+	REQUIRE_EQ(le64(st + 8), 0);
+
+	tt_test_write_file(path, "AAAAaaaa", 8);
+	REQUIRE_EQ(read_plan(p, &stat_plan, &r), 0);
+	REQUIRE_EQ(le64(st), 8);
+	REQUIRE_EQ(le64(st + 8), 1);
+	/* HEX-looking content is still raw: byte 0 at address 0 */
+	FILE *f = fopen(path, "ab");
+	REQUIRE(f != NULL);
+	REQUIRE(fwrite(":1000", 1, 5, f) == 5);
+	REQUIRE(fclose(f) == 0);
+	REQUIRE_EQ(read1(p, 8, 5, got, &r), 0);
+	REQUIRE(memcmp(got, ":1000", 5) == 0);
+
+	/* another file at the path: bytes still from the first until the next length */
+	tt_test_write_file(tmp, "BBBBbbbbBBBBbbbb", 16);
+	REQUIRE(rename(tmp, path) == 0);
+	REQUIRE_EQ(read1(p, 4, 4, got, &r), 0);
+	REQUIRE(memcmp(got, "aaaa", 4) == 0);
+	REQUIRE_EQ(read_plan(p, &stat_plan, &r), 0);
+	REQUIRE_EQ(le64(st), 16);
+	REQUIRE_EQ(le64(st + 8), 2);
+	REQUIRE_EQ(read1(p, 4, 4, got, &r), 0);
+	REQUIRE(memcmp(got, "bbbb", 4) == 0);
+	/* past the end: -EFAULT naming the file (a file cut since its length was read) */
+	REQUIRE_EQ(read1(p, 12, 8, got, &r), -EFAULT);
+	REQUIRE_SUBSTR(r.err, "grow.kev: address 0xc (+8) is outside the image [0x0,0x10)");
+
+	/* removed while open: still read until another file appears */
+	REQUIRE(unlink(path) == 0);
+	REQUIRE_EQ(read_plan(p, &stat_plan, &r), 0);
+	REQUIRE_EQ(le64(st), 16);
+	REQUIRE_EQ(le64(st + 8), 2);
+	close_probe(p);
+}
+
 static void test_malformed(void)
 {
 	expect_malformed(":0400000001020304F2\n:0400040001020304EF\n:00000001FF\n",
@@ -298,6 +362,7 @@ int main(void)
 	test_text_image(0);
 	test_text_image(1);
 	test_malformed();
+	test_kev_follow();
 	test_contracts();
 	tt_test_loop_done(&loop);
 	tt_test_rmdir(dir);
