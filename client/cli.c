@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "../proto/parse.h"
+#include "../proto/token.h"
 #include "export.h"
 #include "textfmt.h"
 
@@ -244,6 +245,12 @@ int tt_cli_parse(int argc, char **argv, const char *cmd, struct tt_cli *o)
 	if (tt_url_parse(optind < argc ? argv[optind] : "ws://127.0.0.1:7733/ws", &o->url) < 0) {
 		fprintf(stderr, "tracetap %s: bad URL '%s' (expected ws://HOST:PORT or HOST:PORT)\n",
 			cmd, argv[optind]);
+		return -1;
+	}
+	char why[160];
+	if (o->token && *o->token && tt_token_problem(o->token, why, sizeof(why))) {
+		fprintf(stderr, "tracetap %s: %s: %s\n", cmd,
+			o->token == getenv("TRACETAP_TOKEN") ? "$TRACETAP_TOKEN" : "--token", why);
 		return -1;
 	}
 	if ((cd->bit & (C_RECORD | C_EXPORT)) && !o->out) {

@@ -14,6 +14,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -194,28 +195,45 @@ static void b64(const unsigned char *in, size_t n, char *out)
 	out[o] = 0;
 }
 
-/* The HTTP upgrade request of o into req (a fresh key from *rnd); returns its length. */
+/* Appends to the request in req[0..cap): -E2BIG when it does not fit (nothing is sent then). */
+static int reqf(char *req, size_t cap, int *n, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static int reqf(char *req, size_t cap, int *n, const char *fmt, ...)
+{
+	va_list ap;
+	int k;
+
+	if (*n < 0)
+		return *n;
+	va_start(ap, fmt);
+	k = vsnprintf(req + *n, cap - (size_t)*n, fmt, ap);
+	va_end(ap);
+	*n = k < 0 || (size_t)k >= cap - (size_t)*n ? -E2BIG : *n + k;
+	return *n;
+}
+
+/* The HTTP upgrade request of o into req (a fresh key from *rnd); returns its length, or
+ * -E2BIG. */
 static int upgrade_request(const struct tt_ws_opts *o, uint32_t *rnd, char *req, size_t cap)
 {
 	unsigned char nonce[16];
 	char key[32];
-	int n;
+	int n = 0;
 
 	for (int i = 0; i < 16; i++)
 		nonce[i] = (unsigned char)rnd_next(rnd);
 	b64(nonce, 16, key);
-	n = snprintf(req, cap,
-		     "GET %s HTTP/1.1\r\nHost: %s:%d\r\nUpgrade: websocket\r\n"
-		     "Connection: Upgrade\r\nSec-WebSocket-Key: %s\r\n"
-		     "Sec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: %s\r\n",
-		     o->path ? o->path : "/ws", o->host, o->port, key,
-		     o->protocol ? o->protocol : "tracetap.v1");
+	reqf(req, cap, &n,
+	     "GET %s HTTP/1.1\r\nHost: %s:%d\r\nUpgrade: websocket\r\n"
+	     "Connection: Upgrade\r\nSec-WebSocket-Key: %s\r\n"
+	     "Sec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: %s\r\n",
+	     o->path ? o->path : "/ws", o->host, o->port, key,
+	     o->protocol ? o->protocol : "tracetap.v1");
 	if (o->origin)
-		n += snprintf(req + n, cap - (size_t)n, "Origin: %s\r\n", o->origin);
+		reqf(req, cap, &n, "Origin: %s\r\n", o->origin);
 	if (o->token)
-		n += snprintf(req + n, cap - (size_t)n, "Authorization: Bearer %s\r\n", o->token);
-	n += snprintf(req + n, cap - (size_t)n, "\r\n");
-	return n;
+		reqf(req, cap, &n, "Authorization: Bearer %s\r\n", o->token);
+	return reqf(req, cap, &n, "\r\n");
 }
 
 /* A refused upgrade: its status line and the reason in the body (what came with the head, or
@@ -269,6 +287,12 @@ int tt_ws_connect(const struct tt_ws_opts *o, struct tt_ws **out, int *http_stat
 	if (!ws->rnd)
 		ws->rnd = 1;
 	n = upgrade_request(o, &ws->rnd, req, sizeof(req));
+	if (n < 0) {
+		snprintf(err, errlen, "WebSocket request to %s:%d: its path, Origin and token "
+			 "are more than %zu bytes", o->host, o->port, sizeof(req));
+		rc = n;
+		goto fail;
+	}
 	if ((rc = send_all(fd, req, (size_t)n, deadline)) < 0 ||
 	    (rc = read_head(fd, head, sizeof(head), deadline, &total, &body)) < 0) {
 		snprintf(err, errlen, "WebSocket handshake with %s:%d failed: %s", o->host,
@@ -502,13 +526,13 @@ int tt_http_get(const char *host, int port, const char *path, const char *token,
 	fd = tcp_connect(host, port, deadline);
 	if (fd < 0)
 		return fd;
-	int k = snprintf(req, sizeof(req), "GET %s HTTP/1.1\r\nHost: %s:%d\r\nConnection: close\r\n",
-			 path, host, port);
+	int k = 0;
+	reqf(req, sizeof(req), &k, "GET %s HTTP/1.1\r\nHost: %s:%d\r\nConnection: close\r\n",
+	     path, host, port);
 	if (token)
-		k += snprintf(req + k, sizeof(req) - (size_t)k, "Authorization: Bearer %s\r\n",
-			      token);
-	k += snprintf(req + k, sizeof(req) - (size_t)k, "\r\n");
-	if ((rc = send_all(fd, req, (size_t)k, deadline)) < 0)
+		reqf(req, sizeof(req), &k, "Authorization: Bearer %s\r\n", token);
+	if ((rc = reqf(req, sizeof(req), &k, "\r\n")) < 0 ||
+	    (rc = send_all(fd, req, (size_t)k, deadline)) < 0)
 		goto out;
 	buf = malloc(cap);
 	if (!buf) {

@@ -60,7 +60,7 @@ int tt_ws_recv(struct tt_ws *ws, int timeout_ms, struct tt_ws_msg *m);
 void tt_ws_close(struct tt_ws *ws, int code);
 
 /* One HTTP GET (Connection: close). *body: caller frees (NUL terminated). Returns the HTTP
- * status (> 0) or -errno. */
+ * status (> 0) or -errno (-E2BIG: path and token do not fit a 2 KiB request). */
 int tt_http_get(const char *host, int port, const char *path, const char *token,
 		int timeout_ms, char **body, size_t *len);
 

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../proto/token.h"
 #include "target_fields.h"
 #include "tt_config.h"
 
@@ -324,6 +325,13 @@ int tt_config_parse(const char *text, size_t len, const char *name, struct tt_co
 	cJSON_AddItemToObject(p->root, "targets", (cJSON *)targets);
 	if (rc < 0)
 		goto fail;
+	char why[160];
+	if (cfg->server.token && *cfg->server.token &&
+	    tt_token_problem(cfg->server.token, why, sizeof(why))) {
+		snprintf(err, errlen, "%s: token: %s", name, why);
+		rc = -EINVAL;
+		goto fail;
+	}
 	rc = -ENOMEM;
 	cfg->ntargets = (size_t)cJSON_GetArraySize(targets);
 	cfg->targets = calloc(cfg->ntargets + 1, sizeof(*cfg->targets));

@@ -19,6 +19,7 @@
 
 #include "../probe/usb.h"
 #include "../proto/json.h"
+#include "../proto/token.h"
 #include "config.h"
 #include "log.h"
 #include "notify.h"
@@ -430,7 +431,15 @@ static int server_opt(int c, struct daemon *d, struct cli *cl)
 
 	switch (c) {
 	case O_LISTEN: cl->listen = optarg; break;
-	case O_TOKEN: cl->token = optarg; break;
+	case O_TOKEN: {
+		char why[160];
+		if (*optarg && tt_token_problem(optarg, why, sizeof(why))) {
+			fprintf(stderr, "tracetapd: --token: %s\n", why);
+			return 2;
+		}
+		cl->token = optarg;
+		break;
+	}
 	case O_WEB: cl->web = optarg; break;
 	case O_CERT: cl->cert = optarg; break;
 	case O_KEY: cl->key = optarg; break;

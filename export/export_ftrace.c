@@ -25,6 +25,24 @@ static void ft_comm(char *out, size_t cap, const char *name)
 	out[n] = '\0';
 }
 
+/* Appends to line[0..cap) at n, cut to leave room for a '\n'; returns the new length. */
+static size_t ft_add(char *line, size_t cap, size_t n, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static size_t ft_add(char *line, size_t cap, size_t n, const char *fmt, ...)
+{
+	va_list ap;
+	int k;
+
+	if (n + 2 > cap)
+		return n;
+	va_start(ap, fmt);
+	k = vsnprintf(line + n, cap - 1 - n, fmt, ap);
+	va_end(ap);
+	if (k < 0)
+		return n;
+	return n + (size_t)k < cap - 2 ? n + (size_t)k : cap - 2;
+}
+
 static int ft_record(struct tt_export *e, const cJSON *rec, const char *type)
 {
 	double ns = num(rec, "ns", -1);
@@ -50,7 +68,7 @@ static int ft_record(struct tt_export *e, const cJSON *rec, const char *type)
 			"known, else ticks as microseconds)\n#\n#           TASK-PID     CPU#  "
 			"TIMESTAMP  FUNCTION\n#              | |         |       |         |\n");
 	if (strcmp(type, "event")) {
-		putf(e, "%16s-%-7d [000] %12.6f: tracetap_%s: seq=%.0f lost=%.0f reason=\"%s\"\n",
+		putf(e, "%16s-%-7d [000] %12.6f: tracetap_%s: seq=%.0f lost=%.0f reason=\"%.200s\"\n",
 		     "<tracetap>", 0, secs, type, num(rec, "seq", 0), num(rec, "lost", 0),
 		     str(rec, "reason") ? str(rec, "reason") : "");
 		return 0;
@@ -64,18 +82,15 @@ static int ft_record(struct tt_export *e, const cJSON *rec, const char *type)
 			 ft_tid(e, (uint32_t)hexnum(rec, "thread")));
 	} else
 		snprintf(task, sizeof(task), "<%s>-0", ctx ? ctx : "unknown");
-	n = (size_t)snprintf(line, sizeof(line), "%24s [%03.0f] %12.6f: %s:", task,
-			     num(rec, "core", 0), secs, str(rec, "name") ? str(rec, "name") : "?");
+	/* Fields from the wire are cut to fit one line: n stays below the end, the '\n' fits. */
+	n = ft_add(line, sizeof(line), 0, "%24s [%03.0f] %12.6f: %.200s:", task,
+		   num(rec, "core", 0), secs, str(rec, "name") ? str(rec, "name") : "?");
 	const cJSON *a;
 	cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(rec, "args")) {
-		if (n >= sizeof(line) - 100)
-			break;
 		if (cJSON_IsString(a))
-			n += (size_t)snprintf(line + n, sizeof(line) - n, " %s=%.60s", a->string,
-					      a->valuestring);
+			n = ft_add(line, sizeof(line), n, " %.60s=%.60s", a->string, a->valuestring);
 		else
-			n += (size_t)snprintf(line + n, sizeof(line) - n, " %s=%.0f", a->string,
-					      a->valuedouble);
+			n = ft_add(line, sizeof(line), n, " %.60s=%.0f", a->string, a->valuedouble);
 	}
 	line[n++] = '\n';
 	put(e, line, n);

@@ -5,6 +5,7 @@
 #define TT_EXPORT_INT_H
 
 #include <cjson/cJSON.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -116,19 +117,36 @@ static inline void put(struct tt_export *e, const void *buf, size_t len)
 		e->err = e->write(e->arg, buf, len);
 }
 
+/* Formatted output of any length (a record's text may be long): put whole, never cut. */
+static inline void vputf(struct tt_export *e, const char *fmt, va_list ap)
+{
+	char tmp[4096], *big;
+	va_list aq;
+	int n;
+
+	va_copy(aq, ap);
+	n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	if (n >= 0 && (size_t)n < sizeof(tmp)) {
+		put(e, tmp, (size_t)n);
+	} else if (n > 0 && (big = malloc((size_t)n + 1)) != NULL) {
+		vsnprintf(big, (size_t)n + 1, fmt, aq);
+		put(e, big, (size_t)n);
+		free(big);
+	} else if (!e->err) {
+		e->err = n < 0 ? -EINVAL : -ENOMEM;
+	}
+	va_end(aq);
+}
+
 static inline void putf(struct tt_export *e, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 static inline void putf(struct tt_export *e, const char *fmt, ...)
 {
-	char tmp[4096];
 	va_list ap;
-	int n;
 
 	va_start(ap, fmt);
-	n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	vputf(e, fmt, ap);
 	va_end(ap);
-	if (n > 0)
-		put(e, tmp, (size_t)n < sizeof(tmp) ? (size_t)n : sizeof(tmp) - 1);
 }
 
 /* A JSON string literal of s (quotes included) into buf. */

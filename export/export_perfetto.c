@@ -15,19 +15,14 @@ static void pf_event(struct tt_export *e, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 static void pf_event(struct tt_export *e, const char *fmt, ...)
 {
-	char tmp[4096];
 	va_list ap;
-	int n;
 
-	va_start(ap, fmt);
-	n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
-	va_end(ap);
-	if (n <= 0 || (size_t)n >= sizeof(tmp))
-		return;
 	if (e->pf.started)
 		put(e, ",\n", 2);
 	e->pf.started = true;
-	put(e, tmp, (size_t)n);
+	va_start(ap, fmt);
+	vputf(e, fmt, ap);
+	va_end(ap);
 }
 
 static void pf_thread_name(struct tt_export *e, uint32_t tid, const char *name)

@@ -45,6 +45,18 @@ done
 [ ! -e "$work/rec.jsonl" ] && [ ! -e "$work/exp.jsonl" ] || fail "an output file was created for an unknown target"
 echo "ok: unknown target: tail, status, record, export exit 1 with the target list"
 
+# A token that cannot be one: refused before anything is sent, naming where it came from; the
+# longest one (256 characters) is sent.
+expect_rc 2 "--token with a space" tt status "$url" --token 'two words'
+one_line "$work/err" "--token with a space" "^tracetap status: --token: character 4 is 0x20"
+TRACETAP_TOKEN=$'ab\r\nX-Injected: 1' expect_rc 2 "\$TRACETAP_TOKEN with a line break" tt tail "$url"
+one_line "$work/err" "\$TRACETAP_TOKEN with a line break" "^tracetap tail: \\\$TRACETAP_TOKEN: character 3 is 0x0d"
+expect_rc 2 "a 257-character token" tt record -o "$work/tok.jsonl" "$url" --token "$(printf 'k%.0s' {1..257})"
+one_line "$work/err" "a 257-character token" "--token: 257 characters: a token has 1 to 256$"
+[ ! -e "$work/tok.jsonl" ] || fail "an output file was created for a bad token"
+expect_rc 0 "a 256-character token" tt status "$url" --token "$(printf 'k%.0s' {1..256})"
+echo "ok: a token with a space, a line break or 257 characters is refused (exit 2), 256 is sent"
+
 # export with two targets and no --target: an error naming them.
 expect_rc 1 "export without --target" tt export -o "$work/exp.jsonl" "$url"
 one_line "$work/err" "export without --target" "has 2 targets \(board1, board2\): name one with --target NAME"

@@ -478,6 +478,55 @@ def sighup_broken():
         d.stop()
 
 
+@row("token-bounds", on_main=False)
+def token_bounds():
+    """What a token may be: the longest (256 characters, every kind of visible ASCII) works as
+    a header, as ?token= percent-encoded and on a WebSocket; a space, a line break or 257
+    characters are refused at start (flag and file, named) and on SIGHUP (the old one kept)."""
+    from urllib.parse import quote
+    punct = "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"
+    tok = (punct + "AZaz09") * 7
+    tok = (tok + "x" * 256)[:256]
+    for bad, want in (("a b", "--token: character 2 is 0x20"),
+                      ("x" * 257, "--token: 257 characters: a token has 1 to 256")):
+        p = subprocess.run([TRACETAPD, "--token", bad, "--probe", "file:" + RAM, "--check-config"],
+                           capture_output=True, text=True, timeout=10)
+        check(p.returncode == 2 and want in p.stderr, "--token %r: %s %r" % (bad[:10], p.returncode, p.stderr[:200]))
+    path = os.path.join(WORK, "badtoken.json")
+    with open(path, "w") as f:
+        json.dump({"port": 0, "token": "line\r\nX-Injected: 1"}, f)
+    os.chmod(path, 0o600)
+    p = subprocess.run([TRACETAPD, "--config", path, "--check-config"], capture_output=True,
+                       text=True, timeout=10)
+    check(p.returncode != 0 and path + ": token: character 5 is 0x0d" in p.stderr,
+          "a token with a line break in the file: %s %r" % (p.returncode, p.stderr[:200]))
+    d = Daemon("token-bounds", config={"port": 0, "token": tok})
+    try:
+        good = {"Authorization": "Bearer " + tok}
+        d.auth = good
+        d.start_live(good)
+        base = snapshot(d)
+        for hdrs, path_, want in ((good, "/api/targets", 200),
+                                  ({}, "/api/targets?token=" + quote(tok, safe=""), 200),
+                                  ({"Authorization": "Bearer " + tok[:-1]}, "/api/targets", 401)):
+            st, _, _ = wire.http(d.port, path_, hdrs)
+            check(st == want, "%s: %s, expected %s" % (path_[:40], st, want))
+        ws, st, _ = wire.ws_open(d.port, headers=good)
+        check(ws, "WebSocket with the 256-character token: %s" % st)
+        ws.close()
+        d.write_config({"port": 0, "token": tok + "y"})
+        d.p.send_signal(signal.SIGHUP)
+        wait_until(lambda: "keeping the running configuration" in d.text(), 10, "refusal logged")
+        line = [ln for ln in d.text().splitlines() if "keeping the running" in ln][-1]
+        check("token: 257 characters" in line, "reload refusal: %r" % line)
+        st, _, _ = wire.http(d.port, "/api/targets", good)
+        check(st == 200, "the old token after a refused reload: %s" % st)
+        return "256 characters of visible ASCII: header, ?token= and WebSocket 200; space, " \
+            "line break, 257 refused (flag, file, reload); " + aftermath(d, base) + "; " + ended(d)
+    finally:
+        d.stop()
+
+
 @row("token", on_main=False)
 def token():
     d = Daemon("token", ["--token", "s3cret-token"])

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "../../proto/token.h"
 #include "config.h"
 #include "synth.h"
 
@@ -85,6 +86,16 @@ int main(void)
 	bad("{\"targets\":[{\"name\":\"a\",\"probe\":\"p\",\"address\":\"0xZZ\"}]}",
 	    "targets[0].address");
 	bad("{\"port\":1,\n\"x\":}", "line 2");
+	bad("{\"token\":\"two words\"}", "t.json: token: character 4 is 0x20");
+	char tok[400];
+	int k = snprintf(tok, sizeof(tok), "{\"token\":\"%0*d\"}", TT_TOKEN_MAX + 1, 0);
+	bad(tok, "t.json: token: 257 characters: a token has 1 to 256");
+	snprintf(tok, sizeof(tok), "{\"token\":\"%0*d\"}", TT_TOKEN_MAX, 0);
+	REQUIRE(tt_config_parse(tok, (size_t)k - 1, "t.json", &c, err, sizeof(err)) == 0);
+	REQUIRE(strlen(c.server.token) == TT_TOKEN_MAX);
+	tt_config_free(&c);
+	REQUIRE(tt_config_parse("{\"token\":\"\"}", 12, "t.json", &c, err, sizeof(err)) == 0);
+	tt_config_free(&c); /* "": no token */
 	bad("{\"targets\":[{\"name\":\"a\",\"probe\":\"p\",\"format_opts\":\"x=1\"}]}",
 	    "targets[0].format_opts: expected an array of strings");
 

@@ -103,6 +103,53 @@ static void same_event(const char *a, const char *b)
 	REQUIRE(synth_json_same(a, b, skip, sizeof(skip) / sizeof(skip[0])));
 }
 
+/* One record with fields longer than any line (the wire is another program's): ftrace cuts
+ * them and keeps one whole line, Perfetto writes the event whole. */
+static void test_long_fields(void)
+{
+	static char json[16384], name[3001], key[3001], text[6001];
+	struct synth_buf ft = { 0 }, pf = { 0 };
+	struct tt_export *e;
+	cJSON *j, *ev;
+	bool found = false;
+
+	memset(name, 'N', sizeof(name) - 1);
+	memset(key, 'K', sizeof(key) - 1);
+	memset(text, 'T', sizeof(text) - 1);
+	int n = snprintf(json, sizeof(json), "{\"type\":\"event\",\"seq\":1,\"time\":5,\"name\":\"%s\","
+			 "\"ctx\":\"isr\",\"args\":{\"%s\":1e300,\"text\":\"%s\"}}", name, key, text);
+	REQUIRE(n > 0 && (size_t)n < sizeof(json));
+
+	REQUIRE(tt_export_new(TT_EXPORT_FTRACE, synth_buf_put, &ft, &e) == 0);
+	REQUIRE(tt_export_record(e, json, (size_t)n) == 0);
+	REQUIRE(tt_export_finish(e) == 0);
+	tt_export_free(e);
+	const char *line = ft.p, *nl;
+	while (line[0] == '#') /* the header */
+		line = strchr(line, '\n') + 1;
+	nl = strchr(line, '\n');
+	REQUIRE(nl && nl[1] == 0 && nl - line < 2048 && !memchr(line, 0, (size_t)(nl - line)));
+	REQUIRE(strstr(line, ": NNNN") && strstr(line, " KKKK"));
+
+	REQUIRE(tt_export_new(TT_EXPORT_PERFETTO, synth_buf_put, &pf, &e) == 0);
+	REQUIRE(tt_export_record(e, json, (size_t)n) == 0);
+	REQUIRE(tt_export_finish(e) == 0);
+	tt_export_free(e);
+	j = cJSON_Parse(pf.p);
+	REQUIRE(j);
+	cJSON_ArrayForEach(ev, cJSON_GetObjectItem(j, "traceEvents")) {
+		const cJSON *a = cJSON_GetObjectItem(cJSON_GetObjectItem(ev, "args"), "args");
+		const cJSON *t = cJSON_GetObjectItem(a, "text");
+		found |= cJSON_IsString(t) && strlen(t->valuestring) == sizeof(text) - 1;
+	}
+	REQUIRE(found);
+	cJSON_Delete(j);
+	printf("long fields: ftrace one line of %zu bytes, perfetto event whole (%zu bytes)\n",
+	       (size_t)(nl - line) + 1, pf.len);
+	free(ft.p);
+	free(pf.p);
+}
+
 int main(void)
 {
 	uint8_t *mem = calloc(1, MEM_SIZE);
@@ -205,6 +252,7 @@ int main(void)
 	free(ft.p);
 	tt_hub_free(orig.hub);
 	free(mem);
+	test_long_fields();
 	printf("export: ok\n");
 	return tt_test_done();
 }

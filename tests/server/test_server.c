@@ -354,6 +354,12 @@ static void test_refusals(void)
 	ws = connect_ws(TOKEN, "http://evil.example", &status, err, sizeof(err));
 	REQUIRE(!ws && status == 403 && strstr(err, "Origin"));
 	printf("foreign Origin: %s\n", err);
+	/* A request that does not fit the client's buffer is not sent, cut or overrun. */
+	char long_origin[3000];
+	memset(long_origin, 'o', sizeof(long_origin) - 1);
+	long_origin[sizeof(long_origin) - 1] = 0;
+	ws = connect_ws(TOKEN, long_origin, &status, err, sizeof(err));
+	REQUIRE(!ws && status == 0 && strstr(err, "are more than 2048 bytes"));
 	ws = connect_ws(TOKEN, "http://allowed.example", &status, err, sizeof(err));
 	REQUIRE(ws);
 	tt_ws_close(ws, 1000);
