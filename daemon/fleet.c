@@ -33,10 +33,10 @@ int tt_fleet_publish(struct tt_fleet *f, uv_loop_t *loop, const struct tt_server
 
 void tt_fleet_attach(struct tt_fleet *f, struct tt_hub *hub, const char *name)
 {
-	int rc;
+	char err[300];
 
-	if (f->pub && (rc = tt_pub_mqtt_add_hub(f->pub, hub)) < 0)
-		tt_log(TT_LOG_ERR, "target %s: not published: %s", name, strerror(-rc));
+	if (f->pub && tt_pub_mqtt_add_hub(f->pub, hub, err, sizeof(err)) < 0)
+		tt_log(TT_LOG_ERR, "target %s: not published: %s", name, err);
 }
 
 int tt_fleet_probe(struct tt_fleet *f, uv_loop_t *loop, struct tt_server *srv,

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../proto/json.h"
 #include "hub.h"
 #include "log.h"
 #include "mqtt_uv.h"
@@ -170,33 +171,54 @@ static void on_publish(struct mosquitto *m, void *arg, int mid, int rc,
 	conn_drain(c);
 }
 
-static int conn_setup(struct pub_conn *c)
+/* A retained status of target (its name JSON-escaped) into buf; the length, or -ENOSPC. */
+static int status_json(char *buf, size_t cap, const char *target, const char *state,
+		       const char *message)
+{
+	int n = snprintf(buf, cap, "{\"type\":\"status\",\"target\":");
+	int k = n > 0 && (size_t)n < cap ? tt_json_string(buf + n, cap - (size_t)n, target, cap) : -1;
+	int m = k < 0 ? -1 : snprintf(buf + n + k, cap - (size_t)(n + k),
+				      ",\"state\":\"%s\",\"message\":\"%s\"}", state, message);
+
+	return m < 0 || (size_t)(n + k + m) >= cap ? -ENOSPC : n + k + m;
+}
+
+static int conn_setup(struct pub_conn *c, char *err, size_t errlen)
 {
 	struct tt_pub_mqtt *p = c->p;
 	const char *target = tt_hub_target(c->hub);
-	char id[128], host[64], will[400];
+	char id[128], host[64], will[sizeof(c->topic_st) * 2 + 100];
 	int rc;
 
 	if (gethostname(host, sizeof(host)) < 0)
 		snprintf(host, sizeof(host), "host");
 	host[sizeof(host) - 1] = 0;
-	snprintf(id, sizeof(id), "tracetapd-%s-%ld-%s", host, (long)getpid(), target);
+	/* the connection's index keeps ids apart when a long name is cut */
+	snprintf(id, sizeof(id), "tracetapd-%s-%ld-%zu-%s", host, (long)getpid(), p->nconns, target);
 	snprintf(c->label, sizeof(c->label), "target %s", target);
 	if (snprintf(c->topic_ev, sizeof(c->topic_ev), "%s/%s/events", p->url.path, target) >=
 		    (int)sizeof(c->topic_ev) ||
 	    snprintf(c->topic_st, sizeof(c->topic_st), "%s/%s/status", p->url.path, target) >=
-		    (int)sizeof(c->topic_st))
+		    (int)sizeof(c->topic_st)) {
+		snprintf(err, errlen, "its topic %s/%s/events is more than %zu bytes", p->url.path,
+			 target, sizeof(c->topic_ev) - 1);
 		return -ENAMETOOLONG;
+	}
+	if (mosquitto_pub_topic_check(c->topic_ev) != MOSQ_ERR_SUCCESS ||
+	    mosquitto_validate_utf8(c->topic_ev, (int)strlen(c->topic_ev)) != MOSQ_ERR_SUCCESS) {
+		snprintf(err, errlen, "its name cannot be in a topic ('+' and '#' are wildcards; "
+			 "UTF-8 only)");
+		return -EINVAL;
+	}
 	if (!(c->mc.m = tt_mqtt_client_new(id, c, &p->url, p->ca, p->cert, p->key)))
 		return -EINVAL;
 	mosquitto_connect_v5_callback_set(c->mc.m, on_connect);
 	mosquitto_disconnect_v5_callback_set(c->mc.m, on_disconnect);
 	mosquitto_publish_v5_callback_set(c->mc.m, on_publish);
-	int n = snprintf(will, sizeof(will), "{\"type\":\"status\",\"target\":\"%s\","
-			 "\"state\":\"offline\",\"message\":\"the publishing daemon is gone\"}",
-			 target);
-	if ((rc = mosquitto_will_set_v5(c->mc.m, c->topic_st, n, will, 1, true, NULL))) {
-		tt_log(TT_LOG_ERR, "%s: mqtt: %s", c->label, mosquitto_strerror(rc));
+	int n = status_json(will, sizeof(will), target, "offline", "the publishing daemon is gone");
+	if (n < 0 || (rc = mosquitto_will_set_v5(c->mc.m, c->topic_st, n, will, 1, true, NULL))) {
+		snprintf(err, errlen, "mqtt: %s", n < 0 ? "status message too long" :
+			 mosquitto_strerror(rc));
 		return -EINVAL;
 	}
 	return 0;
@@ -212,18 +234,22 @@ static void on_conn_closed(struct tt_mqtt_conn *mc)
 		free(p);
 }
 
-int tt_pub_mqtt_add_hub(struct tt_pub_mqtt *p, struct tt_hub *hub)
+int tt_pub_mqtt_add_hub(struct tt_pub_mqtt *p, struct tt_hub *hub, char *err, size_t errlen)
 {
 	struct pub_conn *c;
 	int rc;
 
-	if (p->nconns == MAX_CONNS)
+	if (p->nconns == MAX_CONNS) {
+		snprintf(err, errlen, "a daemon publishes %d targets at most", MAX_CONNS);
 		return -ENOSPC;
+	}
+	snprintf(err, errlen, "out of memory");
 	if (!(c = calloc(1, sizeof(*c))))
 		return -ENOMEM;
 	c->p = p;
 	c->hub = hub;
-	if ((rc = conn_setup(c)) < 0 || (rc = tt_hub_client_new(hub, on_wake, c, &c->hc)) < 0) {
+	if ((rc = conn_setup(c, err, errlen)) < 0 ||
+	    (rc = tt_hub_client_new(hub, on_wake, c, &c->hc)) < 0) {
 		if (c->mc.m)
 			mosquitto_destroy(c->mc.m);
 		free(c);
@@ -251,11 +277,11 @@ void tt_pub_mqtt_stop(struct tt_pub_mqtt *p)
 	for (size_t i = 0; i < p->nconns; i++) {
 		struct pub_conn *c = p->conns[i];
 		if (c->connected) {
-			char buf[400];
-			int n = snprintf(buf, sizeof(buf), "{\"type\":\"status\",\"target\":\"%s\","
-					 "\"state\":\"stopped\",\"message\":\"the publishing "
-					 "daemon stopped\"}", tt_hub_target(c->hub));
-			publish_status(c, buf, (size_t)n);
+			char buf[sizeof(c->topic_st) * 2 + 100];
+			int n = status_json(buf, sizeof(buf), tt_hub_target(c->hub), "stopped",
+					    "the publishing daemon stopped");
+			if (n > 0)
+				publish_status(c, buf, (size_t)n);
 			c->connected = false;
 			c->mc.closing = true;
 			mosquitto_disconnect_v5(c->mc.m, MQTT_RC_NORMAL_DISCONNECTION, NULL);

@@ -25,8 +25,9 @@ struct tt_pub_mqtt_config {
 /* Checks the URL and options; err says what is wrong. 0 or -EINVAL. */
 int tt_pub_mqtt_new(uv_loop_t *loop, const struct tt_pub_mqtt_config *cfg,
 		    struct tt_pub_mqtt **out, char *err, size_t errlen);
-/* Publishes hub's records and status from now on (connects in the background). 0 or -errno. */
-int tt_pub_mqtt_add_hub(struct tt_pub_mqtt *p, struct tt_hub *hub);
+/* Publishes hub's records and status from now on (connects in the background). 0, or -errno
+ * with err saying why (a target name that cannot be a topic level: '+', '#', too long). */
+int tt_pub_mqtt_add_hub(struct tt_pub_mqtt *p, struct tt_hub *hub, char *err, size_t errlen);
 /* Says "stopped" on each status topic, disconnects, closes the loop handles; frees p once they
  * are closed (run the loop). Call before the hubs are freed. */
 void tt_pub_mqtt_stop(struct tt_pub_mqtt *p);

@@ -538,25 +538,31 @@ def ws_resume(port, target, since, last):
 
 
 def case_offline(lab):
-    """b1 killed (its socket closes: the broker sends the will at once); b2 stopped with
-    SIGSTOP (the socket stays open and silent: the will comes after 1.5 keep-alives)."""
+    """b"1\\ killed (its socket closes: the broker sends the will at once; the name is JSON-escaped
+    in it); b2 stopped with SIGSTOP (the socket stays open and silent: the will comes after 1.5
+    keep-alives). A target named with a wildcard is not published, and the log says why."""
     lab.broker()
     lab.sub()
     lab.start_writer(1000, 60)
     url = "mqtt://127.0.0.1:%d/%s" % (lab.port, PREFIX)
-    d1 = lab.daemon("b1", url)
+    b1 = 'b"1\\'
+    d1 = lab.daemon(b1, url)
     d2 = lab.daemon("b2", url)
-    for t in ("b1", "b2"):
+    for t in (b1, "b2"):
         wait_for("records of " + t, seen_up_to(lab, "sub1", t, 10), 15)
+    lab.daemon("b+3", url)
+    wait_for("the wildcard name refused", lambda: "target b+3: not published: its name cannot "
+             "be in a topic" in lab.read("d-b+3"), 10)
 
     def offline(target):
         def cond():
             for topic, msg in messages(lab.read("sub1", ".out")):
-                if topic == "%s/%s/status" % (PREFIX, target) and msg.get("state") == "offline":
+                if topic == "%s/%s/status" % (PREFIX, target) and msg.get("state") == "offline" \
+                        and msg.get("target") == target:
                     return True
             return False
         return cond
-    for target, d, how in (("b1", d1, signal.SIGKILL), ("b2", d2, signal.SIGSTOP)):
+    for target, d, how in ((b1, d1, signal.SIGKILL), ("b2", d2, signal.SIGSTOP)):
         t0 = time.monotonic()
         os.kill(d.pid, how)
         wait_for("the offline status of " + target, offline(target), KEEPALIVE * 1.5 + 10)
