@@ -144,14 +144,19 @@ int tt_cmd_status(int argc, char **argv)
 	return 0;
 }
 
-/* Appends s to the query, percent-encoded. */
-static void put_query(char *q, size_t cap, const char *key, const char *s)
+/* Appends key=s to the query, s percent-encoded. 0, or -1 when it does not fit (q is then
+ * left as it was). */
+static int put_query(char *q, size_t cap, const char *key, const char *s)
 {
-	size_t n = strlen(q);
+	size_t start = strlen(q), n = start;
+	int k = snprintf(q + n, cap - n, "%s%s=", strchr(q, '?') ? "&" : "?", key);
 
-	n += (size_t)snprintf(q + n, cap - n, "%s%s=", strchr(q, '?') ? "&" : "?", key);
-	for (; *s && n + 4 < cap; s++) {
+	if (k < 0 || (size_t)k >= cap - n)
+		goto full;
+	for (n += (size_t)k; *s; s++) {
 		unsigned char c = (unsigned char)*s;
+		if (n + 4 > cap)
+			goto full;
 		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
 		    strchr("-._~", c))
 			q[n++] = (char)c;
@@ -159,6 +164,10 @@ static void put_query(char *q, size_t cap, const char *key, const char *s)
 			n += (size_t)snprintf(q + n, cap - n, "%%%02X", c);
 	}
 	q[n] = '\0';
+	return 0;
+full:
+	q[start] = '\0';
+	return -1;
 }
 
 int tt_cmd_export(int argc, char **argv)
@@ -181,10 +190,13 @@ int tt_cmd_export(int argc, char **argv)
 		return 1;
 	}
 	cJSON_Delete(arr);
-	if (o.target)
-		put_query(path, sizeof(path), "target", o.target);
-	put_query(path, sizeof(path), "format",
-		  tt_export_format_name((enum tt_export_format)o.format));
+	if ((o.target && put_query(path, sizeof(path), "target", o.target) < 0) ||
+	    put_query(path, sizeof(path), "format",
+		      tt_export_format_name((enum tt_export_format)o.format)) < 0) {
+		fprintf(stderr, "tracetap export: the target's name is too long for the export "
+				"request (its URL is %zu bytes at most)\n", sizeof(path) - 1);
+		return 1;
+	}
 	if (tt_cli_get(&o, path, NULL, &body, &len))
 		return 1;
 	f = strcmp(o.out, "-") ? fopen(o.out, "wb") : stdout;

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../proto/json.h"
 #include "../proto/token.h"
 #include "target_fields.h"
 #include "tt_config.h"
@@ -287,6 +288,11 @@ static int parse_target(struct priv *p, struct tt_config *cfg, size_t i, const c
 	if (!tc->name || !*tc->name || !tc->probe || !*tc->probe) {
 		snprintf(err, errlen, "%s: targets[%zu]: \"name\" and \"probe\" are required",
 			 name, i);
+		return -EINVAL;
+	}
+	if (strlen(tc->name) > TT_JSON_MAX_NAME) {
+		snprintf(err, errlen, "%s: targets[%zu].name: %zu bytes; a target name has at most "
+			 "%d", name, i, strlen(tc->name), TT_JSON_MAX_NAME);
 		return -EINVAL;
 	}
 	for (size_t j = 0; j < i; j++) {

@@ -39,6 +39,8 @@ int tt_hub_new(const struct tt_hub_config *cfg, struct tt_hub **out)
 
 	if (!cfg || !cfg->target || !*cfg->target)
 		return -EINVAL;
+	if (strlen(cfg->target) > TT_JSON_MAX_NAME)
+		return -ENAMETOOLONG;
 	h = calloc(1, sizeof(*h));
 	if (!h)
 		return -ENOMEM;

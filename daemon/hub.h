@@ -101,7 +101,8 @@ struct tt_hub_stats {
 	size_t clients;
 };
 
-/* Allocates a hub. cfg strings are copied. Returns 0, -EINVAL (no target name) or -ENOMEM.
+/* Allocates a hub. cfg strings are copied. Returns 0, -EINVAL (no target name),
+ * -ENAMETOOLONG (a target name over TT_JSON_MAX_NAME bytes: the wire carries no more) or -ENOMEM.
  * *out: free with tt_hub_free after every client was freed. */
 int tt_hub_new(const struct tt_hub_config *cfg, struct tt_hub **out);
 void tt_hub_free(struct tt_hub *h);

@@ -38,7 +38,7 @@
 
 struct remote {
 	struct tt_sub_mqtt *s;
-	char name[128];          /* BENCH/TARGET: the hub's target name */
+	char name[256];          /* BENCH/TARGET: the hub's target name */
 	char key[256];           /* the topic without /events or /status */
 	struct tt_hub *hub;
 	uint64_t next;           /* the origin's seq expected next; 0 before the first */
@@ -74,17 +74,22 @@ static const struct tt_target_status *remote_status(void *arg)
 	return &((struct remote *)arg)->st;
 }
 
-/* The remote for topic key (creating its hub when new); NULL when there is no room. */
-static struct remote *remote_get(struct tt_sub_mqtt *s, const char *key, const char *format)
+/* The remote for topic key (creating its hub when new); NULL with why when there is none. */
+static struct remote *remote_get(struct tt_sub_mqtt *s, const char *key, const char *format,
+				 char *why, size_t whylen)
 {
 	for (size_t i = 0; i < s->nremotes; i++)
 		if (!strcmp(s->remotes[i]->key, key))
 			return s->remotes[i];
-	if (s->nremotes == MAX_REMOTES || strlen(key) >= sizeof(s->remotes[0]->key))
+	if (s->nremotes == MAX_REMOTES || strlen(key) >= sizeof(s->remotes[0]->key)) {
+		snprintf(why, whylen, "no room for another remote target (%d at most)", MAX_REMOTES);
 		return NULL;
+	}
 	struct remote *r = calloc(1, sizeof(*r));
-	if (!r)
+	if (!r) {
+		snprintf(why, whylen, "out of memory");
 		return NULL;
+	}
 	r->s = s;
 	snprintf(r->key, sizeof(r->key), "%s", key);
 	/* BENCH/TARGET: the last two levels of the topic */
@@ -92,15 +97,17 @@ static struct remote *remote_get(struct tt_sub_mqtt *s, const char *key, const c
 	for (const char *p = key; last && p < last; p++)
 		if (*p == '/')
 			name = p + 1;
-	snprintf(r->name, sizeof(r->name), "%.*s", (int)sizeof(r->name) - 1, name);
+	snprintf(r->name, sizeof(r->name), "%s", name); /* the hub refuses one over 64 bytes */
 	r->st.state = TT_TARGET_ATTACHING;
 	snprintf(r->st.message, sizeof(r->st.message), "from %.200s", s->label);
 	struct tt_hub_config hc = { .target = r->name, .format = format, .probe = s->label,
 				    .status = remote_status, .status_arg = r };
 	int rc = tt_server_add_hub(s->srv, &hc, &r->hub);
 	if (rc < 0) {
-		tt_log(TT_LOG_ERR, "%s: remote target %s: %s", s->label, r->name,
-		       rc == -EEXIST ? "a target of that name exists" : strerror(-rc));
+		snprintf(why, whylen, "remote target %.80s: %s", r->name,
+			 rc == -EEXIST ? "a target of that name exists" :
+			 rc == -ENAMETOOLONG ? "its name (BENCH/TARGET) is over 64 bytes" :
+			 strerror(-rc));
 		free(r);
 		return NULL;
 	}
@@ -280,12 +287,10 @@ static void on_message(struct mosquitto *m, void *arg, const struct mosquitto_me
 	const cJSON *type = cJSON_GetObjectItemCaseSensitive(o, "type");
 	const char *ty = cJSON_IsString(type) ? type->valuestring : "";
 	const cJSON *fmt = cJSON_GetObjectItemCaseSensitive(o, "format");
-	struct remote *r = remote_get(s, key, cJSON_IsString(fmt) ? fmt->valuestring : NULL);
-	if (!r) {
-		snprintf(why, sizeof(why), "no room for another remote target (%d at most)",
-			 MAX_REMOTES);
+	struct remote *r = remote_get(s, key, cJSON_IsString(fmt) ? fmt->valuestring : NULL, why,
+				      sizeof(why));
+	if (!r)
 		goto bad;
-	}
 	if (events && !strcmp(ty, "events"))
 		rc = on_events(r, o, why, sizeof(why));
 	else if (events && !strcmp(ty, "gap"))

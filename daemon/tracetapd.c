@@ -366,8 +366,9 @@ static void usage(FILE *f)
 		"                        targets, TARGET may be +; see tracetapd(8))\n"
 		"  -f FILE, -c CMD       openocd-spawn: OpenOCD configuration files and commands\n"
 		"  --openocd-log FILE    where a spawned OpenOCD logs (default: discarded)\n"
-		"  --name NAME           target name (default: the ELF's file name, else the\n"
-		"                        probe's: openocd-spawn's last -f file, file:/kev: file)\n"
+		"  --name NAME           target name, 1-64 bytes (default: the ELF's file name,\n"
+		"                        else the probe's: openocd-spawn's last -f file, file:/kev:\n"
+		"                        file)\n"
 		"%s%s"
 		"Output:\n"
 		"  --stdout              also print every record as a JSON line on stdout\n"
@@ -498,7 +499,14 @@ static int parse_args(int argc, char **argv, struct daemon *d, struct cli *cl)
 	while ((c = getopt_long(argc, argv, "f:c:h", lo, NULL)) != -1) {
 		switch (c) {
 		case O_PROBE: cl->target.probe = optarg; break;
-		case O_NAME: cl->target.name = optarg; break;
+		case O_NAME:
+			if (!*optarg || strlen(optarg) > TT_JSON_MAX_NAME) {
+				fprintf(stderr, "tracetapd: --name: %zu bytes; a target name has 1 "
+					"to %d\n", strlen(optarg), TT_JSON_MAX_NAME);
+				return 2;
+			}
+			cl->target.name = optarg;
+			break;
 		case O_STDOUT: d->to_stdout = 1; break;
 		case O_OLOG: cl->target.openocd_log = optarg; break;
 		case O_CONFIG: d->config_path = optarg; break;

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "../../proto/json.h"
 #include "../../proto/token.h"
 #include "config.h"
 #include "synth.h"
@@ -86,6 +87,12 @@ int main(void)
 	bad("{\"targets\":[{\"name\":\"a\",\"probe\":\"p\",\"address\":\"0xZZ\"}]}",
 	    "targets[0].address");
 	bad("{\"port\":1,\n\"x\":}", "line 2");
+	char nm[200];
+	snprintf(nm, sizeof(nm), "{\"targets\":[{\"name\":\"%0*d\",\"probe\":\"p\"}]}", TT_JSON_MAX_NAME + 1, 0);
+	bad(nm, "t.json: targets[0].name: 65 bytes; a target name has at most 64");
+	snprintf(nm, sizeof(nm), "{\"targets\":[{\"name\":\"%0*d\",\"probe\":\"p\"}]}", TT_JSON_MAX_NAME, 0);
+	REQUIRE(tt_config_parse(nm, strlen(nm), "t.json", &c, err, sizeof(err)) == 0);
+	tt_config_free(&c);
 	bad("{\"token\":\"two words\"}", "t.json: token: character 4 is 0x20");
 	char tok[400];
 	int k = snprintf(tok, sizeof(tok), "{\"token\":\"%0*d\"}", TT_TOKEN_MAX + 1, 0);

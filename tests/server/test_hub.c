@@ -1,9 +1,11 @@
 /* tests/server/test_hub.c: the hub without any network: seq numbering, history, resume
  * exactly-once, history gaps, slow-client skip-ahead with exact ranges, filters, pause. */
 #include <cjson/cJSON.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <string.h>
 
+#include "../../proto/json.h"
 #include "hub.h"
 #include "synth.h"
 
@@ -559,8 +561,25 @@ static void test_hole_fold(void)
 	tt_hub_free(h);
 }
 
+/* A target's name goes whole into every record: one the wire cannot carry makes no hub. */
+static void test_name_bounds(void)
+{
+	char name[TT_JSON_MAX_NAME + 2];
+	struct tt_hub_config cfg = { .target = name, .format = "threadx" };
+	struct tt_hub *h;
+
+	memset(name, 'n', sizeof(name) - 1);
+	name[sizeof(name) - 1] = 0;
+	REQUIRE(tt_hub_new(&cfg, &h) == -ENAMETOOLONG);
+	name[TT_JSON_MAX_NAME] = 0;
+	REQUIRE(tt_hub_new(&cfg, &h) == 0);
+	REQUIRE(!strcmp(tt_hub_target(h), name));
+	tt_hub_free(h);
+}
+
 int main(void)
 {
+	test_name_bounds();
 	test_seq_and_batching();
 	test_history_and_resume();
 	test_slow_client();
