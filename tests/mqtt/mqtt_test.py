@@ -416,10 +416,17 @@ def case_lab(lab):
     with open(big, "w") as f:
         f.write('{"type":"events","target":"board","first":1,"last":1,"records":[' +
                 " " * (5 << 20) + "]}")
-    bad = [["-m", "not json"], ["-m", '{"type":"events","records":[{"type":"event"}]}'],
-           ["-m", '{"type":"status"}'], ["-f", big]]
-    for args in bad:
-        subprocess.check_call(["mosquitto_pub", "-p", str(lab.port), "-q", "1", "-t", topic]
+    # a remote whose BENCH/TARGET would be over 64 bytes: no target, each message dropped
+    long_topic = PREFIX + "/" + "b" * 60 + "/board/events"
+    good = ('{"type":"events","target":"board","first":1,"last":1,"records":[{"type":"event",'
+            '"target":"board","seq":1,"id":4096,"name":"USER_EVENT","ctx":"thread","core":0,'
+            '"ts":1,"time":1,"args":{},"raw":[1,0,0,0]}]}')
+    bad = [(topic, ["-m", "not json"]),
+           (topic, ["-m", '{"type":"events","records":[{"type":"event"}]}']),
+           (topic, ["-m", '{"type":"status"}']), (topic, ["-f", big]),
+           (long_topic, ["-m", good])]
+    for t, args in bad:
+        subprocess.check_call(["mosquitto_pub", "-p", str(lab.port), "-q", "1", "-t", t]
                               + args)
     for b, d, w in benches:
         wait_for(b + "'s writer to finish", lambda: "done" in lab.read("writer-" + b, ".out"), 30)
@@ -450,10 +457,11 @@ def case_lab(lab):
     log = lab.read("d-central")
     dropped = [l for l in log.splitlines() if "dropped:" in l]
     whys = ["not a JSON object", "records[0]: not a record", "type \"status\" does not belong",
-            "over 4194304 bytes"]
-    if len(dropped) != len(bad) or not all(topic in l and w in l for l, w in zip(dropped, whys)):
-        raise Fail("expected %d dropped messages naming %s and why (%s): %s" %
-                   (len(bad), topic, whys, dropped))
+            "over 4194304 bytes", "its name (BENCH/TARGET) is over 64 bytes"]
+    if len(dropped) != len(bad) or not all(t in l and w in l for l, (t, _), w in
+                                           zip(dropped, bad, whys)):
+        raise Fail("expected %d dropped messages naming the topic and why (%s): %s" %
+                   (len(bad), whys, dropped))
     for l in dropped:
         print("ok:", l.split("tracetapd[warning]: ")[1])
 
