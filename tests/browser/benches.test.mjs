@@ -78,9 +78,13 @@ const tests = [
   ['a bench folds and unfolds, even when the list has news while the button is down', async () => {
     // Press on rack-b's head and hold it until the daemon's status has made the list due for a
     // redraw (every target streams, so one comes); the release must still fold the bench.
-    const head = page.locator('#targets .bench[data-bench="rack-b"] .b-head');
-    await head.scrollIntoViewIfNeeded();
-    const box = await head.boundingBox();
+    // Scrolled into view and measured in one task of the page: a redraw cannot come between.
+    const box = await page.evaluate(() => {
+      const h = document.querySelector('#targets .bench[data-bench="rack-b"] .b-head');
+      h.scrollIntoView({ block: 'center' });
+      const r = h.getBoundingClientRect();
+      return { x: r.x, y: r.y, width: r.width, height: r.height };
+    });
     const held0 = await page.evaluate(() => window.tracetap.heldRedraws);
     await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
     await page.mouse.down();
