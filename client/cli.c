@@ -248,7 +248,7 @@ int tt_cli_parse(int argc, char **argv, const char *cmd, struct tt_cli *o)
 		return -1;
 	}
 	char why[160];
-	if (o->token && *o->token && tt_token_problem(o->token, why, sizeof(why))) {
+	if (o->token && tt_token_problem(o->token, why, sizeof(why))) {
 		fprintf(stderr, "tracetap %s: %s: %s\n", cmd,
 			o->token == getenv("TRACETAP_TOKEN") ? "$TRACETAP_TOKEN" : "--token", why);
 		return -1;

@@ -332,8 +332,7 @@ int tt_config_parse(const char *text, size_t len, const char *name, struct tt_co
 	if (rc < 0)
 		goto fail;
 	char why[160];
-	if (cfg->server.token && *cfg->server.token &&
-	    tt_token_problem(cfg->server.token, why, sizeof(why))) {
+	if (cfg->server.token && tt_token_problem(cfg->server.token, why, sizeof(why))) {
 		snprintf(err, errlen, "%s: token: %s", name, why);
 		rc = -EINVAL;
 		goto fail;

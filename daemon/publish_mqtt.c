@@ -171,6 +171,10 @@ static void on_publish(struct mosquitto *m, void *arg, int mid, int rc,
 	conn_drain(c);
 }
 
+/* A status message of ours: its fixed text and the target's name (at most TT_JSON_MAX_NAME
+ * bytes: the hub refuses longer) escaped, at most 6 bytes per byte. */
+#define STATUS_MAX (TT_JSON_MAX_NAME * 6 + 128)
+
 /* A retained status of target (its name JSON-escaped) into buf; the length, or -ENOSPC. */
 static int status_json(char *buf, size_t cap, const char *target, const char *state,
 		       const char *message)
@@ -187,7 +191,7 @@ static int conn_setup(struct pub_conn *c, char *err, size_t errlen)
 {
 	struct tt_pub_mqtt *p = c->p;
 	const char *target = tt_hub_target(c->hub);
-	char id[128], host[64], will[sizeof(c->topic_st) * 2 + 100];
+	char id[128], host[64], will[STATUS_MAX];
 	int rc;
 
 	if (gethostname(host, sizeof(host)) < 0)
@@ -277,7 +281,7 @@ void tt_pub_mqtt_stop(struct tt_pub_mqtt *p)
 	for (size_t i = 0; i < p->nconns; i++) {
 		struct pub_conn *c = p->conns[i];
 		if (c->connected) {
-			char buf[sizeof(c->topic_st) * 2 + 100];
+			char buf[STATUS_MAX];
 			int n = status_json(buf, sizeof(buf), tt_hub_target(c->hub), "stopped",
 					    "the publishing daemon stopped");
 			if (n > 0)

@@ -434,7 +434,7 @@ static int server_opt(int c, struct daemon *d, struct cli *cl)
 	case O_LISTEN: cl->listen = optarg; break;
 	case O_TOKEN: {
 		char why[160];
-		if (*optarg && tt_token_problem(optarg, why, sizeof(why))) {
+		if (tt_token_problem(optarg, why, sizeof(why))) {
 			fprintf(stderr, "tracetapd: --token: %s\n", why);
 			return 2;
 		}

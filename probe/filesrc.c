@@ -188,12 +188,17 @@ outside:
 	return -EFAULT;
 }
 
-/* Whether plan asks for the followed file's length and generation. */
-static int asks_stat(const struct tt_filesrc *s, const struct tt_plan *plan)
+/* Whether r asks for the file's length and generation (answered when following). */
+static int is_stat(const struct tt_range *r)
+{
+	return r->addr == TT_PLAN_FILE_STAT && r->len == TT_PLAN_FILE_STAT_LEN;
+}
+
+static int asks_stat(const struct tt_plan *plan)
 {
 	for (unsigned i = 0; i < plan->n; i++)
-		if (plan->r[i].addr == TT_PLAN_FILE_STAT && plan->r[i].len == TT_PLAN_FILE_STAT_LEN)
-			return s->follow;
+		if (is_stat(&plan->r[i]))
+			return 1;
 	return 0;
 }
 
@@ -205,14 +210,14 @@ int tt_filesrc_read(struct tt_filesrc *s, const struct tt_plan *plan)
 
 	/* A followed file's bytes come from the file whose length the reader was last given: a
 	 * file that replaced it is opened at the next length, which tells the reader so. */
-	if (s->follow && s->fd >= 0 && !asks_stat(s, plan))
+	if (s->follow && s->fd >= 0 && !asks_stat(plan))
 		r = fstat(s->fd, &st) < 0 ? file_err(s, -errno, "cannot stat") : 0;
 	else
 		r = file_refresh(s, &st);
 
 	for (unsigned i = 0; i < plan->n && r == 0; i++) {
 		const struct tt_range *rg = &plan->r[i];
-		if (s->follow && rg->addr == TT_PLAN_FILE_STAT && rg->len == TT_PLAN_FILE_STAT_LEN) {
+		if (s->follow && is_stat(rg)) {
 			tt_plan_file_stat_put(rg->dst, s->fd < 0 ? 0 : (uint64_t)st.st_size,
 					      s->fd < 0 ? 0 : s->gen);
 		} else if (s->fmt == TT_IMAGE_RAW) {

@@ -1,7 +1,7 @@
 /* proto/token.h: what an access token may be (PROTOCOL.md, "WebSocket stream"): 1 to
- * TT_TOKEN_MAX characters, each visible ASCII (0x21-0x7e). Such a token fits the daemon's
- * header buffers and can never end a header line or add one. tracetapd refuses another at start
- * and reload, the client before it sends anything.
+ * TT_TOKEN_MAX characters, each visible ASCII (0x21-0x7e); "" is no token. Such a token fits
+ * the daemon's header buffers and can never end a header line or add one. tracetapd refuses
+ * another at start and reload, the client before it sends anything.
  */
 #ifndef TT_TOKEN_H
 #define TT_TOKEN_H
@@ -11,7 +11,8 @@
 
 #define TT_TOKEN_MAX 256
 
-/* NULL when t is a valid token, else what is wrong with it, written into buf. */
+/* NULL when t is a valid token or "" (no token), else what is wrong with it, written into
+ * buf. */
 static inline const char *tt_token_problem(const char *t, char *buf, size_t len)
 {
 	size_t n = 0;
@@ -24,7 +25,7 @@ static inline const char *tt_token_problem(const char *t, char *buf, size_t len)
 			return buf;
 		}
 	}
-	if (n == 0 || n > TT_TOKEN_MAX) {
+	if (n > TT_TOKEN_MAX) {
 		snprintf(buf, len, "%zu characters: a token has 1 to %d", n, TT_TOKEN_MAX);
 		return buf;
 	}
