@@ -18,6 +18,40 @@
 #define TICK_MS 250
 #define RETRY_TICKS 4 /* reconnect once a second */
 
+/* What libmosquitto last logged as an error, and for which client: its return codes alone say
+ * "A TLS error occurred" where its log has OpenSSL's reason ("certificate verify failed").
+ * Everything runs on the loop thread, and the next tt_mqtt_conn_error of that client takes it. */
+static struct {
+	const struct mosquitto *m;
+	char text[160];
+} lib_err;
+
+static void on_lib_log(struct mosquitto *m, void *arg, int level, const char *str)
+{
+	const char *why = str, *colon = strrchr(str, ':');
+	size_t n;
+
+	(void)arg;
+	if (!(level & MOSQ_LOG_ERR))
+		return;
+	if (!strncmp(str, "OpenSSL Error", 13) && colon && colon[1]) /* "...SSL routines::why" */
+		why = colon + 1;
+	if (lib_err.m != m)
+		lib_err.text[0] = 0;
+	lib_err.m = m;
+	n = strlen(lib_err.text);
+	if (!strstr(lib_err.text, why))
+		snprintf(lib_err.text + n, sizeof(lib_err.text) - n, "%s%s", n ? "; " : "", why);
+}
+
+static void lib_err_clear(const struct mosquitto *m)
+{
+	if (lib_err.m == m) {
+		lib_err.m = NULL;
+		lib_err.text[0] = 0;
+	}
+}
+
 int tt_mqtt_url_parse(const char *what, const char *url, struct tt_mqtt_url *u, char *err,
 		      size_t errlen)
 {
@@ -98,6 +132,7 @@ struct mosquitto *tt_mqtt_client_new(const char *id, void *arg, const struct tt_
 	mosquitto_int_option(m, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V5);
 	/* a batch goes out when it is ready: Nagle would hold it for the previous one's ACK */
 	mosquitto_int_option(m, MOSQ_OPT_TCP_NODELAY, 1);
+	mosquitto_log_callback_set(m, on_lib_log);
 	if ((u->user && (rc = mosquitto_username_pw_set(m, u->user, u->pass))) ||
 	    (u->tls && (rc = mosquitto_tls_set(m, ca, ca ? NULL : "/etc/ssl/certs", cert, key,
 					       NULL))))
@@ -112,11 +147,16 @@ fail:
 
 void tt_mqtt_conn_error(struct tt_mqtt_conn *c, int rc, const char *what)
 {
-	if (rc == c->last_err || c->closing)
-		return;
-	c->last_err = rc;
-	tt_log(TT_LOG_WARNING, "%s: mqtt %s:%d: %s: %s", c->label, c->url->host, c->url->port,
-	       what, rc == MOSQ_ERR_ERRNO ? strerror(errno) : mosquitto_strerror(rc));
+	bool lib = lib_err.m == c->m && lib_err.text[0];
+
+	if (rc != c->last_err && !c->closing) {
+		c->last_err = rc;
+		tt_log(TT_LOG_WARNING, "%s: mqtt %s:%d: %s: %s%s%s%s", c->label, c->url->host,
+		       c->url->port, what,
+		       rc == MOSQ_ERR_ERRNO ? strerror(errno) : mosquitto_strerror(rc),
+		       lib ? " (" : "", lib ? lib_err.text : "", lib ? ")" : "");
+	}
+	lib_err_clear(c->m);
 }
 
 void tt_mqtt_conn_refused(struct tt_mqtt_conn *c, int reason)
@@ -129,6 +169,7 @@ void tt_mqtt_conn_refused(struct tt_mqtt_conn *c, int reason)
 
 void tt_mqtt_conn_up(struct tt_mqtt_conn *c)
 {
+	lib_err_clear(c->m);
 	if (c->last_err)
 		tt_log(TT_LOG_NOTICE, "%s: mqtt %s:%d connected", c->label, c->url->host,
 		       c->url->port);
@@ -225,6 +266,7 @@ void tt_mqtt_conn_close(struct tt_mqtt_conn *c)
 		mosquitto_loop_write(c->m, 8);
 	if (c->poll)
 		close_poll(c); /* before libmosquitto closes the descriptor */
+	lib_err_clear(c->m);
 	mosquitto_destroy(c->m);
 	c->m = NULL;
 	uv_timer_stop(&c->timer);

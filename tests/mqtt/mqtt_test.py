@@ -20,6 +20,11 @@ CASE: stream     one daemon, every record once and in order on PREFIX/TARGET/eve
       offline    a daemon killed, another stopped: their retained status says "offline"
                  (at once, and within 1.5 keep-alives)
       auth       wrong credentials: a clear error; right ones: records flow
+      tls        a broker that speaks only TLS and asks for a client certificate (a CA made
+                 with openssl for the run): a bench publishes over mqtts://, a central daemon
+                 subscribes over mqtts://, and the central holds what the bench holds; a
+                 daemon trusting another CA, and one without a client certificate, each log
+                 a clear error, stay up and deliver nothing
 """
 import json
 import os
@@ -89,8 +94,9 @@ class Lab:
         except FileNotFoundError:
             return ""
 
-    def broker(self, passwd=None):
-        """Starts mosquitto on self.port (a free one the first time)."""
+    def broker(self, passwd=None, tls=None):
+        """Starts mosquitto on self.port (a free one the first time); tls: the listener's
+        (cafile, certfile, keyfile), a client certificate required."""
         for _ in range(5):
             port = self.port or free_port()
             self.nbroker += 1
@@ -103,6 +109,9 @@ class Lab:
                     f.write("allow_anonymous false\npassword_file %s\n" % passwd)
                 else:
                     f.write("allow_anonymous true\n")
+                if tls:
+                    f.write("cafile %s\ncertfile %s\nkeyfile %s\nrequire_certificate true\n"
+                            % tls)
             p = self.spawn(name, ["mosquitto", "-v", "-c", self.path(name + ".conf")])
             ok = wait_for("the broker's start", lambda: "running" in self.read(name) or
                           p.poll() is not None, 10)
@@ -145,11 +154,11 @@ class Lab:
         p.api = line[0].split("dashboard at ")[1].strip()
         return p
 
-    def central(self, levels):
+    def central(self, levels, scheme="mqtt", extra=()):
         """A central daemon on PREFIX/LEVELS, once the broker logged its SUBSCRIBE."""
         subs = self.read(self.broker_name).count("Received SUBSCRIBE")
-        p = self.start_daemon("central", ["--probe", "mqtt://127.0.0.1:%d/%s/%s" %
-                                          (self.port, PREFIX, levels)])
+        p = self.start_daemon("central", ["--probe", "%s://127.0.0.1:%d/%s/%s" %
+                                          (scheme, self.port, PREFIX, levels)] + list(extra))
         wait_for("the central daemon's subscription", lambda: self.read(self.broker_name)
                  .count("Received SUBSCRIBE") > subs, 10)
         return p
@@ -616,16 +625,91 @@ def case_auth(lab):
     print("ok: right credentials: records flow")
 
 
+def make_ca(lab, name):
+    """A CA of the run's own: NAME.pem and NAME.key."""
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
+                    "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2", "-subj",
+                    "/CN=tracetap test " + name, "-keyout", lab.path(name + ".key"),
+                    "-out", lab.path(name + ".pem")], check=True, capture_output=True)
+
+
+def make_cert(lab, ca, name, ext):
+    """NAME.pem/NAME.key signed by CA, with the X.509 extensions EXT."""
+    key, csr, extf = lab.path(name + ".key"), lab.path(name + ".csr"), lab.path(name + ".ext")
+    with open(extf, "w") as f:
+        f.write(ext + "\n")
+    subprocess.run(["openssl", "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+                    "-nodes", "-subj", "/CN=" + name, "-keyout", key, "-out", csr],
+                   check=True, capture_output=True)
+    subprocess.run(["openssl", "x509", "-req", "-in", csr, "-CA", lab.path(ca + ".pem"),
+                    "-CAkey", lab.path(ca + ".key"), "-CAcreateserial", "-days", "2",
+                    "-extfile", extf, "-out", lab.path(name + ".pem")],
+                   check=True, capture_output=True)
+    return lab.path(name + ".pem"), key
+
+
+def case_tls(lab):
+    make_ca(lab, "ca")
+    make_ca(lab, "other-ca")
+    srv = make_cert(lab, "ca", "server", "subjectAltName=IP:127.0.0.1,DNS:localhost")
+    cli = make_cert(lab, "ca", "client", "extendedKeyUsage=clientAuth")
+    ca = lab.path("ca.pem")
+    lab.broker(tls=(ca,) + srv)
+    mine = ["--mqtt-ca", ca, "--mqtt-cert", cli[0], "--mqtt-key", cli[1]]
+    central = lab.central("+/+", "mqtts", mine)
+    lab.start_writer(5000, 2)
+    url = "mqtts://127.0.0.1:%d/%s/bench1" % (lab.port, PREFIX)
+    d = lab.daemon("b1", url, ["--name", "board"] + mine)
+    wait_for("the writer's end", lambda: "done" in lab.read("writer", ".out"), 30)
+    last = wait_stable(lab)
+    want = lab.export(d.api, "board")
+    if len(want) != last or last < 1000:
+        raise Fail("bench: export holds %d records, last seq %d" % (len(want), last))
+    wait_for("seq %d on the central daemon" % last, lambda: [
+        t for t in lab.targets(central.api) if t["name"] == "bench1/board" and
+        t["last_seq"] >= last], 20)
+    got = [dict(r, target="board") for r in lab.export(central.api, "bench1/board")]
+    if got != want:
+        diff = next(i for i, (a, b) in enumerate(zip(got + [None] * len(want), want)) if a != b)
+        raise Fail("central differs from the bench at record %d: %s vs %s" %
+                   (diff, got[diff] if diff < len(got) else None, want[diff]))
+    print("ok: %d records over TLS both ways, the central's equal to the bench's (%s)" %
+          (len(got), lab.check_seq(got, "--lossless")))
+    # a daemon that trusts another CA, one without a client certificate: each says why, stays
+    # up, and nothing of theirs reaches the broker
+    wrong = {"b2": ["--mqtt-ca", lab.path("other-ca.pem"), "--mqtt-cert", cli[0],
+                    "--mqtt-key", cli[1]],
+             "b3": ["--mqtt-ca", ca]}
+    daemons = {}
+    for name, extra in wrong.items():
+        daemons[name] = lab.daemon(name, "mqtts://127.0.0.1:%d/%s/%s" % (lab.port, PREFIX, name),
+                                   extra)
+    for name, why in (("b2", "certificate verify failed"), ("b3", "certificate required")):
+        line = wait_for(name + "'s error in its log", lambda: [
+            l for l in lab.read("d-" + name).splitlines() if "mqtt 127.0.0.1:%d" % lab.port in l
+            and why in l], 15)[0]
+        print("ok: %s: %s" % (name, line.split("]: ", 1)[1]))
+    for name, p in daemons.items():
+        if p.poll() is not None:
+            raise Fail("%s stopped on a refused TLS connection" % name)
+        if lab.last_seq(p.api) == 0:
+            raise Fail("%s read nothing from its target" % name)
+    names = sorted(t["name"] for t in lab.targets(central.api))
+    if names != ["bench1/board"]:
+        raise Fail("the central daemon has targets %s: only bench1/board came over TLS" % names)
+    print("ok: nothing of b2 and b3 on the broker; both daemons up and reading their target")
+
+
 def main():
     if len(sys.argv) != 6:
         print(__doc__)
         return 2
-    for prog in ("mosquitto", "mosquitto_sub", "mosquitto_passwd"):
+    for prog in ("mosquitto", "mosquitto_sub", "mosquitto_passwd", "openssl"):
         if subprocess.call(["sh", "-c", "command -v " + prog], stdout=subprocess.DEVNULL):
-            print("SKIP: %s not installed (Debian: mosquitto, mosquitto-clients)" % prog)
+            print("SKIP: %s not installed (Debian: mosquitto, mosquitto-clients, openssl)" % prog)
             return 77
     case = {"stream": case_stream, "lab": case_lab, "central": case_central, "restart": case_restart, "offline": case_offline,
-            "auth": case_auth}[sys.argv[1]]
+            "auth": case_auth, "tls": case_tls}[sys.argv[1]]
     lab = Lab(*sys.argv[2:6])
     fail = False
     try:
