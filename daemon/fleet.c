@@ -1,14 +1,41 @@
 /* daemon/fleet.c: tracetapd's MQTT links (fleet.h). */
 #include "fleet.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "log.h"
+#include "target_fields.h"
 #include "tt_config.h"
 #if TT_HAVE_MQTT
 #include "publish_mqtt.h"
 #include "subscribe_mqtt.h"
 #endif
+
+static bool is_probe(const char *probe)
+{
+	return probe && (!strncmp(probe, "mqtt://", 7) || !strncmp(probe, "mqtts://", 8));
+}
+
+/* What a reload compares: --publish and the mqtt_* files. */
+static void settings(const struct tt_server_config *sc, const char *v[4])
+{
+	v[0] = sc->publish;
+	v[1] = sc->mqtt_ca;
+	v[2] = sc->mqtt_cert;
+	v[3] = sc->mqtt_key;
+}
+
+static void forget(struct tt_fleet *f)
+{
+	for (size_t i = 0; i < f->nsubs; i++)
+		free(f->probes[i]);
+	f->nsubs = 0;
+	for (size_t i = 0; i < 4; i++) {
+		free(f->running[i]);
+		f->running[i] = NULL;
+	}
+}
 
 #if TT_HAVE_MQTT
 int tt_fleet_publish(struct tt_fleet *f, uv_loop_t *loop, const struct tt_server_config *sc,
@@ -44,7 +71,7 @@ int tt_fleet_probe(struct tt_fleet *f, uv_loop_t *loop, struct tt_server *srv,
 {
 	char err[512];
 
-	if (!tt_sub_mqtt_is_probe(cfg->probe))
+	if (!is_probe(cfg->probe))
 		return 0;
 	if (f->started)
 		return 1;
@@ -53,9 +80,12 @@ int tt_fleet_probe(struct tt_fleet *f, uv_loop_t *loop, struct tt_server *srv,
 		       cfg->probe, f->nsubs == TT_MAX_TARGETS ? ", and fewer subscriptions" : "");
 		return -1;
 	}
+	if (!(f->probes[f->nsubs] = strdup(cfg->probe)))
+		return -1;
 	if (tt_sub_mqtt_new(loop, srv, cfg->probe, sc->mqtt_ca, sc->mqtt_cert, sc->mqtt_key,
 			    &f->subs[f->nsubs], err, sizeof(err)) < 0) {
 		tt_log(TT_LOG_ERR, "%s", err);
+		free(f->probes[f->nsubs]);
 		return -1;
 	}
 	f->nsubs++;
@@ -68,7 +98,7 @@ void tt_fleet_stop(struct tt_fleet *f)
 	f->pub = NULL;
 	for (size_t i = 0; i < f->nsubs; i++)
 		tt_sub_mqtt_stop(f->subs[i]);
-	f->nsubs = 0;
+	forget(f);
 }
 #else
 int tt_fleet_publish(struct tt_fleet *f, uv_loop_t *loop, const struct tt_server_config *sc,
@@ -87,7 +117,7 @@ void tt_fleet_attach(struct tt_fleet *f, struct tt_hub *hub, const char *name)
 int tt_fleet_probe(struct tt_fleet *f, uv_loop_t *loop, struct tt_server *srv,
 		   const struct tt_server_config *sc, const struct tt_target_config *cfg)
 {
-	if (!cfg->probe || strncmp(cfg->probe, "mqtt", 4))
+	if (!is_probe(cfg->probe))
 		return 0;
 	if (f->started)
 		return 1;
@@ -97,5 +127,57 @@ int tt_fleet_probe(struct tt_fleet *f, uv_loop_t *loop, struct tt_server *srv,
 
 void tt_fleet_stop(struct tt_fleet *f)
 {
+	forget(f);
 }
 #endif
+
+void tt_fleet_started(struct tt_fleet *f, const struct tt_server_config *sc)
+{
+	const char *v[4];
+
+	settings(sc, v);
+	for (size_t i = 0; i < 4; i++)
+		if (v[i] && !(f->running[i] = strdup(v[i])))
+			tt_log(TT_LOG_WARNING, "out of memory: a reload cannot tell MQTT changes");
+	f->started = true;
+}
+
+static bool running_probe(const struct tt_fleet *f, const char *probe)
+{
+	for (size_t i = 0; i < f->nsubs; i++)
+		if (!strcmp(f->probes[i], probe))
+			return true;
+	return false;
+}
+
+static bool wanted_probe(const struct tt_target_config *t, size_t n, const char *flag_probe,
+			 const char *probe)
+{
+	if (tt_field_str_eq(flag_probe, probe))
+		return true;
+	for (size_t i = 0; i < n; i++)
+		if (tt_field_str_eq(t[i].probe, probe))
+			return true;
+	return false;
+}
+
+void tt_fleet_reload(const struct tt_fleet *f, const struct tt_server_config *sc,
+		     const struct tt_target_config *t, size_t n, const char *flag_probe)
+{
+	static const char *const key[4] = { "publish", "mqtt_ca", "mqtt_cert", "mqtt_key" };
+	const char *v[4];
+
+	settings(sc, v);
+	for (size_t i = 0; i < 4; i++)
+		if (!tt_field_str_eq(f->running[i], v[i]))
+			tt_log(TT_LOG_WARNING, "reload: %s changed: not applied until tracetapd "
+			       "restarts", key[i]);
+	for (size_t i = 0; i < n; i++)
+		if (is_probe(t[i].probe) && !running_probe(f, t[i].probe))
+			tt_log(TT_LOG_WARNING, "reload: target %s: probe %s: not subscribed until "
+			       "tracetapd restarts", t[i].name, t[i].probe);
+	for (size_t i = 0; i < f->nsubs; i++)
+		if (!wanted_probe(t, n, flag_probe, f->probes[i]))
+			tt_log(TT_LOG_WARNING, "reload: probe %s: no longer configured, still "
+			       "subscribed until tracetapd restarts", f->probes[i]);
+}

@@ -16,7 +16,9 @@
 struct tt_fleet {
 	struct tt_pub_mqtt *pub;                     /* NULL: no --publish */
 	struct tt_sub_mqtt *subs[TT_MAX_TARGETS]; /* one per mqtt:// probe */
+	char *probes[TT_MAX_TARGETS];             /* subs[i]'s probe as given (owned) */
 	size_t nsubs;
+	char *running[4]; /* publish, mqtt_ca, mqtt_cert, mqtt_key as started (owned, NULL: none) */
 	bool started; /* the start's probes are made: a reload leaves them as they are */
 };
 
@@ -29,6 +31,14 @@ void tt_fleet_attach(struct tt_fleet *f, struct tt_hub *hub, const char *name);
  * cannot start (logged). srv NULL: no server. */
 int tt_fleet_probe(struct tt_fleet *f, uv_loop_t *loop, struct tt_server *srv,
 		   const struct tt_server_config *sc, const struct tt_target_config *cfg);
+/* The start's links are made (sc: the settings they were made with): later calls of
+ * tt_fleet_probe make none, tt_fleet_reload compares with these. */
+void tt_fleet_started(struct tt_fleet *f, const struct tt_server_config *sc);
+/* A reload makes no MQTT link and drops none: logs, as a warning, each difference between the
+ * new configuration (sc, its targets t[0..n), and flag_probe, the --probe flag's or NULL) and
+ * the running links (--publish, the mqtt_* files, mqtt:// probes added or removed). */
+void tt_fleet_reload(const struct tt_fleet *f, const struct tt_server_config *sc,
+		     const struct tt_target_config *t, size_t n, const char *flag_probe);
 /* Before the hubs go: the publisher's hub clients first, then the subscriptions. */
 void tt_fleet_stop(struct tt_fleet *f);
 

@@ -59,11 +59,6 @@ struct tt_sub_mqtt {
 	struct tt_record_json *recs; /* MAX_BATCH, parsed before any is published */
 };
 
-bool tt_sub_mqtt_is_probe(const char *probe)
-{
-	return probe && (!strncmp(probe, "mqtt://", 7) || !strncmp(probe, "mqtts://", 8));
-}
-
 unsigned long long tt_sub_mqtt_bad(const struct tt_sub_mqtt *s)
 {
 	return s->bad;

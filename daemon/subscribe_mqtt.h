@@ -16,8 +16,6 @@
 struct tt_server;
 struct tt_sub_mqtt;
 
-/* Whether a probe spec is an MQTT subscription. */
-bool tt_sub_mqtt_is_probe(const char *probe);
 /* Subscribes to url (mqtt[s]://...); remote targets become hubs of srv as they appear.
  * ca/cert/key: for mqtts (may be NULL). 0, or -EINVAL/-ENOMEM with what is wrong in err. */
 int tt_sub_mqtt_new(uv_loop_t *loop, struct tt_server *srv, const char *url, const char *ca,

@@ -217,6 +217,7 @@ static void on_status_tick(uv_timer_t *h)
 }
 
 static void apply_flags(struct tt_server_config *sc, const struct cli *cl);
+static const char *flag_probe(const struct cli *cl);
 
 
 /* SIGHUP: unchanged targets keep streaming, changed ones restart, removed ones stop (their hub
@@ -240,6 +241,7 @@ static void reload(struct daemon *d)
 		tt_log(TT_LOG_WARNING, "%s", nc.warning);
 	apply_flags(&nc.server, d->cli);
 	server_reload(d, &nc.server);
+	tt_fleet_reload(&d->fleet, &nc.server, nc.targets, nc.ntargets, flag_probe(d->cli));
 	for (size_t i = 0; i < d->nsups; i++) {
 		const struct tt_target_config *want = NULL;
 		if (d->from_flags[i])
@@ -584,6 +586,11 @@ static int configure(struct daemon *d, struct cli *cl)
 }
 
 /* Flags override the file, at start and on every reload. */
+static const char *flag_probe(const struct cli *cl)
+{
+	return cl->target.probe;
+}
+
 static void apply_flags(struct tt_server_config *sc, const struct cli *cl)
 {
 	if (cl->listen)
@@ -665,7 +672,7 @@ static int start_targets(struct daemon *d, const struct cli *cl)
 		if (!m)
 			d->from_flags[d->nsups - 1] = true;
 	}
-	d->fleet.started = true;
+	tt_fleet_started(&d->fleet, &d->conf.server);
 	start_usb_watch(d);
 	for (size_t i = 0; i < d->nsups; i++)
 		if (tt_sup_start(d->sups[i]) < 0 && d->nsups == 1)

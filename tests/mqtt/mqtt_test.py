@@ -20,6 +20,8 @@ CASE: stream     one daemon, every record once and in order on PREFIX/TARGET/eve
       offline    a daemon killed, another stopped: their retained status says "offline"
                  (at once, and within 1.5 keep-alives)
       auth       wrong credentials: a clear error; right ones: records flow
+      reload     SIGHUP with another mqtt:// probe, one removed and --publish added: the log
+                 names each as needing a restart, and the running subscription still works
       tls        a broker that speaks only TLS and asks for a client certificate (a CA made
                  with openssl for the run): a bench publishes over mqtts://, a central daemon
                  subscribes over mqtts://, and the central holds what the bench holds; a
@@ -625,6 +627,43 @@ def case_auth(lab):
     print("ok: right credentials: records flow")
 
 
+def case_reload(lab):
+    lab.broker()
+    url = "mqtt://127.0.0.1:%d/%s/+/+" % (lab.port, PREFIX)
+    other = "mqtt://127.0.0.1:%d/other/+" % lab.port
+    cfg = lab.path("tracetapd.json")
+    with open(cfg, "w") as f:
+        json.dump({"targets": [{"name": "lab", "probe": url}]}, f)
+    subs = lab.read(lab.broker_name).count("Received SUBSCRIBE")
+    d = lab.start_daemon("central", ["--config", cfg])
+    wait_for("the subscription", lambda: lab.read(lab.broker_name)
+             .count("Received SUBSCRIBE") > subs, 10)
+    with open(cfg, "w") as f:
+        json.dump({"publish": "mqtt://127.0.0.1:%d/%s" % (lab.port, PREFIX),
+                   "targets": [{"name": "other", "probe": other}]}, f)
+    os.kill(d.pid, signal.SIGHUP)
+    wait_for("the reload", lambda: "configuration reloaded" in lab.read("d-central"), 10)
+    want = ["reload: publish changed: not applied until tracetapd restarts",
+            "reload: target other: probe %s: not subscribed until tracetapd restarts" % other,
+            "reload: probe %s: no longer configured, still subscribed until tracetapd restarts"
+            % url]
+    log = lab.read("d-central")
+    for w in want:
+        if w not in log:
+            raise Fail("no %r in the log after the reload:\n%s" % (w, log))
+        print("ok:", w)
+    # what the log says: the running subscription goes on
+    rec = {"type": "event", "target": "t", "seq": 1, "id": 4096, "name": "USER_EVENT",
+           "ctx": "thread", "core": 0, "ts": 1, "time": 1, "args": {}, "raw": [1, 0, 0, 0]}
+    subprocess.check_call(["mosquitto_pub", "-p", str(lab.port), "-q", "1", "-t",
+                           PREFIX + "/bench9/t/events", "-m", json.dumps(
+                               {"type": "events", "target": "t", "first": 1, "last": 1,
+                                "records": [rec]})])
+    wait_for("bench9/t on the central daemon", lambda: [
+        t for t in lab.targets(d.api) if t["name"] == "bench9/t" and t["last_seq"] == 1], 10)
+    print("ok: the subscription made at start still delivers")
+
+
 def make_ca(lab, name):
     """A CA of the run's own: NAME.pem and NAME.key."""
     subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
@@ -709,7 +748,7 @@ def main():
             print("SKIP: %s not installed (Debian: mosquitto, mosquitto-clients, openssl)" % prog)
             return 77
     case = {"stream": case_stream, "lab": case_lab, "central": case_central, "restart": case_restart, "offline": case_offline,
-            "auth": case_auth, "tls": case_tls}[sys.argv[1]]
+            "auth": case_auth, "reload": case_reload, "tls": case_tls}[sys.argv[1]]
     lab = Lab(*sys.argv[2:6])
     fail = False
     try:
