@@ -26,6 +26,14 @@ static void settings(const struct tt_server_config *sc, const char *v[4])
 	v[3] = sc->mqtt_key;
 }
 
+static bool running_probe(const struct tt_fleet *f, const char *probe)
+{
+	for (size_t i = 0; i < f->nsubs; i++)
+		if (!strcmp(f->probes[i], probe))
+			return true;
+	return false;
+}
+
 static void forget(struct tt_fleet *f)
 {
 	for (size_t i = 0; i < f->nsubs; i++)
@@ -73,7 +81,7 @@ int tt_fleet_probe(struct tt_fleet *f, uv_loop_t *loop, struct tt_server *srv,
 
 	if (!is_probe(cfg->probe))
 		return 0;
-	if (f->started)
+	if (running_probe(f, cfg->probe))
 		return 1;
 	if (!srv || f->nsubs == TT_MAX_TARGETS) {
 		tt_log(TT_LOG_ERR, "probe %s: needs the server (remote targets are its hubs)%s",
@@ -89,6 +97,8 @@ int tt_fleet_probe(struct tt_fleet *f, uv_loop_t *loop, struct tt_server *srv,
 		return -1;
 	}
 	f->nsubs++;
+	if (f->started)
+		tt_log(TT_LOG_NOTICE, "reload: target %s: subscribed to %s", cfg->name, cfg->probe);
 	return 1;
 }
 
@@ -119,8 +129,6 @@ int tt_fleet_probe(struct tt_fleet *f, uv_loop_t *loop, struct tt_server *srv,
 {
 	if (!is_probe(cfg->probe))
 		return 0;
-	if (f->started)
-		return 1;
 	tt_log(TT_LOG_ERR, "probe %s: built without libmosquitto", cfg->probe);
 	return -1;
 }
@@ -140,14 +148,6 @@ void tt_fleet_started(struct tt_fleet *f, const struct tt_server_config *sc)
 		if (v[i] && !(f->running[i] = strdup(v[i])))
 			tt_log(TT_LOG_WARNING, "out of memory: a reload cannot tell MQTT changes");
 	f->started = true;
-}
-
-static bool running_probe(const struct tt_fleet *f, const char *probe)
-{
-	for (size_t i = 0; i < f->nsubs; i++)
-		if (!strcmp(f->probes[i], probe))
-			return true;
-	return false;
 }
 
 static bool wanted_probe(const struct tt_target_config *t, size_t n, const char *flag_probe,
@@ -170,12 +170,8 @@ void tt_fleet_reload(const struct tt_fleet *f, const struct tt_server_config *sc
 	settings(sc, v);
 	for (size_t i = 0; i < 4; i++)
 		if (!tt_field_str_eq(f->running[i], v[i]))
-			tt_log(TT_LOG_WARNING, "reload: %s changed: not applied until tracetapd "
-			       "restarts", key[i]);
-	for (size_t i = 0; i < n; i++)
-		if (is_probe(t[i].probe) && !running_probe(f, t[i].probe))
-			tt_log(TT_LOG_WARNING, "reload: target %s: probe %s: not subscribed until "
-			       "tracetapd restarts", t[i].name, t[i].probe);
+			tt_log(TT_LOG_WARNING, "reload: %s changed: %s until tracetapd restarts",
+			       key[i], i ? "the running MQTT links keep the old one" : "not applied");
 	for (size_t i = 0; i < f->nsubs; i++)
 		if (!wanted_probe(t, n, flag_probe, f->probes[i]))
 			tt_log(TT_LOG_WARNING, "reload: probe %s: no longer configured, still "

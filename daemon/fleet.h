@@ -19,7 +19,7 @@ struct tt_fleet {
 	char *probes[TT_MAX_TARGETS];             /* subs[i]'s probe as given (owned) */
 	size_t nsubs;
 	char *running[4]; /* publish, mqtt_ca, mqtt_cert, mqtt_key as started (owned, NULL: none) */
-	bool started; /* the start's probes are made: a reload leaves them as they are */
+	bool started; /* the start's links are made */
 };
 
 /* --publish of sc, if any: 0, or -1 logged (no server, a bad URL, no libmosquitto). */
@@ -27,16 +27,17 @@ int tt_fleet_publish(struct tt_fleet *f, uv_loop_t *loop, const struct tt_server
 		     bool no_server);
 /* Publishes hub (target name) too, when --publish is on; a failure is logged. */
 void tt_fleet_attach(struct tt_fleet *f, struct tt_hub *hub, const char *name);
-/* 0: cfg is not an mqtt:// probe; 1: it is (subscribed now, or already at start); -1: one that
- * cannot start (logged). srv NULL: no server. */
+/* 0: cfg is not an mqtt:// probe; 1: it is (subscribed now, or already: a reload subscribes to
+ * a probe it adds); -1: one that cannot start (logged). srv NULL: no server. */
 int tt_fleet_probe(struct tt_fleet *f, uv_loop_t *loop, struct tt_server *srv,
 		   const struct tt_server_config *sc, const struct tt_target_config *cfg);
-/* The start's links are made (sc: the settings they were made with): later calls of
- * tt_fleet_probe make none, tt_fleet_reload compares with these. */
+/* The start's links are made (sc: the settings they were made with); tt_fleet_reload compares
+ * with these. */
 void tt_fleet_started(struct tt_fleet *f, const struct tt_server_config *sc);
-/* A reload makes no MQTT link and drops none: logs, as a warning, each difference between the
- * new configuration (sc, its targets t[0..n), and flag_probe, the --probe flag's or NULL) and
- * the running links (--publish, the mqtt_* files, mqtt:// probes added or removed). */
+/* A reload adds subscriptions (tt_fleet_probe) but drops none and remakes no link: logs, as a
+ * warning, each other difference between the new configuration (sc, its targets t[0..n), and
+ * flag_probe, the --probe flag's or NULL) and the running links (--publish and the mqtt_* files
+ * changed, mqtt:// probes removed). */
 void tt_fleet_reload(const struct tt_fleet *f, const struct tt_server_config *sc,
 		     const struct tt_target_config *t, size_t n, const char *flag_probe);
 /* Before the hubs go: the publisher's hub clients first, then the subscriptions. */

@@ -345,6 +345,7 @@ int tt_sub_mqtt_new(uv_loop_t *loop, struct tt_server *srv, const char *url, con
 		    const char *cert, const char *key, struct tt_sub_mqtt **out, char *err,
 		    size_t errlen)
 {
+	static unsigned made; /* subscriptions made by this process (loop thread only) */
 	struct tt_sub_mqtt *s = calloc(1, sizeof(*s));
 	char id[128], host[64];
 	int rc;
@@ -370,7 +371,8 @@ int tt_sub_mqtt_new(uv_loop_t *loop, struct tt_server *srv, const char *url, con
 	if (gethostname(host, sizeof(host)) < 0)
 		snprintf(host, sizeof(host), "host");
 	host[sizeof(host) - 1] = 0;
-	snprintf(id, sizeof(id), "tracetapd-%s-%ld-sub", host, (long)getpid());
+	/* one id per subscription: a broker disconnects a client when another takes its id */
+	snprintf(id, sizeof(id), "tracetapd-%s-%ld-sub%u", host, (long)getpid(), made++);
 	if (!(s->mc.m = tt_mqtt_client_new(id, s, &s->url, ca, cert, key))) {
 		snprintf(err, errlen, "probe '%s': cannot set up the MQTT client", s->label);
 		goto fail;
