@@ -135,9 +135,7 @@ const tests = [
     });
     assert(pos >= 0, 'gap row in the table');
     await page.evaluate((p) => { const t = window.tracetap.table; t.setFollow(false); t.setTop(p * 22 - 100); }, pos);
-    await page.waitForTimeout(300);
-    const rs = await rows();
-    assert(rs.some((r) => r.type === 'marker' || r.type === 'gap'), 'gap row visible');
+    await waitFor('the gap row drawn in view', async () => (await rows()).some((r) => r.type === 'marker' || r.type === 'gap'), 5000);
     await shot('chain-after-restart-table');
     await page.keyboard.press('0');
     await page.waitForTimeout(300);
