@@ -18,38 +18,23 @@
 #define TICK_MS 250
 #define RETRY_TICKS 4 /* reconnect once a second */
 
-/* What libmosquitto last logged as an error, and for which client: its return codes alone say
- * "A TLS error occurred" where its log has OpenSSL's reason ("certificate verify failed").
- * Everything runs on the loop thread, and the next tt_mqtt_conn_error of that client takes it. */
-static struct {
-	const struct mosquitto *m;
-	char text[160];
-} lib_err;
-
+/* libmosquitto's error lines for the connection (arg: its owner, whose first member is the
+ * connection): its return codes alone say "A TLS error occurred" where its log has OpenSSL's
+ * reason ("certificate verify failed"). Runs on the loop thread, or in the connect work while
+ * the loop leaves the connection alone; the next tt_mqtt_conn_error says it and clears it. */
 static void on_lib_log(struct mosquitto *m, void *arg, int level, const char *str)
 {
+	struct tt_mqtt_conn *c = arg;
 	const char *why = str, *colon = strrchr(str, ':');
-	size_t n;
+	size_t n = strlen(c->lib_err);
 
-	(void)arg;
+	(void)m;
 	if (!(level & MOSQ_LOG_ERR))
 		return;
 	if (!strncmp(str, "OpenSSL Error", 13) && colon && colon[1]) /* "...SSL routines::why" */
 		why = colon + 1;
-	if (lib_err.m != m)
-		lib_err.text[0] = 0;
-	lib_err.m = m;
-	n = strlen(lib_err.text);
-	if (!strstr(lib_err.text, why))
-		snprintf(lib_err.text + n, sizeof(lib_err.text) - n, "%s%s", n ? "; " : "", why);
-}
-
-static void lib_err_clear(const struct mosquitto *m)
-{
-	if (lib_err.m == m) {
-		lib_err.m = NULL;
-		lib_err.text[0] = 0;
-	}
+	if (!strstr(c->lib_err, why))
+		snprintf(c->lib_err + n, sizeof(c->lib_err) - n, "%s%s", n ? "; " : "", why);
 }
 
 int tt_mqtt_url_parse(const char *what, const char *url, struct tt_mqtt_url *u, char *err,
@@ -147,16 +132,21 @@ fail:
 
 void tt_mqtt_conn_error(struct tt_mqtt_conn *c, int rc, const char *what)
 {
-	bool lib = lib_err.m == c->m && lib_err.text[0];
+	/* A TLS session the broker ends (an alert read while libmosquitto writes) reaches us as
+	 * EPROTO with OpenSSL's reason dropped: say what it most likely was. */
+	if (!c->lib_err[0] && c->url->tls && rc == MOSQ_ERR_ERRNO && errno == EPROTO)
+		snprintf(c->lib_err, sizeof(c->lib_err), "the broker ended the TLS session: does it "
+			 "want a client certificate (--mqtt-cert, --mqtt-key)?");
+	bool lib = c->lib_err[0];
 
 	if (rc != c->last_err && !c->closing) {
 		c->last_err = rc;
 		tt_log(TT_LOG_WARNING, "%s: mqtt %s:%d: %s: %s%s%s%s", c->label, c->url->host,
 		       c->url->port, what,
 		       rc == MOSQ_ERR_ERRNO ? strerror(errno) : mosquitto_strerror(rc),
-		       lib ? " (" : "", lib ? lib_err.text : "", lib ? ")" : "");
+		       lib ? " (" : "", lib ? c->lib_err : "", lib ? ")" : "");
 	}
-	lib_err_clear(c->m);
+	c->lib_err[0] = 0;
 }
 
 void tt_mqtt_conn_refused(struct tt_mqtt_conn *c, int reason)
@@ -169,11 +159,18 @@ void tt_mqtt_conn_refused(struct tt_mqtt_conn *c, int reason)
 
 void tt_mqtt_conn_up(struct tt_mqtt_conn *c)
 {
-	lib_err_clear(c->m);
+	c->lib_err[0] = 0;
 	if (c->last_err)
 		tt_log(TT_LOG_NOTICE, "%s: mqtt %s:%d connected", c->label, c->url->host,
 		       c->url->port);
 	c->last_err = 0;
+}
+
+/* One of the connection's handles or its connect work is done: the last calls c->closed. */
+static void release(struct tt_mqtt_conn *c)
+{
+	if (--c->open == 0 && c->closed)
+		c->closed(c);
 }
 
 static void on_closed(uv_handle_t *h)
@@ -182,8 +179,7 @@ static void on_closed(uv_handle_t *h)
 
 	if (h != (uv_handle_t *)&c->timer)
 		free(h);
-	if (--c->open == 0 && c->closed)
-		c->closed(c);
+	release(c);
 }
 
 static void close_poll(struct tt_mqtt_conn *c)
@@ -230,23 +226,57 @@ void tt_mqtt_conn_sync(struct tt_mqtt_conn *c)
 		      on_poll);
 }
 
+/* The connect, in libuv's thread pool: libmosquitto looks the host name up with a blocking
+ * getaddrinfo, which must not stop the loop (every target, every client) while a resolver does
+ * not answer. The loop leaves c->m alone until connect_done. */
+static void connect_work(uv_work_t *w)
+{
+	struct tt_mqtt_conn *c = w->data;
+
+	c->connect_rc = c->tried ? mosquitto_reconnect_async(c->m)
+				 : mosquitto_connect_bind_async(c->m, c->url->host, c->url->port,
+								c->keepalive, NULL);
+	c->connect_errno = errno;
+	c->tried = true;
+}
+
+static void connect_done(uv_work_t *w, int status)
+{
+	struct tt_mqtt_conn *c = w->data;
+
+	(void)status; /* never cancelled */
+	c->connecting = false;
+	if (c->closing) {
+		mosquitto_destroy(c->m); /* tt_mqtt_conn_close left it to this */
+		c->m = NULL;
+	} else {
+		if (c->connect_rc != MOSQ_ERR_SUCCESS) {
+			errno = c->connect_errno;
+			tt_mqtt_conn_error(c, c->connect_rc, "cannot connect");
+		}
+		tt_mqtt_conn_sync(c);
+	}
+	release(c);
+}
+
 static void on_tick(uv_timer_t *t)
 {
 	struct tt_mqtt_conn *c = t->data;
-	int rc;
 
 	c->ticks++;
+	if (c->connecting)
+		return;
 	if (mosquitto_socket(c->m) < 0) {
 		if (c->ticks % RETRY_TICKS != 1)
 			return;
-		rc = c->ticks == 1 ? mosquitto_connect_bind_async(c->m, c->url->host, c->url->port,
-								  c->keepalive, NULL)
-				   : mosquitto_reconnect_async(c->m);
-		if (rc != MOSQ_ERR_SUCCESS)
-			tt_mqtt_conn_error(c, rc, "cannot connect");
-	} else {
-		mosquitto_loop_misc(c->m);
+		c->work.data = c;
+		if (uv_queue_work(c->loop, &c->work, connect_work, connect_done) == 0) {
+			c->connecting = true;
+			c->open++;
+		}
+		return;
 	}
+	mosquitto_loop_misc(c->m);
 	tt_mqtt_conn_sync(c);
 }
 
@@ -259,16 +289,24 @@ void tt_mqtt_conn_start(struct tt_mqtt_conn *c)
 	uv_timer_start(&c->timer, on_tick, 0, TICK_MS);
 }
 
+void tt_mqtt_conn_disconnect(struct tt_mqtt_conn *c)
+{
+	c->closing = true;
+	if (!c->connecting)
+		mosquitto_disconnect_v5(c->m, MQTT_RC_NORMAL_DISCONNECTION, NULL);
+}
+
 void tt_mqtt_conn_close(struct tt_mqtt_conn *c)
 {
 	c->closing = true;
+	uv_timer_stop(&c->timer);
+	uv_close((uv_handle_t *)&c->timer, on_closed);
+	if (c->connecting)
+		return; /* connect_done destroys the client */
 	if (mosquitto_socket(c->m) >= 0)
 		mosquitto_loop_write(c->m, 8);
 	if (c->poll)
 		close_poll(c); /* before libmosquitto closes the descriptor */
-	lib_err_clear(c->m);
 	mosquitto_destroy(c->m);
 	c->m = NULL;
-	uv_timer_stop(&c->timer);
-	uv_close((uv_handle_t *)&c->timer, on_closed);
 }

@@ -1,6 +1,8 @@
 /* daemon/mqtt_uv.h: one libmosquitto client driven from a libuv loop, for the publisher and
- * the subscriber: no thread, nothing blocks on the broker except the host name lookup (use
- * addresses or names the resolver answers locally). Every function runs on the loop thread.
+ * the subscriber: nothing blocks the loop on the broker. The socket is followed on the loop;
+ * each connect (libmosquitto's blocking host name lookup, then a non-blocking connect) runs in
+ * libuv's thread pool, and the loop does not touch the client meanwhile. Every function runs
+ * on the loop thread.
  */
 #ifndef TT_MQTT_UV_H
 #define TT_MQTT_UV_H
@@ -37,10 +39,17 @@ struct tt_mqtt_conn {
 	unsigned ticks, open;
 	int last_err;                /* logged once until it changes */
 	bool closing;                /* nothing more is logged */
+	char lib_err[160];           /* libmosquitto's error lines since the last error logged */
+	uv_work_t work;              /* the connect in the thread pool */
+	int connect_rc, connect_errno;
+	bool connecting;             /* work queued: the loop leaves m alone */
+	bool tried;                  /* a connect was made: later ones reconnect */
 };
 
 /* A new libmosquitto client (MQTT v5) for id, its callbacks' argument arg, with the URL's
- * credentials and TLS (ca/cert/key may be NULL). NULL with a log line on failure. */
+ * credentials and TLS (ca/cert/key may be NULL). arg is the owner, whose first member is its
+ * struct tt_mqtt_conn (libmosquitto's error lines are kept there). NULL with a log line on
+ * failure. */
 struct mosquitto *tt_mqtt_client_new(const char *id, void *arg, const struct tt_mqtt_url *u,
 				     const char *ca, const char *cert, const char *key);
 /* Starts the timer: connects now, reconnects every second while there is no socket. */
@@ -55,6 +64,9 @@ void tt_mqtt_conn_error(struct tt_mqtt_conn *c, int rc, const char *what);
 void tt_mqtt_conn_refused(struct tt_mqtt_conn *c, int reason);
 /* A connection came up: the next error is logged again, and this one says so. */
 void tt_mqtt_conn_up(struct tt_mqtt_conn *c);
+/* A clean end: a DISCONNECT (normal) when connected or connecting, none while a connect is
+ * still in the thread pool; nothing more is logged. Then tt_mqtt_conn_close. */
+void tt_mqtt_conn_disconnect(struct tt_mqtt_conn *c);
 /* Closes the handles and destroys the client (after a bounded, non-blocking attempt to write
  * what is queued, e.g. a DISCONNECT); c->closed runs when the handles are closed. */
 void tt_mqtt_conn_close(struct tt_mqtt_conn *c);

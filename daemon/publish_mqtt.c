@@ -287,8 +287,7 @@ void tt_pub_mqtt_stop(struct tt_pub_mqtt *p)
 			if (n > 0)
 				publish_status(c, buf, (size_t)n);
 			c->connected = false;
-			c->mc.closing = true;
-			mosquitto_disconnect_v5(c->mc.m, MQTT_RC_NORMAL_DISCONNECTION, NULL);
+			tt_mqtt_conn_disconnect(&c->mc);
 		}
 		tt_hub_client_free(c->hc);
 		tt_mqtt_conn_close(&c->mc);

@@ -403,8 +403,7 @@ void tt_sub_mqtt_stop(struct tt_sub_mqtt *s)
 		s->remotes[i]->st.state = TT_TARGET_STOPPED;
 		tt_hub_status_changed(s->remotes[i]->hub);
 	}
-	s->mc.closing = true;
-	mosquitto_disconnect_v5(s->mc.m, MQTT_RC_NORMAL_DISCONNECTION, NULL);
+	tt_mqtt_conn_disconnect(&s->mc);
 	tt_mqtt_conn_close(&s->mc);
 	tt_mqtt_url_free(&s->url);
 }
