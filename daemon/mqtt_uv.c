@@ -203,7 +203,11 @@ static void on_poll(uv_poll_t *h, int status, int events)
 
 void tt_mqtt_conn_sync(struct tt_mqtt_conn *c)
 {
-	int fd = mosquitto_socket(c->m);
+	int fd;
+
+	if (c->connecting)
+		return; /* the worker has the client: connect_done syncs */
+	fd = mosquitto_socket(c->m);
 
 	if (c->poll && fd != c->fd)
 		close_poll(c); /* libmosquitto closed it (and may have a new one) */

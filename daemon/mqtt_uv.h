@@ -55,7 +55,7 @@ struct mosquitto *tt_mqtt_client_new(const char *id, void *arg, const struct tt_
 /* Starts the timer: connects now, reconnects every second while there is no socket. */
 void tt_mqtt_conn_start(struct tt_mqtt_conn *c);
 /* Follows libmosquitto's socket and its wish to write: call after every libmosquitto call
- * that may queue or close. */
+ * that may queue or close (nothing while a connect is in the thread pool). */
 void tt_mqtt_conn_sync(struct tt_mqtt_conn *c);
 /* Logs what went wrong once until something else does (rc: a MOSQ_ERR_*). */
 void tt_mqtt_conn_error(struct tt_mqtt_conn *c, int rc, const char *what);
