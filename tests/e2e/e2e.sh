@@ -167,15 +167,8 @@ power() {
 }
 
 wait_storm() {
-	local end
 	fault_setup
-	tt_ctl 'wait 3000'
-	# the stream may advance while OpenOCD replays the WAITs: wait until all 3000 were answered
-	end=$((SECONDS + 60))
-	until [ "$(sim_stat wait_pending)" = 0 ]; do
-		[ $SECONDS -lt $end ] || { tt_ctl stats; tt_die "WAITs still pending after 60 s: $TT_CTL_REPLY"; }
-		sleep 0.2
-	done
+	wait_storm_paused || { tt_ctl stats; tt_die "WAITs still pending after 60 s: $TT_CTL_REPLY"; }
 	# every WAIT answered, or cancelled by OpenOCD's DAPABORT when its WAIT recovery timed out
 	# on a loaded machine (then a read failed: stalled and back, nothing lost)
 	tt_ctl stats

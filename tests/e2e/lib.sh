@@ -43,6 +43,23 @@ pause_until_lapped() {
 	kill -CONT "$DPID"
 }
 
+# wait_storm_paused: 3000 WAIT answers from the simulated DAP, with the workload stopped
+# (SIGSTOP) until OpenOCD has had them all. The storm slows the link as much as the machine makes
+# it; with no entry written meanwhile nothing can be overwritten, so "nothing lost" holds
+# whatever the speed (a loaded machine's storm once outlasted the 4 s the buffer holds). Returns
+# 1 when WAITs are still pending after 60 s (the workload runs again either way).
+wait_storm_paused() {
+	local end=$((SECONDS + 60)) rc=0
+	kill -STOP "$TT_PID_fw"
+	tt_ctl 'wait 3000'
+	until [ "$(sim_stat wait_pending)" = 0 ]; do
+		[ $SECONDS -lt $end ] || { rc=1; break; }
+		sleep 0.2
+	done
+	kill -CONT "$TT_PID_fw"
+	return $rc
+}
+
 sim() { tt_sim_start --base $BASE --size $RAM_SIZE --ram "$TT_TMP/ram.bin" "$@"; }
 
 # sim_restart_same_port: tt-simtarget killed and started again on the same RAM file and port

@@ -160,16 +160,11 @@ fault_power() {
 # simulator), that read fails and the state goes stalled and back, which is allowed. Every WAIT
 # is accounted for: answered, or cancelled by OpenOCD's abort.
 fault_wait_storm() {
-	local ok=0 w0 w1 a0 a1 st end
+	local ok=0 w0 w1 a0 a1 st
 	seg_begin
 	w0=$(sim_stat waits)
 	a0=$(sim_stat waits_aborted)
-	tt_ctl 'wait 3000'
-	end=$((SECONDS + 60))
-	until [ "$(sim_stat wait_pending)" = 0 ]; do
-		[ $SECONDS -lt $end ] || { ok=1; break; }
-		sleep 0.2
-	done
+	wait_storm_paused || ok=1
 	w1=$(sim_stat waits)
 	a1=$(sim_stat waits_aborted)
 	[ $((w1 - w0)) -gt 0 ] && [ $((w1 - w0 + a1 - a0)) -ge 3000 ] || ok=1
