@@ -167,9 +167,13 @@ class Lab:
 
     def central(self, levels, scheme="mqtt", extra=()):
         """A central daemon on PREFIX/LEVELS, once the broker logged its SUBSCRIBE."""
+        return self.subscriber(["--probe", "%s://127.0.0.1:%d/%s/%s" %
+                                (scheme, self.port, PREFIX, levels)] + list(extra))
+
+    def subscriber(self, args):
+        """The daemon "central" with args, once the broker logged its (first) SUBSCRIBE."""
         subs = self.read(self.broker_name).count("Received SUBSCRIBE")
-        p = self.start_daemon("central", ["--probe", "%s://127.0.0.1:%d/%s/%s" %
-                                          (scheme, self.port, PREFIX, levels)] + list(extra))
+        p = self.start_daemon("central", args)
         wait_for("the central daemon's subscription", lambda: self.read(self.broker_name)
                  .count("Received SUBSCRIBE") > subs, 10)
         return p
@@ -225,6 +229,28 @@ def messages(text):
         topic, _, payload = line.partition(" ")
         out.append((topic, json.loads(payload)))
     return out
+
+
+def expect_same(what, got, want):
+    """Fail naming the first item where got differs from want."""
+    if got != want:
+        n = max(len(got), len(want))
+        i = next(i for i, (a, b) in enumerate(zip(got + [None] * n, want + [None] * n)) if a != b)
+        raise Fail("%s at item %d: %s vs %s" % (what, i, got[i] if i < len(got) else None,
+                                                 want[i] if i < len(want) else None))
+
+
+def user_event(seq):
+    """A USER_EVENT record of target t with seq, time and raw[0] = seq, as a publisher sends it."""
+    return {"type": "event", "target": "t", "seq": seq, "id": 4096, "name": "USER_EVENT",
+            "ctx": "thread", "core": 0, "ts": seq, "time": seq, "args": {},
+            "raw": [seq, 0, 0, 0]}
+
+
+def batch(seqs):
+    """An events message of target t holding user_event(q) for each q of seqs."""
+    return {"type": "events", "target": "t", "first": seqs[0], "last": seqs[-1],
+            "records": [user_event(q) for q in seqs]}
 
 
 def strip(r):
@@ -404,11 +430,7 @@ def case_restart(lab):
     recs = lab.export(central.api, name)
     mine = [("gap", r["seq"], r["lost"]) if r["type"] == "gap" and
             r["reason"].startswith("the publisher") else ("rec", r["seq"], strip(r)) for r in recs]
-    if mine != st.items:
-        diff = next(i for i, (a, b) in enumerate(zip(mine + [None] * len(st.items), st.items))
-                    if a != b)
-        raise Fail("central differs from the topic at item %d: %s vs %s" %
-                   (diff, mine[diff] if diff < len(mine) else None, st.items[diff]))
+    expect_same("central differs from the topic", mine, st.items)
     print("ok: central: %d records, gap records %s, as on the topic" %
           (len(recs), [r["lost"] for r in recs if r["type"] == "gap"]))
     print("ok: broker down from seq %d: gaps %s (%d lost, exact), seq 1..%d otherwise once "
@@ -467,11 +489,7 @@ def case_lab(lab):
     got = wait_for("every record on tail", tail_has_all, 20)
     for n in names:
         mine = [dict(r, target="board") for r in got[n]]
-        if mine != want[n]:
-            diff = next(i for i, (a, b) in enumerate(zip(mine + [None] * len(want[n]), want[n]))
-                        if a != b)
-            raise Fail("%s: tail differs from the bench at record %d: %s vs %s" %
-                       (n, diff, mine[diff] if diff < len(mine) else None, want[n][diff]))
+        expect_same(n + ": tail differs from the bench", mine, want[n])
         print("ok: %s: %d records on tail as the bench has them (%s)" %
               (n, len(mine), lab.check_seq(got[n], "--lossless")))
     log = lab.read("d-central")
@@ -490,14 +508,6 @@ def case_central(lab):
     lab.broker()
     central = lab.central("+/+")
 
-    def ev(seq):
-        return {"type": "event", "target": "t", "seq": seq, "id": 4096, "name": "USER_EVENT",
-                "ctx": "thread", "core": 0, "ts": seq, "time": seq, "args": {},
-                "raw": [seq, 0, 0, 0]}
-
-    def batch(seqs):
-        return {"type": "events", "target": "t", "first": seqs[0], "last": seqs[-1],
-                "records": [ev(q) for q in seqs]}
     msgs = [("events", batch([1, 2, 3])),
             ("events", batch([7, 8])),            # 4..6 never came: a gap of 3
             ("events", batch([2, 3])),            # a repeat: dropped
@@ -643,10 +653,7 @@ def case_reload(lab):
     cfg = lab.path("tracetapd.json")
     with open(cfg, "w") as f:
         json.dump({"targets": [{"name": "lab", "probe": url}]}, f)
-    subs = lab.read(lab.broker_name).count("Received SUBSCRIBE")
-    d = lab.start_daemon("central", ["--config", cfg])
-    wait_for("the subscription", lambda: lab.read(lab.broker_name)
-             .count("Received SUBSCRIBE") > subs, 10)
+    d = lab.subscriber(["--config", cfg])
     with open(cfg, "w") as f:
         json.dump({"publish": "mqtt://127.0.0.1:%d/%s" % (lab.port, PREFIX),
                    "targets": [{"name": "other", "probe": other}]}, f)
@@ -663,9 +670,7 @@ def case_reload(lab):
         print("ok:", w)
     # both subscriptions deliver: the one the reload added, and the one made at start (as the
     # log says)
-    rec = {"type": "event", "target": "t", "seq": 1, "id": 4096, "name": "USER_EVENT",
-           "ctx": "thread", "core": 0, "ts": 1, "time": 1, "args": {}, "raw": [1, 0, 0, 0]}
-    msg = json.dumps({"type": "events", "target": "t", "first": 1, "last": 1, "records": [rec]})
+    msg = json.dumps(batch([1]))
     for topic in ("other/x/events", PREFIX + "/bench9/t/events"):
         subprocess.check_call(["mosquitto_pub", "-p", str(lab.port), "-q", "1", "-t", topic,
                                "-m", msg])
@@ -823,10 +828,7 @@ def case_tls(lab):
         t for t in lab.targets(central.api) if t["name"] == "bench1/board" and
         t["last_seq"] >= last], 20)
     got = [dict(r, target="board") for r in lab.export(central.api, "bench1/board")]
-    if got != want:
-        diff = next(i for i, (a, b) in enumerate(zip(got + [None] * len(want), want)) if a != b)
-        raise Fail("central differs from the bench at record %d: %s vs %s" %
-                   (diff, got[diff] if diff < len(got) else None, want[diff]))
+    expect_same("central differs from the bench", got, want)
     print("ok: %d records over TLS both ways, the central's equal to the bench's (%s)" %
           (len(got), lab.check_seq(got, "--lossless")))
     # a daemon that trusts another CA, one without a client certificate: each says why, stays
