@@ -71,6 +71,11 @@ rate_case() {
 	lossy)
 		finish --min-events 100
 		[ "$(count_rec '"type":"gap"')" -gt 0 ] || tt_die "a rate beyond the link without a gap?"
+		# the journal shows the loss: a line for the first gap, then one per 10 s at most
+		grep -qE 'target sim: (about |at least )?[0-9]+ events lost \(' "$DLOG" ||
+			tt_die "events were lost and the log does not say so"
+		[ "$(grep -c 'events lost' "$DLOG")" -le $((secs / 10 + 3)) ] ||
+			tt_die "more loss lines than one per 10 s: $(grep -c 'events lost' "$DLOG")"
 		;;
 	esac
 }
