@@ -46,8 +46,7 @@ static void forget(struct tt_fleet *f)
 }
 
 #if TT_HAVE_MQTT
-int tt_fleet_publish(struct tt_fleet *f, uv_loop_t *loop, const struct tt_server_config *sc,
-		     bool no_server)
+int tt_fleet_publish(struct tt_fleet *f, uv_loop_t *loop, const struct tt_server_config *sc)
 {
 	struct tt_pub_mqtt_config pc = { .url = sc->publish, .ca = sc->mqtt_ca,
 					 .cert = sc->mqtt_cert, .key = sc->mqtt_key, .qos = 1 };
@@ -55,10 +54,6 @@ int tt_fleet_publish(struct tt_fleet *f, uv_loop_t *loop, const struct tt_server
 
 	if (!sc->publish)
 		return 0;
-	if (no_server) {
-		tt_log(TT_LOG_ERR, "--publish needs the server: drop --no-server");
-		return -1;
-	}
 	if (tt_pub_mqtt_new(loop, &pc, &f->pub, err, sizeof(err)) < 0) {
 		tt_log(TT_LOG_ERR, "%s", err);
 		return -1;
@@ -111,8 +106,7 @@ void tt_fleet_stop(struct tt_fleet *f)
 	forget(f);
 }
 #else
-int tt_fleet_publish(struct tt_fleet *f, uv_loop_t *loop, const struct tt_server_config *sc,
-		     bool no_server)
+int tt_fleet_publish(struct tt_fleet *f, uv_loop_t *loop, const struct tt_server_config *sc)
 {
 	if (!sc->publish)
 		return 0;

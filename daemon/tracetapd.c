@@ -357,8 +357,8 @@ static void usage(FILE *f)
 		"  --max-clients N       WebSocket clients at once (default 256; more get 503;\n"
 		"                        lowered to fit the descriptor limit)\n"
 		"  --max-exports N       /api/export downloads at once (default 4; more get 503)\n"
-		"  --no-server           no HTTP/WebSocket server (use with --stdout)\n"
-		"Publishing (needs the server; see README \"Many benches\"):\n"
+		"  --no-server           no HTTP/WebSocket server (with --stdout or --publish)\n"
+		"Publishing (see README \"Many benches\"):\n"
 		"  --publish URL         mqtt[s]://[user:pass@]host[:port]/PREFIX: every target's\n"
 		"                        records to PREFIX/TARGET/events, status to .../status\n"
 		"  --mqtt-ca PEM, --mqtt-cert PEM, --mqtt-key PEM   mqtts: CA, client cert and key\n"
@@ -710,7 +710,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	/* --publish is checked before any target starts */
-	if (tt_fleet_publish(&d.fleet, &d.loop, &d.conf.server, d.no_server) < 0) {
+	if (tt_fleet_publish(&d.fleet, &d.loop, &d.conf.server) < 0) {
 		tt_config_free(&d.conf);
 		return 2;
 	}
