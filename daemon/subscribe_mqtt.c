@@ -65,8 +65,9 @@ struct tt_sub_mqtt {
 	struct remote *remotes[MAX_REMOTES];
 	size_t nremotes;
 	unsigned long long bad;   /* messages dropped, every reason */
-	unsigned long long other; /* of those, belonging to no target (log rate limit) */
+	unsigned long long other[2]; /* of those, for no target: refused, no room (log limit) */
 	char **benches;           /* allowed BENCH names (owned); none: any */
+	unsigned long long *bench_logged; /* drops of each before it has a target (log limit) */
 	size_t nbenches;
 	unsigned bench_targets;   /* remote targets per bench at most */
 	struct tt_record_json *recs; /* MAX_BATCH, parsed before any is published */
@@ -93,9 +94,21 @@ static const char *remote_name(const char *key)
 	return name;
 }
 
-/* Whether the operator lets name (BENCH/TARGET) be a target; why not in why. Names are text
- * for logs, terminals and pages: no control characters. */
-static bool remote_allowed(const struct tt_sub_mqtt *s, const char *name, char *why, size_t wl)
+/* The index of name's (BENCH/TARGET) bench in the allowed ones, or -1. */
+static int bench_index(const struct tt_sub_mqtt *s, const char *name)
+{
+	size_t blen = strcspn(name, "/");
+
+	for (size_t i = 0; i < s->nbenches; i++)
+		if (strlen(s->benches[i]) == blen && !strncmp(s->benches[i], name, blen))
+			return (int)i;
+	return -1;
+}
+
+/* Whether the operator lets name (BENCH/TARGET) be a target: 0, -EPERM (not allowed) or
+ * -ENOSPC (its bench or the table is full), why in why. Names are text for logs, terminals and
+ * pages: no control characters. */
+static int remote_allowed(const struct tt_sub_mqtt *s, const char *name, char *why, size_t wl)
 {
 	const char *slash = strchr(name, '/');
 	size_t blen = slash ? (size_t)(slash - name) : strlen(name), same = 0;
@@ -103,17 +116,13 @@ static bool remote_allowed(const struct tt_sub_mqtt *s, const char *name, char *
 	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
 		if (*p < 0x20 || *p == 0x7f) {
 			snprintf(why, wl, "a control character in its name");
-			return false;
+			return -EPERM;
 		}
 	if (s->nbenches) {
-		size_t i = 0;
-		while (i < s->nbenches && (strlen(s->benches[i]) != blen ||
-					   strncmp(s->benches[i], name, blen)))
-			i++;
-		if (i == s->nbenches) {
+		if (bench_index(s, name) < 0) {
 			snprintf(why, wl, "bench '%.*s' is not in mqtt_benches", (int)(blen > 64 ? 64 :
 				 blen), name);
-			return false;
+			return -EPERM;
 		}
 	}
 	for (size_t i = 0; i < s->nremotes; i++)
@@ -121,13 +130,13 @@ static bool remote_allowed(const struct tt_sub_mqtt *s, const char *name, char *
 	if (same >= s->bench_targets) {
 		snprintf(why, wl, "bench '%.*s' has %u remote targets already (mqtt_bench_targets)",
 			 (int)(blen > 64 ? 64 : blen), name, s->bench_targets);
-		return false;
+		return -ENOSPC;
 	}
 	if (s->nremotes == MAX_REMOTES) {
 		snprintf(why, wl, "no room for another remote target (%d at most)", MAX_REMOTES);
-		return false;
+		return -ENOSPC;
 	}
-	return true;
+	return 0;
 }
 
 static struct remote *remote_find(const struct tt_sub_mqtt *s, const char *key)
@@ -138,17 +147,23 @@ static struct remote *remote_find(const struct tt_sub_mqtt *s, const char *key)
 	return NULL;
 }
 
-/* The remote for topic key (creating its hub when new and allowed); NULL with why when there
- * is none. Called only for a message already checked whole. */
+/* The remote for topic key (creating its hub when new and allowed); NULL with why, and *rc as
+ * remote_allowed's, when there is none. Called only for a message already checked whole. */
 static struct remote *remote_get(struct tt_sub_mqtt *s, const char *key, const char *format,
-				 char *why, size_t whylen)
+				 int *rc, char *why, size_t whylen)
 {
 	struct remote *r = remote_find(s, key);
 
 	if (r)
 		return r;
-	if (strlen(key) >= sizeof(r->key) || !remote_allowed(s, remote_name(key), why, whylen))
+	*rc = -ENOSPC;
+	if (strlen(key) >= sizeof(r->key)) {
+		snprintf(why, whylen, "its topic is over %zu bytes", sizeof(r->key) - 1);
 		return NULL;
+	}
+	if ((*rc = remote_allowed(s, remote_name(key), why, whylen)) < 0)
+		return NULL;
+	*rc = -ENOSPC;
 	if (!(r = calloc(1, sizeof(*r)))) {
 		snprintf(why, whylen, "out of memory");
 		return NULL;
@@ -160,12 +175,12 @@ static struct remote *remote_get(struct tt_sub_mqtt *s, const char *key, const c
 	snprintf(r->st.message, sizeof(r->st.message), "from %.200s", s->label);
 	struct tt_hub_config hc = { .target = r->name, .format = format, .probe = s->label,
 				    .status = remote_status, .status_arg = r };
-	int rc = tt_server_add_hub(s->srv, &hc, &r->hub);
-	if (rc < 0) {
+	int e = tt_server_add_hub(s->srv, &hc, &r->hub);
+	if (e < 0) {
 		snprintf(why, whylen, "remote target %.80s: %s", r->name,
-			 rc == -EEXIST ? "a target of that name exists" :
-			 rc == -ENAMETOOLONG ? "its name (BENCH/TARGET) is over 64 bytes" :
-			 strerror(-rc));
+			 e == -EEXIST ? "a target of that name exists" :
+			 e == -ENAMETOOLONG ? "its name (BENCH/TARGET) is over 64 bytes" :
+			 strerror(-e));
 		free(r);
 		return NULL;
 	}
@@ -362,25 +377,6 @@ static int on_status(struct remote *r, const cJSON *o, char *why, size_t wl)
 	return 0;
 }
 
-/* Counts a dropped message (on its target when it has one: /api/targets, /metrics) and logs
- * it: each target's first ones and every 1000th, so one noisy publisher cannot hide another's. */
-static void bad_message(struct tt_sub_mqtt *s, struct remote *r, const char *topic, size_t len,
-			const char *why)
-{
-	unsigned long long *n = r ? &r->logged : &s->other;
-
-	s->bad++;
-	if (r) {
-		r->st.dropped++;
-		tt_hub_status_changed(r->hub);
-	} else {
-		tt_server_remote_refused(s->srv);
-	}
-	if (++*n <= BAD_LOG_FIRST || *n % 1000 == 0)
-		tt_log(TT_LOG_WARNING, "%s: topic %.200s: message of %zu bytes dropped: %s (%llu "
-		       "dropped so far%s)", s->label, topic, len, why, *n, r ? " on this target" : "");
-}
-
 /* Which remote and which kind a topic is: PREFIX/.../TARGET/events or .../status. */
 static int split_topic(const char *topic, char *key, size_t cap, bool *events)
 {
@@ -397,6 +393,31 @@ static int split_topic(const char *topic, char *key, size_t cap, bool *events)
 	memcpy(key, topic, n);
 	key[n] = 0;
 	return 0;
+}
+
+/* Counts a dropped message (on its target when it has one: /api/targets, /metrics) and logs
+ * it: the first ones and every 1000th of each target, of each allowed bench without one, and of
+ * the rest (refused, no room), so that a noisy publisher cannot hide an allowed bench's drops. */
+static void bad_message(struct tt_sub_mqtt *s, struct remote *r, int rc, const char *topic,
+			size_t len, const char *why)
+{
+	char key[256];
+	bool ev;
+	int b = !r && split_topic(topic, key, sizeof(key), &ev) == 0 ?
+		bench_index(s, remote_name(key)) : -1;
+	unsigned long long *n = r ? &r->logged : b >= 0 ? &s->bench_logged[b] :
+				&s->other[rc == -ENOSPC];
+
+	s->bad++;
+	if (r) {
+		r->st.dropped++;
+		tt_hub_status_changed(r->hub);
+	} else {
+		tt_server_remote_refused(s->srv);
+	}
+	if (++*n <= BAD_LOG_FIRST || *n % 1000 == 0)
+		tt_log(TT_LOG_WARNING, "%s: topic %.200s: message of %zu bytes dropped: %s (%llu "
+		       "dropped so far%s)", s->label, topic, len, why, *n, r ? " on this target" : "");
 }
 
 /* A parsed message: checked whole (type, fields) before its target is looked up or made. */
@@ -421,8 +442,9 @@ static int dispatch(struct tt_sub_mqtt *s, const char *key, bool events, const c
 		*rp = remote_find(s, key);
 		return n;
 	}
-	if (!(*rp = remote_get(s, key, fmt, why, wl)))
-		return -EPERM;
+	int rc = 0;
+	if (!(*rp = remote_get(s, key, fmt, &rc, why, wl)))
+		return rc;
 	if (!events)
 		return on_status(*rp, o, why, wl);
 	return n ? on_events(*rp, n, why, wl) : on_gap_message(*rp, f, t, why, wl);
@@ -436,11 +458,12 @@ static void on_message(struct mosquitto *m, void *arg, const struct mosquitto_me
 	char key[256], why[200];
 	bool events;
 	cJSON *o = NULL;
+	int rc = -EINVAL;
 
 	(void)m;
 	(void)props;
 	if (split_topic(msg->topic, key, sizeof(key), &events) < 0) {
-		bad_message(s, NULL, msg->topic, (size_t)msg->payloadlen,
+		bad_message(s, NULL, -EINVAL, msg->topic, (size_t)msg->payloadlen,
 			    "not an events or status topic");
 		return;
 	}
@@ -451,11 +474,11 @@ static void on_message(struct mosquitto *m, void *arg, const struct mosquitto_me
 		   !cJSON_IsObject(o)) {
 		snprintf(why, sizeof(why), "not a JSON object");
 		r = remote_find(s, key);
-	} else if (dispatch(s, key, events, o, &r, why, sizeof(why)) == 0) {
+	} else if ((rc = dispatch(s, key, events, o, &r, why, sizeof(why))) == 0) {
 		cJSON_Delete(o);
 		return;
 	}
-	bad_message(s, r, msg->topic, (size_t)msg->payloadlen, why);
+	bad_message(s, r, rc, msg->topic, (size_t)msg->payloadlen, why);
 	cJSON_Delete(o);
 }
 
@@ -492,6 +515,7 @@ static void free_benches(struct tt_sub_mqtt *s)
 	for (size_t i = 0; i < s->nbenches; i++)
 		free(s->benches[i]);
 	free(s->benches);
+	free(s->bench_logged);
 }
 
 static void on_closed(struct tt_mqtt_conn *mc)
@@ -510,7 +534,8 @@ static int copy_benches(struct tt_sub_mqtt *s, const struct tt_sub_mqtt_opts *o)
 	s->bench_targets = o->bench_targets ? o->bench_targets : TT_SUB_BENCH_TARGETS;
 	if (!o->nbenches)
 		return 0;
-	if (!(s->benches = calloc(o->nbenches, sizeof(char *))))
+	if (!(s->benches = calloc(o->nbenches, sizeof(char *))) ||
+	    !(s->bench_logged = calloc(o->nbenches, sizeof(*s->bench_logged))))
 		return -ENOMEM;
 	for (; s->nbenches < o->nbenches; s->nbenches++)
 		if (!(s->benches[s->nbenches] = strdup(o->benches[s->nbenches])))
