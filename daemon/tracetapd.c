@@ -435,6 +435,17 @@ static const struct option base_opts[] = {
 	{ "mqtt-bench-targets", required_argument, NULL, O_MQTTBENCHTARGETS },
 };
 
+/* A repeatable flag's value into arr (cap entries): 0, or 2 when it is full (said on stderr). */
+static int push_arg(const char **arr, size_t *n, size_t cap, const char *flag)
+{
+	if (*n == cap) {
+		fprintf(stderr, "tracetapd: at most %zu --%s\n", cap, flag);
+		return 2;
+	}
+	arr[(*n)++] = optarg;
+	return 0;
+}
+
 /* The options of the server and of publishing: 0 when c is one and set, 2 on a bad value
  * (said on stderr), -ENOENT when c is not one of them. */
 static int server_opt(int c, struct daemon *d, struct cli *cl)
@@ -460,12 +471,9 @@ static int server_opt(int c, struct daemon *d, struct cli *cl)
 		cl->mqtt[c - O_PUBLISH] = optarg;
 		break;
 	case O_ORIGIN:
-		if (cl->norigins == sizeof(cl->origins) / sizeof(cl->origins[0])) {
-			fprintf(stderr, "tracetapd: at most 16 --origin\n");
-			return 2;
-		}
-		cl->origins[cl->norigins++] = optarg;
-		break;
+		return push_arg(cl->origins, &cl->norigins, 16, "origin");
+	case O_MQTTBENCH:
+		return push_arg(cl->benches, &cl->nbenches, 64, "mqtt-bench");
 	case O_PORT:
 		if (tt_parse_u64(optarg, 65535, 0, &v) < 0) {
 			fprintf(stderr, "tracetapd: --port '%s': expected 0..65535\n", optarg);
@@ -481,13 +489,6 @@ static int server_opt(int c, struct daemon *d, struct cli *cl)
 			return 2;
 		}
 		*(c == O_MAXCLIENTS ? &cl->max_clients : &cl->max_exports) = (unsigned)v;
-		break;
-	case O_MQTTBENCH:
-		if (cl->nbenches == sizeof(cl->benches) / sizeof(cl->benches[0])) {
-			fprintf(stderr, "tracetapd: at most 64 --mqtt-bench\n");
-			return 2;
-		}
-		cl->benches[cl->nbenches++] = optarg;
 		break;
 	case O_MQTTBENCHTARGETS:
 		if (tt_parse_u64(optarg, 64, 1, &v) < 0 || !v) {
