@@ -56,6 +56,7 @@ static void check_hubs(struct tt_server *srv)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const char *const benches[] = { "b1", "b2" };
+	static struct tt_record_json *recs; /* MAX_BATCH of them: made once, not per input */
 	const struct tt_sub_mqtt_opts o = { .benches = benches, .nbenches = 2, .bench_targets = 2 };
 	struct tt_server srv;
 	struct tt_sub_mqtt *s = calloc(1, sizeof(*s));
@@ -66,7 +67,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	srv.cfg.hub.history = 64;
 	srv.cfg.hub.history_bytes = 64 * 512;
 	srv.stopping = true;
-	if (!s || !(s->recs = calloc(MAX_BATCH, sizeof(*s->recs))) || copy_benches(s, &o) < 0)
+	if (!recs)
+		recs = calloc(MAX_BATCH, sizeof(*recs));
+	if (!s || !(s->recs = recs) || copy_benches(s, &o) < 0)
 		abort();
 	s->srv = &srv;
 	snprintf(s->label, sizeof(s->label), "mqtt://fuzz/lab/+/+");
@@ -92,7 +95,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (size_t i = 0; i < s->nremotes; i++)
 		free(s->remotes[i]);
 	free_benches(s);
-	free(s->recs);
 	free(s);
 	for (size_t i = 0; i < srv.nhubs; i++)
 		tt_hub_free(srv.hubs[i]);
