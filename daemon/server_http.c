@@ -304,6 +304,21 @@ int tt_server_http_filter(struct tt_server *s, struct lws *wsi, const char *uri)
 	return 0;
 }
 
+/* A target name as a Prometheus label value: \, " and line breaks escaped (a remote target's
+ * name is a broker's choice: it must not end the label or the line). */
+static const char *label(const char *name, char *buf, size_t cap)
+{
+	size_t k = 0;
+
+	for (; *name && k + 3 < cap; name++) {
+		if (*name == '\\' || *name == '"' || *name == '\n')
+			buf[k++] = '\\';
+		buf[k++] = *name == '\n' ? 'n' : *name;
+	}
+	buf[k] = 0;
+	return buf;
+}
+
 static void metrics(struct tt_server *s, struct body *b)
 {
 	static const struct {
@@ -331,6 +346,7 @@ static void metrics(struct tt_server *s, struct body *b)
 		  "Records and gap messages of a remote target dropped as already had", "counter" },
 	};
 	static const struct tt_target_status none;
+	char lb[TT_JSON_MAX_NAME * 2 + 3];
 
 	for (size_t k = 0; k < sizeof(m) / sizeof(m[0]); k++) {
 		body_printf(b, "# HELP %s %s\n# TYPE %s %s\n", m[k].name, m[k].help, m[k].name,
@@ -359,7 +375,7 @@ static void metrics(struct tt_server *s, struct body *b)
 			default: v = (double)hs.clients; break;
 			}
 			body_printf(b, "%s{target=\"%s\"} %.15g\n", m[k].name,
-				    tt_hub_target(s->hubs[i]), v);
+				    label(tt_hub_target(s->hubs[i]), lb, sizeof(lb)), v);
 		}
 	}
 	body_printf(b, "# HELP tracetap_clients Connected WebSocket clients\n"

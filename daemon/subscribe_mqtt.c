@@ -226,6 +226,16 @@ static int seq_in_window(const struct remote *r, uint64_t last, bool restart, ch
 	return 0;
 }
 
+/* Seq `seq` came again (QoS 1 after a reconnect, or seqs skipped ahead by someone else): counted,
+ * and logged the first times and every 1000th. */
+static void repeated(struct remote *r, uint64_t seq)
+{
+	if (++r->st.repeats <= BAD_LOG_FIRST || r->st.repeats % 1000 == 0)
+		tt_log(TT_LOG_INFO, "%s: remote target %s: seq %" PRIu64 " already had (next "
+		       "expected %" PRIu64 "): dropped (%" PRIu64 " repeats so far)", r->s->label,
+		       r->name, seq, r->next, r->st.repeats);
+}
+
 /* Whether a message starting at seq `first` is a restart of the publishing daemon: numbering
  * that went back to 1 after the publisher went away. */
 static bool is_restart(const struct remote *r, uint64_t first)
@@ -248,7 +258,7 @@ static bool accept_seq(struct remote *r, uint64_t seq, bool batch_start)
 	}
 	r->origin_gone = false;
 	if (r->next && seq < r->next) {
-		r->st.repeats++;
+		repeated(r, seq);
 		return false;
 	}
 	if (r->next && seq > r->next)
@@ -323,7 +333,7 @@ static int on_gap_message(struct remote *r, uint64_t f, uint64_t t, char *why, s
 	if (rc < 0)
 		return rc;
 	if (r->next && t < r->next) {
-		r->st.repeats++;
+		repeated(r, t);
 		return 0;
 	}
 	if (r->next && f != r->next)

@@ -216,6 +216,9 @@ def case_poison(lab):
     print("ok: seq 1e19, gap to 2^64-1, seq past the window refused; 100 real records after")
     pub(lab, "legit/b1/events", batch([100]))
     wait_for("a repeat counted", lambda: t().get("repeats") == 1, 10)
+    if "remote target legit/b1: seq 100 already had (next expected 106)" not in \
+            lab.read("d-central"):
+        raise Fail("no log line for the repeat")
     # a huge seq, then the bench restarts: a reset record and its records
     pub(lab, "legit/b1/events", batch([U64_MAX]))
     pub(lab, "legit/b1/status", {"type": "status", "target": "t", "state": "offline"})
@@ -242,27 +245,40 @@ def case_targets(lab):
     pub(lab, "legit/zz/status", {})                        # no type: makes no target
     pub(lab, "legit/zy/events", {"type": "bogus"})
     pub(lab, "legit/b1/events", batch([1]))
-    pub(lab, "legit/b2/events", batch([1]))
+    pub(lab, "legit/b\"2\\/events", batch([1]))          # a name that is no label as it is
     pub(lab, "legit/b3/events", batch([1]))                # over the cap of 2
     pub(lab, "legit/b1/events", "not json")               # counted on legit/b1
     wait_for("legit/b1's drop", lambda: (target(lab, d, "legit/b1") or {}).get("dropped") == 1,
              10)
     names = sorted(t["name"] for t in lab.targets(d.api))
-    if names != ["legit/b1", "legit/b2"]:
-        raise Fail("targets %s, expected legit/b1 and legit/b2" % names)
+    if names != ["legit/b\"2\\", "legit/b1"]:
+        raise Fail("targets %s, expected legit/b1 and legit/b\"2\\" % names)
     m = get(d.api, "metrics")
     refused = metric(m, "tracetap_remote_refused_total")
     dropped = metric(m, "tracetap_remote_dropped_total", '{target="legit/b1"}')
-    if refused != 67 or dropped != 1:
+    quoted = metric(m, "tracetap_remote_dropped_total", '{target="legit/b\\"2\\\\"}')
+    if refused != 67 or dropped != 1 or quoted != 0:
         raise Fail("/metrics: refused %s (expected 64 retained + 2 untyped + 1 over the cap), "
-                   "legit/b1 dropped %s:\n%s" % (refused, dropped, m))
+                   "legit/b1 dropped %s, legit/b\"2\\ (escaped) %s:\n%s" % (refused, dropped, quoted, m))
     log = lab.read("d-central")
     for w in ("bench 'r0' is not in mqtt_benches", "bench 'legit' has 2 remote targets",
               "does not belong on this topic"):
         if w not in log:
             raise Fail("no %r in the log" % w)
-    # a restarted central daemon gets the retained messages again: still only legit targets
     print("ok: targets %s; refused %d, legit/b1 dropped %d" % (names, refused, dropped))
+    healthy(lab, d)
+    # a restarted central daemon gets the retained messages again: still no target of theirs
+    d.kill()
+    d.wait()
+    d = lab.central("+/+", extra=["--mqtt-bench", "legit"])
+    pub(lab, "legit/b1/events", batch([1]))  # after the retained ones (sent at SUBSCRIBE)
+    wait_for("legit/b1 again", lambda: target(lab, d, "legit/b1"), 10)
+    names = sorted(t["name"] for t in lab.targets(d.api))
+    refused = metric(get(d.api, "metrics"), "tracetap_remote_refused_total")
+    if names != ["legit/b1"] or refused != 64:
+        raise Fail("after a restart: targets %s, refused %s (expected legit/b1, 64)" %
+                   (names, refused))
+    print("ok: restarted: targets %s, the 64 retained messages refused again" % names)
     healthy(lab, d)
 
 
