@@ -307,21 +307,30 @@ def case_secrets(lab):
              lambda: (target(lab, d, "b/t") or {}).get("last_seq") == 1, 10)
     healthy(lab, d)
     logs = {"central": lab.read("d-central")}
-    bad = ["mqtt://central:%s@127.0.0.1:1" % SECRET,             # no topic
-           "mqtt://central:%s@127.0.0.1:99999/lab/+/+" % SECRET,  # bad port
-           "mqtt://central:%s@/lab/+/+" % SECRET,                 # no host
-           "mqtt://central:%s@127.0.0.1/lab" % SECRET]            # no TARGET level
-    for i, u in enumerate(bad):
-        for flag in ("--probe", "--publish"):
-            name = "bad%d%s" % (i, flag)
-            p = lab.spawn(name, [lab.tracetapd, "--port", "0", flag, u] +
-                          (["--probe", "file:/dev/null"] if flag == "--publish" else []))
-            try:
-                p.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                p.kill()
-                p.wait()
-            logs[name] = lab.read(name)
+    # each an error naming the URL: probe and publish checks (mqtt_uv.c, subscribe, publish)
+    bad = [(f, u % SECRET) for f in ("--probe", "--publish") for u in (
+        "mqtt://central:%s@127.0.0.1:1",                 # no topic
+        "mqtt://central:%s@127.0.0.1:99999/lab/+/+",     # bad port
+        "mqtt://central:%s@/lab/+/+")] + [               # no host
+        ("--probe", "mqtt://central:%s@127.0.0.1/lab" % SECRET),         # no TARGET level
+        ("--publish", "mqtt://central:%s@127.0.0.1/lab/+" % SECRET),     # + in the prefix
+        ("--publish", "mqtt://central:%s@127.0.0.1/lab" % SECRET)]
+    for i, (flag, u) in enumerate(bad):
+        name = "bad%d" % i
+        extra = ["--probe", "file:/dev/null"] if flag == "--publish" else []
+        if i == len(bad) - 1:
+            extra += ["--mqtt-ca", lab.path("passwd")]  # CA options need mqtts://
+        p = lab.spawn(name, [lab.tracetapd, "--port", "0", flag, u] + extra)
+        try:
+            p.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+        logs[name] = lab.read(name)
+        if SECRET in logs[name]:
+            raise Fail("%s %s: the error holds the password:\n%s" % (flag, u, logs[name]))
+        if "central:***@" not in logs[name]:
+            raise Fail("%s %s: no error naming the URL:\n%s" % (flag, u, logs[name]))
     for name, text in logs.items():
         if SECRET in text:
             line = [l for l in text.splitlines() if SECRET in l][0]
