@@ -13,9 +13,11 @@ CASE: seq-max    records 1..5, then one with seq 2^64-1: refused and counted; a 
       poison     seq 1e19, a gap to 2^64-1 and a seq past the window: refused and counted, the
                  real records after them accepted; a repeat is counted; a restart after a
                  refused huge seq is a reset record followed by the new records
-      targets    --mqtt-bench legit --mqtt-bench-targets 2: 64 retained status messages of
-                 other benches, untyped objects and a third legit target make no target (all
-                 counted in /metrics); a malformed message counts on its target in /api/targets
+      targets    untyped, mistyped and malformed messages make no target; with --mqtt-bench
+                 legit --mqtt-bench-targets 2, 64 retained status messages of other benches
+                 and a third legit target make none either (counted in /metrics, the cap's
+                 refusal logged after the flood), also after a restart; a malformed message
+                 counts on its target in /api/targets; a quoted name is escaped in /metrics
       secrets    broker passwords in probe and publish URLs: after a reload and in URL errors,
                  no log line holds the password
       mutate     2000 mutated events, gap and status messages (a fixed seed) over loopback:
@@ -238,6 +240,19 @@ def metric(text, name, labels=""):
 
 def case_targets(lab):
     lab.broker()
+    # any bench allowed: a message is still checked before it makes a target
+    d = lab.central("+/+")
+    pub(lab, "zz/q/status", {})
+    pub(lab, "zz/r/events", {"type": "bogus"})
+    pub(lab, "zz/s/events", {"type": "events", "records": [{"type": "event"}]})
+    pub(lab, "zz/t/events", batch([1]))  # after them (same connection, in order)
+    wait_for("zz/t", lambda: target(lab, d, "zz/t"), 10)
+    names = sorted(t["name"] for t in lab.targets(d.api))
+    if names != ["zz/t"]:
+        raise Fail("targets %s: untyped, mistyped and malformed messages made targets" % names)
+    print("ok: untyped, mistyped and malformed messages made no target")
+    d.kill()
+    d.wait()
     for n in range(64):  # retained: they reach every daemon that subscribes later too
         pub(lab, "r%d/t/status" % n, {"type": "status", "target": "t", "state": "running"},
             retain=True)
