@@ -10,6 +10,12 @@
  * Each message is checked whole before any of its records reaches the hub, so a malformed one
  * is dropped whole and its records count in the next gap; records are parsed back with the
  * clients' parser (record_json.h) and encoded by the hub with the daemon's one encoder.
+ *
+ * Whoever may publish on the broker is untrusted: a message is checked (type, fields, every
+ * number against what it can mean: seq window, status ranges) before it can make a target, a
+ * target is made only for an allowed bench under its cap, and every drop is counted where the
+ * operator sees it (the target's status, or /metrics) and logged under a budget per target and
+ * per allowed bench, so one publisher's noise cannot hide another's losses.
  */
 #include "subscribe_mqtt.h"
 
