@@ -919,10 +919,8 @@ def main():
     if len(sys.argv) != 6:
         print(__doc__)
         return 2
-    for prog in ("mosquitto", "mosquitto_sub", "mosquitto_passwd", "openssl"):
-        if subprocess.call(["sh", "-c", "command -v " + prog], stdout=subprocess.DEVNULL):
-            print("SKIP: %s not installed (Debian: mosquitto, mosquitto-clients, openssl)" % prog)
-            return 77
+    if not tools_found(("mosquitto", "mosquitto_sub", "mosquitto_passwd", "openssl")):
+        return 77
     case = {"stream": case_stream, "lab": case_lab, "central": case_central, "restart": case_restart, "offline": case_offline,
             "auth": case_auth, "reload": case_reload, "tls": case_tls, "dns": case_dns,
             "headless": case_headless}[sys.argv[1]]
@@ -934,7 +932,22 @@ def main():
             return 77
         os.environ["TT_MQTT_NETNS"] = "1"
         os.execvp("unshare", ["unshare", "-rmn", sys.executable] + sys.argv)
-    lab = Lab(*sys.argv[2:6])
+    return run(case, sys.argv[2:6])
+
+
+def tools_found(progs):
+    """Whether every program is installed; says SKIP with the first missing one if not."""
+    for prog in progs:
+        if subprocess.call(["sh", "-c", "command -v " + prog], stdout=subprocess.DEVNULL):
+            print("SKIP: %s not installed (Debian: mosquitto, mosquitto-clients, openssl)" % prog)
+            return False
+    return True
+
+
+def run(case, args, errors=(Fail,)):
+    """Runs case on a Lab made of args: 0 passed, 1 failed (the daemons' last log lines
+    printed; the scratch folder kept), 77 skipped."""
+    lab = Lab(*args)
     fail = False
     skip = False
     try:
@@ -942,7 +955,7 @@ def main():
     except Skip as e:
         skip = True
         print("SKIP:", e)
-    except Fail as e:
+    except errors as e:
         fail = True
         print("FAIL:", e)
         for name in sorted(os.listdir(lab.tmp)):
