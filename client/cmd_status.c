@@ -4,9 +4,13 @@
 #include "cmd_tail.h"
 
 #include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "export.h"
@@ -92,20 +96,75 @@ int tt_cmd_targets(int argc, char **argv)
 	return 0;
 }
 
-static void status_row(const cJSON *t)
-{
-	char ev[16], rate[16], lost[16], gaps[16], bytes[24], clients[16];
-	double n = num(t, "events");
+/* The status table's columns: whole (a pipe, a file, a wide terminal), or compact to fit 80
+ * columns (no format column: the header line names the formats). */
+struct status_cols {
+	int name, format, state, events, rate, lost, gaps, probe, clients;
+	const char *clients_head;
+};
+static const struct status_cols wide_status = { 16, 8, 12, 8, 9, 8, 6, 10, 7, "CLIENTS" };
+static const struct status_cols compact_status = { 14, 0, 11, 7, 7, 6, 5, 9, 3, "CL" };
+#define STATUS_WIDE_COLS 98 /* a wide row's width */
 
-	tt_cli_count(ev, sizeof(ev), n);
-	tt_cli_count(rate, sizeof(rate), num(t, "rate"));
+/* The terminal's width, 0 when stdout is not a terminal (whole lines for pipes and files). */
+static int status_width(void)
+{
+	struct winsize w;
+
+	if (!isatty(STDOUT_FILENO))
+		return 0;
+	return ioctl(STDOUT_FILENO, TIOCGWINSZ, &w) == 0 && w.ws_col > 0 ? w.ws_col : 80;
+}
+
+/* s in at most w columns: cut with an ellipsis when longer (UTF-8 aware). */
+static void print_cell(const char *s, int w, bool last)
+{
+	int cols = 0;
+	const char *p = s, *cut = NULL;
+
+	for (; *p; p++)
+		if (((unsigned char)*p & 0xc0) != 0x80 && ++cols == w)
+			cut = p;
+	if (cols <= w)
+		printf("%s%*s", s, last ? 0 : w - cols + 1, "");
+	else
+		printf("%.*s\xe2\x80\xa6%s", (int)(cut - s), s, last ? "" : " ");
+}
+
+static void status_row(const cJSON *t, const struct status_cols *c)
+{
+	char ev[16], rate[20], lost[16], gaps[16], bytes[24], clients[16];
+
+	tt_cli_count(ev, sizeof(ev), num(t, "events"));
+	tt_cli_count(rate, sizeof(rate) - 2, num(t, "rate"));
+	strcat(rate, "/s");
 	tt_cli_count(lost, sizeof(lost), num(t, "lost"));
 	tt_cli_count(gaps, sizeof(gaps), num(t, "gaps"));
 	tt_cli_bytes(bytes, sizeof(bytes), num(t, "bytes_read"));
 	tt_cli_count(clients, sizeof(clients), num(t, "clients"));
-	printf("%-16.32s %-8.8s %-12.12s %8s %9s/s %8s %6s %10s %7s %5.0f%%\n", str(t, "name"),
-	       str(t, "format"), str(t, "state"), ev, rate, lost, gaps, bytes, clients,
-	       num(t, "fill") * 100);
+	print_cell(str(t, "name"), c->name, false);
+	if (c->format)
+		print_cell(str(t, "format"), c->format, false);
+	print_cell(str(t, "state"), c->state, false);
+	printf("%*s %*s %*s %*s %*s %*s %3.0f%%\n", c->events, ev, c->rate, rate, c->lost, lost,
+	       c->gaps, gaps, c->probe, bytes, c->clients, clients, num(t, "fill") * 100);
+}
+
+/* A line of text under the table: cut to the terminal's width (0: whole). */
+static void print_note(int width, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void print_note(int width, const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (width > 0)
+		print_cell(line, width, true);
+	else
+		fputs(line, stdout);
+	putchar('\n');
 }
 
 int tt_cmd_status(int argc, char **argv)
@@ -116,30 +175,50 @@ int tt_cmd_status(int argc, char **argv)
 
 	if (rc >= 0)
 		return rc;
-	printf("tracetapd at %s:%d: up, %d target%s\n\n", o.url.host, o.url.port,
+	int width = status_width();
+	const struct status_cols *c = width && width < STATUS_WIDE_COLS ? &compact_status
+									 : &wide_status;
+	char formats[64] = "";
+
+	cJSON_ArrayForEach(t, arr) /* the formats, for the header line of a compact table */
+		if (!strstr(formats, str(t, "format")) &&
+		    strlen(formats) + strlen(str(t, "format")) + 3 < sizeof(formats))
+			snprintf(formats + strlen(formats), sizeof(formats) - strlen(formats), "%s%s",
+				 *formats ? ", " : "", str(t, "format"));
+	printf("tracetapd at %s:%d: up, %d target%s", o.url.host, o.url.port,
 	       cJSON_GetArraySize(arr), cJSON_GetArraySize(arr) == 1 ? "" : "s");
-	printf("%-16s %-8s %-12s %8s %11s %8s %6s %10s %7s %6s\n", "TARGET", "FORMAT", "STATE",
-	       "EVENTS", "RATE", "LOST", "GAPS", "PROBE", "CLIENTS", "FILL");
+	printf(c->format || !*formats ? "\n\n" : " (%s)\n\n", formats);
+	print_cell("TARGET", c->name, false);
+	if (c->format)
+		print_cell("FORMAT", c->format, false);
+	print_cell("STATE", c->state, false);
+	printf("%*s %*s %*s %*s %*s %*s %4s\n", c->events, "EVENTS", c->rate, "RATE", c->lost,
+	       "LOST", c->gaps, "GAPS", c->probe, "PROBE", c->clients, c->clients_head, "FILL");
 	cJSON_ArrayForEach(t, arr)
 		if (!o.target || !strcmp(str(t, "name"), o.target))
-			status_row(t);
+			status_row(t, c);
 	/* History skipped at attach: written before the daemon was watching, so never promised,
 	 * but said rather than hidden. */
+	int notes = 0;
 	cJSON_ArrayForEach(t, arr) {
 		char sk[16];
 		if ((o.target && strcmp(str(t, "name"), o.target)) || num(t, "skipped") <= 0)
 			continue;
 		tt_cli_count(sk, sizeof(sk), num(t, "skipped"));
-		printf("\n%s: %s events of history skipped at attach (written before tracetapd "
-		       "watched, overwritten before its first read)", str(t, "name"), sk);
+		if (!notes++)
+			putchar('\n');
+		print_note(width, "%s: %s events of history skipped at attach (written before "
+			   "tracetapd watched, overwritten before its first read)", str(t, "name"), sk);
 	}
 	/* The latest message of each target that has one (the last probe error, ...). */
 	cJSON_ArrayForEach(t, arr) {
 		const char *msg = str(t, "message");
-		if ((!o.target || !strcmp(str(t, "name"), o.target)) && strcmp(msg, "-") && *msg)
-			printf("\n%s: %s", str(t, "name"), msg);
+		if ((!o.target || !strcmp(str(t, "name"), o.target)) && strcmp(msg, "-") && *msg) {
+			if (!notes++)
+				putchar('\n');
+			print_note(width, "%s: %s", str(t, "name"), msg);
+		}
 	}
-	printf("\n");
 	cJSON_Delete(arr);
 	return 0;
 }

@@ -84,8 +84,20 @@ echo "$row" | grep -qE '^board1 +threadx +connected +[0-9.]+[kMG]? +[0-9.]+[kMG]
 expect_rc 0 "status --json" tt status --json --target board1 "$url"
 jq -e '.name == "board1" and .clients == 1 and (.events | type == "number")' "$work/out" > /dev/null ||
   fail "status --json --target board1: $(cat "$work/out")"
+# in an 80-column terminal (a pty) every line fits, the rows still aligned, nothing dropped
+# but the format column (named in the first line)
+script -qc "stty cols 80; ${TT_WRAP-} $tracetap status $url" /dev/null | tr -d '\r' > "$work/out80" ||
+  fail "status in a pty: $(cat "$work/out80")"
+long=$(awk 'length($0) > 80' "$work/out80")
+[ -z "$long" ] || fail "status lines over 80 columns in an 80-column terminal: $long"
+head -n 1 "$work/out80" | grep -q 'up, 2 targets (threadx)$' || fail "status (80 columns) header: $(cat "$work/out80")"
+grep -qE '^TARGET +STATE +EVENTS +RATE +LOST +GAPS +PROBE +CL +FILL$' "$work/out80" &&
+  grep -qE '^board1 +connected +[0-9.]+[kMG]? +[0-9.]+[kMG]?/s +[0-9.]+[kMG]? +[0-9.]+[kMG]? +[0-9.]+ (B|KiB|MiB|GiB) +1 +[0-9]+%$' "$work/out80" ||
+  fail "status (80 columns) columns: $(cat "$work/out80")"
+[ "$(awk '/^(TARGET|board[12]) / { print length($0) }' "$work/out80" | sort -u | wc -l)" -eq 1 ] ||
+  fail "status rows (80 columns) are not aligned: $(cat "$work/out80")"
 kill "$tail_pid"; wait "$tail_pid" 2>/dev/null || true
-echo "ok: status: human units, aligned rows, clients, --json"
+echo "ok: status: human units, aligned rows, clients, --json; fits an 80-column terminal"
 
 # Help: each command's own options, each with a line of explanation; examples.
 for cmd in tail record targets status export; do
