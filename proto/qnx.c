@@ -93,6 +93,23 @@ static bool key_is(const uint8_t *k, size_t kn, const char *s)
 	return kn == strlen(s) && !memcmp(k, s, kn);
 }
 
+/* TRACE_SYS_RELEASE "MAJOR.MINOR[.PATCH]" (uname's release): the OS version that decides event
+ * and kernel-call numbering. Anything else leaves it unknown (0): it is informational text. */
+static void release(struct tt_qnx_header *h, const uint8_t *v, size_t vn)
+{
+	uint32_t major = 0, minor = 0;
+	size_t i = 0;
+
+	while (i < vn && i < 5 && v[i] >= '0' && v[i] <= '9')
+		major = major * 10 + (uint32_t)(v[i++] - '0');
+	if (!i || (i < vn && v[i] != '.'))
+		return;
+	for (size_t j = i + 1; j < vn && j < i + 6 && v[j] >= '0' && v[j] <= '9'; j++)
+		minor = minor * 10 + (uint32_t)(v[j] - '0');
+	h->os_major = major;
+	h->os_minor = minor;
+}
+
 /* Applies one attribute. vo = byte offset of the value, for messages. */
 static int header_attr(struct tt_qnx_header *h, const uint8_t *k, size_t kn, const uint8_t *v,
 		       size_t vn, size_t vo, int *order, char *err, size_t errlen)
@@ -119,6 +136,10 @@ static int header_attr(struct tt_qnx_header *h, const uint8_t *k, size_t kn, con
 				 "supported (only 16 byte events)", vo, (int)(vn > 40 ? 40 : vn), v);
 			return -EPROTO;
 		}
+		return 0;
+	}
+	if (key_is(k, kn, "SYS_RELEASE")) {
+		release(h, v, vn);
 		return 0;
 	}
 	if (key_is(k, kn, "CYCLES_PER_SEC"))
@@ -246,7 +267,7 @@ void tt_qnx_init(struct tt_qnx *q, const struct tt_qnx_header *h, uint64_t tick_
 	memset(q, 0, sizeof(*q));
 	q->hdr = *h;
 	q->tick_hz = tick_hz ? tick_hz : h->cycles_per_sec;
-	q->max_th_state = h->ver_major >= 8 ? 63 : 26;
+	q->max_th_state = h->os_major >= 8 ? 63 : 26;
 	q->names_gen = 1;
 }
 

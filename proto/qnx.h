@@ -72,7 +72,11 @@ int tt_qnx_int_to_ext(unsigned ver, uint32_t cls, uint32_t event, uint32_t *xcla
 /* The attributes of a .kev header this decoder uses. */
 struct tt_qnx_header {
 	bool big_endian;
-	uint32_t ver_major, ver_minor; /* 0 when absent */
+	uint32_t ver_major, ver_minor; /* TRACE_VER_MAJOR/MINOR: tracelogger's own version (1/01
+					  for 6.4's), not the OS; 0 when absent */
+	uint32_t os_major, os_minor;   /* the OS release from TRACE_SYS_RELEASE ("6.4.0": 6, 4);
+					  0 when absent or not a number: names then stay those
+					  every version shares */
 	uint64_t cycles_per_sec;       /* 0 when absent: no ns */
 	uint32_t cpu_num;              /* 0 when absent */
 	uint64_t syspage_len;          /* 0 when absent */

@@ -37,7 +37,7 @@ struct ker_name {
 	const char *call, *enter, *exit, *intr;
 };
 
-/* Kernel call numbers. Version 6 (VER_MAJOR <= 6): QNX 6.4's sys/kercalls.h as published in
+/* Kernel call numbers. Version 6 (TRACE_SYS_RELEASE 6.x and older): QNX 6.4's sys/kercalls.h as published in
  * the open-source release (__KER_NOP 0 .. __KER_BAD 101; the __KER_*SPARE* placeholders are
  * left out). 7.x and 8.0: no public table was found, so only what the reference gives for every
  * version (MSG_SENDV, MSG_RECEIVEV, MSG_REPLYV) and 8.0's BAD 107 are named (README-qnx.md). */
@@ -83,7 +83,7 @@ static const struct ker_name ker_names[] = {
 
 static const struct ker_name *ker_find(const struct tt_qnx *q, uint32_t n)
 {
-	uint32_t v = q->hdr.ver_major;
+	uint32_t v = q->hdr.os_major;
 
 	for (size_t i = 0; i < sizeof(ker_names) / sizeof(ker_names[0]); i++) {
 		const struct ker_name *k = &ker_names[i];

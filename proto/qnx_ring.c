@@ -153,7 +153,7 @@ static uint64_t buf_addr(const struct tt_qnx_ring *r, uint32_t idx)
 
 static void decoder_init(struct tt_qnx_ring *r)
 {
-	struct tt_qnx_header h = { .big_endian = r->lo.big_endian, .ver_major = r->lo.ver_major };
+	struct tt_qnx_header h = { .big_endian = r->lo.big_endian, .os_major = r->lo.ver_major };
 
 	tt_qnx_init(&r->q, &h, r->tick_hz);
 	r->q.seq_external = true;

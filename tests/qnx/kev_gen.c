@@ -10,7 +10,7 @@
 
 int main(int argc, char **argv)
 {
-	struct kev_opts o = { .cps = 1000000000u, .cpus = 2, .ver_major = 6, .syspage_len = 1024 };
+	struct kev_opts o = { .cps = 1000000000u, .cpus = 2, .os_major = 6, .syspage_len = 1024 };
 	struct kevw k;
 	uint32_t w[2];
 	size_t cut = 0;

@@ -26,7 +26,8 @@ struct kev_opts {
 	bool be;
 	uint64_t cps;         /* 0: no TRACE_CYCLES_PER_SEC */
 	unsigned cpus;        /* TRACE_CPU_NUM */
-	unsigned ver_major;   /* TRACE_VER_MAJOR */
+	unsigned os_major;    /* TRACE_SYS_RELEASE "<os_major>.0.0" (0: none); TRACE_VER_MAJOR/MINOR
+				 are tracelogger's own 1/01 */
 	size_t syspage_len;   /* syspage bytes written (a pattern) */
 	const char *extra;    /* more attributes, raw, or NULL */
 };

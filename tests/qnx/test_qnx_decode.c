@@ -12,7 +12,7 @@
  * an interrupt, user events, the other classes, an unknown class. */
 static void build_session(struct kevw *k, bool be)
 {
-	struct kev_opts o = { .be = be, .cps = MHZ, .cpus = 2, .ver_major = 6, .syspage_len = 301 };
+	struct kev_opts o = { .be = be, .cps = MHZ, .cpus = 2, .os_major = 6, .syspage_len = 301 };
 	uint32_t w[4];
 
 	kevw_init(k, &o);
@@ -198,7 +198,7 @@ static void check_byte_orders(void)
  * re-bases; --tick-hz overrides the header. */
 static void check_time(void)
 {
-	struct kev_opts o = { .cps = 1000000000u, .cpus = 2, .ver_major = 7, .syspage_len = 16 };
+	struct kev_opts o = { .cps = 1000000000u, .cpus = 2, .os_major = 7, .syspage_len = 16 };
 	struct kevw k;
 	struct klog l = { 0 };
 	char err[256];
@@ -246,7 +246,7 @@ static void check_time(void)
 /* Combine events interleaved across CPUs and classes, too long, missing parts, too many. */
 static void check_combine(void)
 {
-	struct kev_opts o = { .cpus = 2, .ver_major = 6 };
+	struct kev_opts o = { .cpus = 2, .os_major = 6 };
 	struct kevw k;
 	struct klog l = { 0 };
 	struct tt_qnx_stats st;
@@ -332,7 +332,7 @@ static void check_combine(void)
 /* CONTROL/BUFFER sequence numbers that skip: a gap of at least skipped x events per buffer. */
 static void check_gaps(void)
 {
-	struct kev_opts o = { .cpus = 1, .ver_major = 6 };
+	struct kev_opts o = { .cpus = 1, .os_major = 6 };
 	struct kevw k;
 	struct klog l = { 0 };
 	struct tt_qnx_stats st;
@@ -399,7 +399,7 @@ static void check_gaps(void)
 /* Version 8: 63 thread states (CREATE/DESTROY at 61/62), BAD is kernel call 107. */
 static void check_v8(void)
 {
-	struct kev_opts o = { .be = true, .cpus = 1, .ver_major = 8 };
+	struct kev_opts o = { .be = true, .cpus = 1, .os_major = 8 };
 	struct kevw k;
 	struct klog l = { 0 };
 	char err[256];
@@ -452,7 +452,7 @@ static void check_kercall_names(void)
 	char name[64], err[256];
 
 	for (unsigned ver = 6; ver <= 7; ver++) {
-		struct kev_opts o = { .cpus = 1, .ver_major = ver };
+		struct kev_opts o = { .cpus = 1, .os_major = ver };
 		struct kevw k;
 		struct klog l = { 0 };
 

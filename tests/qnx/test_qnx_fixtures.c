@@ -1,0 +1,133 @@
+/* tests/qnx/test_qnx_fixtures.c: the decoder on the qnx-openqnx fixtures (../shared/fixtures, or
+ * TT_FIXTURES): .kev files and a kernel ring image written the way QNX 6.4's kernel and
+ * tracelogger write them (its README and facts.json). Each check names what it proves; the
+ * expected values come from the fixture's facts and QNX's own traceprinter text of the same
+ * files, never from this decoder. Skipped (77) when the fixtures are not there.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../tt_test.h"
+#include "kevw.h"
+
+static char dir[1024];
+
+/* The whole file dir/name, malloc'ed; NULL (and a failed check) when unreadable. */
+static uint8_t *load(const char *name, size_t *len)
+{
+	char path[1200];
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		FAIL("%s: cannot open", path);
+		return NULL;
+	}
+	uint8_t *buf = NULL;
+	size_t cap = 0, n = 0, got;
+	do {
+		if (n == cap) {
+			cap = cap ? 2 * cap : 65536;
+			uint8_t *nb = realloc(buf, cap);
+			REQUIRE(nb != NULL);
+			buf = nb;
+		}
+		got = fread(buf + n, 1, cap - n, f);
+		n += got;
+	} while (got);
+	fclose(f);
+	*len = n;
+	return buf;
+}
+
+/* Replaces the first `from` in buf[0..len) with `to` (the same length). */
+static void patch(uint8_t *buf, size_t len, const char *from, const char *to)
+{
+	size_t n = strlen(from);
+	REQUIRE(strlen(to) == n);
+	for (size_t i = 0; i + n <= len; i++)
+		if (!memcmp(buf + i, from, n)) {
+			memcpy(buf + i, to, n);
+			return;
+		}
+	FAIL("'%s' not in the file", from);
+}
+
+static int decode(const uint8_t *buf, size_t len, struct klog *l, struct tt_qnx_stats *st)
+{
+	char err[256] = "";
+	l->n = 0;
+	int rc = tt_qnx_decode_file(buf, len, 0, klog_cb, l, st, err, sizeof(err));
+	if (rc)
+		fprintf(stderr, "decode: %d %s\n", rc, err);
+	return rc;
+}
+
+static size_t count_named(const struct klog *l, const char *name)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < l->n; i++)
+		n += l->v[i].kind == TT_REC_EVENT && !strcmp(l->v[i].name, name);
+	return n;
+}
+
+/* TRACE_VER_MAJOR/MINOR are tracelogger's version (1/01 in every fixture); the OS release, which
+ * decides kernel-call and thread-state numbering, is TRACE_SYS_RELEASE (6.4.0). */
+static void check_release(void)
+{
+	size_t len;
+	uint8_t *buf = load("syn_le_fast.kev", &len);
+	struct tt_qnx_header h;
+	struct klog l = { 0 };
+	char err[256];
+
+	if (!buf)
+		return;
+	CHECK_EQ(tt_qnx_parse_header(buf, len, &h, err, sizeof(err)), 0);
+	CHECK_EQ(h.ver_major, 1);
+	CHECK_EQ(h.ver_minor, 1);
+	CHECK_EQ(h.os_major, 6);
+	CHECK_EQ(h.os_minor, 4);
+	CHECK_EQ(decode(buf, len, &l, NULL), 0);
+	/* traceprinter names every call of this file: 30 SYNC_MUTEX_LOCK/80 entries, 34 THCREATE */
+	size_t mutex = count_named(&l, "KER_CALL_SYNC_MUTEX_LOCK");
+	size_t creates = count_named(&l, "THREAD_CREATE");
+	CHECK_EQ(mutex, 30);
+	CHECK(creates > 0);
+	CHECK_EQ(count_named(&l, "KER_CALL") + count_named(&l, "KER_EXIT"), 0);
+
+	/* a tracelogger version of 8 changes nothing: the OS is still 6.4 */
+	patch(buf, len, "TRACE_VER_MAJOR::1", "TRACE_VER_MAJOR::8");
+	CHECK_EQ(decode(buf, len, &l, NULL), 0);
+	CHECK_EQ(count_named(&l, "KER_CALL_SYNC_MUTEX_LOCK"), mutex);
+	CHECK_EQ(count_named(&l, "THREAD_CREATE"), creates);
+
+	/* a 7.1 system (tracelogger 1.01 again): 6.4's call numbers do not apply, 80 is not named
+	 * after 6.4's table */
+	patch(buf, len, "TRACE_VER_MAJOR::8", "TRACE_VER_MAJOR::1");
+	patch(buf, len, "TRACE_SYS_RELEASE::6.4.0", "TRACE_SYS_RELEASE::7.1.0");
+	CHECK_EQ(tt_qnx_parse_header(buf, len, &h, err, sizeof(err)), 0);
+	CHECK_EQ(h.os_major, 7);
+	CHECK_EQ(h.os_minor, 1);
+	CHECK_EQ(decode(buf, len, &l, NULL), 0);
+	CHECK_EQ(count_named(&l, "KER_CALL_SYNC_MUTEX_LOCK"), 0);
+	CHECK(count_named(&l, "KER_CALL") >= mutex);
+	klog_free(&l);
+	free(buf);
+}
+
+int main(void)
+{
+	const char *fx = getenv("TT_FIXTURES");
+	snprintf(dir, sizeof(dir), "%s/qnx-openqnx", fx ? fx : TT_SOURCE_ROOT "/../shared/fixtures");
+	char facts[1100];
+	snprintf(facts, sizeof(facts), "%s/facts.json", dir);
+	FILE *f = fopen(facts, "r");
+	if (!f)
+		tt_test_skip("no QNX fixtures at %s (set TT_FIXTURES to the fixtures folder)", dir);
+	fclose(f);
+	check_release();
+	return tt_test_done();
+}
