@@ -424,19 +424,27 @@ static void orphan_part(struct tt_qnx *q, uint32_t header, uint32_t ts, uint64_t
 	emit_event(q, &e, ts, time, cb, arg);
 }
 
-/* CONTROL/BUFFER: a sequence number that skips means whole kernel buffers were lost. */
-static void buffer_seq(struct tt_qnx *q, uint32_t seq, tt_emit_cb cb, void *arg)
+/* CONTROL/BUFFER (data[1] the buffer's sequence number, data[2] its num_events: the events in
+ * it, this one included, filled in when the kernel hands a buffer to tracelogger; 0 in a ring
+ * that was never flushed). A sequence number that skips means whole kernel buffers were lost:
+ * each is counted as the most events seen in one buffer so far (the kernel hands a buffer on at
+ * 714 events; a few more can land before the hand-on, a forced flush hands on fewer), or 714
+ * when no buffer told its size yet. An estimate, labelled so. */
+static void buffer_seq(struct tt_qnx *q, uint32_t seq, uint32_t num, tt_emit_cb cb, void *arg)
 {
 	if (q->have_seq) {
 		uint32_t skipped = seq - q->last_seq - 1;
 		if (!skipped) {
-			if (!q->min_buffer || q->since_buffer < q->min_buffer)
-				q->min_buffer = q->since_buffer;
+			if (q->since_buffer > q->buf_events)
+				q->buf_events = q->since_buffer;
 		} else if (skipped < 0x80000000u) {
 			struct tt_record rec = { .kind = TT_REC_GAP };
+			uint64_t per = q->buf_events > num ? q->buf_events : num;
 			comb_flush_all(q, cb, arg);
-			rec.u.gap.lost = (uint64_t)skipped * (q->min_buffer ? q->min_buffer : 1);
+			rec.u.gap.lost = (uint64_t)skipped * (per ? per : TT_QNX_HAND_ON);
 			rec.u.gap.exact = false;
+			rec.u.gap.basis = per ? "events per kernel buffer (CONTROL/BUFFER num_events)"
+					      : "the kernel's hand-on at 714 events per buffer";
 			rec.u.gap.reason = "kernel buffers lost";
 			q->stats.gaps++;
 			q->stats.lost += rec.u.gap.lost;
@@ -450,6 +458,8 @@ static void buffer_seq(struct tt_qnx *q, uint32_t seq, tt_emit_cb cb, void *arg)
 			cb(arg, &rec);
 		}
 	}
+	if (num > q->buf_events)
+		q->buf_events = num;
 	q->have_seq = true;
 	q->last_seq = seq;
 	q->since_buffer = 0;
@@ -470,7 +480,7 @@ void tt_qnx_feed(struct tt_qnx *q, const uint8_t *p, size_t n, tt_emit_cb cb, vo
 				q->t_ref = (uint64_t)word_at(p + 8, be) << 32 | word_at(p + 12, be);
 				q->have_time = true;
 			} else if (event == 2 && !q->seq_external) {
-				buffer_seq(q, word_at(p + 8, be), cb, arg);
+				buffer_seq(q, word_at(p + 8, be), word_at(p + 12, be), cb, arg);
 			}
 		}
 		q->since_buffer++;

@@ -31,6 +31,8 @@
 #define TT_QNX_MAX_PROCS 256          /* pid -> process name entries (round-robin reuse) */
 #define TT_QNX_MAX_THREADS 256        /* (pid, tid) -> thread name entries (round-robin reuse) */
 #define TT_QNX_NAME_MAX 48            /* bytes kept of a process or thread name */
+#define TT_QNX_HAND_ON 714            /* events after which QNX 6.4's kernel hands on to the
+					 next buffer: 1014 slots less the 300 kept empty */
 
 /* Internal classes (header bits 10-14, shown unshifted). */
 enum tt_qnx_class {
@@ -159,7 +161,9 @@ struct tt_qnx {
 	bool have_seq;
 	uint32_t last_seq;
 	uint64_t since_buffer; /* 16-byte events since the last CONTROL/BUFFER */
-	uint64_t min_buffer;   /* fewest events seen in a whole buffer; 0 = none seen yet */
+	uint64_t buf_events;   /* most events seen in one kernel buffer: CONTROL/BUFFER's
+				  num_events, or (ring dumps, where the kernel leaves it 0) the
+				  events counted between two consecutive buffers; 0 = none yet */
 	/* combine reassembly and name tables */
 	struct tt_qnx_combine comb[TT_QNX_COMBINE_SLOTS];
 	uint64_t comb_age;

@@ -360,7 +360,7 @@ static void control(const struct tt_qnx_ev *e, struct tt_event *ev)
 	case 2:
 		ev->name = "CONTROL_BUFFER";
 		arg(ev, "seq", w(e, 0), TT_ARG_UINT, NULL);
-		words(ev, e, 1, TT_ARG_HEX);
+		arg(ev, "num_events", w(e, 1), TT_ARG_UINT, NULL);
 		return;
 	case 4: ev->name = "CONTROL_BUFFER_END"; break;
 	case 8: ev->name = "CONTROL_DROPPED"; break;

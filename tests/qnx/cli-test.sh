@@ -30,7 +30,7 @@ want '"name":"INT_ENTRY","ctx":"isr","core":0,"interrupted":"0x20080003","interr
 want '"args":{"irq":11,"ip":"0x80001234"}'
 want '"name":"THREAD_READY"'
 want '"thread":"io-pkt/1","pid":8200,"tid":1,"state":"ready"'
-want '{"type":"gap","seq":11,"lost":2,"exact":false,"reason":"kernel buffers lost"}'
+want '{"type":"gap","seq":11,"lost":1428,"exact":false,"basis":"the kernel'\''s hand-on at 714 events per buffer","reason":"kernel buffers lost"}'
 want '"name":"USER_EVENT","ctx":"unknown","core":1'
 want '"text":"checkpoint A"'
 echo "ok: JSON records, both byte orders"
