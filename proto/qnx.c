@@ -496,8 +496,10 @@ void tt_qnx_feed(struct tt_qnx *q, const uint8_t *p, size_t n, tt_emit_cb cb, vo
 			comb_begin(q, header, ts, time, p + 8, cb, arg);
 			continue;
 		}
+		/* The kernel stamps every part with the begin part's time, and QNX's traceparser
+		 * joins parts by it: a part of another time belongs to another event. */
 		struct tt_qnx_combine *c = comb_find(q, (header >> 24) & 0x3f, header & 0x7fff);
-		if (!c) {
+		if (!c || c->ts != ts) {
 			orphan_part(q, header, ts, time, p + 8, cb, arg);
 			continue;
 		}

@@ -106,7 +106,7 @@ static void combine_bytes(struct kevw *k, unsigned cpu, unsigned cls, unsigned e
 		if (i * 8 < n)
 			memcpy(part, p + i * 8, n - i * 8 < 8 ? n - i * 8 : 8);
 		put32(k, kevw_hdr(st, cpu, cls, event));
-		put32(k, ts + (uint32_t)i);
+		put32(k, ts); /* every part carries the begin part's time, as the kernel writes */
 		kevw_bytes(k, part, 8);
 	}
 }

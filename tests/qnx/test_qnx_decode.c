@@ -256,15 +256,16 @@ static void check_combine(void)
 	for (unsigned i = 0; i < 80; i++)
 		w[i] = 1000 + i;
 	kevw_init(&k, &o);
-	/* Two wide kernel calls on CPU 0 and 1 and a user string, parts interleaved. */
+	/* Two wide kernel calls on CPU 0 and 1 and a user string, parts interleaved; every part
+	 * carries its begin part's time, as the kernel writes them. */
 	kevw_event(&k, kevw_hdr(K_BEGIN, 0, K_KER, 11), 10, 1, 2);
 	kevw_event(&k, kevw_hdr(K_BEGIN, 1, K_KER, 11), 11, 21, 22);
 	kevw_event(&k, kevw_hdr(K_BEGIN, 0, K_USER, 3), 12, 0x6c6c6568, 0x6f); /* "hello" LE */
-	kevw_event(&k, kevw_hdr(K_CONT, 0, K_KER, 11), 13, 3, 4);
+	kevw_event(&k, kevw_hdr(K_CONT, 0, K_KER, 11), 10, 3, 4);
 	kevw_simple(&k, 0, K_USER, 4, 14, 77, 78);
-	kevw_event(&k, kevw_hdr(K_END, 1, K_KER, 11), 15, 23, 24);
-	kevw_event(&k, kevw_hdr(K_END, 0, K_KER, 11), 16, 5, 6);
-	kevw_event(&k, kevw_hdr(K_END, 0, K_USER, 3), 17, 0, 0);
+	kevw_event(&k, kevw_hdr(K_END, 1, K_KER, 11), 11, 23, 24);
+	kevw_event(&k, kevw_hdr(K_END, 0, K_KER, 11), 10, 5, 6);
+	kevw_event(&k, kevw_hdr(K_END, 0, K_USER, 3), 12, 0, 0);
 	CHECK_EQ(kev_decode(&k, 0, &l, &st, err, sizeof(err)), 0);
 	CHECK_EQ(l.n, 4);
 	if (l.n == 4) {
@@ -284,6 +285,30 @@ static void check_combine(void)
 	}
 	CHECK_EQ(st.records, 8);
 	CHECK_EQ(st.incomplete, 0);
+	kevw_free(&k);
+
+	/* kevw writes what the kernel writes: every part of a combine event stamped with the begin
+	 * part's time (QNX's traceparser joins parts by it and drops parts stamped otherwise). */
+	kevw_init(&k, &o);
+	size_t at = k.len;
+	kevw_combine(&k, 1, K_USER, 9, 0x1234, w, 7);
+	CHECK_EQ((k.len - at) / 16, 4);
+	for (size_t i = at; i + 16 <= k.len; i += 16)
+		CHECK_EQ(k.buf[i + 4] | k.buf[i + 5] << 8 | k.buf[i + 6] << 16 | k.buf[i + 7] << 24,
+			 0x1234);
+	/* Parts of one key stamped t, t+1 are two events, not one (each incomplete). */
+	kevw_event(&k, kevw_hdr(K_BEGIN, 0, K_KER, 11), 50, 1, 2);
+	kevw_event(&k, kevw_hdr(K_END, 0, K_KER, 11), 51, 3, 4);
+	CHECK_EQ(kev_decode(&k, 0, &l, &st, err, sizeof(err)), 0);
+	CHECK_EQ(l.n, 3);
+	if (l.n == 3) {
+		CHECK_EQ(l.v[0].ev.nraw, 2 + 8);
+		CHECK(!krec_has(&l.v[0], "incomplete"));
+		CHECK_EQ(krec_u(&l.v[1], "incomplete"), 1);
+		CHECK_EQ(l.v[1].ev.ts_raw, 51); /* the end part alone, emitted as it came */
+		CHECK_EQ(krec_u(&l.v[2], "incomplete"), 1);
+		CHECK_EQ(l.v[2].ev.ts_raw, 50); /* the begin, never ended: at the end of the file */
+	}
 	kevw_free(&k);
 
 	/* Longer than TT_QNX_COMBINE_WORDS: truncated, flagged; the next event decodes normally. */
