@@ -133,9 +133,14 @@ static void add_args(struct line *l, const struct tt_event *ev, int color)
 		const struct tt_arg *a = &ev->args[i];
 		addf(l, " %s%s=%s", color ? C_DIM : "", a->name ? a->name : "arg",
 		     color ? C_OFF : "");
-		if ((a->kind == TT_ARG_OBJ || a->kind == TT_ARG_ENUM) && a->text)
+		if ((a->kind == TT_ARG_OBJ || a->kind == TT_ARG_ENUM) && a->text) {
+			/* a long text (a QNX user string, a path) is cut to keep the line
+			 * readable, and the cut says how long the whole is */
+			size_t len = strlen(a->text);
 			add_text(l, a->text, 64);
-		else if (a->kind == TT_ARG_OBJ || a->kind == TT_ARG_HEX)
+			if (len > 64)
+				addf(l, "...[%zu chars]", len);
+		} else if (a->kind == TT_ARG_OBJ || a->kind == TT_ARG_HEX)
 			addf(l, "0x%08" PRIx32, a->value);
 		else
 			addf(l, "%" PRIu32, a->value);
@@ -216,7 +221,7 @@ static void add_tp_args(struct line *l, const struct tt_event *ev, const char *s
 		if ((skip1 && !strcmp(n, skip1)) || (skip2 && !strcmp(n, skip2)))
 			continue;
 		if ((a->kind == TT_ARG_OBJ || a->kind == TT_ARG_ENUM) && a->text)
-			addf(l, " %s:%.64s", n, a->text);
+			addf(l, " %s:%s", n, a->text);
 		else if (a->kind == TT_ARG_OBJ || a->kind == TT_ARG_HEX)
 			addf(l, " %s:0x%08" PRIx32, n, a->value);
 		else

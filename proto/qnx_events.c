@@ -29,7 +29,8 @@ static const char *const vth_names[] = { QNX_STATES(X_VTH) };
 static const char *const state_names[] = { QNX_STATES(X_LOW) };
 #define NSTATES (sizeof(state_names) / sizeof(state_names[0]))
 
-static const char *const word_names[] = { "word1", "word2", "word3", "word4", "word5", "word6" };
+static const char *const word_names[] = { "word1", "word2", "word3", "word4",
+					  "word5", "word6", "word7" };
 
 struct ker_name {
 	uint32_t num;
@@ -100,13 +101,20 @@ static void arg(struct tt_event *ev, const char *name, uint32_t v, uint8_t kind,
 		ev->args[ev->nargs++] = (struct tt_arg){ name, text, v, kind };
 }
 
-/* Payload words from index `from` as word<i+1>, leaving room for the flags. */
+/* Payload words from index `from` as word<i+1>, leaving room for the flags. When they do not
+ * all fit, the last slot says how many are not shown as arguments (`more_words`: every word is
+ * in raw): a cut is never silent. */
 static void words(struct tt_event *ev, const struct tt_qnx_ev *e, unsigned from, uint8_t kind)
 {
 	unsigned room = TT_MAX_ARGS - (e->incomplete ? 1u : 0u) - (e->truncated ? 1u : 0u);
+	unsigned left = e->nw > from ? e->nw - from : 0, slots = room > ev->nargs ? room - ev->nargs : 0;
+	unsigned show = left <= slots ? left : slots ? slots - 1 : 0;
 
-	for (unsigned i = from; i < e->nw && i < 6 && ev->nargs < room; i++)
+	_Static_assert(sizeof(word_names) / sizeof(word_names[0]) >= TT_MAX_ARGS, "word names");
+	for (unsigned i = from; i < from + show; i++)
 		arg(ev, word_names[i], e->w[i], kind, NULL);
+	if (show < left && slots)
+		arg(ev, "more_words", left - show, TT_ARG_UINT, NULL);
 }
 
 static void flags(struct tt_event *ev, const struct tt_qnx_ev *e)

@@ -117,6 +117,19 @@ wait $fpid || rc=$?
 [ "$rc" -eq 0 ] || fail "--follow: exit status $rc on SIGINT"
 echo "ok: --follow (growing header, partial event held, replaced file = reset)"
 
+# A user string longer than the text line's 64 characters: the line marks the cut and says how
+# long the whole is; JSON and --traceprinter keep it whole.
+"$gen" "$work/long.kev" long
+s10=0123456789
+${TT_WRAP-} "$tracetap" decode --no-color "$work/long.kev" > "$work/long.txt"
+grep -qF "text=$s10$s10$s10$s10$s10$s10${s10:0:4}...[100 chars]" "$work/long.txt" ||
+  fail "text line: a long string cut without a mark: $(cat "$work/long.txt")"
+${TT_WRAP-} "$tracetap" decode --json "$work/long.kev" | grep -qF "\"text\":\"$s10$s10$s10$s10$s10$s10$s10$s10$s10$s10\"" ||
+  fail "JSON: the long string is not whole"
+${TT_WRAP-} "$tracetap" decode --traceprinter "$work/long.kev" | grep -qF "$s10$s10$s10$s10$s10$s10$s10$s10$s10$s10" ||
+  fail "--traceprinter: the long string is not whole"
+echo "ok: long strings whole or marked"
+
 # --traceprinter: the example of QNX's documentation (shared/reference/qnx-trace.md), written
 # here by hand, then the kernel call forms KER_CALL:<NAME>/<nn> and KER_EXIT:<NAME>/<nn>.
 "$gen" "$work/tp.kev" tp

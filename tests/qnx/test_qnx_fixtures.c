@@ -217,6 +217,38 @@ static void check_events_in_order(void)
 	}
 }
 
+/* User events of more payload words than there are argument slots (event 33 of syn_le_fast: up
+ * to 10 words, 0x1000 on) show what fits as word1.. and say how many words are not shown (all
+ * are in raw): never cut without a mark. */
+static void check_long_events(void)
+{
+	static const char *const wn[] = { "word1", "word2", "word3", "word4", "word5", "word6" };
+	size_t len, nlong = 0;
+	uint8_t *buf = load("syn_le_fast.kev", &len);
+	struct klog l = { 0 };
+
+	if (!buf)
+		return;
+	CHECK_EQ(decode(buf, len, &l, NULL), 0);
+	for (size_t i = 0; i < l.n; i++) {
+		const struct krec *r = &l.v[i];
+		unsigned nw = r->ev.nraw - 2u, shown = 0;
+		if (r->kind != TT_REC_EVENT || strcmp(r->name, "USER_EVENT") || krec_has(r, "text") ||
+		    nw <= 6)
+			continue;
+		nlong++;
+		while (shown < 6 && krec_has(r, wn[shown])) {
+			CHECK_EQ(krec_u(r, wn[shown]), r->raw[2 + shown]);
+			shown++;
+		}
+		CHECK_MSG(shown + krec_u(r, "more_words") == nw, "event %zu: %u words, %u shown, "
+			  "more_words %u", i, nw, shown, krec_u(r, "more_words"));
+	}
+	CHECK(nlong > 0);
+	klog_free(&l);
+	free(buf);
+}
+
 int main(void)
 {
 	const char *fx = getenv("TT_FIXTURES");
@@ -230,5 +262,6 @@ int main(void)
 	check_release();
 	check_buffer_counts();
 	check_events_in_order();
+	check_long_events();
 	return tt_test_done();
 }
