@@ -216,19 +216,35 @@ static inline uint32_t tt_qnx_thread_key(uint32_t pid, uint32_t tid)
 
 /* ---- live: the kernel's ring of trace buffers in target memory ---- */
 
-/* Where the ring's buffers and their header fields are (QNX does not publish this layout: the
- * defaults are an assumption, README-qnx.md). nbufs buffers of buf_size bytes back to back from
- * the given address; each is a header_size-byte header holding num_events and seq (32-bit words)
- * then 16-byte events. */
+/* The kernel's ring of trace buffers (QNX 6.4's sys/trace.h `tracebuf_t`, kept by later
+ * releases): buffers of buf_size bytes linked in a ring through `next`, each a header
+ * { baseaddr, next, flags, num_events, seq_buff_num, ls13_rb_num, spin, begin_ptr, tail_ptr,
+ * reserved[31] } (pointers of the target's size) then 16-byte event slots. README-qnx.md. */
 struct tt_qnx_layout {
-	uint32_t nbufs;       /* default 32 */
-	uint32_t buf_size;    /* default 16384 */
-	uint32_t header_size; /* default 64 */
-	uint32_t off_num;     /* default 4 */
-	uint32_t off_seq;     /* default 8 */
+	uint32_t nbufs;       /* 0 (default): as many as the `next` links give (at most
+				 TT_QNX_RING_MAX_BUFS); N: the links must give N */
+	uint32_t buf_size;    /* default 16384 (_TRACEBUFSIZE) */
+	uint32_t ptr_size;    /* the target's pointer size, 4 (default) or 8 */
+	uint32_t header_size; /* 0 (default): sizeof(struct traceheader): 160, or 184 with
+				 8-byte pointers */
+	uint32_t hand_on;     /* 0 (default): the slots less the 300 the kernel keeps empty
+				 (_TRACEBUFEMPTY): 714 events, 712 with 8-byte pointers */
 	bool big_endian;      /* default little */
 	uint32_t ver_major;   /* QNX major version for names (6, 7, 8); default 7 */
 };
+#define TT_QNX_RING_MAX_BUFS 1024u
+#define TT_QNX_BUFEMPTY 300u             /* _TRACEBUFEMPTY */
+#define TT_QNX_FLAG_RING 0x00010000u     /* _TRACE_FLAGS_RING: ring mode */
+#define TT_QNX_FLAG_WRITING 0x00020000u  /* _TRACE_FLAGS_WRITING: tracelogger writes it out */
+#define TT_QNX_FLAG_FLUSH 0x00040000u    /* _TRACE_FLAGS_FLUSH: handed to tracelogger */
+
+/* Where each header field is for a layout (what the reader and the tests' writer share). */
+struct tt_qnx_geom {
+	uint32_t off_base, off_next, off_flags, off_num, off_seq, off_ls13, off_begin, off_tail;
+	uint32_t header_size, slots, hand_on, ptr_size;
+	uint32_t read_size; /* header bytes the reader reads of a buffer: up to begin_ptr's end */
+};
+void tt_qnx_layout_geom(const struct tt_qnx_layout *lo, struct tt_qnx_geom *g);
 
 void tt_qnx_layout_default(struct tt_qnx_layout *lo);
 /* One `--format-opt KEY=VALUE` (keys in TT_QNX_LAYOUT_HELP): 0 or -EINVAL with a message. */
@@ -236,8 +252,9 @@ int tt_qnx_layout_set(void *lo, const char *key, const char *value, char *err, s
 /* 0, or -EINVAL with a static message in *why: the layout as a whole is impossible. */
 int tt_qnx_layout_check(const struct tt_qnx_layout *lo, const char **why);
 #define TT_QNX_LAYOUT_HELP \
-	"  qnx:   nbufs=N (32), buf_size=N (16384), header_size=N (64), off_num=N (4),\n" \
-	"         off_seq=N (8), endian=little|big, version=6|7|8 (7); live ring at --address\n"
+	"  qnx:   pointer=32|64 (32), buf_size=N (16384), header_size=N (160; 184 with 64-bit\n" \
+	"         pointers), hand_on=N (slots - 300: 714), nbufs=N (from the next links),\n" \
+	"         endian=little|big, version=6|7|8 (7); live ring at --address (its first buffer)\n"
 
 struct tt_qnx_ring; /* opaque */
 

@@ -12,6 +12,7 @@
 
 #include "../tt_test.h"
 #include "kevw.h"
+#include "reader.h"
 
 static char dir[1024];
 
@@ -249,6 +250,73 @@ static void check_long_events(void)
 	free(buf);
 }
 
+#define RING_ADDR 0x80100000u
+
+/* ring_le.bin through the reader `tracetap decode --format qnx --address` uses, the layout left
+ * at its defaults (QNX's tracebuf_t, 32-bit). */
+static int ring_decode(const uint8_t *img, size_t len, uint64_t address, struct klog *l,
+		       char *err, size_t errlen)
+{
+	const struct tt_reader_ops *ops = tt_reader_find("qnx");
+	struct tt_qnx_layout lo;
+
+	tt_qnx_layout_default(&lo);
+	lo.ver_major = 6;
+	struct tt_reader_config cfg = { .address = address, .format_cfg = &lo };
+	l->n = 0;
+	err[0] = 0;
+	return ops->decode_image(img, len, RING_ADDR, &cfg, klog_cb, l, err, errlen);
+}
+
+/* The kernel's ring in RAM (four 16 KiB buffers in ring mode, 32-bit little-endian): read with
+ * the default layout it gives ring_le_expected.kev's events, oldest surviving buffer first, word
+ * for word; --address at another buffer is refused naming where the first is; a slot counted
+ * but not written (num_events one higher: the slot past the writer's holds an older lap's
+ * event) is not taken. */
+static void check_ring(void)
+{
+	size_t len, klen;
+	uint8_t *img = load("ring_le.bin", &len), *kev = load("ring_le_expected.kev", &klen);
+	struct klog got = { 0 }, want = { 0 };
+	char err[400];
+
+	if (!img || !kev) {
+		free(img);
+		free(kev);
+		return;
+	}
+	CHECK_EQ(decode(kev, klen, &want, NULL), 0);
+	for (unsigned pass = 0; pass < 2; pass++) {
+		if (pass) { /* buffer 3 (the newest, 11 events): count one more, unwritten */
+			CHECK_EQ(img[3 * 16384 + 12], 11);
+			img[3 * 16384 + 12] = 12;
+		}
+		int rc = ring_decode(img, len, RING_ADDR, &got, err, sizeof(err));
+		CHECK_MSG(rc == 0, "ring_le.bin: %d %s", rc, err);
+		CHECK_MSG(got.n == want.n, "pass %u: %zu records, the .kev has %zu", pass, got.n,
+			  want.n);
+		for (size_t i = 0; i < got.n && i < want.n; i++) {
+			const struct krec *a = &got.v[i], *b = &want.v[i];
+			if (a->kind != b->kind || strcmp(a->name, b->name) ||
+			    a->ev.nraw != b->ev.nraw ||
+			    memcmp(a->raw, b->raw, a->ev.nraw * sizeof(uint32_t))) {
+				FAIL("pass %u: record %zu: %s, the .kev's %s", pass, i, a->json,
+				     b->json);
+				break;
+			}
+		}
+	}
+	int rc = ring_decode(img, len, RING_ADDR + 0x8000, &got, err, sizeof(err));
+	CHECK_MSG(rc == -EPROTO && strstr(err, "the buffer at --address 0x80108000 is not the "
+					   "ring's first: its baseaddr is 0x80100000") &&
+		  strstr(err, "the first is at --address - 0x8000"), "wrong --address: %d %s",
+		  rc, err);
+	klog_free(&got);
+	klog_free(&want);
+	free(img);
+	free(kev);
+}
+
 int main(void)
 {
 	const char *fx = getenv("TT_FIXTURES");
@@ -263,5 +331,6 @@ int main(void)
 	check_buffer_counts();
 	check_events_in_order();
 	check_long_events();
+	check_ring();
 	return tt_test_done();
 }
