@@ -272,6 +272,14 @@ const char *tt_qnx_ring_error(const struct tt_qnx_ring *r);
 struct tt_reader_stats;
 void tt_qnx_ring_stats(const struct tt_qnx_ring *r, struct tt_reader_stats *out);
 
+/* One line of QNX's `traceprinter -n` (its 6.4 release, 1.02) for an event record of this
+ * decoder: ev's raw words, the file's byte order (for message bytes and names) and the OS major
+ * release (6.4's kernel-call argument lists apply up to 6; 0: unknown). No line end. Length, or
+ * -1 when cap is too small or ev is not a QNX event. Where traceprinter 1.02 itself is wrong,
+ * and what it has no form for, README-qnx.md says what is printed instead. */
+int tt_qnx_traceprinter_line(char *buf, size_t cap, const struct tt_event *ev, bool big_endian,
+			     uint32_t os_major);
+
 /* This format's reader (proto/reader.h): for features of QNX's own tools (traceprinter's text,
  * following a growing .kev file). */
 struct tt_reader_ops;
