@@ -16,7 +16,8 @@
 
 static char dir[1024];
 
-/* The whole file dir/name, malloc'ed; NULL (and a failed check) when unreadable. */
+/* The whole file dir/name, malloc'ed, a NUL after it; NULL (and a failed check) when
+ * unreadable. */
 static uint8_t *load(const char *name, size_t *len)
 {
 	char path[1200];
@@ -39,6 +40,12 @@ static uint8_t *load(const char *name, size_t *len)
 		n += got;
 	} while (got);
 	fclose(f);
+	if (n == cap) {
+		uint8_t *nb = realloc(buf, cap + 1);
+		REQUIRE(nb != NULL);
+		buf = nb;
+	}
+	buf[n] = 0; /* the texts are read as strings */
 	*len = n;
 	return buf;
 }
