@@ -193,6 +193,17 @@ static void small(struct tt_qnx_layout *lo)
 	lo->hand_on = 16;
 }
 
+/* The small ring of 4 buffers, empty, and a reader of it from the oldest buffer. */
+static struct tt_qnx_ring *small_world(struct world *x, struct tt_qnx_layout *lo, unsigned seed)
+{
+	struct tt_qnx_ring *r = NULL;
+
+	small(lo);
+	world_init(x, lo, 4, seed);
+	REQUIRE(tt_qnx_ring_new(lo, ADDR, false, 0, &r, NULL) == 0);
+	return r;
+}
+
 static void test_idle_cost(void)
 {
 	struct tt_qnx_layout lo;
@@ -239,11 +250,8 @@ static void test_stale_slot(void)
 	struct tt_qnx_layout lo;
 	struct world x;
 	struct sink s = { 0 };
-	struct tt_qnx_ring *r;
+	struct tt_qnx_ring *r = small_world(&x, &lo, 6);
 
-	small(&lo);
-	world_init(&x, &lo, 4, 6);
-	tt_qnx_ring_new(&lo, ADDR, false, 0, &r, NULL);
 	write_n(&x, 70); /* more than a lap: every slot holds an old event */
 	poll(&x, r, &s, NULL);
 	poll(&x, r, &s, NULL);
@@ -297,11 +305,8 @@ static void test_restart(void)
 	struct tt_qnx_layout lo;
 	struct world x;
 	struct sink s = { 0 };
-	struct tt_qnx_ring *r;
+	struct tt_qnx_ring *r = small_world(&x, &lo, 3);
 
-	small(&lo);
-	world_init(&x, &lo, 4, 3);
-	tt_qnx_ring_new(&lo, ADDR, false, 0, &r, NULL);
 	write_n(&x, 30); /* buffers 0 and 1 (seq 1, 2) */
 	poll(&x, r, &s, NULL);
 	poll(&x, r, &s, NULL);
