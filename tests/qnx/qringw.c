@@ -91,7 +91,9 @@ void qrw_finish(struct qrw *w)
 		return;
 	write_slot(w, w->pending, w->pend);
 	w->pending = NULL;
-	if (w->num >= w->g.hand_on) { /* hand on: the next buffer's num_events cleared */
+	uint32_t at = w->g.hand_on + (w->smp_extra ? w->seq * 7u % (w->smp_extra + 1) : 0);
+	if (w->num >= (at < w->cap ? at : w->cap)) {
+		/* hand on: the next buffer's num_events cleared */
 		uint32_t next = (w->idx + 1) % w->nbufs;
 		uint8_t *nb = buf(w, next);
 		store32(w, nb + w->g.off_num, 0);

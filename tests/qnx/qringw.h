@@ -29,6 +29,8 @@ struct qrw {
 	uint32_t idx, seq;     /* buffer being filled and its seq */
 	uint32_t send;         /* the last sequence number given */
 	uint32_t num;          /* its num_events */
+	uint32_t smp_extra;    /* 0, or up to this many events more land in a buffer after it
+				  reached hand_on (other CPUs before the hand-on), varying by seq */
 	uint8_t *pending;      /* a slot counted but not written yet (qrw_count), or NULL */
 	uint32_t pend[4];
 	uint64_t events;       /* 16-byte events counted */
