@@ -126,7 +126,7 @@ static int bench_nuttx(unsigned n, double secs)
 /* A kernel's day: thread running/ready, kernel call enter/exit, interrupt enter/exit. */
 static int bench_qnx(unsigned n, double secs)
 {
-	struct kev_opts o = { .cps = 1000000000u, .cpus = 2, .ver_major = 6, .syspage_len = 1024 };
+	struct kev_opts o = { .cps = 1000000000u, .cpus = 2, .os_major = 6, .syspage_len = 1024 };
 	uint32_t ts = 0x1000, w[2] = { 1, 8200 };
 	struct kevw k;
 	int rc;

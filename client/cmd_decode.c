@@ -39,6 +39,8 @@
 
 struct decode {
 	int json, traceprinter;
+	bool tp_be;           /* --traceprinter: the events' byte order and OS major release */
+	uint32_t tp_os;
 	uint64_t n;
 	struct tt_textfmt tf;
 	struct tt_export *ex; /* --to: records go to the exporter instead of stdout */
@@ -81,7 +83,7 @@ static void on_record(void *arg, const struct tt_record *rec)
 	if (d->json)
 		n = tt_json_record(buf, sizeof(buf) - 1, rec, NULL, d->n);
 	else if (d->traceprinter)
-		n = tt_textfmt_traceprinter(buf, sizeof(buf) - 1, rec);
+		n = tt_textfmt_traceprinter(buf, sizeof(buf) - 1, rec, d->tp_be, d->tp_os);
 	else
 		n = tt_textfmt_record(&d->tf, buf, sizeof(buf) - 1, rec, d->n);
 	put_line(buf, n);
@@ -222,12 +224,21 @@ static int file_write(void *arg, const void *buf, size_t len)
 static void tp_item(void *arg, const char *key, size_t klen, const char *val, size_t vlen)
 {
 	(void)arg;
-	printf("%*sTRACE_%.*s:: %.*s\n", klen < 20 ? (int)(20 - klen) : 0, "", (int)klen, key,
+	printf("%*sTRACE_%.*s:: %.*s\n", klen < 16 ? (int)(16 - klen) : 0, "", (int)klen, key,
 	       (int)(vlen > 256 ? 256 : vlen), val);
 }
 
-static void tp_header(const uint8_t *buf, size_t len)
+/* Also takes the byte order and OS release the event lines need from the header. */
+static void tp_header(struct decode *d, const uint8_t *buf, size_t len)
 {
+	struct tt_qnx_header h;
+	char err[256];
+
+	/* a header whose syspage is not all there still tells them */
+	if (tt_qnx_parse_header(buf, len, &h, err, sizeof(err)) == 0 || h.header_len) {
+		d->tp_be = h.big_endian;
+		d->tp_os = h.os_major;
+	}
 	printf(" -- HEADER FILE INFORMATION -- \n");
 	tt_qnx_header_items(buf, len, tp_item, NULL);
 	printf(" -- KERNEL EVENTS -- \n");
@@ -267,7 +278,7 @@ static int follow_kev(const char *path, uint64_t tick_hz, struct decode *d)
 		size_t hlen;
 		const uint8_t *hdr = tt_kev_follow_new_header(f, &hlen);
 		if (hdr && d->traceprinter)
-			tp_header(hdr, hlen);
+			tp_header(d, hdr, hlen);
 		if (st == TT_KEV_WAITING && !waited_msg) {
 			fprintf(stderr, "tracetap decode: %s: waiting for the rest of the header "
 				"(or for the file)\n", path);
@@ -657,7 +668,11 @@ static int decode_trace(struct decode_run *r)
 	    reader->detect(r->bytes, r->len)) {
 		struct tt_qnx_header h;
 		if (tt_qnx_parse_header(r->bytes, r->len, &h, r->err, sizeof(r->err)) == 0)
-			tp_header(r->bytes, h.header_len);
+			tp_header(&r->d, r->bytes, r->len);
+	} else if (r->d.traceprinter) { /* a ring image: the layout's byte order and version */
+		const struct tt_qnx_layout *lo = r->format_cfg;
+		r->d.tp_be = lo && lo->big_endian;
+		r->d.tp_os = lo ? lo->ver_major : 0;
 	}
 	if (r->to >= 0 && start_export(&r->d, r->to, r->out_path) < 0)
 		return 1;

@@ -6,6 +6,8 @@
  */
 #include "textfmt.h"
 
+#include "../proto/qnx.h"
+
 #include <errno.h>
 #include <stdbool.h>
 #include <inttypes.h>
@@ -133,9 +135,14 @@ static void add_args(struct line *l, const struct tt_event *ev, int color)
 		const struct tt_arg *a = &ev->args[i];
 		addf(l, " %s%s=%s", color ? C_DIM : "", a->name ? a->name : "arg",
 		     color ? C_OFF : "");
-		if ((a->kind == TT_ARG_OBJ || a->kind == TT_ARG_ENUM) && a->text)
+		if ((a->kind == TT_ARG_OBJ || a->kind == TT_ARG_ENUM) && a->text) {
+			/* a long text (a QNX user string, a path) is cut to keep the line
+			 * readable, and the cut says how long the whole is */
+			size_t len = strlen(a->text);
 			add_text(l, a->text, 64);
-		else if (a->kind == TT_ARG_OBJ || a->kind == TT_ARG_HEX)
+			if (len > 64)
+				addf(l, "...[%zu chars]", len);
+		} else if (a->kind == TT_ARG_OBJ || a->kind == TT_ARG_HEX)
 			addf(l, "0x%08" PRIx32, a->value);
 		else
 			addf(l, "%" PRIu32, a->value);
@@ -207,33 +214,10 @@ int tt_textfmt_record(const struct tt_textfmt *tf, char *buf, size_t cap,
 
 /* ---- QNX traceprinter ---- */
 
-static void add_tp_args(struct line *l, const struct tt_event *ev, const char *skip1,
-			const char *skip2)
-{
-	for (unsigned i = 0; i < ev->nargs && i < TT_MAX_ARGS; i++) {
-		const struct tt_arg *a = &ev->args[i];
-		const char *n = a->name ? a->name : "arg";
-		if ((skip1 && !strcmp(n, skip1)) || (skip2 && !strcmp(n, skip2)))
-			continue;
-		if ((a->kind == TT_ARG_OBJ || a->kind == TT_ARG_ENUM) && a->text)
-			addf(l, " %s:%.64s", n, a->text);
-		else if (a->kind == TT_ARG_OBJ || a->kind == TT_ARG_HEX)
-			addf(l, " %s:0x%08" PRIx32, n, a->value);
-		else
-			addf(l, " %s:%" PRIu32, n, a->value);
-	}
-}
-
-static bool starts(const char *s, const char *prefix)
-{
-	return !strncmp(s, prefix, strlen(prefix));
-}
-
-int tt_textfmt_traceprinter(char *buf, size_t cap, const struct tt_record *rec)
+int tt_textfmt_traceprinter(char *buf, size_t cap, const struct tt_record *rec, bool big_endian,
+			    uint32_t os_major)
 {
 	struct line l = { buf, buf + cap, 0 };
-	const struct tt_event *ev = &rec->u.ev;
-	char evt[64];
 
 	if (rec->kind == TT_REC_GAP) {
 		addf(&l, " -- GAP: ");
@@ -245,45 +229,6 @@ int tt_textfmt_traceprinter(char *buf, size_t cap, const struct tt_record *rec)
 		addf(&l, " -- RESET: %s -- ", rec->u.reset.reason ? rec->u.reset.reason : "");
 		return l.full ? -ENOSPC : (int)(l.p - buf);
 	}
-	const char *name = ev->name ? ev->name : "UNKNOWN";
-	uint32_t header = ev->nraw ? ev->raw[0] : ev->id;
-	unsigned cls = (header >> 10) & 0x1f;
-
-	addf(&l, "t:0x%08" PRIx32 " CPU:%02d ", ev->ts_raw, ev->core < 0 ? 0 : ev->core);
-	if (cls == 1 && (header & 0x3ff) == 1 && ev->nraw >= 4) {
-		/* the documented CONTROL/TIME line */
-		addf(&l, "%-8s:TIME msb:0x%08" PRIx32 " lsb(offset):0x%08" PRIx32, "CONTROL",
-		     ev->raw[2], ev->raw[3]);
-	} else if (cls == 4 && (starts(name, "THREAD_") || starts(name, "VTHREAD_")) &&
-		   strcmp(name, "THREAD_NAME") && strcmp(name, "THREAD_STATE") &&
-		   strcmp(name, "VTHREAD_STATE")) {
-		/* THREAD  :THREADY       pid:1 tid:1 */
-		bool v = name[0] == 'V';
-		snprintf(evt, sizeof(evt), "%s%s", v ? "VTH" : "TH", name + (v ? 8 : 7));
-		addf(&l, "%-8s:%-13s", v ? "VTHREAD" : "THREAD", evt);
-		add_tp_args(&l, ev, "thread", "state");
-	} else if (cls == 2 && starts(name, "KER_")) {
-		/* KER_CALL:MSG_SENDV/11, KER_EXIT:..., KER_INT:... */
-		const struct tt_arg *call = ev->nargs ? &ev->args[0] : NULL;
-		const char *kind = starts(name, "KER_EXIT") ? "KER_EXIT" :
-				   starts(name, "KER_INT") ? "KER_INT" : "KER_CALL";
-		snprintf(evt, sizeof(evt), "%s/%02" PRIu32,
-			 call && call->text ? call->text : "UNKNOWN", call ? call->value : 0);
-		addf(&l, "%-8s:%-13s", kind, evt);
-		add_tp_args(&l, ev, "call", NULL);
-	} else {
-		static const char *const cls_names[] = {
-			"EMPTY", "CONTROL", "KER_CALL", "INT", "PROCESS", "SYSTEM", "USREVENT",
-			"COMM", "QUIP", "SEC", "QVM", "PMU",
-		};
-		const char *cn = cls < sizeof(cls_names) / sizeof(cls_names[0]) ? cls_names[cls]
-										 : "UNKNOWN";
-		size_t plen = strlen(cn) + 1;
-		/* the event part without the class's own prefix (CONTROL_BUFFER -> BUFFER) */
-		const char *e = !strncmp(name, cn, plen - 1) && name[plen - 1] == '_' ? name + plen
-										       : name;
-		addf(&l, "%-8s:%-13s", cn, e);
-		add_tp_args(&l, ev, NULL, NULL);
-	}
-	return l.full ? -ENOSPC : (int)(l.p - buf);
+	int n = tt_qnx_traceprinter_line(buf, cap, &rec->u.ev, big_endian, os_major);
+	return n < 0 ? -ENOSPC : n;
 }

@@ -3,6 +3,7 @@
 #ifndef TT_TEXTFMT_H
 #define TT_TEXTFMT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -20,9 +21,11 @@ struct tt_textfmt {
 int tt_textfmt_record(const struct tt_textfmt *tf, char *buf, size_t cap,
 		      const struct tt_record *rec, uint64_t seq);
 /* The QNX traceprinter form of a record of the qnx reader (proto/README-qnx.md, "traceprinter
- * text"): `t:0x<low cycles> CPU:<nn> <CLASS>:<EVENT> name:value ...`. Gaps and resets (which
+ * text"): an event as QNX's `traceprinter -n` prints it (proto/qnx.h tt_qnx_traceprinter_line:
+ * big_endian is the file's byte order, os_major its OS release); gaps and resets (which
  * traceprinter has no line for) are ` -- GAP: ... -- ` and ` -- RESET: ... -- `. */
-int tt_textfmt_traceprinter(char *buf, size_t cap, const struct tt_record *rec);
+int tt_textfmt_traceprinter(char *buf, size_t cap, const struct tt_record *rec, bool big_endian,
+			    uint32_t os_major);
 /* Colour when f is a terminal and NO_COLOR is not set. */
 int tt_textfmt_want_color(FILE *f);
 

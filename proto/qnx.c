@@ -93,6 +93,23 @@ static bool key_is(const uint8_t *k, size_t kn, const char *s)
 	return kn == strlen(s) && !memcmp(k, s, kn);
 }
 
+/* TRACE_SYS_RELEASE "MAJOR.MINOR[.PATCH]" (uname's release): the OS version that decides event
+ * and kernel-call numbering. Anything else leaves it unknown (0): it is informational text. */
+static void release(struct tt_qnx_header *h, const uint8_t *v, size_t vn)
+{
+	uint32_t major = 0, minor = 0;
+	size_t i = 0;
+
+	while (i < vn && i < 5 && v[i] >= '0' && v[i] <= '9')
+		major = major * 10 + (uint32_t)(v[i++] - '0');
+	if (!i || (i < vn && v[i] != '.'))
+		return;
+	for (size_t j = i + 1; j < vn && j < i + 6 && v[j] >= '0' && v[j] <= '9'; j++)
+		minor = minor * 10 + (uint32_t)(v[j] - '0');
+	h->os_major = major;
+	h->os_minor = minor;
+}
+
 /* Applies one attribute. vo = byte offset of the value, for messages. */
 static int header_attr(struct tt_qnx_header *h, const uint8_t *k, size_t kn, const uint8_t *v,
 		       size_t vn, size_t vo, int *order, char *err, size_t errlen)
@@ -119,6 +136,10 @@ static int header_attr(struct tt_qnx_header *h, const uint8_t *k, size_t kn, con
 				 "supported (only 16 byte events)", vo, (int)(vn > 40 ? 40 : vn), v);
 			return -EPROTO;
 		}
+		return 0;
+	}
+	if (key_is(k, kn, "SYS_RELEASE")) {
+		release(h, v, vn);
 		return 0;
 	}
 	if (key_is(k, kn, "CYCLES_PER_SEC"))
@@ -246,7 +267,7 @@ void tt_qnx_init(struct tt_qnx *q, const struct tt_qnx_header *h, uint64_t tick_
 	memset(q, 0, sizeof(*q));
 	q->hdr = *h;
 	q->tick_hz = tick_hz ? tick_hz : h->cycles_per_sec;
-	q->max_th_state = h->ver_major >= 8 ? 63 : 26;
+	q->max_th_state = h->os_major >= 8 ? 63 : 26;
 	q->names_gen = 1;
 }
 
@@ -403,19 +424,27 @@ static void orphan_part(struct tt_qnx *q, uint32_t header, uint32_t ts, uint64_t
 	emit_event(q, &e, ts, time, cb, arg);
 }
 
-/* CONTROL/BUFFER: a sequence number that skips means whole kernel buffers were lost. */
-static void buffer_seq(struct tt_qnx *q, uint32_t seq, tt_emit_cb cb, void *arg)
+/* CONTROL/BUFFER (data[1] the buffer's sequence number, data[2] its num_events: the events in
+ * it, this one included, filled in when the kernel hands a buffer to tracelogger; 0 in a ring
+ * that was never flushed). A sequence number that skips means whole kernel buffers were lost:
+ * each is counted as the most events seen in one buffer so far (the kernel hands a buffer on at
+ * 714 events; a few more can land before the hand-on, a forced flush hands on fewer), or 714
+ * when no buffer told its size yet. An estimate, labelled so. */
+static void buffer_seq(struct tt_qnx *q, uint32_t seq, uint32_t num, tt_emit_cb cb, void *arg)
 {
 	if (q->have_seq) {
 		uint32_t skipped = seq - q->last_seq - 1;
 		if (!skipped) {
-			if (!q->min_buffer || q->since_buffer < q->min_buffer)
-				q->min_buffer = q->since_buffer;
+			if (q->since_buffer > q->buf_events)
+				q->buf_events = q->since_buffer;
 		} else if (skipped < 0x80000000u) {
 			struct tt_record rec = { .kind = TT_REC_GAP };
+			uint64_t per = q->buf_events > num ? q->buf_events : num;
 			comb_flush_all(q, cb, arg);
-			rec.u.gap.lost = (uint64_t)skipped * (q->min_buffer ? q->min_buffer : 1);
+			rec.u.gap.lost = (uint64_t)skipped * (per ? per : TT_QNX_HAND_ON);
 			rec.u.gap.exact = false;
+			rec.u.gap.basis = per ? "events per kernel buffer (CONTROL/BUFFER num_events)"
+					      : "the kernel's hand-on at 714 events per buffer";
 			rec.u.gap.reason = "kernel buffers lost";
 			q->stats.gaps++;
 			q->stats.lost += rec.u.gap.lost;
@@ -429,6 +458,8 @@ static void buffer_seq(struct tt_qnx *q, uint32_t seq, tt_emit_cb cb, void *arg)
 			cb(arg, &rec);
 		}
 	}
+	if (num > q->buf_events)
+		q->buf_events = num;
 	q->have_seq = true;
 	q->last_seq = seq;
 	q->since_buffer = 0;
@@ -449,7 +480,7 @@ void tt_qnx_feed(struct tt_qnx *q, const uint8_t *p, size_t n, tt_emit_cb cb, vo
 				q->t_ref = (uint64_t)word_at(p + 8, be) << 32 | word_at(p + 12, be);
 				q->have_time = true;
 			} else if (event == 2 && !q->seq_external) {
-				buffer_seq(q, word_at(p + 8, be), cb, arg);
+				buffer_seq(q, word_at(p + 8, be), word_at(p + 12, be), cb, arg);
 			}
 		}
 		q->since_buffer++;
@@ -465,8 +496,10 @@ void tt_qnx_feed(struct tt_qnx *q, const uint8_t *p, size_t n, tt_emit_cb cb, vo
 			comb_begin(q, header, ts, time, p + 8, cb, arg);
 			continue;
 		}
+		/* The kernel stamps every part with the begin part's time, and QNX's traceparser
+		 * joins parts by it: a part of another time belongs to another event. */
 		struct tt_qnx_combine *c = comb_find(q, (header >> 24) & 0x3f, header & 0x7fff);
-		if (!c) {
+		if (!c || c->ts != ts) {
 			orphan_part(q, header, ts, time, p + 8, cb, arg);
 			continue;
 		}

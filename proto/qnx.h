@@ -31,6 +31,8 @@
 #define TT_QNX_MAX_PROCS 256          /* pid -> process name entries (round-robin reuse) */
 #define TT_QNX_MAX_THREADS 256        /* (pid, tid) -> thread name entries (round-robin reuse) */
 #define TT_QNX_NAME_MAX 48            /* bytes kept of a process or thread name */
+#define TT_QNX_HAND_ON 714            /* events after which QNX 6.4's kernel hands on to the
+					 next buffer: 1014 slots less the 300 kept empty */
 
 /* Internal classes (header bits 10-14, shown unshifted). */
 enum tt_qnx_class {
@@ -72,7 +74,11 @@ int tt_qnx_int_to_ext(unsigned ver, uint32_t cls, uint32_t event, uint32_t *xcla
 /* The attributes of a .kev header this decoder uses. */
 struct tt_qnx_header {
 	bool big_endian;
-	uint32_t ver_major, ver_minor; /* 0 when absent */
+	uint32_t ver_major, ver_minor; /* TRACE_VER_MAJOR/MINOR: tracelogger's own version (1/01
+					  for 6.4's), not the OS; 0 when absent */
+	uint32_t os_major, os_minor;   /* the OS release from TRACE_SYS_RELEASE ("6.4.0": 6, 4);
+					  0 when absent or not a number: names then stay those
+					  every version shares */
 	uint64_t cycles_per_sec;       /* 0 when absent: no ns */
 	uint32_t cpu_num;              /* 0 when absent */
 	uint64_t syspage_len;          /* 0 when absent */
@@ -155,7 +161,9 @@ struct tt_qnx {
 	bool have_seq;
 	uint32_t last_seq;
 	uint64_t since_buffer; /* 16-byte events since the last CONTROL/BUFFER */
-	uint64_t min_buffer;   /* fewest events seen in a whole buffer; 0 = none seen yet */
+	uint64_t buf_events;   /* most events seen in one kernel buffer: CONTROL/BUFFER's
+				  num_events, or (ring dumps, where the kernel leaves it 0) the
+				  events counted between two consecutive buffers; 0 = none yet */
 	/* combine reassembly and name tables */
 	struct tt_qnx_combine comb[TT_QNX_COMBINE_SLOTS];
 	uint64_t comb_age;
@@ -208,19 +216,35 @@ static inline uint32_t tt_qnx_thread_key(uint32_t pid, uint32_t tid)
 
 /* ---- live: the kernel's ring of trace buffers in target memory ---- */
 
-/* Where the ring's buffers and their header fields are (QNX does not publish this layout: the
- * defaults are an assumption, README-qnx.md). nbufs buffers of buf_size bytes back to back from
- * the given address; each is a header_size-byte header holding num_events and seq (32-bit words)
- * then 16-byte events. */
+/* The kernel's ring of trace buffers (QNX 6.4's sys/trace.h `tracebuf_t`, kept by later
+ * releases): buffers of buf_size bytes linked in a ring through `next`, each a header
+ * { baseaddr, next, flags, num_events, seq_buff_num, ls13_rb_num, spin, begin_ptr, tail_ptr,
+ * reserved[31] } (pointers of the target's size) then 16-byte event slots. README-qnx.md. */
 struct tt_qnx_layout {
-	uint32_t nbufs;       /* default 32 */
-	uint32_t buf_size;    /* default 16384 */
-	uint32_t header_size; /* default 64 */
-	uint32_t off_num;     /* default 4 */
-	uint32_t off_seq;     /* default 8 */
+	uint32_t nbufs;       /* 0 (default): as many as the `next` links give (at most
+				 TT_QNX_RING_MAX_BUFS); N: the links must give N */
+	uint32_t buf_size;    /* default 16384 (_TRACEBUFSIZE) */
+	uint32_t ptr_size;    /* the target's pointer size, 4 (default) or 8 */
+	uint32_t header_size; /* 0 (default): sizeof(struct traceheader): 160, or 184 with
+				 8-byte pointers */
+	uint32_t hand_on;     /* 0 (default): the slots less the 300 the kernel keeps empty
+				 (_TRACEBUFEMPTY): 714 events, 712 with 8-byte pointers */
 	bool big_endian;      /* default little */
 	uint32_t ver_major;   /* QNX major version for names (6, 7, 8); default 7 */
 };
+#define TT_QNX_RING_MAX_BUFS 1024u
+#define TT_QNX_BUFEMPTY 300u             /* _TRACEBUFEMPTY */
+#define TT_QNX_FLAG_RING 0x00010000u     /* _TRACE_FLAGS_RING: ring mode */
+#define TT_QNX_FLAG_WRITING 0x00020000u  /* _TRACE_FLAGS_WRITING: tracelogger writes it out */
+#define TT_QNX_FLAG_FLUSH 0x00040000u    /* _TRACE_FLAGS_FLUSH: handed to tracelogger */
+
+/* Where each header field is for a layout (what the reader and the tests' writer share). */
+struct tt_qnx_geom {
+	uint32_t off_base, off_next, off_flags, off_num, off_seq, off_ls13, off_begin, off_tail;
+	uint32_t header_size, slots, hand_on, ptr_size;
+	uint32_t read_size; /* header bytes the reader reads of a buffer: up to begin_ptr's end */
+};
+void tt_qnx_layout_geom(const struct tt_qnx_layout *lo, struct tt_qnx_geom *g);
 
 void tt_qnx_layout_default(struct tt_qnx_layout *lo);
 /* One `--format-opt KEY=VALUE` (keys in TT_QNX_LAYOUT_HELP): 0 or -EINVAL with a message. */
@@ -228,8 +252,9 @@ int tt_qnx_layout_set(void *lo, const char *key, const char *value, char *err, s
 /* 0, or -EINVAL with a static message in *why: the layout as a whole is impossible. */
 int tt_qnx_layout_check(const struct tt_qnx_layout *lo, const char **why);
 #define TT_QNX_LAYOUT_HELP \
-	"  qnx:   nbufs=N (32), buf_size=N (16384), header_size=N (64), off_num=N (4),\n" \
-	"         off_seq=N (8), endian=little|big, version=6|7|8 (7); live ring at --address\n"
+	"  qnx:   pointer=32|64 (32), buf_size=N (16384), header_size=N (160; 184 with 64-bit\n" \
+	"         pointers), hand_on=N (slots - 300: 714), nbufs=N (from the next links),\n" \
+	"         endian=little|big, version=6|7|8 (7); live ring at --address (its first buffer)\n"
 
 struct tt_qnx_ring; /* opaque */
 
@@ -246,6 +271,14 @@ void tt_qnx_ring_read_failed(struct tt_qnx_ring *r, int err);
 const char *tt_qnx_ring_error(const struct tt_qnx_ring *r);
 struct tt_reader_stats;
 void tt_qnx_ring_stats(const struct tt_qnx_ring *r, struct tt_reader_stats *out);
+
+/* One line of QNX's `traceprinter -n` (its 6.4 release, 1.02) for an event record of this
+ * decoder: ev's raw words, the file's byte order (for message bytes and names) and the OS major
+ * release (6.4's kernel-call argument lists apply up to 6; 0: unknown). No line end. Length, or
+ * -1 when cap is too small or ev is not a QNX event. Where traceprinter 1.02 itself is wrong,
+ * and what it has no form for, README-qnx.md says what is printed instead. */
+int tt_qnx_traceprinter_line(char *buf, size_t cap, const struct tt_event *ev, bool big_endian,
+			     uint32_t os_major);
 
 /* This format's reader (proto/reader.h): for features of QNX's own tools (traceprinter's text,
  * following a growing .kev file). */

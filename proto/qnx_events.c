@@ -29,7 +29,8 @@ static const char *const vth_names[] = { QNX_STATES(X_VTH) };
 static const char *const state_names[] = { QNX_STATES(X_LOW) };
 #define NSTATES (sizeof(state_names) / sizeof(state_names[0]))
 
-static const char *const word_names[] = { "word1", "word2", "word3", "word4", "word5", "word6" };
+static const char *const word_names[] = { "word1", "word2", "word3", "word4",
+					  "word5", "word6", "word7" };
 
 struct ker_name {
 	uint32_t num;
@@ -37,7 +38,7 @@ struct ker_name {
 	const char *call, *enter, *exit, *intr;
 };
 
-/* Kernel call numbers. Version 6 (VER_MAJOR <= 6): QNX 6.4's sys/kercalls.h as published in
+/* Kernel call numbers. Version 6 (TRACE_SYS_RELEASE 6.x and older): QNX 6.4's sys/kercalls.h as published in
  * the open-source release (__KER_NOP 0 .. __KER_BAD 101; the __KER_*SPARE* placeholders are
  * left out). 7.x and 8.0: no public table was found, so only what the reference gives for every
  * version (MSG_SENDV, MSG_RECEIVEV, MSG_REPLYV) and 8.0's BAD 107 are named (README-qnx.md). */
@@ -83,7 +84,7 @@ static const struct ker_name ker_names[] = {
 
 static const struct ker_name *ker_find(const struct tt_qnx *q, uint32_t n)
 {
-	uint32_t v = q->hdr.ver_major;
+	uint32_t v = q->hdr.os_major;
 
 	for (size_t i = 0; i < sizeof(ker_names) / sizeof(ker_names[0]); i++) {
 		const struct ker_name *k = &ker_names[i];
@@ -100,13 +101,20 @@ static void arg(struct tt_event *ev, const char *name, uint32_t v, uint8_t kind,
 		ev->args[ev->nargs++] = (struct tt_arg){ name, text, v, kind };
 }
 
-/* Payload words from index `from` as word<i+1>, leaving room for the flags. */
+/* Payload words from index `from` as word<i+1>, leaving room for the flags. When they do not
+ * all fit, the last slot says how many are not shown as arguments (`more_words`: every word is
+ * in raw): a cut is never silent. */
 static void words(struct tt_event *ev, const struct tt_qnx_ev *e, unsigned from, uint8_t kind)
 {
 	unsigned room = TT_MAX_ARGS - (e->incomplete ? 1u : 0u) - (e->truncated ? 1u : 0u);
+	unsigned left = e->nw > from ? e->nw - from : 0, slots = room > ev->nargs ? room - ev->nargs : 0;
+	unsigned show = left <= slots ? left : slots ? slots - 1 : 0;
 
-	for (unsigned i = from; i < e->nw && i < 6 && ev->nargs < room; i++)
+	_Static_assert(sizeof(word_names) / sizeof(word_names[0]) >= TT_MAX_ARGS, "word names");
+	for (unsigned i = from; i < from + show; i++)
 		arg(ev, word_names[i], e->w[i], kind, NULL);
+	if (show < left && slots)
+		arg(ev, "more_words", left - show, TT_ARG_UINT, NULL);
 }
 
 static void flags(struct tt_event *ev, const struct tt_qnx_ev *e)
@@ -360,7 +368,7 @@ static void control(const struct tt_qnx_ev *e, struct tt_event *ev)
 	case 2:
 		ev->name = "CONTROL_BUFFER";
 		arg(ev, "seq", w(e, 0), TT_ARG_UINT, NULL);
-		words(ev, e, 1, TT_ARG_HEX);
+		arg(ev, "num_events", w(e, 1), TT_ARG_UINT, NULL);
 		return;
 	case 4: ev->name = "CONTROL_BUFFER_END"; break;
 	case 8: ev->name = "CONTROL_DROPPED"; break;

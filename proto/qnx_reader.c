@@ -137,15 +137,18 @@ static int ring_image(const uint8_t *img, size_t len, uint64_t base,
 		snprintf(err, errlen, "%s", why);
 		return rc;
 	}
-	/* a cycle scans once and moves through at most nbufs + 1 buffers: 4 steps per buffer
-	 * bound it */
-	for (unsigned steps = 0; steps < 4 * lo->nbufs + 64; steps++) {
+	/* Two poll cycles: the first follows the links, scans and reads every buffer; the
+	 * second takes the last counted slot once it reads the same (the kernel counts an event
+	 * before writing it). A cycle moves through at most nbufs + 1 buffers: 4 steps per
+	 * buffer bound it. */
+	unsigned cycles = 0;
+	for (unsigned steps = 0; steps < 8 * TT_QNX_RING_MAX_BUFS + 64; steps++) {
 		tt_qnx_ring_plan(r, &p);
 		for (unsigned i = 0; i < p.n; i++) {
 			if (p.r[i].addr < base || p.r[i].addr - base > len ||
 			    len - (p.r[i].addr - base) < p.r[i].len) {
 				snprintf(err, errlen, "qnx ring: [0x%llx, +%u) is outside the image "
-					 "[0x%llx, 0x%llx) (wrong --address, --base or nbufs/buf_size?)",
+					 "[0x%llx, 0x%llx) (wrong --address, --base or buf_size?)",
 					 (unsigned long long)p.r[i].addr, p.r[i].len,
 					 (unsigned long long)base, (unsigned long long)(base + len));
 				tt_qnx_ring_free(r);
@@ -154,7 +157,7 @@ static int ring_image(const uint8_t *img, size_t len, uint64_t base,
 			memcpy(p.r[i].dst, img + (p.r[i].addr - base), p.r[i].len);
 		}
 		rc = tt_qnx_ring_ingest(r, cb, arg);
-		if (rc == TT_READER_MORE)
+		if (rc == TT_READER_MORE || (rc == TT_READER_DONE && ++cycles < 2))
 			continue;
 		if (rc < 0)
 			snprintf(err, errlen, "%s", tt_qnx_ring_error(r));

@@ -34,7 +34,7 @@ static void fz_print(const char *json, size_t n)
 		struct tt_textfmt tf = { .color = 1, .target = rj.target };
 		if (tt_textfmt_record(&tf, line, sizeof(line), &rj.rec, rj.seq) > (int)sizeof(line))
 			abort();
-		if (tt_textfmt_traceprinter(line, sizeof(line), &rj.rec) > (int)sizeof(line))
+		if (tt_textfmt_traceprinter(line, sizeof(line), &rj.rec, false, 6) > (int)sizeof(line))
 			abort();
 		fz_record(NULL, &rj.rec);
 	}

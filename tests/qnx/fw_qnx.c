@@ -1,13 +1,13 @@
 /* tests/qnx/fw_qnx.c: tt-fw-qnx, a QNX "kernel" workload for the simulated target.
  *
- * Maps the simulator's RAM file and writes the ring of kernel trace buffers into it, in the
- * layout of proto/qnx.h (struct tt_qnx_layout, defaults or --nbufs/--buf-size/--header-size/
- * --big-endian) with tests/qnx/qringw: a scripted system of four threads in two processes
+ * Maps the simulator's RAM file and writes the ring of kernel trace buffers into it as QNX's
+ * kernel does, in the layout of proto/qnx.h (struct tt_qnx_layout: QNX's tracebuf_t, defaults or
+ * --nbufs/--buf-size/--pointer/--hand-on/--big-endian) with tests/qnx/qringw: a scripted system of four threads in two processes
  * (thread switches, MsgSendv kernel call entry and exit, a timer interrupt) and USER events
  * carrying a sequence number (data[1]) so tests can check exactly what arrived. With
  * `--time counter` the time stamp of every 16-byte event is its index (0, 1, 2, ...): a sequence
  * number over all events (tests/live/check_seq's default key). SIGTERM/SIGINT stop it with a
- * summary line; SIGUSR1 restarts tracing (every header cleared, buffer 0 again).
+ * summary line; SIGUSR1: the target rebooted (the ring set up again, buffer 0 with seq 1).
  */
 #include "fwrun.h"
 #include "qringw.h"
@@ -101,8 +101,8 @@ static void round_(struct fw *f, uint32_t n)
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: tt-fw-qnx --ram FILE --base ADDR --size N [--ring-off OFF] [--nbufs N]\n"
-		"       [--buf-size N] [--header-size N] [--big-endian]\n"
+		"usage: tt-fw-qnx --ram FILE --base ADDR --size N [--ring-off OFF] [--nbufs N (32)]\n"
+		"       [--buf-size N] [--pointer 32|64] [--hand-on N] [--big-endian]\n"
 		"       [--rate EVENTS_PER_S (0 = max)] [--count N] [--duration S]\n"
 		"       [--tick-hz HZ] [--time cycles|counter]\n"
 		"Prints 'ring=0x... ...' once the ring is set up and 'summary ...' at exit.\n"
@@ -115,7 +115,8 @@ int main(int argc, char **argv)
 		{ "ram", required_argument, NULL, 'r' },      { "base", required_argument, NULL, 'b' },
 		{ "size", required_argument, NULL, 's' },     { "ring-off", required_argument, NULL, 'o' },
 		{ "nbufs", required_argument, NULL, 'N' },    { "buf-size", required_argument, NULL, 'B' },
-		{ "header-size", required_argument, NULL, 'H' }, { "big-endian", no_argument, NULL, 'E' },
+		{ "pointer", required_argument, NULL, 'P' },  { "hand-on", required_argument, NULL, 'H' },
+		{ "big-endian", no_argument, NULL, 'E' },
 		{ "rate", required_argument, NULL, 'R' },     { "count", required_argument, NULL, 'n' },
 		{ "duration", required_argument, NULL, 'd' }, { "tick-hz", required_argument, NULL, 't' },
 		{ "time", required_argument, NULL, 'T' },     { "help", no_argument, NULL, 'h' },
@@ -124,7 +125,7 @@ int main(int argc, char **argv)
 	static struct fw f = { .pace.rate = 1000, .tick_hz = 100000000 };
 	struct tt_qnx_layout lo;
 	const char *path = NULL, *time_mode = "cycles", *why = NULL;
-	uint32_t ring_off = DEFAULT_RING_OFF;
+	uint32_t ring_off = DEFAULT_RING_OFF, nbufs = 32;
 	int o, e;
 
 	tt_qnx_layout_default(&lo);
@@ -134,9 +135,10 @@ int main(int argc, char **argv)
 		case 'b': f.base = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 's': f.size = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'o': ring_off = (uint32_t)strtoul(optarg, NULL, 0); break;
-		case 'N': lo.nbufs = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 'N': nbufs = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'B': lo.buf_size = (uint32_t)strtoul(optarg, NULL, 0); break;
-		case 'H': lo.header_size = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 'P': lo.ptr_size = (uint32_t)strtoul(optarg, NULL, 0) / 8; break;
+		case 'H': lo.hand_on = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'E': lo.big_endian = true; break;
 		case 'R': f.pace.rate = strtoull(optarg, NULL, 0); break;
 		case 'n': f.pace.count = strtoull(optarg, NULL, 0); break;
@@ -147,16 +149,18 @@ int main(int argc, char **argv)
 		default: usage(stderr); return 2;
 		}
 	}
-	if (tt_qnx_layout_check(&lo, &why) < 0) {
+	if (nbufs < 2 || nbufs > TT_QNX_RING_MAX_BUFS)
+		why = "--nbufs must be 2 to 1024";
+	if (why || tt_qnx_layout_check(&lo, &why) < 0) {
 		fprintf(stderr, "tt-fw-qnx: %s\n", why);
 		return 2;
 	}
-	uint64_t ring_len = (uint64_t)lo.nbufs * lo.buf_size;
+	uint64_t ring_len = (uint64_t)nbufs * lo.buf_size;
 	if (!path || (f.base & 3) || (ring_off & 3) || ring_off + ring_len > f.size || !f.tick_hz ||
 	    (strcmp(time_mode, "cycles") && strcmp(time_mode, "counter"))) {
 		fprintf(stderr, "tt-fw-qnx: need --ram FILE --base ADDR --size N with the ring "
 			"(%u buffers of %u bytes = %llu) at --ring-off inside RAM, 4-byte aligned\n",
-			lo.nbufs, lo.buf_size, (unsigned long long)ring_len);
+			nbufs, lo.buf_size, (unsigned long long)ring_len);
 		usage(stderr);
 		return 2;
 	}
@@ -171,11 +175,12 @@ int main(int argc, char **argv)
 
 	f.counter = !strcmp(time_mode, "counter");
 	fw_pace_start(&f.pace);
-	memset(f.ram + ring_off, 0, ring_len);         /* no trace yet: empty headers */
-	qrw_init(&f.w, f.ram + ring_off, &lo, 1, now, &f);
-	printf("ring=0x%08" PRIx32 " nbufs=%u buf_size=%u header_size=%u events_per_buffer=%u "
-	       "endian=%s tick_hz=%" PRIu64 " rate=%" PRIu64 " pid=%d\n", f.base + ring_off,
-	       lo.nbufs, lo.buf_size, lo.header_size, f.w.cap, lo.big_endian ? "big" : "little",
+	memset(f.ram + ring_off, 0, ring_len);
+	qrw_init(&f.w, f.ram + ring_off, &lo, nbufs, f.base + ring_off, 1, now, &f);
+	printf("ring=0x%08" PRIx32 " nbufs=%u buf_size=%u header_size=%u slots=%u "
+	       "events_per_buffer=%u endian=%s tick_hz=%" PRIu64 " rate=%" PRIu64 " pid=%d\n",
+	       f.base + ring_off, nbufs, lo.buf_size, f.w.g.header_size, f.w.cap, f.w.g.hand_on,
+	       lo.big_endian ? "big" : "little",
 	       f.counter ? 0 : f.tick_hz, f.pace.rate, (int)getpid());
 	fflush(stdout);
 

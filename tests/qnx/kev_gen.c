@@ -1,6 +1,7 @@
 /* tests/qnx/kev_gen.c: writes a sample .kev file for the CLI test.
- * usage: kev_gen OUT.kev [be] [cut N] [tp]  (be: big-endian; cut: drop the last N bytes; tp: the
- * events of the traceprinter example in QNX's documentation, then a MsgSendv call and exit) */
+ * usage: kev_gen OUT.kev [be] [cut N] [tp|long]  (be: big-endian; cut: drop the last N bytes; tp:
+ * the events of the traceprinter example in QNX's documentation, then a MsgSendv call and exit;
+ * long: one user string event of 100 characters, "0123456789" ten times) */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,11 +11,11 @@
 
 int main(int argc, char **argv)
 {
-	struct kev_opts o = { .cps = 1000000000u, .cpus = 2, .ver_major = 6, .syspage_len = 1024 };
+	struct kev_opts o = { .cps = 1000000000u, .cpus = 2, .os_major = 6, .syspage_len = 1024 };
 	struct kevw k;
 	uint32_t w[2];
 	size_t cut = 0;
-	bool tp = false;
+	bool tp = false, lng = false;
 
 	if (argc < 2) {
 		fprintf(stderr, "usage: kev_gen OUT.kev [be] [cut N]\n");
@@ -27,8 +28,18 @@ int main(int argc, char **argv)
 			cut = strtoul(argv[++i], NULL, 0);
 		else if (!strcmp(argv[i], "tp"))
 			tp = true;
+		else if (!strcmp(argv[i], "long"))
+			lng = true;
 	}
 	kevw_init(&k, &o);
+	if (lng) {
+		char s[101];
+		for (int i = 0; i < 100; i++)
+			s[i] = (char)('0' + i % 10);
+		s[100] = 0;
+		kevw_combine_str(&k, 0, K_USER, 7, 0x5000, NULL, 0, s);
+		goto save;
+	}
 	if (tp) {
 		kevw_simple(&k, 0, K_CONTROL, 1, 0x4f81e320, 0x37b0, 0x4f81e014);
 		kevw_simple(&k, 0, K_PRTH, 24, 0x4f820f9a, 1, 1); /* THCREATE (6.4: state 24) */

@@ -35,9 +35,8 @@ void kevw_init(struct kevw *k, const struct kev_opts *o)
 	attr(k, "HEADER_BEGIN", "");
 	attr(k, "FILE_NAME", "/dev/shmem/test.kev");
 	attr(k, "DATE", "Mon Jan  1 00:00:00 2024");
-	snprintf(v, sizeof(v), "%u", o->ver_major);
-	attr(k, "VER_MAJOR", v);
-	attr(k, "VER_MINOR", "4");
+	attr(k, "VER_MAJOR", "1");
+	attr(k, "VER_MINOR", "01");
 	attr(k, o->be ? "BIG_ENDIAN" : "LITTLE_ENDIAN", "TRUE");
 	attr(k, "ENCODING", "16 byte events");
 	attr(k, "BOOT_DATE", "Mon Jan  1 00:00:00 2024");
@@ -49,6 +48,10 @@ void kevw_init(struct kevw *k, const struct kev_opts *o)
 	attr(k, "CPU_NUM", v);
 	attr(k, "SYSNAME", "QNX");
 	attr(k, "NODENAME", "bench");
+	if (o->os_major) {
+		snprintf(v, sizeof(v), "%u.0.0", o->os_major);
+		attr(k, "SYS_RELEASE", v);
+	}
 	attr(k, "MACHINE", "x86_64");
 	snprintf(v, sizeof(v), "%zu", o->syspage_len);
 	attr(k, "SYSPAGE_LEN", v);
@@ -103,7 +106,7 @@ static void combine_bytes(struct kevw *k, unsigned cpu, unsigned cls, unsigned e
 		if (i * 8 < n)
 			memcpy(part, p + i * 8, n - i * 8 < 8 ? n - i * 8 : 8);
 		put32(k, kevw_hdr(st, cpu, cls, event));
-		put32(k, ts + (uint32_t)i);
+		put32(k, ts); /* every part carries the begin part's time, as the kernel writes */
 		kevw_bytes(k, part, 8);
 	}
 }

@@ -26,7 +26,8 @@ struct kev_opts {
 	bool be;
 	uint64_t cps;         /* 0: no TRACE_CYCLES_PER_SEC */
 	unsigned cpus;        /* TRACE_CPU_NUM */
-	unsigned ver_major;   /* TRACE_VER_MAJOR */
+	unsigned os_major;    /* TRACE_SYS_RELEASE "<os_major>.0.0" (0: none); TRACE_VER_MAJOR/MINOR
+				 are tracelogger's own 1/01 */
 	size_t syspage_len;   /* syspage bytes written (a pattern) */
 	const char *extra;    /* more attributes, raw, or NULL */
 };
@@ -37,8 +38,8 @@ uint32_t kevw_hdr(unsigned stype, unsigned cpu, unsigned cls, unsigned event);
 void kevw_event(struct kevw *k, uint32_t header, uint32_t ts, uint32_t d1, uint32_t d2);
 void kevw_simple(struct kevw *k, unsigned cpu, unsigned cls, unsigned event, uint32_t ts,
 		 uint32_t d1, uint32_t d2);
-/* A combine event: words split into parts of 2 (begin, continue..., end; padded with 0). The
- * parts' time stamps are ts, ts+1, ... */
+/* A combine event: words split into parts of 2 (begin, continue..., end; padded with 0), every
+ * part stamped ts, as QNX's kernel writes them (QNX's traceparser joins the parts by it). */
 void kevw_combine(struct kevw *k, unsigned cpu, unsigned cls, unsigned event, uint32_t ts,
 		  const uint32_t *w, size_t n);
 /* A combine event whose payload is words w[0..nw) then the string s with its NUL. */

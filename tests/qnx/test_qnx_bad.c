@@ -9,7 +9,7 @@
 #include "../tt_test.h"
 #include "kevw.h"
 
-static struct kev_opts opts = { .cps = 1000000, .cpus = 2, .ver_major = 6, .syspage_len = 64 };
+static struct kev_opts opts = { .cps = 1000000, .cpus = 2, .os_major = 6, .syspage_len = 64 };
 
 static void good_file(struct kevw *k)
 {
@@ -50,7 +50,12 @@ static void check_headers(void)
 	CHECK_EQ(h.cycles_per_sec, 1000000);
 	CHECK_EQ(h.cpu_num, 2);
 	CHECK(!h.big_endian);
-	CHECK_EQ(h.nattrs, 15);
+	CHECK_EQ(h.nattrs, 16);
+	/* VER_MAJOR/MINOR are tracelogger's (1/01); the OS is SYS_RELEASE's "6.0.0" */
+	CHECK_EQ(h.ver_major, 1);
+	CHECK_EQ(h.ver_minor, 1);
+	CHECK_EQ(h.os_major, 6);
+	CHECK_EQ(h.os_minor, 0);
 	CHECK_EQ(h.events_off, h.header_len + 64);
 
 	/* Every cut inside the header or the syspage is an error; inside the events, whole events

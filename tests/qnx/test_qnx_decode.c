@@ -12,7 +12,7 @@
  * an interrupt, user events, the other classes, an unknown class. */
 static void build_session(struct kevw *k, bool be)
 {
-	struct kev_opts o = { .be = be, .cps = MHZ, .cpus = 2, .ver_major = 6, .syspage_len = 301 };
+	struct kev_opts o = { .be = be, .cps = MHZ, .cpus = 2, .os_major = 6, .syspage_len = 301 };
 	uint32_t w[4];
 
 	kevw_init(k, &o);
@@ -198,7 +198,7 @@ static void check_byte_orders(void)
  * re-bases; --tick-hz overrides the header. */
 static void check_time(void)
 {
-	struct kev_opts o = { .cps = 1000000000u, .cpus = 2, .ver_major = 7, .syspage_len = 16 };
+	struct kev_opts o = { .cps = 1000000000u, .cpus = 2, .os_major = 7, .syspage_len = 16 };
 	struct kevw k;
 	struct klog l = { 0 };
 	char err[256];
@@ -246,7 +246,7 @@ static void check_time(void)
 /* Combine events interleaved across CPUs and classes, too long, missing parts, too many. */
 static void check_combine(void)
 {
-	struct kev_opts o = { .cpus = 2, .ver_major = 6 };
+	struct kev_opts o = { .cpus = 2, .os_major = 6 };
 	struct kevw k;
 	struct klog l = { 0 };
 	struct tt_qnx_stats st;
@@ -256,15 +256,16 @@ static void check_combine(void)
 	for (unsigned i = 0; i < 80; i++)
 		w[i] = 1000 + i;
 	kevw_init(&k, &o);
-	/* Two wide kernel calls on CPU 0 and 1 and a user string, parts interleaved. */
+	/* Two wide kernel calls on CPU 0 and 1 and a user string, parts interleaved; every part
+	 * carries its begin part's time, as the kernel writes them. */
 	kevw_event(&k, kevw_hdr(K_BEGIN, 0, K_KER, 11), 10, 1, 2);
 	kevw_event(&k, kevw_hdr(K_BEGIN, 1, K_KER, 11), 11, 21, 22);
 	kevw_event(&k, kevw_hdr(K_BEGIN, 0, K_USER, 3), 12, 0x6c6c6568, 0x6f); /* "hello" LE */
-	kevw_event(&k, kevw_hdr(K_CONT, 0, K_KER, 11), 13, 3, 4);
+	kevw_event(&k, kevw_hdr(K_CONT, 0, K_KER, 11), 10, 3, 4);
 	kevw_simple(&k, 0, K_USER, 4, 14, 77, 78);
-	kevw_event(&k, kevw_hdr(K_END, 1, K_KER, 11), 15, 23, 24);
-	kevw_event(&k, kevw_hdr(K_END, 0, K_KER, 11), 16, 5, 6);
-	kevw_event(&k, kevw_hdr(K_END, 0, K_USER, 3), 17, 0, 0);
+	kevw_event(&k, kevw_hdr(K_END, 1, K_KER, 11), 11, 23, 24);
+	kevw_event(&k, kevw_hdr(K_END, 0, K_KER, 11), 10, 5, 6);
+	kevw_event(&k, kevw_hdr(K_END, 0, K_USER, 3), 12, 0, 0);
 	CHECK_EQ(kev_decode(&k, 0, &l, &st, err, sizeof(err)), 0);
 	CHECK_EQ(l.n, 4);
 	if (l.n == 4) {
@@ -284,6 +285,30 @@ static void check_combine(void)
 	}
 	CHECK_EQ(st.records, 8);
 	CHECK_EQ(st.incomplete, 0);
+	kevw_free(&k);
+
+	/* kevw writes what the kernel writes: every part of a combine event stamped with the begin
+	 * part's time (QNX's traceparser joins parts by it and drops parts stamped otherwise). */
+	kevw_init(&k, &o);
+	size_t at = k.len;
+	kevw_combine(&k, 1, K_USER, 9, 0x1234, w, 7);
+	CHECK_EQ((k.len - at) / 16, 4);
+	for (size_t i = at; i + 16 <= k.len; i += 16)
+		CHECK_EQ(k.buf[i + 4] | k.buf[i + 5] << 8 | k.buf[i + 6] << 16 | k.buf[i + 7] << 24,
+			 0x1234);
+	/* Parts of one key stamped t, t+1 are two events, not one (each incomplete). */
+	kevw_event(&k, kevw_hdr(K_BEGIN, 0, K_KER, 11), 50, 1, 2);
+	kevw_event(&k, kevw_hdr(K_END, 0, K_KER, 11), 51, 3, 4);
+	CHECK_EQ(kev_decode(&k, 0, &l, &st, err, sizeof(err)), 0);
+	CHECK_EQ(l.n, 3);
+	if (l.n == 3) {
+		CHECK_EQ(l.v[0].ev.nraw, 2 + 8);
+		CHECK(!krec_has(&l.v[0], "incomplete"));
+		CHECK_EQ(krec_u(&l.v[1], "incomplete"), 1);
+		CHECK_EQ(l.v[1].ev.ts_raw, 51); /* the end part alone, emitted as it came */
+		CHECK_EQ(krec_u(&l.v[2], "incomplete"), 1);
+		CHECK_EQ(l.v[2].ev.ts_raw, 50); /* the begin, never ended: at the end of the file */
+	}
 	kevw_free(&k);
 
 	/* Longer than TT_QNX_COMBINE_WORDS: truncated, flagged; the next event decodes normally. */
@@ -329,10 +354,11 @@ static void check_combine(void)
 	klog_free(&l);
 }
 
-/* CONTROL/BUFFER sequence numbers that skip: a gap of at least skipped x events per buffer. */
+/* CONTROL/BUFFER sequence numbers that skip: a gap of skipped x the most events seen in one
+ * buffer (here counted: the buffers' num_events are 0, as in a ring never flushed). */
 static void check_gaps(void)
 {
-	struct kev_opts o = { .cpus = 1, .ver_major = 6 };
+	struct kev_opts o = { .cpus = 1, .os_major = 6 };
 	struct kevw k;
 	struct klog l = { 0 };
 	struct tt_qnx_stats st;
@@ -366,7 +392,8 @@ static void check_gaps(void)
 		CHECK_EQ(g[0]->lost, 2 * 4);
 		CHECK(!g[0]->exact);
 		CHECK_STR(g[0]->reason, "kernel buffers lost");
-		CHECK_SUBSTR(g[0]->json, "\"type\":\"gap\",\"seq\":9,\"lost\":8,\"exact\":false");
+		CHECK_SUBSTR(g[0]->json, "\"type\":\"gap\",\"seq\":9,\"lost\":8,\"exact\":false,"
+					 "\"basis\":\"events per kernel buffer");
 		CHECK_EQ(g[1]->lost, 3 * 4);
 		CHECK_EQ(g[2]->lost, 2 * 4); /* 1 -> 4 */
 		/* the gap comes right before its CONTROL_BUFFER */
@@ -385,13 +412,15 @@ static void check_gaps(void)
 	CHECK_EQ(st.lost, 28);
 	CHECK_EQ(st.resets, 1);
 
-	/* Before any whole buffer was seen, the bound is one event per lost buffer. */
+	/* Before any buffer told or showed its size, a lost buffer counts as the kernel's hand-on
+	 * point, 714 events (an estimate with that basis). */
 	kevw_free(&k);
 	kevw_init(&k, &o);
 	kevw_simple(&k, 0, K_CONTROL, 2, 1, 10, 0);
 	kevw_simple(&k, 0, K_CONTROL, 2, 2, 13, 0);
 	CHECK_EQ(kev_decode(&k, 0, &l, &st, err, sizeof(err)), 0);
-	CHECK(l.n == 3 && l.v[1].kind == TT_REC_GAP && l.v[1].lost == 2);
+	CHECK(l.n == 3 && l.v[1].kind == TT_REC_GAP && l.v[1].lost == 2 * 714);
+	CHECK_SUBSTR(l.v[1].json, "\"basis\":\"the kernel's hand-on at 714 events per buffer\"");
 	kevw_free(&k);
 	klog_free(&l);
 }
@@ -399,7 +428,7 @@ static void check_gaps(void)
 /* Version 8: 63 thread states (CREATE/DESTROY at 61/62), BAD is kernel call 107. */
 static void check_v8(void)
 {
-	struct kev_opts o = { .be = true, .cpus = 1, .ver_major = 8 };
+	struct kev_opts o = { .be = true, .cpus = 1, .os_major = 8 };
 	struct kevw k;
 	struct klog l = { 0 };
 	char err[256];
@@ -452,7 +481,7 @@ static void check_kercall_names(void)
 	char name[64], err[256];
 
 	for (unsigned ver = 6; ver <= 7; ver++) {
-		struct kev_opts o = { .cpus = 1, .ver_major = ver };
+		struct kev_opts o = { .cpus = 1, .os_major = ver };
 		struct kevw k;
 		struct klog l = { 0 };
 

@@ -50,7 +50,7 @@ static int poll_once(const struct tt_reader_ops *r, void *rd, const struct mfile
 
 static void build(struct kevw *k, bool be, unsigned n)
 {
-	struct kev_opts o = { .be = be, .cps = 1000000, .cpus = 1, .ver_major = 1,
+	struct kev_opts o = { .be = be, .cps = 1000000, .cpus = 1, .os_major = 1,
 			      .syspage_len = 64 };
 
 	kevw_init(k, &o);
