@@ -284,6 +284,8 @@ static void on_tick(uv_timer_t *t)
 	}
 	mosquitto_loop_misc(c->m);
 	tt_mqtt_conn_sync(c);
+	if (c->tick && !c->closing)
+		c->tick(c);
 }
 
 void tt_mqtt_conn_start(struct tt_mqtt_conn *c)

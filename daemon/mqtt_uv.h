@@ -32,6 +32,7 @@ struct tt_mqtt_conn {
 	int keepalive;               /* seconds */
 	const char *label;           /* for log lines ("target b1", "probe mqtt://...") */
 	void (*closed)(struct tt_mqtt_conn *c); /* after tt_mqtt_conn_close: handles closed */
+	void (*tick)(struct tt_mqtt_conn *c);   /* optional: every tick while connected */
 	/* private */
 	uv_poll_t *poll;
 	int fd;

@@ -77,6 +77,8 @@ struct tt_sub_mqtt {
 	size_t nbenches;
 	unsigned bench_targets;   /* remote targets per bench at most */
 	struct tt_record_json *recs; /* MAX_BATCH, parsed before any is published */
+	uint64_t subscribed_at;   /* uv_now of the broker's SUBACK; 0: not subscribed */
+	bool heard, quiet_logged; /* a message came since; "nothing arrived" said */
 };
 
 unsigned long long tt_sub_mqtt_bad(const struct tt_sub_mqtt *s)
@@ -478,6 +480,7 @@ static void on_message(struct mosquitto *m, void *arg, const struct mosquitto_me
 
 	(void)m;
 	(void)props;
+	s->heard = true;
 	if (split_topic(msg->topic, key, sizeof(key), &events) < 0) {
 		bad_message(s, NULL, -EINVAL, msg->topic, (size_t)msg->payloadlen,
 			    "not an events or status topic");
@@ -515,6 +518,44 @@ static void on_connect(struct mosquitto *m, void *arg, int rc, int flags,
 	if (rc != MOSQ_ERR_SUCCESS)
 		tt_mqtt_conn_error(&s->mc, rc, "subscribe");
 	tt_mqtt_conn_sync(&s->mc);
+}
+
+/* The broker's SUBACK: what was subscribed to is said, and whether the broker refused it. */
+static void on_subscribe(struct mosquitto *m, void *arg, int mid, int n, const int *granted,
+			 const mosquitto_property *props)
+{
+	struct tt_sub_mqtt *s = arg;
+	bool refused = false;
+
+	(void)m;
+	(void)mid;
+	(void)props;
+	for (int i = 0; i < n; i++)
+		refused |= granted[i] >= 0x80;
+	if (refused) {
+		tt_log(TT_LOG_WARNING, "%s: the broker refused the subscription to %s and %s (not "
+		       "allowed for this user?)", s->label, s->topic_ev, s->topic_st);
+		return;
+	}
+	tt_log(TT_LOG_NOTICE, "%s: subscribed to %s and %s", s->label, s->topic_ev, s->topic_st);
+	s->subscribed_at = uv_now(s->mc.loop);
+	s->heard = s->quiet_logged = false;
+}
+
+/* A subscription that matches nothing logs nothing else: say so once, with the likely cause
+ * (a topic with one level too few or too many for how the benches publish). */
+static void on_tick(struct tt_mqtt_conn *mc)
+{
+	struct tt_sub_mqtt *s = (struct tt_sub_mqtt *)mc;
+
+	if (!s->subscribed_at || s->heard || s->quiet_logged ||
+	    uv_now(mc->loop) - s->subscribed_at < TT_SUB_QUIET_MS)
+		return;
+	s->quiet_logged = true;
+	tt_log(TT_LOG_WARNING, "%s: nothing has arrived on %s or %s in %u s: benches publishing "
+	       "with --publish mqtt://BROKER/PREFIX send PREFIX/TARGET/events (PREFIX may hold "
+	       "'/'), so the probe must end in the same number of levels (e.g. PREFIX/+ or "
+	       "LAB/+/+)", s->label, s->topic_ev, s->topic_st, TT_SUB_QUIET_MS / 1000);
 }
 
 static void on_disconnect(struct mosquitto *m, void *arg, int rc, const mosquitto_property *p)
@@ -601,11 +642,13 @@ int tt_sub_mqtt_new(uv_loop_t *loop, struct tt_server *srv, const char *url,
 	mosquitto_connect_v5_callback_set(s->mc.m, on_connect);
 	mosquitto_disconnect_v5_callback_set(s->mc.m, on_disconnect);
 	mosquitto_message_v5_callback_set(s->mc.m, on_message);
+	mosquitto_subscribe_v5_callback_set(s->mc.m, on_subscribe);
 	s->mc.loop = loop;
 	s->mc.url = &s->url;
 	s->mc.keepalive = 10;
 	s->mc.label = s->label;
 	s->mc.closed = on_closed;
+	s->mc.tick = on_tick;
 	tt_mqtt_conn_start(&s->mc);
 	*out = s;
 	return 0;

@@ -25,6 +25,9 @@ struct tt_sub_mqtt_opts {
 	unsigned bench_targets;               /* remote targets per bench; 0: TT_SUB_BENCH_TARGETS */
 };
 #define TT_SUB_BENCH_TARGETS 16
+/* A subscription that has received nothing this long after the broker granted it says so in
+ * the log, once (a topic that matches no bench). */
+#define TT_SUB_QUIET_MS 10000
 
 /* Subscribes to url (mqtt[s]://...); remote targets become hubs of srv as they appear, when
  * opts allow them. 0, or -EINVAL/-ENOMEM with what is wrong in err (the URL without its

@@ -29,6 +29,9 @@ CASE: stream     one daemon, every record once and in order on PREFIX/TARGET/eve
                  name resolves, records reach the broker
       headless   a bench PC that only feeds the broker: --no-server --publish, no listener
                  of its own, every record on PREFIX/TARGET/events once and in order
+      quiet      a central daemon whose probe has one topic level too few for the bench
+                 (.../lab/+ for a bench publishing lab/b1/TARGET): it says what it subscribed
+                 to and, 10 s later, that nothing has arrived and why that may be
       tls        a broker that speaks only TLS and asks for a client certificate (a CA made
                  with openssl for the run): a bench publishes over mqtts://, a central daemon
                  subscribes over mqtts://, and the central holds what the bench holds; a
@@ -407,6 +410,23 @@ def case_headless(lab):
                    (st.next - 1, len(st.seen), st.gaps))
     print("ok: no listener; %d records, seq 1..%d, each once and in order, the last the "
           "writer's" % (len(st.seen), st.next - 1))
+
+
+def case_quiet(lab):
+    lab.broker()
+    lab.start_writer(500, 30)
+    lab.daemon("b1", "mqtt://127.0.0.1:%d/%s/b1" % (lab.port, PREFIX))
+    c = lab.central("+")  # lab/+/events: the bench sends lab/b1/b1/events
+    log = lambda: lab.read("d-central")
+    line = wait_for("the central daemon's subscription line", lambda: [
+        l for l in log().splitlines() if "subscribed to %s/+/events and %s/+/status" %
+        (PREFIX, PREFIX) in l], 15)
+    quiet = wait_for("the central daemon saying nothing arrived", lambda: [
+        l for l in log().splitlines() if "nothing has arrived on %s/+/events" % PREFIX in l], 40)
+    if "PREFIX/+" not in quiet[0] or lab.targets(c.api):
+        raise Fail("quiet subscription: %s; targets %s" % (quiet[0], lab.targets(c.api)))
+    print("ok:", line[0].split("]: ")[1])
+    print("ok:", quiet[0].split("]: ")[1][:160])
 
 
 def wait_stable(lab):
@@ -923,7 +943,7 @@ def main():
         return 77
     case = {"stream": case_stream, "lab": case_lab, "central": case_central, "restart": case_restart, "offline": case_offline,
             "auth": case_auth, "reload": case_reload, "tls": case_tls, "dns": case_dns,
-            "headless": case_headless}[sys.argv[1]]
+            "headless": case_headless, "quiet": case_quiet}[sys.argv[1]]
     if sys.argv[1] == "dns" and not os.environ.get("TT_MQTT_NETNS"):
         # a network namespace (port 53 and loopback of its own) and a mount namespace (its
         # resolv.conf), as root of a user namespace
