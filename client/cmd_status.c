@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "export.h"
+#include "textfmt.h"
 #include "record_json.h"
 
 static double num(const cJSON *o, const char *k)
@@ -22,6 +23,10 @@ static const char *str(const cJSON *o, const char *k)
 	const char *s = tt_json_str(o, k);
 	return s ? s : "-";
 }
+
+/* str() as the terminal may show it (textfmt.h: tt_textfmt_clean), in buf. */
+#define TXT(buf, o, k) tt_textfmt_clean((buf), sizeof(buf), str((o), (k)), 256)
+#define TXT_CAP TT_TEXTFMT_CAP(256)
 
 /* The daemon's targets (caller deletes), after checking --target. 0, or 1 after one line. */
 static int get_targets(const struct tt_cli *o, cJSON **arr)
@@ -85,9 +90,11 @@ int tt_cmd_targets(int argc, char **argv)
 	if (rc >= 0)
 		return rc;
 	printf("%-16s %-8s %-12s %s\n", "TARGET", "FORMAT", "STATE", "PROBE");
-	cJSON_ArrayForEach(t, arr)
-		printf("%-16s %-8s %-12s %s\n", str(t, "name"), str(t, "format"), str(t, "state"),
-		       str(t, "probe"));
+	cJSON_ArrayForEach(t, arr) {
+		char n[TXT_CAP], f[TXT_CAP], s[TXT_CAP], p[TXT_CAP];
+		printf("%-16s %-8s %-12s %s\n", TXT(n, t, "name"), TXT(f, t, "format"),
+		       TXT(s, t, "state"), TXT(p, t, "probe"));
+	}
 	cJSON_Delete(arr);
 	return 0;
 }
@@ -95,6 +102,7 @@ int tt_cmd_targets(int argc, char **argv)
 static void status_row(const cJSON *t)
 {
 	char ev[16], rate[16], lost[16], gaps[16], bytes[24], clients[16];
+	char name[TXT_CAP], fmt[TXT_CAP], state[TXT_CAP];
 	double n = num(t, "events");
 
 	tt_cli_count(ev, sizeof(ev), n);
@@ -103,8 +111,8 @@ static void status_row(const cJSON *t)
 	tt_cli_count(gaps, sizeof(gaps), num(t, "gaps"));
 	tt_cli_bytes(bytes, sizeof(bytes), num(t, "bytes_read"));
 	tt_cli_count(clients, sizeof(clients), num(t, "clients"));
-	printf("%-16.32s %-8.8s %-12.12s %8s %9s/s %8s %6s %10s %7s %5.0f%%\n", str(t, "name"),
-	       str(t, "format"), str(t, "state"), ev, rate, lost, gaps, bytes, clients,
+	printf("%-16.32s %-8.8s %-12.12s %8s %9s/s %8s %6s %10s %7s %5.0f%%\n", TXT(name, t, "name"),
+	       TXT(fmt, t, "format"), TXT(state, t, "state"), ev, rate, lost, gaps, bytes, clients,
 	       num(t, "fill") * 100);
 }
 
@@ -126,18 +134,19 @@ int tt_cmd_status(int argc, char **argv)
 	/* History skipped at attach: written before the daemon was watching, so never promised,
 	 * but said rather than hidden. */
 	cJSON_ArrayForEach(t, arr) {
-		char sk[16];
+		char sk[16], name[TXT_CAP];
 		if ((o.target && strcmp(str(t, "name"), o.target)) || num(t, "skipped") <= 0)
 			continue;
 		tt_cli_count(sk, sizeof(sk), num(t, "skipped"));
 		printf("\n%s: %s events of history skipped at attach (written before tracetapd "
-		       "watched, overwritten before its first read)", str(t, "name"), sk);
+		       "watched, overwritten before its first read)", TXT(name, t, "name"), sk);
 	}
 	/* The latest message of each target that has one (the last probe error, ...). */
 	cJSON_ArrayForEach(t, arr) {
 		const char *msg = str(t, "message");
+		char name[TXT_CAP], text[TXT_CAP];
 		if ((!o.target || !strcmp(str(t, "name"), o.target)) && strcmp(msg, "-") && *msg)
-			printf("\n%s: %s", str(t, "name"), msg);
+			printf("\n%s: %s", TXT(name, t, "name"), TXT(text, t, "message"));
 	}
 	printf("\n");
 	cJSON_Delete(arr);

@@ -1,0 +1,155 @@
+#!/usr/bin/env node
+// hostile.test.mjs: names from another bench are text, never markup. A hostile publisher on a
+// real mosquitto sends a central tracetapd (--probe mqtt://) events whose name and thread name
+// are HTML with an onerror handler, on a bench whose name is HTML too. In Chromium, hovering the
+// event and the thread's lane on the timeline, opening the event's detail and reading the target
+// list must show those strings literally, create no element from them and run no script (a
+// window flag the payload would set). The page is opened with ?token=: it keeps streaming, and
+// the token has left the address bar. Screenshot: hostile-names.png.
+//
+//   node tests/browser/hostile.test.mjs   (TT_BUILD_ROOT=build)
+
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawn, execFileSync } from 'node:child_process';
+import { freePort, Daemon, DAEMON, WEB, skip } from './chain.mjs';
+import { launch, runAll, waitFor, assert, artifactsDir } from './lib.mjs';
+
+if (!fs.existsSync(DAEMON)) skip(`no tracetapd at ${DAEMON}`);
+for (const tool of ['mosquitto', 'mosquitto_pub']) {
+  try { execFileSync('sh', ['-c', `command -v ${tool}`]); } catch { skip(`${tool} not installed`); }
+}
+
+const ART = artifactsDir();
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'tt-hostile-'));
+const TOKEN = 'hostile-test-token';
+// under 64 bytes: names are cut there (proto/json.h)
+const PAYLOAD = (what) => `<img src=x onerror="window.__pwned='${what}'">`;
+const EVENT = 'EV' + PAYLOAD('event');
+const THREAD = 'TH' + PAYLOAD('thread');
+const BENCH = 'B<b onmouseover=alert(1)>x';
+
+/* The broker: its own ephemeral port, its log polled for "running" and the SUBSCRIBE. */
+const bport = await freePort();
+const blog = path.join(tmp, 'broker.log');
+fs.writeFileSync(path.join(tmp, 'broker.conf'), `listener ${bport} 127.0.0.1\nallow_anonymous true\nuser ${os.userInfo().username}\n`);
+const bfd = fs.openSync(blog, 'a');
+const broker = spawn('mosquitto', ['-v', '-c', path.join(tmp, 'broker.conf')], { stdio: ['ignore', bfd, bfd] });
+const brokerLog = () => fs.readFileSync(blog, 'utf8');
+await waitFor('mosquitto running', () => brokerLog().includes('running'), 10000);
+
+const port = await freePort();
+const daemon = new Daemon(port, {
+  logFile: path.join(ART, 'tracetapd-hostile.log'),
+  args: ['--port', String(port), '--web', WEB, '--token', TOKEN, '--probe', `mqtt://127.0.0.1:${bport}/lab/+/+`],
+});
+await daemon.start();
+await waitFor('the central daemon subscribed', () => brokerLog().includes('Received SUBSCRIBE'), 10000);
+
+function rec(seq, name, threadName) {
+  return { type: 'event', target: 't', seq, id: 4096, name, ctx: 'thread', core: 0, thread: '0x20001000',
+    thread_name: threadName, prio: 4, ts: seq, time: seq * 1000000, ns: seq * 1000000, args: {}, raw: [seq, 0, 0, 0] };
+}
+function publish(topic, recs) {
+  const msg = { type: 'events', target: 't', first: recs[0].seq, last: recs[recs.length - 1].seq, records: recs };
+  execFileSync('mosquitto_pub', ['-p', String(bport), '-q', '1', '-t', topic, '-m', JSON.stringify(msg)]);
+}
+const N = 40;
+publish('lab/w/t/events', Array.from({ length: N }, (_, i) => rec(i + 1, i === N / 2 ? EVENT : 'USER_EVENT', THREAD)));
+publish(`lab/${BENCH}/t/events`, [rec(1, 'USER_EVENT', 'main')]);
+
+const b = await launch({ width: 1400, height: 900 });
+const page = b.page;
+const pwned = () => page.evaluate(() => window.__pwned || null);
+
+/** Moves the mouse over the timeline at (plot x of time t, middle of lane laneName). */
+async function hover(t, laneName) {
+  const at = await page.evaluate(([t, laneName]) => {
+    const tl = window.tracetap.timeline;
+    const r = tl.wrap.getBoundingClientRect();
+    for (let y = 0; y < r.height; y++) {
+      const l = tl.laneAt(y);
+      if (l && l.name === laneName) return { x: r.left + tl.xOf(t), y: r.top + y + tl.laneH / 2 };
+    }
+    return null;
+  }, [t, laneName]);
+  assert(at, `lane ${laneName} on the timeline: ` + JSON.stringify(await page.evaluate(() => { const tl = window.tracetap.timeline; return { lanes: tl.lanesShown.map((l) => l.name), h: tl.wrap.getBoundingClientRect().height, laneH: tl.laneH, cur: window.tracetap.current && window.tracetap.current.name, autoSpan: tl.autoSpan, t1: tl.t1, span: tl.span }; })));
+  await page.mouse.move(at.x, at.y);
+  return at;
+}
+
+const tests = [
+  ['a hostile publisher\'s records arrive; the token leaves the address bar, the stream goes on', async () => {
+    await page.goto(`${daemon.url}?token=${TOKEN}`);
+    await waitFor(`${N} records of w/t`, () => page.evaluate((n) => {
+      const s = window.tracetap.stores.get('w/t');
+      return s && s.size >= n;
+    }, N), 20000);
+    const loc = await page.evaluate(() => location.href);
+    assert(!loc.includes(TOKEN) && !loc.includes('token='), 'the token is still in the address: ' + loc);
+    // still authorised after it left the URL: a later record arrives on the same page
+    publish('lab/w/t/events', [rec(N + 1, 'USER_EVENT', THREAD)]);
+    await waitFor('a record sent after the token left the URL', () => page.evaluate((n) => window.tracetap.stores.get('w/t').size > n, N), 10000);
+  }],
+
+  ['the event\'s name in the timeline tooltip: text, no element, no script', async () => {
+    await page.evaluate(() => window.tracetap.selectTarget(window.tracetap.stores.get('w/t')));
+    await page.evaluate(() => { const tl = window.tracetap.timeline; tl.setFollow(false); tl.autoSpan = false; tl.t1 = 42e6; tl.span = 44e6; tl.dirty = true; });
+    const tip = await waitFor('the tooltip of the hostile event', async () => {
+      await hover(21e6, THREAD);
+      const t = await page.evaluate(() => { const e = window.tracetap.timeline.tip; return e.hidden ? null : { text: e.textContent, elements: [...e.querySelectorAll('*')].map((x) => x.tagName) }; });
+      return t && t.text.startsWith('EV') ? t : null;
+    }, 10000);
+    await page.screenshot({ path: path.join(ART, 'hostile-names.png') });
+    await waitFor('an image load (or its error) from the name, had it become one', () => page.evaluate(() => document.readyState === 'complete'), 2000);
+    assert(!(await pwned()), 'the injected script ran: window.__pwned = ' + JSON.stringify(await pwned()));
+    assert(tip.text.includes(EVENT), 'the name shown literally: ' + tip.text);
+    assert(!tip.elements.includes('IMG'), 'an element made from the name: ' + tip.elements);
+  }],
+
+  ['the thread\'s name in the lane tooltip, the detail panel and the target list: text too', async () => {
+    const lane = await waitFor('the lane tooltip', async () => {
+      await hover(10.5e6, THREAD);
+      const t = await page.evaluate(() => { const e = window.tracetap.timeline.tip; return e.hidden ? null : { text: e.textContent, imgs: e.querySelectorAll('img').length }; });
+      return t && t.text.startsWith('TH') ? t : null;
+    }, 10000);
+    assert(!(await pwned()), 'the injected script ran: window.__pwned = ' + JSON.stringify(await pwned()));
+    assert(lane.text.includes(THREAD) && lane.imgs === 0, 'lane tooltip: ' + JSON.stringify(lane));
+    // the detail panel of the hostile event (a click on it)
+    const at = await hover(21e6, THREAD);
+    await page.mouse.down();
+    await page.mouse.up();
+    await waitFor('the detail panel', () => page.isVisible('#detail'), 5000);
+    const d = await page.$eval('#detail-body', (e) => ({ text: e.textContent, imgs: e.querySelectorAll('img').length }));
+    assert(d.text.includes(EVENT) && d.text.includes(THREAD) && d.imgs === 0, `detail at ${JSON.stringify(at)}: ` + JSON.stringify(d).slice(0, 400));
+    const list = await waitFor('the hostile bench in the target list', () => page.$eval('#targets', (e) => ({
+      text: e.textContent, bold: [...e.querySelectorAll('.b-head b')].map((x) => x.textContent), inner: e.querySelectorAll('.b-head b b').length,
+    })).then((x) => (x.bold.includes(BENCH) ? x : null)), 10000);
+    assert(list.inner === 0, 'an element made from the bench name: ' + JSON.stringify(list));
+    await page.screenshot({ path: path.join(ART, 'hostile-names-detail.png') });
+    assert(!(await pwned()), 'the injected script ran: ' + JSON.stringify(await pwned()));
+  }],
+
+  ['the page is served with a Content-Security-Policy: no inline script runs', async () => {
+    const r = await fetch(daemon.url);
+    const csp = r.headers.get('content-security-policy') || '';
+    assert(/script-src 'self'/.test(csp) && !/unsafe-inline/.test(csp) && /frame-ancestors 'none'/.test(csp), 'CSP: ' + csp);
+    assert(r.headers.get('x-content-type-options') === 'nosniff', 'nosniff');
+    // what an injection would try, once markup got in: an inline handler does not run
+    const ran = await page.evaluate(() => new Promise((done) => {
+      const d = document.createElement('div');
+      document.body.append(d);
+      d.setAttribute('onclick', 'window.__inline = 1');
+      d.click();
+      setTimeout(() => done(window.__inline || 0), 0);
+    }));
+    assert(ran === 0, 'an inline handler ran despite the CSP');
+  }],
+];
+
+await runAll(tests, b, async () => {
+  await daemon.kill('SIGTERM');
+  broker.kill('SIGTERM');
+  fs.rmSync(tmp, { recursive: true, force: true });
+}, { ignore: /Content Security Policy|Refused to execute inline/ });
