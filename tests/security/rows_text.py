@@ -75,10 +75,21 @@ class Broker:
 
 
 def central(name, broker):
-    """A tracetapd subscribed to lab/+/+ on broker, once the broker logged its SUBSCRIBE."""
+    """A tracetapd subscribed to lab/+/+ on broker, holding the remote target w/t with record
+    1 (so the target's history exists before the row's snapshot, and a WebSocket client's
+    subscription to "*" includes it)."""
     d = Daemon(name, ["--probe", "mqtt://127.0.0.1:%d/lab/+/+" % broker.port], target=False)
     wait_until(lambda: "Received SUBSCRIBE" in broker.text(), 10, "the central's subscription")
+    broker.publish("lab/w/t/events", events_message([event(1)]))
+    held(d, 1)
     return d
+
+
+def held(d, seq):
+    """Waits until the central holds w/t's records up to seq."""
+    wait_until(lambda: [t for t in json.loads(wire.http(d.port, "/api/targets")[2])
+                        if t["name"] == "w/t" and t["last_seq"] >= seq], 10,
+               "the central holds w/t up to %d" % seq)
 
 
 def event(seq, name="USER_EVENT", thread_name="main", args=None):
@@ -169,8 +180,9 @@ def utf8_names():
         base = snapshot(d)
         long_name = b"x" * 63 + "\u00e9".encode()  # 65 bytes: 64 ends inside the e-acute
         b.publish("lab/w/t/events", events_message([
-            event(1), event(2, b"Caf\xe9"), event(3, long_name), event(4, "ok", b"\xff\xfe\xc0\xaf"),
+            event(2, b"Caf\xe9"), event(3, long_name), event(4, "ok", b"\xff\xfe\xc0\xaf"),
             event(5, "Gr\u00fc\u00dfe \u2713")]))
+        held(d, 5)
         recs, bad = ws_records(d, 5)
         check(not bad, "a WebSocket frame that is not UTF-8: %s" % bad[:2])
         names = [r["name"] for r in recs]
@@ -211,13 +223,12 @@ def tail_escapes():
         d = central("tail", b)
         base = snapshot(d)
         b.publish("lab/w/t/events", events_message([
-            event(1, "N" + HOSTILE, "T" + HOSTILE, {"k" + HOSTILE: "v" + HOSTILE}), event(2)]))
+            event(2, "N" + HOSTILE, "T" + HOSTILE, {"k" + HOSTILE: "v" + HOSTILE})]))
         b.publish("lab/w/t/events", json.dumps(
             {"type": "gap", "target": "t", "from": 3, "to": 4, "lost": 2,
              "reason": "R" + HOSTILE}).encode())
         b.publish("lab/w/t/events", events_message([event(5)]))
-        wait_until(lambda: [t for t in json.loads(wire.http(d.port, "/api/targets")[2])
-                            if t["last_seq"] >= 4], 10, "the central holds the records")
+        held(d, 5)
         outs = []
         for extra in ([], ["--wide"], ["--json"]):
             p = subprocess.run([TRACETAP, "tail", "ws://127.0.0.1:%d/" % d.port, "--history",
