@@ -10,6 +10,7 @@ subscribed to it; the hostile publisher is mosquitto_pub.
 import json
 import os
 import pwd
+import re
 import shutil
 import socket
 import subprocess
@@ -20,6 +21,13 @@ import wire
 from harness import WORK, Daemon, Fail, aftermath, check, ended, row, snapshot, wait_until
 
 TRACETAP = os.environ.get("TRACETAP", "")
+SANITIZER = re.compile(r"(AddressSanitizer|LeakSanitizer|runtime error:).*")
+
+
+def clean_exit(what, p, stderr):
+    """The client's own health: no sanitizer report (a leak included) in an ASan build."""
+    bad = SANITIZER.search(stderr)
+    check(not bad, "%s: %s" % (what, bad.group(0) if bad else ""))
 
 
 class Broker:
@@ -235,6 +243,8 @@ def tail_escapes():
                                 "100", "--duration", "2"] + extra, capture_output=True,
                                timeout=30)
             out = p.stdout + p.stderr
+            clean_exit("tail %s" % extra, p, p.stderr.decode("utf-8", "replace"))
+            check(p.returncode == 0, "tail %s: exit %s" % (extra, p.returncode))
             for c in (b"\x1b", b"\x07", b"\xc2\x9b"):
                 check(c not in out, "tail %s printed %r raw: %r" % (extra, c, out[:600]))
             outs.append(out)
@@ -313,7 +323,8 @@ def status_bounds():
             took = time.monotonic() - t0
         finally:
             f.stop()
-        check(p.returncode != 0 and want in p.stderr,
+        clean_exit("status", p, p.stderr)
+        check(p.returncode == 1 and want in p.stderr,
               "exit %s, stderr %r" % (p.returncode, p.stderr[-300:]))
         check(took < 10, "it took %.1f s" % took)
         check(f.sent < 24 << 20, "%d MiB read" % (f.sent >> 20))
