@@ -5,7 +5,9 @@
 // event and the thread's lane on the timeline, opening the event's detail and reading the target
 // list must show those strings literally, create no element from them and run no script (a
 // window flag the payload would set). The page is opened with ?token=: it keeps streaming, and
-// the token has left the address bar. Screenshot: hostile-names.png.
+// the token has left the address bar. A file target too: the real ThreadX image
+// (../shared/fixtures/threadx-cm3/final.bin) with one thread's registry name made HTML and
+// another's not UTF-8 (the page keeps its WebSocket). Screenshots: hostile-names*.png.
 //
 //   node tests/browser/hostile.test.mjs   (TT_BUILD_ROOT=build)
 
@@ -13,7 +15,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawn, execFileSync } from 'node:child_process';
-import { freePort, Daemon, DAEMON, WEB, skip } from './chain.mjs';
+import { freePort, Daemon, DAEMON, SRC, WEB, skip } from './chain.mjs';
 import { launch, runAll, waitFor, assert, artifactsDir } from './lib.mjs';
 
 if (!fs.existsSync(DAEMON)) skip(`no tracetapd at ${DAEMON}`);
@@ -22,6 +24,7 @@ for (const tool of ['mosquitto', 'mosquitto_pub']) {
 }
 
 const ART = artifactsDir();
+const IMAGE = path.join(process.env.TT_FIXTURES || path.join(SRC, '..', 'shared', 'fixtures'), 'threadx-cm3', 'final.bin');
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'tt-hostile-'));
 const TOKEN = 'hostile-test-token';
 // under 64 bytes: names are cut there (proto/json.h)
@@ -148,7 +151,59 @@ const tests = [
   }],
 ];
 
+/* The image with the registry names of "thread 1" and "thread 2" replaced in place (each a
+ * 32-byte field, NUL-padded): an HTML name and a name that is not UTF-8. */
+const TRX_NAME = '<img src=x onerror=__pwned=1>'; // 29 bytes: fits the field
+let fileDaemon = null;
+tests.push(['a file target\'s thread names: HTML shown as text, a byte that is not UTF-8 replaced', async () => {
+  if (!fs.existsSync(IMAGE)) throw new Error(`${IMAGE} not found (set TT_FIXTURES)`);
+  const img = fs.readFileSync(IMAGE);
+  const put = (from, bytes) => {
+    const at = img.indexOf(Buffer.from(from + '\0'));
+    assert(at > 0, `registry name ${from} in the image`);
+    img.fill(0, at, at + 32);
+    bytes.copy(img, at);
+  };
+  put('thread 1', Buffer.from(TRX_NAME));
+  put('thread 2', Buffer.from([0x74, 0x68, 0xe9, 0x20, 0x32])); // "th\xe9 2": Latin-1
+  const file = path.join(tmp, 'hostile.bin');
+  fs.writeFileSync(file, img);
+  const fport = await freePort();
+  fileDaemon = new Daemon(fport, {
+    logFile: path.join(ART, 'tracetapd-hostile-file.log'),
+    args: ['--port', String(fport), '--web', WEB, '--name', 'file', '--probe', 'file:' + file, '--base', '0x21000000', '--address', '0x21000100', '--tick-hz', '25M'],
+  });
+  await fileDaemon.start();
+  await page.goto(fileDaemon.url);
+  const lanes = await waitFor('the lanes of the file target', () => page.evaluate(() => {
+    const tl = window.tracetap.timeline;
+    return tl.lanesShown.length > 2 ? tl.lanesShown.map((l) => l.name) : null;
+  }), 20000);
+  assert(lanes.includes(TRX_NAME), 'the HTML name as a lane: ' + JSON.stringify(lanes));
+  // the ThreadX reader itself shows a registry byte that is no printable ASCII as '?'
+  assert(lanes.some((n) => /^th[\ufffd?] 2$/.test(n)), 'the Latin-1 name, replaced: ' + JSON.stringify(lanes));
+  await page.evaluate(() => { const tl = window.tracetap.timeline; tl.setFollow(false); tl.dirty = true; });
+  const tip = await waitFor('the lane tooltip of the HTML name', async () => {
+    const box = await page.evaluate((name) => {
+      const tl = window.tracetap.timeline, r = tl.wrap.getBoundingClientRect();
+      for (let y = 0; y < r.height; y++) { const l = tl.laneAt(y); if (l && l.name === name) return { r, y }; }
+      return null;
+    }, TRX_NAME);
+    assert(box, 'lane on the timeline');
+    for (let x = box.r.width - 4; x > 160; x -= 37) { // between events somewhere: the lane's own tooltip
+      await page.mouse.move(box.r.left + x, box.r.top + box.y + 4);
+      const t = await page.evaluate(() => { const e = window.tracetap.timeline.tip; return e.hidden ? null : { text: e.textContent, imgs: e.querySelectorAll('img').length }; });
+      if (t && !/#\d/.test(t.text)) return t; // a lane's tooltip (an event's says #seq)
+    }
+    return null;
+  }, 10000);
+  await page.screenshot({ path: path.join(ART, 'hostile-names-file.png') });
+  assert(!(await pwned()), 'the injected script ran: window.__pwned = ' + JSON.stringify(await pwned()));
+  assert(tip.text.startsWith(TRX_NAME) && tip.imgs === 0, 'lane tooltip: ' + JSON.stringify(tip));
+}]);
+
 await runAll(tests, b, async () => {
+  if (fileDaemon) await fileDaemon.kill('SIGTERM');
   await daemon.kill('SIGTERM');
   broker.kill('SIGTERM');
   fs.rmSync(tmp, { recursive: true, force: true });
