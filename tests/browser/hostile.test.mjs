@@ -54,9 +54,11 @@ function rec(seq, name, threadName) {
   return { type: 'event', target: 't', seq, id: 4096, name, ctx: 'thread', core: 0, thread: '0x20001000',
     thread_name: threadName, prio: 4, ts: seq, time: seq * 1000000, ns: seq * 1000000, args: {}, raw: [seq, 0, 0, 0] };
 }
-function publish(topic, recs) {
+function publish(topic, recs, raw = (s) => s) {
   const msg = { type: 'events', target: 't', first: recs[0].seq, last: recs[recs.length - 1].seq, records: recs };
-  execFileSync('mosquitto_pub', ['-p', String(bport), '-q', '1', '-t', topic, '-m', JSON.stringify(msg)]);
+  const file = path.join(tmp, 'payload.bin');
+  fs.writeFileSync(file, raw(Buffer.from(JSON.stringify(msg))));
+  execFileSync('mosquitto_pub', ['-p', String(bport), '-q', '1', '-t', topic, '-f', file]);
 }
 const N = 40;
 publish('lab/w/t/events', Array.from({ length: N }, (_, i) => rec(i + 1, i === N / 2 ? EVENT : 'USER_EVENT', THREAD)));
@@ -94,6 +96,21 @@ const tests = [
     // still authorised after it left the URL: a later record arrives on the same page
     publish('lab/w/t/events', [rec(N + 1, 'USER_EVENT', THREAD)]);
     await waitFor('a record sent after the token left the URL', () => page.evaluate((n) => window.tracetap.stores.get('w/t').size > n, N), 10000);
+  }],
+
+  ['a record whose name is not UTF-8 (Caf\\xe9): the connection holds, the name shows U+FFFD', async () => {
+    const opens = await page.evaluate(() => window.tracetap.conn.messages);
+    // "CafX" becomes the raw byte 0xe9 (Latin-1), as a hostile or careless publisher sends it
+    publish('lab/w/t/events', [rec(N + 2, 'CafX', THREAD), rec(N + 3, 'after', THREAD)],
+      (b) => { const i = b.indexOf('CafX'); b[i + 3] = 0xe9; return b; });
+    const names = await waitFor('both records on the page', () => page.evaluate(() => {
+      const s = window.tracetap.stores.get('w/t'), out = [];
+      for (let n = s.head; n < s.tail; n++) { const r = s.get(n); if (r && r.name && (r.name.startsWith('Caf') || r.name === 'after')) out.push(r.name); }
+      return out.length === 2 ? out : null;
+    }), 10000);
+    assert(names[0] === 'Caf\ufffd', 'the name: ' + JSON.stringify(names));
+    const c = await page.evaluate(() => ({ state: window.tracetap.conn.state, messages: window.tracetap.conn.messages }));
+    assert(c.state === 'open' && c.messages > opens, 'the WebSocket held: ' + JSON.stringify(c));
   }],
 
   ['the event\'s name in the timeline tooltip: text, no element, no script', async () => {
