@@ -312,10 +312,14 @@ static int finish_export(struct decode *d, int fmt, const char *path, bool ok)
 	if (ok && rc < 0)
 		fprintf(stderr, "tracetap decode: writing %s: %s\n", path ? path : "stdout",
 			strerror(-rc));
-	else if (ok)
-		fprintf(stderr, "tracetap decode: %" PRIu64 " records written to %s (%s)%s\n",
+	else if (ok) {
+		uint64_t lost, gaps = tt_export_trx_gaps(d->ex, &lost);
+		char note[128];
+		fprintf(stderr, "tracetap decode: %" PRIu64 " records written to %s (%s)%s%s\n",
 			tt_export_written(d->ex), path ? path : "stdout", name,
-			tt_export_skipped(d->ex) ? ", some not representable in this format" : "");
+			tt_export_skipped(d->ex) ? ", some not representable in this format" : "",
+			tt_export_trx_note(note, sizeof(note), gaps, lost));
+	}
 	tt_export_free(d->ex);
 	d->ex = NULL;
 	if (path && fclose(d->out) != 0 && ok && !rc) {

@@ -217,10 +217,15 @@ int tt_cmd_export(int argc, char **argv)
 	rc = fwrite(body, 1, len, f) == len ? 0 : 1;
 	if (f != stdout ? fclose(f) != 0 : fflush(f) != 0)
 		rc = 1;
-	free(body);
 	if (rc)
 		fprintf(stderr, "tracetap export: writing %s failed\n", o.out);
-	else if (f != stdout)
-		fprintf(stderr, "tracetap export: %zu bytes written to %s\n", len, o.out);
+	else if (f != stdout) {
+		uint64_t lost, gaps = tt_export_trx_count_gaps((const uint8_t *)body, len, &lost);
+		char note[128];
+		fprintf(stderr, "tracetap export: %zu bytes written to %s%s\n", len, o.out,
+			o.format == TT_EXPORT_TRX ? tt_export_trx_note(note, sizeof(note), gaps, lost)
+						  : "");
+	}
+	free(body);
 	return rc;
 }

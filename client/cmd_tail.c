@@ -444,10 +444,13 @@ int tt_cmd_record(int argc, char **argv)
 	}
 	if (tt_export_finish(s->ex) < 0 || s->err)
 		rc = 1;
-	fprintf(stderr, "tracetap record: %" PRIu64 " records written to %s (%s)%s\n",
+	uint64_t lost, gaps = tt_export_trx_gaps(s->ex, &lost);
+	char note[128];
+	fprintf(stderr, "tracetap record: %" PRIu64 " records written to %s (%s)%s%s\n",
 		tt_export_written(s->ex), o.out,
 		tt_export_format_name((enum tt_export_format)o.format),
-		tt_export_skipped(s->ex) ? ", some not representable in this format" : "");
+		tt_export_skipped(s->ex) ? ", some not representable in this format" : "",
+		tt_export_trx_note(note, sizeof(note), gaps, lost));
 	tt_export_free(s->ex);
 	if (r.f != stdout ? fclose(r.f) != 0 : fflush(stdout) != 0)
 		rc = 1;

@@ -35,8 +35,7 @@ struct key {
 
 struct priv {
 	cJSON *root;
-	const char **origins;
-	const char ***argvs; /* every K_ARGV array, each freed with the config */
+	const char ***argvs; /* every K_STRS and K_ARGV array, each freed with the config */
 	size_t nargvs;
 };
 
@@ -61,6 +60,8 @@ static const struct key server_keys[] = {
 	{ "mqtt_ca", K_STR, S(mqtt_ca), 0 },
 	{ "mqtt_cert", K_STR, S(mqtt_cert), 0 },
 	{ "mqtt_key", K_STR, S(mqtt_key), 0 },
+	{ "mqtt_benches", K_STRS, S(mqtt_benches), S(nmqtt_benches) },
+	{ "mqtt_bench_targets", K_UINT, S(mqtt_bench_targets), 0 },
 };
 #undef S
 
@@ -123,8 +124,8 @@ static int as_u64(const cJSON *v, uint64_t *out)
 	return -1;
 }
 
-/* An array of strings: the origins (K_STRS, with their count) or an argv (K_ARGV); p owns
- * the arrays, the strings stay cJSON's. */
+/* An array of strings: a list (K_STRS, with its count) or an argv (K_ARGV); p owns the
+ * arrays, the strings stay cJSON's. */
 static int set_strs(struct priv *p, const struct key *k, void *base, const cJSON *v)
 {
 	char *dst = (char *)base + k->off;
@@ -143,21 +144,16 @@ static int set_strs(struct priv *p, const struct key *k, void *base, const cJSON
 		}
 		arr[i++] = it->valuestring;
 	}
-	if (k->kind == K_STRS) {
-		free(p->origins);
-		p->origins = arr;
-		*(const char *const **)dst = arr;
-		*(size_t *)((char *)base + k->count_off) = (size_t)n;
-	} else {
-		const char ***grown = realloc(p->argvs, (p->nargvs + 1) * sizeof(*grown));
-		if (!grown) {
-			free(arr);
-			return -ENOMEM;
-		}
-		p->argvs = grown;
-		p->argvs[p->nargvs++] = arr;
-		*(const char *const **)dst = arr;
+	const char ***grown = realloc(p->argvs, (p->nargvs + 1) * sizeof(*grown));
+	if (!grown) {
+		free(arr);
+		return -ENOMEM;
 	}
+	p->argvs = grown;
+	p->argvs[p->nargvs++] = arr;
+	*(const char *const **)dst = arr;
+	if (k->kind == K_STRS)
+		*(size_t *)((char *)base + k->count_off) = (size_t)n;
 	return 0;
 }
 
@@ -244,7 +240,6 @@ static void free_priv(struct priv *p)
 	for (size_t i = 0; i < p->nargvs; i++)
 		free(p->argvs[i]);
 	free(p->argvs);
-	free(p->origins);
 	cJSON_Delete(p->root);
 	free(p);
 }

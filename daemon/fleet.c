@@ -46,8 +46,7 @@ static void forget(struct tt_fleet *f)
 }
 
 #if TT_HAVE_MQTT
-int tt_fleet_publish(struct tt_fleet *f, uv_loop_t *loop, const struct tt_server_config *sc,
-		     bool no_server)
+int tt_fleet_publish(struct tt_fleet *f, uv_loop_t *loop, const struct tt_server_config *sc)
 {
 	struct tt_pub_mqtt_config pc = { .url = sc->publish, .ca = sc->mqtt_ca,
 					 .cert = sc->mqtt_cert, .key = sc->mqtt_key, .qos = 1 };
@@ -55,10 +54,6 @@ int tt_fleet_publish(struct tt_fleet *f, uv_loop_t *loop, const struct tt_server
 
 	if (!sc->publish)
 		return 0;
-	if (no_server) {
-		tt_log(TT_LOG_ERR, "--publish needs the server: drop --no-server");
-		return -1;
-	}
 	if (tt_pub_mqtt_new(loop, &pc, &f->pub, err, sizeof(err)) < 0) {
 		tt_log(TT_LOG_ERR, "%s", err);
 		return -1;
@@ -77,7 +72,11 @@ void tt_fleet_attach(struct tt_fleet *f, struct tt_hub *hub, const char *name)
 int tt_fleet_probe(struct tt_fleet *f, uv_loop_t *loop, struct tt_server *srv,
 		   const struct tt_server_config *sc, const struct tt_target_config *cfg)
 {
-	char err[512];
+	struct tt_sub_mqtt_opts o = { .ca = sc->mqtt_ca, .cert = sc->mqtt_cert,
+				      .key = sc->mqtt_key, .benches = sc->mqtt_benches,
+				      .nbenches = sc->nmqtt_benches,
+				      .bench_targets = sc->mqtt_bench_targets };
+	char err[512], shown[512];
 
 	if (!is_probe(cfg->probe))
 		return 0;
@@ -85,20 +84,21 @@ int tt_fleet_probe(struct tt_fleet *f, uv_loop_t *loop, struct tt_server *srv,
 		return 1;
 	if (!srv || f->nsubs == TT_MAX_TARGETS) {
 		tt_log(TT_LOG_ERR, "probe %s: needs the server (remote targets are its hubs)%s",
-		       cfg->probe, f->nsubs == TT_MAX_TARGETS ? ", and fewer subscriptions" : "");
+		       tt_log_url(cfg->probe, shown, sizeof(shown)),
+		       f->nsubs == TT_MAX_TARGETS ? ", and fewer subscriptions" : "");
 		return -1;
 	}
 	if (!(f->probes[f->nsubs] = strdup(cfg->probe)))
 		return -1;
-	if (tt_sub_mqtt_new(loop, srv, cfg->probe, sc->mqtt_ca, sc->mqtt_cert, sc->mqtt_key,
-			    &f->subs[f->nsubs], err, sizeof(err)) < 0) {
+	if (tt_sub_mqtt_new(loop, srv, cfg->probe, &o, &f->subs[f->nsubs], err, sizeof(err)) < 0) {
 		tt_log(TT_LOG_ERR, "%s", err);
 		free(f->probes[f->nsubs]);
 		return -1;
 	}
 	f->nsubs++;
 	if (f->started)
-		tt_log(TT_LOG_NOTICE, "reload: target %s: subscribed to %s", cfg->name, cfg->probe);
+		tt_log(TT_LOG_NOTICE, "reload: target %s: subscribed to %s", cfg->name,
+		       tt_log_url(cfg->probe, shown, sizeof(shown)));
 	return 1;
 }
 
@@ -111,8 +111,7 @@ void tt_fleet_stop(struct tt_fleet *f)
 	forget(f);
 }
 #else
-int tt_fleet_publish(struct tt_fleet *f, uv_loop_t *loop, const struct tt_server_config *sc,
-		     bool no_server)
+int tt_fleet_publish(struct tt_fleet *f, uv_loop_t *loop, const struct tt_server_config *sc)
 {
 	if (!sc->publish)
 		return 0;
@@ -127,9 +126,12 @@ void tt_fleet_attach(struct tt_fleet *f, struct tt_hub *hub, const char *name)
 int tt_fleet_probe(struct tt_fleet *f, uv_loop_t *loop, struct tt_server *srv,
 		   const struct tt_server_config *sc, const struct tt_target_config *cfg)
 {
+	char shown[512];
+
 	if (!is_probe(cfg->probe))
 		return 0;
-	tt_log(TT_LOG_ERR, "probe %s: built without libmosquitto", cfg->probe);
+	tt_log(TT_LOG_ERR, "probe %s: built without libmosquitto",
+	       tt_log_url(cfg->probe, shown, sizeof(shown)));
 	return -1;
 }
 
@@ -166,6 +168,7 @@ void tt_fleet_reload(const struct tt_fleet *f, const struct tt_server_config *sc
 {
 	static const char *const key[4] = { "publish", "mqtt_ca", "mqtt_cert", "mqtt_key" };
 	const char *v[4];
+	char shown[512];
 
 	settings(sc, v);
 	for (size_t i = 0; i < 4; i++)
@@ -175,5 +178,6 @@ void tt_fleet_reload(const struct tt_fleet *f, const struct tt_server_config *sc
 	for (size_t i = 0; i < f->nsubs; i++)
 		if (!wanted_probe(t, n, flag_probe, f->probes[i]))
 			tt_log(TT_LOG_WARNING, "reload: probe %s: no longer configured, still "
-			       "subscribed until tracetapd restarts", f->probes[i]);
+			       "subscribed until tracetapd restarts",
+			       tt_log_url(f->probes[i], shown, sizeof(shown)));
 }

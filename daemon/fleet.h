@@ -22,9 +22,8 @@ struct tt_fleet {
 	bool started; /* the start's links are made */
 };
 
-/* --publish of sc, if any: 0, or -1 logged (no server, a bad URL, no libmosquitto). */
-int tt_fleet_publish(struct tt_fleet *f, uv_loop_t *loop, const struct tt_server_config *sc,
-		     bool no_server);
+/* --publish of sc, if any: 0, or -1 logged (a bad URL, no libmosquitto). */
+int tt_fleet_publish(struct tt_fleet *f, uv_loop_t *loop, const struct tt_server_config *sc);
 /* Publishes hub (target name) too, when --publish is on; a failure is logged. */
 void tt_fleet_attach(struct tt_fleet *f, struct tt_hub *hub, const char *name);
 /* 0: cfg is not an mqtt:// probe; 1: it is (subscribed now, or already: a reload subscribes to

@@ -200,7 +200,7 @@ uint64_t tt_hub_publish_at(struct tt_hub *h, const struct tt_record *rec, uint64
 	char buf[TT_JSON_MAX_RECORD];
 	int n;
 
-	if (seq <= h->last)
+	if (seq <= h->last || seq > TT_HUB_SEQ_MAX)
 		return 0;
 	n = tt_json_record(buf, sizeof(buf), rec, h->target, seq);
 	if (n < 0)
@@ -224,7 +224,7 @@ uint64_t tt_hub_publish_at(struct tt_hub *h, const struct tt_record *rec, uint64
 	if (rec->kind == TT_REC_EVENT) {
 		const struct tt_event *ev = &rec->u.ev;
 		s->id = ev->id;
-		s->name = ev->name;
+		s->name = intern(h, ev->name);
 		if (ev->ctx == TT_CTX_THREAD) {
 			s->thread = ev->thread;
 			s->thread_name = intern(h, ev->thread_name);

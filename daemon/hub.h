@@ -25,6 +25,10 @@
 
 struct tt_target_status;
 
+/* The largest seq a hub assigns: what a JSON number holds exactly (a browser's Number). Every seq
+ * a hub keeps is at most this, so seq + 1 never wraps anywhere in the hub or its clients. */
+#define TT_HUB_SEQ_MAX ((UINT64_C(1) << 53) - 1)
+
 /* Headroom before frame data, for the transport's framing (>= LWS_PRE, checked in server.c). */
 #define TT_FRAME_PRE 32
 
@@ -110,10 +114,11 @@ void tt_hub_free(struct tt_hub *h);
 /* Numbers, encodes and stores rec (borrowed for the call), queues it for the next flush.
  * Returns the seq assigned, or 0 when the record could not be encoded (counted, dropped). */
 uint64_t tt_hub_publish(struct tt_hub *h, const struct tt_record *rec);
-/* The same at a given seq above the last one (a remote target keeps its origin's numbering).
+/* The same at a given seq above the last one and at most TT_HUB_SEQ_MAX (a remote target keeps
+ * its origin's numbering).
  * The seqs skipped are a hole, accounted for by the gap record the caller published before it
  * (or never held): no frame, history walk, gap message or count includes them. Returns seq, or
- * 0 when seq is not above the last or the record could not be stored. */
+ * 0 when seq is not above the last, over TT_HUB_SEQ_MAX, or the record could not be stored. */
 uint64_t tt_hub_publish_at(struct tt_hub *h, const struct tt_record *rec, uint64_t seq);
 /* Sends the records published since the last flush to every live client. Cheap when nothing
  * is pending. */

@@ -16,7 +16,7 @@ struct slot {
 	uint32_t off, len;
 	uint32_t id;
 	uint32_t thread;
-	const char *name;        /* static, from the reader */
+	const char *name;        /* interned (a remote record's name dies with its message), or NULL */
 	const char *thread_name; /* interned, or NULL */
 	uint8_t kind;            /* enum tt_rec_kind */
 };

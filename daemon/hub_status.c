@@ -26,11 +26,11 @@ static int summary(const struct tt_hub *h, char *buf, size_t cap, bool is_status
 		     "{%s\"%s\":%.*s,\"format\":%.*s,\"probe\":%.*s,\"state\":\"%s\","
 		     "\"message\":%.*s,\"last_seq\":%" PRIu64 ",\"events\":%" PRIu64
 		     ",\"gaps\":%" PRIu64 ",\"lost\":%" PRIu64 ",\"skipped\":%" PRIu64 ",\"resets\":%" PRIu64
-		     ",\"bytes_read\":%" PRIu64 ",\"rate\":%.1f,\"fill\":%.3f,\"clients\":%zu}",
+		     ",\"dropped\":%" PRIu64 ",\"repeats\":%" PRIu64 ",\"bytes_read\":%" PRIu64 ",\"rate\":%.1f,\"fill\":%.3f,\"clients\":%zu}",
 		     is_status ? "\"type\":\"status\"," : "", is_status ? "target" : "name",
 		     h->target_json_len, h->target_json, fl, fmt, pl, probe,
 		     tt_target_state_name(st->state), ml, msg, h->last, st->events, st->gaps, st->lost,
-		     st->skipped, st->resets, st->bytes_read, st->rate, st->fill, h->nclients);
+		     st->skipped, st->resets, st->dropped, st->repeats, st->bytes_read, st->rate, st->fill, h->nclients);
 	if (n < 0 || (size_t)n >= cap)
 		return -ENOSPC;
 	return n;

@@ -57,3 +57,22 @@ void tt_log_write(int level, const char *fmt, ...)
 	fprintf(stderr, "%s.%03ld %s[%s]: %s\n", when, ts.tv_nsec / 1000000, log_prog,
 		tags[level & 7], msg);
 }
+
+const char *tt_log_url(const char *url, char *buf, size_t cap)
+{
+	const char *u = url ? url : "", *host = strstr(u, "://"), *end, *at = NULL, *colon;
+
+	if (!cap)
+		return buf;
+	host = host ? host + 3 : u;
+	end = host + strcspn(host, "/"); /* the authority ends at the topic (as the parser reads) */
+	for (const char *p = host; p < end; p++)
+		if (*p == '@')
+			at = p;
+	colon = at ? memchr(host, ':', (size_t)(at - host)) : NULL;
+	if (!colon)
+		snprintf(buf, cap, "%s", u);
+	else
+		snprintf(buf, cap, "%.*s***%s", (int)(colon + 1 - u), u, at);
+	return buf;
+}

@@ -7,6 +7,7 @@
 #ifndef TT_LOG_H
 #define TT_LOG_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 enum tt_log_level {
@@ -55,5 +56,9 @@ void tt_log_init(const char *prog);
 void tt_log_write(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* "err", "warning", "notice", "info", "debug" (or 3..7) -> level; -1 when unknown. */
 int tt_log_parse_level(const char *s);
+
+/* url as it may be logged: the password of a `scheme://user:password@host...` (a broker's)
+ * replaced with "***". Returns buf (cap bytes, cut to fit); every line naming a URL uses it. */
+const char *tt_log_url(const char *url, char *buf, size_t cap);
 
 #endif

@@ -37,16 +37,18 @@ static void on_lib_log(struct mosquitto *m, void *arg, int level, const char *st
 		snprintf(c->lib_err + n, sizeof(c->lib_err) - n, "%s%s", n ? "; " : "", why);
 }
 
-int tt_mqtt_url_parse(const char *what, const char *url, struct tt_mqtt_url *u, char *err,
+int tt_mqtt_url_parse(const char *what, const char *real, struct tt_mqtt_url *u, char *err,
 		      size_t errlen)
 {
 	const char *rest;
+	char shown[512];
 
+	const char *url = tt_log_url(real, shown, sizeof(shown)); /* errors: no password */
 	memset(u, 0, sizeof(*u));
-	if (!strncmp(url, "mqtt://", 7)) {
-		rest = url + 7;
-	} else if (!strncmp(url, "mqtts://", 8)) {
-		rest = url + 8;
+	if (!strncmp(real, "mqtt://", 7)) {
+		rest = real + 7;
+	} else if (!strncmp(real, "mqtts://", 8)) {
+		rest = real + 8;
 		u->tls = true;
 	} else {
 		snprintf(err, errlen, "%s '%s': expected mqtt://[user:pass@]host[:port]/TOPIC "

@@ -48,6 +48,7 @@ int tt_pub_mqtt_new(uv_loop_t *loop, const struct tt_pub_mqtt_config *cfg,
 		    struct tt_pub_mqtt **out, char *err, size_t errlen)
 {
 	struct tt_pub_mqtt *p = calloc(1, sizeof(*p));
+	char shown[512];
 	int rc;
 
 	if (!p)
@@ -63,7 +64,8 @@ int tt_pub_mqtt_new(uv_loop_t *loop, const struct tt_pub_mqtt_config *cfg,
 		goto fail;
 	rc = -EINVAL;
 	if (strchr(p->url.path, '+')) {
-		snprintf(err, errlen, "publish '%s': the prefix may not hold +", cfg->url);
+		snprintf(err, errlen, "publish '%s': the prefix may not hold +",
+			 tt_log_url(cfg->url, shown, sizeof(shown)));
 		goto fail;
 	}
 	if (!!p->cert != !!p->key) {
@@ -73,7 +75,7 @@ int tt_pub_mqtt_new(uv_loop_t *loop, const struct tt_pub_mqtt_config *cfg,
 	}
 	if (!p->url.tls && (p->ca || p->cert)) {
 		snprintf(err, errlen, "publish '%s': CA/certificate options need mqtts://",
-			 cfg->url);
+			 tt_log_url(cfg->url, shown, sizeof(shown)));
 		goto fail;
 	}
 	*out = p;

@@ -755,6 +755,11 @@ struct tt_hub *tt_server_hub(const struct tt_server *s, const char *target)
 	return NULL;
 }
 
+void tt_server_remote_refused(struct tt_server *s)
+{
+	s->remote_refused++;
+}
+
 /* ---- shutdown ---- */
 
 static void on_handle_closed(uv_handle_t *h)

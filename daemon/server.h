@@ -51,6 +51,11 @@ struct tt_server_config {
 	struct tt_hub_config hub;    /* defaults for each target's hub (history, queues) */
 	/* tracetapd, not the server: the MQTT publisher (daemon/publish_mqtt.h); NULL = none */
 	const char *publish, *mqtt_ca, *mqtt_cert, *mqtt_key;
+	/* mqtt:// probes: the BENCH names whose targets may become remote targets (none: any
+	 * bench), and how many targets each bench may have (0: TT_SUB_BENCH_TARGETS) */
+	const char *const *mqtt_benches;
+	size_t nmqtt_benches;
+	unsigned mqtt_bench_targets;
 	/* Optional log sink (level: 3 err .. 7 debug); msg borrowed for the call. */
 	void (*log)(int level, const char *msg, void *arg);
 	void *log_arg;
@@ -80,6 +85,8 @@ int tt_server_add_hub(struct tt_server *s, const struct tt_hub_config *hc, struc
  * flushed by its owner (need_flush). Returns 0, -EEXIST or -ENOSPC. */
 int tt_server_attach_hub(struct tt_server *s, struct tt_hub *h);
 struct tt_hub *tt_server_hub(const struct tt_server *s, const char *target);
+/* Counts a broker message that made no target (unknown or refused bench): /metrics. */
+void tt_server_remote_refused(struct tt_server *s);
 
 /* The configuration running (strings the server's own copies, valid until the next
  * tt_server_set_access or tt_server_free; port as configured, see tt_server_port). */

@@ -304,6 +304,21 @@ int tt_server_http_filter(struct tt_server *s, struct lws *wsi, const char *uri)
 	return 0;
 }
 
+/* A target name as a Prometheus label value: \, " and line breaks escaped (a remote target's
+ * name is a broker's choice: it must not end the label or the line). */
+static const char *label(const char *name, char *buf, size_t cap)
+{
+	size_t k = 0;
+
+	for (; *name && k + 3 < cap; name++) {
+		if (*name == '\\' || *name == '"' || *name == '\n')
+			buf[k++] = '\\';
+		buf[k++] = *name == '\n' ? 'n' : *name;
+	}
+	buf[k] = 0;
+	return buf;
+}
+
 static void metrics(struct tt_server *s, struct body *b)
 {
 	static const struct {
@@ -324,8 +339,14 @@ static void metrics(struct tt_server *s, struct body *b)
 		{ "tracetap_history_skipped_total",
 		  "History found at attach but overwritten before the first read (never promised)",
 		  "counter" },
+		{ "tracetap_remote_dropped_total",
+		  "Broker messages of a remote target refused (malformed, numbers out of range)",
+		  "counter" },
+		{ "tracetap_remote_repeats_total",
+		  "Records and gap messages of a remote target dropped as already had", "counter" },
 	};
 	static const struct tt_target_status none;
+	char lb[TT_JSON_MAX_NAME * 2 + 3];
 
 	for (size_t k = 0; k < sizeof(m) / sizeof(m[0]); k++) {
 		body_printf(b, "# HELP %s %s\n# TYPE %s %s\n", m[k].name, m[k].help, m[k].name,
@@ -349,10 +370,12 @@ static void metrics(struct tt_server *s, struct body *b)
 			case 8: v = (double)hs.history_records; break;
 			case 9: v = (double)hs.slow_lost; break;
 			case 11: v = (double)st->skipped; break;
+			case 12: v = (double)st->dropped; break;
+			case 13: v = (double)st->repeats; break;
 			default: v = (double)hs.clients; break;
 			}
 			body_printf(b, "%s{target=\"%s\"} %.15g\n", m[k].name,
-				    tt_hub_target(s->hubs[i]), v);
+				    label(tt_hub_target(s->hubs[i]), lb, sizeof(lb)), v);
 		}
 	}
 	body_printf(b, "# HELP tracetap_clients Connected WebSocket clients\n"
@@ -369,6 +392,10 @@ static void metrics(struct tt_server *s, struct body *b)
 	body_printf(b, "# HELP tracetap_rejected_total Connections refused (token, Origin)\n"
 		       "# TYPE tracetap_rejected_total counter\ntracetap_rejected_total %" PRIu64
 		       "\n", s->rejected);
+	body_printf(b, "# HELP tracetap_remote_refused_total Broker messages for no target, or "
+		       "for a target not allowed (mqtt_benches, mqtt_bench_targets, the table full)\n"
+		       "# TYPE tracetap_remote_refused_total counter\ntracetap_remote_refused_total %"
+		       PRIu64 "\n", s->remote_refused);
 	body_printf(b, "# HELP tracetap_bad_messages_total Client messages answered with an "
 		       "error\n# TYPE tracetap_bad_messages_total counter\n"
 		       "tracetap_bad_messages_total %" PRIu64 "\n", s->bad_messages);

@@ -81,6 +81,7 @@ struct tt_server {
 	tt_server_stop_cb stop_cb;
 	void *stop_arg;
 	uint64_t rejected, bad_messages, busy; /* counters for /metrics */
+	uint64_t remote_refused;               /* tt_server_remote_refused */
 };
 
 void tt_server_logf(struct tt_server *s, int level, const char *fmt, ...)

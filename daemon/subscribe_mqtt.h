@@ -3,8 +3,9 @@
  *
  * Each remote target that publishes (publish_mqtt.h) becomes a hub of srv named BENCH/TARGET,
  * numbered by that hub; losses become exact gap records, repeats are dropped, a restarted
- * publisher is a reset record, malformed messages are dropped whole and counted (rules:
- * proto/PROTOCOL.md "MQTT"). Every function runs on the loop thread.
+ * publisher is a reset record, malformed messages and numbers out of range are dropped whole
+ * and counted (rules: proto/PROTOCOL.md "MQTT"). A message is checked whole before a target is
+ * made for it, and only for a bench the operator allowed, up to a cap per bench. Every function runs on the loop thread.
  */
 #ifndef TT_SUBSCRIBE_MQTT_H
 #define TT_SUBSCRIBE_MQTT_H
@@ -16,12 +17,23 @@
 struct tt_server;
 struct tt_sub_mqtt;
 
-/* Subscribes to url (mqtt[s]://...); remote targets become hubs of srv as they appear.
- * ca/cert/key: for mqtts (may be NULL). 0, or -EINVAL/-ENOMEM with what is wrong in err. */
-int tt_sub_mqtt_new(uv_loop_t *loop, struct tt_server *srv, const char *url, const char *ca,
-		    const char *cert, const char *key, struct tt_sub_mqtt **out, char *err,
+/* Which remote targets a subscription may make (strings copied). */
+struct tt_sub_mqtt_opts {
+	const char *ca, *cert, *key;          /* for mqtts (may be NULL) */
+	const char *const *benches;           /* the BENCH names allowed; none: any */
+	size_t nbenches;
+	unsigned bench_targets;               /* remote targets per bench; 0: TT_SUB_BENCH_TARGETS */
+};
+#define TT_SUB_BENCH_TARGETS 16
+
+/* Subscribes to url (mqtt[s]://...); remote targets become hubs of srv as they appear, when
+ * opts allow them. 0, or -EINVAL/-ENOMEM with what is wrong in err (the URL without its
+ * password). */
+int tt_sub_mqtt_new(uv_loop_t *loop, struct tt_server *srv, const char *url,
+		    const struct tt_sub_mqtt_opts *opts, struct tt_sub_mqtt **out, char *err,
 		    size_t errlen);
-/* Messages dropped as malformed, over all remote targets (tests, logs). */
+/* Messages dropped (malformed, out of range, or for a target not allowed), over all remote
+ * targets (tests, logs). Per target: its status's `dropped`; the rest: /metrics. */
 unsigned long long tt_sub_mqtt_bad(const struct tt_sub_mqtt *s);
 /* Disconnects and closes; the hubs stay with the server. Frees s once the loop closed its
  * handles. */

@@ -10,6 +10,7 @@
  * after this one started, so a slow link polls back to back and an idle target is polled rarely. Probe failures back off (doubling up to poll_max, at least 50 ms)
  * and are logged rate-limited; the reader reports losses itself as gap records.
  */
+#include "gaplog.h"
 #include "layout.h"
 #include "pace.h"
 #include "target.h"
@@ -69,6 +70,7 @@ struct tt_target {
 	/* rate-limited error logging */
 	uint64_t err_logged_at;
 	unsigned err_suppressed;
+	struct tt_gaplog gaplog; /* losses in the log */
 	/* reads failing while the link is up: since when, and when to rebuild the link next */
 	uint64_t fail_since;
 	unsigned relink_ms;
@@ -160,6 +162,7 @@ static void emit(void *arg, const struct tt_record *rec)
 	case TT_REC_GAP:
 		t->st.gaps++;
 		t->st.lost += rec->u.gap.lost;
+		tt_gaplog_add(&t->gaplog, t->cfg.name, &rec->u.gap, uv_now(t->loop));
 		break;
 	case TT_REC_RESET:
 		if (rec->u.reset.reason != t->reset_reason && (t->reset_announced || t->reset_pending)) {
@@ -185,6 +188,7 @@ static void update_rate(struct tt_target *t)
 {
 	uint64_t now = uv_now(t->loop);
 
+	tt_gaplog_tick(&t->gaplog, t->cfg.name, now, 0);
 	if (now - t->rate_t0 >= 1000) {
 		t->st.rate = (double)(t->st.events - t->rate_n0) * 1000.0 / (double)(now - t->rate_t0);
 		t->rate_t0 = now;
@@ -737,6 +741,7 @@ void tt_target_stop(struct tt_target *t, tt_target_close_cb cb, void *arg)
 	if (t->stopping)
 		return;
 	t->stopping = 1;
+	tt_gaplog_tick(&t->gaplog, t->cfg.name, uv_now(t->loop), 1);
 	t->close_cb = cb;
 	t->close_arg = arg;
 	t->st.state = TT_TARGET_STOPPED;

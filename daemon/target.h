@@ -58,6 +58,8 @@ struct tt_target_status {
 	uint64_t events, gaps, lost, resets;
 	uint64_t skipped;          /* history at attach overwritten before the first read (never
 	                            * promised: no gap record, but counted) */
+	uint64_t dropped;          /* remote: broker messages refused (malformed, out of range) */
+	uint64_t repeats;          /* remote: records and gap messages already had, dropped */
 	uint64_t bytes_read;       /* probe bytes */
 	uint64_t polls;
 	double poll_ms_last;       /* duration of the last poll cycle */

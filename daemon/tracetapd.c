@@ -357,11 +357,14 @@ static void usage(FILE *f)
 		"  --max-clients N       WebSocket clients at once (default 256; more get 503;\n"
 		"                        lowered to fit the descriptor limit)\n"
 		"  --max-exports N       /api/export downloads at once (default 4; more get 503)\n"
-		"  --no-server           no HTTP/WebSocket server (use with --stdout)\n"
-		"Publishing (needs the server; see README \"Many benches\"):\n"
+		"  --no-server           no HTTP/WebSocket server (with --stdout or --publish)\n"
+		"Publishing (see README \"Many benches\"):\n"
 		"  --publish URL         mqtt[s]://[user:pass@]host[:port]/PREFIX: every target's\n"
 		"                        records to PREFIX/TARGET/events, status to .../status\n"
 		"  --mqtt-ca PEM, --mqtt-cert PEM, --mqtt-key PEM   mqtts: CA, client cert and key\n"
+		"  --mqtt-bench BENCH    mqtt:// probes: only this bench's targets become remote\n"
+		"                        targets (repeatable; default: any bench)\n"
+		"  --mqtt-bench-targets N  remote targets per bench at most (default 16)\n"
 		"A target from flags (in addition to the configuration's):\n"
 		"  --probe SPEC          file:PATH | kev:PATH | process:PID | openocd:HOST:PORT |\n"
 		"                        openocd-spawn | mqtt://HOST/PREFIX/TARGET (remote\n"
@@ -383,6 +386,7 @@ enum {
 	O_PROBE = 1000, O_NAME, O_STDOUT, O_LOGLEVEL, O_OLOG, O_VERSION, O_HELP, O_CONFIG,
 	O_CHECK, O_LISTEN, O_PORT, O_TOKEN, O_ORIGIN, O_WEB, O_CERT, O_KEY, O_HISTORY,
 	O_NOSERVER, O_MAXCLIENTS, O_MAXEXPORTS, O_PUBLISH, O_MQTTCA, O_MQTTCERT, O_MQTTKEY,
+	O_MQTTBENCH, O_MQTTBENCHTARGETS,
 };
 
 struct cli {
@@ -392,6 +396,9 @@ struct cli {
 	size_t norigins;
 	const char *listen, *token, *web, *cert, *key;
 	const char *mqtt[4]; /* --publish, --mqtt-ca, --mqtt-cert, --mqtt-key */
+	const char *benches[64]; /* --mqtt-bench */
+	size_t nbenches;
+	unsigned bench_targets;
 	long port;
 	uint64_t history;
 	unsigned max_clients, max_exports;
@@ -424,7 +431,20 @@ static const struct option base_opts[] = {
 	{ "mqtt-ca", required_argument, NULL, O_MQTTCA },
 	{ "mqtt-cert", required_argument, NULL, O_MQTTCERT },
 	{ "mqtt-key", required_argument, NULL, O_MQTTKEY },
+	{ "mqtt-bench", required_argument, NULL, O_MQTTBENCH },
+	{ "mqtt-bench-targets", required_argument, NULL, O_MQTTBENCHTARGETS },
 };
+
+/* A repeatable flag's value into arr (cap entries): 0, or 2 when it is full (said on stderr). */
+static int push_arg(const char **arr, size_t *n, size_t cap, const char *flag)
+{
+	if (*n == cap) {
+		fprintf(stderr, "tracetapd: at most %zu --%s\n", cap, flag);
+		return 2;
+	}
+	arr[(*n)++] = optarg;
+	return 0;
+}
 
 /* The options of the server and of publishing: 0 when c is one and set, 2 on a bad value
  * (said on stderr), -ENOENT when c is not one of them. */
@@ -451,12 +471,9 @@ static int server_opt(int c, struct daemon *d, struct cli *cl)
 		cl->mqtt[c - O_PUBLISH] = optarg;
 		break;
 	case O_ORIGIN:
-		if (cl->norigins == sizeof(cl->origins) / sizeof(cl->origins[0])) {
-			fprintf(stderr, "tracetapd: at most 16 --origin\n");
-			return 2;
-		}
-		cl->origins[cl->norigins++] = optarg;
-		break;
+		return push_arg(cl->origins, &cl->norigins, 16, "origin");
+	case O_MQTTBENCH:
+		return push_arg(cl->benches, &cl->nbenches, 64, "mqtt-bench");
 	case O_PORT:
 		if (tt_parse_u64(optarg, 65535, 0, &v) < 0) {
 			fprintf(stderr, "tracetapd: --port '%s': expected 0..65535\n", optarg);
@@ -472,6 +489,14 @@ static int server_opt(int c, struct daemon *d, struct cli *cl)
 			return 2;
 		}
 		*(c == O_MAXCLIENTS ? &cl->max_clients : &cl->max_exports) = (unsigned)v;
+		break;
+	case O_MQTTBENCHTARGETS:
+		if (tt_parse_u64(optarg, 64, 1, &v) < 0 || !v) {
+			fprintf(stderr, "tracetapd: --mqtt-bench-targets '%s': expected 1..64\n",
+				optarg);
+			return 2;
+		}
+		cl->bench_targets = (unsigned)v;
 		break;
 	case O_HISTORY:
 		if (tt_parse_u64(optarg, 100000000, 1, &v) < 0 || !v) {
@@ -617,6 +642,12 @@ static void apply_flags(struct tt_server_config *sc, const struct cli *cl)
 		sc->max_clients = cl->max_clients;
 	if (cl->max_exports)
 		sc->max_exports = cl->max_exports;
+	if (cl->nbenches) {
+		sc->mqtt_benches = cl->benches;
+		sc->nmqtt_benches = cl->nbenches;
+	}
+	if (cl->bench_targets)
+		sc->mqtt_bench_targets = cl->bench_targets;
 	const char **mqtt[] = { &sc->publish, &sc->mqtt_ca, &sc->mqtt_cert, &sc->mqtt_key };
 	for (size_t i = 0; i < 4; i++)
 		if (cl->mqtt[i])
@@ -710,7 +741,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	/* --publish is checked before any target starts */
-	if (tt_fleet_publish(&d.fleet, &d.loop, &d.conf.server, d.no_server) < 0) {
+	if (tt_fleet_publish(&d.fleet, &d.loop, &d.conf.server) < 0) {
 		tt_config_free(&d.conf);
 		return 2;
 	}

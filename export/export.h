@@ -49,6 +49,21 @@ int tt_export_set_threadx(struct tt_export *e, const struct tt_threadx *rd);
  * reaches outside the image) or -ENOMEM. */
 int tt_export_set_threadx_image(struct tt_export *e, const uint8_t *img, size_t len,
 				uint64_t base, uint64_t header_addr);
+/* trx: TraceX has no record for "events were lost here" or "the target restarted here", and a
+ * file of back-to-back entries would show execution running on across the loss. Each gap record
+ * becomes a user event TT_TRX_GAP_EVENT in the initialization context (thread word 0xF0F0F0F0,
+ * so no thread is shown running through it) at the previous entry's time, info 1 = the events
+ * lost (at most 0xFFFFFFFF), info 2 = 1 when that count is exact, 0 for an estimate; each reset
+ * record a user event TT_TRX_RESET_EVENT. */
+#define TT_TRX_GAP_EVENT 65535u
+#define TT_TRX_RESET_EVENT 65534u
+/* trx: the gap markers written so far and the events they say were lost; 0 for other formats. */
+uint64_t tt_export_trx_gaps(const struct tt_export *e, uint64_t *lost);
+/* The same counted in a .trx file's entries (as /api/export sent it); 0 when img is no .trx. */
+uint64_t tt_export_trx_count_gaps(const uint8_t *img, size_t len, uint64_t *lost);
+/* What a person is told of the markers: "" for none, else "; N gap(s) marked as TraceX user
+ * event 65535 (L events lost: info 1)". Returns buf. */
+const char *tt_export_trx_note(char *buf, size_t cap, uint64_t gaps, uint64_t lost);
 /* Writes what is buffered and the trailer (trx: the whole file). Returns 0 or -errno. */
 int tt_export_finish(struct tt_export *e);
 /* Records written / skipped (not representable in the format, or not records). */

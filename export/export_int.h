@@ -51,6 +51,8 @@ struct tt_export_trx {
 	bool ts_masked;           /* some raw time word had bits the masked stamp has not */
 	bool have_src;            /* the source's header and registry (tt_export_set_threadx) */
 	uint32_t src_mask, src_name_size;
+	uint32_t ts_last;         /* the newest entry's raw time word: a marker's time */
+	uint64_t marks, marked_lost; /* gap markers written, the events they say were lost */
 	struct src_obj {
 		uint8_t avail, type, reserved[2];
 		uint32_t ptr, p1, p2;

@@ -2,6 +2,8 @@
  * the registry come first in the file, so the raw words (32 bytes per event) and the names
  * seen are kept until finish. */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 
 #include "../proto/reader.h"
 #include "../proto/threadx.h"
@@ -87,17 +89,8 @@ out:
 	return rc;
 }
 
-static int trx_record(struct tt_export *e, const cJSON *rec, const char *type)
+static int trx_append(struct tt_export *e, const uint32_t w[8])
 {
-	uint32_t w[8];
-
-	if (strcmp(type, "event") || raw_words(rec, w) != 8 || w[0] == 0)
-		return -EINVAL;
-	tt_export_learn(e, rec, w, 8);
-	uint32_t ts = tt_json_u32(num(rec, "ts", w[3]));
-	if (ts > e->trx.ts_max)
-		e->trx.ts_max = ts;
-	e->trx.ts_masked |= ts != w[3];
 	if (e->trx.nent == e->trx.capent) {
 		size_t ncap = e->trx.capent ? e->trx.capent * 2 : 1024;
 		uint32_t *n = realloc(e->trx.words, ncap * 32);
@@ -108,7 +101,80 @@ static int trx_record(struct tt_export *e, const cJSON *rec, const char *type)
 	}
 	memcpy(e->trx.words + e->trx.nent * 8, w, 32);
 	e->trx.nent++;
+	e->trx.ts_last = w[3];
 	return 0;
+}
+
+/* A gap or reset record as a marker entry (export.h). */
+static int trx_marker(struct tt_export *e, const cJSON *rec, bool gap)
+{
+	double lost = gap ? num(rec, "lost", 0) : 0;
+	const cJSON *exact = cJSON_GetObjectItemCaseSensitive(rec, "exact");
+	uint32_t w[8] = { 0xF0F0F0F0u, 0, gap ? TT_TRX_GAP_EVENT : TT_TRX_RESET_EVENT,
+			  e->trx.ts_last, lost >= 4294967295.0 ? 0xFFFFFFFFu : tt_json_u32(lost),
+			  gap && cJSON_IsTrue(exact) ? 1 : 0, 0, 0 };
+	int rc = trx_append(e, w);
+
+	if (rc == 0 && gap) {
+		e->trx.marks++;
+		e->trx.marked_lost += w[4];
+	}
+	return rc;
+}
+
+static int trx_record(struct tt_export *e, const cJSON *rec, const char *type)
+{
+	uint32_t w[8];
+
+	if (!strcmp(type, "gap") || !strcmp(type, "reset"))
+		return trx_marker(e, rec, !strcmp(type, "gap"));
+	if (strcmp(type, "event") || raw_words(rec, w) != 8 || w[0] == 0)
+		return -EINVAL;
+	tt_export_learn(e, rec, w, 8);
+	uint32_t ts = tt_json_u32(num(rec, "ts", w[3]));
+	if (ts > e->trx.ts_max)
+		e->trx.ts_max = ts;
+	e->trx.ts_masked |= ts != w[3];
+	return trx_append(e, w);
+}
+
+uint64_t tt_export_trx_gaps(const struct tt_export *e, uint64_t *lost)
+{
+	*lost = e->ops == &tt_export_trx ? e->trx.marked_lost : 0;
+	return e->ops == &tt_export_trx ? e->trx.marks : 0;
+}
+
+const char *tt_export_trx_note(char *buf, size_t cap, uint64_t gaps, uint64_t lost)
+{
+	if (!gaps)
+		snprintf(buf, cap, "%s", "");
+	else
+		snprintf(buf, cap, "; %" PRIu64 " gap%s marked as TraceX user event %u (%" PRIu64
+			 " events lost, in info 1)", gaps, gaps == 1 ? "" : "s", TT_TRX_GAP_EVENT, lost);
+	return buf;
+}
+
+static uint32_t rd32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+uint64_t tt_export_trx_count_gaps(const uint8_t *img, size_t len, uint64_t *lost)
+{
+	uint64_t n = 0;
+
+	*lost = 0;
+	if (len < 48 || rd32(img) != 0x54585442u)
+		return 0;
+	uint32_t base = rd32(img + 8), start = rd32(img + 24), end = rd32(img + 28);
+	if (start < base || end < start || end - base > len)
+		return 0;
+	for (uint32_t a = start - base; a + 32 <= end - base; a += 32)
+		if (rd32(img + a) == 0xF0F0F0F0u && rd32(img + a + 8) == TT_TRX_GAP_EVENT) {
+			n++;
+			*lost += rd32(img + a + 16);
+		}
+	return n;
 }
 
 static void le32(uint8_t *p, uint32_t v)

@@ -12,6 +12,7 @@
  * probe tears the link down the same way, then closes its timers. The spawned OpenOCD itself
  * (argv, stderr, exit, stopping it) is in openocd_spawn.c.
  */
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -157,7 +158,7 @@ static void ocd_write_cb(uv_write_t *w, int status)
 /* Sends one command, tagged; its reply is awaited with the command timeout. */
 static void ocd_send(struct ocd *o, const char *cmd)
 {
-	size_t cap = strlen(cmd) + 64;
+	size_t cap = strlen(cmd) + TT_TCL_WRAP_MAX;
 	struct ocd_write *w = malloc(sizeof(*w) + cap);
 	uv_buf_t b;
 	int n, r;
@@ -169,6 +170,7 @@ static void ocd_send(struct ocd *o, const char *cmd)
 	if (++o->seq == 0)
 		o->seq = 1;
 	n = tt_tcl_format(w->data, cap, o->seq, cmd);
+	assert(n > 0); /* cap holds the wrapping */
 	b = uv_buf_init(w->data, (unsigned)n);
 	w->req.data = o;
 	o->want = o->seq;

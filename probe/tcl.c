@@ -107,10 +107,17 @@ int tt_tcl_parse_words(const char *s, size_t n, unsigned width, uint32_t count, 
 	return 0;
 }
 
+/* OpenOCD's command_run_line writes a command's result to its log (LOG_USER) when the Tcl
+ * return code is 0, and every telnet session shows that log: a user's `telnet 127.0.0.1 4444`
+ * beside tracetapd filled with every reply (hundreds of KB/s). It ignores the code JIM_EXIT (6)
+ * and leaves the result in place, which the TCL server sends as usual: the wrapped command
+ * returns with that code, so the reply reaches only this connection. OpenOCD's own error
+ * messages (a failed read) still reach the log, as they should. */
 int tt_tcl_format(char *out, size_t outlen, unsigned seq, const char *cmd)
 {
-	int k = snprintf(out, outlen, "format \"@%u %%d %%s\" [catch {%s} tt_r] $tt_r%c", seq, cmd,
-			 TT_TCL_TERM);
+	int k = snprintf(out, outlen,
+			 "return -level 0 -code 6 [format \"@%u %%d %%s\" [catch {%s} tt_r] $tt_r]%c",
+			 seq, cmd, TT_TCL_TERM);
 
 	return (k < 0 || (size_t)k >= outlen) ? -ENOSPC : k;
 }

@@ -31,7 +31,9 @@ int tt_tcl_parse_msg(const char *s, size_t n, struct tt_tcl_msg *m);
 int tt_tcl_parse_words(const char *s, size_t n, unsigned width, uint32_t count, uint8_t *dst,
 		       char *err, size_t errlen);
 
-/* Formats a wrapped command with its terminator. Returns the length, or -ENOSPC. */
+/* Formats a wrapped command with its terminator. Returns the length, or -ENOSPC; an out of
+ * strlen(cmd) + TT_TCL_WRAP_MAX bytes always holds it. */
+#define TT_TCL_WRAP_MAX 96
 int tt_tcl_format(char *out, size_t outlen, unsigned seq, const char *cmd);
 /* "VERB 0xADDR WIDTH {0x.. ...}" (VERB: write_memory or TT_TCL_WRITE_MD) for len bytes of data
  * (little-endian words). Returns the length or -ENOSPC. */

@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # tests/setup.sh: install what a fresh Debian 12 machine lacks to build, run and test tracetap.
 # Idempotent; uses sudo when not root. TT_SETUP_BROWSER=0 skips Chromium and npm packages.
+# --demo: only what the live demo needs (building tracetap, OpenOCD, QEMU and the firmware's
+# cross compiler for --qemu); the test tools (clang, valgrind, prometheus, Chromium, a broker)
+# are left out.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -8,14 +11,20 @@ SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
 
 PKGS=(
-  build-essential pkg-config meson ninja-build gcc-multilib
+  build-essential pkg-config meson ninja-build
   libuv1-dev libcjson-dev libelf-dev libdw-dev
-  libwebsockets-dev libwebsockets-evlib-uv libmosquitto-dev mosquitto mosquitto-clients
-  libsystemd-dev libusb-1.0-0-dev systemd
-  openocd gdb-multiarch qemu-system-arm gcc-arm-none-eabi libnewlib-arm-none-eabi valgrind jq curl
-  socat openssl iproute2 procps mawk xz-utils python3 prometheus
-  clang libclang-rt-14-dev
+  libwebsockets-dev libwebsockets-evlib-uv libmosquitto-dev libsystemd-dev libusb-1.0-0-dev
+  openocd gdb-multiarch qemu-system-arm gcc-arm-none-eabi libnewlib-arm-none-eabi
 )
+if [ "${1:-}" = --demo ]; then
+  TT_SETUP_BROWSER=0
+else
+  PKGS+=(
+    gcc-multilib mosquitto mosquitto-clients systemd valgrind jq curl
+    socat openssl iproute2 procps mawk xz-utils python3 prometheus
+    clang libclang-rt-14-dev
+  )
+fi
 if [ "${TT_SETUP_BROWSER:-1}" = 1 ]; then
   PKGS+=(chromium)
   # Node.js may come from elsewhere (with its own npm): only ask Debian when it is missing.

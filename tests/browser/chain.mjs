@@ -63,6 +63,14 @@ export function daemonArgs(port, extra = {}) {
   return tmpl.split(/\s+/).filter(Boolean).map((a) => a.replace(/\{(\w+)\}/g, (m, k) => vars[k] ?? m));
 }
 
+// Every tracetapd a test started is killed when the test's process ends, however it ends (a
+// failed start, an exception before the runner's cleanup, meson's timeout): a failing test
+// must not leave a daemon running.
+const live = new Set();
+const killAll = () => { for (const p of live) { try { p.kill('SIGKILL'); } catch { /* gone */ } } };
+process.on('exit', killAll);
+for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.once(sig, () => { killAll(); process.exit(1); });
+
 /** A running tracetapd; start() waits for /healthz. */
 export class Daemon {
   constructor(port, { logFile, args } = {}) {
@@ -73,17 +81,20 @@ export class Daemon {
     this.proc = null;
   }
 
-  async start(timeoutMs = 15000) {
+  /** Waits until /healthz answers or the daemon exits; timeoutMs is only a backstop (a loaded
+   * machine starting fifty targets under a sanitizer takes its time: readiness is the condition). */
+  async start(timeoutMs = 120000) {
     const log = this.logFile ? fs.openSync(this.logFile, 'a') : 'ignore';
     this.proc = spawn(DAEMON, this.args, { stdio: ['ignore', 'ignore', log] });
     const p = this.proc;
     let exited = null;
-    p.on('exit', (code, sig) => { exited = { code, sig }; });
+    live.add(p);
+    p.on('exit', (code, sig) => { exited = { code, sig }; live.delete(p); });
     const end = Date.now() + timeoutMs;
     for (;;) {
       if (exited) throw new Error(`tracetapd exited (${exited.code ?? exited.sig}) before serving; args: ${this.args.join(' ')}` + (this.logFile ? `; log: ${this.logFile}` : ''));
       try {
-        const r = await fetch(this.url + 'healthz', { signal: AbortSignal.timeout(1000) });
+        const r = await fetch(this.url + 'healthz', { signal: AbortSignal.timeout(5000) });
         if (r.ok) return this;
       } catch { /* not yet */ }
       if (Date.now() > end) throw new Error(`tracetapd did not answer /healthz on port ${this.port} within ${timeoutMs} ms`);

@@ -90,7 +90,8 @@ export async function runAll(tests, browser, cleanup, { ignore = null } = {}) {
     const errs = browser.errors.filter((e) => !ignore || !ignore.test(e));
     if (errs.length) { console.log('# page errors: ' + errs.join(' | ')); failed++; }
   } finally {
-    await browser.close();
+    // the cleanup runs even when closing the browser fails (a crashed browser)
+    try { await browser.close(); } catch (e) { console.log('# closing the browser: ' + e); failed++; }
     await cleanup();
   }
   process.exit(failed ? 1 : 0);

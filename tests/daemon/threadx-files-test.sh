@@ -91,7 +91,18 @@ jq -e '[.traceEvents[] | select(.ph == "i")] | length > 1000' "$work/x.json" > /
 ${TT_WRAP-} "$tracetap" decode "$work/cap.trx" --to ftrace -o "$work/x.txt" 2> /dev/null
 grep -qE '^ +[A-Za-z0-9_.-]+-[0-9]+ +\[000\] .*THREAD_(RESUME|SUSPEND):' "$work/x.txt" ||
   fail "--to ftrace: no thread switch lines"
-echo "ok: --to jsonl, trx (round trip), perfetto, ftrace"
+# a gap in the records is a marker in the .trx (TraceX shows it), and the summary says so
+{ head -n 5 "$work/trx.jsonl"
+  echo '{"type":"gap","target":"x","seq":6,"lost":7,"exact":true,"reason":"lapped"}'
+  sed -n 6,10p "$work/trx.jsonl"; } > "$work/g.jsonl"
+${TT_WRAP-} "$tracetap" decode "$work/g.jsonl" --to trx -o "$work/g.trx" 2> "$work/err" ||
+  fail "--to trx of records with a gap: $(cat "$work/err")"
+grep -q "11 records written to .*g.trx (trx); 1 gap marked as TraceX user event 65535 (7 events lost" \
+  "$work/err" || fail "--to trx summary of a gap: $(cat "$work/err")"
+${TT_WRAP-} "$tracetap" decode --json "$work/g.trx" | sed -n 6p |
+  grep -q '"id":65535,.*"raw":\[4042322160,0,65535,[0-9]*,7,1,0,0\]' ||
+  fail "the .trx has no gap marker as its 6th entry: $(${TT_WRAP-} "$tracetap" decode --json "$work/g.trx" | sed -n 6p)"
+echo "ok: --to jsonl, trx (round trip, a gap as user event 65535), perfetto, ftrace"
 rc=0
 ${TT_WRAP-} "$tracetap" decode "$work/cap.trx" --to svg -o "$work/x.svg" 2> "$work/err" || rc=$?
 [ "$rc" -eq 2 ] && grep -q "expected jsonl, perfetto, ftrace or trx" "$work/err" ||

@@ -71,6 +71,11 @@ rate_case() {
 	lossy)
 		finish --min-events 100
 		[ "$(count_rec '"type":"gap"')" -gt 0 ] || tt_die "a rate beyond the link without a gap?"
+		# the journal shows the loss: a line for the first gap, then one per 10 s at most
+		grep -qE 'target sim: (about |at least )?[0-9]+ events lost \(' "$DLOG" ||
+			tt_die "events were lost and the log does not say so"
+		[ "$(grep -c 'events lost' "$DLOG")" -le $((secs / 10 + 3)) ] ||
+			tt_die "more loss lines than one per 10 s: $(grep -c 'events lost' "$DLOG")"
 		;;
 	esac
 }
@@ -88,6 +93,49 @@ ext_ocd_start() {
 		sleep 0.05
 	done
 	OCD_PORT=$(sed -n 's/.*Listening on port \([0-9]*\) for tcl.*/\1/p' "$TT_TMP/xocd.log")
+}
+
+# A user's telnet session on the OpenOCD tracetapd reads through stays usable: tracetapd's
+# reads (every poll, each a TCL command with a result) must not be echoed to it. Fails when
+# OpenOCD logs the replies (about 100 KB/s at this rate before the replies were kept out of
+# its log); the user's own command is answered in the same session.
+telnet_quiet() {
+	local end=$((SECONDS + 10)) tport
+	sim
+	fw 1000 0x10000
+	: >"$TT_TMP/xocd.log"
+	openocd -f "$OPENOCD_CFG" -c "remote_bitbang port $SIM_PORT" -c "tcl_port 0" \
+		-c "telnet_port 0" -l "$TT_TMP/xocd.log" >/dev/null 2>&1 &
+	TT_PID_xocd=$!
+	TT_PIDS+=("$TT_PID_xocd")
+	until grep -q 'Listening on port [0-9]* for telnet' "$TT_TMP/xocd.log" &&
+		grep -q 'Listening on port [0-9]* for tcl' "$TT_TMP/xocd.log"; do
+		[ $SECONDS -lt $end ] || tt_die "external OpenOCD did not listen"
+		sleep 0.05
+	done
+	OCD_PORT=$(sed -n 's/.*Listening on port \([0-9]*\) for tcl.*/\1/p' "$TT_TMP/xocd.log")
+	tport=$(sed -n 's/.*Listening on port \([0-9]*\) for telnet.*/\1/p' "$TT_TMP/xocd.log")
+	daemon --probe "openocd:127.0.0.1:$OCD_PORT"
+	wait_log 'connected: streaming'
+	# the session: reads until the daemon delivered 3000 more events, then asks one thing
+	python3 "$here/telnet_watch.py" "$tport" "$TT_TMP/telnet.out" "$TT_TMP/ask" &
+	local watch=$!
+	TT_PIDS+=("$watch")
+	end=$((SECONDS + 10))
+	until [ -e "$TT_TMP/telnet.out" ]; do # created once connected
+		[ $SECONDS -lt $end ] || tt_die "no telnet session with OpenOCD on port $tport"
+		sleep 0.05
+	done
+	advance 3000
+	: >"$TT_TMP/ask"
+	wait "$watch" || tt_die "the telnet session did not answer expr 6*7 while tracetapd read"
+	local bytes replies
+	bytes=$(stat -c %s "$TT_TMP/telnet.out")
+	replies=$(grep -ac '@[0-9]* 0 ' "$TT_TMP/telnet.out" || true)
+	[ "$replies" = 0 ] || tt_die "the telnet session shows $replies of tracetapd's replies ($bytes bytes)"
+	[ "$bytes" -lt 4096 ] || tt_die "the telnet session got $bytes bytes while tracetapd read"
+	tt_ok "telnet session: $bytes bytes while 3000 events were read, none of them a reply"
+	finish
 }
 
 # ---- fault ----------------------------------------------------------------------------------
@@ -255,5 +303,6 @@ busfault) busfault ;;
 target-reset) target_reset ;;
 bad-address) bad_address ;;
 missing-config) missing_config ;;
+telnet-quiet) telnet_quiet ;;
 *) echo "usage: $0 CASE (see the case list at the end of the script)" >&2; exit 2 ;;
 esac

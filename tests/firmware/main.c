@@ -2,8 +2,10 @@
  * that traces like a ThreadX application: tests/fw/txwriter.c (ThreadX's store order, the same
  * code the host workloads use) writes the buffer in PSRAM and `_tx_trace_header_ptr` points at
  * it. SysTick at TICK_HZ drives everything: its handler records a timer interrupt (enter,
- * semaphore put, exit) and wakes the main loop, which runs three "threads" in turn (sensor,
- * control, comms) with queue, mutex and semaphore events and user events numbered 1, 2, 3, ...
+ * semaphore put, sensor resumed, exit) and wakes the main loop, which runs three "threads" in
+ * turn (sensor, control, comms) with queue, mutex and semaphore events and user events numbered
+ * 1, 2, 3, ...; comms ends the round suspending itself (sleep, next thread none), and the core
+ * idles in WFI until the next tick, which names no interrupted thread.
  * Time stamps are SysTick's down-counter unwrapped with the tick count (QEMU has no DWT cycle
  * counter): ticks * (RELOAD + 1) + elapsed cycles of the current tick, 25 MHz.
  *
@@ -30,6 +32,9 @@
 #define SYST_CVR (*(volatile uint32_t *)0xE000E018u)
 #define ICSR (*(volatile uint32_t *)0xE000ED04u)
 #define ICSR_PENDSTSET (1u << 26)
+#define TX_SLEEP 4u           /* ThreadX thread states (tx_api.h) */
+#define TX_SEMAPHORE_SUSP 6u
+#define IDLE (-1)             /* no thread runs: the core waits in WFI */
 
 /* ThreadX event ids (shared/reference/threadx-trace-events.tsv) */
 enum {
@@ -52,7 +57,8 @@ static const uint32_t thread_prio[NTHREADS] = { 5, 8, 12 };
 
 static struct txw w;
 static volatile uint32_t ticks;
-static uint32_t seq, current = T_SENSOR;
+static uint32_t seq;
+static int current = IDLE;
 
 static uint32_t addr(const volatile void *p)
 {
@@ -82,7 +88,8 @@ static void emit(int thread, uint32_t id, uint32_t i1, uint32_t i2, uint32_t i3,
 	__asm volatile("mrs %0, primask\n cpsid i" : "=r"(primask) : : "memory");
 	if (thread < 0) {
 		who = TXW_ISR_THREAD;
-		prio = addr(thread_cb[current]);	/* the interrupted thread */
+		/* the interrupted thread, 0 when none ran (as ThreadX's _tx_thread_current_ptr) */
+		prio = current == IDLE ? 0 : addr(thread_cb[current]);
 	} else {
 		who = addr(thread_cb[thread]);
 		prio = txw_prio_word(thread_prio[thread], thread_prio[thread]);
@@ -99,17 +106,27 @@ static void user_event(int thread, uint32_t tag)
 	fw_last_seq = seq;
 }
 
+/* A stack pointer inside a thread's stack (its registered start, 0x400 bytes). */
+static uint32_t stack_ptr(int thread)
+{
+	return addr(thread_cb[thread]) + 0x300u;
+}
+
+/* The tick wakes `sensor`, suspended on the semaphore: its resume is written from the ISR with
+ * sensor as the thread that runs next, as ThreadX's semaphore put does. */
 void systick_handler(void)
 {
 	ticks = ticks + 1;
 	emit(-1, EV_ISR_ENTER, addr(&ticks), 15, 1, 0);
 	emit(-1, EV_SEM_PUT, addr(sem_cb), 1, 1, 0);
+	emit(-1, EV_THREAD_RESUME, addr(thread_cb[T_SENSOR]), TX_SEMAPHORE_SUSP,
+	     stack_ptr(T_SENSOR), addr(thread_cb[T_SENSOR]));
 	emit(-1, EV_ISR_EXIT, addr(&ticks), 15, 0, 0);
 }
 
 static void run(int thread, uint32_t n)
 {
-	current = (uint32_t)thread;
+	current = thread;
 	switch (thread) {
 	case T_SENSOR:
 		emit(thread, EV_SEM_GET, addr(sem_cb), 0xFFFFFFFFu, 0, 0);
@@ -123,8 +140,12 @@ static void run(int thread, uint32_t n)
 		emit(thread, EV_MUTEX_PUT, addr(mutex_cb), addr(thread_cb[thread]), 1, 0);
 		break;
 	default:
+		/* the last of the round: it sleeps, and nothing runs until the next tick (WFI) */
 		user_event(thread, n);
 		emit(thread, EV_THREAD_SLEEP, 10, 4, 0, 0);
+		emit(thread, EV_THREAD_SUSPEND, addr(thread_cb[thread]), TX_SLEEP, stack_ptr(thread),
+		     0);
+		current = IDLE;
 		break;
 	}
 }

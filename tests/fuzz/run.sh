@@ -2,7 +2,7 @@
 # tests/fuzz/run.sh [-b BUILD] [--tmp] HARNESS|all [SECONDS]: runs libFuzzer harnesses.
 #
 # HARNESS is a name from tests/fuzz/README.md (threadx, nuttx, qnx, image, tcl, config,
-# client_msg) or "all" (one after the other, SECONDS each; default 300). The corpus persists
+# client_msg, wire, mqtt) or "all" (one after the other, SECONDS each; default 300). The corpus persists
 # outside the source tree in ${TT_FUZZ_DIR:-~/.cache/tracetap-fuzz}/HARNESS and grows from run
 # to run; the seeds (generated at build time in BUILD/tests/fuzz/seeds-HARNESS, and the
 # checked-in tests/fuzz/corpus/HARNESS) are read, never written. Crashes, leaks and timeouts

@@ -6,8 +6,11 @@
 # events arriving and no gap; `build/client/tracetap tail`, which the demo suggests, prints
 # records; and Ctrl-C (SIGINT to the demo's whole process group, as a terminal sends it) stops
 # every process the demo started, within 10 s. The fixed port is kept: the test runs in a network
-# namespace of its own (unshare -rn), like readme-test.sh.
-# usage: demo-test.sh SOURCE_ROOT BUILD_DIR
+# namespace of its own (unshare -rn), like readme-test.sh. With `qemu`, the same for
+# `run-demo.sh --qemu` (the project's firmware on QEMU), whose Ctrl-C must also stop OpenOCD
+# before the simulator it drives (no assertion of OpenOCD's in the demo's output). `--help`
+# prints the usage, --qemu included, and exits 0.
+# usage: demo-test.sh SOURCE_ROOT BUILD_DIR [qemu]
 set -u
 if [ -z "${TT_DEMO_NETNS:-}" ]; then
 	unshare -rn true 2>/dev/null || {
@@ -16,7 +19,7 @@ if [ -z "${TT_DEMO_NETNS:-}" ]; then
 	}
 	TT_DEMO_NETNS=1 exec unshare -rn "$BASH" "$0" "$@"
 fi
-SRC=$1 BUILD=$2
+SRC=$1 BUILD=$2 MODE=${3:-}
 . "$SRC/tests/sim/lib.sh"
 ip link set lo up || tt_die "cannot bring up loopback in the namespace"
 # the reader's tree: the sources, with build/ the build under test (already built: the demo's
@@ -27,8 +30,20 @@ ln -s "$BUILD" build && ln -s "$SRC/tests" tests && ln -s "$SRC/web" web ||
 
 # job control: the demo gets a process group of its own and keeps SIGINT (a background job of a
 # script without it would ignore SIGINT, and its trap could not be tested)
+help=$(tests/demo/run-demo.sh --help) || tt_die "run-demo.sh --help exited non-zero: $help"
+[[ $help == usage:*--qemu* ]] || tt_die "run-demo.sh --help does not give the usage with --qemu: $help"
+demo_args=(--no-setup --no-browser)
+procs=(tracetapd openocd tt-simtarget tt-fw-threadx)
+if [ "$MODE" = qemu ]; then
+	[ -f build/tests/firmware/tt-fw-mps2.elf ] && command -v qemu-system-arm > /dev/null || {
+		echo "skipped: no tt-fw-mps2.elf or qemu-system-arm for run-demo.sh --qemu"
+		exit 77
+	}
+	demo_args+=(--qemu)
+	procs=(tracetapd openocd tt-simtarget qemu-system-arm)
+fi
 set -m
-tests/demo/run-demo.sh --no-setup --no-browser > "$TT_TMP/demo.out" 2>&1 &
+tests/demo/run-demo.sh "${demo_args[@]}" > "$TT_TMP/demo.out" 2>&1 &
 demo=$!
 set +m
 TT_PIDS+=("$demo")
@@ -63,9 +78,10 @@ g=$(grep -c '^{"type":"gap".*"lost":[1-9]' "$TT_TMP/tail.json")
 tt_ok "build/client/tracetap tail: 20 lines; --json: $n named events, $g counted gaps ($(head -n 1 "$TT_TMP/tail.out" | tr -s ' ' | cut -c1-100))"
 
 # Ctrl-C: the whole group, then nothing of the demo is left
-members=$(pgrep -g "$demo" | tr '\n' ' ')
+# (the demo's process group, and what it started in a session of its own)
+members=$( { pgrep -g "$demo"; pgrep -P "$demo"; } | sort -u | tr '\n' ' ')
 names=$(for p in $members; do cat "/proc/$p/comm" 2>/dev/null; done | sort -u | tr '\n' ' ')
-for want in tracetapd openocd tt-simtarget tt-fw-threadx; do
+for want in "${procs[@]}"; do
 	[[ " $names " == *" $want "* ]] || tt_die "the demo runs no $want (its processes: $names)"
 done
 kill -INT -- "-$demo"
@@ -85,3 +101,5 @@ until gone; do
 	sleep 0.05
 done
 tt_ok "Ctrl-C stopped all of: $names"
+! grep -q 'Assertion' "$TT_TMP/demo.out" ||
+	tt_die "the demo's output after Ctrl-C: $(grep 'Assertion' "$TT_TMP/demo.out")"

@@ -50,6 +50,22 @@ ocd_cmd resume
 tt_wait_for 30 "3000 events streamed from the firmware" eval '[ "$(count event)" -ge 3000 ]'
 tt_ok "following the firmware on QEMU: $(count event) events"
 
+# who ran, from each event's `run` over the time since the previous event: the firmware idles in
+# WFI between its rounds (comms suspends itself, the tick names no interrupted thread), so idle
+# holds most of the time and no thread near all of it
+shares=$(jq -rs '[.[] | select(.type == "event")] as $e
+	| [range(1; $e | length) | {who: ($e[.].run_name // $e[.].run // "unknown"),
+	   dt: ($e[.].time - $e[. - 1].time)}]
+	| (map(.dt) | add) as $all | group_by(.who)
+	| map("\(.[0].who)=\((map(.dt) | add) * 100 / $all | floor)") | join(" ")' "$REC")
+idle=$(sed -n 's/.*\bidle=\([0-9]*\).*/\1/p' <<<"$shares")
+[ "${idle:-0}" -ge 50 ] || tt_die "idle holds ${idle:-0}% of the time (shares in %: $shares)"
+for t in sensor control comms; do
+	pc=$(sed -n "s/.*\b$t=\([0-9]*\).*/\1/p" <<<"$shares")
+	[ "${pc:-0}" -lt 30 ] || tt_die "$t holds $pc% of the time on an idle firmware ($shares)"
+done
+tt_ok "time shares (%) from the records' run: $shares"
+
 # halt through OpenOCD: the firmware's counters are final, and the registers OpenOCD reads are
 # the emulated core's (its PC in the firmware's code at 0, not the model's made-up one)
 ocd_cmd halt

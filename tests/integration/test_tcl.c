@@ -107,9 +107,9 @@ static void test_format(void)
 	char out[256];
 	uint8_t d[8] = { 0x11, 0x22, 0x33, 0x44, 0xff, 0, 0, 0x80 };
 
-	REQUIRE_EQ(tt_tcl_format(out, sizeof(out), 5, "read_memory 0x20000000 32 4"), 67);
-	REQUIRE(strcmp(out, "format \"@5 %d %s\" [catch {read_memory 0x20000000 32 4} tt_r] "
-			  "$tt_r\x1a") == 0);
+	REQUIRE_EQ(tt_tcl_format(out, sizeof(out), 5, "read_memory 0x20000000 32 4"), 93);
+	REQUIRE(strcmp(out, "return -level 0 -code 6 [format \"@5 %d %s\" [catch {read_memory "
+			  "0x20000000 32 4} tt_r] $tt_r]\x1a") == 0);
 	REQUIRE_EQ(tt_tcl_format(out, 10, 5, "return 1"), -ENOSPC);
 	REQUIRE(tt_tcl_format_write(out, sizeof(out), "write_memory", 0x20000004, 32, d, 8) > 0);
 	REQUIRE(strcmp(out, "write_memory 0x20000004 32 {0x44332211 0x800000ff}") == 0);

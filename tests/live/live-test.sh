@@ -8,9 +8,10 @@
 set -euo pipefail
 tracetapd=$1 writer=$2 check=$3 rate=$4 secs=$5 entries=$6 mode=${7:-} where=${8:-}
 work=$(mktemp -d)
-wpid="" dpid=""
+wpid="" dpid="" pacers=()
 cleanup() {
   [ -n "$dpid" ] && kill "$dpid" 2>/dev/null || true
+  [ ${#pacers[@]} -gt 0 ] && kill "${pacers[@]}" 2>/dev/null || true
   [ -n "$wpid" ] && kill "$wpid" 2>/dev/null || true
   exec 3>&- 2>/dev/null || true
   rm -rf "$work"
@@ -29,7 +30,20 @@ wait_for() {
 }
 
 mkfifo "$work/hold"
-"$writer" "$rate" "$secs" "$entries" < "$work/hold" > "$work/writer.out" &
+# --lossless needs a reader that keeps up: the writer is paced by what the stream delivered
+# (the newest event time, every 64 records, in $work/read.pos), never by the machine's speed
+pace_env=()
+if [ "$mode" = --lossless ]; then
+  mkfifo "$work/pace.fifo"
+  : > "$work/records.jsonl"
+  tail -n +1 -F "$work/records.jsonl" 2>/dev/null > "$work/pace.fifo" &
+  pacers+=($!)
+  awk -v f="$work/read.pos" 'match($0, /"time":[0-9]+/) && ++n % 64 == 0 {
+    print substr($0, RSTART + 7, RLENGTH - 7) > f; close(f) }' < "$work/pace.fifo" &
+  pacers+=($!)
+  pace_env=(LIVE_WRITER_PACE="$work/read.pos")
+fi
+env "${pace_env[@]}" "$writer" "$rate" "$secs" "$entries" < "$work/hold" > "$work/writer.out" &
 wpid=$!
 exec 3> "$work/hold"   # the writer lingers until this closes
 wait_for "$work/writer.out" '^pid=' 10
@@ -39,9 +53,17 @@ pid=${pidf#pid=} hdr=${hdrf#header=}
 locate=(--address "$hdr")
 [ "$where" = --elf ] && locate=(--elf "$writer")
 "$tracetapd" --probe "process:$pid" "${locate[@]}" --stdout --poll-min 1 --poll-max 10 \
-  --log-level notice --no-server > "$work/records.jsonl" 2> "$work/daemon.log" &
+  --log-level notice --no-server >> "$work/records.jsonl" 2> "$work/daemon.log" &
 dpid=$!
 
+if [ "$mode" = --lossless ]; then
+  # the reader stalls (a loaded machine, forced): the writer must wait for it, not lap it
+  wait_for "$work/records.jsonl" '"time":[0-9]{4,}' 30
+  kill -STOP "$dpid"
+  wait_for "$work/writer.out" '^waiting seq=' 30 || { kill -CONT "$dpid"; exit 1; }
+  kill -CONT "$dpid"
+  echo "live-test: reader stopped; the writer waited ($(grep -m1 '^waiting' "$work/writer.out"))"
+fi
 wait_for "$work/writer.out" '^done' $((${secs%.*} + 30))
 last=$(sed -n 's/^done seq=\([0-9]*\).*/\1/p' "$work/writer.out")
 wrate=$(sed -n 's/^done .*rate=\([0-9]*\).*/\1/p' "$work/writer.out")

@@ -10,7 +10,13 @@
  * usage: live_writer RATE SECONDS [ENTRIES]    (RATE events/s; 0 = as fast as possible)
  * Prints `pid=P header=0xH entries=N` at start, `done seq=S` when finished, then waits for
  * stdin to close so the reader can drain the tail.
+ *
+ * LIVE_WRITER_PACE=FILE: paced by what was read, for the tests that need a reader that keeps up
+ * whatever the machine's load: FILE holds the newest event time the reader delivered (rewritten
+ * by the test), and the writer never gets more than half the buffer ahead of it (it waits,
+ * printing `waiting seq=S read=R` when a wait begins).
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +28,30 @@
 static uint8_t ram[1 << 20] __attribute__((aligned(64)));
 /* As in ThreadX: the header's address once tracing is enabled (`tracetapd --elf` finds it). */
 uint32_t _tx_trace_header_ptr;
+
+/* The newest event time in the pace file, or `known` when it cannot be read whole now (the
+ * test rewrites it in place: an empty or partial read is no news). */
+static uint32_t read_pace(const char *path, uint32_t known)
+{
+	char buf[32];
+	FILE *f = fopen(path, "r");
+	unsigned long v;
+
+	if (!f)
+		return known;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	if (n == 0 || buf[n - 1] != '\n' || sscanf(buf, "%lu", &v) != 1 || v < known)
+		return known;
+	return (uint32_t)v;
+}
+
+static void sleep_s(double d)
+{
+	struct timespec ts = { (time_t)d, (long)((d - (double)(time_t)d) * 1e9) };
+	nanosleep(&ts, NULL);
+}
 
 static double now_s(void)
 {
@@ -57,10 +87,27 @@ int main(int argc, char **argv)
 	printf("pid=%d header=0x%08x entries=%u\n", (int)getpid(), base, w.nent);
 	fflush(stdout);
 
-	uint32_t seq = 0;
+	const char *pace = getenv("LIVE_WRITER_PACE");
+	uint32_t seq = 0, read_up_to = 0;
 	double t0 = now_s(), next = t0;
 	unsigned cur = 0;
 	while (now_s() - t0 < secs) {
+		/* event times are seq + 2 (two RUNNING events first): stay within half the buffer
+		 * of what was read */
+		bool said = false;
+		while (pace && seq + 16 + 2 > read_up_to + w.nent / 2 && now_s() - t0 < secs) {
+			uint32_t r = read_pace(pace, read_up_to);
+			if (r == read_up_to) {
+				if (!said) /* a wait of its own, not one poll's worth: say so */
+					said = r == read_pace(pace, 0) &&
+					       printf("waiting seq=%u read=%u\n", seq + 2, r) > 0 &&
+					       fflush(stdout) == 0;
+				sleep_s(0.001);
+			}
+			read_up_to = r;
+		}
+		if (pace && seq + 16 + 2 > read_up_to + w.nent / 2)
+			break;
 		/* Write in bursts of 16 and pace the bursts against the wall clock. */
 		for (int b = 0; b < 16; b++) {
 			seq++;
@@ -79,10 +126,8 @@ int main(int argc, char **argv)
 		if (rate > 0) {
 			next += 16.0 / rate;
 			double d = next - now_s();
-			if (d > 0) {
-				struct timespec ts = { (time_t)d, (long)((d - (double)(time_t)d) * 1e9) };
-				nanosleep(&ts, NULL);
-			}
+			if (d > 0)
+				sleep_s(d);
 		}
 	}
 	double el = now_s() - t0;

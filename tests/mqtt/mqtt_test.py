@@ -27,6 +27,8 @@ CASE: stream     one daemon, every record once and in order on PREFIX/TARGET/eve
                  test's own, in a network and mount namespace with its resolv.conf, holding
                  the query): the daemon keeps answering and reading its target; once the
                  name resolves, records reach the broker
+      headless   a bench PC that only feeds the broker: --no-server --publish, no listener
+                 of its own, every record on PREFIX/TARGET/events once and in order
       tls        a broker that speaks only TLS and asks for a client certificate (a CA made
                  with openssl for the run): a bench publishes over mqtts://, a central daemon
                  subscribes over mqtts://, and the central holds what the bench holds; a
@@ -351,6 +353,60 @@ def case_stream(lab):
         raise Fail("no connected status on %s/b1/status" % PREFIX)
     print("ok: %d records, seq 1..%d, each once and in order (%d repeated by QoS 1)" %
           (len(st.seen), last, st.repeats))
+
+
+def listening_sockets(pid):
+    """The TCP sockets process pid listens on (its descriptors against /proc/net/tcp*)."""
+    inodes = set()
+    for fd in os.listdir("/proc/%d/fd" % pid):
+        try:
+            link = os.readlink("/proc/%d/fd/%s" % (pid, fd))
+        except OSError:
+            continue
+        if link.startswith("socket:["):
+            inodes.add(link[8:-1])
+    listen = []
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with open(table) as f:
+            for line in f.readlines()[1:]:
+                cols = line.split()
+                if cols[3] == "0A" and cols[9] in inodes:  # 0A: LISTEN
+                    listen.append(cols[1])
+    return listen
+
+
+def case_headless(lab):
+    lab.broker()
+    lab.sub()
+    lab.start_writer(2000, 1)
+    d = lab.spawn("d-bench", [lab.tracetapd, "--no-server", "--name", "bench", "--probe",
+                              "process:%d" % lab.writer_pid, "--address", lab.header,
+                              "--publish", "mqtt://127.0.0.1:%d/%s" % (lab.port, PREFIX),
+                              "--poll-min", "1", "--poll-max", "10"])
+    wait_for("the bench's status on %s/bench/status" % PREFIX, lambda: d.poll() is not None or
+             any(t == PREFIX + "/bench/status" for t, m in messages(lab.read("sub1", ".out"))),
+             10)
+    if d.poll() is not None:
+        raise Fail("tracetapd --no-server --publish exited: %s" % lab.read("d-bench"))
+    if listening_sockets(d.pid):
+        raise Fail("--no-server listens: %s" % listening_sockets(d.pid))
+    line = wait_for("the writer's end", lambda: [l for l in lab.read("writer", ".out")
+                    .splitlines() if l.startswith("done seq=")], 30)
+    last_time = int(line[0].split()[1].split("=")[1])
+
+    def tail_arrived():
+        return any(r.get("time") == last_time for t, m in messages(lab.read("sub1", ".out"))
+                   if t == PREFIX + "/bench/events" for r in m["records"])
+    wait_for("the writer's last event (time %d) on the topic" % last_time, tail_arrived, 20)
+    st = Stream("bench")
+    for topic, msg in messages(lab.read("sub1", ".out")):
+        if topic == PREFIX + "/bench/events":
+            st.feed(msg)
+    if st.gaps or len(st.seen) < 1000:
+        raise Fail("expected seq 1..%d once each, no gap: %d seen, gaps %s" %
+                   (st.next - 1, len(st.seen), st.gaps))
+    print("ok: no listener; %d records, seq 1..%d, each once and in order, the last the "
+          "writer's" % (len(st.seen), st.next - 1))
 
 
 def wait_stable(lab):
@@ -863,12 +919,11 @@ def main():
     if len(sys.argv) != 6:
         print(__doc__)
         return 2
-    for prog in ("mosquitto", "mosquitto_sub", "mosquitto_passwd", "openssl"):
-        if subprocess.call(["sh", "-c", "command -v " + prog], stdout=subprocess.DEVNULL):
-            print("SKIP: %s not installed (Debian: mosquitto, mosquitto-clients, openssl)" % prog)
-            return 77
+    if not tools_found(("mosquitto", "mosquitto_sub", "mosquitto_passwd", "openssl")):
+        return 77
     case = {"stream": case_stream, "lab": case_lab, "central": case_central, "restart": case_restart, "offline": case_offline,
-            "auth": case_auth, "reload": case_reload, "tls": case_tls, "dns": case_dns}[sys.argv[1]]
+            "auth": case_auth, "reload": case_reload, "tls": case_tls, "dns": case_dns,
+            "headless": case_headless}[sys.argv[1]]
     if sys.argv[1] == "dns" and not os.environ.get("TT_MQTT_NETNS"):
         # a network namespace (port 53 and loopback of its own) and a mount namespace (its
         # resolv.conf), as root of a user namespace
@@ -877,7 +932,22 @@ def main():
             return 77
         os.environ["TT_MQTT_NETNS"] = "1"
         os.execvp("unshare", ["unshare", "-rmn", sys.executable] + sys.argv)
-    lab = Lab(*sys.argv[2:6])
+    return run(case, sys.argv[2:6])
+
+
+def tools_found(progs):
+    """Whether every program is installed; says SKIP with the first missing one if not."""
+    for prog in progs:
+        if subprocess.call(["sh", "-c", "command -v " + prog], stdout=subprocess.DEVNULL):
+            print("SKIP: %s not installed (Debian: mosquitto, mosquitto-clients, openssl)" % prog)
+            return False
+    return True
+
+
+def run(case, args, errors=(Fail,)):
+    """Runs case on a Lab made of args: 0 passed, 1 failed (the daemons' last log lines
+    printed; the scratch folder kept), 77 skipped."""
+    lab = Lab(*args)
     fail = False
     skip = False
     try:
@@ -885,7 +955,7 @@ def main():
     except Skip as e:
         skip = True
         print("SKIP:", e)
-    except Fail as e:
+    except errors as e:
         fail = True
         print("FAIL:", e)
         for name in sorted(os.listdir(lab.tmp)):

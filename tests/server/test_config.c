@@ -67,6 +67,16 @@ int main(void)
 	REQUIRE(!strcmp(c.targets[1].openocd_args[1], "z"));
 	tt_config_free(&c);
 
+	/* Two list keys (origins, mqtt_benches), one of them twice: each list owned and freed once. */
+	static const char lists[] =
+		"{\"origins\":[\"https://a\"],\"mqtt_benches\":[\"x\"],\"mqtt_benches\":[\"b1\","
+		"\"b2\"],\"mqtt_bench_targets\":3}";
+	REQUIRE(tt_config_parse(lists, sizeof(lists) - 1, "t.json", &c, err, sizeof(err)) == 0);
+	REQUIRE(c.server.norigins == 1 && !strcmp(c.server.origins[0], "https://a"));
+	REQUIRE(c.server.nmqtt_benches == 2 && !strcmp(c.server.mqtt_benches[1], "b2"));
+	REQUIRE(c.server.mqtt_bench_targets == 3);
+	tt_config_free(&c);
+
 	/* defaults when empty */
 	REQUIRE(tt_config_parse("{}", 2, "t.json", &c, err, sizeof(err)) == 0);
 	REQUIRE(c.server.port == 7733 && !strcmp(c.server.listen, "127.0.0.1") && !c.ntargets);

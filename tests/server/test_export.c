@@ -21,6 +21,7 @@
 
 #define MEM_BASE 0x20000000u
 #define MEM_SIZE (256u * 1024u)
+#define GAP_AFTER 1000 /* the hub's history has a gap record after this many events */
 
 struct recs {
 	char **json; /* encoded without target, seq = position */
@@ -43,6 +44,10 @@ static void keep(void *arg, const struct tt_record *rec)
 	r->json[r->n++] = strndup(buf, (size_t)n);
 	if (r->hub)
 		REQUIRE(tt_hub_publish(r->hub, rec));
+	if (r->hub && r->n == GAP_AFTER) { /* the hub's history: a gap after this event */
+		struct tt_record gap = { .kind = TT_REC_GAP, .u.gap = { 3, true, "lapped" } };
+		REQUIRE(tt_hub_publish(r->hub, &gap));
+	}
 }
 
 static void build_image(uint8_t *mem, uint32_t *hdr)
@@ -167,23 +172,34 @@ int main(void)
 	if (rc < 0)
 		fprintf(stderr, "decode: %s\n", err);
 	REQUIRE(rc == 0 && orig.n == 2022);
-	/* A gap record in the stream: not representable in .trx, skipped and counted. */
-	struct tt_record gap = { .kind = TT_REC_GAP, .u.gap = { 3, true, "lapped" } };
-	tt_hub_publish(orig.hub, &gap);
 
-	/* trx round trip */
+	/* trx round trip: the gap record (3 lost, exact) is a marker entry between the events
+	 * around it: user event 65535 in the initialization context at the previous event's time,
+	 * info 1 = 3, info 2 = 1 (exact) */
 	struct synth_buf trx = export_hub(orig.hub, TT_EXPORT_TRX, &written);
-	REQUIRE(written == orig.n);
+	REQUIRE(written == orig.n + 1);
 	struct tt_threadx_config tc2 = { .header_addr = 0x10000000u };
 	rc = tt_threadx_decode_image((uint8_t *)trx.p, trx.len, 0x10000000u, 0, &tc2, keep, &back,
 				     err, sizeof(err));
 	if (rc < 0)
 		fprintf(stderr, "decode .trx: %s\n", err);
 	REQUIRE(rc == 0);
-	REQUIRE(back.n == orig.n);
+	REQUIRE(back.n == orig.n + 1);
 	for (size_t i = 0; i < orig.n; i++)
-		same_event(orig.json[i], back.json[i]);
-	printf("trx: %zu events written, decoded back identical (%zu bytes)\n", back.n, trx.len);
+		same_event(orig.json[i], back.json[i < GAP_AFTER ? i : i + 1]);
+	cJSON *mark = cJSON_Parse(back.json[GAP_AFTER]), *prev = cJSON_Parse(orig.json[GAP_AFTER - 1]);
+	const cJSON *raw = cJSON_GetObjectItem(mark, "raw");
+	REQUIRE(mark && prev && cJSON_GetArraySize(raw) == 8);
+	const double mk[8] = { 0xF0F0F0F0u, 0, 65535, cJSON_GetArrayItem(cJSON_GetObjectItem(prev,
+				 "raw"), 3)->valuedouble, 3, 1, 0, 0 };
+	for (int i = 0; i < 8; i++)
+		REQUIRE(cJSON_GetArrayItem(raw, i)->valuedouble == mk[i]);
+	cJSON_Delete(mark);
+	cJSON_Delete(prev);
+	uint64_t lost = 0;
+	REQUIRE(tt_export_trx_count_gaps((const uint8_t *)trx.p, trx.len, &lost) == 1 && lost == 3);
+	printf("trx: %zu events written, decoded back identical, the gap a user event 65535 between "
+	       "events %d and %d (%zu bytes)\n", orig.n, GAP_AFTER, GAP_AFTER + 1, trx.len);
 
 	/* perfetto structure */
 	struct synth_buf pf = export_hub(orig.hub, TT_EXPORT_PERFETTO, &written);

@@ -577,8 +577,56 @@ static void test_name_bounds(void)
 	tt_hub_free(h);
 }
 
+static int count_cb(void *arg, uint64_t seq, const char *json, size_t len)
+{
+	(void)seq;
+	(void)json;
+	(void)len;
+	++*(unsigned *)arg;
+	return 0;
+}
+
+/* What a broker sends the hub: a seq at the ceiling, beyond it, and names that die with their
+ * message. The hub refuses seqs over TT_HUB_SEQ_MAX (seq + 1 can never wrap), a client resuming
+ * or exporting from there ends, and the names a filter compares are the hub's own copies. */
+static void test_hostile_origin(void)
+{
+	struct tt_hub *h = mkhub(1000, 100, 64);
+	struct tt_record ev = { .kind = TT_REC_EVENT };
+	char name[32];
+	struct tt_hub_client *c;
+	unsigned n = 0, visited = 0;
+
+	snprintf(name, sizeof(name), "REMOTE_NAME");
+	ev.u.ev.name = name;
+	ev.u.ev.id = 7;
+	REQUIRE(tt_hub_publish_at(h, &ev, 5) == 5);
+	memset(name, 'x', sizeof(name) - 1); /* the message that held it is gone */
+	REQUIRE(tt_hub_publish_at(h, &ev, UINT64_MAX) == 0);
+	REQUIRE(tt_hub_publish_at(h, &ev, TT_HUB_SEQ_MAX + 1) == 0);
+	snprintf(name, sizeof(name), "OTHER");
+	REQUIRE(tt_hub_publish_at(h, &ev, TT_HUB_SEQ_MAX) == TT_HUB_SEQ_MAX);
+	REQUIRE(tt_hub_publish(h, &ev) == 0); /* nothing past the ceiling */
+	tt_hub_flush(h);
+	const char *want[] = { "REMOTE_NAME" };
+	struct tt_hub_filter f = { .names = want, .nnames = 1 };
+	REQUIRE(tt_hub_client_new(h, NULL, NULL, &c) == 0);
+	REQUIRE(tt_hub_client_set_filter(c, &f) == 0);
+	tt_hub_client_start(c, TT_HUB_RESUME, 0);
+	for (struct tt_frame *fr; (fr = tt_hub_client_peek(c)) && n < 10; tt_hub_client_pop(c))
+		n += memmem(fr->data, fr->len, "REMOTE_NAME", 11) != NULL;
+	REQUIRE(n == 1);
+	REQUIRE(!tt_hub_client_peek(c));
+	tt_hub_client_free(c);
+	REQUIRE(tt_hub_history_range(h, 1, SIZE_MAX, count_cb, &visited, NULL) ==
+		TT_HUB_SEQ_MAX + 1);
+	REQUIRE(visited == 2);
+	tt_hub_free(h);
+}
+
 int main(void)
 {
+	test_hostile_origin();
 	test_name_bounds();
 	test_seq_and_batching();
 	test_history_and_resume();
