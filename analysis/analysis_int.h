@@ -1,0 +1,82 @@
+/* analysis/analysis_int.h: the analysis's state, shared by analysis.c (the record stream) and
+ * analysis_report.c (JSON and text). Private to analysis/. */
+#ifndef TT_ANALYSIS_INT_H
+#define TT_ANALYSIS_INT_H
+
+#include "analysis.h"
+
+#define AN_NAME 48
+#define AN_WINDOWS 16
+#define AN_NO_ORDER UINT32_MAX
+
+/* Context values of the next-context rules: a thread's id, or one of these. */
+#define AN_CTX_IDLE 0u
+#define AN_CTX_ISR 0xFFFFFFFFu
+#define AN_CTX_INIT 0xF0F0F0F0u
+
+struct an_thread {
+	uint32_t id;
+	bool used;
+	char name[AN_NAME];
+	int32_t prio;       /* as last seen (an event's priority, else the registry's) */
+	uint32_t reg_order; /* registry position, AN_NO_ORDER when not registered */
+	uint32_t seen_order;
+	uint64_t stack_start;
+	uint32_t stack_size;
+	uint64_t ticks, ns, switches, preempted, suspensions, resumptions, events, inversions;
+	bool have_sp;
+	uint64_t min_sp, min_sp_event;
+};
+
+struct an_service {
+	uint32_t id;
+	bool used;
+	const char *name; /* static (record.h: event names are static) */
+	uint64_t count;
+	uint32_t order;   /* first seen */
+};
+
+/* An inversion found: the event that opened it and the first event of the blocked thread
+ * after it ended (end_known false until that event came). */
+struct an_inversion {
+	bool bad; /* non-deterministic: a thread of a priority between the two ran meanwhile */
+	uint32_t mutex, blocked, owner;
+	int32_t blocked_prio, owner_prio;
+	uint64_t start_event, end_event;
+	bool end_known, closing;
+};
+
+/* An open deterministic window: a thread blocked on a mutex a less urgent thread owns. */
+struct an_window {
+	bool open;
+	uint32_t mutex, blocked, owner;
+	int32_t blocked_prio, owner_prio;
+	uint64_t start_event;
+	uint64_t inv_seq; /* its entry in the inversion ring */
+};
+
+struct tt_analysis {
+	const struct tt_analysis_ops *ops;
+	struct tt_analysis_limits lim;
+	struct an_thread *threads; /* open addressing, 2 * max_threads slots */
+	unsigned thread_slots, nthreads, nreg;
+	struct an_service *services;
+	unsigned service_slots, nservices;
+	uint64_t *counters;
+	struct an_inversion *inv; /* ring of max_inversions */
+	uint64_t ninv;            /* inversions ever recorded (the ring holds the newest) */
+	struct an_window win[AN_WINDOWS];
+	struct tt_analysis_totals t;
+	/* continuity (reset by gaps and resets) */
+	bool have_prev, after_gap;
+	uint64_t prev_time, prev_ns, first_time;
+	bool prev_has_ns;
+	uint32_t prev_ctx;  /* the previous event's context value */
+	uint32_t cur;       /* the thread TraceX's rules take as running (0: none yet) */
+	bool pending_preempt, pending_slice;
+	unsigned isr_nest;
+};
+
+struct an_thread *tt_an_thread_get(struct tt_analysis *a, uint32_t id);
+
+#endif
