@@ -208,6 +208,8 @@ static void profile(struct tt_analysis *a, const struct tt_event *ev, bool known
 			t->ticks += dt;
 			t->ns += dns;
 			set_name(t, ev->run_name);
+		} else {
+			a->t.other_ticks += dt;
 		}
 		break;
 	case TT_RUN_ISR:

@@ -64,6 +64,7 @@ struct tt_analysis_totals {
 	uint64_t events, gaps, lost, epochs;
 	uint64_t span_ticks; /* first to last event, summed over epochs */
 	uint64_t isr_ticks, idle_ticks, init_ticks, unknown_ticks;
+	uint64_t other_ticks; /* threads beyond max_threads */
 	uint64_t isr_ns, idle_ns;
 	bool has_ns;         /* the records carry nanoseconds: the _ns figures are valid */
 	uint64_t context_switches, preemptions, time_slices, suspensions, resumptions;

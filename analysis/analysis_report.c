@@ -183,8 +183,9 @@ size_t tt_analysis_json(const struct tt_analysis *a, char *buf, size_t len)
 	    t->context_switches, t->preemptions, t->time_slices, t->suspensions, t->resumptions,
 	    t->interrupts, t->nested_interrupts, t->inversions, t->bad_inversions);
 	put(&o, ",\"execution\":{\"interrupt_ticks\":%" PRIu64 ",\"idle_ticks\":%" PRIu64
-		",\"init_ticks\":%" PRIu64 ",\"unknown_ticks\":%" PRIu64,
-	    t->isr_ticks, t->idle_ticks, t->init_ticks, t->unknown_ticks);
+		",\"init_ticks\":%" PRIu64 ",\"unknown_ticks\":%" PRIu64
+		",\"other_threads_ticks\":%" PRIu64,
+	    t->isr_ticks, t->idle_ticks, t->init_ticks, t->unknown_ticks, t->other_ticks);
 	if (t->has_ns)
 		put(&o, ",\"interrupt_ns\":%" PRIu64 ",\"idle_ns\":%" PRIu64, t->isr_ns, t->idle_ns);
 	put(&o, "},\"threads\":[");
@@ -278,6 +279,11 @@ static void text_execution(struct out *o, const struct tt_analysis *a,
 		put(o, " %020" PRIu64, t->init_ticks);
 		put_share(o, t->init_ticks, t->span_ticks);
 		put(o, "  Initialization\n");
+	}
+	if (t->other_ticks) {
+		put(o, " %020" PRIu64, t->other_ticks);
+		put_share(o, t->other_ticks, t->span_ticks);
+		put(o, "  Other threads (beyond the table)\n");
 	}
 	if (t->unknown_ticks) {
 		put(o, " %020" PRIu64, t->unknown_ticks);

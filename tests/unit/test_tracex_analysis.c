@@ -36,12 +36,6 @@
 #define INIT 0xF0F0F0F0u
 #define MAX_ROWS 2048
 
-/* A check with a message of the test's own (the values from both sides). */
-#define CHECKF(c, ...)                   \
-	do {                             \
-		if (!(c))                \
-			FAIL(__VA_ARGS__); \
-	} while (0)
 
 struct row {
 	uint32_t id, ctx, next;
@@ -181,30 +175,30 @@ static void check_performance(const char *txt, const struct tt_analysis_totals *
 	unsigned diff[16], nd = 0, right, tx;
 	long long pi_det = -1, pi_bad = -1;
 
-	CHECKF(s, "no Performance Statistics section");
+	CHECK_MSG(s, "no Performance Statistics section");
 	if (!s)
 		return;
-	CHECKF(number(s, "Context Switches") == (long long)t->context_switches,
+	CHECK_MSG(number(s, "Context Switches") == (long long)t->context_switches,
 	      "context switches: TraceX %lld, tracetap %" PRIu64,
 	      number(s, "Context Switches"), t->context_switches);
-	CHECKF(number(s, "Time Slices") == (long long)t->time_slices, "time slices");
-	CHECKF(number(s, "Thread Suspensions") == (long long)t->suspensions, "suspensions");
-	CHECKF(number(s, "Thread Resumptions") == (long long)t->resumptions, "resumptions");
-	CHECKF(number(s, "Interrupts") == (long long)t->interrupts, "interrupts");
-	CHECKF(number(s, "Nested Interrupts") == (long long)t->nested_interrupts, "nested");
+	CHECK_MSG(number(s, "Time Slices") == (long long)t->time_slices, "time slices");
+	CHECK_MSG(number(s, "Thread Suspensions") == (long long)t->suspensions, "suspensions");
+	CHECK_MSG(number(s, "Thread Resumptions") == (long long)t->resumptions, "resumptions");
+	CHECK_MSG(number(s, "Interrupts") == (long long)t->interrupts, "interrupts");
+	CHECK_MSG(number(s, "Nested Interrupts") == (long long)t->nested_interrupts, "nested");
 	const char *pi = strstr(s, "Priority Inversions:");
-	CHECKF(pi && sscanf(pi, "Priority Inversions: %lld/%lld", &pi_det, &pi_bad) == 2,
+	CHECK_MSG(pi && sscanf(pi, "Priority Inversions: %lld/%lld", &pi_det, &pi_bad) == 2,
 	      "inversions line");
-	CHECKF(pi_det == (long long)t->inversions && pi_bad == (long long)t->bad_inversions,
+	CHECK_MSG(pi_det == (long long)t->inversions && pi_bad == (long long)t->bad_inversions,
 	      "priority inversions: TraceX %lld/%lld, tracetap %" PRIu64 "/%" PRIu64, pi_det,
 	      pi_bad, t->inversions, t->bad_inversions);
 	/* the named difference: TraceX's rule reproduces its number, the right rule is ours */
 	tx = preemptions(true, diff, &nd);
 	right = preemptions(false, NULL, NULL);
-	CHECKF(number(s, "Thread Preemptions") == tx,
+	CHECK_MSG(number(s, "Thread Preemptions") == tx,
 	      "TraceX's preemption rule gives %u, its text says %lld", tx,
 	      number(s, "Thread Preemptions"));
-	CHECKF(t->preemptions == right && right == 2,
+	CHECK_MSG(t->preemptions == right && right == 2,
 	      "preemptions: the right rule gives %u from TraceX's next contexts, tracetap %" PRIu64,
 	      right, t->preemptions);
 	printf("Thread Preemptions: TraceX %lld, tracetap %" PRIu64 " (TraceX counts resumes at",
@@ -221,16 +215,16 @@ static void check_threads(const char *txt, const struct tt_analysis *an,
 	unsigned n = tt_analysis_nthreads(an), lines = 0;
 	const char *ex = section(txt, "Thread Execution"), *st = section(txt, "Thread Stack Usage");
 
-	CHECKF(ex && st, "sections missing");
+	CHECK_MSG(ex && st, "sections missing");
 	if (!ex || !st)
 		return;
-	CHECKF(tracex_total(txt, "Idle System") == (double)t->idle_ticks, "idle ticks");
-	CHECKF(tracex_total(txt, "Interrupt") == (double)t->isr_ticks, "interrupt ticks %" PRIu64,
+	CHECK_MSG(tracex_total(txt, "Idle System") == (double)t->idle_ticks, "idle ticks");
+	CHECK_MSG(tracex_total(txt, "Interrupt") == (double)t->isr_ticks, "interrupt ticks %" PRIu64,
 	      t->isr_ticks);
 	for (unsigned i = 0; i < n; i++) {
 		struct tt_analysis_thread th;
-		CHECKF(tt_analysis_thread_at(an, i, &th) == 0 && th.name, "thread %u", i);
-		CHECKF(tracex_total(txt, th.name) == (double)th.ticks,
+		CHECK_MSG(tt_analysis_thread_at(an, i, &th) == 0 && th.name, "thread %u", i);
+		CHECK_MSG(tracex_total(txt, th.name) == (double)th.ticks,
 		      "%s: TraceX %.0f ticks, tracetap %" PRIu64, th.name,
 		      tracex_total(txt, th.name), th.ticks);
 		/* "  SIZE  MIN  EVENT  NAME" or "  SIZE  ---  ---  NAME" */
@@ -247,19 +241,19 @@ static void check_threads(const char *txt, const struct tt_analysis *an,
 			found = true;
 			lines++;
 			if (sscanf(l + 1, " %u %u %u", &size, &min, &evn) == 3) {
-				CHECKF(th.have_sp && size == th.stack_size && min == f &&
+				CHECK_MSG(th.have_sp && size == th.stack_size && min == f &&
 				      evn == th.lowest_sp_event,
 				      "%s stack: TraceX %u %u at %u, tracetap %u %" PRIu64 " at %" PRIu64,
 				      th.name, size, min, evn, th.stack_size, f, th.lowest_sp_event);
 			} else {
-				CHECKF(sscanf(l + 1, " %u ---", &size) == 1 && size == th.stack_size &&
+				CHECK_MSG(sscanf(l + 1, " %u ---", &size) == 1 && size == th.stack_size &&
 				      (!th.have_sp || f >= size), "%s stack: TraceX ---", th.name);
 			}
 			break;
 		}
-		CHECKF(found, "%s: not in TraceX's Thread Stack Usage", th.name);
+		CHECK_MSG(found, "%s: not in TraceX's Thread Stack Usage", th.name);
 	}
-	CHECKF(n == 9 && lines == 9, "threads: %u, stack lines matched %u (TraceX: 9)", n, lines);
+	CHECK_MSG(n == 9 && lines == 9, "threads: %u, stack lines matched %u (TraceX: 9)", n, lines);
 }
 
 /* FileX and NetX: every "Label: N" of each group, against the format's counter of that
@@ -283,12 +277,12 @@ static void check_counters(const char *txt, const struct tt_analysis *an)
 			if (p && (!end || p < end))
 				v = strtoll(p + strlen(key), NULL, 10);
 		}
-		CHECKF(v >= 0 && (uint64_t)v == tt_analysis_counter(an, i),
+		CHECK_MSG(v >= 0 && (uint64_t)v == tt_analysis_counter(an, i),
 		      "%s / %s / %s: TraceX %lld, tracetap %" PRIu64, c->section, c->group,
 		      c->label, v, tt_analysis_counter(an, i));
 		seen += v >= 0;
 	}
-	CHECKF(seen == 38, "counters found in TraceX's text: %u of 38", seen);
+	CHECK_MSG(seen == 38, "counters found in TraceX's text: %u of 38", seen);
 }
 
 /* Popular Services: each line's id and count, in TraceX's order. */
@@ -307,7 +301,7 @@ static void check_services(const char *txt, const struct tt_analysis *an)
 		const char *name;
 		if (!par || par > strchr(l + 1, '\n') || sscanf(par, "( %u) %llu", &id, &cnt) != 2)
 			continue;
-		CHECKF(tt_analysis_service_at(an, i, &gid, &name, &gcnt) == 0 && gid == id &&
+		CHECK_MSG(tt_analysis_service_at(an, i, &gid, &name, &gcnt) == 0 && gid == id &&
 		      gcnt == cnt, "service %u: TraceX id %u x %llu, tracetap id %" PRIu32 " x %"
 		      PRIu64, i, id, cnt, gid, gcnt);
 		i++;
@@ -315,7 +309,7 @@ static void check_services(const char *txt, const struct tt_analysis *an)
 	uint32_t gid;
 	uint64_t gcnt;
 	const char *name;
-	CHECKF(i == 11 && tt_analysis_service_at(an, i, &gid, &name, &gcnt) == -ENOENT,
+	CHECK_MSG(i == 11 && tt_analysis_service_at(an, i, &gid, &name, &gcnt) == -ENOENT,
 	      "services: TraceX lists %u, tracetap more or fewer", i);
 }
 
@@ -331,14 +325,14 @@ int main(void)
 
 	if (tracex_sample(&trx, &len, &txt) < 0)
 		return 77;
-	CHECKF(parse_rows(txt) == 0 && nrows == 974, "TraceX's event rows: %zu", nrows);
-	CHECKF(r->analysis && tt_analysis_new(r->analysis, NULL, &an) == 0, "analysis");
-	CHECKF(r->decode_image(trx, len, 0, &cfg, tt_analysis_emit, an, err, sizeof(err)) == 0,
+	CHECK_MSG(parse_rows(txt) == 0 && nrows == 974, "TraceX's event rows: %zu", nrows);
+	CHECK_MSG(r->analysis && tt_analysis_new(r->analysis, NULL, &an) == 0, "analysis");
+	CHECK_MSG(r->decode_image(trx, len, 0, &cfg, tt_analysis_emit, an, err, sizeof(err)) == 0,
 	      "decode: %s", err);
-	CHECKF(r->analysis->image_threads(trx, len, 0, &cfg, tt_analysis_thread_cb, an) == 0,
+	CHECK_MSG(r->analysis->image_threads(trx, len, 0, &cfg, tt_analysis_thread_cb, an) == 0,
 	      "registry");
 	tt_analysis_totals(an, &t);
-	CHECKF(t.events == 974 && t.gaps == 0 && t.span_ticks == 156206,
+	CHECK_MSG(t.events == 974 && t.gaps == 0 && t.span_ticks == 156206,
 	      "events %" PRIu64 ", span %" PRIu64, t.events, t.span_ticks);
 	check_performance(txt, &t);
 	check_threads(txt, an, &t);
@@ -351,7 +345,7 @@ int main(void)
 		marked += rows[i].inv != 0;
 		bad += rows[i].bad != 0;
 	}
-	CHECKF(marked == t.inversions && bad == t.bad_inversions,
+	CHECK_MSG(marked == t.inversions && bad == t.bad_inversions,
 	      "inversion column: TraceX marks %u/%u events, tracetap %" PRIu64 "/%" PRIu64, marked,
 	      bad, t.inversions, t.bad_inversions);
 	tt_analysis_free(an);

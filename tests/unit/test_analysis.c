@@ -1,0 +1,110 @@
+/* tests/unit/test_analysis.c: the analysis's live semantics (analysis/analysis.h) on a
+ * hand-made record stream whose every figure is worked out here: time goes to whoever ran
+ * (each event's run), a gap makes the interval across it unknown time (never a thread's) and
+ * restarts the derivations, a reset starts a new epoch and keeps the totals, and the tables
+ * are bounded (what does not fit is counted). No format ops: the records alone.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../tt_test.h"
+#include "analysis.h"
+
+/* An event at time t from thread th (0: an interrupt) after which run/run_thread ran. */
+static void ev(struct tt_analysis *a, uint32_t id, uint32_t th, uint64_t t, int run,
+	       uint32_t run_thread)
+{
+	struct tt_record r = { .kind = TT_REC_EVENT };
+
+	r.u.ev = (struct tt_event){ .id = id, .name = "E", .ctx = th ? TT_CTX_THREAD : TT_CTX_ISR,
+				    .core = -1, .thread = th, .thread_name = th == 1 ? "one" : "two",
+				    .prio = -1, .threshold = -1, .time = t, .run = (uint8_t)run,
+				    .run_thread = run_thread };
+	tt_analysis_record(a, &r);
+}
+
+static void gap(struct tt_analysis *a, uint64_t lost)
+{
+	struct tt_record r = { .kind = TT_REC_GAP };
+
+	r.u.gap = (struct tt_gap){ .lost = lost, .exact = true, .reason = "lapped" };
+	tt_analysis_record(a, &r);
+}
+
+static void reset(struct tt_analysis *a)
+{
+	struct tt_record r = { .kind = TT_REC_RESET };
+
+	r.u.reset.reason = "header changed";
+	tt_analysis_record(a, &r);
+}
+
+static uint64_t ticks_of(const struct tt_analysis *a, uint32_t id)
+{
+	struct tt_analysis_thread t;
+
+	for (unsigned i = 0; tt_analysis_thread_at(a, i, &t) == 0; i++)
+		if (t.id == id)
+			return t.ticks;
+	return UINT64_MAX;
+}
+
+int main(void)
+{
+	struct tt_analysis *a;
+	struct tt_analysis_totals t;
+	char json[4096];
+
+	REQUIRE(tt_analysis_new(NULL, &(struct tt_analysis_limits){ .max_threads = 2 }, &a) == 0);
+	ev(a, 10, 1, 100, TT_RUN_NONE, 0);      /* first event: nothing before it */
+	ev(a, 10, 1, 150, TT_RUN_THREAD, 1);    /* 50 to thread 1 */
+	ev(a, 11, 0, 170, TT_RUN_THREAD, 1);    /* 20 to thread 1, then an interrupt */
+	ev(a, 11, 2, 200, TT_RUN_ISR, 0);       /* 30 to the interrupt */
+	gap(a, 7);
+	ev(a, 10, 2, 1000, TT_RUN_THREAD, 2);   /* 800 across the gap: unknown, not thread 2's */
+	ev(a, 10, 2, 1040, TT_RUN_THREAD, 2);   /* 40 to thread 2 */
+	ev(a, 10, 2, 1045, TT_RUN_IDLE, 0);     /* 5 idle */
+	tt_analysis_totals(a, &t);
+	CHECK_EQ(t.events, 7);
+	CHECK_EQ(t.gaps, 1);
+	CHECK_EQ(t.lost, 7);
+	CHECK_EQ(t.unknown_ticks, 800);
+	CHECK_EQ(t.isr_ticks, 30);
+	CHECK_EQ(t.idle_ticks, 5);
+	CHECK_EQ(t.span_ticks, 945);
+	CHECK_EQ(ticks_of(a, 1), 70);
+	CHECK_EQ(ticks_of(a, 2), 40);
+	CHECK_EQ(t.epochs, 1);
+
+	/* a reset: a new epoch; nothing spans it, the totals so far stay */
+	reset(a);
+	ev(a, 12, 1, 5, TT_RUN_NONE, 0);
+	ev(a, 12, 1, 25, TT_RUN_THREAD, 1);
+	tt_analysis_totals(a, &t);
+	CHECK_EQ(t.epochs, 2);
+	CHECK_EQ(t.events, 9);
+	CHECK_EQ(ticks_of(a, 1), 90);
+	CHECK_EQ(t.unknown_ticks, 800);
+	CHECK_EQ(t.span_ticks, 965);
+
+	/* bounded: a third thread does not fit, and is counted */
+	ev(a, 13, 3, 30, TT_RUN_THREAD, 3);
+	tt_analysis_totals(a, &t);
+	CHECK_EQ(tt_analysis_nthreads(a), 2);
+	CHECK(t.overflow_threads >= 1);
+	CHECK_EQ(t.other_ticks, 5);
+	CHECK_EQ(t.unknown_ticks, 800);
+
+	/* the JSON holds the same figures; snprintf-like length */
+	size_t n = tt_analysis_json(a, json, sizeof(json));
+	CHECK(n < sizeof(json) && strlen(json) == n);
+	CHECK_SUBSTR(json, "\"unknown_ticks\":800");
+	CHECK_SUBSTR(json, "\"epochs\":2");
+	CHECK_SUBSTR(json, "\"name\":\"one\",\"priority\":-1,\"ticks\":90");
+	CHECK_EQ(tt_analysis_json(a, json, 8), n);
+	CHECK_EQ(strlen(json), 7);
+	tt_analysis_free(a);
+	return tt_test_done();
+}
