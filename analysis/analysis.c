@@ -10,6 +10,7 @@
  * the place and both numbers.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -141,8 +142,10 @@ static void count_service(struct tt_analysis *a, const struct tt_event *ev)
 		if (!s->used) {
 			if (a->nservices >= a->lim.max_services)
 				break;
-			*s = (struct an_service){ .id = ev->id, .used = true, .name = ev->name,
-						  .count = 1, .order = a->nservices++ };
+			*s = (struct an_service){ .id = ev->id, .used = true, .count = 1,
+						  .order = a->nservices++ };
+			if (ev->name)
+				snprintf(s->name, sizeof(s->name), "%s", ev->name);
 			return;
 		}
 	}

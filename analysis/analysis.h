@@ -94,8 +94,23 @@ int tt_analysis_thread_at(const struct tt_analysis *a, unsigned i, struct tt_ana
 
 /* The format's counter i (0 .. ops->ncounters - 1; 0 beyond). */
 uint64_t tt_analysis_counter(const struct tt_analysis *a, unsigned i);
-/* Service i in TraceX's popularity order (count, descending): 0 or -ENOENT. name: static. */
+/* Service i in TraceX's popularity order (count, descending): 0 or -ENOENT. name: borrowed
+ * until the next call into the analysis. */
 int tt_analysis_service_at(const struct tt_analysis *a, unsigned i, uint32_t *id,
 			   const char **name, uint64_t *count);
+
+/* Per-thread lines at most per target in tt_analysis_metrics: the rest is summed into one line
+ * with thread="(other)", so a target's label cardinality is bounded. */
+#define TT_ANALYSIS_METRIC_THREADS 64
+
+/* The Prometheus text of n analyses (names[i]: the target label; an[i] NULL: nothing), each
+ * family's HELP and TYPE once: per target tracetap_interrupts_total,
+ * tracetap_nested_interrupts_total, tracetap_context_switches_total,
+ * tracetap_priority_inversions_total{kind}, tracetap_unknown_ticks_total; per thread
+ * tracetap_thread_cpu_seconds_total (or _cpu_ticks_total without a tick rate),
+ * tracetap_thread_context_switches_total, tracetap_thread_preemptions_total,
+ * tracetap_thread_priority_inversions_total, tracetap_thread_stack_free_bytes. Like snprintf. */
+size_t tt_analysis_metrics(const char *const *names, const struct tt_analysis *const *an,
+			   size_t n, char *buf, size_t len);
 
 #endif

@@ -31,7 +31,7 @@ struct an_thread {
 struct an_service {
 	uint32_t id;
 	bool used;
-	const char *name; /* static (record.h: event names are static) */
+	char name[40];    /* copied: a recording's records borrow theirs from its parser */
 	uint64_t count;
 	uint32_t order;   /* first seen */
 };
@@ -78,5 +78,14 @@ struct tt_analysis {
 };
 
 struct an_thread *tt_an_thread_get(struct tt_analysis *a, uint32_t id);
+
+/* snprintf-like output: what fits goes to buf, pos counts what the whole needs. */
+struct tt_an_out {
+	char *buf;
+	size_t len, pos;
+};
+void tt_an_put(struct tt_an_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* NUL-terminates what fit; returns the whole length. */
+size_t tt_an_done(struct tt_an_out *o);
 
 #endif

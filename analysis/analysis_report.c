@@ -10,12 +10,7 @@
 #include "analysis_int.h"
 #include "json.h"
 
-struct out {
-	char *buf;
-	size_t len, pos;
-};
-
-__attribute__((format(printf, 2, 3))) static void put(struct out *o, const char *fmt, ...)
+void tt_an_put(struct tt_an_out *o, const char *fmt, ...)
 {
 	va_list ap;
 	int n;
@@ -28,7 +23,7 @@ __attribute__((format(printf, 2, 3))) static void put(struct out *o, const char 
 		o->pos += (size_t)n;
 }
 
-static size_t done(struct out *o)
+size_t tt_an_done(struct tt_an_out *o)
 {
 	if (o->len)
 		o->buf[o->pos < o->len ? o->pos : o->len - 1] = 0;
@@ -36,17 +31,17 @@ static size_t done(struct out *o)
 }
 
 /* s as a JSON string literal, or null. */
-static void put_str(struct out *o, const char *s)
+static void put_str(struct tt_an_out *o, const char *s)
 {
 	char tmp[AN_NAME * 6 + 8];
 	int n;
 
 	if (!s || !*s) {
-		put(o, "null");
+		tt_an_put(o, "null");
 		return;
 	}
 	n = tt_json_string(tmp, sizeof(tmp), s, AN_NAME);
-	put(o, "%.*s", n > 0 ? n : 2, n > 0 ? tmp : "\"\"");
+	tt_an_put(o, "%.*s", n > 0 ? n : 2, n > 0 ? tmp : "\"\"");
 }
 
 static int cmp_thread(const void *x, const void *y)
@@ -108,94 +103,94 @@ static uint64_t stack_free(const struct an_thread *t)
 	return f < t->stack_size ? f : t->stack_size;
 }
 
-static void json_thread(struct out *o, const struct an_thread *t, bool has_ns)
+static void json_thread(struct tt_an_out *o, const struct an_thread *t, bool has_ns)
 {
-	put(o, "{\"id\":%" PRIu32 ",\"name\":", t->id);
+	tt_an_put(o, "{\"id\":%" PRIu32 ",\"name\":", t->id);
 	put_str(o, t->name);
-	put(o, ",\"priority\":%" PRId32 ",\"ticks\":%" PRIu64, t->prio, t->ticks);
+	tt_an_put(o, ",\"priority\":%" PRId32 ",\"ticks\":%" PRIu64, t->prio, t->ticks);
 	if (has_ns)
-		put(o, ",\"cpu_ns\":%" PRIu64, t->ns);
-	put(o, ",\"context_switches\":%" PRIu64 ",\"preemptions\":%" PRIu64
+		tt_an_put(o, ",\"cpu_ns\":%" PRIu64, t->ns);
+	tt_an_put(o, ",\"context_switches\":%" PRIu64 ",\"preemptions\":%" PRIu64
 	       ",\"suspensions\":%" PRIu64 ",\"resumptions\":%" PRIu64 ",\"events\":%" PRIu64
 	       ",\"inversions\":%" PRIu64, t->switches, t->preempted, t->suspensions,
 	    t->resumptions, t->events, t->inversions);
 	if (t->stack_size || t->have_sp) {
-		put(o, ",\"stack\":{\"source\":\"traced stack pointer\"");
+		tt_an_put(o, ",\"stack\":{\"source\":\"traced stack pointer\"");
 		if (t->stack_size)
-			put(o, ",\"start\":%" PRIu64 ",\"size\":%" PRIu32, t->stack_start,
+			tt_an_put(o, ",\"start\":%" PRIu64 ",\"size\":%" PRIu32, t->stack_start,
 			    t->stack_size);
 		if (t->have_sp)
-			put(o, ",\"lowest_sp\":%" PRIu64 ",\"event\":%" PRIu64, t->min_sp,
+			tt_an_put(o, ",\"lowest_sp\":%" PRIu64 ",\"event\":%" PRIu64, t->min_sp,
 			    t->min_sp_event);
 		if (t->stack_size)
-			put(o, ",\"min_free\":%" PRIu64, stack_free(t));
-		put(o, "}");
+			tt_an_put(o, ",\"min_free\":%" PRIu64, stack_free(t));
+		tt_an_put(o, "}");
 	}
-	put(o, "}");
+	tt_an_put(o, "}");
 }
 
-static void json_tail(const struct tt_analysis *a, struct out *o)
+static void json_tail(const struct tt_analysis *a, struct tt_an_out *o)
 {
 	const struct an_service **sv = sorted_services(a);
 	uint64_t k = a->ninv < a->lim.max_inversions ? a->ninv : a->lim.max_inversions;
 
-	put(o, "],\"services\":[");
+	tt_an_put(o, "],\"services\":[");
 	for (unsigned i = 0; sv && i < a->nservices; i++) {
-		put(o, "%s{\"id\":%" PRIu32 ",\"name\":", i ? "," : "", sv[i]->id);
+		tt_an_put(o, "%s{\"id\":%" PRIu32 ",\"name\":", i ? "," : "", sv[i]->id);
 		put_str(o, sv[i]->name);
-		put(o, ",\"count\":%" PRIu64 "}", sv[i]->count);
+		tt_an_put(o, ",\"count\":%" PRIu64 "}", sv[i]->count);
 	}
 	free(sv);
-	put(o, "],\"counters\":{");
+	tt_an_put(o, "],\"counters\":{");
 	for (unsigned i = 0; a->ops && i < a->ops->ncounters; i++)
-		put(o, "%s\"%s\":%" PRIu64, i ? "," : "", a->ops->counters[i].key, a->counters[i]);
-	put(o, "},\"inversions\":[");
+		tt_an_put(o, "%s\"%s\":%" PRIu64, i ? "," : "", a->ops->counters[i].key, a->counters[i]);
+	tt_an_put(o, "},\"inversions\":[");
 	for (uint64_t i = a->ninv - k, n = 0; i < a->ninv; i++, n++) {
 		const struct an_inversion *v = &a->inv[i % a->lim.max_inversions];
-		put(o, "%s{\"deterministic\":%s,\"mutex\":%" PRIu32 ",\"blocked\":%" PRIu32
+		tt_an_put(o, "%s{\"deterministic\":%s,\"mutex\":%" PRIu32 ",\"blocked\":%" PRIu32
 		       ",\"blocked_priority\":%" PRId32 ",\"owner\":%" PRIu32
 		       ",\"owner_priority\":%" PRId32 ",\"start_event\":%" PRIu64,
 		    n ? "," : "", v->bad ? "false" : "true", v->mutex, v->blocked, v->blocked_prio,
 		    v->owner, v->owner_prio, v->start_event);
 		if (v->end_known)
-			put(o, ",\"end_event\":%" PRIu64, v->end_event);
-		put(o, "}");
+			tt_an_put(o, ",\"end_event\":%" PRIu64, v->end_event);
+		tt_an_put(o, "}");
 	}
-	put(o, "],\"overflow\":{\"threads\":%" PRIu64 ",\"services\":%" PRIu64
+	tt_an_put(o, "],\"overflow\":{\"threads\":%" PRIu64 ",\"services\":%" PRIu64
 	       ",\"inversions\":%" PRIu64 "}}",
 	    a->t.overflow_threads, a->t.overflow_services, a->ninv - k);
 }
 
 size_t tt_analysis_json(const struct tt_analysis *a, char *buf, size_t len)
 {
-	struct out o = { buf, len, 0 };
+	struct tt_an_out o = { buf, len, 0 };
 	const struct tt_analysis_totals *t = &a->t;
 	unsigned n;
 	const struct an_thread **th = sorted_threads(a, &n);
 
-	put(&o, "{\"events\":%" PRIu64 ",\"gaps\":%" PRIu64 ",\"lost\":%" PRIu64
+	tt_an_put(&o, "{\"events\":%" PRIu64 ",\"gaps\":%" PRIu64 ",\"lost\":%" PRIu64
 		",\"epochs\":%" PRIu64 ",\"span_ticks\":%" PRIu64,
 	    t->events, t->gaps, t->lost, t->epochs, t->span_ticks);
-	put(&o, ",\"performance\":{\"context_switches\":%" PRIu64 ",\"preemptions\":%" PRIu64
+	tt_an_put(&o, ",\"performance\":{\"context_switches\":%" PRIu64 ",\"preemptions\":%" PRIu64
 		",\"time_slices\":%" PRIu64 ",\"suspensions\":%" PRIu64 ",\"resumptions\":%" PRIu64
 		",\"interrupts\":%" PRIu64 ",\"nested_interrupts\":%" PRIu64
 		",\"priority_inversions\":%" PRIu64 ",\"nondeterministic_inversions\":%" PRIu64 "}",
 	    t->context_switches, t->preemptions, t->time_slices, t->suspensions, t->resumptions,
 	    t->interrupts, t->nested_interrupts, t->inversions, t->bad_inversions);
-	put(&o, ",\"execution\":{\"interrupt_ticks\":%" PRIu64 ",\"idle_ticks\":%" PRIu64
+	tt_an_put(&o, ",\"execution\":{\"interrupt_ticks\":%" PRIu64 ",\"idle_ticks\":%" PRIu64
 		",\"init_ticks\":%" PRIu64 ",\"unknown_ticks\":%" PRIu64
 		",\"other_threads_ticks\":%" PRIu64,
 	    t->isr_ticks, t->idle_ticks, t->init_ticks, t->unknown_ticks, t->other_ticks);
 	if (t->has_ns)
-		put(&o, ",\"interrupt_ns\":%" PRIu64 ",\"idle_ns\":%" PRIu64, t->isr_ns, t->idle_ns);
-	put(&o, "},\"threads\":[");
+		tt_an_put(&o, ",\"interrupt_ns\":%" PRIu64 ",\"idle_ns\":%" PRIu64, t->isr_ns, t->idle_ns);
+	tt_an_put(&o, "},\"threads\":[");
 	for (unsigned i = 0; i < n; i++) {
-		put(&o, i ? "," : "");
+		tt_an_put(&o, i ? "," : "");
 		json_thread(&o, th[i], t->has_ns);
 	}
 	free(th);
 	json_tail(a, &o);
-	return done(&o);
+	return tt_an_done(&o);
 }
 
 unsigned tt_analysis_nthreads(const struct tt_analysis *a)
@@ -250,141 +245,141 @@ int tt_analysis_service_at(const struct tt_analysis *a, unsigned i, uint32_t *id
 
 /* TraceX's percentage column: "<1%" for a nonzero share under one percent, else the whole
  * percent, two digits. */
-static void put_share(struct out *o, uint64_t ticks, uint64_t span)
+static void put_share(struct tt_an_out *o, uint64_t ticks, uint64_t span)
 {
 	if (ticks && ticks * 100 < span)
-		put(o, "        <1%%");
+		tt_an_put(o, "        <1%%");
 	else
-		put(o, "        %02" PRIu64 "%%", span ? ticks * 100 / span : 0);
+		tt_an_put(o, "        %02" PRIu64 "%%", span ? ticks * 100 / span : 0);
 }
 
-static void text_execution(struct out *o, const struct tt_analysis *a,
+static void text_execution(struct tt_an_out *o, const struct tt_analysis *a,
 			   const struct an_thread **th, unsigned n)
 {
 	const struct tt_analysis_totals *t = &a->t;
 
-	put(o, STARS " Thread Execution *****************************\n"
+	tt_an_put(o, STARS " Thread Execution *****************************\n"
 	       "   Total Ticks      Percentage          Name\n\n");
 	for (unsigned i = 0; i < n; i++) {
-		put(o, " %020" PRIu64, th[i]->ticks);
+		tt_an_put(o, " %020" PRIu64, th[i]->ticks);
 		put_share(o, th[i]->ticks, t->span_ticks);
-		put(o, "  %s\n", th[i]->name[0] ? th[i]->name : "?");
+		tt_an_put(o, "  %s\n", th[i]->name[0] ? th[i]->name : "?");
 	}
-	put(o, " %020" PRIu64, t->idle_ticks);
+	tt_an_put(o, " %020" PRIu64, t->idle_ticks);
 	put_share(o, t->idle_ticks, t->span_ticks);
-	put(o, "  Idle System\n %020" PRIu64, t->isr_ticks);
+	tt_an_put(o, "  Idle System\n %020" PRIu64, t->isr_ticks);
 	put_share(o, t->isr_ticks, t->span_ticks);
-	put(o, "  Interrupt\n");
+	tt_an_put(o, "  Interrupt\n");
 	if (t->init_ticks) {
-		put(o, " %020" PRIu64, t->init_ticks);
+		tt_an_put(o, " %020" PRIu64, t->init_ticks);
 		put_share(o, t->init_ticks, t->span_ticks);
-		put(o, "  Initialization\n");
+		tt_an_put(o, "  Initialization\n");
 	}
 	if (t->other_ticks) {
-		put(o, " %020" PRIu64, t->other_ticks);
+		tt_an_put(o, " %020" PRIu64, t->other_ticks);
 		put_share(o, t->other_ticks, t->span_ticks);
-		put(o, "  Other threads (beyond the table)\n");
+		tt_an_put(o, "  Other threads (beyond the table)\n");
 	}
 	if (t->unknown_ticks) {
-		put(o, " %020" PRIu64, t->unknown_ticks);
+		tt_an_put(o, " %020" PRIu64, t->unknown_ticks);
 		put_share(o, t->unknown_ticks, t->span_ticks);
-		put(o, "  Unknown (events lost)\n");
+		tt_an_put(o, "  Unknown (events lost)\n");
 	}
-	put(o, "\n\n");
+	tt_an_put(o, "\n\n");
 }
 
-static void text_stack(struct out *o, const struct an_thread **th, unsigned n)
+static void text_stack(struct tt_an_out *o, const struct an_thread **th, unsigned n)
 {
-	put(o, STARS " Thread Stack Usage ***************************\n"
+	tt_an_put(o, STARS " Thread Stack Usage ***************************\n"
 	       "   Stack Size\tMinimum   Event ID        Name\n\n");
 	for (unsigned i = 0; i < n; i++) {
 		const struct an_thread *t = th[i];
 		uint64_t f = stack_free(t);
 		if (t->stack_size)
-			put(o, " %8" PRIu32, t->stack_size);
+			tt_an_put(o, " %8" PRIu32, t->stack_size);
 		else
-			put(o, " %8s", "?");
+			tt_an_put(o, " %8s", "?");
 		if (!t->have_sp || (t->stack_size && f == t->stack_size))
-			put(o, "          ---       ---");
+			tt_an_put(o, "          ---       ---");
 		else if (t->stack_size)
-			put(o, "     %8" PRIu64 "  %8" PRIu64, f, t->min_sp_event);
+			tt_an_put(o, "     %8" PRIu64 "  %8" PRIu64, f, t->min_sp_event);
 		else
-			put(o, "   sp %08" PRIx64 "  %8" PRIu64, t->min_sp, t->min_sp_event);
-		put(o, "     %s\n", t->name[0] ? t->name : "?");
+			tt_an_put(o, "   sp %08" PRIx64 "  %8" PRIu64, t->min_sp, t->min_sp_event);
+		tt_an_put(o, "     %s\n", t->name[0] ? t->name : "?");
 	}
-	put(o, "\n\n");
+	tt_an_put(o, "\n\n");
 }
 
-static void text_counters(struct out *o, const struct tt_analysis *a)
+static void text_counters(struct tt_an_out *o, const struct tt_analysis *a)
 {
 	const char *section = NULL, *group = NULL;
 
 	for (unsigned i = 0; a->ops && i < a->ops->ncounters; i++) {
 		const struct tt_an_counter *c = &a->ops->counters[i];
 		if (!section || strcmp(section, c->section)) {
-			put(o, "%s" STARS " %s *****************************\n\n",
+			tt_an_put(o, "%s" STARS " %s *****************************\n\n",
 			    section ? "\n\n" : "", c->section);
 			section = c->section;
 			group = NULL;
 		}
 		if (!group || strcmp(group, c->group)) {
-			put(o, "%s%s:\n", group ? "\n" : "", c->group);
+			tt_an_put(o, "%s%s:\n", group ? "\n" : "", c->group);
 			group = c->group;
 		}
-		put(o, "  %s:%*s%" PRIu64 "\n", c->label, (int)(27 - strlen(c->label)), "",
+		tt_an_put(o, "  %s:%*s%" PRIu64 "\n", c->label, (int)(27 - strlen(c->label)), "",
 		    a->counters[i]);
 	}
 	if (section)
-		put(o, "\n\n");
+		tt_an_put(o, "\n\n");
 }
 
-static void text_services(struct out *o, const struct tt_analysis *a)
+static void text_services(struct tt_an_out *o, const struct tt_analysis *a)
 {
 	const struct an_service **sv = sorted_services(a);
 
-	put(o, STARS " Popular Services *****************************\n"
+	tt_an_put(o, STARS " Popular Services *****************************\n"
 	       "   Service ID        Count \n\n");
 	for (unsigned i = 0; sv && i < a->nservices; i++)
-		put(o, "%-26s(%5" PRIu32 ")        %8" PRIu64 "\n",
-		    sv[i]->name ? sv[i]->name : "?", sv[i]->id, sv[i]->count);
+		tt_an_put(o, "%-26s(%5" PRIu32 ")        %8" PRIu64 "\n",
+		    sv[i]->name[0] ? sv[i]->name : "?", sv[i]->id, sv[i]->count);
 	free(sv);
-	put(o, "\n\n");
+	tt_an_put(o, "\n\n");
 }
 
-static void text_inversions(struct out *o, const struct tt_analysis *a)
+static void text_inversions(struct tt_an_out *o, const struct tt_analysis *a)
 {
 	uint64_t k = a->ninv < a->lim.max_inversions ? a->ninv : a->lim.max_inversions;
 
-	put(o, STARS " Priority Inversions *****************************\n"
+	tt_an_put(o, STARS " Priority Inversions *****************************\n"
 	       "   Start Event   End Event   Kind                Blocked   Owner     Mutex\n\n");
 	for (uint64_t i = a->ninv - k; i < a->ninv; i++) {
 		const struct an_inversion *v = &a->inv[i % a->lim.max_inversions];
-		put(o, "   %11" PRIu64 "   ", v->start_event);
+		tt_an_put(o, "   %11" PRIu64 "   ", v->start_event);
 		if (v->end_known)
-			put(o, "%9" PRIu64, v->end_event);
+			tt_an_put(o, "%9" PRIu64, v->end_event);
 		else
-			put(o, "%9s", "open");
-		put(o, "   %-18s  %08" PRIx32 "  %08" PRIx32 "  %08" PRIx32 "\n",
+			tt_an_put(o, "%9s", "open");
+		tt_an_put(o, "   %-18s  %08" PRIx32 "  %08" PRIx32 "  %08" PRIx32 "\n",
 		    v->bad ? "non-deterministic" : "deterministic", v->blocked, v->owner, v->mutex);
 	}
 	if (a->ninv > k)
-		put(o, "   (%" PRIu64 " older inversions not kept)\n", a->ninv - k);
-	put(o, "\n\n");
+		tt_an_put(o, "   (%" PRIu64 " older inversions not kept)\n", a->ninv - k);
+	tt_an_put(o, "\n\n");
 }
 
 size_t tt_analysis_text(const struct tt_analysis *a, char *buf, size_t len)
 {
-	struct out o = { buf, len, 0 };
+	struct tt_an_out o = { buf, len, 0 };
 	const struct tt_analysis_totals *t = &a->t;
 	unsigned n;
 	const struct an_thread **th = sorted_threads(a, &n);
 
-	put(&o, STARS " Stream *****************************************\n\n"
+	tt_an_put(&o, STARS " Stream *****************************************\n\n"
 		"Events:              %" PRIu64 "\nGaps:                %" PRIu64
 		"\nEvents Lost:         %" PRIu64 "\nEpochs:              %" PRIu64
 		"\nTotal Ticks:         %" PRIu64 "\n\n\n",
 	    t->events, t->gaps, t->lost, t->epochs, t->span_ticks);
-	put(&o, STARS " Performance Statistics ***********************\n\n"
+	tt_an_put(&o, STARS " Performance Statistics ***********************\n\n"
 		"Context Switches:    %" PRIu64 "\nThread Preemptions:  %" PRIu64
 		"\nTime Slices:         %" PRIu64 "\nThread Suspensions:  %" PRIu64
 		"\nThread Resumptions:  %" PRIu64 "\nInterrupts:          %" PRIu64
@@ -398,5 +393,5 @@ size_t tt_analysis_text(const struct tt_analysis *a, char *buf, size_t len)
 	text_counters(&o, a);
 	text_services(&o, a);
 	text_inversions(&o, a);
-	return done(&o);
+	return tt_an_done(&o);
 }

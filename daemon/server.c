@@ -730,6 +730,13 @@ int tt_server_attach_hub(struct tt_server *s, struct tt_hub *h)
 	return 0;
 }
 
+void tt_server_set_stats(struct tt_server *s,
+			 struct tt_stats *(*stats_of)(void *arg, const char *target), void *arg)
+{
+	s->stats_of = stats_of;
+	s->stats_arg = arg;
+}
+
 struct tt_hub *tt_server_hub(const struct tt_server *s, const char *target)
 {
 	for (size_t i = 0; i < s->nhubs; i++)

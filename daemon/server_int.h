@@ -81,6 +81,9 @@ struct tt_server {
 	tt_server_stop_cb stop_cb;
 	void *stop_arg;
 	uint64_t rejected, bad_messages, busy; /* counters for /metrics */
+	/* a target's live analysis (tt_server_set_stats), or NULL */
+	struct tt_stats *(*stats_of)(void *arg, const char *target);
+	void *stats_arg;
 };
 
 void tt_server_logf(struct tt_server *s, int level, const char *fmt, ...)

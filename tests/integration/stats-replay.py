@@ -1,0 +1,219 @@
+#!/usr/bin/env python3
+"""tests/integration/stats-replay.py TRACETAPD TRACETAP: the live analysis of real ThreadX.
+
+The threadx-cm3 fixture (../shared/fixtures/threadx-cm3: 39 snapshots of a real ThreadX trace
+buffer on an emulated Cortex-M3, and the final dump, with the guest's true event counts) is
+written snapshot by snapshot into the file `tracetapd --probe file:` follows; the next one only
+when the daemon has delivered the newest entry of this one (a condition on its --stdout, with a
+deadline). Then:
+  - /api/stats?target=T equals `tracetap analyze --json --format threadx` of the records the
+    daemon delivered (/api/export?format=jsonl of the same target), number for number; what only
+    the live reader knows (the registry: stack bounds, threads with no event) is compared apart:
+    a registered thread with no event has nothing counted;
+  - the intervals where the writer lapped the ring (the fixture's truth: more than N - 1 entries
+    written between two snapshots) are the gaps, and their time is unknown time: the sum over the
+    gaps of the time from the event before to the event after, computed here from the delivered
+    records, never a thread's;
+  - /metrics has the analysis's families, one line per thread, the same numbers, and
+    `promtool check metrics` finds nothing to say (when promtool is installed).
+Exit 77 when the fixtures are not there."""
+import json
+import lzma
+import os
+import re
+import select
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+import urllib.request
+
+TRACETAPD, TRACETAP = sys.argv[1], sys.argv[2]
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.environ.get("TT_SOURCE_ROOT", os.path.join(HERE, "..", ".."))
+FIX = os.path.join(os.environ.get("TT_FIXTURES", os.path.join(ROOT, "..", "shared", "fixtures")),
+                   "threadx-cm3")
+if not os.path.isfile(os.path.join(FIX, "snapshots.tar.xz")):
+    print("SKIP: no ThreadX fixtures at %s (set TT_FIXTURES to the fixtures folder)" % FIX)
+    sys.exit(77)
+
+BASE, SIZE, ENT_START, NENT = 0x21000000, 33024, 0x210006D0, 977
+fails = []
+
+
+def fail(msg):
+    fails.append(msg)
+    print("FAIL: " + msg)
+
+
+def ld32(b, o):
+    return int.from_bytes(b[o:o + 4], "little")
+
+
+def snapshots(tmp):
+    with tarfile.open(os.path.join(FIX, "snapshots.tar.xz")) as t:
+        t.extractall(tmp)
+    out = []
+    for line in open(os.path.join(FIX, "snapshots.jsonl")):
+        j = json.loads(line)
+        path = os.path.join(FIX if j.get("final") else tmp, j["file"])
+        out.append((open(path, "rb").read(), j["events_total"], j["current_index"]))
+    return out
+
+
+def newest(mem, cur):
+    """(address, raw words) of the newest entry of a snapshot."""
+    s = (cur + NENT - 1) % NENT
+    a = ENT_START + 32 * s
+    return a, [ld32(mem, a - BASE + 4 * i) for i in range(8)]
+
+
+class Lines:
+    def __init__(self, f):
+        self.f, self.buf, self.recs = f, b"", []
+
+    def pump(self, timeout):
+        r, _, _ = select.select([self.f], [], [], timeout)
+        if not r:
+            return
+        chunk = os.read(self.f.fileno(), 1 << 20)
+        if not chunk:
+            raise SystemExit("FAIL: tracetapd exited")
+        self.buf += chunk
+        *lines, self.buf = self.buf.split(b"\n")
+        self.recs += [json.loads(l) for l in lines if l.strip()]
+
+
+def get(api, path):
+    with urllib.request.urlopen(api + path, timeout=10) as r:
+        return r.read().decode()
+
+
+def main():
+    tmp = tempfile.mkdtemp(prefix="tt-stats-")
+    snaps = snapshots(tmp)
+    ram = os.path.join(tmp, "ram.bin")
+
+    def write(k):
+        open(ram + ".new", "wb").write(snaps[k][0])
+        os.replace(ram + ".new", ram)
+
+    write(0)
+    log = open(os.path.join(tmp, "d.log"), "w+")
+    p = subprocess.Popen([TRACETAPD, "--port", "0", "--name", "cm3", "--probe", "file:" + ram,
+                          "--base", "0x21000000", "--pointer", "0x21000000", "--tick-hz", "25M",
+                          "--poll-min", "1", "--poll-max", "5", "--stdout"],
+                         stdout=subprocess.PIPE, stderr=log)
+    try:
+        api, end = None, time.monotonic() + 20
+        while not api and time.monotonic() < end and p.poll() is None:
+            log.seek(0)
+            m = re.search(r"dashboard at (\S+)", log.read())
+            api = m.group(1) if m else None
+            time.sleep(0.05)
+        if not api:
+            raise SystemExit("FAIL: tracetapd did not start")
+        lines = Lines(p.stdout)
+        lapped, prev_total = 0, snaps[0][1]
+        for k in range(len(snaps)):
+            if k:
+                if snaps[k][1] - prev_total > NENT - 1:
+                    lapped += 1
+                prev_total = snaps[k][1]
+                write(k)
+            addr, raw = newest(snaps[k][0], snaps[k][2])
+            end = time.monotonic() + 20
+            while not any(r.get("type") == "event" and int(r["addr"], 16) == addr and
+                          r["raw"] == raw for r in lines.recs[-64:]):
+                if time.monotonic() > end:
+                    raise SystemExit("FAIL: snapshot %d: its newest entry not delivered in "
+                                     "20 s" % k)
+                lines.pump(0.1)
+        check(api, lines.recs, lapped, tmp)
+    finally:
+        p.terminate()
+        p.wait(10)
+    if fails:
+        sys.exit(1)
+    print("ok")
+
+
+def normalised(stats):
+    """The stats without what only the live reader's registry knows: per thread, the stack
+    bounds (kept: the lowest pointer and its event) and threads with no record at all."""
+    s = json.loads(json.dumps(stats))
+    keep = []
+    for t in s["threads"]:
+        st = t.pop("stack", None)
+        if st:
+            t["lowest_sp"], t["lowest_sp_event"] = st.get("lowest_sp"), st.get("event")
+        t.pop("priority")
+        if t["events"] or t["ticks"] or t["context_switches"]:
+            keep.append(t)
+    s["threads"] = sorted(keep, key=lambda t: t["id"])
+    return s
+
+
+def check(api, recs, lapped, tmp):
+    live = json.loads(get(api, "api/stats?target=cm3"))
+    export = get(api, "api/export?format=jsonl&target=cm3")
+    path = os.path.join(tmp, "delivered.jsonl")
+    open(path, "w").write(export)
+    off = json.loads(subprocess.run([TRACETAP, "analyze", path, "--format", "threadx", "--json"],
+                                    check=True, capture_output=True, text=True).stdout)
+    delivered = [json.loads(l) for l in export.splitlines()]
+    if len(delivered) != len(recs):
+        fail("export holds %d records, --stdout delivered %d" % (len(delivered), len(recs)))
+    a, b = normalised(live), normalised(off)
+    for key in a:
+        if a[key] != b.get(key):
+            fail("/api/stats %s differs from tracetap analyze: %s vs %s" %
+                 (key, json.dumps(a[key])[:600], json.dumps(b.get(key))[:600]))
+    # registered threads with no record: nothing counted for them live either
+    for t in live["threads"]:
+        if not t["events"] and (t["ticks"] or t["context_switches"] or t["preemptions"]):
+            fail("thread %s has no event but counts: %s" % (t["name"], t))
+    # gaps are the lapped intervals, and their time is unknown
+    gaps = [i for i, r in enumerate(delivered) if r["type"] == "gap"]
+    unknown = 0
+    for i in gaps:
+        before = [r for r in delivered[:i] if r["type"] == "event"][-1]
+        after = next(r for r in delivered[i:] if r["type"] == "event")
+        unknown += after["time"] - before["time"]
+    print("events %d, gaps %d (lapped intervals %d), unknown ticks %d, threads %d" %
+          (live["events"], live["gaps"], lapped, live["execution"]["unknown_ticks"],
+           len(live["threads"])))
+    if live["gaps"] != len(gaps) or len(gaps) != lapped:
+        fail("gaps: /api/stats %d, delivered %d, lapped intervals %d" %
+             (live["gaps"], len(gaps), lapped))
+    if live["execution"]["unknown_ticks"] != unknown or not unknown:
+        fail("unknown ticks %d, the gaps span %d" % (live["execution"]["unknown_ticks"], unknown))
+    total = sum(t["ticks"] for t in live["threads"]) + sum(
+        v for k, v in live["execution"].items() if k.endswith("_ticks"))
+    if total != live["span_ticks"]:
+        fail("ticks given out %d, span %d: time lost or given twice" % (total, live["span_ticks"]))
+    metrics = get(api, "metrics")
+    for fam in ("tracetap_thread_cpu_seconds_total", "tracetap_thread_context_switches_total",
+                "tracetap_thread_preemptions_total", "tracetap_interrupts_total",
+                "tracetap_priority_inversions_total", "tracetap_thread_stack_free_bytes"):
+        if not re.search(r"^%s\{target=\"cm3\"" % fam, metrics, re.M):
+            fail("/metrics has no %s line for the target" % fam)
+    if shutil.which("promtool"):
+        r = subprocess.run(["promtool", "check", "metrics"], input=metrics, text=True,
+                           capture_output=True)
+        if r.returncode or r.stdout.strip() or r.stderr.strip():
+            fail("promtool check metrics: %s %s" % (r.stdout, r.stderr))
+    else:
+        print("promtool not installed: the metrics' lint not checked")
+    for t in live["threads"][:3]:
+        m = re.search(r'^tracetap_thread_context_switches_total\{target="cm3",thread="%s",'
+                      r'id="0x%08x"\} (\d+)$' % (re.escape(t["name"] or ""), t["id"]), metrics,
+                      re.M)
+        if not m or int(m.group(1)) != t["context_switches"]:
+            fail("/metrics context switches of %s: %s, /api/stats %d" %
+                 (t["name"], m and m.group(1), t["context_switches"]))
+
+
+main()
