@@ -458,6 +458,7 @@ static void on_tick(uv_timer_t *t)
 	struct tt_server *s = t->data;
 	uint64_t now = uv_now(s->loop);
 
+	tt_server_stats_tick(s);
 	for (struct conn *c = s->conns, *next; c; c = next) {
 		next = c->next; /* tt_server_kick may free c */
 		if (!has_pending(c)) {

@@ -14,6 +14,9 @@ deadline). Then:
     written between two snapshots) are the gaps, and their time is unknown time: the sum over the
     gaps of the time from the event before to the event after, computed here from the delivered
     records, never a thread's;
+  - a WebSocket client that subscribed with "stats": true gets `stats` messages of the target,
+    about once a second (two arrive within a deadline), the last one equal to /api/stats once
+    the stream is still; a client that did not ask gets none;
   - /metrics has the analysis's families, one line per thread, the same numbers, and
     `promtool check metrics` finds nothing to say (when promtool is installed).
 Exit 77 when the fixtures are not there."""
@@ -29,6 +32,9 @@ import tarfile
 import tempfile
 import time
 import urllib.request
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "security"))
+import wire  # noqa: E402  (a WebSocket client of the project's tests)
 
 TRACETAPD, TRACETAP = sys.argv[1], sys.argv[2]
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -132,12 +138,56 @@ def main():
                                      "20 s" % k)
                 lines.pump(0.1)
         check(api, lines.recs, lapped, tmp)
+        port = int(re.search(r":(\d+)/", api).group(1))
+        check_stream(api, subscribe(port, True), subscribe(port, False))
     finally:
         p.terminate()
-        p.wait(10)
+        try:
+            p.wait(10)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
     if fails:
         sys.exit(1)
     print("ok")
+
+
+def subscribe(port, stats):
+    ws, status, body = wire.ws_open(port)
+    if not ws:
+        raise SystemExit("FAIL: WebSocket refused: %s %r" % (status, body))
+    ws.send(json.dumps({"type": "subscribe", "targets": ["cm3"], "stats": stats}))
+    return ws
+
+
+def messages(ws, seconds):
+    """The text messages ws received within seconds."""
+    out, end = [], time.monotonic() + seconds
+    while time.monotonic() < end:
+        try:
+            op, payload = ws.recv(max(0.05, end - time.monotonic()))
+        except OSError:
+            break
+        if op == 1:
+            out.append(json.loads(payload))
+    return out
+
+
+def check_stream(api, ws_stats, ws_plain):
+    """Two `stats` messages within 5 s for the client that asked (the stream is still now:
+    the last equals /api/stats); none for the other."""
+    got, end = [], time.monotonic() + 5
+    while len(got) < 2 and time.monotonic() < end:
+        got += [m for m in messages(ws_stats, 0.5) if m["type"] == "stats"]
+    if len(got) < 2:
+        fail("stats messages in 5 s: %d" % len(got))
+        return
+    live = json.loads(get(api, "api/stats?target=cm3"))
+    if got[-1]["target"] != "cm3" or got[-1]["stats"] != live:
+        fail("the last stats message differs from /api/stats")
+    other = [m for m in messages(ws_plain, 1.5) if m["type"] == "stats"]
+    if other:
+        fail("a client that did not ask got %d stats messages" % len(other))
 
 
 def normalised(stats):
