@@ -4,6 +4,7 @@
 
 int tt_cmd_decode(int argc, char **argv);
 int tt_cmd_analyze(int argc, char **argv);
+int tt_cmd_top(int argc, char **argv);
 int tt_cmd_layout(int argc, char **argv);
 
 #endif

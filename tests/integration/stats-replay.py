@@ -17,15 +17,21 @@ deadline). Then:
   - a WebSocket client that subscribed with "stats": true gets `stats` messages of the target,
     about once a second (two arrive within a deadline), the last one equal to /api/stats once
     the stream is still; a client that did not ask gets none;
+  - `tracetap top` in an 80-column pty, started after the first snapshot, shows the threads,
+    fits 80 columns and updates: a later screen shows every delivered event;
   - /metrics has the analysis's families, one line per thread, the same numbers, and
     `promtool check metrics` finds nothing to say (when promtool is installed).
 Exit 77 when the fixtures are not there."""
+import fcntl
 import json
-import lzma
 import os
+import pty
 import re
 import select
 import shutil
+import signal
+import struct
+import termios
 import subprocess
 import sys
 import tarfile
@@ -37,6 +43,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import wire  # noqa: E402  (a WebSocket client of the project's tests)
 
 TRACETAPD, TRACETAP = sys.argv[1], sys.argv[2]
+CLEAR = b"\x1b[H\x1b[2J"
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.environ.get("TT_SOURCE_ROOT", os.path.join(HERE, "..", ".."))
 FIX = os.path.join(os.environ.get("TT_FIXTURES", os.path.join(ROOT, "..", "shared", "fixtures")),
@@ -123,7 +130,10 @@ def main():
             raise SystemExit("FAIL: tracetapd did not start")
         lines = Lines(p.stdout)
         lapped, prev_total = 0, snaps[0][1]
+        top = None
         for k in range(len(snaps)):
+            if k == 1:
+                top = Top(api)
             if k:
                 if snaps[k][1] - prev_total > NENT - 1:
                     lapped += 1
@@ -138,6 +148,7 @@ def main():
                                      "20 s" % k)
                 lines.pump(0.1)
         check(api, lines.recs, lapped, tmp)
+        check_top(api, top)
         port = int(re.search(r":(\d+)/", api).group(1))
         check_stream(api, subscribe(port, True), subscribe(port, False))
     finally:
@@ -150,6 +161,64 @@ def main():
     if fails:
         sys.exit(1)
     print("ok")
+
+
+class Top:
+    """`tracetap top URL` in an 80x24 pty; returns once its first screen is drawn."""
+
+    def __init__(self, api):
+        self.master, slave = pty.openpty()
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+        self.p = subprocess.Popen([TRACETAP, "top", api.replace("http://", "").rstrip("/")],
+                                  stdin=slave, stdout=slave, stderr=slave)
+        os.close(slave)
+        self.out = b""
+        self.wait_for(lambda sc: len(sc) >= 1, "its first screen")
+
+    def screens(self):
+        return [s for s in self.out.split(CLEAR) if s.strip()]
+
+    def wait_for(self, cond, what, seconds=30):
+        end = time.monotonic() + seconds
+        while not cond(self.screens()[:-1]):  # the last one may be partly drawn
+            if time.monotonic() > end:
+                self.p.kill()
+                raise SystemExit("FAIL: tracetap top: no %s in %d s: %r" %
+                                 (what, seconds, self.out[-800:]))
+            r, _, _ = select.select([self.master], [], [], 0.2)
+            if r:
+                try:
+                    self.out += os.read(self.master, 65536)
+                except OSError:
+                    break
+
+    def stop(self):
+        self.p.send_signal(signal.SIGINT)
+        rc = self.p.wait(10)
+        os.close(self.master)
+        return rc
+
+
+def check_top(api, top):
+    events = json.loads(get(api, "api/stats?target=cm3"))["events"]
+    shown = lambda sc: int(re.search(rb"events (\S+)", sc).group(1).replace(b"k", b"000")
+                           .split(b".")[0]) if re.search(rb"events (\d+)\b", sc) else -1
+    top.wait_for(lambda scs: any(re.search(rb"events %d\b" % events, sc) or
+                                 b"events %.1fk" % (events / 1000) in sc for sc in scs),
+                 "screen with all %d events" % events)
+    rc = top.stop()
+    scs = top.screens()
+    first = scs[0].decode(errors="replace")
+    if rc != 0:
+        fail("tracetap top exited %s on SIGINT" % rc)
+    if not re.search(r"^thread 1 ", first, re.M) or "System Timer Thread" not in first:
+        fail("tracetap top's first screen lacks the threads: %r" % first[:400])
+    wide = [l for sc in scs for l in sc.decode(errors="replace").splitlines() if len(l) > 80]
+    if wide:
+        fail("tracetap top wrote lines wider than 80 columns: %r" % wide[:2])
+    if scs[0] == scs[-2]:
+        fail("tracetap top did not update")
+    print("tracetap top: %d screens, first %r" % (len(scs), first.splitlines()[0]))
 
 
 def subscribe(port, stats):
