@@ -158,6 +158,8 @@ def main():
         except subprocess.TimeoutExpired:
             p.kill()
             p.wait()
+        log.close()
+        shutil.rmtree(tmp, ignore_errors=True)
     if fails:
         sys.exit(1)
     print("ok")
