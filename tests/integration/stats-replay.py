@@ -115,6 +115,7 @@ def main():
 
     write(0)
     log = open(os.path.join(tmp, "d.log"), "w+")
+    started = []  # tracetap top, stopped in the end whatever happened
     p = subprocess.Popen([TRACETAPD, "--port", "0", "--name", "cm3", "--probe", "file:" + ram,
                           "--base", "0x21000000", "--pointer", "0x21000000", "--tick-hz", "25M",
                           "--poll-min", "1", "--poll-max", "5", "--stdout"],
@@ -130,10 +131,9 @@ def main():
             raise SystemExit("FAIL: tracetapd did not start")
         lines = Lines(p.stdout)
         lapped, prev_total = 0, snaps[0][1]
-        top = None
         for k in range(len(snaps)):
             if k == 1:
-                top = Top(api)
+                top = started.append(Top(api)) or started[-1]
             if k:
                 if snaps[k][1] - prev_total > NENT - 1:
                     lapped += 1
@@ -152,6 +152,10 @@ def main():
         port = int(re.search(r":(\d+)/", api).group(1))
         check_stream(api, subscribe(port, True), subscribe(port, False))
     finally:
+        for t in started:
+            if t.p.poll() is None:
+                t.p.kill()
+                t.p.wait()
         p.terminate()
         try:
             p.wait(10)
