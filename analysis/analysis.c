@@ -16,7 +16,7 @@
 
 #include "analysis_int.h"
 
-static uint32_t hash32(uint32_t x)
+uint32_t tt_an_hash(uint32_t x)
 {
 	x ^= x >> 16;
 	x *= 0x7feb352dU;
@@ -40,8 +40,13 @@ int tt_analysis_new(const struct tt_analysis_ops *ops, const struct tt_analysis_
 		a->lim.max_services = 512;
 	if (!a->lim.max_inversions)
 		a->lim.max_inversions = 64;
+	if (!a->lim.max_calls)
+		a->lim.max_calls = 1024;
+	if (!a->lim.max_irqs)
+		a->lim.max_irqs = 256;
 	if (a->lim.max_threads > (1u << 20) || a->lim.max_services > (1u << 20) ||
-	    a->lim.max_inversions > (1u << 20)) {
+	    a->lim.max_inversions > (1u << 20) || a->lim.max_calls > (1u << 20) ||
+	    a->lim.max_irqs > (1u << 20)) {
 		free(a);
 		return -EINVAL;
 	}
@@ -51,7 +56,11 @@ int tt_analysis_new(const struct tt_analysis_ops *ops, const struct tt_analysis_
 	a->services = calloc(a->service_slots, sizeof(*a->services));
 	a->counters = calloc(ops && ops->ncounters ? ops->ncounters : 1, sizeof(*a->counters));
 	a->inv = calloc(a->lim.max_inversions, sizeof(*a->inv));
-	if (!a->threads || !a->services || !a->counters || !a->inv) {
+	a->call_slots = 2 * a->lim.max_calls;
+	a->irq_slots = 2 * a->lim.max_irqs;
+	a->calls = calloc(a->call_slots, sizeof(*a->calls));
+	a->irqs = calloc(a->irq_slots, sizeof(*a->irqs));
+	if (!a->threads || !a->services || !a->counters || !a->inv || !a->calls || !a->irqs) {
 		tt_analysis_free(a);
 		return -ENOMEM;
 	}
@@ -68,13 +77,15 @@ void tt_analysis_free(struct tt_analysis *a)
 	free(a->services);
 	free(a->counters);
 	free(a->inv);
+	free(a->calls);
+	free(a->irqs);
 	free(a);
 }
 
 /* The thread's entry, made when new; NULL when the table is full (counted). */
 struct an_thread *tt_an_thread_get(struct tt_analysis *a, uint32_t id)
 {
-	unsigned mask = a->thread_slots, i = hash32(id) % mask;
+	unsigned mask = a->thread_slots, i = tt_an_hash(id) % mask;
 
 	for (unsigned n = 0; n < mask; n++, i = (i + 1) % mask) {
 		struct an_thread *t = &a->threads[i];
@@ -131,7 +142,7 @@ void tt_analysis_thread_cb(void *arg, const struct tt_an_thread *t)
 
 static void count_service(struct tt_analysis *a, const struct tt_event *ev)
 {
-	unsigned mask = a->service_slots, i = hash32(ev->id) % mask;
+	unsigned mask = a->service_slots, i = tt_an_hash(ev->id) % mask;
 
 	for (unsigned n = 0; n < mask; n++, i = (i + 1) % mask) {
 		struct an_service *s = &a->services[i];
@@ -163,6 +174,8 @@ static void break_stream(struct tt_analysis *a)
 		a->win[i].open = false;
 	for (uint64_t k = 0; k < a->lim.max_inversions && k < a->ninv; k++)
 		a->inv[k].closing = false;
+	a->sw_have = false;
+	tt_an_calls_break(a);
 }
 
 static uint32_t run_ctx(const struct tt_event *ev)
@@ -205,9 +218,13 @@ static void profile(struct tt_analysis *a, const struct tt_event *ev, bool known
 		a->t.unknown_ticks += dt;
 		return;
 	}
-	switch (ev->run) {
+	/* a format that traces switches: the thread the last one named ran */
+	uint8_t run = ev->run == TT_RUN_NONE && a->sw_have ? TT_RUN_THREAD : ev->run;
+	uint32_t run_thread = ev->run == TT_RUN_NONE ? a->sw_cur : ev->run_thread;
+
+	switch (run) {
 	case TT_RUN_THREAD:
-		if ((t = tt_an_thread_get(a, ev->run_thread)) != NULL) {
+		if ((t = tt_an_thread_get(a, run_thread)) != NULL) {
 			t->ticks += dt;
 			t->ns += dns;
 			set_name(t, ev->run_name);
@@ -402,9 +419,9 @@ static void event(struct tt_analysis *a, const struct tt_event *ev)
 	if (a->ops && a->ops->classify)
 		a->ops->classify(ev, &c);
 	if (a->have_prev) {
-		bool known = !a->after_gap && ev->run != TT_RUN_NONE;
+		bool known = !a->after_gap && (ev->run != TT_RUN_NONE || a->sw_have);
 		profile(a, ev, known);
-		if (known)
+		if (known && ev->run != TT_RUN_NONE)
 			next_context(a, run_ctx(ev));
 	}
 	a->after_gap = false;
@@ -430,6 +447,7 @@ static void event(struct tt_analysis *a, const struct tt_event *ev)
 		a->pending_preempt = a->pending_slice = true;
 	count_service(a, ev);
 	stack(a, ev, &c, n);
+	tt_an_calls(a, ev, &c, t);
 	if (ev->ctx == TT_CTX_THREAD)
 		an_inversions(a, ev, &c, n);
 	for (unsigned i = 0; i < c.ncount && a->ops; i++)

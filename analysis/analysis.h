@@ -35,6 +35,8 @@ struct tt_analysis_limits {
 	unsigned max_threads;    /* 0: 256 */
 	unsigned max_services;   /* distinct event ids; 0: 512 */
 	unsigned max_inversions; /* the newest inversions kept with their events; 0: 64 */
+	unsigned max_calls;      /* distinct (thread, system call) pairs; 0: 1024 */
+	unsigned max_irqs;       /* distinct interrupt numbers; 0: 256 */
 };
 
 /* ops: the format's (borrowed for the analysis's life; NULL: records alone); lim NULL: the
@@ -69,7 +71,7 @@ struct tt_analysis_totals {
 	bool has_ns;         /* the records carry nanoseconds: the _ns figures are valid */
 	uint64_t context_switches, preemptions, time_slices, suspensions, resumptions;
 	uint64_t interrupts, nested_interrupts, inversions, bad_inversions;
-	uint64_t overflow_threads, overflow_services;
+	uint64_t overflow_threads, overflow_services, overflow_calls, overflow_irqs;
 };
 void tt_analysis_totals(const struct tt_analysis *a, struct tt_analysis_totals *out);
 
@@ -91,6 +93,21 @@ unsigned tt_analysis_nthreads(const struct tt_analysis *a);
 /* Thread i (0 .. nthreads - 1) in display order (registry order, then first seen): 0 or
  * -ENOENT. */
 int tt_analysis_thread_at(const struct tt_analysis *a, unsigned i, struct tt_analysis_thread *out);
+
+/* System calls per thread (formats that trace them, as enter and leave): count, total and
+ * longest time from enter to leave, in ticks; i in first-seen order. 0 or -ENOENT. */
+struct tt_analysis_call {
+	uint32_t thread, nr;
+	const char *name; /* borrowed until the next call into the analysis; "" when unknown */
+	uint64_t count, total, max;
+};
+int tt_analysis_call_at(const struct tt_analysis *a, unsigned i, struct tt_analysis_call *out);
+/* Interrupts per number (formats that trace entry and exit): count, total and longest. */
+struct tt_analysis_irq {
+	uint32_t irq;
+	uint64_t count, total, max;
+};
+int tt_analysis_irq_at(const struct tt_analysis *a, unsigned i, struct tt_analysis_irq *out);
 
 /* The format's counter i (0 .. ops->ncounters - 1; 0 beyond). */
 uint64_t tt_analysis_counter(const struct tt_analysis *a, unsigned i);

@@ -8,6 +8,7 @@
 #define AN_NAME 48
 #define AN_WINDOWS 16
 #define AN_NO_ORDER UINT32_MAX
+#define AN_CALL_NEST 8
 
 /* Context values of the next-context rules: a thread's id, or one of these. */
 #define AN_CTX_IDLE 0u
@@ -26,7 +27,26 @@ struct an_thread {
 	uint64_t ticks, ns, switches, preempted, suspensions, resumptions, events, inversions;
 	bool have_sp;
 	uint64_t min_sp, min_sp_event;
+	uint8_t call_depth; /* system calls entered and not left (calls nest: a call from a
+			       call), the innermost last */
+	uint32_t call_nr[AN_CALL_NEST];
+	uint64_t call_start[AN_CALL_NEST];
 };
+
+struct an_call {
+	bool used;
+	uint32_t thread, nr, order;
+	char name[32];
+	uint64_t count, total, max;
+};
+
+struct an_irq {
+	bool used;
+	uint32_t irq, order;
+	uint64_t count, total, max;
+};
+
+#define AN_IRQ_NEST 8
 
 struct an_service {
 	uint32_t id;
@@ -66,6 +86,14 @@ struct tt_analysis {
 	struct an_inversion *inv; /* ring of max_inversions */
 	uint64_t ninv;            /* inversions ever recorded (the ring holds the newest) */
 	struct an_window win[AN_WINDOWS];
+	struct an_call *calls;    /* open addressing, 2 * max_calls slots */
+	unsigned call_slots, ncalls;
+	struct an_irq *irqs;      /* open addressing, 2 * max_irqs slots */
+	unsigned irq_slots, nirqs;
+	struct { uint32_t irq; uint64_t start; } irq_stack[AN_IRQ_NEST];
+	unsigned irq_depth;
+	bool sw_have;             /* a switch event named the running thread: sw_cur */
+	uint32_t sw_cur;
 	struct tt_analysis_totals t;
 	/* continuity (reset by gaps and resets) */
 	bool have_prev, after_gap;
@@ -78,6 +106,14 @@ struct tt_analysis {
 };
 
 struct an_thread *tt_an_thread_get(struct tt_analysis *a, uint32_t id);
+uint32_t tt_an_hash(uint32_t x);
+struct tt_an_out;
+/* analysis_calls.c: system calls and interrupts with durations. */
+void tt_an_calls(struct tt_analysis *a, const struct tt_event *ev, const struct tt_an_class *c,
+		 struct an_thread *t);
+void tt_an_calls_break(struct tt_analysis *a);
+void tt_an_calls_json(const struct tt_analysis *a, struct tt_an_out *o);
+void tt_an_calls_text(const struct tt_analysis *a, struct tt_an_out *o);
 
 /* snprintf-like output: what fits goes to buf, pos counts what the whole needs. */
 struct tt_an_out {

@@ -141,7 +141,9 @@ static void json_tail(const struct tt_analysis *a, struct tt_an_out *o)
 		tt_an_put(o, ",\"count\":%" PRIu64 "}", sv[i]->count);
 	}
 	free(sv);
-	tt_an_put(o, "],\"counters\":{");
+	tt_an_put(o, "]");
+	tt_an_calls_json(a, o);
+	tt_an_put(o, ",\"counters\":{");
 	for (unsigned i = 0; a->ops && i < a->ops->ncounters; i++)
 		tt_an_put(o, "%s\"%s\":%" PRIu64, i ? "," : "", a->ops->counters[i].key, a->counters[i]);
 	tt_an_put(o, "},\"inversions\":[");
@@ -157,8 +159,9 @@ static void json_tail(const struct tt_analysis *a, struct tt_an_out *o)
 		tt_an_put(o, "}");
 	}
 	tt_an_put(o, "],\"overflow\":{\"threads\":%" PRIu64 ",\"services\":%" PRIu64
-	       ",\"inversions\":%" PRIu64 "}}",
-	    a->t.overflow_threads, a->t.overflow_services, a->ninv - k);
+	       ",\"inversions\":%" PRIu64 ",\"calls\":%" PRIu64 ",\"irqs\":%" PRIu64 "}}",
+	    a->t.overflow_threads, a->t.overflow_services, a->ninv - k, a->t.overflow_calls,
+	    a->t.overflow_irqs);
 }
 
 size_t tt_analysis_json(const struct tt_analysis *a, char *buf, size_t len)
@@ -392,6 +395,7 @@ size_t tt_analysis_text(const struct tt_analysis *a, char *buf, size_t len)
 	free(th);
 	text_counters(&o, a);
 	text_services(&o, a);
+	tt_an_calls_text(a, &o);
 	text_inversions(&o, a);
 	return tt_an_done(&o);
 }

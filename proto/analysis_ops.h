@@ -31,6 +31,13 @@ enum tt_an_flag {
 	TT_AN_MUTEX_PUT = 1u << 6,  /* obj: the mutex; TT_AN_RELEASE when this put frees it */
 	TT_AN_RELEASE = 1u << 7,
 	TT_AN_SP = 1u << 8,         /* sp: the running thread's stack pointer at the event */
+	TT_AN_SWITCH = 1u << 9,     /* the CPU switches to thread `other` here (formats that
+				       trace switches rather than the reader deriving `run`) */
+	TT_AN_CALL_ENTER = 1u << 10, /* the event's thread enters system call obj (label: its
+					name) */
+	TT_AN_CALL_LEAVE = 1u << 11, /* ... and leaves it */
+	TT_AN_IRQ = 1u << 12,       /* with TT_AN_ISR_ENTER / TT_AN_ISR_EXIT: obj is the
+				       interrupt's number */
 };
 
 #define TT_AN_MAX_COUNTS 2
@@ -39,6 +46,7 @@ struct tt_an_class {
 	uint32_t flags;
 	uint32_t obj, other;
 	uint64_t sp;
+	const char *label; /* TT_AN_CALL_*: the call's name, borrowed for the call (or NULL) */
 	uint8_t ncount; /* format counters this event adds to: counters[idx] += add */
 	struct {
 		uint16_t idx;
