@@ -85,12 +85,15 @@ void tt_analysis_free(struct tt_analysis *a)
 /* The thread's entry, made when new; NULL when the table is full (counted). */
 struct an_thread *tt_an_thread_get(struct tt_analysis *a, uint32_t id)
 {
-	unsigned mask = a->thread_slots, i = tt_an_hash(id) % mask;
+	unsigned mask = a->thread_slots, i;
 
+	if (a->last && a->last->id == id)
+		return a->last;
+	i = tt_an_hash(id) % mask;
 	for (unsigned n = 0; n < mask; n++, i = (i + 1) % mask) {
 		struct an_thread *t = &a->threads[i];
 		if (t->used && t->id == id)
-			return t;
+			return a->last = t;
 		if (!t->used) {
 			if (a->nthreads >= a->lim.max_threads) {
 				a->t.overflow_threads++;
@@ -102,7 +105,7 @@ struct an_thread *tt_an_thread_get(struct tt_analysis *a, uint32_t id)
 			t->prio = -1;
 			t->reg_order = AN_NO_ORDER;
 			t->seen_order = a->nthreads++;
-			return t;
+			return a->last = t;
 		}
 	}
 	return NULL;
@@ -174,6 +177,7 @@ static void break_stream(struct tt_analysis *a)
 		a->win[i].open = false;
 	for (uint64_t k = 0; k < a->lim.max_inversions && k < a->ninv; k++)
 		a->inv[k].closing = false;
+	a->nopen = a->nclosing = 0;
 	a->sw_have = false;
 	tt_an_calls_break(a);
 }
@@ -305,6 +309,8 @@ static struct an_inversion *inv_add(struct tt_analysis *a, const struct an_windo
 {
 	struct an_inversion *v = &a->inv[a->ninv % a->lim.max_inversions];
 
+	if (a->ninv >= a->lim.max_inversions && v->closing)
+		a->nclosing--; /* the ring forgets it before its end came */
 	*v = (struct an_inversion){ .bad = bad, .mutex = w->mutex, .blocked = w->blocked,
 				    .owner = w->owner, .blocked_prio = w->blocked_prio,
 				    .owner_prio = w->owner_prio, .start_event = w->start_event };
@@ -334,6 +340,8 @@ static void inv_open(struct tt_analysis *a, const struct tt_event *ev, const str
 				 .owner = c->other, .blocked_prio = ev->prio,
 				 .owner_prio = o->prio, .start_event = n };
 	a->t.inversions++;
+	a->nopen++;
+	a->nclosing++;
 	if ((b = tt_an_thread_get(a, ev->thread)) != NULL)
 		b->inversions++;
 	inv_add(a, w, false)->closing = true;
@@ -353,13 +361,14 @@ static void inv_ends(struct tt_analysis *a, uint32_t thread, uint64_t n)
 {
 	uint64_t k = a->ninv < a->lim.max_inversions ? a->ninv : a->lim.max_inversions;
 
-	for (uint64_t i = 0; i < k; i++) {
+	for (uint64_t i = 0; i < k && a->nclosing; i++) {
 		struct an_inversion *v = &a->inv[i];
 		if (v->closing && !v->end_known && v->blocked == thread &&
 		    !(v->start_event == n)) {
 			v->end_known = true;
 			v->closing = false;
 			v->end_event = n;
+			a->nclosing--;
 		}
 	}
 }
@@ -372,7 +381,7 @@ static void an_inversions(struct tt_analysis *a, const struct tt_event *ev,
 		inv_open(a, ev, c, n);
 		return;
 	}
-	for (unsigned i = 0; i < AN_WINDOWS; i++) {
+	for (unsigned i = 0; i < AN_WINDOWS && a->nopen; i++) {
 		struct an_window *w = &a->win[i];
 		struct an_inversion *v;
 		if (!w->open)
@@ -380,6 +389,7 @@ static void an_inversions(struct tt_analysis *a, const struct tt_event *ev,
 		if ((c->flags & TT_AN_MUTEX_PUT) && (c->flags & TT_AN_RELEASE) &&
 		    w->mutex == c->obj) {
 			w->open = false; /* its entry ends at the blocked thread's next event */
+			a->nopen--;
 			continue;
 		}
 		/* a third thread, less urgent than the blocked one but more than the owner, runs
@@ -388,6 +398,7 @@ static void an_inversions(struct tt_analysis *a, const struct tt_event *ev,
 		    urgent(a, w->blocked_prio, ev->prio) && urgent(a, ev->prio, w->owner_prio)) {
 			a->t.bad_inversions++;
 			w->open = false;
+			a->nopen--;
 			if ((v = inv_of(a, w)) != NULL)
 				v->bad = true;
 		}
@@ -492,4 +503,13 @@ void tt_analysis_emit(void *arg, const struct tt_record *rec)
 void tt_analysis_totals(const struct tt_analysis *a, struct tt_analysis_totals *out)
 {
 	*out = a->t;
+}
+
+size_t tt_analysis_memory(const struct tt_analysis *a)
+{
+	return sizeof(*a) + a->thread_slots * sizeof(*a->threads) +
+	       a->service_slots * sizeof(*a->services) +
+	       (a->ops && a->ops->ncounters ? a->ops->ncounters : 1) * sizeof(*a->counters) +
+	       a->lim.max_inversions * sizeof(*a->inv) + a->call_slots * sizeof(*a->calls) +
+	       a->irq_slots * sizeof(*a->irqs);
 }

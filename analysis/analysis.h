@@ -74,6 +74,8 @@ struct tt_analysis_totals {
 	uint64_t overflow_threads, overflow_services, overflow_calls, overflow_irqs;
 };
 void tt_analysis_totals(const struct tt_analysis *a, struct tt_analysis_totals *out);
+/* Bytes the analysis holds (all of it allocated by tt_analysis_new: it never grows). */
+size_t tt_analysis_memory(const struct tt_analysis *a);
 
 /* One thread's figures (name borrowed until the next call into the analysis). */
 struct tt_analysis_thread {

@@ -79,6 +79,7 @@ struct tt_analysis {
 	const struct tt_analysis_ops *ops;
 	struct tt_analysis_limits lim;
 	struct an_thread *threads; /* open addressing, 2 * max_threads slots */
+	struct an_thread *last;    /* the last one looked up (runs of one thread's events) */
 	unsigned thread_slots, nthreads, nreg;
 	struct an_service *services;
 	unsigned service_slots, nservices;
@@ -86,6 +87,7 @@ struct tt_analysis {
 	struct an_inversion *inv; /* ring of max_inversions */
 	uint64_t ninv;            /* inversions ever recorded (the ring holds the newest) */
 	struct an_window win[AN_WINDOWS];
+	unsigned nopen, nclosing; /* windows open, inversions waiting for their end event */
 	struct an_call *calls;    /* open addressing, 2 * max_calls slots */
 	unsigned call_slots, ncalls;
 	struct an_irq *irqs;      /* open addressing, 2 * max_irqs slots */

@@ -2,7 +2,10 @@
  * hand-made record stream whose every figure is worked out here: time goes to whoever ran
  * (each event's run), a gap makes the interval across it unknown time (never a thread's) and
  * restarts the derivations, a reset starts a new epoch and keeps the totals, and the tables
- * are bounded (what does not fit is counted). No format ops: the records alone.
+ * are bounded (what does not fit is counted). No format ops: the records alone. Then ThreadX's
+ * rules on hand-made entries: a priority inversion (a thread blocked on a mutex a less urgent
+ * thread owns), made non-deterministic by a third thread of a priority between the two, with
+ * the events that open and end it; and the same without the third thread.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -11,6 +14,7 @@
 
 #include "../tt_test.h"
 #include "analysis.h"
+#include "threadx.h"
 
 /* An event at time t from thread th (0: an interrupt) after which run/run_thread ran. */
 static void ev(struct tt_analysis *a, uint32_t id, uint32_t th, uint64_t t, int run,
@@ -49,6 +53,46 @@ static uint64_t ticks_of(const struct tt_analysis *a, uint32_t id)
 		if (t.id == id)
 			return t.ticks;
 	return UINT64_MAX;
+}
+
+#define L 0x1000u /* priority 20: owns the mutex */
+#define H 0x2000u /* priority 5: blocks on it */
+#define M 0x3000u /* priority 10: runs meanwhile */
+#define MUTEX 0x9000u
+
+/* A ThreadX entry of thread th (priority prio): id and info words, as the reader gives it. */
+static void tx(struct tt_analysis *a, uint32_t th, int prio, uint32_t id, uint32_t i1, uint32_t i3,
+	       uint64_t t)
+{
+	uint32_t raw[8] = { th, (uint32_t)prio, id, (uint32_t)t, i1, 0, i3, 0 };
+	struct tt_record r = { .kind = TT_REC_EVENT };
+
+	r.u.ev = (struct tt_event){ .id = id, .name = "E", .ctx = TT_CTX_THREAD, .core = -1,
+				    .thread = th, .prio = prio, .threshold = -1, .time = t,
+				    .run = TT_RUN_THREAD, .run_thread = th, .nraw = 8, .raw = raw };
+	tt_analysis_record(a, &r);
+}
+
+/* L takes the mutex, H blocks on it (52: MUTEX_GET, info 3 the owner), maybe M runs, L puts it
+ * (57: MUTEX_PUT, info 3 the own count 1), H runs again: the inversion's end. */
+static void inversion(bool third, uint64_t *det, uint64_t *bad, char *json, size_t cap)
+{
+	struct tt_analysis *a;
+	struct tt_analysis_totals t;
+
+	REQUIRE(tt_analysis_new(&tt_threadx_analysis, NULL, &a) == 0);
+	tx(a, L, 20, 68, 0, 0, 10);           /* event 0: L runs */
+	tx(a, H, 5, 68, 0, 0, 20);            /* event 1: H runs */
+	tx(a, H, 5, 52, MUTEX, L, 30);        /* event 2: H blocks on L's mutex: opens */
+	if (third)
+		tx(a, M, 10, 68, 0, 0, 40);   /* M (between 5 and 20) runs meanwhile */
+	tx(a, L, 20, 57, MUTEX, 1, 50);       /* L releases it */
+	tx(a, H, 5, 68, 0, 0, 60);            /* H runs: the end */
+	tt_analysis_totals(a, &t);
+	*det = t.inversions;
+	*bad = t.bad_inversions;
+	tt_analysis_json(a, json, cap);
+	tt_analysis_free(a);
 }
 
 int main(void)
@@ -106,5 +150,19 @@ int main(void)
 	CHECK_EQ(tt_analysis_json(a, json, 8), n);
 	CHECK_EQ(strlen(json), 7);
 	tt_analysis_free(a);
+
+	uint64_t det, bad;
+	inversion(true, &det, &bad, json, sizeof(json));
+	CHECK_EQ(det, 1);
+	CHECK_EQ(bad, 1);
+	CHECK_SUBSTR(json, "\"inversions\":[{\"deterministic\":false,\"mutex\":36864,"
+			   "\"blocked\":8192,\"blocked_priority\":5,\"owner\":4096,"
+			   "\"owner_priority\":20,\"start_event\":2,\"end_event\":5}]");
+	inversion(false, &det, &bad, json, sizeof(json));
+	CHECK_EQ(det, 1);
+	CHECK_EQ(bad, 0);
+	CHECK_SUBSTR(json, "\"deterministic\":true,\"mutex\":36864,\"blocked\":8192,"
+			   "\"blocked_priority\":5,\"owner\":4096,\"owner_priority\":20,"
+			   "\"start_event\":2,\"end_event\":4}");
 	return tt_test_done();
 }
