@@ -286,13 +286,19 @@ static void text_execution(struct tt_an_out *o, const struct tt_analysis *a,
 	if (t->unknown_ticks) {
 		tt_an_put(o, " %020" PRIu64, t->unknown_ticks);
 		put_share(o, t->unknown_ticks, t->span_ticks);
-		tt_an_put(o, "  Unknown (events lost)\n");
+		tt_an_put(o, "  Unknown (across gaps, or no rule says who ran)\n");
 	}
 	tt_an_put(o, "\n\n");
 }
 
 static void text_stack(struct tt_an_out *o, const struct an_thread **th, unsigned n)
 {
+	bool any = false;
+
+	for (unsigned i = 0; i < n; i++)
+		any |= th[i]->stack_size || th[i]->have_sp;
+	if (!any)
+		return; /* the format tells no stack: absent, not zero */
 	tt_an_put(o, STARS " Thread Stack Usage ***************************\n"
 	       "   Stack Size\tMinimum   Event ID        Name\n\n");
 	for (unsigned i = 0; i < n; i++) {

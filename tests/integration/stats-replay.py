@@ -43,6 +43,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import wire  # noqa: E402  (a WebSocket client of the project's tests)
 
 TRACETAPD, TRACETAP = sys.argv[1], sys.argv[2]
+WRAP = os.environ.get("TT_WRAP", "").split()  # valgrind, under meson test --setup valgrind
 CLEAR = b"\x1b[H\x1b[2J"
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.environ.get("TT_SOURCE_ROOT", os.path.join(HERE, "..", ".."))
@@ -116,7 +117,7 @@ def main():
     write(0)
     log = open(os.path.join(tmp, "d.log"), "w+")
     started = []  # tracetap top, stopped in the end whatever happened
-    p = subprocess.Popen([TRACETAPD, "--port", "0", "--name", "cm3", "--probe", "file:" + ram,
+    p = subprocess.Popen(WRAP + [TRACETAPD, "--port", "0", "--name", "cm3", "--probe", "file:" + ram,
                           "--base", "0x21000000", "--pointer", "0x21000000", "--tick-hz", "25M",
                           "--poll-min", "1", "--poll-max", "5", "--stdout"],
                          stdout=subprocess.PIPE, stderr=log)
@@ -175,7 +176,7 @@ class Top:
     def __init__(self, api):
         self.master, slave = pty.openpty()
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
-        self.p = subprocess.Popen([TRACETAP, "top", api.replace("http://", "").rstrip("/")],
+        self.p = subprocess.Popen(WRAP + [TRACETAP, "top", api.replace("http://", "").rstrip("/")],
                                   stdin=slave, stdout=slave, stderr=slave)
         os.close(slave)
         self.out = b""
@@ -286,7 +287,7 @@ def check(api, recs, lapped, tmp):
     export = get(api, "api/export?format=jsonl&target=cm3")
     path = os.path.join(tmp, "delivered.jsonl")
     open(path, "w").write(export)
-    off = json.loads(subprocess.run([TRACETAP, "analyze", path, "--format", "threadx", "--json"],
+    off = json.loads(subprocess.run(WRAP + [TRACETAP, "analyze", path, "--format", "threadx", "--json"],
                                     check=True, capture_output=True, text=True).stdout)
     delivered = [json.loads(l) for l in export.splitlines()]
     if len(delivered) != len(recs):

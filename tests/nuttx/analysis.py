@@ -21,6 +21,7 @@ import sys
 import tempfile
 
 TRACETAP = sys.argv[1]
+WRAP = os.environ.get("TT_WRAP", "").split()  # valgrind, under meson test --setup valgrind
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.environ.get("TT_SOURCE_ROOT", os.path.join(HERE, "..", ".."))
 FIX = os.path.join(os.environ.get("TT_FIXTURES", os.path.join(ROOT, "..", "shared", "fixtures")),
@@ -88,7 +89,7 @@ def check(m, tmp):
     with open(img, "wb") as f:
         f.write(lzma.open(os.path.join(FIX, m, "image.bin.xz")).read())
     base = open(os.path.join(FIX, m, "image-base.txt")).read().strip()
-    st = json.loads(subprocess.run([TRACETAP, "analyze", "--json", "--layout", layout, "--base",
+    st = json.loads(subprocess.run(WRAP + [TRACETAP, "analyze", "--json", "--layout", layout, "--base",
                                     base, img], check=True, capture_output=True).stdout)
     text = open(os.path.join(FIX, m, "dump.txt"), errors="replace").read()
     cpu, switches, calls, irqs = from_dump(dump_entries(text))
