@@ -178,8 +178,7 @@ static void break_stream(struct tt_analysis *a)
 	for (uint64_t k = 0; k < a->lim.max_inversions && k < a->ninv; k++)
 		a->inv[k].closing = false;
 	a->nopen = a->nclosing = 0;
-	a->sw_have = false;
-	tt_an_calls_break(a);
+	tt_an_calls_break(a, false);
 }
 
 static uint32_t run_ctx(const struct tt_event *ev)
@@ -222,13 +221,9 @@ static void profile(struct tt_analysis *a, const struct tt_event *ev, bool known
 		a->t.unknown_ticks += dt;
 		return;
 	}
-	/* a format that traces switches: the thread the last one named ran */
-	uint8_t run = ev->run == TT_RUN_NONE && a->sw_have ? TT_RUN_THREAD : ev->run;
-	uint32_t run_thread = ev->run == TT_RUN_NONE ? a->sw_cur : ev->run_thread;
-
-	switch (run) {
+	switch (ev->run) {
 	case TT_RUN_THREAD:
-		if ((t = tt_an_thread_get(a, run_thread)) != NULL) {
+		if ((t = tt_an_thread_get(a, ev->run_thread)) != NULL) {
 			t->ticks += dt;
 			t->ns += dns;
 			set_name(t, ev->run_name);
@@ -251,6 +246,29 @@ static void profile(struct tt_analysis *a, const struct tt_event *ev, bool known
 		a->t.unknown_ticks += dt;
 		break;
 	}
+}
+
+/* A format that traces its switches: the time from the previous event on ev's core to ev goes to
+ * whom the core's last switch named (unknown before it, and across a gap). */
+static void profile_core(struct tt_analysis *a, const struct tt_event *ev)
+{
+	struct an_core *co = tt_an_core(a, ev);
+	struct an_thread *t;
+
+	if (co->have) {
+		uint64_t dt = ev->time >= co->prev_time ? ev->time - co->prev_time : 0;
+		uint64_t dns = ev->has_ns && ev->ns >= co->prev_ns ? ev->ns - co->prev_ns : 0;
+		a->t.span_ticks += dt;
+		if (!co->known)
+			a->t.unknown_ticks += dt;
+		else if ((t = tt_an_thread_get(a, co->sw_cur)) != NULL)
+			t->ticks += dt, t->ns += dns;
+		else
+			a->t.other_ticks += dt;
+	}
+	co->have = true;
+	co->prev_time = ev->time;
+	co->prev_ns = ev->ns;
 }
 
 /* The previous event's next context nc is known: TraceX's context switch rule (a thread
@@ -429,10 +447,12 @@ static void event(struct tt_analysis *a, const struct tt_event *ev)
 
 	if (a->ops && a->ops->classify)
 		a->ops->classify(ev, &c);
-	if (a->have_prev) {
-		bool known = !a->after_gap && (ev->run != TT_RUN_NONE || a->sw_have);
+	if (a->ops && a->ops->traces_switches) {
+		profile_core(a, ev);
+	} else if (a->have_prev) {
+		bool known = !a->after_gap && ev->run != TT_RUN_NONE;
 		profile(a, ev, known);
-		if (known && ev->run != TT_RUN_NONE)
+		if (known)
 			next_context(a, run_ctx(ev));
 	}
 	a->after_gap = false;
@@ -491,6 +511,7 @@ void tt_analysis_record(struct tt_analysis *a, const struct tt_record *rec)
 		/* a new epoch's time starts over: nothing spans the reset */
 		a->after_gap = false;
 		a->have_prev = false;
+		tt_an_calls_break(a, true);
 		break;
 	}
 }

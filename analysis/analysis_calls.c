@@ -59,22 +59,30 @@ static void add_duration(uint64_t *count, uint64_t *total, uint64_t *max, uint64
 		*max = d;
 }
 
+struct an_core *tt_an_core(struct tt_analysis *a, const struct tt_event *ev)
+{
+	return &a->core[ev->core > 0 ? (unsigned)ev->core % AN_CORES : 0];
+}
+
+/* Interrupts nest per core: an exit closes the core's innermost open one. */
 static void irq(struct tt_analysis *a, const struct tt_event *ev, const struct tt_an_class *c)
 {
+	struct an_core *co = tt_an_core(a, ev);
+
 	if (c->flags & TT_AN_ISR_ENTER) {
-		if (a->irq_depth < AN_IRQ_NEST) {
-			a->irq_stack[a->irq_depth].irq = c->obj;
-			a->irq_stack[a->irq_depth].start = ev->time;
+		if (co->irq_depth < AN_IRQ_NEST) {
+			co->irq_stack[co->irq_depth].irq = c->obj;
+			co->irq_stack[co->irq_depth].start = ev->time;
 		}
-		a->irq_depth++;
+		co->irq_depth++;
 		return;
 	}
-	if (!a->irq_depth)
+	if (!co->irq_depth)
 		return;
-	a->irq_depth--;
-	if (a->irq_depth < AN_IRQ_NEST && a->irq_stack[a->irq_depth].irq == c->obj) {
+	co->irq_depth--;
+	if (co->irq_depth < AN_IRQ_NEST && co->irq_stack[co->irq_depth].irq == c->obj) {
 		struct an_irq *q = irq_get(a, c->obj);
-		uint64_t s = a->irq_stack[a->irq_depth].start;
+		uint64_t s = co->irq_stack[co->irq_depth].start;
 		if (q)
 			add_duration(&q->count, &q->total, &q->max, ev->time >= s ? ev->time - s : 0);
 	}
@@ -84,14 +92,15 @@ void tt_an_calls(struct tt_analysis *a, const struct tt_event *ev, const struct 
 		 struct an_thread *t)
 {
 	if (c->flags & TT_AN_SWITCH) {
+		struct an_core *co = tt_an_core(a, ev);
 		struct an_thread *n;
-		if (!a->sw_have || a->sw_cur != c->other) {
+		if (!co->known || co->sw_cur != c->other) {
 			a->t.context_switches++;
 			if ((n = tt_an_thread_get(a, c->other)) != NULL)
 				n->switches++;
 		}
-		a->sw_cur = c->other;
-		a->sw_have = true;
+		co->sw_cur = c->other;
+		co->known = true;
 	}
 	if ((c->flags & TT_AN_IRQ) && (c->flags & (TT_AN_ISR_ENTER | TT_AN_ISR_EXIT)))
 		irq(a, ev, c);
@@ -124,9 +133,15 @@ void tt_an_calls(struct tt_analysis *a, const struct tt_event *ev, const struct 
 	}
 }
 
-void tt_an_calls_break(struct tt_analysis *a)
+/* A gap (the cores' time across it becomes unknown) or a reset (nothing spans it). */
+void tt_an_calls_break(struct tt_analysis *a, bool reset)
 {
-	a->irq_depth = 0;
+	for (unsigned i = 0; i < AN_CORES; i++) {
+		a->core[i].known = false;
+		a->core[i].irq_depth = 0;
+		if (reset)
+			a->core[i].have = false;
+	}
 	for (unsigned i = 0; i < a->thread_slots; i++)
 		a->threads[i].call_depth = 0;
 }

@@ -47,6 +47,17 @@ struct an_irq {
 };
 
 #define AN_IRQ_NEST 8
+#define AN_CORES 16 /* cores of formats that trace switches (more: folded onto these) */
+
+/* One core of a format that traces its switches: who runs on it, its last event's time, the
+ * interrupts open on it. */
+struct an_core {
+	bool have, known;  /* an event seen; sw_cur is who runs (a switch since the last break) */
+	uint32_t sw_cur;
+	uint64_t prev_time, prev_ns;
+	unsigned irq_depth;
+	struct { uint32_t irq; uint64_t start; } irq_stack[AN_IRQ_NEST];
+};
 
 struct an_service {
 	uint32_t id;
@@ -92,10 +103,7 @@ struct tt_analysis {
 	unsigned call_slots, ncalls;
 	struct an_irq *irqs;      /* open addressing, 2 * max_irqs slots */
 	unsigned irq_slots, nirqs;
-	struct { uint32_t irq; uint64_t start; } irq_stack[AN_IRQ_NEST];
-	unsigned irq_depth;
-	bool sw_have;             /* a switch event named the running thread: sw_cur */
-	uint32_t sw_cur;
+	struct an_core core[AN_CORES];
 	struct tt_analysis_totals t;
 	/* continuity (reset by gaps and resets) */
 	bool have_prev, after_gap;
@@ -113,7 +121,8 @@ struct tt_an_out;
 /* analysis_calls.c: system calls and interrupts with durations. */
 void tt_an_calls(struct tt_analysis *a, const struct tt_event *ev, const struct tt_an_class *c,
 		 struct an_thread *t);
-void tt_an_calls_break(struct tt_analysis *a);
+void tt_an_calls_break(struct tt_analysis *a, bool reset);
+struct an_core *tt_an_core(struct tt_analysis *a, const struct tt_event *ev);
 void tt_an_calls_json(const struct tt_analysis *a, struct tt_an_out *o);
 void tt_an_calls_text(const struct tt_analysis *a, struct tt_an_out *o);
 

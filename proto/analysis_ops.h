@@ -76,6 +76,9 @@ typedef void (*tt_an_thread_cb)(void *arg, const struct tt_an_thread *t);
 struct tt_analysis_ops {
 	/* lower priority numbers are more urgent (ThreadX: 0 is the highest) */
 	bool prio_low_is_urgent;
+	/* the format traces its switches (TT_AN_SWITCH, per core): who ran follows from them, per
+	 * core, rather than from each event's run field */
+	bool traces_switches;
 	/* what ev means; out is zeroed by the caller */
 	void (*classify)(const struct tt_event *ev, struct tt_an_class *out);
 	const struct tt_an_counter *counters; /* ncounters entries, in display order */

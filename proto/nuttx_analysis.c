@@ -59,5 +59,6 @@ static void nx_classify(const struct tt_event *ev, struct tt_an_class *c)
 
 const struct tt_analysis_ops tt_nuttx_analysis = {
 	.prio_low_is_urgent = false,
+	.traces_switches = true,
 	.classify = nx_classify,
 };
