@@ -249,17 +249,24 @@ static void profile(struct tt_analysis *a, const struct tt_event *ev, bool known
 }
 
 /* A format that traces its switches: the time from the previous event on ev's core to ev goes to
- * whom the core's last switch named (unknown before it, and across a gap). */
+ * the interrupts when one is open on the core, else to whom the core's last switch named
+ * (unknown before it, and across a gap). */
 static void profile_core(struct tt_analysis *a, const struct tt_event *ev)
 {
 	struct an_core *co = tt_an_core(a, ev);
 	struct an_thread *t;
 
+	/* records of no context (QNX's control records, some stamped before the time base is
+	 * known) and records stamped before the core's last one move no clock */
+	if (ev->ctx == TT_CTX_UNKNOWN || (co->have && ev->time < co->prev_time))
+		return;
 	if (co->have) {
 		uint64_t dt = ev->time >= co->prev_time ? ev->time - co->prev_time : 0;
 		uint64_t dns = ev->has_ns && ev->ns >= co->prev_ns ? ev->ns - co->prev_ns : 0;
 		a->t.span_ticks += dt;
-		if (!co->known)
+		if (co->irq_depth)
+			a->t.isr_ticks += dt, a->t.isr_ns += dns;
+		else if (!co->known)
 			a->t.unknown_ticks += dt;
 		else if ((t = tt_an_thread_get(a, co->sw_cur)) != NULL)
 			t->ticks += dt, t->ns += dns;

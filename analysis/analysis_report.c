@@ -266,7 +266,10 @@ static void text_execution(struct tt_an_out *o, const struct tt_analysis *a,
 	for (unsigned i = 0; i < n; i++) {
 		tt_an_put(o, " %020" PRIu64, th[i]->ticks);
 		put_share(o, th[i]->ticks, t->span_ticks);
-		tt_an_put(o, "  %s\n", th[i]->name[0] ? th[i]->name : "?");
+		if (th[i]->name[0])
+			tt_an_put(o, "  %s\n", th[i]->name);
+		else
+			tt_an_put(o, "  0x%08" PRIx32 "\n", th[i]->id);
 	}
 	tt_an_put(o, " %020" PRIu64, t->idle_ticks);
 	put_share(o, t->idle_ticks, t->span_ticks);
