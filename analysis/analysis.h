@@ -95,6 +95,11 @@ unsigned tt_analysis_nthreads(const struct tt_analysis *a);
 /* Thread i (0 .. nthreads - 1) in display order (registry order, then first seen): 0 or
  * -ENOENT. */
 int tt_analysis_thread_at(const struct tt_analysis *a, unsigned i, struct tt_analysis_thread *out);
+/* Every thread in display order, i counting from 0 (one sort, where tt_analysis_thread_at
+ * sorts per call). t is borrowed for the call. */
+void tt_analysis_each_thread(const struct tt_analysis *a,
+			     void (*cb)(void *arg, unsigned i, const struct tt_analysis_thread *t),
+			     void *arg);
 
 /* System calls per thread (formats that trace them, as enter and leave): count, total and
  * longest time from enter to leave, in ticks; i in first-seen order. 0 or -ENOENT. */

@@ -62,40 +62,52 @@ static void thread_line(struct tt_an_out *o, int m, const char *target, const ch
 		    m == M_STACK ? ",source=\"traced_stack_pointer\"" : "", v);
 }
 
-/* One family's lines for one target: each thread up to the bound, the rest as "(other)". */
+struct family {
+	struct tt_an_out *o;
+	int m;
+	const char *target;
+	double other;
+	bool any_other;
+};
+
+/* One thread's line of a family: up to the bound, the rest summed as "(other)". */
+static void family_thread(void *arg, unsigned i, const struct tt_analysis_thread *t)
+{
+	struct family *f = arg;
+	double v;
+	char idname[16];
+
+	if (f->m == M_STACK) {
+		if (!t->have_sp || !t->stack_size)
+			return;
+		uint64_t fr = t->lowest_sp < t->stack_start ? 0 : t->lowest_sp - t->stack_start;
+		v = (double)(fr < t->stack_size ? fr : t->stack_size);
+	} else {
+		v = f->m == M_CPU_S ? (double)t->ns / 1e9 : (double)thread_value(f->m, t);
+	}
+	if (i >= TT_ANALYSIS_METRIC_THREADS) {
+		if (f->m != M_STACK) {
+			f->other += v;
+			f->any_other = true;
+		}
+		return;
+	}
+	snprintf(idname, sizeof(idname), "0x%08" PRIx32, t->id);
+	thread_line(f->o, f->m, f->target, t->name ? t->name : idname, t->id, v, false);
+}
+
+/* One family's lines for one target. */
 static void thread_family(struct tt_an_out *o, int m, const char *target, const struct tt_analysis *an)
 {
 	struct tt_analysis_totals tot;
-	struct tt_analysis_thread t;
-	double other = 0;
-	bool any_other = false;
+	struct family f = { o, m, target, 0, false };
 
 	tt_analysis_totals(an, &tot);
 	if ((m == M_CPU_S && !tot.has_ns) || (m == M_CPU_TICKS && tot.has_ns))
 		return;
-	for (unsigned i = 0; tt_analysis_thread_at(an, i, &t) == 0; i++) {
-		double v;
-		char idname[16];
-		if (m == M_STACK) {
-			if (!t.have_sp || !t.stack_size)
-				continue;
-			uint64_t f = t.lowest_sp < t.stack_start ? 0 : t.lowest_sp - t.stack_start;
-			v = (double)(f < t.stack_size ? f : t.stack_size);
-		} else {
-			v = m == M_CPU_S ? (double)t.ns / 1e9 : (double)thread_value(m, &t);
-		}
-		if (i >= TT_ANALYSIS_METRIC_THREADS) {
-			if (m != M_STACK) {
-				other += v;
-				any_other = true;
-			}
-			continue;
-		}
-		snprintf(idname, sizeof(idname), "0x%08" PRIx32, t.id);
-		thread_line(o, m, target, t.name ? t.name : idname, t.id, v, false);
-	}
-	if (any_other)
-		thread_line(o, m, target, "(other)", 0, other, true);
+	tt_analysis_each_thread(an, family_thread, &f);
+	if (f.any_other)
+		thread_line(o, m, target, "(other)", 0, f.other, true);
 }
 
 static void system_lines(struct tt_an_out *o, const char *const *names,

@@ -201,15 +201,8 @@ unsigned tt_analysis_nthreads(const struct tt_analysis *a)
 	return a->nthreads;
 }
 
-int tt_analysis_thread_at(const struct tt_analysis *a, unsigned i, struct tt_analysis_thread *out)
+static void public_thread(const struct an_thread *t, struct tt_analysis_thread *out)
 {
-	unsigned n;
-	const struct an_thread **v = sorted_threads(a, &n);
-	const struct an_thread *t = v && i < n ? v[i] : NULL;
-
-	free(v);
-	if (!t)
-		return -ENOENT;
 	*out = (struct tt_analysis_thread){
 		.id = t->id, .name = t->name[0] ? t->name : NULL, .prio = t->prio,
 		.ticks = t->ticks, .ns = t->ns, .context_switches = t->switches,
@@ -218,7 +211,33 @@ int tt_analysis_thread_at(const struct tt_analysis *a, unsigned i, struct tt_ana
 		.stack_size = t->stack_size, .stack_start = t->stack_start, .have_sp = t->have_sp,
 		.lowest_sp = t->min_sp, .lowest_sp_event = t->min_sp_event,
 	};
-	return 0;
+}
+
+int tt_analysis_thread_at(const struct tt_analysis *a, unsigned i, struct tt_analysis_thread *out)
+{
+	unsigned n;
+	const struct an_thread **v = sorted_threads(a, &n);
+	const struct an_thread *t = v && i < n ? v[i] : NULL;
+
+	if (t)
+		public_thread(t, out);
+	free(v);
+	return t ? 0 : -ENOENT;
+}
+
+void tt_analysis_each_thread(const struct tt_analysis *a,
+			     void (*cb)(void *arg, unsigned i, const struct tt_analysis_thread *t),
+			     void *arg)
+{
+	unsigned n;
+	const struct an_thread **v = sorted_threads(a, &n);
+	struct tt_analysis_thread t;
+
+	for (unsigned i = 0; i < n; i++) {
+		public_thread(v[i], &t);
+		cb(arg, i, &t);
+	}
+	free(v);
 }
 
 uint64_t tt_analysis_counter(const struct tt_analysis *a, unsigned i)

@@ -95,6 +95,35 @@ static void inversion(bool third, uint64_t *det, uint64_t *bad, char *json, size
 	tt_analysis_free(a);
 }
 
+/* /metrics of a target with 70 threads: 64 lines per thread family, the rest in one
+ * thread="(other)" line that sums them (bounded label cardinality). */
+static void metrics_bounded(void)
+{
+	struct tt_analysis *a;
+	const struct tt_analysis *an[1];
+	const char *names[1] = { "t\"1" };
+	static char text[1 << 18];
+	unsigned lines = 0, other = 0;
+
+	REQUIRE(tt_analysis_new(NULL, &(struct tt_analysis_limits){ .max_threads = 100 }, &a) == 0);
+	for (uint32_t i = 0; i < 70; i++)
+		ev(a, 10, 1000 + i, 10 * i, i ? TT_RUN_THREAD : TT_RUN_NONE, 1000 + i - 1);
+	an[0] = a;
+	size_t n = tt_analysis_metrics(names, an, 1, text, sizeof(text));
+	REQUIRE(n < sizeof(text));
+	for (char *l = text; (l = strstr(l, "\ntracetap_thread_cpu_ticks_total{")) != NULL; l++) {
+		lines++;
+		other += !strncmp(strstr(l, "thread=") + 7, "\"(other)\"", 9);
+	}
+	CHECK_EQ(lines, TT_ANALYSIS_METRIC_THREADS + 1);
+	CHECK_EQ(other, 1);
+	/* the target's name is a label value: its quote escaped */
+	CHECK_SUBSTR(text, "tracetap_interrupts_total{target=\"t\\\"1\"} 0\n");
+	/* threads 64..68 ran 10 ticks each (thread 69 has not run yet) */
+	CHECK_SUBSTR(text, "thread=\"(other)\"} 50\n");
+	tt_analysis_free(a);
+}
+
 int main(void)
 {
 	struct tt_analysis *a;
@@ -150,6 +179,8 @@ int main(void)
 	CHECK_EQ(tt_analysis_json(a, json, 8), n);
 	CHECK_EQ(strlen(json), 7);
 	tt_analysis_free(a);
+
+	metrics_bounded();
 
 	uint64_t det, bad;
 	inversion(true, &det, &bad, json, sizeof(json));
