@@ -264,14 +264,15 @@ static void profile_core(struct tt_analysis *a, const struct tt_event *ev)
 		uint64_t dt = ev->time >= co->prev_time ? ev->time - co->prev_time : 0;
 		uint64_t dns = ev->has_ns && ev->ns >= co->prev_ns ? ev->ns - co->prev_ns : 0;
 		a->t.span_ticks += dt;
+		co->span += dt;
 		if (co->irq_depth)
-			a->t.isr_ticks += dt, a->t.isr_ns += dns;
+			a->t.isr_ticks += dt, a->t.isr_ns += dns, co->isr_ticks += dt;
 		else if (!co->known)
-			a->t.unknown_ticks += dt;
+			a->t.unknown_ticks += dt, co->unknown_ticks += dt;
 		else if ((t = tt_an_thread_get(a, co->sw_cur)) != NULL)
-			t->ticks += dt, t->ns += dns;
+			t->ticks += dt, t->ns += dns, co->thread_ticks += dt;
 		else
-			a->t.other_ticks += dt;
+			a->t.other_ticks += dt, co->thread_ticks += dt;
 	}
 	co->have = true;
 	co->prev_time = ev->time;

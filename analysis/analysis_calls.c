@@ -187,6 +187,16 @@ void tt_an_calls_json(const struct tt_analysis *a, struct tt_an_out *o)
 			  i ? "," : "", c.thread, c.nr, n > 0 ? n : 2, n > 0 ? name : "\"\"",
 			  c.count, c.total, c.max);
 	}
+	tt_an_put(o, "],\"cpus\":[");
+	for (unsigned i = 0, n = 0; i < AN_CORES; i++) {
+		const struct an_core *co = &a->core[i];
+		if (!co->span && !co->have)
+			continue;
+		tt_an_put(o, "%s{\"cpu\":%u,\"span_ticks\":%" PRIu64 ",\"thread_ticks\":%" PRIu64
+			  ",\"interrupt_ticks\":%" PRIu64 ",\"unknown_ticks\":%" PRIu64 "}",
+			  n++ ? "," : "", i, co->span, co->thread_ticks, co->isr_ticks,
+			  co->unknown_ticks);
+	}
 	tt_an_put(o, "],\"irqs\":[");
 	for (unsigned i = 0; tt_analysis_irq_at(a, i, &q) == 0; i++)
 		tt_an_put(o, "%s{\"irq\":%" PRIu32 ",\"count\":%" PRIu64 ",\"total_ticks\":%" PRIu64
@@ -200,6 +210,20 @@ void tt_an_calls_text(const struct tt_analysis *a, struct tt_an_out *o)
 	struct tt_analysis_call c;
 	struct tt_analysis_irq q;
 
+	bool cpus = false;
+
+	for (unsigned i = 0; i < AN_CORES; i++)
+		cpus |= a->core[i].span != 0;
+	if (cpus) {
+		tt_an_put(o, "************** CPUs *****************************\n"
+			     "   CPU     Total Ticks    Thread Ticks Interrupt Ticks   Unknown Ticks\n\n");
+		for (unsigned i = 0; i < AN_CORES; i++)
+			if (a->core[i].span)
+				tt_an_put(o, "   %3u  %14" PRIu64 "  %14" PRIu64 "  %14" PRIu64 "  %14" PRIu64
+					  "\n", i, a->core[i].span, a->core[i].thread_ticks,
+					  a->core[i].isr_ticks, a->core[i].unknown_ticks);
+		tt_an_put(o, "\n\n");
+	}
 	if (a->ncalls) {
 		tt_an_put(o, "************** System Calls *****************************\n"
 			     "   Thread      Call                          Count     Total Ticks"

@@ -55,6 +55,7 @@ struct an_core {
 	bool have, known;  /* an event seen; sw_cur is who runs (a switch since the last break) */
 	uint32_t sw_cur;
 	uint64_t prev_time, prev_ns;
+	uint64_t span, thread_ticks, isr_ticks, unknown_ticks; /* this core's share of the totals */
 	unsigned irq_depth;
 	struct { uint32_t irq; uint64_t start; } irq_stack[AN_IRQ_NEST];
 };

@@ -4,7 +4,8 @@
 write them) against a computation made here from QNX's own traceprinter text of the same files
 (`traceprinter -n`), never from tracetap's output:
   - the running thread per CPU: THREAD :THRUNNING pid:P tid:T (thread (P << 16) | T);
-  - time per thread: on each CPU, from each event to the CPU's next one, to the interrupts while
+  - time per thread (and per CPU: threads, interrupts): on each CPU, from each event to the
+    CPU's next one, to the interrupts while
     one is open there (INT_ENTR .. INT_EXIT), else to the CPU's running thread (CONTROL lines
     carry no time of a thread: skipped; before a CPU's first THRUNNING: nobody's);
   - context switches: THRUNNING lines that change a CPU's thread;
@@ -73,7 +74,7 @@ def timed(text, trailing):
 
 def from_text(text, trailing):
     cpus = {}
-    ticks, isr, switches, calls, irqs, stacks = {}, 0, 0, {}, {}, {}
+    ticks, isr, switches, calls, irqs, stacks, percpu = {}, 0, 0, {}, {}, {}, {}
     for t, cpu, cls, ev, rest in timed(text, trailing):
         if cls == "GAP":  # lost buffers: who runs, open calls and interrupts: unknown
             for c in cpus.values():
@@ -84,10 +85,13 @@ def from_text(text, trailing):
         if c["cur"] is None and not cls.startswith("INT_") and ev != "THRUNNING":
             continue  # before the CPU's first THRUNNING: no context, no clock
         if c["prev"] is not None and t >= c["prev"]:
+            k = percpu.setdefault(cpu, [0, 0])
             if c["irq"]:
                 isr += t - c["prev"]
+                k[1] += t - c["prev"]
             elif c["cur"] is not None:
                 ticks[c["cur"]] = ticks.get(c["cur"], 0) + t - c["prev"]
+                k[0] += t - c["prev"]
         if c["prev"] is None or t >= c["prev"]:
             c["prev"] = t
         if cls == "THREAD" and ev == "THRUNNING":
@@ -115,7 +119,7 @@ def from_text(text, trailing):
                 if n == irq:
                     k = irqs.setdefault(irq, [0, 0, 0])
                     k[0], k[1], k[2] = k[0] + 1, k[1] + t - s, max(k[2], t - s)
-    return ticks, isr, switches, calls, irqs
+    return ticks, isr, switches, calls, irqs, percpu
 
 
 def check(name):
@@ -129,7 +133,12 @@ def check(name):
     while n and recs[n - 1].get("args", {}).get("incomplete"):
         n -= 1
     trailing = [(r["time"], r["core"], "INCOMPLETE", r["name"], "") for r in recs[n:]]
-    ticks, isr, switches, calls, irqs = from_text(text, trailing)
+    ticks, isr, switches, calls, irqs, percpu = from_text(text, trailing)
+    got = {c["cpu"]: [c["thread_ticks"], c["interrupt_ticks"]] for c in st["cpus"]
+           if c["thread_ticks"] or c["interrupt_ticks"]}
+    if got != percpu:
+        fail("%s: per CPU (thread, interrupt) time: traceprinter %s, tracetap %s" %
+             (name, percpu, got))
     ours = {t["id"]: t["ticks"] for t in st["threads"] if t["ticks"]}
     if ours != ticks:
         fail("%s: time per thread: traceprinter %s, tracetap %s" % (name, ticks, ours))
