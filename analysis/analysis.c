@@ -513,8 +513,10 @@ void tt_analysis_record(struct tt_analysis *a, const struct tt_record *rec)
 		break_stream(a);
 		break;
 	case TT_REC_RESET:
-		if (a->have_prev || a->t.events)
+		if (a->have_prev || a->t.events) {
 			a->t.epochs++;
+			a->epoch_start = a->t; /* what the earlier epochs add up to */
+		}
 		break_stream(a);
 		/* a new epoch's time starts over: nothing spans the reset */
 		a->after_gap = false;

@@ -106,6 +106,7 @@ struct tt_analysis {
 	unsigned irq_slots, nirqs;
 	struct an_core core[AN_CORES];
 	struct tt_analysis_totals t;
+	struct tt_analysis_totals epoch_start; /* t when the current epoch began (a reset) */
 	/* continuity (reset by gaps and resets) */
 	bool have_prev, after_gap;
 	uint64_t prev_time, prev_ns, first_time;

@@ -174,6 +174,11 @@ size_t tt_analysis_json(const struct tt_analysis *a, char *buf, size_t len)
 	tt_an_put(&o, "{\"events\":%" PRIu64 ",\"gaps\":%" PRIu64 ",\"lost\":%" PRIu64
 		",\"epochs\":%" PRIu64 ",\"span_ticks\":%" PRIu64,
 	    t->events, t->gaps, t->lost, t->epochs, t->span_ticks);
+	tt_an_put(&o, ",\"epoch_start\":{\"events\":%" PRIu64 ",\"gaps\":%" PRIu64
+		",\"lost\":%" PRIu64 ",\"span_ticks\":%" PRIu64 ",\"context_switches\":%" PRIu64
+		",\"interrupts\":%" PRIu64 "}",
+	    a->epoch_start.events, a->epoch_start.gaps, a->epoch_start.lost,
+	    a->epoch_start.span_ticks, a->epoch_start.context_switches, a->epoch_start.interrupts);
 	tt_an_put(&o, ",\"performance\":{\"context_switches\":%" PRIu64 ",\"preemptions\":%" PRIu64
 		",\"time_slices\":%" PRIu64 ",\"suspensions\":%" PRIu64 ",\"resumptions\":%" PRIu64
 		",\"interrupts\":%" PRIu64 ",\"nested_interrupts\":%" PRIu64

@@ -175,6 +175,9 @@ int main(void)
 	CHECK(n < sizeof(json) && strlen(json) == n);
 	CHECK_SUBSTR(json, "\"unknown_ticks\":800");
 	CHECK_SUBSTR(json, "\"epochs\":2");
+	/* the earlier epoch's totals: 7 events, one gap of 7, 945 ticks */
+	CHECK_SUBSTR(json, "\"epoch_start\":{\"events\":7,\"gaps\":1,\"lost\":7,"
+			   "\"span_ticks\":945,");
 	CHECK_SUBSTR(json, "\"name\":\"one\",\"priority\":-1,\"ticks\":90");
 	CHECK_EQ(tt_analysis_json(a, json, 8), n);
 	CHECK_EQ(strlen(json), 7);
