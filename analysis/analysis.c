@@ -44,9 +44,14 @@ int tt_analysis_new(const struct tt_analysis_ops *ops, const struct tt_analysis_
 		a->lim.max_calls = 1024;
 	if (!a->lim.max_irqs)
 		a->lim.max_irqs = 256;
+	if (!a->lim.series_buckets)
+		a->lim.series_buckets = 600;
+	if (!a->lim.bucket_ns)
+		a->lim.bucket_ns = 100000000;
 	if (a->lim.max_threads > (1u << 20) || a->lim.max_services > (1u << 20) ||
 	    a->lim.max_inversions > (1u << 20) || a->lim.max_calls > (1u << 20) ||
-	    a->lim.max_irqs > (1u << 20)) {
+	    a->lim.max_irqs > (1u << 20) || a->lim.series_buckets > (1u << 20) ||
+	    a->lim.bucket_ns > 4000000000u) {
 		free(a);
 		return -EINVAL;
 	}
@@ -60,7 +65,8 @@ int tt_analysis_new(const struct tt_analysis_ops *ops, const struct tt_analysis_
 	a->irq_slots = 2 * a->lim.max_irqs;
 	a->calls = calloc(a->call_slots, sizeof(*a->calls));
 	a->irqs = calloc(a->irq_slots, sizeof(*a->irqs));
-	if (!a->threads || !a->services || !a->counters || !a->inv || !a->calls || !a->irqs) {
+	if (!a->threads || !a->services || !a->counters || !a->inv || !a->calls || !a->irqs ||
+	    tt_an_series_new(a) < 0) {
 		tt_analysis_free(a);
 		return -ENOMEM;
 	}
@@ -79,6 +85,7 @@ void tt_analysis_free(struct tt_analysis *a)
 	free(a->inv);
 	free(a->calls);
 	free(a->irqs);
+	free(a->series.rows);
 	free(a);
 }
 
@@ -216,7 +223,17 @@ static void profile(struct tt_analysis *a, const struct tt_event *ev, bool known
 	uint64_t dns = ev->has_ns && a->prev_has_ns && ev->ns >= a->prev_ns ? ev->ns - a->prev_ns : 0;
 	struct an_thread *t;
 
+	int col = AN_COL_UNKNOWN;
+
 	a->t.span_ticks += dt;
+	if (known && ev->run == TT_RUN_THREAD)
+		col = tt_an_series_col(a, ev->run_thread);
+	else if (known && ev->run == TT_RUN_ISR)
+		col = AN_COL_ISR;
+	else if (known && (ev->run == TT_RUN_IDLE || ev->run == TT_RUN_INIT))
+		col = AN_COL_IDLE;
+	if (ev->has_ns && a->prev_has_ns)
+		tt_an_series_add(a, a->prev_ns, ev->ns, col);
 	if (!known) {
 		a->t.unknown_ticks += dt;
 		return;
@@ -265,6 +282,9 @@ static void profile_core(struct tt_analysis *a, const struct tt_event *ev)
 		uint64_t dns = ev->has_ns && ev->ns >= co->prev_ns ? ev->ns - co->prev_ns : 0;
 		a->t.span_ticks += dt;
 		co->span += dt;
+		if (ev->has_ns && ev->ns >= co->prev_ns)
+			tt_an_series_add(a, co->prev_ns, ev->ns, co->irq_depth ? AN_COL_ISR :
+					 !co->known ? AN_COL_UNKNOWN : tt_an_series_col(a, co->sw_cur));
 		if (co->irq_depth)
 			a->t.isr_ticks += dt, a->t.isr_ns += dns, co->isr_ticks += dt;
 		else if (!co->known)
@@ -522,6 +542,7 @@ void tt_analysis_record(struct tt_analysis *a, const struct tt_record *rec)
 		a->after_gap = false;
 		a->have_prev = false;
 		tt_an_calls_break(a, true);
+		tt_an_series_reset(a);
 		break;
 	}
 }
@@ -542,5 +563,5 @@ size_t tt_analysis_memory(const struct tt_analysis *a)
 	       a->service_slots * sizeof(*a->services) +
 	       (a->ops && a->ops->ncounters ? a->ops->ncounters : 1) * sizeof(*a->counters) +
 	       a->lim.max_inversions * sizeof(*a->inv) + a->call_slots * sizeof(*a->calls) +
-	       a->irq_slots * sizeof(*a->irqs);
+	       a->irq_slots * sizeof(*a->irqs) + a->series.nbuckets * sizeof(*a->series.rows);
 }

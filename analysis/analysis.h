@@ -37,6 +37,8 @@ struct tt_analysis_limits {
 	unsigned max_inversions; /* the newest inversions kept with their events; 0: 64 */
 	unsigned max_calls;      /* distinct (thread, system call) pairs; 0: 1024 */
 	unsigned max_irqs;       /* distinct interrupt numbers; 0: 256 */
+	unsigned series_buckets; /* CPU load over time: buckets kept; 0: 600 */
+	uint64_t bucket_ns;      /* ... each this long; 0: 100 ms (at most 4 s) */
 };
 
 /* ops: the format's (borrowed for the analysis's life; NULL: records alone); lim NULL: the

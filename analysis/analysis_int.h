@@ -47,6 +47,17 @@ struct an_irq {
 };
 
 #define AN_IRQ_NEST 8
+#define AN_SERIES_THREADS 8
+enum { AN_COL_OTHER = AN_SERIES_THREADS, AN_COL_ISR, AN_COL_IDLE, AN_COL_UNKNOWN, AN_COLS };
+
+/* CPU load over time (analysis_series.c): a ring of nbuckets rows, head the newest bucket. */
+struct an_series {
+	uint64_t bucket_ns, head;
+	unsigned nbuckets, nids;
+	bool have;
+	uint32_t ids[AN_SERIES_THREADS];
+	uint32_t (*rows)[AN_COLS]; /* nanoseconds per column */
+};
 #define AN_CORES 16 /* cores of formats that trace switches (more: folded onto these) */
 
 /* One core of a format that traces its switches: who runs on it, its last event's time, the
@@ -105,6 +116,7 @@ struct tt_analysis {
 	struct an_irq *irqs;      /* open addressing, 2 * max_irqs slots */
 	unsigned irq_slots, nirqs;
 	struct an_core core[AN_CORES];
+	struct an_series series;
 	struct tt_analysis_totals t;
 	struct tt_analysis_totals epoch_start; /* t when the current epoch began (a reset) */
 	/* continuity (reset by gaps and resets) */
@@ -125,6 +137,11 @@ void tt_an_calls(struct tt_analysis *a, const struct tt_event *ev, const struct 
 		 struct an_thread *t);
 void tt_an_calls_break(struct tt_analysis *a, bool reset);
 struct an_core *tt_an_core(struct tt_analysis *a, const struct tt_event *ev);
+int tt_an_series_new(struct tt_analysis *a);
+int tt_an_series_col(struct tt_analysis *a, uint32_t id);
+void tt_an_series_add(struct tt_analysis *a, uint64_t from_ns, uint64_t to_ns, int col);
+void tt_an_series_reset(struct tt_analysis *a);
+void tt_an_series_json(const struct tt_analysis *a, struct tt_an_out *o);
 void tt_an_calls_json(const struct tt_analysis *a, struct tt_an_out *o);
 void tt_an_calls_text(const struct tt_analysis *a, struct tt_an_out *o);
 

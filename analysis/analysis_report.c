@@ -191,7 +191,9 @@ size_t tt_analysis_json(const struct tt_analysis *a, char *buf, size_t len)
 	    t->isr_ticks, t->idle_ticks, t->init_ticks, t->unknown_ticks, t->other_ticks);
 	if (t->has_ns)
 		tt_an_put(&o, ",\"interrupt_ns\":%" PRIu64 ",\"idle_ns\":%" PRIu64, t->isr_ns, t->idle_ns);
-	tt_an_put(&o, "},\"threads\":[");
+	tt_an_put(&o, "}");
+	tt_an_series_json(a, &o);
+	tt_an_put(&o, ",\"threads\":[");
 	for (unsigned i = 0; i < n; i++) {
 		tt_an_put(&o, i ? "," : "");
 		json_thread(&o, th[i], t->has_ns);

@@ -126,6 +126,36 @@ static void metrics_bounded(void)
 	tt_analysis_free(a);
 }
 
+/* CPU load over time: 100 ns buckets, 4 kept; intervals split at bucket ends. */
+static void series(void)
+{
+	struct tt_analysis *a;
+	char json[8192];
+	static const struct { uint64_t ns; int run; uint32_t th; } evs[] = {
+		{ 0, TT_RUN_NONE, 0 }, { 150, TT_RUN_THREAD, 1 }, { 230, TT_RUN_ISR, 0 },
+		{ 450, TT_RUN_THREAD, 2 },
+	};
+
+	REQUIRE(tt_analysis_new(NULL, &(struct tt_analysis_limits){ .series_buckets = 4,
+								     .bucket_ns = 100 }, &a) == 0);
+	for (size_t i = 0; i < sizeof(evs) / sizeof(evs[0]); i++) {
+		struct tt_record r = { .kind = TT_REC_EVENT };
+		r.u.ev = (struct tt_event){ .id = 1, .name = "E", .ctx = TT_CTX_THREAD, .core = -1,
+					    .thread = 1, .prio = -1, .threshold = -1,
+					    .time = evs[i].ns, .ns = evs[i].ns, .has_ns = true,
+					    .run = (uint8_t)evs[i].run, .run_thread = evs[i].th };
+		tt_analysis_record(a, &r);
+	}
+	tt_analysis_json(a, json, sizeof(json));
+	/* buckets 0..4: thread 1 100 | 50 + interrupt 50 | interrupt 30 + thread 2 70 | thread 2
+	 * 100 | thread 2 50; the ring keeps 1..4; columns: threads 1, 2, other, interrupt, idle,
+	 * unknown */
+	CHECK_SUBSTR(json, "\"series\":{\"bucket_ns\":100,\"first_bucket\":1,\"threads\":[1,2],");
+	CHECK_SUBSTR(json, "\"rows\":[[50,0,0,50,0,0],[0,70,0,30,0,0],[0,100,0,0,0,0],"
+			   "[0,50,0,0,0,0]]}");
+	tt_analysis_free(a);
+}
+
 int main(void)
 {
 	struct tt_analysis *a;
@@ -186,6 +216,7 @@ int main(void)
 	tt_analysis_free(a);
 
 	metrics_bounded();
+	series();
 
 	uint64_t det, bad;
 	inversion(M, 10, &det, &bad, json, sizeof(json)); /* M: between 5 and 20 */
