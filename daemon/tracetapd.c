@@ -107,6 +107,14 @@ static void server_log(int level, const char *msg, void *arg)
 	tt_log(level, "%s", msg);
 }
 
+/* /api/stats and /metrics: a local target's live analysis (remote ones have none here). */
+static struct tt_stats *stats_of(void *arg, const char *target)
+{
+	struct tt_sup *s = sup_find(arg, target);
+
+	return s ? tt_sup_stats(s) : NULL;
+}
+
 static int server_start(struct daemon *d)
 {
 	char err[512];
@@ -116,6 +124,7 @@ static int server_start(struct daemon *d)
 		tt_log(TT_LOG_ERR, "%s", err);
 		return -1;
 	}
+	tt_server_set_stats(d->srv, stats_of, d);
 	const char *scheme = d->conf.server.tls_cert ? "https" : "http";
 	tt_log(TT_LOG_NOTICE, "listening on %s://%s:%d/", scheme, d->conf.server.listen,
 	       tt_server_port(d->srv));
