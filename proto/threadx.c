@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "loss_int.h"
 #include "threadx_int.h"
 
 static uint32_t tt_tx_ring(const struct tt_threadx *rd, int64_t i)
@@ -156,7 +157,9 @@ static void tt_tx_emit_pending(struct tt_threadx *rd, tt_emit_cb cb, void *arg)
 	if (p->gap) {
 		rec.kind = TT_REC_GAP;
 		rec.u.gap = (struct tt_gap){ .lost = p->lost, .exact = p->exact,
-					     .basis = p->exact ? NULL : p->basis, .reason = p->reason };
+					     .basis = p->exact ? NULL : p->basis, .reason = p->reason,
+					     .lower = p->exact ? 0 : p->lower,
+					     .upper = p->exact ? 0 : p->upper };
 		cb(arg, &rec);
 		rd->st.gaps++;
 		rd->st.lost += p->lost;
@@ -165,6 +168,7 @@ static void tt_tx_emit_pending(struct tt_threadx *rd, tt_emit_cb cb, void *arg)
 	tt_tx_time_prescan(rd, p->first, p->count);
 	tt_tx_time_batch(rd, p->first, p->count);
 	tt_tx_names_batch(rd, p->first, p->count);
+	uint64_t events0 = rd->st.events;
 	for (uint32_t i = 0; i < p->count; i++) {
 		uint32_t slot = tt_tx_ring(rd, (int64_t)p->first + i);
 		tt_tx_slot_words(rd, slot, w);
@@ -176,6 +180,7 @@ static void tt_tx_emit_pending(struct tt_threadx *rd, tt_emit_cb cb, void *arg)
 		cb(arg, &rec);
 		rd->st.events++;
 	}
+	tt_tx_clock_note(rd, p->gap, (uint32_t)(rd->st.events - events0));
 	memset(p, 0, sizeof(*p));
 }
 
@@ -232,13 +237,17 @@ static void tt_tx_gap_count(struct tt_threadx *rd, uint64_t lb, uint32_t first, 
 			    const char *reason)
 {
 	uint32_t wf[8];
-	uint64_t est;
+	struct tt_loss_out est;
 	tt_tx_slot_words(rd, first, wf);
 	int64_t n = tt_tx_counter_lost(rd, rd->anchor, wf);
 	rd->pend.exact = n >= 0 && (uint64_t)n >= lb && ((uint64_t)n - lb) % rd->lay.nent == 0;
 	rd->pend.lost = rd->pend.exact ? (uint64_t)n : lb;
+	rd->pend.lower = lb;
+	rd->pend.upper = TT_GAP_NO_UPPER;
 	if (!rd->pend.exact && tt_tx_lap_estimate(rd, rd->anchor, first, count, lb, &est)) {
-		rd->pend.lost = est;
+		rd->pend.lost = est.est;
+		rd->pend.lower = est.lower;
+		rd->pend.upper = est.upper;
 		rd->pend.basis = "time stamps and event rate";
 	}
 	rd->pend.gap = !(rd->pend.exact && rd->pend.lost == 0);
@@ -248,11 +257,14 @@ static void tt_tx_gap_count(struct tt_threadx *rd, uint64_t lb, uint32_t first, 
 /* First full read of a buffer whose enabling we watched (since_enable): every event since
  * tx_trace_enable was promised. Enabling clears the thread pointers and starts at slot 0, so the
  * event in slot first is event first + j N since then, j the whole laps before it. A read that
- * stopped at a never-used slot proves j = 0 and first = 0: nothing lost. Otherwise the writer
- * may have lapped any number of times unseen (no anchor, no time of enabling to measure from):
- * first is then a lower bound, labelled as one (no basis). */
-static void tt_tx_enable_gap(struct tt_threadx *rd, uint32_t first, bool stop_empty)
+ * stopped at a never-used slot proves j = 0 and first = 0: nothing lost. Otherwise j is
+ * estimated like a lap's (tt_tx_lap_estimate, with no event before the gap: enabling happened
+ * after the last read that saw tracing off); first (plus what failed attempts saw) is the lower
+ * bound, and all there is when nothing measures the rate. */
+static void tt_tx_enable_gap(struct tt_threadx *rd, uint32_t first, uint32_t count,
+			     bool stop_empty)
 {
+	struct tt_loss_out est;
 	uint64_t lb = stop_empty ? 0 : first;
 	if (rd->pend.gap && rd->pend.lost > lb)
 		lb = rd->pend.lost; /* events completed during failed attempts */
@@ -262,7 +274,15 @@ static void tt_tx_enable_gap(struct tt_threadx *rd, uint32_t first, bool stop_em
 	rd->pend.exact = false;
 	rd->pend.basis = NULL;
 	rd->pend.lost = lb;
+	rd->pend.lower = lb;
+	rd->pend.upper = TT_GAP_NO_UPPER;
 	rd->pend.reason = "overwritten before the first read";
+	if (!stop_empty && tt_tx_lap_estimate(rd, NULL, first, count, lb, &est)) {
+		rd->pend.lost = est.est;
+		rd->pend.lower = est.lower;
+		rd->pend.upper = est.upper;
+		rd->pend.basis = "host clock since tracing was off, and event rate";
+	}
 }
 
 static void tt_tx_add(struct tt_plan *p, uint64_t addr, uint32_t len, uint8_t *dst)
@@ -411,14 +431,17 @@ static int tt_tx_sync_publish(struct tt_threadx *rd, tt_emit_cb cb, void *arg)
 			rd->pend.gap = true;
 			rd->pend.exact = false;
 			rd->pend.lost = lb;
+			rd->pend.lower = lb;
+			rd->pend.upper = TT_GAP_NO_UPPER;
 			rd->pend.reason = "overwritten during read";
 		}
 		if (rd->why == TT_TXY_ATTACH && rd->cfg.since_enable && !rd->synced_once)
-			tt_tx_enable_gap(rd, first, sy->stop_empty);
+			tt_tx_enable_gap(rd, first, count, sy->stop_empty);
 		else if (rd->why == TT_TXY_ATTACH && m > 1)
 			rd->st.history_skipped += m - 1; /* attach: history never promised */
 	}
 	rd->sync_busy = 0;
+	rd->host_proven = rd->host_now;
 	uint32_t emit = tt_tx_hold_from(rd, first, count, 1);
 	rd->pend.first = first;
 	rd->pend.count = emit;
@@ -650,6 +673,7 @@ static int tt_tx_ingest_poll_ent(struct tt_threadx *rd, tt_emit_cb cb, void *arg
 	rd->pend.count = emit;
 	tt_tx_set_anchor(rd, first + emit, count - emit);
 	rd->ahead = c2;
+	rd->host_proven = rd->host_now;
 	rd->ahead_ns = rd->host_now;
 	rd->ahead_ok = rd->host_now != 0;
 	rd->was_idle = count == 0;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "loss_int.h"
 #include "threadx_int.h"
 
 uint32_t tt_tx_ld32(const struct tt_threadx *rd, const uint8_t *p)
@@ -232,7 +233,12 @@ void tt_tx_note_missing(struct tt_threadx *rd, uint32_t first, uint32_t count)
 void tt_tx_time_reset(struct tt_threadx *rd)
 {
 	struct tt_txtime *t = &rd->tm;
+	double peak = t->peak;
+	uint64_t cr_ns = t->cr_ns, cr_ticks = t->cr_ticks;
 	memset(t, 0, sizeof(*t));
+	t->peak = peak;
+	t->cr_ns = cr_ns;
+	t->cr_ticks = cr_ticks;
 	t->mod = rd->cfg.time_wrap ? rd->cfg.time_wrap : (uint64_t)rd->lay.mask + 1;
 	if (t->mod < 2)
 		t->mod = (uint64_t)1 << 32; /* a zero mask: every stamp is 0 anyway */
@@ -403,10 +409,55 @@ static uint64_t tt_tx_slots_span(const struct tt_threadx *rd, uint32_t first, ui
 	return ticks;
 }
 
+/* Fewer consecutive deltas than this give no rate to estimate from. */
+#define TT_TX_RATE_MIN 8u
+
 void tt_tx_time_batch(struct tt_threadx *rd, uint32_t first, uint32_t count)
 {
 	uint64_t n, v0;
 	rd->tm.batch_rest = tt_tx_slots_span(rd, first, count, &n, &v0);
+	if (n >= TT_TX_RATE_MIN && rd->tm.batch_rest && !tt_tx_is_counter(&rd->tm) &&
+	    (double)n / (double)rd->tm.batch_rest > rd->tm.peak)
+		rd->tm.peak = (double)n / (double)rd->tm.batch_rest;
+}
+
+/* The clock rate is measured over about the last TT_TX_CLOCK_WINDOW ns of host time, and
+ * trusted from TT_TX_CLOCK_MIN on. */
+#define TT_TX_CLOCK_WINDOW 4000000000ull
+#define TT_TX_CLOCK_MIN 50000000ull
+
+void tt_tx_clock_note(struct tt_threadx *rd, bool gap, uint32_t events)
+{
+	struct tt_txtime *t = &rd->tm;
+	if (!rd->host_now || !t->have || !events)
+		return; /* an idle poll: the newest event did not move with the host's clock */
+	if (!gap && t->cr_h0 && rd->host_now > t->cr_h0 && t->now >= t->cr_t0) {
+		t->cr_ns += rd->host_now - t->cr_h0;
+		t->cr_ticks += t->now - t->cr_t0;
+		while (t->cr_ns > TT_TX_CLOCK_WINDOW) {
+			t->cr_ns /= 2;
+			t->cr_ticks /= 2;
+		}
+	}
+	t->cr_h0 = rd->host_now;
+	t->cr_t0 = t->now;
+}
+
+/* Target ticks per nominal tick, measured; 0 when not yet (or no tick rate). */
+static double tt_tx_clock(const struct tt_threadx *rd)
+{
+	const struct tt_txtime *t = &rd->tm;
+	if (!rd->cfg.tick_hz || t->cr_ns < TT_TX_CLOCK_MIN)
+		return 0;
+	return (double)t->cr_ticks * 1e9 / ((double)t->cr_ns * (double)rd->cfg.tick_hz);
+}
+
+/* Host time since ns, in nominal ticks; 0 when unknown. */
+static uint64_t tt_tx_host_ticks(const struct tt_threadx *rd, uint64_t ns)
+{
+	if (!rd->host_now || !ns || ns >= rd->host_now || !rd->cfg.tick_hz)
+		return 0;
+	return (uint64_t)((double)(rd->host_now - ns) * (double)rd->cfg.tick_hz / 1e9);
 }
 
 /* The rate is measured over about the last TT_TX_RATE_WINDOW events: older ones count half. */
@@ -422,30 +473,38 @@ static void tt_tx_rate_add(struct tt_txtime *t, uint64_t d)
 	t->rate_ticks += d;
 }
 
-/* Fewer consecutive deltas than this give no rate to estimate from. */
-#define TT_TX_RATE_MIN 8u
-
 bool tt_tx_lap_estimate(const struct tt_threadx *rd, const uint32_t anchor[8], uint32_t first,
-			uint32_t count, uint64_t lb, uint64_t *lost)
+			uint32_t count, uint64_t lb, struct tt_loss_out *out)
 {
 	const struct tt_txtime *t = &rd->tm;
 	uint64_t k = 0, v0 = 0;
-	if (anchor[0] == 0 || tt_tx_is_counter(t))
+	if ((anchor != NULL && anchor[0] == 0) || tt_tx_is_counter(t))
 		return false;
 	/* the events published after the gap measure the rate too (the pairs within them) */
 	uint64_t after = tt_tx_slots_span(rd, first, count, &k, &v0);
 	uint64_t n = t->rate_n + k, ticks = t->rate_ticks + after;
 	if (k == 0 || n < TT_TX_RATE_MIN || ticks == 0)
 		return false;
-	uint64_t span = tt_tx_host_span(rd, tt_tx_fwd(t, tt_tx_raw(rd, anchor[3]), v0), after,
-					t->host_last);
-	/* events strictly between the anchor and the first one after the gap */
-	double est = (double)n / (double)ticks * (double)span - 1.0;
-	if (!(est < 1e15))
-		return false; /* stamps that say nothing sensible: keep the lower bound */
-	double j = est > (double)lb ? (est - (double)lb) / rd->lay.nent + 0.5 : 0.0;
-	*lost = lb + (uint64_t)j * rd->lay.nent;
-	return true;
+	struct tt_loss_in in = {
+		.lb = lb, .lap = rd->lay.nent, .mod = t->mod, .rest = after,
+		.clock = tt_tx_clock(rd), .rate = (double)n / (double)ticks, .peak = t->peak,
+	};
+	if (k >= TT_TX_RATE_MIN && (double)k / (double)after > in.peak)
+		in.peak = (double)k / (double)after;
+	if (anchor != NULL) {
+		/* events strictly between the anchor and the first one after the gap: the
+		 * ticks between the two less one event's */
+		in.have_d = true;
+		in.d = tt_tx_fwd(t, tt_tx_raw(rd, anchor[3]), v0);
+		in.d = in.d > (uint64_t)((double)ticks / (double)n) ?
+			       in.d - (uint64_t)((double)ticks / (double)n) : 0;
+		in.host = tt_tx_host_ticks(rd, t->host_last);
+		in.window = tt_tx_host_ticks(rd, rd->host_proven);
+	} else {
+		in.window = tt_tx_host_ticks(rd, rd->cfg.since_enable_ns);
+	}
+	tt_loss_estimate(&in, out);
+	return out->from_time;
 }
 
 static void tt_tx_time_event(struct tt_threadx *rd, uint32_t ts, struct tt_event *ev)

@@ -86,6 +86,10 @@ struct tt_txtime {
 	uint64_t batch_rest;/* ticks from the first to the last event of the batch being emitted */
 	uint64_t rate_n;    /* consecutive deltas summed in rate_ticks (the measured event rate: */
 	uint64_t rate_ticks;/* rate_n / rate_ticks events per tick, over the recent events) */
+	/* kept across resets (properties of the target): */
+	double peak;        /* the fastest rate (events per tick) of a batch seen */
+	uint64_t cr_ns, cr_ticks; /* the target's clock against the host's: ticks in cr_ns */
+	uint64_t cr_h0, cr_t0;    /* host time and time of the newest event of the last batch */
 };
 
 /* A batch's object (re)created by a create event: which of its incarnations names an event. */
@@ -113,6 +117,7 @@ struct tt_txpend {
 	uint64_t lost;
 	const char *reason;
 	const char *basis;     /* an estimate's basis (tt_gap.basis), NULL for a lower bound */
+	uint64_t lower, upper; /* tt_gap's range (when !exact) */
 	uint32_t first, count; /* slots, ring order */
 };
 
@@ -211,6 +216,7 @@ struct tt_threadx {
 	unsigned nmissing, missing_next;
 	uint32_t raw[8];       /* words of the event being emitted (host order) */
 	uint64_t host_now;     /* host time (ns) of the current poll's reads, 0 = not given */
+	uint64_t host_proven;  /* host time of the last read that proved the ring intact */
 };
 
 /* threadx_decode.c */
@@ -254,12 +260,18 @@ int64_t tt_tx_counter_lost(const struct tt_threadx *rd, const uint32_t anchor[8]
  * consecutive events: a read the writer lapped during the copy. */
 bool tt_tx_counter_consistent(const struct tt_threadx *rd, uint32_t first, uint32_t count);
 void tt_tx_time_gap(struct tt_threadx *rd, uint64_t exact_lost, bool exact);
-/* The events lost between the anchor (the last event published) and slot first, when the ring
- * arithmetic says lb + j N for an unknown j >= 0: j from the time between the two and the event
- * rate measured on the events around the gap (the published history and slots [first,
- * first+count)). Returns false when the time stamps cannot say (too few, no time passing). */
+/* The events lost between the anchor (the last event published; NULL: tracing was enabled
+ * since the last read that saw it off) and slot first, when the ring arithmetic says lb + j N
+ * for an unknown j >= 0: the shared estimator (loss_int.h) on the time between the two, the
+ * host's clock and the event rate measured on the events around the gap (the published history
+ * and slots [first, first+count)). Returns false when the time stamps cannot say (too few, a
+ * per-event counter); *out holds the estimate and its range otherwise. */
+struct tt_loss_out;
 bool tt_tx_lap_estimate(const struct tt_threadx *rd, const uint32_t anchor[8], uint32_t first,
-			uint32_t count, uint64_t lb, uint64_t *lost);
+			uint32_t count, uint64_t lb, struct tt_loss_out *out);
+/* After a batch was emitted: measure the target's clock against the host's (gap: the batch
+ * came after one, nothing to measure across it). */
+void tt_tx_clock_note(struct tt_threadx *rd, bool gap, uint32_t events);
 /* threadx_run.c: forget the previous event (reset, gap: what ran in between is unknown). */
 void tt_tx_run_reset(struct tt_threadx *rd);
 /* Sets ev->run* (who ran from the previous event up to this one) from slot words w. */

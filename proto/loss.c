@@ -1,0 +1,83 @@
+/* proto/loss.c: the shared ring-loss estimator (see loss_int.h).
+ *
+ * The ring positions give lb + j * lap, exactly but for the whole laps j. The time stamps give
+ * the ticks across the gap modulo their wrap; the host's clock, scaled by the target's clock
+ * rate as measured against it, says how many wraps; the rate turns ticks into units. A wrap (and
+ * so a lap) is only counted when that evidence needs it: a host clock that ran on while the
+ * target's was slow or stopped adds none by itself once the clock rate is measured. The upper
+ * bound is what could have been written in the host's window (or the stamps' span when they do
+ * not wrap) at twice the fastest rate seen, with the target's clock allowed 10% over nominal.
+ */
+#include <math.h>
+
+#include "loss_int.h"
+#include "record.h"
+
+/* Margins of the upper bound: bursts faster than any batch seen, a clock faster than nominal. */
+#define TT_LOSS_PEAK_MARGIN 2.0
+#define TT_LOSS_CLOCK_MARGIN 1.1
+
+/* Whole laps in units beyond lb, rounded (nearest) or down; saturating. */
+static double laps_of(double units, uint64_t lb, uint64_t lap)
+{
+	return units > (double)lb ? (units - (double)lb) / (double)lap : 0.0;
+}
+
+/* Ticks across the gap the estimate rests on: d plus the wraps the host's clock needs, no more
+ * than the window the lost units were written in; -1 when nothing says. */
+static double est_ticks(const struct tt_loss_in *in, double c, double t_hi)
+{
+	if (!in->have_d) {
+		/* no time stamp before the gap (the first read after tracing was started): the
+		 * start lies somewhere in the host's window before the units kept */
+		double h = (double)in->window * c - (double)in->rest;
+		return !in->window ? -1 : h > 0 ? h / 2 : 0;
+	}
+	double t = (double)in->d;
+	if (in->mod && in->host) {
+		double h = (double)in->host * c - (double)in->rest;
+		double w = h > t + (double)in->mod / 2 ? floor((h - t) / (double)in->mod + 0.5) : 0;
+		while (w > 0 && t + w * (double)in->mod > t_hi)
+			w--;
+		t += w * (double)in->mod;
+	}
+	if (in->window && t > (double)in->window * c)
+		t = (double)in->window * c; /* time before the window was quiet: no loss in it */
+	return t;
+}
+
+void tt_loss_estimate(const struct tt_loss_in *in, struct tt_loss_out *out)
+{
+	const double c = in->clock > 0 ? in->clock : 1.0;
+	const double cmax = (c > 1.0 ? c : 1.0) * TT_LOSS_CLOCK_MARGIN;
+	/* the most ticks the lost units can have been written in */
+	double t_hi = INFINITY;
+	if (in->window)
+		t_hi = (double)in->window * cmax;
+	else if (in->host)
+		t_hi = (double)in->host * cmax;
+	if (in->have_d && !in->mod && (double)in->d < t_hi)
+		t_hi = (double)in->d;
+	double peak = in->peak > in->rate ? in->peak : in->rate;
+	double j_hi = INFINITY;
+	if (peak > 0 && isfinite(t_hi))
+		j_hi = floor(laps_of(TT_LOSS_PEAK_MARGIN * peak * t_hi, in->lb, in->lap));
+
+	out->lower = in->lb;
+	out->est = in->lb;
+	out->from_time = false;
+	out->upper = j_hi < 1e15 ? in->lb + (uint64_t)j_hi * in->lap : TT_GAP_NO_UPPER;
+	if (!(in->rate > 0))
+		return;
+	double ticks = est_ticks(in, c, t_hi);
+	if (ticks < 0)
+		return;
+	double e = in->rate * ticks;
+	double j = floor(laps_of(e, in->lb, in->lap) + 0.5);
+	if (j > j_hi)
+		j = j_hi;
+	if (!(j < 1e15))
+		return; /* stamps that say nothing sensible: keep the lower bound */
+	out->est = in->lb + (uint64_t)j * in->lap;
+	out->from_time = true;
+}
