@@ -81,3 +81,38 @@ void tt_loss_estimate(const struct tt_loss_in *in, struct tt_loss_out *out)
 	out->est = in->lb + (uint64_t)j * in->lap;
 	out->from_time = true;
 }
+
+/* The clock rate is measured over about the last TT_LOSS_CLOCK_WINDOW ns of host time, and
+ * trusted from TT_LOSS_CLOCK_MIN on. */
+#define TT_LOSS_CLOCK_WINDOW 4000000000ull
+#define TT_LOSS_CLOCK_MIN 50000000ull
+
+void tt_loss_clock_note(struct tt_loss_clock *c, uint64_t host_ns, uint64_t t, bool gap)
+{
+	if (!host_ns)
+		return;
+	if (!gap && c->h0 && host_ns > c->h0 && t >= c->t0) {
+		c->ns += host_ns - c->h0;
+		c->ticks += t - c->t0;
+		while (c->ns > TT_LOSS_CLOCK_WINDOW) {
+			c->ns /= 2;
+			c->ticks /= 2;
+		}
+	}
+	c->h0 = host_ns;
+	c->t0 = t;
+}
+
+double tt_loss_clock_ratio(const struct tt_loss_clock *c, uint64_t tick_hz)
+{
+	if (!tick_hz || c->ns < TT_LOSS_CLOCK_MIN)
+		return 0;
+	return (double)c->ticks * 1e9 / ((double)c->ns * (double)tick_hz);
+}
+
+uint64_t tt_loss_host_ticks(uint64_t now_ns, uint64_t ns, uint64_t tick_hz)
+{
+	if (!now_ns || !ns || ns >= now_ns || !tick_hz)
+		return 0;
+	return (uint64_t)((double)(now_ns - ns) * (double)tick_hz / 1e9);
+}

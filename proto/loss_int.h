@@ -46,4 +46,20 @@ struct tt_loss_out {
 /* Fills *out from *in (in->lap > 0). Never fails: without a rate est is lb. */
 void tt_loss_estimate(const struct tt_loss_in *in, struct tt_loss_out *out);
 
+/* The target's clock measured against the host's: the ticks the newest unit's time stamp moved
+ * between reads that published units, over the host time between those reads (about the last
+ * few seconds). Zero-initialised; kept across target resets (a property of the target). */
+struct tt_loss_clock {
+	uint64_t ns, ticks; /* summed */
+	uint64_t h0, t0;    /* host time and unwrapped time of the newest unit of the last read */
+};
+
+/* A read published units up to unwrapped time t at host time host_ns (0: unknown). gap: a gap
+ * came before them (nothing is measured across it). */
+void tt_loss_clock_note(struct tt_loss_clock *c, uint64_t host_ns, uint64_t t, bool gap);
+/* Target ticks per nominal tick (tick_hz); 0 until enough host time was measured. */
+double tt_loss_clock_ratio(const struct tt_loss_clock *c, uint64_t tick_hz);
+/* Host time since ns, in nominal ticks; 0 when either is unknown. */
+uint64_t tt_loss_host_ticks(uint64_t now_ns, uint64_t ns, uint64_t tick_hz);
+
 #endif

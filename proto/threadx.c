@@ -19,7 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "loss_int.h"
 #include "threadx_int.h"
 
 static uint32_t tt_tx_ring(const struct tt_threadx *rd, int64_t i)

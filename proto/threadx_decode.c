@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "loss_int.h"
 #include "threadx_int.h"
 
 uint32_t tt_tx_ld32(const struct tt_threadx *rd, const uint8_t *p)
@@ -234,11 +233,11 @@ void tt_tx_time_reset(struct tt_threadx *rd)
 {
 	struct tt_txtime *t = &rd->tm;
 	double peak = t->peak;
-	uint64_t cr_ns = t->cr_ns, cr_ticks = t->cr_ticks;
+	struct tt_loss_clock clock = t->clock;
 	memset(t, 0, sizeof(*t));
 	t->peak = peak;
-	t->cr_ns = cr_ns;
-	t->cr_ticks = cr_ticks;
+	t->clock = clock;
+	t->clock.h0 = 0; /* time restarts: nothing measured across the reset */
 	t->mod = rd->cfg.time_wrap ? rd->cfg.time_wrap : (uint64_t)rd->lay.mask + 1;
 	if (t->mod < 2)
 		t->mod = (uint64_t)1 << 32; /* a zero mask: every stamp is 0 anyway */
@@ -421,43 +420,17 @@ void tt_tx_time_batch(struct tt_threadx *rd, uint32_t first, uint32_t count)
 		rd->tm.peak = (double)n / (double)rd->tm.batch_rest;
 }
 
-/* The clock rate is measured over about the last TT_TX_CLOCK_WINDOW ns of host time, and
- * trusted from TT_TX_CLOCK_MIN on. */
-#define TT_TX_CLOCK_WINDOW 4000000000ull
-#define TT_TX_CLOCK_MIN 50000000ull
-
 void tt_tx_clock_note(struct tt_threadx *rd, bool gap, uint32_t events)
 {
-	struct tt_txtime *t = &rd->tm;
-	if (!rd->host_now || !t->have || !events)
-		return; /* an idle poll: the newest event did not move with the host's clock */
-	if (!gap && t->cr_h0 && rd->host_now > t->cr_h0 && t->now >= t->cr_t0) {
-		t->cr_ns += rd->host_now - t->cr_h0;
-		t->cr_ticks += t->now - t->cr_t0;
-		while (t->cr_ns > TT_TX_CLOCK_WINDOW) {
-			t->cr_ns /= 2;
-			t->cr_ticks /= 2;
-		}
-	}
-	t->cr_h0 = rd->host_now;
-	t->cr_t0 = t->now;
-}
-
-/* Target ticks per nominal tick, measured; 0 when not yet (or no tick rate). */
-static double tt_tx_clock(const struct tt_threadx *rd)
-{
-	const struct tt_txtime *t = &rd->tm;
-	if (!rd->cfg.tick_hz || t->cr_ns < TT_TX_CLOCK_MIN)
-		return 0;
-	return (double)t->cr_ticks * 1e9 / ((double)t->cr_ns * (double)rd->cfg.tick_hz);
+	/* an idle poll: the newest event did not move with the host's clock */
+	if (rd->tm.have && events)
+		tt_loss_clock_note(&rd->tm.clock, rd->host_now, rd->tm.now, gap);
 }
 
 /* Host time since ns, in nominal ticks; 0 when unknown. */
 static uint64_t tt_tx_host_ticks(const struct tt_threadx *rd, uint64_t ns)
 {
-	if (!rd->host_now || !ns || ns >= rd->host_now || !rd->cfg.tick_hz)
-		return 0;
-	return (uint64_t)((double)(rd->host_now - ns) * (double)rd->cfg.tick_hz / 1e9);
+	return tt_loss_host_ticks(rd->host_now, ns, rd->cfg.tick_hz);
 }
 
 /* The rate is measured over about the last TT_TX_RATE_WINDOW events: older ones count half. */
@@ -487,7 +460,7 @@ bool tt_tx_lap_estimate(const struct tt_threadx *rd, const uint32_t anchor[8], u
 		return false;
 	struct tt_loss_in in = {
 		.lb = lb, .lap = rd->lay.nent, .mod = t->mod, .rest = after,
-		.clock = tt_tx_clock(rd), .rate = (double)n / (double)ticks, .peak = t->peak,
+		.clock = tt_loss_clock_ratio(&t->clock, rd->cfg.tick_hz), .rate = (double)n / (double)ticks, .peak = t->peak,
 	};
 	if (k >= TT_TX_RATE_MIN && (double)k / (double)after > in.peak)
 		in.peak = (double)k / (double)after;

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "loss_int.h"
 #include "threadx.h"
 
 /* How an event argument is decoded (mapped onto enum tt_arg_kind when emitted). */
@@ -88,8 +89,7 @@ struct tt_txtime {
 	uint64_t rate_ticks;/* rate_n / rate_ticks events per tick, over the recent events) */
 	/* kept across resets (properties of the target): */
 	double peak;        /* the fastest rate (events per tick) of a batch seen */
-	uint64_t cr_ns, cr_ticks; /* the target's clock against the host's: ticks in cr_ns */
-	uint64_t cr_h0, cr_t0;    /* host time and time of the newest event of the last batch */
+	struct tt_loss_clock clock; /* the target's clock against the host's */
 };
 
 /* A batch's object (re)created by a create event: which of its incarnations names an event. */
