@@ -238,17 +238,27 @@ static void emit_reset(struct tt_nuttx *rd, struct emitter *e, const char *reaso
 	e->cb(e->arg, &rec);
 }
 
+static void emit_gap_rec(struct tt_nuttx *rd, struct emitter *e, const struct tt_gap *g)
+{
+	struct tt_record rec = { .kind = TT_REC_GAP, .u.gap = *g };
+
+	rd->st.gaps++;
+	rd->st.lost += g->lost;
+	rd->d.after_gap = true;
+	e->cb(e->arg, &rec);
+}
+
+/* A gap that is exact, or a lower bound (basis NULL) with nothing capping it. */
 static void emit_gap(struct tt_nuttx *rd, struct emitter *e, uint64_t lost, bool exact,
 		     const char *basis, const char *reason)
 {
-	struct tt_record rec = { .kind = TT_REC_GAP };
+	struct tt_gap g = { .lost = lost, .exact = exact, .basis = basis, .reason = reason };
 
-	rec.u.gap = (struct tt_gap){ .lost = lost, .exact = exact, .basis = basis,
-				     .reason = reason };
-	rd->st.gaps++;
-	rd->st.lost += lost;
-	rd->d.after_gap = true;
-	e->cb(e->arg, &rec);
+	if (!exact) {
+		g.lower = lost;
+		g.upper = TT_GAP_NO_UPPER;
+	}
+	emit_gap_rec(rd, e, &g);
 }
 
 static void start_sync(struct tt_nuttx *rd, enum nx_why why, const char *reason)
@@ -331,8 +341,10 @@ static int ingest_ctl(struct tt_nuttx *rd, struct emitter *e)
 					   "dropped until NOTERAM_CLEAR");
 		return TT_NUTTX_DONE;
 	}
-	if (w.head == rd->pos)
+	if (w.head == rd->pos) {
+		rd->host_proven = rd->host_now; /* nothing new: the writer idles (or laps exactly) */
 		return TT_NUTTX_DONE;
+	}
 	rd->nnew = nx_dist(rd->pos, w.head, rd->size);
 	rd->step = ST_DATA;
 	return TT_NUTTX_MORE;
@@ -380,10 +392,10 @@ static uint64_t time_diff(const struct nx_dec *d, uint64_t a, uint64_t b)
 static void publish(struct tt_nuttx *rd, struct emitter *e, uint32_t ring_off, uint32_t from,
 		    uint32_t n, bool quiet)
 {
-	uint32_t o = from, bytes = 0;
+	uint32_t o = from, bytes = 0, nrec = 0;
 	/* the note rate for lap estimates: bytes and time of notes published without a gap
 	 * between them (the first note after a gap or reset starts the span) */
-	bool cont = rd->d.have_time && !rd->d.after_gap;
+	bool cont = rd->d.have_time && !rd->d.after_gap, gap = rd->d.after_gap;
 	uint64_t t0 = cont ? rd->d.last_raw : 0;
 
 	while (o < n) {
@@ -398,11 +410,19 @@ static void publish(struct tt_nuttx *rd, struct emitter *e, uint32_t ring_off, u
 			bytes += step;
 		}
 		rd->st.last_new++;
+		nrec++;
 		o += step;
 	}
+	if (n > from && !quiet) {
+		tt_loss_clock_note(&rd->clock, rd->host_now, rd->d.time, gap);
+		rd->host_last = rd->host_now;
+	}
 	if (bytes && !quiet) {
+		uint64_t span = time_diff(&rd->d, t0, rd->d.last_raw);
+		if (nrec >= 8 && span && (double)bytes / (double)span > rd->peak)
+			rd->peak = (double)bytes / (double)span;
 		rd->rate_bytes += bytes;
-		rd->rate_time += time_diff(&rd->d, t0, rd->d.last_raw);
+		rd->rate_time += span;
 		while (rd->rate_bytes > 4ull * rd->size) { /* a window of a few rings */
 			rd->rate_bytes /= 2;
 			rd->rate_time /= 2;
@@ -450,6 +470,7 @@ static int ingest_data(struct tt_nuttx *rd, struct emitter *e)
 	publish(rd, e, rd->pos, 0, rd->nnew, false);
 	set_anchor(rd, rd->pos + last, rd->ring + last, true);
 	rd->pos = (rd->pos + rd->nnew) % rd->size;
+	rd->host_proven = rd->host_now;
 	return TT_NUTTX_DONE;
 }
 
@@ -457,37 +478,57 @@ static int ingest_data(struct tt_nuttx *rd, struct emitter *e)
 #define NX_ESTIMATE_BASIS "ring position and mean note size; laps from the time stamps and " \
 			  "the note rate"
 
-/* The best estimate of the notes lost in a lap: the bytes written between our position and the
- * first note kept are known modulo the ring size (bytes_min + k * size); how many whole rings
- * (k) the time between the last note published and the first kept one held follows from the
- * rate at which the notes kept were written (bytes per time unit); the bytes become notes by the
- * mean size of the notes kept. 0 when the time stamps cannot tell (fewer than two notes kept, or
- * times that do not move forward). The copy holds the notes kept at [from, last]. */
-static uint64_t lap_estimate(const struct tt_nuttx *rd, uint32_t bytes_min, uint32_t from,
-			     uint32_t last, uint32_t nrec)
+/* The time stamps' nominal rate: ns for sec + nsec stamps, else the configured tick rate. */
+static uint64_t nx_hz(const struct tt_nuttx *rd)
+{
+	return rd->d.lay.off_nsec ? 1000000000u : rd->d.tick_hz;
+}
+
+/* The notes lost before the first note kept (the copy holds nrec notes at [from, last]): the
+ * bytes between the last note published and it are bytes_min + k * size (the ring positions);
+ * the shared estimator (loss_int.h) weighs k from the time stamps, the host's clock and the
+ * rate at which the notes kept and those published before were written (bytes per tick); the
+ * bytes become notes by the mean size of the notes kept, the range's by the largest (lower) and
+ * smallest (upper) a note can be. False when the time stamps cannot tell (fewer than two notes
+ * kept, times that do not move forward): g keeps the lower bound. */
+static bool lap_estimate(const struct tt_nuttx *rd, uint64_t bytes_min, uint32_t from,
+			 uint32_t last, uint32_t nrec, struct tt_gap *g)
 {
 	const struct nx_dec *d = &rd->d;
+	struct tt_loss_out o;
 
 	if (!d->have_time || nrec < 2 || last <= from)
-		return 0;
+		return false;
 	uint64_t t_first = nx_rec_time(d, rd->ring + from), t_last = nx_rec_time(d, rd->ring + last);
-	uint64_t span = time_diff(d, t_first, t_last), gap = time_diff(d, d->last_raw, t_first);
-	uint64_t kept = (uint64_t)(last - from), k = 0;
-
-	if (!span || !gap)
-		return 0;
-	/* bytes written in the gap at the rate of the notes kept (last - from bytes in span) and
-	 * of those published before the gap */
+	uint64_t span = time_diff(d, t_first, t_last), kept = (uint64_t)(last - from);
+	uint64_t total = kept + nx_alignup(rd->ring[last], d->lay.align); /* nrec notes' bytes */
+	uint64_t proven = rd->host_proven > rd->host_last ? rd->host_proven : rd->host_last;
+	if (!span)
+		return false;
+	struct tt_loss_in in = {
+		.lb = bytes_min, .lap = rd->size, .have_d = true,
+		.d = time_diff(d, d->last_raw, t_first),
+		.mod = d->lay.time_size == 4 && !d->lay.off_nsec ? (uint64_t)1 << 32 : 0,
+		.rest = span,
+		.host = tt_loss_host_ticks(rd->host_now, rd->host_last, nx_hz(rd)),
+		.window = tt_loss_host_ticks(rd->host_now, proven, nx_hz(rd)),
+		.clock = tt_loss_clock_ratio(&rd->clock, nx_hz(rd)),
+		.rate = (double)(kept + rd->rate_bytes) / (double)(span + rd->rate_time),
+		.peak = rd->peak,
+	};
+	if (nrec >= 8 && (double)kept / (double)span > in.peak)
+		in.peak = (double)kept / (double)span;
+	tt_loss_estimate(&in, &o);
+	if (!o.from_time)
+		return false;
 	__extension__ typedef unsigned __int128 u128;
-	u128 est = ((u128)kept + rd->rate_bytes) * gap / (span + rd->rate_time);
-	if (est > bytes_min)
-		k = (uint64_t)((est - bytes_min + rd->size / 2) / rd->size);
-	if (rd->gap_known_loss && !bytes_min && !k)
-		k = 1; /* the tail went a whole ring round */
-	u128 lost_bytes = (u128)bytes_min + (u128)k * rd->size;
-	u128 total = kept + nx_alignup(rd->ring[last], d->lay.align); /* nrec notes' bytes */
-	uint64_t lost = (uint64_t)((lost_bytes * nrec + total / 2) / total);
-	return lost ? lost : 1;
+	uint64_t est = (uint64_t)(((u128)o.est * nrec + total / 2) / total);
+	uint64_t min_rec = nx_alignup(d->lay.hdr, d->lay.align);
+	if (o.upper != TT_GAP_NO_UPPER)
+		g->upper = o.upper / (min_rec ? min_rec : 1);
+	g->lost = est < g->lower ? g->lower : est > g->upper ? g->upper : est;
+	g->basis = NX_ESTIMATE_BASIS;
+	return true;
 }
 
 /* The notes in the copy [0, n) (read from our position up to the tail) form a chain that ends
@@ -548,6 +589,10 @@ static int ingest_clearchk(struct tt_nuttx *rd, struct emitter *e)
 	emit_reset(rd, e, "noteram buffer cleared or re-initialised (the tail moved past the "
 			  "reader with nothing overwritten: NOTERAM_CLEAR, e.g. trace start)");
 	start_sync(rd, WHY_RESET, NULL);
+	/* every note since the clear is promised: the full read must start at this tail */
+	rd->clear_known = true;
+	rd->clear_at = w.tail;
+	rd->host_proven = rd->host_now;
 	return TT_NUTTX_MORE;
 }
 
@@ -556,12 +601,16 @@ static int ingest_clearchk(struct tt_nuttx *rd, struct emitter *e)
 static void sync_gap(struct tt_nuttx *rd, struct emitter *e, uint32_t start, uint32_t from,
 		     uint32_t last, uint32_t nrec)
 {
-	uint32_t bytes = nx_dist(rd->pos, start, rd->size);
-	uint64_t lb = (bytes + NX_MAX_REC - 1) / NX_MAX_REC, est;
+	uint64_t bytes = nx_dist(rd->pos, start, rd->size);
+	uint64_t lb = (bytes + NX_MAX_REC - 1) / NX_MAX_REC;
 	int64_t byt = -1;
 
-	if (rd->gap_known_loss && !lb)
-		lb = rd->size / NX_MAX_REC; /* the tail went a whole ring round */
+	if (rd->gap_known_loss && !bytes) {
+		bytes = rd->size; /* the tail went a whole ring round */
+		lb = rd->size / NX_MAX_REC;
+	}
+	if (rd->why == WHY_ERROR && !lb)
+		lb = 1; /* the bad record itself */
 	if (nrec)
 		byt = nx_count_by_time(&rd->d, nx_rec_time(&rd->d, rd->ring + from));
 	if (byt >= 0 && (uint64_t)byt >= lb) {
@@ -569,13 +618,10 @@ static void sync_gap(struct tt_nuttx *rd, struct emitter *e, uint32_t start, uin
 			emit_gap(rd, e, (uint64_t)byt, true, NULL, rd->gap_reason);
 		return;
 	}
-	if (rd->why == WHY_LAP && (est = lap_estimate(rd, bytes, from, last, nrec)) != 0) {
-		emit_gap(rd, e, est > lb ? est : lb, false, NX_ESTIMATE_BASIS, rd->gap_reason);
-		return;
-	}
-	if (rd->why == WHY_ERROR && !lb)
-		lb = 1; /* the bad record itself */
-	emit_gap(rd, e, lb, false, NULL, rd->gap_reason);
+	struct tt_gap g = { .lost = lb, .lower = lb, .upper = TT_GAP_NO_UPPER,
+			    .reason = rd->gap_reason };
+	lap_estimate(rd, bytes, from, last, nrec, &g);
+	emit_gap_rec(rd, e, &g);
 }
 
 /* Raw time t is after the last published record's (32-bit clocks: modulo 2^32). */
@@ -645,8 +691,16 @@ static int ingest_sync(struct tt_nuttx *rd, struct emitter *e)
 	uint32_t start = (rd->t1 + from) % rd->size;
 	if (rd->why == WHY_ERROR)
 		from = skip_published(rd, from, end, &start);
-	if ((rd->why == WHY_LAP || rd->why == WHY_ERROR) && rd->gap_reason)
+	if (rd->why == WHY_RESET && rd->clear_known && start != rd->clear_at) {
+		/* notes written after the clear were dropped before this read: counted like a
+		 * lap's from the tail at the clear */
+		rd->pos = rd->clear_at;
+		rd->gap_reason = "overwritten after the noteram buffer was cleared";
 		sync_gap(rd, e, start, from, last, (uint32_t)n);
+	} else if ((rd->why == WHY_LAP || rd->why == WHY_ERROR) && rd->gap_reason) {
+		sync_gap(rd, e, start, from, last, (uint32_t)n);
+	}
+	rd->clear_known = false;
 	bool quiet = rd->why == WHY_ATTACH && rd->cfg.start_at_now;
 	publish(rd, e, rd->t1, from, end, quiet);
 	if (quiet)
@@ -656,6 +710,7 @@ static int ingest_sync(struct tt_nuttx *rd, struct emitter *e)
 	else
 		set_anchor(rd, rd->h1 + rd->size - l->hdr % rd->size, rd->anchor_now, false);
 	rd->pos = rd->h1;
+	rd->host_proven = rd->host_now;
 	rd->why = WHY_ATTACH;
 	rd->need_sync = false;
 	rd->gap_reason = NULL;
@@ -688,4 +743,9 @@ int tt_nuttx_ingest(struct tt_nuttx *rd, tt_emit_cb cb, void *arg)
 	default: return -EINVAL;
 	}
 	return rc == TT_NUTTX_DONE ? nx_names_start(rd) : rc;
+}
+
+void tt_nuttx_set_host_time(struct tt_nuttx *rd, uint64_t ns)
+{
+	rd->host_now = ns;
 }

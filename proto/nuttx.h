@@ -166,6 +166,11 @@ void tt_nuttx_plan(struct tt_nuttx *rd, struct tt_plan *plan);
 int tt_nuttx_ingest(struct tt_nuttx *rd, tt_emit_cb cb, void *arg);
 void tt_nuttx_read_failed(struct tt_nuttx *rd, int err);
 const char *tt_nuttx_error(const struct tt_nuttx *rd);
+/* The host's time (ns, any monotonic origin) of the reads about to be ingested: it bounds and
+ * scales the estimate of notes lost in a lap (proto/loss_int.h). Optional: without it laps are
+ * estimated from the time stamps and the note rate alone, with no upper bound on a 32-bit
+ * clock. */
+void tt_nuttx_set_host_time(struct tt_nuttx *rd, uint64_t ns);
 const struct tt_nuttx_stats *tt_nuttx_stats(const struct tt_nuttx *rd);
 
 /* Decode a RAM image whose first byte is at target address base. driver_addr != 0: the driver

@@ -3,6 +3,7 @@
 #ifndef TT_NUTTX_INT_H
 #define TT_NUTTX_INT_H
 
+#include "loss_int.h"
 #include "nuttx.h"
 
 #define NX_MAX_REC 256u   /* nc_length is a byte; aligned records are at most 256 bytes */
@@ -114,6 +115,8 @@ struct tt_nuttx {
 	bool need_sync;          /* the next poll is a full read (why says why) */
 	const char *gap_reason;  /* WHY_LAP/WHY_ERROR: reason of the gap record */
 	bool gap_known_loss;     /* the tail passed our position: something is lost */
+	bool clear_known;        /* WHY_RESET after a clear seen with nothing lost: notes since */
+	uint32_t clear_at;       /* then start at clear_at (the tail then); a later tail is loss */
 	unsigned sync_tries;
 	bool attached;
 	bool overflowed;         /* ni_overwrite 2 seen and reported */
@@ -129,6 +132,12 @@ struct tt_nuttx {
 	uint8_t ctl[256], ctl2[256];
 	uint8_t *ring;           /* size bytes: the new bytes, linear */
 	uint64_t rate_bytes, rate_time; /* notes published lately: their bytes, their time span */
+	double peak;             /* the fastest rate (bytes per tick) of a poll's notes seen */
+	struct tt_loss_clock clock; /* the target's clock against the host's */
+	uint64_t host_now;       /* host time (ns) of the reads being ingested, 0 = not given */
+	uint64_t host_last;      /* of the poll that published the last note */
+	uint64_t host_proven;    /* of the last poll that proved nothing unread overwritten (the
+				    anchor intact), or found head and tail where it left them */
 	uint8_t *ring_alloc;
 	char **sysnames;         /* owned copy of the layout's syscall names (one allocation) */
 	/* task names from the target: ST_PIDHASH (g_pidhash, g_npidhash) -> ST_SLOTS (the hash
