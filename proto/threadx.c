@@ -180,6 +180,7 @@ static void tt_tx_emit_pending(struct tt_threadx *rd, tt_emit_cb cb, void *arg)
 		rd->st.events++;
 	}
 	tt_tx_clock_note(rd, p->gap, (uint32_t)(rd->st.events - events0));
+	tt_tx_names_done(rd);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -204,12 +205,52 @@ static int tt_tx_finish(struct tt_threadx *rd, tt_emit_cb cb, void *arg)
 	return TT_THREADX_DONE;
 }
 
+static void tt_tx_add(struct tt_plan *p, uint64_t addr, uint32_t len, uint8_t *dst)
+{
+	p->r[p->n].addr = addr;
+	p->r[p->n].len = len;
+	p->r[p->n].dst = dst;
+	p->n++;
+}
+
+/* Slots [from, from + k) in one or two ranges (k < N). */
+static void tt_tx_add_slots(struct tt_threadx *rd, struct tt_plan *plan, uint32_t from, uint32_t k)
+{
+	const struct tt_txlayout *l = &rd->lay;
+	uint32_t a = k < l->nent - from ? k : l->nent - from;
+	if (a > 0)
+		tt_tx_add(plan, l->ent_start + (uint64_t)from * TT_THREADX_ENTRY_SIZE,
+			  a * TT_THREADX_ENTRY_SIZE, rd->entbuf + (size_t)from * TT_THREADX_ENTRY_SIZE);
+	if (a < k)
+		tt_tx_add(plan, l->ent_start, (k - a) * TT_THREADX_ENTRY_SIZE, rd->entbuf);
+}
+
+/* The slots written after a pending batch and before its registry re-read ([nxt, current read
+ * after the registry)) were read: which objects they create (threadx_names.c). */
+static int tt_tx_ingest_regpeek(struct tt_threadx *rd, tt_emit_cb cb, void *arg)
+{
+	tt_tx_names_peek(rd, rd->nxt, rd->r, rd->pend.first, rd->pend.count);
+	tt_tx_note_missing(rd, rd->pend.first, rd->pend.count);
+	return tt_tx_finish(rd, cb, arg);
+}
+
 static int tt_tx_ingest_registry(struct tt_threadx *rd, tt_emit_cb cb, void *arg)
 {
+	uint32_t c;
 	tt_tx_names_keep(rd, rd->pend.active);
 	tt_tx_registry_parse(rd);
 	rd->reg_fresh = true;
 	rd->reg_wanted = false;
+	rd->nlater = 0;
+	if (rd->pend.active && tt_tx_cur_index(rd, rd->curbuf3, &c) == 0 && c != rd->nxt) {
+		/* never over the batch's own slots: a writer that far has lapped it (the next
+		 * poll says so) and tt_tx_names_peek takes every object as created again */
+		uint32_t room = rd->lay.nent - tt_tx_ring(rd, (int64_t)rd->nxt - rd->pend.first);
+		rd->r = tt_tx_ring(rd, (int64_t)c - rd->nxt);
+		rd->r = rd->r < room ? rd->r : room;
+		rd->state = TT_TXS_REGPEEK;
+		return TT_THREADX_MORE;
+	}
 	if (rd->pend.active) {
 		tt_tx_note_missing(rd, rd->pend.first, rd->pend.count);
 		return tt_tx_finish(rd, cb, arg);
@@ -282,14 +323,6 @@ static void tt_tx_enable_gap(struct tt_threadx *rd, uint32_t first, uint32_t cou
 		rd->pend.upper = est.upper;
 		rd->pend.basis = "host clock since tracing was off, and event rate";
 	}
-}
-
-static void tt_tx_add(struct tt_plan *p, uint64_t addr, uint32_t len, uint8_t *dst)
-{
-	p->r[p->n].addr = addr;
-	p->r[p->n].len = len;
-	p->r[p->n].dst = dst;
-	p->n++;
 }
 
 /* The anchor is the same entry when thread, id, time stamp and the never-patched info 1 and
@@ -690,13 +723,7 @@ static void tt_tx_plan_poll_ent(struct tt_threadx *rd, struct tt_plan *plan)
 	uint32_t k = tt_tx_ring(rd, (int64_t)rd->c_new - rd->nxt);
 	rd->s0 = tt_tx_ring(rd, (int64_t)rd->nxt - 1);
 	rd->r = k + 1;
-	uint32_t a = k < l->nent - rd->nxt ? k : l->nent - rd->nxt;
-	if (a > 0)
-		tt_tx_add(plan, l->ent_start + (uint64_t)rd->nxt * TT_THREADX_ENTRY_SIZE,
-			  a * TT_THREADX_ENTRY_SIZE,
-			  rd->entbuf + (size_t)rd->nxt * TT_THREADX_ENTRY_SIZE);
-	if (a < k)
-		tt_tx_add(plan, l->ent_start, (k - a) * TT_THREADX_ENTRY_SIZE, rd->entbuf);
+	tt_tx_add_slots(rd, plan, rd->nxt, k);
 	tt_tx_add(plan, l->ent_start + (uint64_t)rd->s0 * TT_THREADX_ENTRY_SIZE,
 		  TT_THREADX_ENTRY_SIZE, rd->entbuf + (size_t)rd->s0 * TT_THREADX_ENTRY_SIZE);
 	tt_tx_add(plan, rd->cfg.header_addr + TT_TX_CUR_OFF, 4, rd->curbuf2);
@@ -714,6 +741,11 @@ void tt_threadx_plan(struct tt_threadx *rd, struct tt_plan *plan)
 		break;
 	case TT_TXS_REGISTRY:
 		tt_tx_add(plan, l->reg_start, l->nreg * (16 + l->name_size), rd->regbuf);
+		if (rd->pend.active) /* what was written since the batch (tt_tx_ingest_regpeek) */
+			tt_tx_add(plan, cur_addr, 4, rd->curbuf3);
+		break;
+	case TT_TXS_REGPEEK:
+		tt_tx_add_slots(rd, plan, rd->nxt, rd->r);
 		break;
 	case TT_TXS_SYNC:
 		tt_tx_add(plan, cur_addr, 4, rd->curbuf);
@@ -769,6 +801,8 @@ int tt_threadx_ingest(struct tt_threadx *rd, tt_emit_cb cb, void *arg)
 		return tt_tx_ingest_header(rd);
 	case TT_TXS_REGISTRY:
 		return tt_tx_ingest_registry(rd, cb, arg);
+	case TT_TXS_REGPEEK:
+		return tt_tx_ingest_regpeek(rd, cb, arg);
 	case TT_TXS_SYNC:
 		return tt_tx_ingest_sync(rd, cb, arg);
 	case TT_TXS_SYNC_READ:

@@ -97,6 +97,10 @@ struct tt_txren {
 	uint32_t ptr;
 	uint32_t creates; /* create events for ptr in the batch */
 	uint32_t seen;    /* of those, emitted so far */
+	bool later;       /* created again after the batch, before the registry re-read: the
+			     registry names a later incarnation than the batch's last */
+	bool prev_stale;  /* the registry read before the batch names a later incarnation than
+			     the one before the batch's first create (later, one batch ago) */
 };
 #define TT_TX_REN_MAX 64
 /* Who runs (threadx_run.c): TraceX's next-context rules, evaluated for the previous event when
@@ -124,7 +128,7 @@ struct tt_txpend {
 /* TT_TXS_SYNC reads the current pointer that a full read starts from; TT_TXS_SYNC_READ plans the
  * newest-first chunks (or, with start_at_now at attach, only the anchor slot). */
 enum tt_txstate { TT_TXS_HEADER, TT_TXS_REGISTRY, TT_TXS_SYNC, TT_TXS_SYNC_READ, TT_TXS_POLL_CUR,
-		  TT_TXS_POLL_ENT, TT_TXS_OLDEST };
+		  TT_TXS_POLL_ENT, TT_TXS_OLDEST, TT_TXS_REGPEEK };
 enum tt_txsync { TT_TXY_ATTACH, TT_TXY_LAP, TT_TXY_RESET, TT_TXY_LOST };
 
 /* Default slots per chunk of a full read (2 KiB: one OpenOCD read_memory command). */
@@ -170,6 +174,7 @@ struct tt_threadx {
 
 	uint8_t hdrbuf[TT_THREADX_HEADER_SIZE];
 	uint8_t curbuf[4], curbuf2[4];
+	uint8_t curbuf3[4];    /* current, read after a registry re-read */
 	uint8_t *regbuf;       /* nreg * (16 + name_size) */
 	struct tt_txobj *objs; /* nreg, in registry order */
 	uint32_t *objidx;      /* indices of objs in use, sorted by pointer */
@@ -183,6 +188,10 @@ struct tt_threadx {
 	char *names_prev;
 	struct tt_txren ren[TT_TX_REN_MAX]; /* the batch being emitted */
 	unsigned nren;
+	/* objects created in the slots written after a batch and before its registry re-read
+	 * (TT_TXS_REGPEEK): later[] for the batch, stale[] (the same, one batch on) for the next */
+	uint32_t later[TT_TX_REN_MAX], stale[TT_TX_REN_MAX];
+	unsigned nlater, nstale;
 	uint8_t *entbuf;       /* nent * 32, slot i at i * 32 (a mirror of the ring) */
 
 	/* Cursor. Slots before nxt (ring order) are consumed; slot nxt-1 is the anchor, whose words
@@ -231,8 +240,17 @@ const struct tt_txobj *tt_tx_lookup_in(const struct tt_txobj *objs, const uint32
 /* Before a registry read: keep the registry read so far as the previous one (a re-read while
  * polling), or forget it (attach, reset: nothing before applies). */
 void tt_tx_names_keep(struct tt_threadx *rd, bool keep);
-/* Before a batch is emitted: note the objects its create events (re)register. */
+/* Before a batch is emitted: note the objects its create events (re)register, and those created
+ * again after it (rd->later) or one batch before (rd->stale). */
 void tt_tx_names_batch(struct tt_threadx *rd, uint32_t first, uint32_t count);
+/* After a registry re-read for the pending batch [first, first + n): the slots [from, from +
+ * count) written since its newest were read; note the objects they create (rd->later). A peek
+ * that reaches the batch (from + count = first, modulo N: the writer may have gone further)
+ * takes every object the batch creates as created again. */
+void tt_tx_names_peek(struct tt_threadx *rd, uint32_t from, uint32_t count, uint32_t first,
+		      uint32_t n);
+/* After a batch was emitted: its later[] becomes the next batch's stale[]. */
+void tt_tx_names_done(struct tt_threadx *rd);
 /* Before an event of the batch is decoded: a create event switches its object to the
  * incarnation it registers. */
 void tt_tx_names_step(struct tt_threadx *rd, const uint32_t w[8]);
