@@ -430,6 +430,69 @@ static void publish(struct tt_nuttx *rd, struct emitter *e, uint32_t ring_off, u
 	}
 }
 
+/* The notes in the copy [from, n) (ring offset ring_off) are checked: emit them once their
+ * tasks' names were looked up in the target (tt_nuttx_ingest runs the lookup rounds, then
+ * publish_pending), so no task the target names is emitted unnamed. Counted as new now. */
+static void publish_named(struct tt_nuttx *rd, uint32_t ring_off, uint32_t from, uint32_t n)
+{
+	rd->pub_pending = true;
+	rd->pub_off = ring_off;
+	rd->pub_from = from;
+	rd->pub_n = n;
+	rd->pub_nlooked = 0;
+	for (uint32_t o = from; o < n; o += nx_alignup(rd->ring[o], rd->d.lay.align))
+		rd->st.last_new++;
+}
+
+static void publish_pending(struct tt_nuttx *rd, struct emitter *e)
+{
+	if (!rd->pub_pending)
+		return;
+	rd->pub_pending = false;
+	uint32_t last_new = rd->st.last_new;
+	publish(rd, e, rd->pub_off, rd->pub_from, rd->pub_n, false);
+	rd->st.last_new = last_new; /* counted when the batch was read */
+}
+
+static bool pub_looked(const struct tt_nuttx *rd, int32_t pid)
+{
+	for (unsigned i = 0; i < rd->pub_nlooked; i++)
+		if (rd->pub_looked[i] == pid)
+			return true;
+	return false;
+}
+
+/* Pids of the pending batch with no name known yet and not looked up for it (NX_WANT at most,
+ * 64 per batch): into d->want. A NOTE_START (type 0 in every release) names its own task. */
+static void want_pending(struct tt_nuttx *rd)
+{
+	const struct nx_lay *l = &rd->d.lay;
+	const unsigned cap = sizeof(rd->pub_looked) / sizeof(rd->pub_looked[0]);
+
+	for (uint32_t o = rd->pub_from; o < rd->pub_n; o += nx_alignup(rd->ring[o], l->align)) {
+		int32_t pid = nx_rec_pid(l, rd->ring + o);
+		if (!rd->d.want_names || rd->d.nwant == NX_WANT || rd->pub_nlooked == cap)
+			return;
+		if (rd->ring[o + 1] == 0 || nx_name_known(&rd->d, pid) || pub_looked(rd, pid))
+			continue;
+		nx_want_name(&rd->d, pid);
+		rd->pub_looked[rd->pub_nlooked++] = pid;
+	}
+}
+
+/* After a poll or a lookup round: the next round for the pending batch, or the batch itself,
+ * then a round for pids its records still left unnamed. */
+static int names_next(struct tt_nuttx *rd, struct emitter *e)
+{
+	if (rd->pub_pending) {
+		want_pending(rd);
+		if (rd->d.nwant)
+			return nx_names_start(rd);
+		publish_pending(rd, e);
+	}
+	return nx_names_start(rd);
+}
+
 static bool anchor_changed(const struct tt_nuttx *rd)
 {
 	return memcmp(rd->anchor, rd->anchor_now, rd->d.lay.hdr) != 0;
@@ -467,7 +530,7 @@ static int ingest_data(struct tt_nuttx *rd, struct emitter *e)
 		rd->need_sync = true;
 		return n;
 	}
-	publish(rd, e, rd->pos, 0, rd->nnew, false);
+	publish_named(rd, rd->pos, 0, rd->nnew);
 	set_anchor(rd, rd->pos + last, rd->ring + last, true);
 	rd->pos = (rd->pos + rd->nnew) % rd->size;
 	rd->host_proven = rd->host_now;
@@ -702,9 +765,12 @@ static int ingest_sync(struct tt_nuttx *rd, struct emitter *e)
 	}
 	rd->clear_known = false;
 	bool quiet = rd->why == WHY_ATTACH && rd->cfg.start_at_now;
-	publish(rd, e, rd->t1, from, end, quiet);
-	if (quiet)
+	if (quiet) {
+		publish(rd, e, rd->t1, from, end, true);
 		rd->st.last_new = 0;
+	} else {
+		publish_named(rd, rd->t1, from, end);
+	}
 	if (from < end)
 		set_anchor(rd, rd->t1 + last, rd->ring + last, true);
 	else
@@ -724,6 +790,8 @@ int tt_nuttx_ingest(struct tt_nuttx *rd, tt_emit_cb cb, void *arg)
 	int rc;
 
 	rd->err[0] = 0;
+	if (rd->pub_pending && rd->step < ST_PIDHASH)
+		publish_pending(rd, &e); /* its lookup failed: unnamed rather than lost */
 	if (rd->names_off) {
 		rd->names_off = false;
 		return fail(rd, -EPROTO, "task names from the target are off: %u lookups in a row could "
@@ -739,10 +807,10 @@ int tt_nuttx_ingest(struct tt_nuttx *rd, tt_emit_cb cb, void *arg)
 	case ST_PIDHASH:
 	case ST_SLOTS:
 	case ST_TCBS:
-	case ST_TASKNAME: return nx_names_ingest(rd);
+	case ST_TASKNAME: rc = nx_names_ingest(rd); break;
 	default: return -EINVAL;
 	}
-	return rc == TT_NUTTX_DONE ? nx_names_start(rd) : rc;
+	return rc == TT_NUTTX_DONE ? names_next(rd, &e) : rc;
 }
 
 void tt_nuttx_set_host_time(struct tt_nuttx *rd, uint64_t ns)

@@ -679,8 +679,7 @@ bool nx_name_known(struct nx_dec *d, int32_t pid)
 	return ns->pid == pid && (ns->used || ns->looked);
 }
 
-/* A record of pid without a name: look it up in the target (once per pid). */
-static void want_name(struct nx_dec *d, int32_t pid)
+void nx_want_name(struct nx_dec *d, int32_t pid)
 {
 	if (!d->want_names || d->nwant == NX_WANT || nx_name_known(d, pid))
 		return;
@@ -772,7 +771,7 @@ void nx_emit_record(struct nx_dec *d, const uint8_t *p, uint64_t addr, tt_emit_c
 	}
 	ev->thread_name = ns->used && ns->pid == pid ? ns->name : NULL;
 	if (!ev->thread_name)
-		want_name(d, pid);
+		nx_want_name(d, pid);
 	for (unsigned i = 0; i < nw; i++) {
 		uint8_t w[4] = { 0 };
 		unsigned n = r.len - 4 * i < 4 ? r.len - 4 * i : 4;

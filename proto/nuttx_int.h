@@ -93,6 +93,9 @@ uint64_t nx_rec_time(const struct nx_dec *d, const uint8_t *p);
 int nx_rec_check(const struct nx_lay *l, const uint8_t *p, size_t avail, char *err, size_t errlen);
 /* Decodes one checked record (p[0] bytes) and emits it. addr: target address or 0. */
 void nx_emit_record(struct nx_dec *d, const uint8_t *p, uint64_t addr, tt_emit_cb cb, void *arg);
+/* A record of pid without a name known: look it up in the target (once per pid; at most
+ * NX_WANT a round). */
+void nx_want_name(struct nx_dec *d, int32_t pid);
 /* Lost records between the last emitted record (time d->time... raw last_raw) and a record with
  * raw time t, if the time source has been a constant-step counter; else -1. */
 int64_t nx_count_by_time(const struct nx_dec *d, uint64_t t);
@@ -115,6 +118,12 @@ struct tt_nuttx {
 	bool need_sync;          /* the next poll is a full read (why says why) */
 	const char *gap_reason;  /* WHY_LAP/WHY_ERROR: reason of the gap record */
 	bool gap_known_loss;     /* the tail passed our position: something is lost */
+	/* a batch checked and waiting for its task names (read before it is emitted): the copy
+	 * holds its notes at [pub_from, pub_n), ring offset pub_off */
+	bool pub_pending;
+	uint32_t pub_off, pub_from, pub_n;
+	unsigned pub_nlooked;    /* pids looked up for it so far (each once) */
+	int32_t pub_looked[64];
 	bool clear_known;        /* WHY_RESET after a clear seen with nothing lost: notes since */
 	uint32_t clear_at;       /* then start at clear_at (the tail then); a later tail is loss */
 	unsigned sync_tries;

@@ -598,24 +598,30 @@ static void test_names(unsigned ptr)
 	rd = reader(&w, false);
 	CHECK_EQ(cycle(rd, &w, NULL, NULL), TT_NUTTX_DONE);
 	CHECK_EQ(check_sequence(false), 7);
-	/* the first records of a pid carry no name; the START note's name is not replaced */
-	CHECK_STR(name_of(0), "");
+	/* the names a batch needs are read before it is emitted (NX_WANT (4) pids a round: 0, 3,
+	 * 9, 11, then 7): every record of the first batch is named; the START note's name is not
+	 * replaced */
+	CHECK_STR(name_of(0), "Idle_Task");
+	CHECK_STR(name_of(3), "nsh_main");
 	CHECK_STR(name_of(5), "app_note");
-	/* looked up after that poll, NX_WANT (4) pids a round: 0, 3, 9, 11 */
+	CHECK_STR(name_of(9), "");  /* its slot holds pid 25's TCB: it exited */
+	CHECK_STR(name_of(11), ""); /* empty slot */
+	CHECK_STR(name_of(7), "a_task_name_longer_than_31_char"); /* name[32] holds 31 */
+	for (size_t i = 0; i < lg.n; i++)
+		CHECK_MSG(lg.r[i].kind != TT_REC_EVENT || lg.r[i].thread_name[0] ||
+			  lg.r[i].thread == 9 || lg.r[i].thread == 11,
+			  "record %zu of pid %u unnamed", i, lg.r[i].thread);
 	nxlog_clear(&lg);
 	for (unsigned i = 0; i < 6; i++)
 		resume(&w, pids[i] == 25 ? 11 : pids[i], NULL);
 	CHECK_EQ(cycle(rd, &w, NULL, NULL), TT_NUTTX_DONE);
 	CHECK_STR(name_of(0), "Idle_Task");
 	CHECK_STR(name_of(3), "nsh_main");
-	CHECK_STR(name_of(5), "app_note");
-	CHECK_STR(name_of(9), "");  /* its slot holds pid 25's TCB: it exited */
-	CHECK_STR(name_of(11), ""); /* empty slot */
-	CHECK_STR(name_of(7), "");  /* the fifth pid: looked up after this poll */
+	CHECK_STR(name_of(9), "");
 	nxlog_clear(&lg);
 	resume(&w, 7, NULL);
 	CHECK_EQ(cycle(rd, &w, NULL, NULL), TT_NUTTX_DONE);
-	CHECK_STR(name_of(7), "a_task_name_longer_than_31_char"); /* name[32] holds 31 */
+	CHECK_STR(name_of(7), "a_task_name_longer_than_31_char");
 	/* pids without a name in the target are not looked up again: a data poll's bytes only */
 	nxlog_clear(&lg);
 	uint64_t b0 = tt_nuttx_stats(rd)->bytes_planned;
