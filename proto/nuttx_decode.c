@@ -6,6 +6,7 @@
  * it holds. Where the fields lie (the layout of a release): nuttx_layout.c.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -416,6 +417,49 @@ static void pf_string(struct pf *a, const char *spec, char *piece, size_t cap)
 	snprintf(piece, cap, hf, str);
 }
 
+/* A long double argument as the layout stores it, as a double (what double cannot hold beyond
+ * its 53 bits is not shown); false when the layout does not say how (or the note ends). The
+ * x87 format is little-endian on every x86; binary128's halves follow the target's order. */
+static bool pf_long_double(struct pf *a, double *out)
+{
+	static const unsigned sizes[] = { 0, 8, 12, 16, 16 };
+	const unsigned ld = a->l->ldbl < 5 ? a->l->ldbl : 0, size = sizes[ld];
+	const uint8_t *p = a->p + a->o;
+
+	if (!ld || a->o + size > a->n) {
+		a->bad = ld != 0;
+		return false;
+	}
+	a->o += size;
+	if (ld == TT_NUTTX_LDBL_DOUBLE) {
+		uint64_t bits = nx_get(a->l, p, 8);
+		memcpy(out, &bits, sizeof(*out));
+		return true;
+	}
+	uint64_t m, hi, lo;
+	unsigned se;
+	if (ld == TT_NUTTX_LDBL_QUAD) {
+		hi = nx_get(a->l, p + (a->l->be ? 0 : 8), 8);
+		lo = nx_get(a->l, p + (a->l->be ? 8 : 0), 8);
+		se = (unsigned)(hi >> 48);
+		/* the top 52 of the 112 fraction bits, and the integer bit */
+		m = ((hi & 0xFFFFFFFFFFFFull) << 4 | lo >> 60) | (uint64_t)((se & 0x7FFF) != 0) << 52;
+	} else {
+		m = (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 |
+		    (uint64_t)p[3] << 24 | (uint64_t)p[4] << 32 | (uint64_t)p[5] << 40 |
+		    (uint64_t)p[6] << 48 | (uint64_t)p[7] << 56;
+		se = p[8] | (unsigned)p[9] << 8;
+	}
+	int e = (int)(se & 0x7FFF), shift = ld == TT_NUTTX_LDBL_QUAD ? 52 : 63;
+	double v;
+	if (e == 0x7FFF) /* infinity (no fraction bits beyond the integer bit), else NaN */
+		v = (m & ~(1ull << shift)) ? NAN : INFINITY;
+	else
+		v = ldexp((double)m, (e ? e : 1) - 16383 - shift);
+	*out = se & 0x8000 ? -v : v;
+	return true;
+}
+
 /* Renders one conversion into piece; false for what render_printf does not render. */
 static bool pf_piece(struct pf *a, const char *spec, const char *mod, char conv, char *piece,
 		     size_t cap)
@@ -437,10 +481,15 @@ static bool pf_piece(struct pf *a, const char *spec, const char *mod, char conv,
 			snprintf(hf, sizeof(hf), "%sll%c", spec, conv);
 			snprintf(piece, cap, hf, (unsigned long long)v);
 		}
-	} else if (conv && strchr("eEfFgGaA", conv) && strcmp(mod, "L")) {
-		uint64_t bits = pf_take(a, 8);
+	} else if (conv && strchr("eEfFgGaA", conv)) {
 		double dv;
-		memcpy(&dv, &bits, sizeof(dv));
+		if (!strcmp(mod, "L")) {
+			if (!pf_long_double(a, &dv))
+				return false;
+		} else {
+			uint64_t bits = pf_take(a, 8);
+			memcpy(&dv, &bits, sizeof(dv));
+		}
 		snprintf(hf, sizeof(hf), "%s%c", spec, conv);
 		snprintf(piece, cap, hf, dv);
 	} else if (conv == 's') {
@@ -448,13 +497,14 @@ static bool pf_piece(struct pf *a, const char *spec, const char *mod, char conv,
 	} else if (conv == 'p') {
 		snprintf(piece, cap, "0x%llx", (unsigned long long)pf_take(a, a->l->ptr));
 	} else {
-		return false; /* %n, long double, an unknown or missing conversion */
+		return false; /* %n, an unknown or missing conversion */
 	}
 	return true;
 }
 
 /* Renders fmt with the packed arguments into out; false when the format uses what the
- * packer and NuttX's printer disagree on or tracetap does not render (%%, %n, long double),
+ * packer and NuttX's printer disagree on or tracetap does not render (%%, %n, a long double
+ * whose format the layout does not give),
  * or the arguments run out. */
 static bool render_printf(const struct nx_lay *l, const char *fmt, const uint8_t *data,
 			  unsigned n, char *out, size_t cap)

@@ -16,6 +16,7 @@
 /* The layout with everything derived. */
 struct nx_lay {
 	unsigned release, ptr, align, hdr;
+	unsigned ldbl;         /* enum tt_nuttx_ldbl */
 	unsigned salign;       /* alignment of the note structs (sizeof is a multiple) */
 	bool be, smp, time64;
 	bool has_cpu;          /* nc_cpu present in the header */
