@@ -7,6 +7,9 @@
  * target's was slow or stopped adds none by itself once the clock rate is measured. The upper
  * bound is what could have been written in the host's window (or the stamps' span when they do
  * not wrap) at twice the fastest rate seen, with the target's clock allowed 10% over nominal.
+ * A target clock measured more than 1.5 times ahead of nominal (snapshots replayed, a wrong tick
+ * rate), or before it is measured, stamps that span more than the host's time at nominal, make
+ * the host's clock no evidence at all.
  */
 #include <math.h>
 
@@ -16,6 +19,7 @@
 /* Margins of the upper bound: bursts faster than any batch seen, a clock faster than nominal. */
 #define TT_LOSS_PEAK_MARGIN 2.0
 #define TT_LOSS_CLOCK_MARGIN 1.1
+#define TT_LOSS_CLOCK_AHEAD 1.5
 
 /* Whole laps in units beyond lb, rounded (nearest) or down; saturating. */
 static double laps_of(double units, uint64_t lb, uint64_t lap)
@@ -24,25 +28,26 @@ static double laps_of(double units, uint64_t lb, uint64_t lap)
 }
 
 /* Ticks across the gap the estimate rests on: d plus the wraps the host's clock needs, no more
- * than the window the lost units were written in; -1 when nothing says. */
-static double est_ticks(const struct tt_loss_in *in, double c, double t_hi)
+ * than the window the lost units were written in allows (t_hi); -1 when nothing says. */
+static double est_ticks(const struct tt_loss_in *in, uint64_t host, uint64_t window, double c,
+			double t_hi)
 {
 	if (!in->have_d) {
 		/* no time stamp before the gap (the first read after tracing was started): the
 		 * start lies somewhere in the host's window before the units kept */
-		double h = (double)in->window * c - (double)in->rest;
-		return !in->window ? -1 : h > 0 ? h / 2 : 0;
+		double h = (double)window * c - (double)in->rest;
+		return !window ? -1 : h > 0 ? h / 2 : 0;
 	}
 	double t = (double)in->d;
-	if (in->mod && in->host) {
-		double h = (double)in->host * c - (double)in->rest;
+	if (in->mod && host) {
+		double h = (double)host * c - (double)in->rest;
 		double w = h > t + (double)in->mod / 2 ? floor((h - t) / (double)in->mod + 0.5) : 0;
 		while (w > 0 && t + w * (double)in->mod > t_hi)
 			w--;
 		t += w * (double)in->mod;
 	}
-	if (in->window && t > (double)in->window * c)
-		t = (double)in->window * c; /* time before the window was quiet: no loss in it */
+	if (window && t > t_hi)
+		t = t_hi; /* time before the window was quiet: no loss in it */
 	return t;
 }
 
@@ -50,12 +55,19 @@ void tt_loss_estimate(const struct tt_loss_in *in, struct tt_loss_out *out)
 {
 	const double c = in->clock > 0 ? in->clock : 1.0;
 	const double cmax = (c > 1.0 ? c : 1.0) * TT_LOSS_CLOCK_MARGIN;
+	/* a target clock measured well ahead of its nominal rate against the host's (a replay of
+	 * snapshots, a wrong tick rate), or, not measured yet, time stamps that span more than the
+	 * host's time at that rate: the host's clock says nothing about the target's time */
+	const bool host_ok = c <= TT_LOSS_CLOCK_AHEAD &&
+			     !(in->clock <= 0 && in->have_d && in->host &&
+			       (double)in->d > (double)in->host * TT_LOSS_CLOCK_MARGIN);
+	const uint64_t host = host_ok ? in->host : 0, window = host_ok ? in->window : 0;
 	/* the most ticks the lost units can have been written in */
 	double t_hi = INFINITY;
-	if (in->window)
-		t_hi = (double)in->window * cmax;
-	else if (in->host)
-		t_hi = (double)in->host * cmax;
+	if (window)
+		t_hi = (double)window * cmax;
+	else if (host)
+		t_hi = (double)host * cmax;
 	if (in->have_d && !in->mod && (double)in->d < t_hi)
 		t_hi = (double)in->d;
 	double peak = in->peak > in->rate ? in->peak : in->rate;
@@ -69,7 +81,7 @@ void tt_loss_estimate(const struct tt_loss_in *in, struct tt_loss_out *out)
 	out->upper = j_hi < 1e15 ? in->lb + (uint64_t)j_hi * in->lap : TT_GAP_NO_UPPER;
 	if (!(in->rate > 0))
 		return;
-	double ticks = est_ticks(in, c, t_hi);
+	double ticks = est_ticks(in, host, window, c, t_hi);
 	if (ticks < 0)
 		return;
 	double e = in->rate * ticks;
