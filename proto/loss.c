@@ -27,8 +27,9 @@ static double laps_of(double units, uint64_t lb, uint64_t lap)
 	return units > (double)lb ? (units - (double)lb) / (double)lap : 0.0;
 }
 
-/* Ticks across the gap the estimate rests on: d plus the wraps the host's clock needs, no more
- * than the window the lost units were written in allows (t_hi); -1 when nothing says. */
+/* Ticks across the gap the estimate rests on: d plus the wraps the host's clock needs (no more
+ * than t_hi), no more than the window the lost units were written in holds at the measured clock
+ * rate; -1 when nothing says. */
 static double est_ticks(const struct tt_loss_in *in, uint64_t host, uint64_t window, double c,
 			double t_hi)
 {
@@ -46,8 +47,11 @@ static double est_ticks(const struct tt_loss_in *in, uint64_t host, uint64_t win
 			w--;
 		t += w * (double)in->mod;
 	}
-	if (window && t > t_hi)
-		t = t_hi; /* time before the window was quiet: no loss in it */
+	/* the lost units were written in the window, before the units kept: time before it was
+	 * quiet (a writer that paused with its clock running, as a descheduled process does) */
+	double w_ticks = (double)window * c - (double)in->rest;
+	if (window && t > w_ticks)
+		t = w_ticks > 0 ? w_ticks : 0;
 	return t;
 }
 

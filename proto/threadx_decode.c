@@ -433,12 +433,16 @@ static uint64_t tt_tx_host_ticks(const struct tt_threadx *rd, uint64_t ns)
 	return tt_loss_host_ticks(rd->host_now, ns, rd->cfg.tick_hz);
 }
 
-/* The rate is measured over about the last TT_TX_RATE_WINDOW events: older ones count half. */
+/* The rate is measured over about the last TT_TX_RATE_WINDOW events or 16 laps of the ring,
+ * whichever is more (older ones count half): a gap is a lap or more, and a writer that paces
+ * itself in bursts (or catches up after a stall) shows its rate only over many of them. */
 #define TT_TX_RATE_WINDOW 2048u
 
-static void tt_tx_rate_add(struct tt_txtime *t, uint64_t d)
+static void tt_tx_rate_add(struct tt_txtime *t, uint64_t d, uint32_t nent)
 {
-	if (t->rate_n >= TT_TX_RATE_WINDOW) {
+	uint64_t window = (uint64_t)nent * 16 > TT_TX_RATE_WINDOW ? (uint64_t)nent * 16
+								 : TT_TX_RATE_WINDOW;
+	if (t->rate_n >= window) {
 		t->rate_n /= 2;
 		t->rate_ticks /= 2;
 	}
@@ -517,7 +521,7 @@ static void tt_tx_time_event(struct tt_threadx *rd, uint32_t ts, struct tt_event
 			else
 				t->step_ok = false;
 			d = span;
-			tt_tx_rate_add(t, d);
+			tt_tx_rate_add(t, d, rd->lay.nent);
 		}
 		t->now += d;
 	}

@@ -16,26 +16,7 @@
 # usage: loss-test.sh TRACETAPD LIVE_WRITER CHECK_SEQ lap|late
 set -euo pipefail
 tracetapd=$1 writer=$2 check=$3 mode=$4
-work=$(mktemp -d)
-wpid="" dpid=""
-cleanup() {
-  [ -n "$dpid" ] && kill -CONT "$dpid" 2>/dev/null && kill "$dpid" 2>/dev/null || true
-  [ -n "$wpid" ] && kill "$wpid" 2>/dev/null || true
-  exec 3>&- 2>/dev/null || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
-
-# wait_for FILE REGEX SECONDS: wait until a line of FILE matches, or fail at the deadline.
-wait_for() {
-  local deadline=$((SECONDS + $3))
-  until grep -qE "$2" "$1" 2>/dev/null; do
-    if [ "$SECONDS" -ge "$deadline" ]; then
-      echo "loss-test: timed out waiting for /$2/ in $1"; tail -5 "$1" || true; return 1
-    fi
-    sleep 0.02
-  done
-}
+. "$(dirname "$0")/lib.sh"
 
 # The writer's progress: the last `seq=N` it printed (every 4096 events).
 progress() { sed -n 's/^seq=\([0-9]*\)$/\1/p' "$work/writer.out" | tail -n 1; }
