@@ -544,6 +544,8 @@ static int ingest_data(struct tt_nuttx *rd, struct emitter *e)
 /* The time stamps' nominal rate: ns for sec + nsec stamps, else the configured tick rate. */
 static uint64_t nx_hz(const struct tt_nuttx *rd)
 {
+	if (rd->cfg.host_clock_unrelated)
+		return 0; /* no host evidence (tt_loss_host_ticks gives 0, no clock rate) */
 	return rd->d.lay.off_nsec ? 1000000000u : rd->d.tick_hz;
 }
 

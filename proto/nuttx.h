@@ -159,6 +159,8 @@ struct tt_nuttx_config {
 	bool start_at_now;        /* skip the records present at attach */
 	uint64_t tick_hz;         /* nc_systime rate (12.8+); 0 = unknown: no ns */
 	size_t max_buffer_bytes;  /* refuse larger rings; 0 = default 16 MiB */
+	bool host_clock_unrelated; /* the memory is a file: the host's clock says nothing of the
+				    * target's (loss estimates ignore it) */
 };
 
 struct tt_nuttx_stats {

@@ -430,6 +430,8 @@ void tt_tx_clock_note(struct tt_threadx *rd, bool gap, uint32_t events)
 /* Host time since ns, in nominal ticks; 0 when unknown. */
 static uint64_t tt_tx_host_ticks(const struct tt_threadx *rd, uint64_t ns)
 {
+	if (rd->cfg.host_clock_unrelated)
+		return 0;
 	return tt_loss_host_ticks(rd->host_now, ns, rd->cfg.tick_hz);
 }
 

@@ -10,8 +10,9 @@
 #         (SIGUSR1) and writes 12,288 events (3 laps), then tracetapd continues: the first read's
 #         gap ("overwritten before the first read").
 # check_seq --key seq then holds every gap's true count inside its range and its estimate too
-# (lap: the estimate within 25% of the truth, where a wrap of the clock added from the host's
-# time would triple it), and prints reported/true/range per gap.
+# (lap: the forced gap's estimate within 25% of the truth, where a wrap of the clock added from
+# the host's time would triple it; gaps a loaded host adds only have to lie in their range), and
+# prints reported/true/range per gap.
 #
 # usage: loss-test.sh TRACETAPD LIVE_WRITER CHECK_SEQ lap|late
 set -euo pipefail
