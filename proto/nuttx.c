@@ -381,13 +381,6 @@ static void set_anchor(struct tt_nuttx *rd, uint32_t ring_off, const uint8_t *by
 	rd->anchor_is_record = rec;
 }
 
-/* Time from raw time a to raw time b (32-bit clocks: modulo 2^32). */
-static uint64_t time_diff(const struct nx_dec *d, uint64_t a, uint64_t b)
-{
-	if (d->lay.time_size == 4 && !d->lay.off_nsec)
-		return (uint32_t)(b - a);
-	return b > a ? b - a : 0;
-}
 
 static void publish(struct tt_nuttx *rd, struct emitter *e, uint32_t ring_off, uint32_t from,
 		    uint32_t n, bool quiet)
@@ -418,7 +411,7 @@ static void publish(struct tt_nuttx *rd, struct emitter *e, uint32_t ring_off, u
 		rd->host_last = rd->host_now;
 	}
 	if (bytes && !quiet) {
-		uint64_t span = time_diff(&rd->d, t0, rd->d.last_raw);
+		uint64_t span = nx_time_diff(&rd->d, t0, rd->d.last_raw);
 		if (nrec >= 8 && span && (double)bytes / (double)span > rd->peak)
 			rd->peak = (double)bytes / (double)span;
 		rd->rate_bytes += bytes;
@@ -538,64 +531,6 @@ static int ingest_data(struct tt_nuttx *rd, struct emitter *e)
 }
 
 
-#define NX_ESTIMATE_BASIS "ring position and mean note size; laps from the time stamps and " \
-			  "the note rate"
-
-/* The time stamps' nominal rate: ns for sec + nsec stamps, else the configured tick rate. */
-static uint64_t nx_hz(const struct tt_nuttx *rd)
-{
-	if (rd->cfg.host_clock_unrelated)
-		return 0; /* no host evidence (tt_loss_host_ticks gives 0, no clock rate) */
-	return rd->d.lay.off_nsec ? 1000000000u : rd->d.tick_hz;
-}
-
-/* The notes lost before the first note kept (the copy holds nrec notes at [from, last]): the
- * bytes between the last note published and it are bytes_min + k * size (the ring positions);
- * the shared estimator (loss_int.h) weighs k from the time stamps, the host's clock and the
- * rate at which the notes kept and those published before were written (bytes per tick); the
- * bytes become notes by the mean size of the notes kept, the range's by the largest (lower) and
- * smallest (upper) a note can be. False when the time stamps cannot tell (fewer than two notes
- * kept, times that do not move forward): g keeps the lower bound. */
-static bool lap_estimate(const struct tt_nuttx *rd, uint64_t bytes_min, uint32_t from,
-			 uint32_t last, uint32_t nrec, struct tt_gap *g)
-{
-	const struct nx_dec *d = &rd->d;
-	struct tt_loss_out o;
-
-	if (!d->have_time || nrec < 2 || last <= from)
-		return false;
-	uint64_t t_first = nx_rec_time(d, rd->ring + from), t_last = nx_rec_time(d, rd->ring + last);
-	uint64_t span = time_diff(d, t_first, t_last), kept = (uint64_t)(last - from);
-	uint64_t total = kept + nx_alignup(rd->ring[last], d->lay.align); /* nrec notes' bytes */
-	uint64_t proven = rd->host_proven > rd->host_last ? rd->host_proven : rd->host_last;
-	if (!span)
-		return false;
-	struct tt_loss_in in = {
-		.lb = bytes_min, .lap = rd->size, .have_d = true,
-		.d = time_diff(d, d->last_raw, t_first),
-		.mod = d->lay.time_size == 4 && !d->lay.off_nsec ? (uint64_t)1 << 32 : 0,
-		.rest = span,
-		.host = tt_loss_host_ticks(rd->host_now, rd->host_last, nx_hz(rd)),
-		.window = tt_loss_host_ticks(rd->host_now, proven, nx_hz(rd)),
-		.clock = tt_loss_clock_ratio(&rd->clock, nx_hz(rd)),
-		.rate = (double)(kept + rd->rate_bytes) / (double)(span + rd->rate_time),
-		.peak = rd->peak,
-	};
-	if (nrec >= 8 && (double)kept / (double)span > in.peak)
-		in.peak = (double)kept / (double)span;
-	tt_loss_estimate(&in, &o);
-	if (!o.from_time)
-		return false;
-	__extension__ typedef unsigned __int128 u128;
-	uint64_t est = (uint64_t)(((u128)o.est * nrec + total / 2) / total);
-	uint64_t min_rec = nx_alignup(d->lay.hdr, d->lay.align);
-	if (o.upper != TT_GAP_NO_UPPER)
-		g->upper = o.upper / (min_rec ? min_rec : 1);
-	g->lost = est < g->lower ? g->lower : est > g->upper ? g->upper : est;
-	g->basis = NX_ESTIMATE_BASIS;
-	return true;
-}
-
 /* The notes in the copy [0, n) (read from our position up to the tail) form a chain that ends
  * exactly at n, each newer than the one before and the first newer than the last published:
  * notes written after our last poll and before a clear. Stale bytes of an older lap or a
@@ -611,7 +546,7 @@ static bool pre_clear_chain(struct tt_nuttx *rd, uint32_t n, uint32_t *last)
 		if (nx_rec_check(l, rd->ring + o, n - o, why, sizeof(why)) < 0)
 			return false;
 		uint64_t tn = nx_rec_time(&rd->d, rd->ring + o);
-		if (have && time_diff(&rd->d, t, tn) == 0)
+		if (have && nx_time_diff(&rd->d, t, tn) == 0)
 			return false; /* not newer (32-bit clocks: modulo 2^32) */
 		t = tn;
 		have = true;
@@ -685,7 +620,7 @@ static void sync_gap(struct tt_nuttx *rd, struct emitter *e, uint32_t start, uin
 	}
 	struct tt_gap g = { .lost = lb, .lower = lb, .upper = TT_GAP_NO_UPPER,
 			    .reason = rd->gap_reason };
-	lap_estimate(rd, bytes, from, last, nrec, &g);
+	nx_lap_estimate(rd, bytes, from, last, nrec, &g);
 	emit_gap_rec(rd, e, &g);
 }
 

@@ -94,6 +94,11 @@ uint64_t nx_rec_time(const struct nx_dec *d, const uint8_t *p);
 int nx_rec_check(const struct nx_lay *l, const uint8_t *p, size_t avail, char *err, size_t errlen);
 /* Decodes one checked record (p[0] bytes) and emits it. addr: target address or 0. */
 void nx_emit_record(struct nx_dec *d, const uint8_t *p, uint64_t addr, tt_emit_cb cb, void *arg);
+/* nuttx_printf.c: renders fmt with the packed arguments (data, n bytes) into out; false when
+ * the format uses what the packer and NuttX's printer disagree on or tracetap does not render
+ * (%%, %n, a long double whose format the layout does not give), or the arguments run out. */
+bool nx_render_printf(const struct nx_lay *l, const char *fmt, const uint8_t *data,
+		      unsigned n, char *out, size_t cap);
 /* A record of pid without a name known: look it up in the target (once per pid; at most
  * NX_WANT a round). */
 void nx_want_name(struct nx_dec *d, int32_t pid);
@@ -176,6 +181,23 @@ static inline uint32_t nx_dist(uint32_t a, uint32_t b, uint32_t n)
 {
 	return b >= a ? b - a : b + n - a;
 }
+
+/* Time from raw time a to raw time b (32-bit clocks: modulo 2^32). */
+static inline uint64_t nx_time_diff(const struct nx_dec *d, uint64_t a, uint64_t b)
+{
+	if (d->lay.time_size == 4 && !d->lay.off_nsec)
+		return (uint32_t)(b - a);
+	return b > a ? b - a : 0;
+}
+/* nuttx_loss.c: the notes lost before the first note kept (the copy holds nrec notes at [from, last]): the
+ * bytes between the last note published and it are bytes_min + k * size (the ring positions);
+ * the shared estimator (loss_int.h) weighs k from the time stamps, the host's clock and the
+ * rate at which the notes kept and those published before were written (bytes per tick); the
+ * bytes become notes by the mean size of the notes kept, the range's by the largest (lower) and
+ * smallest (upper) a note can be. False when the time stamps cannot tell (fewer than two notes
+ * kept, times that do not move forward): g keeps the lower bound. */
+bool nx_lap_estimate(const struct tt_nuttx *rd, uint64_t bytes_min, uint32_t from,
+		     uint32_t last, uint32_t nrec, struct tt_gap *g);
 
 /* Syscall names for the decoder: borrowed from lo (copy == NULL), or copied into *copy (one
  * allocation: the pointers, then the strings). 0 or -ENOMEM. */

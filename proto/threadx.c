@@ -269,61 +269,6 @@ static void tt_tx_set_anchor(struct tt_threadx *rd, uint32_t nxt, uint32_t held)
 	rd->held = held;
 }
 
-/* Lost-event count for a gap that ends at slot first (count slots published after it), when the
- * ring arithmetic says lb + j*N for an unknown number of whole laps j: exact when the time stamps
- * are a constant-step counter that agrees with it; else j estimated from the time across the gap
- * and the measured event rate (labelled with its basis); else lb, a lower bound. */
-static void tt_tx_gap_count(struct tt_threadx *rd, uint64_t lb, uint32_t first, uint32_t count,
-			    const char *reason)
-{
-	uint32_t wf[8];
-	struct tt_loss_out est;
-	tt_tx_slot_words(rd, first, wf);
-	int64_t n = tt_tx_counter_lost(rd, rd->anchor, wf);
-	rd->pend.exact = n >= 0 && (uint64_t)n >= lb && ((uint64_t)n - lb) % rd->lay.nent == 0;
-	rd->pend.lost = rd->pend.exact ? (uint64_t)n : lb;
-	rd->pend.lower = lb;
-	rd->pend.upper = TT_GAP_NO_UPPER;
-	if (!rd->pend.exact && tt_tx_lap_estimate(rd, rd->anchor, first, count, lb, &est)) {
-		rd->pend.lost = est.est;
-		rd->pend.lower = est.lower;
-		rd->pend.upper = est.upper;
-		rd->pend.basis = "time stamps and event rate";
-	}
-	rd->pend.gap = !(rd->pend.exact && rd->pend.lost == 0);
-	rd->pend.reason = reason;
-}
-
-/* First full read of a buffer whose enabling we watched (since_enable): every event since
- * tx_trace_enable was promised. Enabling clears the thread pointers and starts at slot 0, so the
- * event in slot first is event first + j N since then, j the whole laps before it. A read that
- * stopped at a never-used slot proves j = 0 and first = 0: nothing lost. Otherwise j is
- * estimated like a lap's (tt_tx_lap_estimate, with no event before the gap: enabling happened
- * after the last read that saw tracing off); first (plus what failed attempts saw) is the lower
- * bound, and all there is when nothing measures the rate. */
-static void tt_tx_enable_gap(struct tt_threadx *rd, uint32_t first, uint32_t count,
-			     bool stop_empty)
-{
-	struct tt_loss_out est;
-	uint64_t lb = stop_empty ? 0 : first;
-	if (rd->pend.gap && rd->pend.lost > lb)
-		lb = rd->pend.lost; /* events completed during failed attempts */
-	if (stop_empty && !rd->pend.gap)
-		return; /* proven: every event since enabling is published */
-	rd->pend.gap = true;
-	rd->pend.exact = false;
-	rd->pend.basis = NULL;
-	rd->pend.lost = lb;
-	rd->pend.lower = lb;
-	rd->pend.upper = TT_GAP_NO_UPPER;
-	rd->pend.reason = "overwritten before the first read";
-	if (!stop_empty && tt_tx_lap_estimate(rd, NULL, first, count, lb, &est)) {
-		rd->pend.lost = est.est;
-		rd->pend.lower = est.lower;
-		rd->pend.upper = est.upper;
-		rd->pend.basis = "host clock since tracing was off, and event rate";
-	}
-}
 
 /* The anchor is the same entry when thread, id, time stamp and the never-patched info 1 and
  * info 3 match (patches only touch info 2 and info 4, and never the time stamp). */
@@ -459,14 +404,8 @@ static int tt_tx_sync_publish(struct tt_threadx *rd, tt_emit_cb cb, void *arg)
 		uint64_t used = n - sy->ref;
 		if (rd->why == TT_TXY_RESET && m > used && sy->ref > 0 && m - used > lb)
 			lb = m - used;
-		if (lb > 0) {
-			rd->pend.gap = true;
-			rd->pend.exact = false;
-			rd->pend.lost = lb;
-			rd->pend.lower = lb;
-			rd->pend.upper = TT_GAP_NO_UPPER;
-			rd->pend.reason = "overwritten during read";
-		}
+		if (lb > 0)
+			tt_tx_pend_bound(rd, lb, "overwritten during read");
 		if (rd->why == TT_TXY_ATTACH && rd->cfg.since_enable && !rd->synced_once)
 			tt_tx_enable_gap(rd, first, count, sy->stop_empty);
 		else if (rd->why == TT_TXY_ATTACH && m > 1)

@@ -287,6 +287,17 @@ void tt_tx_time_gap(struct tt_threadx *rd, uint64_t exact_lost, bool exact);
 struct tt_loss_out;
 bool tt_tx_lap_estimate(const struct tt_threadx *rd, const uint32_t anchor[8], uint32_t first,
 			uint32_t count, uint64_t lb, struct tt_loss_out *out);
+/* The pending batch's gap: at least lb lost, a lower bound with no basis and nothing capping it. */
+void tt_tx_pend_bound(struct tt_threadx *rd, uint64_t lb, const char *reason);
+/* The pending batch's gap (rd->pend) when it ends at slot first (count slots published after
+ * it) and the ring arithmetic says lb + j N lost: exact from a constant-step counter, else the
+ * estimate and its range (tt_tx_lap_estimate), else lb as a lower bound. */
+void tt_tx_gap_count(struct tt_threadx *rd, uint64_t lb, uint32_t first, uint32_t count,
+		     const char *reason);
+/* The gap of the first full read of a buffer whose enabling the reader watched (since_enable):
+ * slot first is the oldest published (count of them); stop_empty: the read reached a never-used
+ * slot. */
+void tt_tx_enable_gap(struct tt_threadx *rd, uint32_t first, uint32_t count, bool stop_empty);
 /* After a batch was emitted: measure the target's clock against the host's (gap: the batch
  * came after one, nothing to measure across it). */
 void tt_tx_clock_note(struct tt_threadx *rd, bool gap, uint32_t events);
