@@ -112,6 +112,10 @@ static void add_lost(struct line *l, const struct tt_gap *g)
 		     CLEAN(basis, g->basis, TT_JSON_MAX_TEXT));
 	else
 		addf(l, "at least %" PRIu64 " events lost (%s)", g->lost, why);
+	if (!g->exact && g->upper == TT_GAP_NO_UPPER && g->basis)
+		addf(l, " [%" PRIu64 " or more]", g->lower);
+	else if (!g->exact && g->upper && g->upper != TT_GAP_NO_UPPER)
+		addf(l, " [%" PRIu64 "..%" PRIu64 "]", g->lower, g->upper);
 }
 
 int tt_textfmt_want_color(FILE *f)

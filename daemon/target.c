@@ -58,6 +58,7 @@ struct tt_target {
 	uint64_t ptr_addr;       /* where the header pointer lives (PH_RESOLVE) */
 	uint8_t ptr_buf[4];
 	bool ptr_was_null;       /* the pointer read NULL: tracing was off while we watched */
+	uint64_t ptr_null_ns;    /* uv_hrtime() of the last such read */
 	uint64_t header_addr;
 	struct tt_plan plan;
 	int reading;             /* a probe read is pending */
@@ -291,6 +292,7 @@ static int make_reader(struct tt_target *t)
 		.file_source = !strncmp(t->cfg.probe, "file:", 5),
 		.stream = t->stream,
 		.since_enable = t->ptr_was_null,
+		.since_enable_ns = t->ptr_was_null ? t->ptr_null_ns : 0,
 	};
 
 	if (t->rd)
@@ -325,6 +327,7 @@ static void on_read(struct tt_probe *p, int status, void *arg)
 				 " is NULL: tracing not enabled yet (tx_trace_enable not called)",
 				 t->ptr_addr);
 			t->ptr_was_null = true;
+			t->ptr_null_ns = uv_hrtime();
 			cycle_failed(t, TT_TARGET_ATTACHING, msg);
 			return;
 		}

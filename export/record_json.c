@@ -136,6 +136,14 @@ int tt_record_from_json(const cJSON *o, struct tt_record_json *out)
 		out->rec.u.gap.exact = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "exact"));
 		out->rec.u.gap.basis = out->rec.u.gap.exact ? NULL : tt_json_str(o, "basis");
 		out->rec.u.gap.reason = str_or(o, "reason", "unknown");
+		if (!out->rec.u.gap.exact && cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(o, "lower"))) {
+			const cJSON *up = cJSON_GetObjectItemCaseSensitive(o, "upper");
+			out->rec.u.gap.lower = tt_json_u64(tt_json_num(o, "lower", 0));
+			out->rec.u.gap.upper = cJSON_IsNumber(up) ? tt_json_u64(up->valuedouble)
+								  : TT_GAP_NO_UPPER;
+			if (out->rec.u.gap.upper == 0)
+				out->rec.u.gap.upper = TT_GAP_NO_UPPER; /* a range always holds lost >= 1 */
+		}
 	} else if (!strcmp(type, "reset")) {
 		out->rec.kind = TT_REC_RESET;
 		out->rec.u.reset.reason = str_or(o, "reason", "unknown");

@@ -126,6 +126,13 @@ unsigned tt_fw_class_bytes(const struct tt_fw *fw)
 	return id && id[EI_CLASS] == ELFCLASS64 ? 8 : 4;
 }
 
+unsigned tt_fw_machine(const struct tt_fw *fw)
+{
+	GElf_Ehdr eh;
+
+	return gelf_getehdr(fw->e, &eh) ? eh.e_machine : 0;
+}
+
 static bool die_of(const struct tt_fw *fw, uint64_t h, Dwarf_Die *d)
 {
 	return fw->dbg && h && dwarf_offdie(fw->dbg, h, d) != NULL;

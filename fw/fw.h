@@ -31,6 +31,8 @@ bool tt_fw_has_dwarf(const struct tt_fw *fw);
 /* The ELF header's byte order and class (4: ELFCLASS32, 8: ELFCLASS64). */
 bool tt_fw_big_endian(const struct tt_fw *fw);
 unsigned tt_fw_class_bytes(const struct tt_fw *fw);
+/* The ELF header's e_machine (EM_ARM, EM_X86_64, ...); 0 when unreadable. */
+unsigned tt_fw_machine(const struct tt_fw *fw);
 
 /* The first definition (not a declaration) of the struct, union or enum named name over every
  * compile unit; *unit_addr (may be NULL) gets the address size of its unit. 0: none. */

@@ -17,6 +17,7 @@ struct tt_fw_query {
 	bool (*has_dwarf)(const struct tt_fw *fw);
 	bool (*big_endian)(const struct tt_fw *fw);
 	unsigned (*class_bytes)(const struct tt_fw *fw);
+	unsigned (*machine)(const struct tt_fw *fw); /* the ELF's e_machine; may be NULL */
 	uint64_t (*type)(const struct tt_fw *fw, const char *name, uint8_t *unit_addr);
 	uint64_t (*variable)(const struct tt_fw *fw, const char *name);
 	uint64_t (*member)(const struct tt_fw *fw, uint64_t st, const char *name);

@@ -363,6 +363,14 @@ int tt_json_record(char *buf, size_t cap, const struct tt_record *rec, const cha
 			KEY(&o, "basis");
 			put_str(&o, rec->u.gap.basis, TT_JSON_MAX_TEXT);
 		}
+		if (!rec->u.gap.exact && rec->u.gap.upper) {
+			KEY(&o, "lower");
+			put_u64(&o, rec->u.gap.lower);
+			if (rec->u.gap.upper != TT_GAP_NO_UPPER) {
+				KEY(&o, "upper");
+				put_u64(&o, rec->u.gap.upper);
+			}
+		}
 		KEY(&o, "reason");
 		put_str(&o, rec->u.gap.reason ? rec->u.gap.reason : "", TT_JSON_MAX_TEXT);
 		break;

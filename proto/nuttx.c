@@ -238,17 +238,27 @@ static void emit_reset(struct tt_nuttx *rd, struct emitter *e, const char *reaso
 	e->cb(e->arg, &rec);
 }
 
+static void emit_gap_rec(struct tt_nuttx *rd, struct emitter *e, const struct tt_gap *g)
+{
+	struct tt_record rec = { .kind = TT_REC_GAP, .u.gap = *g };
+
+	rd->st.gaps++;
+	rd->st.lost += g->lost;
+	rd->d.after_gap = true;
+	e->cb(e->arg, &rec);
+}
+
+/* A gap that is exact, or a lower bound (basis NULL) with nothing capping it. */
 static void emit_gap(struct tt_nuttx *rd, struct emitter *e, uint64_t lost, bool exact,
 		     const char *basis, const char *reason)
 {
-	struct tt_record rec = { .kind = TT_REC_GAP };
+	struct tt_gap g = { .lost = lost, .exact = exact, .basis = basis, .reason = reason };
 
-	rec.u.gap = (struct tt_gap){ .lost = lost, .exact = exact, .basis = basis,
-				     .reason = reason };
-	rd->st.gaps++;
-	rd->st.lost += lost;
-	rd->d.after_gap = true;
-	e->cb(e->arg, &rec);
+	if (!exact) {
+		g.lower = lost;
+		g.upper = TT_GAP_NO_UPPER;
+	}
+	emit_gap_rec(rd, e, &g);
 }
 
 static void start_sync(struct tt_nuttx *rd, enum nx_why why, const char *reason)
@@ -331,8 +341,10 @@ static int ingest_ctl(struct tt_nuttx *rd, struct emitter *e)
 					   "dropped until NOTERAM_CLEAR");
 		return TT_NUTTX_DONE;
 	}
-	if (w.head == rd->pos)
+	if (w.head == rd->pos) {
+		rd->host_proven = rd->host_now; /* nothing new: the writer idles (or laps exactly) */
 		return TT_NUTTX_DONE;
+	}
 	rd->nnew = nx_dist(rd->pos, w.head, rd->size);
 	rd->step = ST_DATA;
 	return TT_NUTTX_MORE;
@@ -369,21 +381,14 @@ static void set_anchor(struct tt_nuttx *rd, uint32_t ring_off, const uint8_t *by
 	rd->anchor_is_record = rec;
 }
 
-/* Time from raw time a to raw time b (32-bit clocks: modulo 2^32). */
-static uint64_t time_diff(const struct nx_dec *d, uint64_t a, uint64_t b)
-{
-	if (d->lay.time_size == 4 && !d->lay.off_nsec)
-		return (uint32_t)(b - a);
-	return b > a ? b - a : 0;
-}
 
 static void publish(struct tt_nuttx *rd, struct emitter *e, uint32_t ring_off, uint32_t from,
 		    uint32_t n, bool quiet)
 {
-	uint32_t o = from, bytes = 0;
+	uint32_t o = from, bytes = 0, nrec = 0;
 	/* the note rate for lap estimates: bytes and time of notes published without a gap
 	 * between them (the first note after a gap or reset starts the span) */
-	bool cont = rd->d.have_time && !rd->d.after_gap;
+	bool cont = rd->d.have_time && !rd->d.after_gap, gap = rd->d.after_gap;
 	uint64_t t0 = cont ? rd->d.last_raw : 0;
 
 	while (o < n) {
@@ -398,16 +403,87 @@ static void publish(struct tt_nuttx *rd, struct emitter *e, uint32_t ring_off, u
 			bytes += step;
 		}
 		rd->st.last_new++;
+		nrec++;
 		o += step;
 	}
+	if (n > from && !quiet) {
+		tt_loss_clock_note(&rd->clock, rd->host_now, rd->d.time, gap);
+		rd->host_last = rd->host_now;
+	}
 	if (bytes && !quiet) {
+		uint64_t span = nx_time_diff(&rd->d, t0, rd->d.last_raw);
+		if (nrec >= 8 && span && (double)bytes / (double)span > rd->peak)
+			rd->peak = (double)bytes / (double)span;
 		rd->rate_bytes += bytes;
-		rd->rate_time += time_diff(&rd->d, t0, rd->d.last_raw);
+		rd->rate_time += span;
 		while (rd->rate_bytes > 4ull * rd->size) { /* a window of a few rings */
 			rd->rate_bytes /= 2;
 			rd->rate_time /= 2;
 		}
 	}
+}
+
+/* The notes in the copy [from, n) (ring offset ring_off) are checked: emit them once their
+ * tasks' names were looked up in the target (tt_nuttx_ingest runs the lookup rounds, then
+ * publish_pending), so no task the target names is emitted unnamed. Counted as new now. */
+static void publish_named(struct tt_nuttx *rd, uint32_t ring_off, uint32_t from, uint32_t n)
+{
+	rd->pub_pending = true;
+	rd->pub_off = ring_off;
+	rd->pub_from = from;
+	rd->pub_n = n;
+	rd->pub_nlooked = 0;
+	for (uint32_t o = from; o < n; o += nx_alignup(rd->ring[o], rd->d.lay.align))
+		rd->st.last_new++;
+}
+
+static void publish_pending(struct tt_nuttx *rd, struct emitter *e)
+{
+	if (!rd->pub_pending)
+		return;
+	rd->pub_pending = false;
+	uint32_t last_new = rd->st.last_new;
+	publish(rd, e, rd->pub_off, rd->pub_from, rd->pub_n, false);
+	rd->st.last_new = last_new; /* counted when the batch was read */
+}
+
+static bool pub_looked(const struct tt_nuttx *rd, int32_t pid)
+{
+	for (unsigned i = 0; i < rd->pub_nlooked; i++)
+		if (rd->pub_looked[i] == pid)
+			return true;
+	return false;
+}
+
+/* Pids of the pending batch with no name known yet and not looked up for it (NX_WANT at most,
+ * 64 per batch): into d->want. A NOTE_START (type 0 in every release) names its own task. */
+static void want_pending(struct tt_nuttx *rd)
+{
+	const struct nx_lay *l = &rd->d.lay;
+	const unsigned cap = sizeof(rd->pub_looked) / sizeof(rd->pub_looked[0]);
+
+	for (uint32_t o = rd->pub_from; o < rd->pub_n; o += nx_alignup(rd->ring[o], l->align)) {
+		int32_t pid = nx_rec_pid(l, rd->ring + o);
+		if (!rd->d.want_names || rd->d.nwant == NX_WANT || rd->pub_nlooked == cap)
+			return;
+		if (rd->ring[o + 1] == 0 || nx_name_known(&rd->d, pid) || pub_looked(rd, pid))
+			continue;
+		nx_want_name(&rd->d, pid);
+		rd->pub_looked[rd->pub_nlooked++] = pid;
+	}
+}
+
+/* After a poll or a lookup round: the next round for the pending batch, or the batch itself,
+ * then a round for pids its records still left unnamed. */
+static int names_next(struct tt_nuttx *rd, struct emitter *e)
+{
+	if (rd->pub_pending) {
+		want_pending(rd);
+		if (rd->d.nwant)
+			return nx_names_start(rd);
+		publish_pending(rd, e);
+	}
+	return nx_names_start(rd);
 }
 
 static bool anchor_changed(const struct tt_nuttx *rd)
@@ -447,48 +523,13 @@ static int ingest_data(struct tt_nuttx *rd, struct emitter *e)
 		rd->need_sync = true;
 		return n;
 	}
-	publish(rd, e, rd->pos, 0, rd->nnew, false);
+	publish_named(rd, rd->pos, 0, rd->nnew);
 	set_anchor(rd, rd->pos + last, rd->ring + last, true);
 	rd->pos = (rd->pos + rd->nnew) % rd->size;
+	rd->host_proven = rd->host_now;
 	return TT_NUTTX_DONE;
 }
 
-
-#define NX_ESTIMATE_BASIS "ring position and mean note size; laps from the time stamps and " \
-			  "the note rate"
-
-/* The best estimate of the notes lost in a lap: the bytes written between our position and the
- * first note kept are known modulo the ring size (bytes_min + k * size); how many whole rings
- * (k) the time between the last note published and the first kept one held follows from the
- * rate at which the notes kept were written (bytes per time unit); the bytes become notes by the
- * mean size of the notes kept. 0 when the time stamps cannot tell (fewer than two notes kept, or
- * times that do not move forward). The copy holds the notes kept at [from, last]. */
-static uint64_t lap_estimate(const struct tt_nuttx *rd, uint32_t bytes_min, uint32_t from,
-			     uint32_t last, uint32_t nrec)
-{
-	const struct nx_dec *d = &rd->d;
-
-	if (!d->have_time || nrec < 2 || last <= from)
-		return 0;
-	uint64_t t_first = nx_rec_time(d, rd->ring + from), t_last = nx_rec_time(d, rd->ring + last);
-	uint64_t span = time_diff(d, t_first, t_last), gap = time_diff(d, d->last_raw, t_first);
-	uint64_t kept = (uint64_t)(last - from), k = 0;
-
-	if (!span || !gap)
-		return 0;
-	/* bytes written in the gap at the rate of the notes kept (last - from bytes in span) and
-	 * of those published before the gap */
-	__extension__ typedef unsigned __int128 u128;
-	u128 est = ((u128)kept + rd->rate_bytes) * gap / (span + rd->rate_time);
-	if (est > bytes_min)
-		k = (uint64_t)((est - bytes_min + rd->size / 2) / rd->size);
-	if (rd->gap_known_loss && !bytes_min && !k)
-		k = 1; /* the tail went a whole ring round */
-	u128 lost_bytes = (u128)bytes_min + (u128)k * rd->size;
-	u128 total = kept + nx_alignup(rd->ring[last], d->lay.align); /* nrec notes' bytes */
-	uint64_t lost = (uint64_t)((lost_bytes * nrec + total / 2) / total);
-	return lost ? lost : 1;
-}
 
 /* The notes in the copy [0, n) (read from our position up to the tail) form a chain that ends
  * exactly at n, each newer than the one before and the first newer than the last published:
@@ -505,7 +546,7 @@ static bool pre_clear_chain(struct tt_nuttx *rd, uint32_t n, uint32_t *last)
 		if (nx_rec_check(l, rd->ring + o, n - o, why, sizeof(why)) < 0)
 			return false;
 		uint64_t tn = nx_rec_time(&rd->d, rd->ring + o);
-		if (have && time_diff(&rd->d, t, tn) == 0)
+		if (have && nx_time_diff(&rd->d, t, tn) == 0)
 			return false; /* not newer (32-bit clocks: modulo 2^32) */
 		t = tn;
 		have = true;
@@ -548,6 +589,10 @@ static int ingest_clearchk(struct tt_nuttx *rd, struct emitter *e)
 	emit_reset(rd, e, "noteram buffer cleared or re-initialised (the tail moved past the "
 			  "reader with nothing overwritten: NOTERAM_CLEAR, e.g. trace start)");
 	start_sync(rd, WHY_RESET, NULL);
+	/* every note since the clear is promised: the full read must start at this tail */
+	rd->clear_known = true;
+	rd->clear_at = w.tail;
+	rd->host_proven = rd->host_now;
 	return TT_NUTTX_MORE;
 }
 
@@ -556,12 +601,16 @@ static int ingest_clearchk(struct tt_nuttx *rd, struct emitter *e)
 static void sync_gap(struct tt_nuttx *rd, struct emitter *e, uint32_t start, uint32_t from,
 		     uint32_t last, uint32_t nrec)
 {
-	uint32_t bytes = nx_dist(rd->pos, start, rd->size);
-	uint64_t lb = (bytes + NX_MAX_REC - 1) / NX_MAX_REC, est;
+	uint64_t bytes = nx_dist(rd->pos, start, rd->size);
+	uint64_t lb = (bytes + NX_MAX_REC - 1) / NX_MAX_REC;
 	int64_t byt = -1;
 
-	if (rd->gap_known_loss && !lb)
-		lb = rd->size / NX_MAX_REC; /* the tail went a whole ring round */
+	if (rd->gap_known_loss && !bytes) {
+		bytes = rd->size; /* the tail went a whole ring round */
+		lb = rd->size / NX_MAX_REC;
+	}
+	if (rd->why == WHY_ERROR && !lb)
+		lb = 1; /* the bad record itself */
 	if (nrec)
 		byt = nx_count_by_time(&rd->d, nx_rec_time(&rd->d, rd->ring + from));
 	if (byt >= 0 && (uint64_t)byt >= lb) {
@@ -569,13 +618,10 @@ static void sync_gap(struct tt_nuttx *rd, struct emitter *e, uint32_t start, uin
 			emit_gap(rd, e, (uint64_t)byt, true, NULL, rd->gap_reason);
 		return;
 	}
-	if (rd->why == WHY_LAP && (est = lap_estimate(rd, bytes, from, last, nrec)) != 0) {
-		emit_gap(rd, e, est > lb ? est : lb, false, NX_ESTIMATE_BASIS, rd->gap_reason);
-		return;
-	}
-	if (rd->why == WHY_ERROR && !lb)
-		lb = 1; /* the bad record itself */
-	emit_gap(rd, e, lb, false, NULL, rd->gap_reason);
+	struct tt_gap g = { .lost = lb, .lower = lb, .upper = TT_GAP_NO_UPPER,
+			    .reason = rd->gap_reason };
+	nx_lap_estimate(rd, bytes, from, last, nrec, &g);
+	emit_gap_rec(rd, e, &g);
 }
 
 /* Raw time t is after the last published record's (32-bit clocks: modulo 2^32). */
@@ -645,17 +691,29 @@ static int ingest_sync(struct tt_nuttx *rd, struct emitter *e)
 	uint32_t start = (rd->t1 + from) % rd->size;
 	if (rd->why == WHY_ERROR)
 		from = skip_published(rd, from, end, &start);
-	if ((rd->why == WHY_LAP || rd->why == WHY_ERROR) && rd->gap_reason)
+	if (rd->why == WHY_RESET && rd->clear_known && start != rd->clear_at) {
+		/* notes written after the clear were dropped before this read: counted like a
+		 * lap's from the tail at the clear */
+		rd->pos = rd->clear_at;
+		rd->gap_reason = "overwritten after the noteram buffer was cleared";
 		sync_gap(rd, e, start, from, last, (uint32_t)n);
+	} else if ((rd->why == WHY_LAP || rd->why == WHY_ERROR) && rd->gap_reason) {
+		sync_gap(rd, e, start, from, last, (uint32_t)n);
+	}
+	rd->clear_known = false;
 	bool quiet = rd->why == WHY_ATTACH && rd->cfg.start_at_now;
-	publish(rd, e, rd->t1, from, end, quiet);
-	if (quiet)
+	if (quiet) {
+		publish(rd, e, rd->t1, from, end, true);
 		rd->st.last_new = 0;
+	} else {
+		publish_named(rd, rd->t1, from, end);
+	}
 	if (from < end)
 		set_anchor(rd, rd->t1 + last, rd->ring + last, true);
 	else
 		set_anchor(rd, rd->h1 + rd->size - l->hdr % rd->size, rd->anchor_now, false);
 	rd->pos = rd->h1;
+	rd->host_proven = rd->host_now;
 	rd->why = WHY_ATTACH;
 	rd->need_sync = false;
 	rd->gap_reason = NULL;
@@ -669,6 +727,8 @@ int tt_nuttx_ingest(struct tt_nuttx *rd, tt_emit_cb cb, void *arg)
 	int rc;
 
 	rd->err[0] = 0;
+	if (rd->pub_pending && rd->step < ST_PIDHASH)
+		publish_pending(rd, &e); /* its lookup failed: unnamed rather than lost */
 	if (rd->names_off) {
 		rd->names_off = false;
 		return fail(rd, -EPROTO, "task names from the target are off: %u lookups in a row could "
@@ -684,8 +744,13 @@ int tt_nuttx_ingest(struct tt_nuttx *rd, tt_emit_cb cb, void *arg)
 	case ST_PIDHASH:
 	case ST_SLOTS:
 	case ST_TCBS:
-	case ST_TASKNAME: return nx_names_ingest(rd);
+	case ST_TASKNAME: rc = nx_names_ingest(rd); break;
 	default: return -EINVAL;
 	}
-	return rc == TT_NUTTX_DONE ? nx_names_start(rd) : rc;
+	return rc == TT_NUTTX_DONE ? names_next(rd, &e) : rc;
+}
+
+void tt_nuttx_set_host_time(struct tt_nuttx *rd, uint64_t ns)
+{
+	rd->host_now = ns;
 }

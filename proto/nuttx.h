@@ -68,7 +68,20 @@ struct tt_nuttx_layout {
 	 * when the TCB gives no name. 0: not read. */
 	uint64_t taskname_addr;
 	uint16_t taskname_size; /* CONFIG_DRIVERS_NOTE_TASKNAME_BUFSIZE */
+	/* How the target stores a long double (the %Le/%Lf/%Lg arguments of printf notes), from
+	 * the ELF's architecture: enum tt_nuttx_ldbl; TT_NUTTX_LDBL_NONE: such notes stay hex. */
+	uint8_t long_double;
 };
+
+enum tt_nuttx_ldbl {
+	TT_NUTTX_LDBL_NONE = 0,
+	TT_NUTTX_LDBL_DOUBLE, /* 8 bytes, IEEE double (32-bit ARM, Xtensa, ...) */
+	TT_NUTTX_LDBL_X87_12, /* x87 80-bit extended in 12 bytes (i386) */
+	TT_NUTTX_LDBL_X87_16, /* x87 80-bit extended in 16 bytes (x86-64: the sim on a PC) */
+	TT_NUTTX_LDBL_QUAD,   /* 16 bytes, IEEE binary128 (AArch64, RISC-V) */
+};
+/* The long double of an ELF machine (e_machine); TT_NUTTX_LDBL_NONE when not known. */
+uint8_t tt_nuttx_ldbl_of_machine(unsigned machine);
 
 /* Target memory known from the ELF: segments of read-only data. */
 struct tt_nuttx_seg {
@@ -137,7 +150,8 @@ int tt_nuttx_layout_check(const struct tt_nuttx_layout *lo, const char **why);
 	"         before 12.4 (g_noteram_info): bufsize=N, pid_size=2|4, time=ticks|hires;\n" \
 	"         task names from the target: pidhash=ADDR, npidhash=ADDR (of g_pidhash,\n" \
 	"         g_npidhash), tcb_pid=N, tcb_name=N, tcb_name_size=N, tcb_pid_size=2|4;\n" \
-	"         names of exited tasks: taskname=ADDR (g_note_taskname), taskname_size=N\n"
+	"         names of exited tasks: taskname=ADDR (g_note_taskname), taskname_size=N;\n" \
+	"         printf notes' %Lf: long_double=double|x87|x87-12|quad (from --elf)\n"
 
 struct tt_nuttx_config {
 	uint64_t driver_addr;     /* target address of g_noteram_driver (required) */
@@ -145,6 +159,8 @@ struct tt_nuttx_config {
 	bool start_at_now;        /* skip the records present at attach */
 	uint64_t tick_hz;         /* nc_systime rate (12.8+); 0 = unknown: no ns */
 	size_t max_buffer_bytes;  /* refuse larger rings; 0 = default 16 MiB */
+	bool host_clock_unrelated; /* the memory is a file: the host's clock says nothing of the
+				    * target's (loss estimates ignore it) */
 };
 
 struct tt_nuttx_stats {
@@ -166,6 +182,11 @@ void tt_nuttx_plan(struct tt_nuttx *rd, struct tt_plan *plan);
 int tt_nuttx_ingest(struct tt_nuttx *rd, tt_emit_cb cb, void *arg);
 void tt_nuttx_read_failed(struct tt_nuttx *rd, int err);
 const char *tt_nuttx_error(const struct tt_nuttx *rd);
+/* The host's time (ns, any monotonic origin) of the reads about to be ingested: it bounds and
+ * scales the estimate of notes lost in a lap (proto/loss_int.h). Optional: without it laps are
+ * estimated from the time stamps and the note rate alone, with no upper bound on a 32-bit
+ * clock. */
+void tt_nuttx_set_host_time(struct tt_nuttx *rd, uint64_t ns);
 const struct tt_nuttx_stats *tt_nuttx_stats(const struct tt_nuttx *rd);
 
 /* Decode a RAM image whose first byte is at target address base. driver_addr != 0: the driver

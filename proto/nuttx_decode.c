@@ -327,160 +327,6 @@ static bool ro_string(const struct tt_nuttx_mem *m, uint64_t addr, char *out, si
 	return false;
 }
 
-struct pf {
-	const struct nx_lay *l;
-	const uint8_t *p;
-	unsigned n, o;
-	bool bad;
-};
-
-static uint64_t pf_take(struct pf *a, unsigned size)
-{
-	if (a->o + size > a->n) {
-		a->bad = true; /* the note ends before this argument */
-		return 0;
-	}
-	uint64_t v = nx_get(a->l, a->p + a->o, size);
-	a->o += size;
-	return v;
-}
-
-#define PF_SPEC 32
-
-/* Parses one conversion's flags, width, precision (a '*' takes an int argument) and length
- * modifier at *fp, '%' included, into spec (PF_SPEC bytes, without the modifier) and mod;
- * returns the conversion character (0 at the end of fmt) and moves *fp past it. */
-static char pf_spec(struct pf *a, const char **fp, char *spec, char mod[3])
-{
-	const char *f = *fp;
-	size_t s = 0;
-	char conv;
-
-	spec[s++] = *f++;
-	while (*f && strchr("-+ #0", *f) && s < 8)
-		spec[s++] = *f++;
-	const long max = NX_TEXT_MAX;
-
-	for (int part = 0; part < 2; part++) { /* width, then .precision */
-		long v;
-		bool given = true;
-		if (part && *f == '.')
-			spec[s++] = *f++;
-		else if (part)
-			break;
-		/* A width or precision from the target (`*`) or the format is clamped to what a piece
-		 * can show: the text is cut there anyway, and printf would pad a billion characters
-		 * for `%*x` with 0x41414141 before cutting (seconds per note). */
-		if (*f == '*') {
-			v = (int32_t)pf_take(a, 4);
-			f++;
-		} else if (*f >= '0' && *f <= '9') {
-			for (v = 0; *f >= '0' && *f <= '9'; f++)
-				v = v < max ? v * 10 + (*f - '0') : v;
-		} else {
-			given = false;
-			v = 0;
-		}
-		if (given && part && v < 0) { /* a negative precision is no precision */
-			s--;
-		} else if (given) {
-			v = v > max ? max : v < -max ? -max : v;
-			s += (size_t)snprintf(spec + s, PF_SPEC - s, "%ld", v);
-		}
-	}
-	while (*f && strchr("hlLjzt", *f) && strlen(mod) < 2) {
-		mod[strlen(mod)] = *f++;
-		mod[2] = 0;
-	}
-	conv = *f ? *f++ : 0;
-	spec[s] = 0;
-	*fp = f;
-	return conv;
-}
-
-/* %s: the NUL-terminated string packed in the arguments, unprintable bytes as '?'. */
-static void pf_string(struct pf *a, const char *spec, char *piece, size_t cap)
-{
-	char str[NX_TEXT_MAX], hf[40];
-	size_t k = 0;
-
-	while (a->o < a->n && a->p[a->o] && k + 1 < sizeof(str)) {
-		uint8_t c = a->p[a->o++];
-		str[k++] = c >= 0x20 && c < 0x7f ? (char)c : '?';
-	}
-	str[k] = 0;
-	if (a->o >= a->n)
-		a->bad = true; /* no NUL: the note was cut */
-	a->o++;
-	snprintf(hf, sizeof(hf), "%ss", spec);
-	snprintf(piece, cap, hf, str);
-}
-
-/* Renders one conversion into piece; false for what render_printf does not render. */
-static bool pf_piece(struct pf *a, const char *spec, const char *mod, char conv, char *piece,
-		     size_t cap)
-{
-	unsigned isz = !strcmp(mod, "ll") || !strcmp(mod, "j") ? 8
-		     : (mod[0] == 'l' || mod[0] == 'z' || mod[0] == 't') ? a->l->ptr : 4;
-	char hf[40];
-
-	if (conv && strchr("diuoxXc", conv)) {
-		uint64_t v = pf_take(a, isz);
-		if (conv == 'd' || conv == 'i') {
-			int64_t sv = isz == 8 ? (int64_t)v : (int64_t)(int32_t)(uint32_t)v;
-			snprintf(hf, sizeof(hf), "%sll%c", spec, conv);
-			snprintf(piece, cap, hf, (long long)sv);
-		} else if (conv == 'c') {
-			snprintf(hf, sizeof(hf), "%sc", spec);
-			snprintf(piece, cap, hf, (int)(v >= 0x20 && v < 0x7f ? v : '?'));
-		} else {
-			snprintf(hf, sizeof(hf), "%sll%c", spec, conv);
-			snprintf(piece, cap, hf, (unsigned long long)v);
-		}
-	} else if (conv && strchr("eEfFgGaA", conv) && strcmp(mod, "L")) {
-		uint64_t bits = pf_take(a, 8);
-		double dv;
-		memcpy(&dv, &bits, sizeof(dv));
-		snprintf(hf, sizeof(hf), "%s%c", spec, conv);
-		snprintf(piece, cap, hf, dv);
-	} else if (conv == 's') {
-		pf_string(a, spec, piece, cap);
-	} else if (conv == 'p') {
-		snprintf(piece, cap, "0x%llx", (unsigned long long)pf_take(a, a->l->ptr));
-	} else {
-		return false; /* %n, long double, an unknown or missing conversion */
-	}
-	return true;
-}
-
-/* Renders fmt with the packed arguments into out; false when the format uses what the
- * packer and NuttX's printer disagree on or tracetap does not render (%%, %n, long double),
- * or the arguments run out. */
-static bool render_printf(const struct nx_lay *l, const char *fmt, const uint8_t *data,
-			  unsigned n, char *out, size_t cap)
-{
-	struct pf a = { l, data, n, 0, false };
-	size_t o = 0;
-
-	if (strstr(fmt, "%%"))
-		return false;
-	for (const char *f = fmt; *f && o + 1 < cap; ) {
-		if (*f != '%') {
-			out[o++] = *f >= 0x20 && *f < 0x7f ? *f : *f == '\n' ? '\n' : '?';
-			f++;
-			continue;
-		}
-		char spec[PF_SPEC], mod[3] = "", piece[NX_TEXT_MAX];
-		char conv = pf_spec(&a, &f, spec, mod);
-		if (!pf_piece(&a, spec, mod, conv, piece, sizeof(piece)) || a.bad)
-			return false;
-		for (size_t k = 0; piece[k] && o + 1 < cap; k++)
-			out[o++] = piece[k];
-	}
-	out[o] = 0;
-	return true;
-}
-
 static void event_payload(struct rec *r, unsigned kind, bool tag)
 {
 	const struct nx_lay *l = &r->d->lay;
@@ -551,7 +397,7 @@ static void printf_payload(struct rec *r)
 	if (r->d->rodata && field(r, a + l->ptr, l->ptr, &v) && field(r, o, 4, &w) && !w &&
 	    ro_string(r->d->rodata, v, fmt, sizeof(fmt))) {
 		char *t = scratch(r);
-		if (render_printf(l, fmt, r->p + o + 4, n, t, NX_TEXT_MAX)) {
+		if (nx_render_printf(l, fmt, r->p + o + 4, n, t, NX_TEXT_MAX)) {
 			struct tt_arg *x = add(r, "text", TT_ARG_OBJ, 0);
 			if (x)
 				x->text = t;
@@ -679,8 +525,7 @@ bool nx_name_known(struct nx_dec *d, int32_t pid)
 	return ns->pid == pid && (ns->used || ns->looked);
 }
 
-/* A record of pid without a name: look it up in the target (once per pid). */
-static void want_name(struct nx_dec *d, int32_t pid)
+void nx_want_name(struct nx_dec *d, int32_t pid)
 {
 	if (!d->want_names || d->nwant == NX_WANT || nx_name_known(d, pid))
 		return;
@@ -772,7 +617,7 @@ void nx_emit_record(struct nx_dec *d, const uint8_t *p, uint64_t addr, tt_emit_c
 	}
 	ev->thread_name = ns->used && ns->pid == pid ? ns->name : NULL;
 	if (!ev->thread_name)
-		want_name(d, pid);
+		nx_want_name(d, pid);
 	for (unsigned i = 0; i < nw; i++) {
 		uint8_t w[4] = { 0 };
 		unsigned n = r.len - 4 * i < 4 ? r.len - 4 * i : 4;

@@ -278,6 +278,7 @@ int tt_nuttx_layout_from_fw(const struct tt_fw_query *q, struct tt_nuttx_layout 
 		return MISSING("enum note_type_e", "needed to tell the NuttX release; build with -g "
 			       "and CONFIG_SCHED_INSTRUMENTATION");
 	lo.big_endian = q->big_endian(q->fw);
+	lo.long_double = tt_nuttx_ldbl_of_machine(q->machine ? q->machine(q->fw) : 0);
 	rc = driver_layout(q, path, &t, &lo, err, errlen);
 	if (rc == 0)
 		rc = note_layout(q, path, &t, &lo, err, errlen);

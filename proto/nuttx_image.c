@@ -162,8 +162,14 @@ static int nr_create(const struct tt_reader_config *cfg, void **out)
 		.layout = *layout_of(cfg, &def),
 		.start_at_now = cfg->start_at_now,
 		.tick_hz = cfg->tick_hz,
+		.host_clock_unrelated = cfg->file_source,
 	};
 	return tt_nuttx_new(&c, (struct tt_nuttx **)out, NULL);
+}
+
+static void nr_set_host_time(void *rd, uint64_t ns)
+{
+	tt_nuttx_set_host_time(rd, ns);
 }
 
 static void nr_destroy(void *rd)
@@ -262,6 +268,7 @@ const struct tt_reader_ops tt_nuttx_reader = {
 	.destroy = nr_destroy,
 	.plan = nr_plan,
 	.ingest = nr_ingest,
+	.set_host_time = nr_set_host_time,
 	.read_failed = nr_read_failed,
 	.error = nr_error,
 	.stats = nr_stats,

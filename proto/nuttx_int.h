@@ -3,6 +3,7 @@
 #ifndef TT_NUTTX_INT_H
 #define TT_NUTTX_INT_H
 
+#include "loss_int.h"
 #include "nuttx.h"
 
 #define NX_MAX_REC 256u   /* nc_length is a byte; aligned records are at most 256 bytes */
@@ -15,6 +16,7 @@
 /* The layout with everything derived. */
 struct nx_lay {
 	unsigned release, ptr, align, hdr;
+	unsigned ldbl;         /* enum tt_nuttx_ldbl */
 	unsigned salign;       /* alignment of the note structs (sizeof is a multiple) */
 	bool be, smp, time64;
 	bool has_cpu;          /* nc_cpu present in the header */
@@ -92,6 +94,14 @@ uint64_t nx_rec_time(const struct nx_dec *d, const uint8_t *p);
 int nx_rec_check(const struct nx_lay *l, const uint8_t *p, size_t avail, char *err, size_t errlen);
 /* Decodes one checked record (p[0] bytes) and emits it. addr: target address or 0. */
 void nx_emit_record(struct nx_dec *d, const uint8_t *p, uint64_t addr, tt_emit_cb cb, void *arg);
+/* nuttx_printf.c: renders fmt with the packed arguments (data, n bytes) into out; false when
+ * the format uses what the packer and NuttX's printer disagree on or tracetap does not render
+ * (%%, %n, a long double whose format the layout does not give), or the arguments run out. */
+bool nx_render_printf(const struct nx_lay *l, const char *fmt, const uint8_t *data,
+		      unsigned n, char *out, size_t cap);
+/* A record of pid without a name known: look it up in the target (once per pid; at most
+ * NX_WANT a round). */
+void nx_want_name(struct nx_dec *d, int32_t pid);
 /* Lost records between the last emitted record (time d->time... raw last_raw) and a record with
  * raw time t, if the time source has been a constant-step counter; else -1. */
 int64_t nx_count_by_time(const struct nx_dec *d, uint64_t t);
@@ -114,6 +124,14 @@ struct tt_nuttx {
 	bool need_sync;          /* the next poll is a full read (why says why) */
 	const char *gap_reason;  /* WHY_LAP/WHY_ERROR: reason of the gap record */
 	bool gap_known_loss;     /* the tail passed our position: something is lost */
+	/* a batch checked and waiting for its task names (read before it is emitted): the copy
+	 * holds its notes at [pub_from, pub_n), ring offset pub_off */
+	bool pub_pending;
+	uint32_t pub_off, pub_from, pub_n;
+	unsigned pub_nlooked;    /* pids looked up for it so far (each once) */
+	int32_t pub_looked[64];
+	bool clear_known;        /* WHY_RESET after a clear seen with nothing lost: notes since */
+	uint32_t clear_at;       /* then start at clear_at (the tail then); a later tail is loss */
 	unsigned sync_tries;
 	bool attached;
 	bool overflowed;         /* ni_overwrite 2 seen and reported */
@@ -129,6 +147,12 @@ struct tt_nuttx {
 	uint8_t ctl[256], ctl2[256];
 	uint8_t *ring;           /* size bytes: the new bytes, linear */
 	uint64_t rate_bytes, rate_time; /* notes published lately: their bytes, their time span */
+	double peak;             /* the fastest rate (bytes per tick) of a poll's notes seen */
+	struct tt_loss_clock clock; /* the target's clock against the host's */
+	uint64_t host_now;       /* host time (ns) of the reads being ingested, 0 = not given */
+	uint64_t host_last;      /* of the poll that published the last note */
+	uint64_t host_proven;    /* of the last poll that proved nothing unread overwritten (the
+				    anchor intact), or found head and tail where it left them */
 	uint8_t *ring_alloc;
 	char **sysnames;         /* owned copy of the layout's syscall names (one allocation) */
 	/* task names from the target: ST_PIDHASH (g_pidhash, g_npidhash) -> ST_SLOTS (the hash
@@ -157,6 +181,23 @@ static inline uint32_t nx_dist(uint32_t a, uint32_t b, uint32_t n)
 {
 	return b >= a ? b - a : b + n - a;
 }
+
+/* Time from raw time a to raw time b (32-bit clocks: modulo 2^32). */
+static inline uint64_t nx_time_diff(const struct nx_dec *d, uint64_t a, uint64_t b)
+{
+	if (d->lay.time_size == 4 && !d->lay.off_nsec)
+		return (uint32_t)(b - a);
+	return b > a ? b - a : 0;
+}
+/* nuttx_loss.c: the notes lost before the first note kept (the copy holds nrec notes at [from, last]): the
+ * bytes between the last note published and it are bytes_min + k * size (the ring positions);
+ * the shared estimator (loss_int.h) weighs k from the time stamps, the host's clock and the
+ * rate at which the notes kept and those published before were written (bytes per tick); the
+ * bytes become notes by the mean size of the notes kept, the range's by the largest (lower) and
+ * smallest (upper) a note can be. False when the time stamps cannot tell (fewer than two notes
+ * kept, times that do not move forward): g keeps the lower bound. */
+bool nx_lap_estimate(const struct tt_nuttx *rd, uint64_t bytes_min, uint32_t from,
+		     uint32_t last, uint32_t nrec, struct tt_gap *g);
 
 /* Syscall names for the decoder: borrowed from lo (copy == NULL), or copied into *copy (one
  * allocation: the pointers, then the strings). 0 or -ENOMEM. */

@@ -90,6 +90,17 @@ static int set_word(struct tt_nuttx_layout *lo, const char *key, const char *val
 		lo->pid_size = (uint8_t)(value[0] - '0');
 		return 0;
 	}
+	if (!strcmp(key, "long_double")) {
+		static const char *const names[] = { "double", "x87-12", "x87", "quad" };
+		for (unsigned i = 0; i < 4; i++)
+			if (!strcmp(value, names[i])) {
+				lo->long_double = (uint8_t)(TT_NUTTX_LDBL_DOUBLE + i);
+				return 0;
+			}
+		snprintf(err, errlen, "nuttx option long_double='%s': expected double, x87 (80-bit "
+			 "in 16 bytes), x87-12 (in 12 bytes) or quad", value);
+		return -EINVAL;
+	}
 	if (!strcmp(key, "endian")) {
 		if (strcmp(value, "little") && strcmp(value, "big")) {
 			snprintf(err, errlen, "nuttx option endian='%s': expected little or big",
@@ -202,7 +213,7 @@ int tt_nuttx_layout_set(void *cfg, const char *key, const char *value, char *err
 	snprintf(err, errlen, "nuttx has no option '%s' (options: release, ptr_size, endian, smp, "
 		 "time64, align, header_size, struct_align, off_buffer, off_bufsize, off_head, off_tail, "
 		 "off_overwrite, sys_reserved, bufsize, pid_size, time, pidhash, npidhash, tcb_pid, "
-		 "tcb_name, tcb_name_size, tcb_pid_size, taskname, taskname_size)", key);
+		 "tcb_name, tcb_name_size, tcb_pid_size, taskname, taskname_size, long_double)", key);
 	return -EINVAL;
 }
 
@@ -289,6 +300,7 @@ int nx_lay_resolve(const struct tt_nuttx_layout *lo, struct nx_lay *l, const cha
 {
 	memset(l, 0, sizeof(*l));
 	l->release = lo->release;
+	l->ldbl = lo->long_double;
 	l->ptr = lo->ptr_size;
 	l->be = lo->big_endian;
 	l->smp = lo->smp;
@@ -426,10 +438,33 @@ void tt_nuttx_layout_options(const struct tt_nuttx_layout *lo, tt_nuttx_option_c
 		cb(arg, nums[i].key, v);
 	}
 	cb(arg, "endian", lo->big_endian ? "big" : "little");
+	if (lo->long_double) {
+		static const char *const names[] = { "double", "x87-12", "x87", "quad" };
+		cb(arg, "long_double", names[(lo->long_double - 1) & 3]);
+	}
 	if (lo->release < 1204)
 		cb(arg, "time", lo->hires ? "hires" : "ticks");
 	if (lo->sys_reserved >= 0) {
 		snprintf(v, sizeof(v), "%d", (int)lo->sys_reserved);
 		cb(arg, "sys_reserved", v);
+	}
+}
+
+uint8_t tt_nuttx_ldbl_of_machine(unsigned machine)
+{
+	switch (machine) {
+	case 3: /* EM_386 */
+		return TT_NUTTX_LDBL_X87_12;
+	case 62: /* EM_X86_64 (the sim on a PC; an x32 build keeps the 16 bytes) */
+		return TT_NUTTX_LDBL_X87_16;
+	case 183: /* EM_AARCH64 */
+	case 243: /* EM_RISCV (RV32 and RV64: binary128) */
+		return TT_NUTTX_LDBL_QUAD;
+	case 40:  /* EM_ARM */
+	case 94:  /* EM_XTENSA */
+	case 105: /* EM_MSP430 */
+		return TT_NUTTX_LDBL_DOUBLE;
+	default:
+		return TT_NUTTX_LDBL_NONE; /* not known here: %L notes stay hex */
 	}
 }

@@ -33,13 +33,16 @@ struct tt_reader_config {
 	const void *format_cfg; /* format-specific extras (e.g. a layout from the ELF), or NULL */
 	bool file_source;    /* the memory is a file (`--probe file:`): what reads the same on
 				both sides of an unmoved write pointer is not being written (ThreadX
-				then publishes the oldest entry at attach too) */
+				then publishes the oldest entry at attach too), and the host's clock
+				says nothing of the target's (no evidence for loss estimates) */
 	const char *stream;  /* the source is a file in the format's own layout, read while it
 				is written (a stream_scheme source): its path, for messages
 				(borrowed for the reader's life); else NULL */
 	bool since_enable;   /* the source was seen with tracing off (no control structure yet):
 				everything it writes from now on is promised, so what the first
 				read finds overwritten is reported as a gap, not skipped history */
+	uint64_t since_enable_ns; /* with since_enable: host time (set_host_time's clock) of the
+				     last read that saw tracing off; 0 unknown */
 };
 
 /* Counters for metrics and adaptive polling. */

@@ -1,7 +1,8 @@
 /* proto/record.h: the records every trace reader emits.
  *
  * A reader (ThreadX, NuttX, QNX) turns target bytes into a stream of records: decoded events,
- * gap records (events lost, exactly counted or a stated lower bound) and reset records (the
+ * gap records (events lost: exactly counted, or an estimate or a lower bound with the range the
+ * evidence allows) and reset records (the
  * target rebooted, re-enabled tracing or moved its buffer). Records are handed to a callback and
  * are only valid during that call: every pointer inside is borrowed from the reader.
  */
@@ -83,7 +84,13 @@ struct tt_gap {
 	const char *basis;  /* static, when !exact: what the estimate rests on ("time stamps and
 			     * event rate"); NULL: lost is only known not to be lower */
 	const char *reason; /* static: "lapped", "overwritten during read", "read failed", ... */
+	/* when !exact and upper != 0: the range the evidence allows, lower <= lost <= upper (upper
+	 * TT_GAP_NO_UPPER: nothing caps it); upper == 0: the reader states no range */
+	uint64_t lower;
+	uint64_t upper;
 };
+
+#define TT_GAP_NO_UPPER UINT64_MAX
 
 struct tt_reset {
 	const char *reason; /* static or borrowed: "header changed", "tracing re-enabled", ... */

@@ -156,7 +156,9 @@ static void tt_tx_emit_pending(struct tt_threadx *rd, tt_emit_cb cb, void *arg)
 	if (p->gap) {
 		rec.kind = TT_REC_GAP;
 		rec.u.gap = (struct tt_gap){ .lost = p->lost, .exact = p->exact,
-					     .basis = p->exact ? NULL : p->basis, .reason = p->reason };
+					     .basis = p->exact ? NULL : p->basis, .reason = p->reason,
+					     .lower = p->exact ? 0 : p->lower,
+					     .upper = p->exact ? 0 : p->upper };
 		cb(arg, &rec);
 		rd->st.gaps++;
 		rd->st.lost += p->lost;
@@ -165,6 +167,7 @@ static void tt_tx_emit_pending(struct tt_threadx *rd, tt_emit_cb cb, void *arg)
 	tt_tx_time_prescan(rd, p->first, p->count);
 	tt_tx_time_batch(rd, p->first, p->count);
 	tt_tx_names_batch(rd, p->first, p->count);
+	uint64_t events0 = rd->st.events;
 	for (uint32_t i = 0; i < p->count; i++) {
 		uint32_t slot = tt_tx_ring(rd, (int64_t)p->first + i);
 		tt_tx_slot_words(rd, slot, w);
@@ -176,6 +179,8 @@ static void tt_tx_emit_pending(struct tt_threadx *rd, tt_emit_cb cb, void *arg)
 		cb(arg, &rec);
 		rd->st.events++;
 	}
+	tt_tx_clock_note(rd, p->gap, (uint32_t)(rd->st.events - events0));
+	tt_tx_names_done(rd);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -200,12 +205,52 @@ static int tt_tx_finish(struct tt_threadx *rd, tt_emit_cb cb, void *arg)
 	return TT_THREADX_DONE;
 }
 
+static void tt_tx_add(struct tt_plan *p, uint64_t addr, uint32_t len, uint8_t *dst)
+{
+	p->r[p->n].addr = addr;
+	p->r[p->n].len = len;
+	p->r[p->n].dst = dst;
+	p->n++;
+}
+
+/* Slots [from, from + k) in one or two ranges (k < N). */
+static void tt_tx_add_slots(struct tt_threadx *rd, struct tt_plan *plan, uint32_t from, uint32_t k)
+{
+	const struct tt_txlayout *l = &rd->lay;
+	uint32_t a = k < l->nent - from ? k : l->nent - from;
+	if (a > 0)
+		tt_tx_add(plan, l->ent_start + (uint64_t)from * TT_THREADX_ENTRY_SIZE,
+			  a * TT_THREADX_ENTRY_SIZE, rd->entbuf + (size_t)from * TT_THREADX_ENTRY_SIZE);
+	if (a < k)
+		tt_tx_add(plan, l->ent_start, (k - a) * TT_THREADX_ENTRY_SIZE, rd->entbuf);
+}
+
+/* The slots written after a pending batch and before its registry re-read ([nxt, current read
+ * after the registry)) were read: which objects they create (threadx_names.c). */
+static int tt_tx_ingest_regpeek(struct tt_threadx *rd, tt_emit_cb cb, void *arg)
+{
+	tt_tx_names_peek(rd, rd->nxt, rd->r, rd->pend.first, rd->pend.count);
+	tt_tx_note_missing(rd, rd->pend.first, rd->pend.count);
+	return tt_tx_finish(rd, cb, arg);
+}
+
 static int tt_tx_ingest_registry(struct tt_threadx *rd, tt_emit_cb cb, void *arg)
 {
+	uint32_t c;
 	tt_tx_names_keep(rd, rd->pend.active);
 	tt_tx_registry_parse(rd);
 	rd->reg_fresh = true;
 	rd->reg_wanted = false;
+	rd->nlater = 0;
+	if (rd->pend.active && tt_tx_cur_index(rd, rd->curbuf3, &c) == 0 && c != rd->nxt) {
+		/* never over the batch's own slots: a writer that far has lapped it (the next
+		 * poll says so) and tt_tx_names_peek takes every object as created again */
+		uint32_t room = rd->lay.nent - tt_tx_ring(rd, (int64_t)rd->nxt - rd->pend.first);
+		rd->r = tt_tx_ring(rd, (int64_t)c - rd->nxt);
+		rd->r = rd->r < room ? rd->r : room;
+		rd->state = TT_TXS_REGPEEK;
+		return TT_THREADX_MORE;
+	}
 	if (rd->pend.active) {
 		tt_tx_note_missing(rd, rd->pend.first, rd->pend.count);
 		return tt_tx_finish(rd, cb, arg);
@@ -224,54 +269,6 @@ static void tt_tx_set_anchor(struct tt_threadx *rd, uint32_t nxt, uint32_t held)
 	rd->held = held;
 }
 
-/* Lost-event count for a gap that ends at slot first (count slots published after it), when the
- * ring arithmetic says lb + j*N for an unknown number of whole laps j: exact when the time stamps
- * are a constant-step counter that agrees with it; else j estimated from the time across the gap
- * and the measured event rate (labelled with its basis); else lb, a lower bound. */
-static void tt_tx_gap_count(struct tt_threadx *rd, uint64_t lb, uint32_t first, uint32_t count,
-			    const char *reason)
-{
-	uint32_t wf[8];
-	uint64_t est;
-	tt_tx_slot_words(rd, first, wf);
-	int64_t n = tt_tx_counter_lost(rd, rd->anchor, wf);
-	rd->pend.exact = n >= 0 && (uint64_t)n >= lb && ((uint64_t)n - lb) % rd->lay.nent == 0;
-	rd->pend.lost = rd->pend.exact ? (uint64_t)n : lb;
-	if (!rd->pend.exact && tt_tx_lap_estimate(rd, rd->anchor, first, count, lb, &est)) {
-		rd->pend.lost = est;
-		rd->pend.basis = "time stamps and event rate";
-	}
-	rd->pend.gap = !(rd->pend.exact && rd->pend.lost == 0);
-	rd->pend.reason = reason;
-}
-
-/* First full read of a buffer whose enabling we watched (since_enable): every event since
- * tx_trace_enable was promised. Enabling clears the thread pointers and starts at slot 0, so the
- * event in slot first is event first + j N since then, j the whole laps before it. A read that
- * stopped at a never-used slot proves j = 0 and first = 0: nothing lost. Otherwise the writer
- * may have lapped any number of times unseen (no anchor, no time of enabling to measure from):
- * first is then a lower bound, labelled as one (no basis). */
-static void tt_tx_enable_gap(struct tt_threadx *rd, uint32_t first, bool stop_empty)
-{
-	uint64_t lb = stop_empty ? 0 : first;
-	if (rd->pend.gap && rd->pend.lost > lb)
-		lb = rd->pend.lost; /* events completed during failed attempts */
-	if (stop_empty && !rd->pend.gap)
-		return; /* proven: every event since enabling is published */
-	rd->pend.gap = true;
-	rd->pend.exact = false;
-	rd->pend.basis = NULL;
-	rd->pend.lost = lb;
-	rd->pend.reason = "overwritten before the first read";
-}
-
-static void tt_tx_add(struct tt_plan *p, uint64_t addr, uint32_t len, uint8_t *dst)
-{
-	p->r[p->n].addr = addr;
-	p->r[p->n].len = len;
-	p->r[p->n].dst = dst;
-	p->n++;
-}
 
 /* The anchor is the same entry when thread, id, time stamp and the never-patched info 1 and
  * info 3 match (patches only touch info 2 and info 4, and never the time stamp). */
@@ -407,18 +404,15 @@ static int tt_tx_sync_publish(struct tt_threadx *rd, tt_emit_cb cb, void *arg)
 		uint64_t used = n - sy->ref;
 		if (rd->why == TT_TXY_RESET && m > used && sy->ref > 0 && m - used > lb)
 			lb = m - used;
-		if (lb > 0) {
-			rd->pend.gap = true;
-			rd->pend.exact = false;
-			rd->pend.lost = lb;
-			rd->pend.reason = "overwritten during read";
-		}
+		if (lb > 0)
+			tt_tx_pend_bound(rd, lb, "overwritten during read");
 		if (rd->why == TT_TXY_ATTACH && rd->cfg.since_enable && !rd->synced_once)
-			tt_tx_enable_gap(rd, first, sy->stop_empty);
+			tt_tx_enable_gap(rd, first, count, sy->stop_empty);
 		else if (rd->why == TT_TXY_ATTACH && m > 1)
 			rd->st.history_skipped += m - 1; /* attach: history never promised */
 	}
 	rd->sync_busy = 0;
+	rd->host_proven = rd->host_now;
 	uint32_t emit = tt_tx_hold_from(rd, first, count, 1);
 	rd->pend.first = first;
 	rd->pend.count = emit;
@@ -650,6 +644,7 @@ static int tt_tx_ingest_poll_ent(struct tt_threadx *rd, tt_emit_cb cb, void *arg
 	rd->pend.count = emit;
 	tt_tx_set_anchor(rd, first + emit, count - emit);
 	rd->ahead = c2;
+	rd->host_proven = rd->host_now;
 	rd->ahead_ns = rd->host_now;
 	rd->ahead_ok = rd->host_now != 0;
 	rd->was_idle = count == 0;
@@ -667,13 +662,7 @@ static void tt_tx_plan_poll_ent(struct tt_threadx *rd, struct tt_plan *plan)
 	uint32_t k = tt_tx_ring(rd, (int64_t)rd->c_new - rd->nxt);
 	rd->s0 = tt_tx_ring(rd, (int64_t)rd->nxt - 1);
 	rd->r = k + 1;
-	uint32_t a = k < l->nent - rd->nxt ? k : l->nent - rd->nxt;
-	if (a > 0)
-		tt_tx_add(plan, l->ent_start + (uint64_t)rd->nxt * TT_THREADX_ENTRY_SIZE,
-			  a * TT_THREADX_ENTRY_SIZE,
-			  rd->entbuf + (size_t)rd->nxt * TT_THREADX_ENTRY_SIZE);
-	if (a < k)
-		tt_tx_add(plan, l->ent_start, (k - a) * TT_THREADX_ENTRY_SIZE, rd->entbuf);
+	tt_tx_add_slots(rd, plan, rd->nxt, k);
 	tt_tx_add(plan, l->ent_start + (uint64_t)rd->s0 * TT_THREADX_ENTRY_SIZE,
 		  TT_THREADX_ENTRY_SIZE, rd->entbuf + (size_t)rd->s0 * TT_THREADX_ENTRY_SIZE);
 	tt_tx_add(plan, rd->cfg.header_addr + TT_TX_CUR_OFF, 4, rd->curbuf2);
@@ -691,6 +680,11 @@ void tt_threadx_plan(struct tt_threadx *rd, struct tt_plan *plan)
 		break;
 	case TT_TXS_REGISTRY:
 		tt_tx_add(plan, l->reg_start, l->nreg * (16 + l->name_size), rd->regbuf);
+		if (rd->pend.active) /* what was written since the batch (tt_tx_ingest_regpeek) */
+			tt_tx_add(plan, cur_addr, 4, rd->curbuf3);
+		break;
+	case TT_TXS_REGPEEK:
+		tt_tx_add_slots(rd, plan, rd->nxt, rd->r);
 		break;
 	case TT_TXS_SYNC:
 		tt_tx_add(plan, cur_addr, 4, rd->curbuf);
@@ -746,6 +740,8 @@ int tt_threadx_ingest(struct tt_threadx *rd, tt_emit_cb cb, void *arg)
 		return tt_tx_ingest_header(rd);
 	case TT_TXS_REGISTRY:
 		return tt_tx_ingest_registry(rd, cb, arg);
+	case TT_TXS_REGPEEK:
+		return tt_tx_ingest_regpeek(rd, cb, arg);
 	case TT_TXS_SYNC:
 		return tt_tx_ingest_sync(rd, cb, arg);
 	case TT_TXS_SYNC_READ:

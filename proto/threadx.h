@@ -49,6 +49,12 @@ struct tt_threadx_config {
 	bool since_enable;         /* the header appeared while we watched (tracing was off): every
 	                            * event since tx_trace_enable is promised, so the first full
 	                            * read reports what was overwritten before it as a gap */
+	bool host_clock_unrelated; /* the memory is a file (snapshots, a capture): the host's clock
+	                            * says nothing of the target's (loss estimates ignore it) */
+	uint64_t since_enable_ns;  /* with since_enable: host time (the clock of
+	                            * tt_threadx_set_host_time) of the last read that saw tracing
+	                            * off; what the first read finds overwritten was written after
+	                            * it (the window of its estimate); 0 unknown */
 };
 
 /* Counters for metrics and adaptive polling. Monotonic unless noted. */

@@ -232,7 +232,12 @@ void tt_tx_note_missing(struct tt_threadx *rd, uint32_t first, uint32_t count)
 void tt_tx_time_reset(struct tt_threadx *rd)
 {
 	struct tt_txtime *t = &rd->tm;
+	double peak = t->peak;
+	struct tt_loss_clock clock = t->clock;
 	memset(t, 0, sizeof(*t));
+	t->peak = peak;
+	t->clock = clock;
+	t->clock.h0 = 0; /* time restarts: nothing measured across the reset */
 	t->mod = rd->cfg.time_wrap ? rd->cfg.time_wrap : (uint64_t)rd->lay.mask + 1;
 	if (t->mod < 2)
 		t->mod = (uint64_t)1 << 32; /* a zero mask: every stamp is 0 anyway */
@@ -403,18 +408,43 @@ static uint64_t tt_tx_slots_span(const struct tt_threadx *rd, uint32_t first, ui
 	return ticks;
 }
 
+/* Fewer consecutive deltas than this give no rate to estimate from. */
+#define TT_TX_RATE_MIN 8u
+
 void tt_tx_time_batch(struct tt_threadx *rd, uint32_t first, uint32_t count)
 {
 	uint64_t n, v0;
 	rd->tm.batch_rest = tt_tx_slots_span(rd, first, count, &n, &v0);
+	if (n >= TT_TX_RATE_MIN && rd->tm.batch_rest && !tt_tx_is_counter(&rd->tm) &&
+	    (double)n / (double)rd->tm.batch_rest > rd->tm.peak)
+		rd->tm.peak = (double)n / (double)rd->tm.batch_rest;
 }
 
-/* The rate is measured over about the last TT_TX_RATE_WINDOW events: older ones count half. */
+void tt_tx_clock_note(struct tt_threadx *rd, bool gap, uint32_t events)
+{
+	/* an idle poll: the newest event did not move with the host's clock */
+	if (rd->tm.have && events)
+		tt_loss_clock_note(&rd->tm.clock, rd->host_now, rd->tm.now, gap);
+}
+
+/* Host time since ns, in nominal ticks; 0 when unknown. */
+static uint64_t tt_tx_host_ticks(const struct tt_threadx *rd, uint64_t ns)
+{
+	if (rd->cfg.host_clock_unrelated)
+		return 0;
+	return tt_loss_host_ticks(rd->host_now, ns, rd->cfg.tick_hz);
+}
+
+/* The rate is measured over about the last TT_TX_RATE_WINDOW events or 16 laps of the ring,
+ * whichever is more (older ones count half): a gap is a lap or more, and a writer that paces
+ * itself in bursts (or catches up after a stall) shows its rate only over many of them. */
 #define TT_TX_RATE_WINDOW 2048u
 
-static void tt_tx_rate_add(struct tt_txtime *t, uint64_t d)
+static void tt_tx_rate_add(struct tt_txtime *t, uint64_t d, uint32_t nent)
 {
-	if (t->rate_n >= TT_TX_RATE_WINDOW) {
+	uint64_t window = (uint64_t)nent * 16 > TT_TX_RATE_WINDOW ? (uint64_t)nent * 16
+								 : TT_TX_RATE_WINDOW;
+	if (t->rate_n >= window) {
 		t->rate_n /= 2;
 		t->rate_ticks /= 2;
 	}
@@ -422,30 +452,98 @@ static void tt_tx_rate_add(struct tt_txtime *t, uint64_t d)
 	t->rate_ticks += d;
 }
 
-/* Fewer consecutive deltas than this give no rate to estimate from. */
-#define TT_TX_RATE_MIN 8u
-
 bool tt_tx_lap_estimate(const struct tt_threadx *rd, const uint32_t anchor[8], uint32_t first,
-			uint32_t count, uint64_t lb, uint64_t *lost)
+			uint32_t count, uint64_t lb, struct tt_loss_out *out)
 {
 	const struct tt_txtime *t = &rd->tm;
 	uint64_t k = 0, v0 = 0;
-	if (anchor[0] == 0 || tt_tx_is_counter(t))
+	if ((anchor != NULL && anchor[0] == 0) || tt_tx_is_counter(t))
 		return false;
 	/* the events published after the gap measure the rate too (the pairs within them) */
 	uint64_t after = tt_tx_slots_span(rd, first, count, &k, &v0);
 	uint64_t n = t->rate_n + k, ticks = t->rate_ticks + after;
 	if (k == 0 || n < TT_TX_RATE_MIN || ticks == 0)
 		return false;
-	uint64_t span = tt_tx_host_span(rd, tt_tx_fwd(t, tt_tx_raw(rd, anchor[3]), v0), after,
-					t->host_last);
-	/* events strictly between the anchor and the first one after the gap */
-	double est = (double)n / (double)ticks * (double)span - 1.0;
-	if (!(est < 1e15))
-		return false; /* stamps that say nothing sensible: keep the lower bound */
-	double j = est > (double)lb ? (est - (double)lb) / rd->lay.nent + 0.5 : 0.0;
-	*lost = lb + (uint64_t)j * rd->lay.nent;
-	return true;
+	struct tt_loss_in in = {
+		.lb = lb, .lap = rd->lay.nent, .mod = t->mod, .rest = after,
+		.clock = tt_loss_clock_ratio(&t->clock, rd->cfg.tick_hz), .rate = (double)n / (double)ticks, .peak = t->peak,
+	};
+	if (k >= TT_TX_RATE_MIN && (double)k / (double)after > in.peak)
+		in.peak = (double)k / (double)after;
+	if (anchor != NULL) {
+		/* events strictly between the anchor and the first one after the gap: the
+		 * ticks between the two less one event's */
+		in.have_d = true;
+		in.d = tt_tx_fwd(t, tt_tx_raw(rd, anchor[3]), v0);
+		in.d = in.d > (uint64_t)((double)ticks / (double)n) ?
+			       in.d - (uint64_t)((double)ticks / (double)n) : 0;
+		in.host = tt_tx_host_ticks(rd, t->host_last);
+		in.window = tt_tx_host_ticks(rd, rd->host_proven);
+	} else {
+		in.window = tt_tx_host_ticks(rd, rd->cfg.since_enable_ns);
+	}
+	tt_loss_estimate(&in, out);
+	return out->from_time;
+}
+
+/* Lost-event count for a gap that ends at slot first (count slots published after it), when the
+ * ring arithmetic says lb + j*N for an unknown number of whole laps j: exact when the time stamps
+ * are a constant-step counter that agrees with it; else j estimated from the time across the gap
+ * and the measured event rate (labelled with its basis); else lb, a lower bound. */
+void tt_tx_pend_bound(struct tt_threadx *rd, uint64_t lb, const char *reason)
+{
+	rd->pend.gap = true;
+	rd->pend.exact = false;
+	rd->pend.basis = NULL;
+	rd->pend.lost = lb;
+	rd->pend.lower = lb;
+	rd->pend.upper = TT_GAP_NO_UPPER;
+	rd->pend.reason = reason;
+}
+
+void tt_tx_gap_count(struct tt_threadx *rd, uint64_t lb, uint32_t first, uint32_t count,
+		     const char *reason)
+{
+	uint32_t wf[8];
+	struct tt_loss_out est;
+	tt_tx_slot_words(rd, first, wf);
+	int64_t n = tt_tx_counter_lost(rd, rd->anchor, wf);
+	rd->pend.exact = n >= 0 && (uint64_t)n >= lb && ((uint64_t)n - lb) % rd->lay.nent == 0;
+	rd->pend.lost = rd->pend.exact ? (uint64_t)n : lb;
+	rd->pend.lower = lb;
+	rd->pend.upper = TT_GAP_NO_UPPER;
+	if (!rd->pend.exact && tt_tx_lap_estimate(rd, rd->anchor, first, count, lb, &est)) {
+		rd->pend.lost = est.est;
+		rd->pend.lower = est.lower;
+		rd->pend.upper = est.upper;
+		rd->pend.basis = "time stamps and event rate";
+	}
+	rd->pend.gap = !(rd->pend.exact && rd->pend.lost == 0);
+	rd->pend.reason = reason;
+}
+
+/* First full read of a buffer whose enabling we watched (since_enable): every event since
+ * tx_trace_enable was promised. Enabling clears the thread pointers and starts at slot 0, so the
+ * event in slot first is event first + j N since then, j the whole laps before it. A read that
+ * stopped at a never-used slot proves j = 0 and first = 0: nothing lost. Otherwise j is
+ * estimated like a lap's (tt_tx_lap_estimate, with no event before the gap: enabling happened
+ * after the last read that saw tracing off); first (plus what failed attempts saw) is the lower
+ * bound, and all there is when nothing measures the rate. */
+void tt_tx_enable_gap(struct tt_threadx *rd, uint32_t first, uint32_t count, bool stop_empty)
+{
+	struct tt_loss_out est;
+	uint64_t lb = stop_empty ? 0 : first;
+	if (rd->pend.gap && rd->pend.lost > lb)
+		lb = rd->pend.lost; /* events completed during failed attempts */
+	if (stop_empty && !rd->pend.gap)
+		return; /* proven: every event since enabling is published */
+	tt_tx_pend_bound(rd, lb, "overwritten before the first read");
+	if (!stop_empty && tt_tx_lap_estimate(rd, NULL, first, count, lb, &est)) {
+		rd->pend.lost = est.est;
+		rd->pend.lower = est.lower;
+		rd->pend.upper = est.upper;
+		rd->pend.basis = "host clock since tracing was off, and event rate";
+	}
 }
 
 static void tt_tx_time_event(struct tt_threadx *rd, uint32_t ts, struct tt_event *ev)
@@ -485,7 +583,7 @@ static void tt_tx_time_event(struct tt_threadx *rd, uint32_t ts, struct tt_event
 			else
 				t->step_ok = false;
 			d = span;
-			tt_tx_rate_add(t, d);
+			tt_tx_rate_add(t, d, rd->lay.nent);
 		}
 		t->now += d;
 	}

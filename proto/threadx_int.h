@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "loss_int.h"
 #include "threadx.h"
 
 /* How an event argument is decoded (mapped onto enum tt_arg_kind when emitted). */
@@ -86,6 +87,9 @@ struct tt_txtime {
 	uint64_t batch_rest;/* ticks from the first to the last event of the batch being emitted */
 	uint64_t rate_n;    /* consecutive deltas summed in rate_ticks (the measured event rate: */
 	uint64_t rate_ticks;/* rate_n / rate_ticks events per tick, over the recent events) */
+	/* kept across resets (properties of the target): */
+	double peak;        /* the fastest rate (events per tick) of a batch seen */
+	struct tt_loss_clock clock; /* the target's clock against the host's */
 };
 
 /* A batch's object (re)created by a create event: which of its incarnations names an event. */
@@ -93,6 +97,10 @@ struct tt_txren {
 	uint32_t ptr;
 	uint32_t creates; /* create events for ptr in the batch */
 	uint32_t seen;    /* of those, emitted so far */
+	bool later;       /* created again after the batch, before the registry re-read: the
+			     registry names a later incarnation than the batch's last */
+	bool prev_stale;  /* the registry read before the batch names a later incarnation than
+			     the one before the batch's first create (later, one batch ago) */
 };
 #define TT_TX_REN_MAX 64
 /* Who runs (threadx_run.c): TraceX's next-context rules, evaluated for the previous event when
@@ -113,13 +121,14 @@ struct tt_txpend {
 	uint64_t lost;
 	const char *reason;
 	const char *basis;     /* an estimate's basis (tt_gap.basis), NULL for a lower bound */
+	uint64_t lower, upper; /* tt_gap's range (when !exact) */
 	uint32_t first, count; /* slots, ring order */
 };
 
 /* TT_TXS_SYNC reads the current pointer that a full read starts from; TT_TXS_SYNC_READ plans the
  * newest-first chunks (or, with start_at_now at attach, only the anchor slot). */
 enum tt_txstate { TT_TXS_HEADER, TT_TXS_REGISTRY, TT_TXS_SYNC, TT_TXS_SYNC_READ, TT_TXS_POLL_CUR,
-		  TT_TXS_POLL_ENT, TT_TXS_OLDEST };
+		  TT_TXS_POLL_ENT, TT_TXS_OLDEST, TT_TXS_REGPEEK };
 enum tt_txsync { TT_TXY_ATTACH, TT_TXY_LAP, TT_TXY_RESET, TT_TXY_LOST };
 
 /* Default slots per chunk of a full read (2 KiB: one OpenOCD read_memory command). */
@@ -165,6 +174,7 @@ struct tt_threadx {
 
 	uint8_t hdrbuf[TT_THREADX_HEADER_SIZE];
 	uint8_t curbuf[4], curbuf2[4];
+	uint8_t curbuf3[4];    /* current, read after a registry re-read */
 	uint8_t *regbuf;       /* nreg * (16 + name_size) */
 	struct tt_txobj *objs; /* nreg, in registry order */
 	uint32_t *objidx;      /* indices of objs in use, sorted by pointer */
@@ -178,6 +188,10 @@ struct tt_threadx {
 	char *names_prev;
 	struct tt_txren ren[TT_TX_REN_MAX]; /* the batch being emitted */
 	unsigned nren;
+	/* objects created in the slots written after a batch and before its registry re-read
+	 * (TT_TXS_REGPEEK): later[] for the batch, stale[] (the same, one batch on) for the next */
+	uint32_t later[TT_TX_REN_MAX], stale[TT_TX_REN_MAX];
+	unsigned nlater, nstale;
 	uint8_t *entbuf;       /* nent * 32, slot i at i * 32 (a mirror of the ring) */
 
 	/* Cursor. Slots before nxt (ring order) are consumed; slot nxt-1 is the anchor, whose words
@@ -211,6 +225,7 @@ struct tt_threadx {
 	unsigned nmissing, missing_next;
 	uint32_t raw[8];       /* words of the event being emitted (host order) */
 	uint64_t host_now;     /* host time (ns) of the current poll's reads, 0 = not given */
+	uint64_t host_proven;  /* host time of the last read that proved the ring intact */
 };
 
 /* threadx_decode.c */
@@ -225,8 +240,17 @@ const struct tt_txobj *tt_tx_lookup_in(const struct tt_txobj *objs, const uint32
 /* Before a registry read: keep the registry read so far as the previous one (a re-read while
  * polling), or forget it (attach, reset: nothing before applies). */
 void tt_tx_names_keep(struct tt_threadx *rd, bool keep);
-/* Before a batch is emitted: note the objects its create events (re)register. */
+/* Before a batch is emitted: note the objects its create events (re)register, and those created
+ * again after it (rd->later) or one batch before (rd->stale). */
 void tt_tx_names_batch(struct tt_threadx *rd, uint32_t first, uint32_t count);
+/* After a registry re-read for the pending batch [first, first + n): the slots [from, from +
+ * count) written since its newest were read; note the objects they create (rd->later). A peek
+ * that reaches the batch (from + count = first, modulo N: the writer may have gone further)
+ * takes every object the batch creates as created again. */
+void tt_tx_names_peek(struct tt_threadx *rd, uint32_t from, uint32_t count, uint32_t first,
+		      uint32_t n);
+/* After a batch was emitted: its later[] becomes the next batch's stale[]. */
+void tt_tx_names_done(struct tt_threadx *rd);
 /* Before an event of the batch is decoded: a create event switches its object to the
  * incarnation it registers. */
 void tt_tx_names_step(struct tt_threadx *rd, const uint32_t w[8]);
@@ -254,12 +278,29 @@ int64_t tt_tx_counter_lost(const struct tt_threadx *rd, const uint32_t anchor[8]
  * consecutive events: a read the writer lapped during the copy. */
 bool tt_tx_counter_consistent(const struct tt_threadx *rd, uint32_t first, uint32_t count);
 void tt_tx_time_gap(struct tt_threadx *rd, uint64_t exact_lost, bool exact);
-/* The events lost between the anchor (the last event published) and slot first, when the ring
- * arithmetic says lb + j N for an unknown j >= 0: j from the time between the two and the event
- * rate measured on the events around the gap (the published history and slots [first,
- * first+count)). Returns false when the time stamps cannot say (too few, no time passing). */
+/* The events lost between the anchor (the last event published; NULL: tracing was enabled
+ * since the last read that saw it off) and slot first, when the ring arithmetic says lb + j N
+ * for an unknown j >= 0: the shared estimator (loss_int.h) on the time between the two, the
+ * host's clock and the event rate measured on the events around the gap (the published history
+ * and slots [first, first+count)). Returns false when the time stamps cannot say (too few, a
+ * per-event counter); *out holds the estimate and its range otherwise. */
+struct tt_loss_out;
 bool tt_tx_lap_estimate(const struct tt_threadx *rd, const uint32_t anchor[8], uint32_t first,
-			uint32_t count, uint64_t lb, uint64_t *lost);
+			uint32_t count, uint64_t lb, struct tt_loss_out *out);
+/* The pending batch's gap: at least lb lost, a lower bound with no basis and nothing capping it. */
+void tt_tx_pend_bound(struct tt_threadx *rd, uint64_t lb, const char *reason);
+/* The pending batch's gap (rd->pend) when it ends at slot first (count slots published after
+ * it) and the ring arithmetic says lb + j N lost: exact from a constant-step counter, else the
+ * estimate and its range (tt_tx_lap_estimate), else lb as a lower bound. */
+void tt_tx_gap_count(struct tt_threadx *rd, uint64_t lb, uint32_t first, uint32_t count,
+		     const char *reason);
+/* The gap of the first full read of a buffer whose enabling the reader watched (since_enable):
+ * slot first is the oldest published (count of them); stop_empty: the read reached a never-used
+ * slot. */
+void tt_tx_enable_gap(struct tt_threadx *rd, uint32_t first, uint32_t count, bool stop_empty);
+/* After a batch was emitted: measure the target's clock against the host's (gap: the batch
+ * came after one, nothing to measure across it). */
+void tt_tx_clock_note(struct tt_threadx *rd, bool gap, uint32_t events);
 /* threadx_run.c: forget the previous event (reset, gap: what ran in between is unknown). */
 void tt_tx_run_reset(struct tt_threadx *rd);
 /* Sets ev->run* (who ran from the previous event up to this one) from slot words w. */

@@ -7,7 +7,11 @@
  * to the old one: they are named by the registry as read before (kept across one re-read), and
  * by nothing when that is not known (the first registry read, a static image: the old name was
  * never seen). An object created more than once in one batch had incarnations between its creates
- * that no registry read saw: those events carry no name rather than a wrong one.
+ * that no registry read saw: those events carry no name rather than a wrong one. The registry
+ * re-read comes after the batch's slots were read: an object deleted and created again in
+ * between has its entry rewritten by a later incarnation than the batch's last, so the slots
+ * written since are read too (tt_tx_names_peek): an object created there is left unnamed after
+ * its last create in the batch, and before its first create in the next batch.
  */
 #include <string.h>
 
@@ -65,6 +69,47 @@ void tt_tx_names_batch(struct tt_threadx *rd, uint32_t first, uint32_t count)
 		if (r != NULL)
 			r->creates++;
 	}
+	for (int pass = 0; pass < 2; pass++) {
+		const uint32_t *v = pass ? rd->stale : rd->later;
+		for (unsigned i = 0; i < (pass ? rd->nstale : rd->nlater); i++) {
+			struct tt_txren *r = tt_tx_ren_find(rd, v[i]);
+			if (r == NULL && rd->nren < TT_TX_REN_MAX) {
+				r = &rd->ren[rd->nren++];
+				*r = (struct tt_txren){ .ptr = v[i] };
+			}
+			if (r != NULL && pass)
+				r->prev_stale = true;
+			else if (r != NULL)
+				r->later = true;
+		}
+	}
+}
+
+static void tt_tx_later_scan(struct tt_threadx *rd, uint32_t from, uint32_t count)
+{
+	uint32_t w[8];
+	for (uint32_t i = 0; i < count && rd->nlater < TT_TX_REN_MAX; i++) {
+		tt_tx_slot_words(rd, (from + i) % rd->lay.nent, w);
+		uint32_t ptr = w[0] != 0 ? tt_tx_created(w) : 0;
+		if (ptr != 0)
+			rd->later[rd->nlater++] = ptr;
+	}
+}
+
+void tt_tx_names_peek(struct tt_threadx *rd, uint32_t from, uint32_t count, uint32_t first,
+		      uint32_t n)
+{
+	rd->nlater = 0;
+	tt_tx_later_scan(rd, from, count);
+	if ((from + count) % rd->lay.nent == first % rd->lay.nent)
+		tt_tx_later_scan(rd, first, n);
+}
+
+void tt_tx_names_done(struct tt_threadx *rd)
+{
+	memcpy(rd->stale, rd->later, rd->nlater * sizeof(rd->later[0]));
+	rd->nstale = rd->nlater;
+	rd->nlater = 0;
 }
 
 void tt_tx_names_step(struct tt_threadx *rd, const uint32_t w[8])
@@ -78,9 +123,14 @@ void tt_tx_names_step(struct tt_threadx *rd, const uint32_t w[8])
 const struct tt_txobj *tt_tx_name_lookup(const struct tt_threadx *rd, uint32_t ptr)
 {
 	const struct tt_txren *r = tt_tx_ren_find(rd, ptr);
-	if (r == NULL || r->seen == r->creates)
+	if (r == NULL)
 		return tt_tx_lookup(rd, ptr);
-	if (r->seen > 0)
-		return NULL; /* an incarnation between two creates: never read */
+	if (r->seen == r->creates && r->later) /* the registry names a later incarnation */
+		return r->creates > 0 || r->prev_stale ? NULL :
+		       tt_tx_lookup_in(rd->objs_prev, rd->objidx_prev, rd->nidx_prev, ptr);
+	if (r->seen == r->creates && (r->creates > 0 || !r->prev_stale))
+		return tt_tx_lookup(rd, ptr);
+	if (r->seen > 0 || r->prev_stale)
+		return NULL; /* an incarnation no registry read saw */
 	return tt_tx_lookup_in(rd->objs_prev, rd->objidx_prev, rd->nidx_prev, ptr);
 }

@@ -14,7 +14,9 @@ static int tx_create(const struct tt_reader_config *cfg, void **out)
 		.time_wrap = cfg->time_wrap,
 		.time_dir = cfg->time_dir,
 		.oldest_when_still = cfg->file_source,
+		.host_clock_unrelated = cfg->file_source,
 		.since_enable = cfg->since_enable,
+		.since_enable_ns = cfg->since_enable_ns,
 	};
 	return tt_threadx_new(&c, (struct tt_threadx **)out);
 }

@@ -58,6 +58,7 @@ struct rec {
 	uint64_t lost;    /* gap */
 	int exact;
 	char basis[64];
+	uint64_t lower, upper; /* gap: the range stated (upper UINT64_MAX: none above) */
 };
 
 static struct rec recs[MAX_EVENTS];
@@ -160,6 +161,9 @@ static void on_line(const char *line)
 		r->lost = (uint64_t)cJSON_GetObjectItem(j, "lost")->valuedouble;
 		r->exact = cJSON_IsTrue(cJSON_GetObjectItem(j, "exact"));
 		snprintf(r->basis, sizeof(r->basis), "%s", b ? b->valuestring : "");
+		cJSON *lo = cJSON_GetObjectItem(j, "lower"), *up = cJSON_GetObjectItem(j, "upper");
+		r->lower = lo ? (uint64_t)lo->valuedouble : r->lost;
+		r->upper = up ? (uint64_t)up->valuedouble : r->exact ? r->lost : UINT64_MAX;
 		nrecs++;
 	} else if (!strcmp(type, "event")) {
 		uint32_t raw[8];
@@ -238,11 +242,16 @@ static void check_stream(int expect_gaps)
 		uint64_t truth = r->g - expect;
 		if (in_gap) {
 			gaps++;
-			printf("gap before event %llu: reported %llu (%s%s%s), true %llu\n",
-			       (unsigned long long)r->g, (unsigned long long)lost,
+			const struct rec *gr = &recs[i - 1];
+			printf("gap before event %llu: reported %llu (%s%s%s), true %llu, range "
+			       "[%llu, %s%llu]\n", (unsigned long long)r->g, (unsigned long long)lost,
 			       exact ? "exact" : "estimate", exact ? "" : ", basis: ",
-			       exact ? "" : recs[i - 1].basis, (unsigned long long)truth);
+			       exact ? "" : gr->basis, (unsigned long long)truth,
+			       (unsigned long long)gr->lower, gr->upper == UINT64_MAX ? ">" : "",
+			       (unsigned long long)(gr->upper == UINT64_MAX ? gr->lower : gr->upper));
 			REQUIRE(truth > 0);
+			/* one gap record: its range holds the truth */
+			REQUIRE(exact || (gr->lower <= truth && truth <= gr->upper));
 			if (exact)
 				REQUIRE_EQ(lost, truth);
 			else

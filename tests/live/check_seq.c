@@ -11,7 +11,16 @@
  * lower bound); missing numbers with no gap, a repeat or a step backwards fail (a reset record
  * allows the numbering to go on from anywhere).
  *
- * usage: check_seq [--key time|user] [--last N] [--lossless] [--min-events N] [FILE]
+ * With --key seq every event of tests/live/live_writer.c is numbered (info 1 of user events,
+ * info 3 of its resume/suspend events), whatever its time source: then each gap's range (`lower`,
+ * `upper`) must hold the numbers missing, and its estimate must lie in the range; a gap before
+ * the first event covers the numbers below it plus --before-first N events (the writer's own
+ * before number 1). Each such gap is printed: reported, true, range; --within P fails when the
+ * largest gap's reported count is more than P percent off its truth (a test's forced loss;
+ * others, on a loaded host, only have to lie in their range).
+ *
+ * usage: check_seq [--key time|user|seq] [--last N] [--lossless] [--min-events N]
+ *                  [--before-first N] [--within P] [FILE]
  * Prints one summary line; exits 1 with the first violation described.
  */
 #include <cjson/cJSON.h>
@@ -19,7 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int key_user;
+static int key_user, key_seq;
 
 static int seq_of(const cJSON *rec, unsigned long long *seq)
 {
@@ -27,6 +36,18 @@ static int seq_of(const cJSON *rec, unsigned long long *seq)
 	const cJSON *raw = cJSON_GetObjectItemCaseSensitive(rec, "raw");
 	const cJSON *w;
 
+	if (key_seq) {
+		const cJSON *r0 = cJSON_GetArrayItem(raw, 4), *r2 = cJSON_GetArrayItem(raw, 6);
+		if (!cJSON_IsNumber(id) || !cJSON_IsNumber(r0) || !cJSON_IsNumber(r2))
+			return 0;
+		if (id->valuedouble == 4096)
+			*seq = (unsigned long long)r0->valuedouble;
+		else if (id->valuedouble == 1 || id->valuedouble == 2)
+			*seq = (unsigned long long)r2->valuedouble;
+		else
+			return 0;
+		return 1;
+	}
 	if (!key_user) {
 		w = cJSON_GetObjectItemCaseSensitive(rec, "time");
 		if (!cJSON_IsNumber(w))
@@ -45,7 +66,9 @@ static int seq_of(const cJSON *rec, unsigned long long *seq)
 
 int main(int argc, char **argv)
 {
-	unsigned long long want_last = 0, min_events = 1;
+	unsigned long long want_last = 0, min_events = 1, before_first = 0, within = 0;
+	unsigned long long big_truth = 0, big_reported = 0, big_seq = 0; /* the largest gap */
+	unsigned long long lo_sum = 0, up_sum = 0; /* the ranges of the gaps since the last event */
 	int lossless = 0;
 	const char *path = NULL;
 
@@ -54,8 +77,13 @@ int main(int argc, char **argv)
 			want_last = strtoull(argv[++i], NULL, 0);
 		else if (!strcmp(argv[i], "--min-events") && i + 1 < argc)
 			min_events = strtoull(argv[++i], NULL, 0);
-		else if (!strcmp(argv[i], "--key") && i + 1 < argc)
+		else if (!strcmp(argv[i], "--key") && i + 1 < argc) {
 			key_user = !strcmp(argv[++i], "user");
+			key_seq = !strcmp(argv[i], "seq");
+		} else if (!strcmp(argv[i], "--within") && i + 1 < argc)
+			within = strtoull(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "--before-first") && i + 1 < argc)
+			before_first = strtoull(argv[++i], NULL, 0);
 		else if (!strcmp(argv[i], "--lossless"))
 			lossless = 1;
 		else
@@ -86,18 +114,53 @@ int main(int argc, char **argv)
 		if (!strcmp(ty, "gap")) {
 			const cJSON *lost = cJSON_GetObjectItemCaseSensitive(rec, "lost");
 			const cJSON *exact = cJSON_GetObjectItemCaseSensitive(rec, "exact");
+			const cJSON *lo = cJSON_GetObjectItemCaseSensitive(rec, "lower");
+			const cJSON *up = cJSON_GetObjectItemCaseSensitive(rec, "upper");
+			unsigned long long n = cJSON_IsNumber(lost) ? (unsigned long long)lost->valuedouble : 0;
 			gaps++;
-			lost_sum += cJSON_IsNumber(lost) ? (unsigned long long)lost->valuedouble : 0;
+			lost_sum += n;
 			if (!cJSON_IsTrue(exact))
 				inexact = 1;
+			/* the range: exact is [n, n]; a bare lower bound [n, no limit] */
+			unsigned long long l = cJSON_IsTrue(exact) || !cJSON_IsNumber(lo) ? n
+					       : (unsigned long long)lo->valuedouble;
+			unsigned long long u = cJSON_IsTrue(exact) ? n : cJSON_IsNumber(up) ?
+					       (unsigned long long)up->valuedouble : ~0ull;
+			if (key_seq && (l > n || n > u)) {
+				fprintf(stderr, "check_seq: line %llu: estimate %llu outside its range "
+						"[%llu, %llu]\n", lineno, n, l, u);
+				fail = 1;
+			}
+			lo_sum += l;
+			up_sum = up_sum + u < up_sum || u == ~0ull ? ~0ull : up_sum + u;
 		} else if (!strcmp(ty, "reset")) {
 			have_prev = 0;
 			lost_sum = 0;
+			lo_sum = up_sum = 0;
 			inexact = 0;
 		} else if (!strcmp(ty, "event") && seq_of(rec, &s)) {
 			numbered++;
 			if (!first)
 				first = s;
+			if (key_seq && (have_prev || lost_sum)) {
+				/* the truth of the gaps before this event, against their range */
+				unsigned long long truth = have_prev ? (s > prev ? s - prev - 1 : 0)
+								     : s - 1 + before_first;
+				if (lost_sum || truth)
+					printf("gap before seq %llu: reported %llu, true %llu, range "
+					       "[%llu, %llu]\n", s, lost_sum, truth, lo_sum, up_sum);
+				if ((lost_sum || truth) && (truth < lo_sum || truth > up_sum)) {
+					fprintf(stderr, "check_seq: line %llu: %llu missing before seq "
+							"%llu, outside the range [%llu, %llu]\n", lineno,
+						truth, s, lo_sum, up_sum);
+					fail = 1;
+				}
+				if ((lost_sum || truth) && truth >= big_truth) {
+					big_truth = truth;
+					big_reported = lost_sum;
+					big_seq = s;
+				}
+			}
 			if (have_prev) {
 				if (s <= prev) {
 					fprintf(stderr, "check_seq: line %llu: seq %llu after %llu "
@@ -112,12 +175,12 @@ int main(int argc, char **argv)
 								"missing with no gap reported\n",
 							lineno, prev + 1, s - 1);
 						fail = 1;
-					} else if (!key_user && !inexact && missing != lost_sum) {
+					} else if (!key_user && !key_seq && !inexact && missing != lost_sum) {
 						fprintf(stderr, "check_seq: line %llu: %llu missing before "
 								"seq %llu but exact gaps say %llu\n",
 							lineno, missing, s, lost_sum);
 						fail = 1;
-					} else if (!key_user && inexact && missing < lost_sum) {
+					} else if (!key_user && !key_seq && inexact && missing < lost_sum) {
 						fprintf(stderr, "check_seq: line %llu: %llu missing before "
 								"seq %llu but the lower bound says %llu\n",
 							lineno, missing, s, lost_sum);
@@ -128,6 +191,7 @@ int main(int argc, char **argv)
 			prev = s;
 			have_prev = 1;
 			lost_sum = 0;
+			lo_sum = up_sum = 0;
 			inexact = 0;
 		}
 		cJSON_Delete(rec);
@@ -137,6 +201,13 @@ int main(int argc, char **argv)
 	free(line);
 	if (path)
 		fclose(f);
+	unsigned long long off = big_reported > big_truth ? big_reported - big_truth
+							 : big_truth - big_reported;
+	if (!fail && within && off * 100 > big_truth * within) {
+		fprintf(stderr, "check_seq: the largest gap (before seq %llu): reported %llu, true "
+				"%llu: more than %llu%% off\n", big_seq, big_reported, big_truth, within);
+		fail = 1;
+	}
 	if (!fail && numbered < min_events) {
 		fprintf(stderr, "check_seq: only %llu numbered events (want at least %llu)\n",
 			numbered, min_events);

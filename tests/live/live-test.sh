@@ -7,27 +7,7 @@
 # --elf: find the buffer from the writer's ELF symbol _tx_trace_header_ptr, not its address.
 set -euo pipefail
 tracetapd=$1 writer=$2 check=$3 rate=$4 secs=$5 entries=$6 mode=${7:-} where=${8:-}
-work=$(mktemp -d)
-wpid="" dpid="" pacers=()
-cleanup() {
-  [ -n "$dpid" ] && kill "$dpid" 2>/dev/null || true
-  [ ${#pacers[@]} -gt 0 ] && kill "${pacers[@]}" 2>/dev/null || true
-  [ -n "$wpid" ] && kill "$wpid" 2>/dev/null || true
-  exec 3>&- 2>/dev/null || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
-
-# wait_for FILE REGEX SECONDS: wait until a line of FILE matches, or fail at the deadline.
-wait_for() {
-  local deadline=$((SECONDS + $3))
-  until grep -qE "$2" "$1" 2>/dev/null; do
-    if [ "$SECONDS" -ge "$deadline" ]; then
-      echo "live-test: timed out waiting for /$2/ in $1"; tail -5 "$1" || true; return 1
-    fi
-    sleep 0.05
-  done
-}
+. "$(dirname "$0")/lib.sh"
 
 mkfifo "$work/hold"
 # --lossless needs a reader that keeps up: the writer is paced by what the stream delivered

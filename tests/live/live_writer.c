@@ -7,15 +7,22 @@
  * also carry the number in info 1; thread resume/suspend are back-patched (info 4, next thread)
  * exactly like ThreadX does after the insert.
  *
- * usage: live_writer RATE SECONDS [ENTRIES]    (RATE events/s; 0 = as fast as possible)
- * Prints `pid=P header=0xH entries=N` at start, `done seq=S` when finished, then waits for
- * stdin to close so the reader can drain the tail.
+ * usage: live_writer RATE SECONDS [ENTRIES [CLOCK [late]]]   (RATE events/s; 0 = fast as can be)
+ * CLOCK `narrow:R`: a 24-bit time source of nominally 25 MHz that runs at R times real time (a
+ * target clock slower than the host's: an emulated CPU on a loaded host); every event still
+ * carries its number (info 1 of user events, info 3 of resume/suspend: check_seq --key seq).
+ * `late`: tracing starts off (_tx_trace_header_ptr NULL, nothing written) until SIGUSR1, as
+ * after a late tx_trace_enable. Prints `pid=P header=0xH entries=N` at start, `seq=N` every
+ * 4096 events, `done seq=S` when finished, then waits for stdin to close so the reader can
+ * drain the tail.
  *
- * LIVE_WRITER_PACE=FILE: paced by what was read, for the tests that need a reader that keeps up
- * whatever the machine's load: FILE holds the newest event time the reader delivered (rewritten
- * by the test), and the writer never gets more than half the buffer ahead of it (it waits,
- * printing `waiting seq=S read=R` when a wait begins).
+ * LIVE_WRITER_PACE=FILE (with the default counter clock, whose time is the event's number):
+ * paced by what was read, for the tests that need a reader that keeps up whatever the
+ * machine's load: FILE holds the newest event time the reader delivered (rewritten by the
+ * test), and the writer never gets more than half the buffer ahead of it (it waits, printing
+ * `waiting seq=S read=R` when a wait begins).
  */
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,6 +67,22 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+static double clock_t0, clock_ratio;
+static volatile sig_atomic_t enabled = 1;
+
+/* The narrow time source: 25 MHz nominal, running at clock_ratio of real time. */
+static uint32_t narrow_now(void *arg)
+{
+	(void)arg;
+	return (uint32_t)((now_s() - clock_t0) * 25e6 * clock_ratio) & 0xFFFFFFu;
+}
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	enabled = 1;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
@@ -72,11 +95,28 @@ int main(int argc, char **argv)
 	uint32_t base = (uint32_t)(uintptr_t)ram;
 	uint32_t size = 48 + 8 * 48 + entries * 32;
 
+	const char *clk = argc > 4 ? argv[4] : "counter";
+	if (argc > 5 && !strcmp(argv[5], "late")) {
+		enabled = 0;
+		signal(SIGUSR1, on_usr1);
+	}
 	if (sizeof(void *) != 4 || size > sizeof(ram)) {
 		fprintf(stderr, "live_writer: must be a 32-bit build with a buffer under 1 MiB\n");
 		return 2;
 	}
 	txw_init(&w, ram, base, sizeof(ram), false);
+	clock_t0 = now_s();
+	if (!strncmp(clk, "narrow:", 7)) {
+		clock_ratio = atof(clk + 7);
+		w.timer_mask = 0xFFFFFFu;
+		w.time_mode = TXW_TIME_CALLBACK;
+		w.now = narrow_now;
+	}
+	printf("pid=%d header=0x%08x entries=%u\n", (int)getpid(), base,
+	       (size - 48 - 8 * 48) / 32);
+	fflush(stdout);
+	while (!enabled)
+		pause(); /* the reader watches the NULL pointer until then */
 	if (txw_enable(&w, base, size, 8) < 0)
 		return 1;
 	const uint32_t thr[3] = { base + 0xF0000, base + 0xF0100, base + 0xF0200 };
@@ -84,8 +124,6 @@ int main(int argc, char **argv)
 	for (int i = 0; i < 3; i++)
 		txw_register(&w, thr[i], 1, names[i], thr[i] + 0x1000, 1024, (uint32_t)(4 + i));
 	__atomic_store_n(&_tx_trace_header_ptr, base, __ATOMIC_RELEASE);
-	printf("pid=%d header=0x%08x entries=%u\n", (int)getpid(), base, w.nent);
-	fflush(stdout);
 
 	const char *pace = getenv("LIVE_WRITER_PACE");
 	uint32_t seq = 0, read_up_to = 0;
@@ -122,6 +160,10 @@ int main(int argc, char **argv)
 				txw_insert(&w, thr[cur], txw_prio_word(4 + cur, 4 + cur), 4096, seq,
 					   0xA5A5A5A5u, seq * 3u, 0, NULL);
 			}
+		}
+		if (seq % 4096 == 0) {
+			printf("seq=%u\n", seq);
+			fflush(stdout);
 		}
 		if (rate > 0) {
 			next += 16.0 / rate;

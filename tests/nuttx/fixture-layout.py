@@ -42,6 +42,8 @@ opts = {
     "tcb_name_size": str(tcb["name"]["size"]),
     "taskname": sym["g_note_taskname"]["address"],
     "taskname_size": b["config"]["CONFIG_DRIVERS_NOTE_TASKNAME_BUFSIZE"],
+    # the ELF's machine: x86-64 (EM_X86_64) for the native sim, i386 (EM_386) with -m32
+    "long_double": "x87" if b["word_size_bits"] == 64 else "x87-12",
 }
 # i386 aligns 8-byte members to 4: the note structs' alignment from their DWARF sizes
 ev = st["note_event_s"]

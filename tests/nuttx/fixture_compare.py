@@ -15,14 +15,15 @@ image mode:  fixture_compare.py --facts F --build m64 OURS.jsonl OURS.ftrace DUM
      (C's default promotion); its printer then reads 1 (%hhd) or 2 (%hd) bytes and goes on
      from there, so it prints the wrong values from there on. NuttX's text must equal the
      packed bytes read with the printer's widths, tracetap's with the packer's.
-  R4 %Le: a long double is stored as the ABI's long double (16 bytes on x86-64, 12 on i386);
-     NuttX's printer does not read it as one. tracetap keeps such a note as the format address
-     and the bytes (it does not render long double): the bytes must be one long double.
+  R4 %Le: a long double is stored as the ABI's long double (x87 80-bit extended, in 16 bytes
+     on x86-64, 12 on i386); NuttX's printer does not read it as one. tracetap prints the
+     number the bytes hold (decoded here by hand, sign/exponent/64-bit mantissa).
 binary mode: fixture_compare.py --facts F --build m64 --binary OURS.jsonl DUMP-B.bin
   `trace dump -b` has no text: every note in the file (nc_length bytes each, back to back)
   must be one record with its type, pid, priority, cpu, time and raw bytes, and each syscall
   note named from the firmware's table."""
 import argparse
+import math
 import json
 import re
 import struct
@@ -171,8 +172,12 @@ for k, e in enumerate(ents):
                 continue
         if fmt == "%Le":  # R4
             ld = 16 if PTR == 8 else 12
-            if len(data) == ld and body == "tracing_mark_write: %s %s" % (r["args"]["fmt"][:2] + hex(int(r["args"]["fmt"], 16))[2:], r["args"]["data"]) \
-                    and re.fullmatch(r"tracing_mark_write: -?\d\.\d{6}e[-+]\d+", theirs):
+            mant = int.from_bytes(data[:8], "little")
+            se = int.from_bytes(data[8:10], "little")
+            val = math.ldexp(mant, (se & 0x7FFF or 1) - 16383 - 63) * (-1 if se & 0x8000 else 1)
+            if len(data) == ld and body == "tracing_mark_write: %e" % val \
+                    and re.fullmatch(r"tracing_mark_write: -?\d\.\d{6}e[-+]\d+", theirs) \
+                    and theirs != body:
                 rules["R4"] += 1
                 continue
     fail("entry %d %s\n  tracetap: %r\n  NuttX:    %r" % (k, head.strip(), body, theirs))

@@ -22,6 +22,8 @@ void nxlog_cb(void *arg, const struct tt_record *rec)
 	if (rec->kind == TT_REC_GAP) {
 		r->lost = rec->u.gap.lost;
 		r->exact = rec->u.gap.exact;
+		r->lower = rec->u.gap.lower;
+		r->upper = rec->u.gap.upper;
 		snprintf(r->reason, sizeof(r->reason), "%s", rec->u.gap.reason);
 		if (rec->u.gap.basis)
 			snprintf(r->basis, sizeof(r->basis), "%s", rec->u.gap.basis);

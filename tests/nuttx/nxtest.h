@@ -21,6 +21,7 @@ struct nxrec {
 	char argtext[TT_MAX_ARGS][170]; /* text, or the value in decimal/hex as JSON shows it */
 	char reason[96];
 	char basis[96];       /* a gap's: what its estimate rests on; "" for a lower bound */
+	uint64_t lower, upper; /* a gap's range (upper 0: none stated) */
 };
 
 struct nxlog {

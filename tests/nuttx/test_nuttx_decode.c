@@ -465,6 +465,75 @@ static void printf_text(unsigned ptr, bool big)
 	nxw_free(&w);
 }
 
+/* %Le/%Lf/%Lg: the packed long double as the target stores it (the layout's long_double, from
+ * the ELF's machine), bytes written by hand: 0.3 and -1.5 as x87 80-bit extended (in 16 bytes
+ * on x86-64, 12 on i386), IEEE binary128 (big-endian here) and a plain double (32-bit ARM);
+ * unknown: no text, the hex stays. */
+static void printf_long_double(void)
+{
+	static const char fmt[] = "v=%Le %Lf %.3Lg|";
+	const struct tt_nuttx_seg seg = { 0x08010000, sizeof(fmt), (const uint8_t *)fmt };
+	const struct tt_nuttx_mem ro = { 1, &seg };
+	static const struct { uint8_t ld; unsigned ptr; bool big; } cases[] = {
+		{ TT_NUTTX_LDBL_X87_16, 8, false }, { TT_NUTTX_LDBL_X87_12, 4, false },
+		{ TT_NUTTX_LDBL_QUAD, 8, true }, { TT_NUTTX_LDBL_DOUBLE, 4, false },
+		{ TT_NUTTX_LDBL_NONE, 8, false },
+	};
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		struct tt_nuttx_layout lo;
+		struct nxw w;
+		uint8_t rec[256], data[64];
+		unsigned ptr = cases[c].ptr, len = 0, sz = cases[c].ld == TT_NUTTX_LDBL_X87_12 ? 12 : 16;
+		const double v[3] = { 0.3, -1.5, 0.3 };
+
+		tt_nuttx_layout_default(&lo, ptr);
+		lo.big_endian = cases[c].big;
+		lo.long_double = cases[c].ld;
+		nxw_init(&w, &lo, 8192, BASE, 0, 1024, 2048);
+		w.lo.rodata = &ro;
+		memset(data, 0x55, sizeof(data));
+		for (int k = 0; k < 3; k++) {
+			bool neg = v[k] < 0;
+			if (cases[c].ld == TT_NUTTX_LDBL_DOUBLE) {
+				nxw_put(&w, data + len, neg ? 0xBFF8000000000000ull : 0x3FD3333333333333ull,
+					8);
+				len += 8;
+			} else if (cases[c].ld == TT_NUTTX_LDBL_QUAD) {
+				nxw_put(&w, data + len, neg ? 0xBFFF800000000000ull : 0x3FFD333333333333ull,
+					8); /* big-endian: the high half first */
+				nxw_put(&w, data + len + 8, neg ? 0 : 0x3333333333333333ull, 8);
+				len += 16;
+			} else {
+				uint64_t m = neg ? 0xC000000000000000ull : 0x999999999999999Aull;
+				for (int b = 0; b < 8; b++)
+					data[len + b] = (uint8_t)(m >> (8 * b));
+				data[len + 8] = neg ? 0xFF : 0xFD;
+				data[len + 9] = neg ? 0xBF : 0x3F;
+				len += cases[c].ld ? sz : 16;
+			}
+		}
+		unsigned a = (w.hdr + ptr - 1) / ptr * ptr, o = a + 2 * ptr + 4;
+		unsigned total = (o + 4 + 1 + 7) / 8 * 8 + len - 1;
+		memset(rec, 0xee, sizeof(rec));
+		nxw_hdr(&w, rec, total, 30, 3, 100, 0);
+		memcpy(rec + o + 4, data, len);
+		nxw_put(&w, rec + a, 0x08001000, ptr);
+		nxw_put(&w, rec + a + ptr, 0x08010000, ptr);
+		nxw_put(&w, rec + o, 0, 4);
+		CHECK(nxw_add(&w, rec, total));
+		CHECK_EQ(decode(&w, 0), 0);
+		CHECK_EQ(lg.n, 1);
+		if (cases[c].ld)
+			CHECK_MSG(nxarg(&lg.r[0], "text") &&
+				  !strcmp(nxarg(&lg.r[0], "text"), "v=3.000000e-01 -1.500000 0.3|"),
+				  "long double format %u: \"%s\"", cases[c].ld,
+				  nxarg(&lg.r[0], "text") ? nxarg(&lg.r[0], "text") : "(none)");
+		else
+			CHECK(!nxarg(&lg.r[0], "text"));
+		nxw_free(&w);
+	}
+}
+
 /* The whole text argument of each event (the log keeps 169 characters of it). */
 static char texts[2][600];
 static size_t ntexts;
@@ -562,6 +631,7 @@ int main(void)
 	syscall_names();
 	printf_text(4, false);
 	printf_huge_width();
+	printf_long_double();
 	printf_text(8, true);
 	release_1203(true, false);
 	release_1203(false, true);

@@ -3,183 +3,15 @@
  * (constant-step clock) and estimated (irregular clock: within 25%) gap counts, resets (buffer cleared,
  * ring moved), and a random interleaving where the writer adds records (in two steps: tail+copy,
  * then head) between the chunks of every range of every plan: every record arrives once, in
- * order, or inside a correctly counted gap. */
+ * order, or inside a correctly counted gap (check_sequence, nxlive.c: a gap that states a range
+ * must hold the true loss and its estimate in it). test_nuttx_loss.c: the host's clock. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../tt_test.h"
-#include "nxtest.h"
-
-#define BASE 0x20000000u
-
-static struct nxlog lg;
-
-/* Times of every record written, in order (strictly increasing): seq = index. */
-static uint64_t *tw;
-static size_t ntw, captw;
-
-typedef void (*hook_fn)(struct nxw *w, void *ctx);
-
-static void write_one(struct nxw *w, uint32_t i, bool commit)
-{
-	uint8_t rec[256];
-	uint64_t t = w->time;
-	unsigned len = nxw_any(w, rec, i);
-
-	if (ntw == captw) {
-		captw = captw ? 2 * captw : 1024;
-		tw = realloc(tw, captw * sizeof(*tw));
-		if (!tw)
-			abort();
-	}
-	tw[ntw++] = t;
-	if (nxw_begin(w, rec, len) && commit)
-		nxw_commit(w);	/* mode 0/2 stores nothing when full: the record is lost */
-}
-
-static void write_n(struct nxw *w, unsigned n)
-{
-	for (unsigned i = 0; i < n; i++)
-		write_one(w, (uint32_t)ntw, true);
-}
-
-static long seq_of(uint64_t t)
-{
-	size_t lo = 0, hi = ntw;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (tw[mid] < t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < ntw && tw[lo] == t ? (long)lo : -1;
-}
-
-static uint32_t rnd_state = 1;
-static uint32_t rnd(uint32_t n)
-{
-	rnd_state = rnd_state * 1103515245u + 12345u;
-	return (rnd_state >> 8) % n;
-}
-
-/* One poll cycle; hook (may be NULL) runs before every chunk of every range. */
-static int cycle(struct tt_nuttx *rd, struct nxw *w, hook_fn hook, void *ctx)
-{
-	for (int guard = 0; guard < 100; guard++) {
-		struct tt_plan p;
-		int rc;
-
-		tt_nuttx_plan(rd, &p);
-		CHECK(p.n >= 1 && p.n <= TT_PLAN_MAX);
-		for (unsigned i = 0; i < p.n; i++) {
-			uint32_t done = 0;
-			while (done < p.r[i].len) {
-				/* a probe reads aligned 32-bit words whole: chunks end on word
-				 * boundaries (the writer may run between any two words) */
-				uint32_t c = p.r[i].len - done;
-				if (hook) {
-					uint64_t a = p.r[i].addr + done;
-					uint32_t room = (uint32_t)(4 - a % 4) + 4 * rnd(c / 4 + 1);
-					c = room < c ? room : c;
-				}
-				if (hook)
-					hook(w, ctx);
-				CHECK_EQ(nxw_read(w, p.r[i].addr + done, p.r[i].dst + done, c), 0);
-				done += c;
-			}
-		}
-		rc = tt_nuttx_ingest(rd, nxlog_cb, &lg);
-		if (rc != TT_NUTTX_MORE)
-			return rc;
-	}
-	CHECK(!"cycle did not end");
-	return -1;
-}
-
-static struct tt_nuttx *reader(struct nxw *w, bool at_now)
-{
-	struct tt_nuttx_config c = { .driver_addr = w->drv, .layout = w->lo,
-				     .start_at_now = at_now };
-	struct tt_nuttx *rd = NULL;
-	const char *why = NULL;
-
-	CHECK_EQ(tt_nuttx_new(&c, &rd, &why), 0);
-	return rd;
-}
-
-/* Checks lg against tw: events in order, each once, missing ones inside gaps. Returns events. */
-static size_t check_sequence(bool allow_resets)
-{
-	long next = -1;
-	uint64_t gap_lost = 0;
-	bool gap = false, gap_exact = true, gap_est = false;
-	size_t events = 0;
-
-	for (size_t i = 0; i < lg.n; i++) {
-		const struct nxrec *r = &lg.r[i];
-		if (r->kind == TT_REC_GAP) {
-			gap = true;
-			gap_lost += r->lost;
-			gap_exact = gap_exact && r->exact;
-			gap_est = gap_est || (!r->exact && r->basis[0]);
-			continue;
-		}
-		if (r->kind == TT_REC_RESET) {
-			CHECK(allow_resets);
-			next = -1;
-			continue;
-		}
-		long s = seq_of(r->ts ? r->time : r->time);
-		CHECK(s >= 0);
-		if (next >= 0) {
-			if (s < next) {
-				FAIL("record %zu: seq %ld after %ld (duplicate or out of "
-					"order)", i, s, next - 1);
-			} else if (s > next) {
-				long missing = s - next;
-				if (!gap) {
-					FAIL("record %zu: %ld records missing without a "
-						"gap", i, missing);
-				} else if (gap_exact && (uint64_t)missing != gap_lost) {
-					FAIL("record %zu: exact gap of %llu but %ld "
-						"missing", i, (unsigned long long)gap_lost, missing);
-				} else if (gap_est && (gap_lost * 4 < (uint64_t)missing * 3 ||
-						       gap_lost * 4 > (uint64_t)missing * 5) &&
-					   (gap_lost > (uint64_t)missing + 2 ||
-					    gap_lost + 2 < (uint64_t)missing)) {
-					/* an estimate: within 25%; for a few notes the sizes of
-					 * the lost ones, not the rate, decide: within 2 */
-					FAIL("record %zu: estimate %llu not within 25%% "
-						"of %ld missing", i, (unsigned long long)gap_lost,
-						missing);
-				} else if (!gap_exact && !gap_est && gap_lost > (uint64_t)missing) {
-					FAIL("record %zu: gap lower bound %llu > %ld "
-						"missing", i, (unsigned long long)gap_lost, missing);
-				}
-			} else if (gap && gap_lost && gap_exact) {
-				FAIL("record %zu: exact gap of %llu but none missing", i,
-					(unsigned long long)gap_lost);
-			}
-		}
-		next = s + 1;
-		gap = false;
-		gap_lost = 0;
-		gap_exact = true;
-		gap_est = false;
-		events++;
-	}
-	return events;
-}
-
-static void reset_log(void)
-{
-	nxlog_clear(&lg);
-	ntw = 0;
-}
+#include "nxlive.h"
 
 static void test_basic(void)
 {
@@ -574,24 +406,30 @@ static void test_names(unsigned ptr)
 	rd = reader(&w, false);
 	CHECK_EQ(cycle(rd, &w, NULL, NULL), TT_NUTTX_DONE);
 	CHECK_EQ(check_sequence(false), 7);
-	/* the first records of a pid carry no name; the START note's name is not replaced */
-	CHECK_STR(name_of(0), "");
+	/* the names a batch needs are read before it is emitted (NX_WANT (4) pids a round: 0, 3,
+	 * 9, 11, then 7): every record of the first batch is named; the START note's name is not
+	 * replaced */
+	CHECK_STR(name_of(0), "Idle_Task");
+	CHECK_STR(name_of(3), "nsh_main");
 	CHECK_STR(name_of(5), "app_note");
-	/* looked up after that poll, NX_WANT (4) pids a round: 0, 3, 9, 11 */
+	CHECK_STR(name_of(9), "");  /* its slot holds pid 25's TCB: it exited */
+	CHECK_STR(name_of(11), ""); /* empty slot */
+	CHECK_STR(name_of(7), "a_task_name_longer_than_31_char"); /* name[32] holds 31 */
+	for (size_t i = 0; i < lg.n; i++)
+		CHECK_MSG(lg.r[i].kind != TT_REC_EVENT || lg.r[i].thread_name[0] ||
+			  lg.r[i].thread == 9 || lg.r[i].thread == 11,
+			  "record %zu of pid %u unnamed", i, lg.r[i].thread);
 	nxlog_clear(&lg);
 	for (unsigned i = 0; i < 6; i++)
 		resume(&w, pids[i] == 25 ? 11 : pids[i], NULL);
 	CHECK_EQ(cycle(rd, &w, NULL, NULL), TT_NUTTX_DONE);
 	CHECK_STR(name_of(0), "Idle_Task");
 	CHECK_STR(name_of(3), "nsh_main");
-	CHECK_STR(name_of(5), "app_note");
-	CHECK_STR(name_of(9), "");  /* its slot holds pid 25's TCB: it exited */
-	CHECK_STR(name_of(11), ""); /* empty slot */
-	CHECK_STR(name_of(7), "");  /* the fifth pid: looked up after this poll */
+	CHECK_STR(name_of(9), "");
 	nxlog_clear(&lg);
 	resume(&w, 7, NULL);
 	CHECK_EQ(cycle(rd, &w, NULL, NULL), TT_NUTTX_DONE);
-	CHECK_STR(name_of(7), "a_task_name_longer_than_31_char"); /* name[32] holds 31 */
+	CHECK_STR(name_of(7), "a_task_name_longer_than_31_char");
 	/* pids without a name in the target are not looked up again: a data poll's bytes only */
 	nxlog_clear(&lg);
 	uint64_t b0 = tt_nuttx_stats(rd)->bytes_planned;

@@ -162,7 +162,8 @@ static void test_registry_churn(void)
 	CHECK_EQ(t.log.n, 2);
 	CHECK_STR(t.log.v[0].arg_text[0], "worker");
 	CHECK_STR(t.log.v[1].thread_name, "worker");
-	CHECK_EQ(st->bytes_planned - b0, 4 + 3 * 32 + 4 + 8 * 48);
+	/* current, slots, anchor, current, the registry and current again (written since?) */
+	CHECK_EQ(st->bytes_planned - b0, 4 + 3 * 32 + 4 + 8 * 48 + 4);
 
 	/* deleted: the registry keeps the name, old and new events still resolve */
 	txt_log_clear(&t.log);
@@ -192,7 +193,7 @@ static void test_registry_churn(void)
 	b0 = st->bytes_planned;
 	txw_insert(&t.w, T_MAIN, txw_prio_word(5, 5), 88, 0x2000C000, 0, 0, 0, NULL);
 	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
-	CHECK_EQ(st->bytes_planned - b0, 4 + 2 * 32 + 4 + 8 * 48);
+	CHECK_EQ(st->bytes_planned - b0, 4 + 2 * 32 + 4 + 8 * 48 + 4);
 	b0 = st->bytes_planned;
 	txw_insert(&t.w, T_MAIN, txw_prio_word(5, 5), 88, 0x2000C000, 0, 0, 0, NULL);
 	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
@@ -414,6 +415,62 @@ static void test_recreate_names(void)
 	txt_free(&t);
 }
 
+/* The registry re-read after a batch that re-creates the worker comes too late: between the
+ * batch's read and the registry's, the worker was deleted and created again (as a live reader
+ * on a busy target sees it). The registry then names that next incarnation: the batch's
+ * incarnation (its create, its events, its delete) is left unnamed, never given the next one's
+ * name, and so are the next incarnation's events before its create in the next poll; from its
+ * create on, the next one is named. */
+static void recreate_before_registry(struct txt *t, unsigned i, const struct tt_plan *p)
+{
+	uint32_t *seq = t->hook_arg;
+	if (*seq == 0 || p->r[i].addr != t->w.reg_start)
+		return;
+	txw_insert(&t->w, T_WORK, txw_prio_word(9, 9), 4096, *seq, 0, 0, 0, NULL);
+	recreate_batch(t, "job-233", *seq + 1);
+	*seq = 0;
+}
+
+static void test_recreate_before_registry(void)
+{
+	struct txt t;
+	uint32_t seq = 0;
+	setup(&t, false, 64, NULL);
+	txw_register(&t.w, T_MAIN, 1, "main", 0, 0, 5);
+	txw_register(&t.w, T_WORK, 1, "job-231", 0, 0, 9);
+	txw_insert(&t.w, T_WORK, txw_prio_word(9, 9), 4096, 1, 0, 0, 0, NULL);
+	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
+	txt_log_clear(&t.log);
+	recreate_batch(&t, "job-232", 2); /* job-231's end, job-232's create and first event */
+	seq = 10;
+	t.hook = recreate_before_registry;
+	t.hook_arg = &seq;
+	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
+	CHECK_EQ(seq, 0); /* the registry was re-read, after job-233 replaced job-232 */
+	CHECK_EQ(t.log.n, 5);
+	CHECK_STR(t.log.v[0].thread_name, "job-231");
+	CHECK_STR(t.log.v[2].arg_text[0], "job-231");
+	CHECK_STR(t.log.v[3].name, "THREAD_CREATE");
+	CHECK_MSG(!t.log.v[3].arg_has_text[0], "job-232's create named \"%s\"",
+		  t.log.v[3].arg_text[0]);
+	CHECK_MSG(t.log.v[4].thread_name[0] == '\0', "job-232's event named \"%s\"",
+		  t.log.v[4].thread_name);
+	t.hook = NULL;
+	txt_log_clear(&t.log);
+	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
+	/* job-232's last events, terminate, delete: unnamed; job-233's create on: named */
+	CHECK_EQ(t.log.n, 6);
+	for (int i = 0; i < 4; i++)
+		CHECK_MSG((t.log.v[i].raw[0] != T_WORK || t.log.v[i].thread_name[0] == '\0') &&
+			  !t.log.v[i].arg_has_text[0],
+			  "record %d (%s) of job-232 named \"%s\" \"%s\"", i, t.log.v[i].name,
+			  t.log.v[i].thread_name, t.log.v[i].arg_text[0]);
+	CHECK_STR(t.log.v[4].name, "THREAD_CREATE");
+	CHECK_STR(t.log.v[4].arg_text[0], "job-233");
+	CHECK_STR(t.log.v[5].thread_name, "job-233");
+	txt_free(&t);
+}
+
 /* FileX, NetX Duo and USBX events decode with TraceX's names and argument labels, and their
  * objects (media, IP instance, socket, packet pool) are named from the registry. */
 static void test_middleware(void)
@@ -535,6 +592,7 @@ int main(void)
 	test_run();
 	test_registry_churn();
 	test_recreate_names();
+	test_recreate_before_registry();
 	test_time();
 	test_linux_wrap();
 	test_static_image();

@@ -6,7 +6,12 @@
  * event rate, labelled as such, and must come out at the true count), a narrow (24-bit) time
  * stamp that wraps several times during a quiet spell or a lap (the host's clock between the polls
  * decides how many wraps) but not while the reader stalled and the writer went on, and a
- * per-event counter, whose losses stay exact. */
+ * per-event counter, whose losses stay exact. Every estimate states the range the evidence
+ * allows and must hold the truth in it: a target clock that runs at a third of the host's (the
+ * host's clock alone would add a wrap of a narrow time source, and with it hundreds of phantom
+ * laps), and the first read after a late tx_trace_enable (estimated like a lap from the host's
+ * clock since tracing was seen off, not a bare lower bound one buffer short). */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "../tt_test.h"
@@ -28,15 +33,19 @@ static uint32_t now_cb(void *arg)
 	return (uint32_t)clk;
 }
 
+/* Host ns per target tick: 40 when the target's clock keeps the nominal 25 MHz. */
+static uint64_t host_per_tick = 1000000000ull / HZ;
+
 /* The host's clock in step with the target's, plus the time a poll takes to get there. */
 static uint64_t host_ns(void)
 {
-	return 1000000000ull + clk * (1000000000ull / HZ) + 3000000ull;
+	return 1000000000ull + clk * host_per_tick + 3000000ull;
 }
 
 static void setup(struct txt *t, uint32_t mask, uint64_t step, const struct tt_threadx_config *cfg)
 {
 	clk = 0x100000;
+	host_per_tick = 1000000000ull / HZ;
 	step_base = step;
 	txt_init(t, false);
 	t->w.timer_mask = mask;
@@ -214,10 +223,92 @@ static void test_lap_wraps(void)
 	txt_free(&t);
 }
 
+/* The range is stated and holds both the truth and the estimate. */
+static void check_range(const struct txt_rec *g, uint64_t truth)
+{
+	printf("# %s: reported %llu, true %llu, range [%llu, %llu]\n", g->reason,
+	       (unsigned long long)g->lost, (unsigned long long)truth, (unsigned long long)g->lower,
+	       (unsigned long long)g->upper);
+	CHECK(!g->exact);
+	CHECK_MSG(g->upper != 0, "no range stated (reported %llu)", (unsigned long long)g->lost);
+	CHECK_MSG(g->lower <= truth && truth <= g->upper, "true %llu outside [%llu, %llu]",
+		  (unsigned long long)truth, (unsigned long long)g->lower,
+		  (unsigned long long)g->upper);
+	CHECK_MSG(g->lower <= g->lost && g->lost <= g->upper, "estimate %llu outside [%llu, %llu]",
+		  (unsigned long long)g->lost, (unsigned long long)g->lower,
+		  (unsigned long long)g->upper);
+}
+
+/* The target's clock runs at a third of the host's (an emulated CPU on a loaded host, a clock
+ * slowed by a sleep mode) and its 24-bit time source wraps every 0.67 s of its own time. Polls
+ * every 50 events measure that clock against the host's; then the writer laps the ring 150
+ * times in 0.6 wraps of its clock, 1.8 wraps of the host's: no wrap is hidden in the gap, and
+ * none may be added (a wrap at this rate is 15,800 events, 247 phantom laps). */
+static void test_slow_clock_no_phantom_laps(void)
+{
+	struct txt t;
+	struct tt_threadx_config cfg = { .tick_hz = HZ };
+	setup(&t, 0xFFFFFFu, 1000, &cfg);
+	host_per_tick = 3 * 1000000000ull / HZ;
+	uint32_t s = 1;
+	for (int i = 0; i < 16; i++, s += 50) {
+		write_seqs(&t, s, s + 49, NULL);
+		CHECK_EQ(poll_at_host(&t), TT_THREADX_DONE);
+	}
+	CHECK(txt_seq_range(&t.log, 1, s - 1));
+	CHECK_EQ(txt_first(&t.log, TT_REC_GAP) == NULL, 1);
+	txt_log_clear(&t.log);
+	uint32_t last = s + (uint32_t)(0.6 * (1 << 24) / 1060);
+	write_seqs(&t, s, last, NULL);
+	CHECK_EQ(poll_at_host(&t), TT_THREADX_DONE);
+	const struct txt_rec *g = need(txt_first(&t.log, TT_REC_GAP));
+	const struct txt_rec *f = need(txt_first(&t.log, TT_REC_EVENT));
+	uint64_t truth = f->raw[4] - s;
+	check_range(g, truth);
+	CHECK_MSG(g->lost * 10 <= truth * 11 && g->lost * 10 >= truth * 9,
+		  "reported %llu, true %llu", (unsigned long long)g->lost,
+		  (unsigned long long)truth);
+	txt_free(&t);
+}
+
+/* The reader watched tracing off (the host's clock read then is given), tx_trace_enable ran
+ * 5 ms later and the writer wrote 797 events and a ring's worth more before the first read:
+ * the events overwritten before it are estimated like a lap's, with a range that holds them
+ * (before: the slot index alone, a lower bound whole buffers short). */
+static void test_late_enable_estimated(void)
+{
+	struct txt t;
+	clk = 0x100000;
+	step_base = 25000; /* 1 ms per event */
+	host_per_tick = 1000000000ull / HZ;
+	txt_init(&t, false);
+	t.w.timer_mask = 0xFFFFFFFFu;
+	t.w.time_mode = TXW_TIME_CALLBACK;
+	t.w.now = now_cb;
+	uint64_t off = host_ns();
+	clk += 5000000ull / 40; /* enabled 5 ms after that read */
+	CHECK_EQ(txw_enable(&t.w, BUF, 48 + 4 * 48 + NENT * 32, 4), 0);
+	struct tt_threadx_config cfg = { .tick_hz = HZ, .since_enable = true,
+					 .since_enable_ns = off };
+	txt_reader(&t, &cfg);
+	uint32_t last = 797 + NENT;
+	write_seqs(&t, 1, last, NULL);
+	CHECK_EQ(poll_at_host(&t), TT_THREADX_DONE);
+	const struct txt_rec *g = need(txt_first(&t.log, TT_REC_GAP));
+	const struct txt_rec *f = need(txt_first(&t.log, TT_REC_EVENT));
+	CHECK_STR(g->reason, "overwritten before the first read");
+	CHECK(g->basis[0] != '\0');
+	check_range(g, f->raw[4] - 1);
+	CHECK(find_seq(&t.log, last) != NULL);
+	txt_free(&t);
+}
+
 int main(void)
 {
 	test_laps_estimated();
 	test_counter_stays_exact();
+	test_slow_clock_no_phantom_laps();
+	test_late_enable_estimated();
 	test_quiet_spell_wraps();
 	test_stall_no_wraps();
 	test_lap_wraps();

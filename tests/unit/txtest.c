@@ -54,6 +54,8 @@ void txt_log_cb(void *arg, const struct tt_record *rec)
 	if (rec->kind == TT_REC_GAP) {
 		r->lost = rec->u.gap.lost;
 		r->exact = rec->u.gap.exact;
+		r->lower = rec->u.gap.lower;
+		r->upper = rec->u.gap.upper;
 		txt_copy_str(r->reason, sizeof(r->reason), rec->u.gap.reason, NULL);
 		txt_copy_str(r->basis, sizeof(r->basis), rec->u.gap.basis, NULL);
 		return;

@@ -28,6 +28,7 @@ struct txt_rec {
 	bool exact;
 	char reason[80];
 	char basis[64]; /* gap: "" when none */
+	uint64_t lower, upper; /* gap: the range stated (upper 0: none) */
 };
 
 struct txt_log {

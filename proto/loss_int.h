@@ -1,0 +1,65 @@
+/* proto/loss_int.h: how many events a gap in a ring buffer took, from the evidence a reader has.
+ *
+ * ThreadX's slot ring and NuttX's byte ring lose events the same way: the ring positions prove a
+ * number of units lost (slots, bytes) up to whole laps of the ring, and the time stamps, the
+ * host's clock and the event rate say how many laps there were, each with its own doubt (a time
+ * stamp that wraps, a target clock that runs slower than the host's or stops, a rate that
+ * changes). One estimator for both readers turns that evidence into an estimate and the range
+ * the evidence allows; the readers only say what they measured. Reasoning: proto/README.md,
+ * "Loss estimates".
+ */
+#ifndef TT_LOSS_INT_H
+#define TT_LOSS_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* What a reader knows about one gap. Units are the ring's (events for ThreadX, bytes for
+ * NuttX); ticks are the target's time source's. */
+struct tt_loss_in {
+	uint64_t lb;   /* units the ring positions prove lost: lost = lb + j * lap, j >= 0 */
+	uint64_t lap;  /* units in one whole lap of the ring (> 0) */
+	/* time stamps across the gap: from the last unit before it to the first after, d + w * mod
+	 * ticks for some w >= 0 (mod 0: the stamps do not wrap, the span is d) */
+	bool have_d;
+	uint64_t d, mod;
+	uint64_t rest; /* ticks the units kept after the gap span (first to newest) */
+	/* the host's clock: ticks at the nominal tick rate between the read that published the
+	 * unit before the gap and this one; 0 unknown */
+	uint64_t host;
+	/* ticks at the nominal rate between the read that last proved the ring intact (for a
+	 * first read: that last saw tracing off) and this one: every lost unit was written in
+	 * them; 0 unknown */
+	uint64_t window;
+	double clock;  /* target ticks per nominal tick, measured against the host; 0 unknown */
+	double rate;   /* units per tick written recently (the mean), 0 unknown */
+	double peak;   /* the fastest rate seen over a batch, 0 unknown */
+};
+
+struct tt_loss_out {
+	uint64_t est;   /* lb + j * lap, the number of laps the evidence supports */
+	uint64_t lower; /* lb: what the ring positions prove */
+	uint64_t upper; /* the most the evidence allows; TT_GAP_NO_UPPER when nothing caps it */
+	bool from_time; /* est rests on the time stamps / host clock and the rate (else est = lb) */
+};
+
+/* Fills *out from *in (in->lap > 0). Never fails: without a rate est is lb. */
+void tt_loss_estimate(const struct tt_loss_in *in, struct tt_loss_out *out);
+
+/* The target's clock measured against the host's: the ticks the newest unit's time stamp moved
+ * between reads that published units, over the host time between those reads (about the last
+ * few seconds). Zero-initialised; kept across target resets (a property of the target). */
+struct tt_loss_clock {
+	uint64_t ns, ticks; /* summed */
+	uint64_t h0, t0;    /* host time and unwrapped time of the newest unit of the last read */
+};
+
+/* A read published units up to unwrapped time t at host time host_ns (0: unknown). gap: a gap
+ * came before them (nothing is measured across it). */
+void tt_loss_clock_note(struct tt_loss_clock *c, uint64_t host_ns, uint64_t t, bool gap);
+/* Target ticks per nominal tick (tick_hz); 0 until enough host time was measured. */
+double tt_loss_clock_ratio(const struct tt_loss_clock *c, uint64_t tick_hz);
+/* Host time since ns, in nominal ticks; 0 when either is unknown. */
+uint64_t tt_loss_host_ticks(uint64_t now_ns, uint64_t ns, uint64_t tick_hz);
+
+#endif

@@ -1,0 +1,56 @@
+/* proto/nuttx_loss.c: how many notes a gap in the noteram ring took: the evidence a NuttX
+ * reader has (ring positions in bytes, time stamps, the host's clock, the byte rate) for the
+ * shared estimator (loss.c), and its bytes turned into notes. */
+#include "nuttx_int.h"
+
+#define NX_ESTIMATE_BASIS "ring position and mean note size; laps from the time stamps and " \
+			  "the note rate"
+
+/* The time stamps' nominal rate: ns for sec + nsec stamps, else the configured tick rate. */
+static uint64_t nx_hz(const struct tt_nuttx *rd)
+{
+	if (rd->cfg.host_clock_unrelated)
+		return 0; /* no host evidence (tt_loss_host_ticks gives 0, no clock rate) */
+	return rd->d.lay.off_nsec ? 1000000000u : rd->d.tick_hz;
+}
+
+bool nx_lap_estimate(const struct tt_nuttx *rd, uint64_t bytes_min, uint32_t from,
+		     uint32_t last, uint32_t nrec, struct tt_gap *g)
+{
+	const struct nx_dec *d = &rd->d;
+	struct tt_loss_out o;
+
+	if (!d->have_time || nrec < 2 || last <= from)
+		return false;
+	uint64_t t_first = nx_rec_time(d, rd->ring + from), t_last = nx_rec_time(d, rd->ring + last);
+	uint64_t span = nx_time_diff(d, t_first, t_last), kept = (uint64_t)(last - from);
+	uint64_t total = kept + nx_alignup(rd->ring[last], d->lay.align); /* nrec notes' bytes */
+	uint64_t proven = rd->host_proven > rd->host_last ? rd->host_proven : rd->host_last;
+	if (!span)
+		return false;
+	struct tt_loss_in in = {
+		.lb = bytes_min, .lap = rd->size, .have_d = true,
+		.d = nx_time_diff(d, d->last_raw, t_first),
+		.mod = d->lay.time_size == 4 && !d->lay.off_nsec ? (uint64_t)1 << 32 : 0,
+		.rest = span,
+		.host = tt_loss_host_ticks(rd->host_now, rd->host_last, nx_hz(rd)),
+		.window = tt_loss_host_ticks(rd->host_now, proven, nx_hz(rd)),
+		.clock = tt_loss_clock_ratio(&rd->clock, nx_hz(rd)),
+		.rate = (double)(kept + rd->rate_bytes) / (double)(span + rd->rate_time),
+		.peak = rd->peak,
+	};
+	if (nrec >= 8 && (double)kept / (double)span > in.peak)
+		in.peak = (double)kept / (double)span;
+	tt_loss_estimate(&in, &o);
+	if (!o.from_time)
+		return false;
+	__extension__ typedef unsigned __int128 u128;
+	uint64_t est = (uint64_t)(((u128)o.est * nrec + total / 2) / total);
+	uint64_t min_rec = nx_alignup(d->lay.hdr, d->lay.align);
+	if (o.upper != TT_GAP_NO_UPPER)
+		g->upper = o.upper / (min_rec ? min_rec : 1);
+	g->lost = est < g->lower ? g->lower : est > g->upper ? g->upper : est;
+	g->basis = NX_ESTIMATE_BASIS;
+	return true;
+}
+

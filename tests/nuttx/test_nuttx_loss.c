@@ -1,0 +1,186 @@
+/* tests/nuttx/test_nuttx_loss.c: the NuttX reader's loss estimates with the host's clock given
+ * (tt_nuttx_set_host_time), against the truth of every gap (the writer numbers every note by
+ * its time stamp): laps under a target clock at 40% of the host's with the writer paused while
+ * its clock runs (a descheduled sim), and a burst right after `trace start` (NOTERAM_CLEAR),
+ * between two polls and during the full read after the clear. Every gap states a range that holds
+ * its truth and its estimate. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "../tt_test.h"
+#include "nxlive.h"
+
+/* The host's clock for the reader: host_num / host_den us per target tick (1 us nominal; the
+ * target's clock slower than the host's when above 1) since host_t0, plus a 1 ms read latency. */
+static uint64_t host_num = 1, host_den = 1, host_t0;
+
+static int cycle_hook_at_host(struct tt_nuttx *rd, struct nxw *w, hook_fn hook)
+{
+	tt_nuttx_set_host_time(rd, 1000000000ull + (w->time - host_t0) * 1000u * host_num /
+					   host_den + 1000000);
+	return cycle(rd, w, hook, NULL);
+}
+
+static int cycle_at_host(struct tt_nuttx *rd, struct nxw *w)
+{
+	return cycle_hook_at_host(rd, w, NULL);
+}
+
+/* Prints and checks one gap against the truth (check_sequence checks them all). */
+static void report_gaps(const char *what)
+{
+	long next = -1;
+	const struct nxrec *g = NULL;
+
+	for (size_t i = 0; i < lg.n; i++) {
+		const struct nxrec *r = &lg.r[i];
+		if (r->kind == TT_REC_GAP) {
+			g = r;
+			continue;
+		}
+		if (r->kind != TT_REC_EVENT)
+			continue;
+		long s = seq_of(r->time);
+		if (g && next >= 0)
+			printf("# %s: %s: reported %llu, true %ld, range [%llu, %llu]\n", what,
+			       g->reason, (unsigned long long)g->lost, s - next,
+			       (unsigned long long)g->lower, (unsigned long long)g->upper);
+		g = NULL;
+		next = s + 1;
+	}
+}
+
+/* A reader given the host's clock and the time stamps' tick rate (1 MHz: the writer's irregular
+ * clock then writes a note every 2.5 ms on average). */
+static struct tt_nuttx *reader_hz(struct nxw *w)
+{
+	struct tt_nuttx_config c = { .driver_addr = w->drv, .layout = w->lo, .tick_hz = 1000000u };
+	struct tt_nuttx *rd = NULL;
+
+	CHECK_EQ(tt_nuttx_new(&c, &rd, NULL), 0);
+	return rd;
+}
+
+/* A ring of size bytes, a writer with an irregular clock running at den/num of the host's, a
+ * reader given the host's clock, and 40 polls of 20 notes (the rate and the clock measured). */
+static struct tt_nuttx *start_hz(struct nxw *w, uint32_t size, uint64_t num, uint64_t den)
+{
+	struct tt_nuttx *rd;
+
+	reset_log();
+	nxw_init(w, NULL, 16384, BASE, 0, 1024, size);
+	w->step = 0;
+	host_num = num;
+	host_den = den;
+	host_t0 = w->time;
+	rd = reader_hz(w);
+	for (int i = 0; i < 40; i++) {
+		write_n(w, 20);
+		CHECK_EQ(cycle_at_host(rd, w), TT_NUTTX_DONE);
+	}
+	return rd;
+}
+
+/* `trace stop` (2 s without a note, polls seeing nothing new), `trace start` (NOTERAM_CLEAR:
+ * tail = head) and a burst of 6000 notes into a 2 KiB ring before the next poll: the gap counts
+ * the burst within its range (before: the ring's bytes alone, the laps uncounted). */
+static void test_start_burst(void)
+{
+	struct nxw w;
+	struct tt_nuttx *rd;
+
+	rd = start_hz(&w, 2048, 1, 1);
+	for (int i = 0; i < 4; i++) { /* stopped: 0.5 s between polls, nothing written */
+		w.time += 500000u;
+		CHECK_EQ(cycle_at_host(rd, &w), TT_NUTTX_DONE);
+	}
+	nxw_set_tail(&w, nxw_head(&w)); /* trace start */
+	write_n(&w, 6000);
+	CHECK_EQ(cycle_at_host(rd, &w), TT_NUTTX_DONE);
+	write_n(&w, 20);
+	CHECK_EQ(cycle_at_host(rd, &w), TT_NUTTX_DONE);
+	report_gaps("burst after trace start");
+	check_sequence(true);
+	CHECK_EQ(tt_nuttx_stats(rd)->gaps, 1);
+	for (size_t i = 0; i < lg.n; i++)
+		if (lg.r[i].kind == TT_REC_GAP)
+			CHECK_MSG(lg.r[i].upper != 0 && lg.r[i].basis[0], "gap without a range or "
+				  "basis: %llu (%s)", (unsigned long long)lg.r[i].lost, lg.r[i].reason);
+	tt_nuttx_free(rd);
+	nxw_free(&w);
+}
+
+/* The burst starts between the poll that saw `trace start`'s clear and the full read after it:
+ * the notes since the clear that the read no longer finds are a gap (before: dropped silently,
+ * the read just began at the new tail). */
+static bool burst_done;
+
+static void burst_after_reset(struct nxw *w, void *ctx)
+{
+	(void)ctx;
+	if (burst_done || lg.n == 0 || lg.r[lg.n - 1].kind != TT_REC_RESET)
+		return;
+	burst_done = true;
+	write_n(w, 3000);
+}
+
+static void test_start_burst_during_read(void)
+{
+	struct nxw w;
+	struct tt_nuttx *rd;
+
+	rd = start_hz(&w, 2048, 1, 1);
+	write_n(&w, 3);
+	nxw_set_tail(&w, nxw_head(&w)); /* trace start */
+	write_n(&w, 2);
+	burst_done = false;
+	CHECK_EQ(cycle_hook_at_host(rd, &w, burst_after_reset), TT_NUTTX_DONE);
+	CHECK(burst_done);
+	write_n(&w, 20);
+	CHECK_EQ(cycle_at_host(rd, &w), TT_NUTTX_DONE);
+	report_gaps("burst during the read after trace start");
+	check_sequence(true);
+	CHECK(tt_nuttx_stats(rd)->gaps == 1 && tt_nuttx_stats(rd)->resets == 1);
+	tt_nuttx_free(rd);
+	nxw_free(&w);
+}
+
+/* Laps of every size under a target clock at 40% of the host's, with the writer paused (its
+ * clock running, no notes: a descheduled sim) inside some gaps: every gap holds its truth and
+ * its estimate in its range. */
+static void test_laps_slow_clock(void)
+{
+	struct nxw w;
+	struct tt_nuttx *rd;
+
+	rd = start_hz(&w, 1024, 5, 2);
+	for (unsigned k = 1; k <= 24; k++) {
+		for (int i = 0; i < 5; i++) { /* polls that measure the clock */
+			write_n(&w, 10);
+			CHECK_EQ(cycle_at_host(rd, &w), TT_NUTTX_DONE);
+		}
+		write_n(&w, 20 * k);
+		if (k % 3 == 0) { /* paused 50 ms with the clock running, then on */
+			w.time += 50000;
+			write_n(&w, 20 * k);
+		}
+		CHECK_EQ(cycle_at_host(rd, &w), TT_NUTTX_DONE);
+	}
+	report_gaps("lap, clock at 40%");
+	est_within_25 = false;
+	check_sequence(false);
+	est_within_25 = true;
+	CHECK(tt_nuttx_stats(rd)->gaps >= 16);
+	tt_nuttx_free(rd);
+	nxw_free(&w);
+}
+
+int main(void)
+{
+	test_start_burst();
+	test_start_burst_during_read();
+	test_laps_slow_clock();
+	free(lg.r);
+	free(tw);
+	return tt_test_done();
+}
