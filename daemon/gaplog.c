@@ -25,6 +25,14 @@ void tt_gaplog_add(struct tt_gaplog *l, const char *name, const struct tt_gap *g
 	if (gap->exact)
 		tt_log(TT_LOG_WARNING, "target %s: %" PRIu64 " events lost (%s; exact)", name,
 		       gap->lost, gap->reason);
+	else if (gap->basis && gap->upper == TT_GAP_NO_UPPER)
+		tt_log(TT_LOG_WARNING, "target %s: about %" PRIu64 " events lost, at least %" PRIu64
+		       " (%s; estimated from %s)", name, gap->lost, gap->lower, gap->reason,
+		       gap->basis);
+	else if (gap->basis && gap->upper)
+		tt_log(TT_LOG_WARNING, "target %s: about %" PRIu64 " events lost, %" PRIu64 " to %"
+		       PRIu64 " (%s; estimated from %s)", name, gap->lost, gap->lower, gap->upper,
+		       gap->reason, gap->basis);
 	else if (gap->basis)
 		tt_log(TT_LOG_WARNING, "target %s: about %" PRIu64 " events lost (%s; estimated "
 		       "from %s)", name, gap->lost, gap->reason, gap->basis);
