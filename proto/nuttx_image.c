@@ -10,11 +10,37 @@
 #include "nuttx_int.h"
 #include "reader.h"
 
+/* A stream has no magic number: beyond each record's length, what only a NuttX stream holds
+ * (a pid that is not negative, and, on one CPU with a time that does not wrap, times that never
+ * go back; note types of the release: see decode_stream) tells it from other bytes. 0, or
+ * -EPROTO with why. */
+static int stream_plausible(const struct nx_dec *d, const uint8_t *p, bool *have_time,
+			    uint64_t *last, char *why, size_t wl)
+{
+	const struct nx_lay *l = &d->lay;
+	uint64_t t = nx_rec_time(d, p);
+
+	if (nx_rec_pid(l, p) < 0) {
+		snprintf(why, wl, "pid %d is negative", (int)nx_rec_pid(l, p));
+		return -EPROTO;
+	}
+	if (!l->smp && (l->time_size == 8 || l->off_nsec) && *have_time && t < *last) {
+		snprintf(why, wl, "time %llu is before the previous note's %llu (notes are in time "
+			 "order)", (unsigned long long)t, (unsigned long long)*last);
+		return -EPROTO;
+	}
+	*have_time = true;
+	*last = t;
+	return 0;
+}
+
 static int decode_stream(struct nx_dec *d, const uint8_t *img, size_t len, uint64_t base,
 			 tt_emit_cb cb, void *arg, char *err, size_t errlen)
 {
 	char why[160];
-	size_t o = 0;
+	size_t o = 0, notes = 0, unknown = 0, first_unknown = 0;
+	bool have_time = false;
+	uint64_t last = 0;
 
 	while (o < len && img[o]) {
 		if (nx_rec_check(&d->lay, img + o, len - o, why, sizeof(why)) < 0) {
@@ -22,6 +48,13 @@ static int decode_stream(struct nx_dec *d, const uint8_t *img, size_t len, uint6
 			/* the file ends inside a whole-looking note: cut short, not garbage */
 			return img[o] > len - o && img[o] >= d->lay.hdr ? -ENODATA : -EPROTO;
 		}
+		if (stream_plausible(d, img + o, &have_time, &last, why, sizeof(why)) < 0) {
+			snprintf(err, errlen, "bad note at file offset %zu: %s", o, why);
+			return -EPROTO;
+		}
+		notes++;
+		if (!tt_nuttx_type_name(d->lay.release, img[o + 1]) && !unknown++)
+			first_unknown = o;
 		nx_emit_record(d, img + o, base ? base + o : 0, cb, arg);
 		/* Records back to back as NuttX's binary read mode returns them (noteram_get: one
 		 * note of nc_length bytes per read, no padding: `trace dump -b`), or padded to the
@@ -32,6 +65,23 @@ static int decode_stream(struct nx_dec *d, const uint8_t *img, size_t len, uint6
 		if (padded != packed && packed < len && img[packed] < d->lay.hdr && padded < len &&
 		    img[padded] >= d->lay.hdr)
 			o = padded;
+	}
+	/* the notes end at the file's end or at a zero length byte: zeros after it are padding,
+	 * anything else means the bytes were never a stream of notes */
+	for (size_t z = o; z < len; z++)
+		if (img[z]) {
+			snprintf(err, errlen, "the notes end at file offset %zu (a zero length byte) "
+				 "but byte %zu is 0x%02x, not padding", o, z, img[z]);
+			return -EPROTO;
+		}
+	/* a note type the release does not have now and then (a newer driver) is shown as
+	 * UNKNOWN; a stream of them is not NuttX's (random bytes: 7 in 8) */
+	if (unknown * 4 > notes) {
+		snprintf(err, errlen, "%zu of %zu notes have a type NuttX %u.%u does not have (the "
+			 "first at file offset %zu: type %u; another release: --format-opt release=)",
+			 unknown, notes, d->lay.release / 100, d->lay.release % 100, first_unknown,
+			 img[first_unknown + 1]);
+		return -EPROTO;
 	}
 	return 0;
 }
