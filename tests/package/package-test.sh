@@ -142,6 +142,9 @@ echo "start gate: skipped with the example, allowed once edited"
 
 step "dpkg --remove"
 # What the service makes when it runs (StateDirectory= with DynamicUser=), for purge to remove.
+# (/var/lib/private is systemd's, for every dynamic user: removed below only if made here)
+private_made=0
+[ -d /var/lib/private ] || private_made=1
 "${SUDO[@]}" mkdir -p /var/lib/private/tracetap
 "${SUDO[@]}" ln -s private/tracetap /var/lib/tracetap
 "${SUDO[@]}" dpkg --remove tracetap > "$work/install.log" 2>&1 || fail "dpkg --remove failed"
@@ -151,6 +154,7 @@ step "dpkg --remove"
 step "dpkg --purge"
 "${SUDO[@]}" dpkg --purge tracetap > "$work/install.log" 2>&1 || fail "dpkg --purge failed"
 installed=0
+[ $private_made = 0 ] || "${SUDO[@]}" rmdir /var/lib/private || fail "/var/lib/private is not empty"
 left=()
 for p in "${paths[@]}"; do
   [ -e "$p" ] || [ -L "$p" ] || continue
