@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# tests/run-all.sh: set up, build with -Werror, run every test suite; rebuild with ASan+UBSan
-# and run every suite again; run the integration suite under valgrind (tests/valgrind.sh: the
+# tests/run-all.sh: set up, build with -Werror, run every test suite (the Debian package's too);
+# rebuild with ASan+UBSan and run every suite again but the package's; run the integration suite under valgrind (tests/valgrind.sh: the
 # compiled tests and the programs the scripts start, zero errors and zero leaks); build the
 # libFuzzer harnesses with clang and run each for a short time (tests/fuzz). Benchmarks are
 # not tests: see README.md.
