@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # tests/run-all.sh: set up, build with -Werror, run every test suite (the Debian package's too);
-# rebuild with ASan+UBSan and run every suite again but the package's; run the integration suite under valgrind (tests/valgrind.sh: the
-# compiled tests and the programs the scripts start, zero errors and zero leaks); build the
-# libFuzzer harnesses with clang and run each for a short time (tests/fuzz). Benchmarks are
-# not tests: see README.md.
+# rebuild with ASan+UBSan and run every suite again but the package's; run the integration
+# suite under valgrind (tests/valgrind.sh: the compiled tests and the programs the scripts
+# start, zero errors and zero leaks); build the libFuzzer harnesses with clang and run each for
+# a short time (tests/fuzz). Benchmarks are not tests: see README.md.
 # Ends with a line per skipped test (which build, which test, the reason it printed) and one
 # line "tests: N passed, N failed, N skipped" counting every run above (a skipped test is not
 # a pass), and exits non-zero if anything failed. TT_CI_FUZZ=0 leaves out the clang build (no clang installed).
