@@ -30,9 +30,11 @@ for p in /etc/tracetap /var/lib/tracetap /var/lib/private/tracetap; do
 done
 
 . "$src/tests/daemon/lib.sh"
-installed=0
-on_exit() { # a failed run leaves nothing installed either
+installed=0 state_made=0 private_made=0
+on_exit() { # a failed run leaves nothing installed or made either
   [ $installed = 0 ] || "${SUDO[@]}" dpkg --purge tracetap > /dev/null 2>&1 || true
+  [ $state_made = 0 ] || "${SUDO[@]}" rm -rf /var/lib/tracetap /var/lib/private/tracetap || true
+  [ $private_made = 0 ] || "${SUDO[@]}" rmdir /var/lib/private 2> /dev/null || true
 }
 t0=$SECONDS
 step() { echo "--- $* ($((SECONDS - t0)) s)"; }
@@ -142,9 +144,9 @@ echo "start gate: skipped with the example, allowed once edited"
 
 step "dpkg --remove"
 # What the service makes when it runs (StateDirectory= with DynamicUser=), for purge to remove.
-# (/var/lib/private is systemd's, for every dynamic user: removed below only if made here)
-private_made=0
+# (/var/lib/private is systemd's, for every dynamic user: removed at exit only if made here)
 [ -d /var/lib/private ] || private_made=1
+state_made=1
 "${SUDO[@]}" mkdir -p /var/lib/private/tracetap
 "${SUDO[@]}" ln -s private/tracetap /var/lib/tracetap
 "${SUDO[@]}" dpkg --remove tracetap > "$work/install.log" 2>&1 || fail "dpkg --remove failed"
@@ -154,7 +156,6 @@ private_made=0
 step "dpkg --purge"
 "${SUDO[@]}" dpkg --purge tracetap > "$work/install.log" 2>&1 || fail "dpkg --purge failed"
 installed=0
-[ $private_made = 0 ] || "${SUDO[@]}" rmdir /var/lib/private || fail "/var/lib/private is not empty"
 left=()
 for p in "${paths[@]}"; do
   [ -e "$p" ] || [ -L "$p" ] || continue
@@ -166,6 +167,7 @@ for p in /etc/tracetap /var/lib/tracetap /var/lib/private/tracetap "$wants" \
   [ -e "$p" ] || [ -L "$p" ] && left+=("$p")
 done
 [ ${#left[@]} = 0 ] || fail "left after purge: ${left[*]}"
+state_made=0
 getent passwd tracetap > /dev/null && fail "a user tracetap is left"
 dpkg-query -W -f='${db:Status-Status}' tracetap 2> /dev/null | grep -qv '^not-installed$' &&
   fail "dpkg still knows tracetap: $(dpkg-query -W -f='${db:Status-Status}' tracetap)"
