@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# tests/run-all.sh: set up, build with -Werror, run every test suite; rebuild with ASan+UBSan
-# and run every suite again; run the integration suite under valgrind (tests/valgrind.sh: the
-# compiled tests and the programs the scripts start, zero errors and zero leaks); build the
-# libFuzzer harnesses with clang and run each for a short time (tests/fuzz). Benchmarks are
-# not tests: see README.md.
+# tests/run-all.sh: set up, build with -Werror, run every test suite (the Debian package's too);
+# rebuild with ASan+UBSan and run every suite again but the package's; run the integration
+# suite under valgrind (tests/valgrind.sh: the compiled tests and the programs the scripts
+# start, zero errors and zero leaks); build the libFuzzer harnesses with clang and run each for
+# a short time (tests/fuzz). Benchmarks are not tests: see README.md.
 # Ends with a line per skipped test (which build, which test, the reason it printed) and one
 # line "tests: N passed, N failed, N skipped" counting every run above (a skipped test is not
 # a pass), and exits non-zero if anything failed. TT_CI_FUZZ=0 leaves out the clang build (no clang installed).
@@ -36,10 +36,11 @@ run() {
 build build-ci -Dwerror=true
 run build-ci --no-suite bench --no-suite fuzz
 
-# Every suite again with the sanitizers (benchmarks measure speed: not here).
+# Every suite again with the sanitizers (benchmarks measure speed: not here; the package
+# test builds its own binaries from the tree, so it runs once, above).
 build build-asan -Dwerror=true -Db_sanitize=address,undefined -Db_lundef=false
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-  run build-asan --no-suite bench --no-suite fuzz
+  run build-asan --no-suite bench --no-suite fuzz --no-suite package
 
 # The unit and integration suites under valgrind (the same -Werror build as the first run).
 setup_suffix=-valgrind run build-ci --setup valgrind --suite unit --suite integration

@@ -2,8 +2,8 @@
 # tests/setup.sh: install what a fresh Debian 12 machine lacks to build, run and test tracetap.
 # Idempotent; uses sudo when not root. TT_SETUP_BROWSER=0 skips Chromium and npm packages.
 # --demo: only what the live demo needs (building tracetap, OpenOCD, QEMU and the firmware's
-# cross compiler for --qemu); the test tools (clang, valgrind, prometheus, Chromium, a broker)
-# are left out.
+# cross compiler for --qemu); the test tools (clang, valgrind, prometheus, Chromium, a broker,
+# the Debian packaging tools) are left out.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,6 +23,7 @@ else
     gcc-multilib mosquitto mosquitto-clients systemd valgrind jq curl
     socat openssl iproute2 procps mawk xz-utils python3 prometheus
     clang libclang-rt-14-dev
+    debhelper dpkg-dev lintian
   )
 fi
 if [ "${TT_SETUP_BROWSER:-1}" = 1 ]; then
