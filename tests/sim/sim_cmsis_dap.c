@@ -249,8 +249,14 @@ size_t tt_sim_cmsis_dap_command(struct tt_sim_cmsis_dap *c, const uint8_t *req, 
 	case DAP_INFO:
 		n = len >= 2 ? info(req[1], resp, cap) : status(resp, 0);
 		break;
+	case DAP_SWJ_SEQUENCE:	/* [0x12, bit count (0 = 256), bits LSB first] */
+		if (len >= 2 && len - 2 >= ((req[1] ? req[1] : 256u) + 7) / 8)
+			tt_sim_dap_swj(c->dap, req + 2, req[1] ? req[1] : 256);
+		n = status(resp, len >= 2 && len - 2 >= ((req[1] ? req[1] : 256u) + 7) / 8 ?
+				 DAP_OK : DAP_ERROR);
+		break;
 	case DAP_HOST_STATUS: case DAP_TRANSFER_CONFIGURE: case DAP_DELAY:
-	case DAP_SWJ_SEQUENCE: case DAP_SWD_CONFIGURE:
+	case DAP_SWD_CONFIGURE:
 		if (req[0] == DAP_TRANSFER_CONFIGURE && len >= 6) {
 			c->wait_retry = (uint16_t)(req[2] | req[3] << 8);
 			c->match_retry = (uint16_t)(req[4] | req[5] << 8);

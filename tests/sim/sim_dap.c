@@ -53,7 +53,8 @@ enum { IR_ABORT = 0x8, IR_DPACC = 0xA, IR_APACC = 0xB, IR_IDCODE = 0xE, IR_BYPAS
 
 void tt_sim_dap_init(struct tt_sim_dap *d, const struct tt_sim_mem_ops *mem)
 {
-	*d = (struct tt_sim_dap){ .state = TLR, .ir = IR_IDCODE, .powered = true, .mem = *mem };
+	*d = (struct tt_sim_dap){ .state = TLR, .ir = IR_IDCODE, .powered = true, .mem = *mem,
+				  .swj_armed = -1 };
 }
 
 void tt_sim_dap_trst(struct tt_sim_dap *d)
@@ -225,12 +226,46 @@ static uint32_t dp_access(struct tt_sim_dap *d, bool rnw, unsigned a, uint32_t d
 	return 0;
 }
 
+#define SWJ_JTAG_TO_SWD 0xE79Eu
+#define SWJ_SWD_TO_JTAG 0xE73Cu
+
+void tt_sim_dap_swj(struct tt_sim_dap *d, const uint8_t *bits, unsigned nbits)
+{
+	for (unsigned i = 0; i < nbits; i++) {
+		unsigned bit = bits[i / 8] >> (i % 8) & 1;
+
+		d->swj_sel = (uint16_t)(d->swj_sel >> 1 | bit << 15);
+		if (bit && ++d->swj_ones == 50) {	/* line reset: DPBANKSEL = 0 too */
+			if (d->line != TT_SIM_LINE_JTAG)
+				d->line = TT_SIM_LINE_SWD_RESET;
+			d->select &= ~0xFu;
+		}
+		if (!bit) {
+			if (d->swj_ones >= 50)
+				d->swj_armed = 0;
+			d->swj_ones = 0;
+		}
+		if (d->swj_armed >= 0 && ++d->swj_armed == 16) {
+			if (d->swj_sel == SWJ_JTAG_TO_SWD)
+				d->line = TT_SIM_LINE_SWD_RESET;
+			else if (d->swj_sel == SWJ_SWD_TO_JTAG)
+				d->line = TT_SIM_LINE_JTAG;
+			d->swj_armed = -1;
+		}
+	}
+}
+
 int tt_sim_dap_swd_access(struct tt_sim_dap *d, bool ap, bool rnw, unsigned a, uint32_t data,
 			  uint32_t *val)
 {
 	uint32_t v;
 
 	*val = 0;
+	if (d->line != TT_SIM_LINE_SWD) {	/* the target does not drive SWDIO */
+		if (d->line == TT_SIM_LINE_JTAG || ap || !rnw || (a & 0xC))
+			return TT_SIM_SWD_NOACK;
+		d->line = TT_SIM_LINE_SWD;	/* the DPIDR read ends the reset state */
+	}
 	if (!ap) {
 		v = dp_access(d, rnw, a & 0xC, data);
 		if (rnw)

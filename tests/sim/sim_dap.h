@@ -18,7 +18,11 @@
 #define TT_SIM_SWD_DPIDR 0x1BA01477u /* SW-DP v1, as on STM32F1 (target/stm32f1x.cfg's SWD id) */
 
 /* SWD acknowledgements (3 bits, LSB first on the wire), as CMSIS-DAP reports them */
-enum { TT_SIM_SWD_OK = 1, TT_SIM_SWD_WAIT = 2, TT_SIM_SWD_FAULT = 4 };
+enum { TT_SIM_SWD_OK = 1, TT_SIM_SWD_WAIT = 2, TT_SIM_SWD_FAULT = 4, TT_SIM_SWD_NOACK = 7 };
+
+/* The SWJ-DP's wire state: JTAG selected (power-on), SWD after a line reset (only a DPIDR read
+ * answers), SWD active. */
+enum { TT_SIM_LINE_JTAG = 0, TT_SIM_LINE_SWD_RESET, TT_SIM_LINE_SWD };
 
 /* One naturally aligned 1, 2 or 4 byte access at target address addr (data in the low bits).
  * Returns 0, or -EFAULT for a bus fault (the model then sets STICKYERR). */
@@ -49,6 +53,10 @@ struct tt_sim_dap {
 	uint32_t ctrl_stat, select, rdbuf;
 	bool powered;            /* false: power-up ACKs cannot rise (`power off`) */
 	bool swd;                /* an SW-DP (DPIDR, ABORT at DP 0x0), not a JTAG-DP */
+	uint8_t line;            /* TT_SIM_LINE_*: what the SWJ sequences selected */
+	uint16_t swj_sel;        /* the last 16 SWJ bits, LSB first */
+	uint32_t swj_ones;       /* consecutive SWDIO/TMS-high bits */
+	int swj_armed;           /* bits since a run of >= 50 ones ended, or -1 */
 	/* MEM-AP */
 	uint32_t csw, tar;
 	/* WAIT storm: the next wait_accesses APACC scans are answered WAIT (see sim_dap.c) */
@@ -72,10 +80,16 @@ void tt_sim_dap_pins(struct tt_sim_dap *d, int tck, int tms, int tdi);
 int tt_sim_dap_tdo(const struct tt_sim_dap *d);
 /* TRST asserted: the TAP goes to Test-Logic-Reset (DP and AP state are kept). */
 void tt_sim_dap_trst(struct tt_sim_dap *d);
+/* SWD: nbits of SWJ sequence (SWDIO/TMS, LSB first) clocked into the SWJ-DP: a line reset
+ * (>= 50 high bits) puts SWD into its reset state; after one, the JTAG-to-SWD select sequence
+ * (0xE79E) selects SWD and SWD-to-JTAG (0xE73C) JTAG, as on an SWJ-DP (ADIv5 B5.2). */
+void tt_sim_dap_swj(struct tt_sim_dap *d, const uint8_t *bits, unsigned nbits);
 /* SWD: one DP or AP register access (a = register offset 0x0/0x4/0x8/0xC) as a CMSIS-DAP
  * probe completes it, posting hidden: an AP read's *val is its own result. Returns
- * TT_SIM_SWD_OK, TT_SIM_SWD_WAIT (a WAIT storm; nothing done) or TT_SIM_SWD_FAULT (a sticky
- * flag was set, or this access set STICKYERR: bus fault, DAP unpowered). Needs d->swd. */
+ * TT_SIM_SWD_OK, TT_SIM_SWD_WAIT (a WAIT storm; nothing done), TT_SIM_SWD_FAULT (a sticky
+ * flag was set, or this access set STICKYERR: bus fault, DAP unpowered) or TT_SIM_SWD_NOACK
+ * (SWD not selected, or in its reset state and this is not the DPIDR read that ends it).
+ * Needs d->swd. */
 int tt_sim_dap_swd_access(struct tt_sim_dap *d, bool ap, bool rnw, unsigned a, uint32_t data,
 			  uint32_t *val);
 /* Fault hooks. */
