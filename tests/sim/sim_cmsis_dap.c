@@ -234,42 +234,66 @@ static size_t status(uint8_t *r, uint8_t st)
 	return 2;
 }
 
+/* The commands that set the probe up or drive the SWJ pins: always one status byte or two. */
+static size_t control(struct tt_sim_cmsis_dap *c, const uint8_t *req, size_t len, uint8_t *resp)
+{
+	unsigned bits = len >= 2 && req[1] ? req[1] : 256;	/* DAP_SWJ_Sequence: 0 = 256 */
+	uint32_t v;
+
+	switch (req[0]) {
+	case DAP_SWJ_SEQUENCE:	/* [0x12, bit count, bits LSB first] */
+		if (len < 2 || len - 2 < (bits + 7) / 8)
+			return status(resp, DAP_ERROR);
+		tt_sim_dap_swj(c->dap, req + 2, bits);
+		return status(resp, DAP_OK);
+	case DAP_TRANSFER_CONFIGURE:	/* [0x04, idle cycles, WAIT retry, match retry] */
+		if (len >= 6) {
+			c->wait_retry = (uint16_t)(req[2] | req[3] << 8);
+			c->match_retry = (uint16_t)(req[4] | req[5] << 8);
+		}
+		return status(resp, len >= 6 ? DAP_OK : DAP_ERROR);
+	case DAP_HOST_STATUS: case DAP_DELAY: case DAP_SWD_CONFIGURE:
+		return status(resp, DAP_OK);
+	case DAP_CONNECT:	/* 0 = default port = SWD; JTAG (2) is not there */
+		c->port = len >= 2 && req[1] <= 1 ? 1 : 0;
+		return status(resp, c->port);
+	case DAP_DISCONNECT:
+		c->port = 0;
+		return status(resp, DAP_OK);
+	case DAP_WRITE_ABORT:	/* [0x08, index, u32] */
+		return status(resp, len >= 6 && tt_sim_dap_swd_access(c->dap, false, false, 0,
+			get32(req + 2), &v) == TT_SIM_SWD_OK ? DAP_OK : DAP_ERROR);
+	case DAP_RESET_TARGET:	/* no device-specific reset sequence: execute = 0 */
+		resp[2] = 0;
+		return status(resp, DAP_OK) + 1;
+	case DAP_SWJ_PINS:	/* [0x10, output, select, wait u32] -> the pins read back */
+		if (len >= 3)
+			c->pins = (uint8_t)((c->pins & ~req[2]) | (req[1] & req[2]));
+		return status(resp, c->pins);
+	case DAP_SWJ_CLOCK:
+		if (len < 5 || !get32(req + 1))
+			return status(resp, DAP_ERROR);
+		c->clock_hz = get32(req + 1);
+		return status(resp, DAP_OK);
+	default:
+		resp[0] = DAP_INVALID;
+		return 1;
+	}
+}
+
 size_t tt_sim_cmsis_dap_command(struct tt_sim_cmsis_dap *c, const uint8_t *req, size_t len,
 				uint8_t *resp, size_t cap)
 {
-	uint32_t v;
+	size_t n;
 
 	if (!len)
 		return 0;
 	c->commands++;
 	c->bytes_out += len;
 	resp[0] = req[0];
-	size_t n;
 	switch (req[0]) {
 	case DAP_INFO:
 		n = len >= 2 ? info(req[1], resp, cap) : status(resp, 0);
-		break;
-	case DAP_SWJ_SEQUENCE:	/* [0x12, bit count (0 = 256), bits LSB first] */
-		if (len >= 2 && len - 2 >= ((req[1] ? req[1] : 256u) + 7) / 8)
-			tt_sim_dap_swj(c->dap, req + 2, req[1] ? req[1] : 256);
-		n = status(resp, len >= 2 && len - 2 >= ((req[1] ? req[1] : 256u) + 7) / 8 ?
-				 DAP_OK : DAP_ERROR);
-		break;
-	case DAP_HOST_STATUS: case DAP_TRANSFER_CONFIGURE: case DAP_DELAY:
-	case DAP_SWD_CONFIGURE:
-		if (req[0] == DAP_TRANSFER_CONFIGURE && len >= 6) {
-			c->wait_retry = (uint16_t)(req[2] | req[3] << 8);
-			c->match_retry = (uint16_t)(req[4] | req[5] << 8);
-		}
-		n = status(resp, DAP_OK);
-		break;
-	case DAP_CONNECT:	/* 0 = default port = SWD; JTAG (2) is not there */
-		c->port = len >= 2 && req[1] <= 1 ? 1 : 0;
-		n = status(resp, c->port);
-		break;
-	case DAP_DISCONNECT:
-		c->port = 0;
-		n = status(resp, DAP_OK);
 		break;
 	case DAP_TRANSFER:
 		n = transfer(c, req, len, resp, cap);
@@ -280,32 +304,11 @@ size_t tt_sim_cmsis_dap_command(struct tt_sim_cmsis_dap *c, const uint8_t *req, 
 	case DAP_TRANSFER_ABORT:
 		n = 0;	/* no response, by the protocol */
 		break;
-	case DAP_WRITE_ABORT:
-		if (len >= 6)
-			tt_sim_dap_swd_access(c->dap, false, false, 0, get32(req + 2), &v);
-		n = status(resp, len >= 6 ? DAP_OK : DAP_ERROR);
-		break;
-	case DAP_RESET_TARGET:	/* no device-specific reset sequence: execute = 0 */
-		resp[1] = DAP_OK;
-		resp[2] = 0;
-		n = 3;
-		break;
-	case DAP_SWJ_PINS:
-		if (len >= 3)
-			c->pins = (uint8_t)((c->pins & ~req[2]) | (req[1] & req[2]));
-		n = status(resp, c->pins);
-		break;
-	case DAP_SWJ_CLOCK:
-		if (len >= 5 && get32(req + 1))
-			c->clock_hz = get32(req + 1);
-		n = status(resp, len >= 5 && get32(req + 1) ? DAP_OK : DAP_ERROR);
-		break;
 	case DAP_SWD_SEQUENCE:
 		n = swd_sequence(req, len, resp, cap);
 		break;
 	default:
-		resp[0] = DAP_INVALID;
-		n = 1;
+		n = control(c, req, len, resp);
 		break;
 	}
 	c->bytes_in += n;
