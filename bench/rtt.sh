@@ -244,6 +244,11 @@ rtt_link_item() {
 rtt_item() {
 	local link
 	for link in ${RTT_LINKS:-jtag dap-fs dap-hs}; do
+		if [ "$link" != jtag ] && [ ! -f "$FAKEUSB" ]; then
+			item rtt "OpenOCD RTT vs tracetap on $(rtt_link_name "$link")"
+			row rtt "$(rtt_link_name "$link")" "not run: no libtt-fakeusb.so (built without libusb)"
+			continue
+		fi
 		rtt_link_item "$link"
 	done
 }
