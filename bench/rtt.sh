@@ -4,9 +4,15 @@
 # (tests/sim/sim-cm3.cfg), and one tt-fw-threadx that writes every event both into a ThreadX
 # trace buffer and, as a 32-byte record with the same write time, into a SEGGER RTT up-buffer
 # (--rtt-off). Needs RTT_CLIENT (tt-bench-rtt), TAIL, LATENCY (tt-e2e-latency), SIMTARGET,
-# FW_THREADX, TRACETAPD and the sim configs in $src/tests/sim. See bench/README.md.
+# FW_THREADX, TRACETAPD, FAKEUSB (libtt-fakeusb.so) and the sim configs in $src/tests/sim. See
+# bench/README.md.
+#
+# Every configuration runs on each link of RTT_LINKS: jtag (remote_bitbang, a round trip per
+# JTAG scan), dap-fs and dap-hs (the simulated CMSIS-DAP probe over SWD, full speed: 64-byte
+# packets, 1 ms round trip; high speed: 512 bytes, 125 us), through OpenOCD's own
+# interface/cmsis-dap.cfg with libtt-fakeusb.so preloaded.
 
-RTT_BASE=0x20000000 RTT_RAM=0x40000 RTT_OFF=0x12000 RTT_K=0
+RTT_BASE=0x20000000 RTT_RAM=0x40000 RTT_OFF=0x12000 RTT_K=0 RTT_LINK=jtag
 
 # rtt_chain RATE RTT_BYTES [FW ARGS...]: a fresh workload, simulator and OpenOCD (TCL on an ephemeral port):
 # RSTART (the workload's start, ns), RPIDS (to stop), OPID, RCTL (simulator control socket),
@@ -20,12 +26,20 @@ rtt_chain() {
 	RSTART=${BASH_REMATCH[1]} v="TT_PID_rfw$k"
 	RPIDS=("${!v}")
 	RCTL=$TT_TMP/rsim$k.ctl
+	local link=() env=() iface=()
+	[ "$RTT_LINK" = jtag ] || link=(--cmsis-dap)
 	tt_spawn "rsim$k" "$SIMTARGET" --ctl "$RCTL" --cortex-m --ram "$ram" --base $RTT_BASE \
-		--size $RTT_RAM
+		--size $RTT_RAM "${link[@]}"
 	tt_expect "rsim$k" '^listening port=([0-9]+)$'
 	v="TT_PID_rsim$k"
 	RPIDS+=("${!v}")
-	openocd -f "$src/tests/sim/remote-bitbang.cfg" -c "remote_bitbang port ${BASH_REMATCH[1]}" \
+	case $RTT_LINK in
+	jtag) iface=(-f "$src/tests/sim/remote-bitbang.cfg" -c "remote_bitbang port ${BASH_REMATCH[1]}") ;;
+	dap-fs | dap-hs)
+		env=("LD_PRELOAD=$FAKEUSB" "TT_SIM_DAP=${BASH_REMATCH[1]}" "TT_SIM_DAP_USB=$([ "$RTT_LINK" = dap-fs ] && echo full || echo high)")
+		iface=(-f interface/cmsis-dap.cfg) ;;
+	esac
+	env "${env[@]}" openocd "${iface[@]}" \
 		-f "$src/tests/sim/sim-cm3.cfg" -c "gdb_port disabled" -c "telnet_port disabled" \
 		-c "tcl_port 0" -c "bindto 127.0.0.1" -l "$log" >/dev/null 2>&1 &
 	OPID=$!
@@ -128,29 +142,52 @@ rtt_idle() {
 		-v ap=$((${io1#* } - ${io0#* })) 'BEGIN { printf "%.0f %.0f %.3f\n", by / s, ap / s, c / hz / s }')
 }
 
-# rtt_link_cost: what OpenOCD spends on this link, whoever asks: its CPU per read_memory of one
-# word (200 of them) and per word of 1,024-word reads (20 of them), each batch one TCL loop run
-# inside OpenOCD (no client round trips), on an idle target. Sets LINKCOST to "us_per_read
-# us_per_word".
+# rtt_link_cost: what OpenOCD spends on this link, whoever asks, and what the link carries: its
+# CPU per read_memory of one word (200 of them) and per word of 1,024-word reads (20 of them),
+# each batch one TCL loop run inside OpenOCD (no client round trips), on an idle target; the
+# raw link = the 4 KiB reads' bytes / their wall time (OpenOCD's own clock). Sets LINKCOST to
+# "us_per_read us_per_word KiB_per_s".
 rtt_link_cost() {
-	local c0 c1 c2
+	local c0 c1 c2 ms
 	rtt_chain 1000 1024 --count 20
 	sleep 1
 	c0=$(cpu_ticks "$OPID")
 	ocd_cmd "for {set i 0} {\$i < 200} {incr i} {read_memory $RTT_BASE 32 1}"
 	c1=$(cpu_ticks "$OPID")
-	ocd_cmd "for {set i 0} {\$i < 20} {incr i} {read_memory $RTT_BASE 32 1024}"
+	ocd_cmd "set t0 [clock milliseconds]; for {set i 0} {\$i < 20} {incr i} {read_memory $RTT_BASE 32 1024}; expr {[clock milliseconds] - \$t0}"
+	ms=$OCD_REPLY
 	c2=$(cpu_ticks "$OPID")
 	rtt_stop
-	LINKCOST=$(awk -v a=$((c1 - c0)) -v b=$((c2 - c1)) -v hz="$HZ" \
-		'BEGIN { printf "%.0f %.1f\n", a / hz / 200 * 1e6, b / hz / (20 * 1024) * 1e6 }')
+	LINKCOST=$(awk -v a=$((c1 - c0)) -v b=$((c2 - c1)) -v hz="$HZ" -v ms="$ms" \
+		'BEGIN { printf "%.0f %.1f %.1f\n", a / hz / 200 * 1e6, b / hz / (20 * 1024) * 1e6,
+		         (ms > 0 ? 20 * 4 / (ms / 1000) : 0) }')
 }
 
-rtt_item() {
-	local secs rates who conf r best ok
-	secs=$(q 3 8) rates=${RTT_RATES:-$(q "1000 2000" "300 1000 2000 3000 4000")}
-	item rtt "OpenOCD RTT vs tracetap, same simulated link (cortex_m), 32-byte records"
-	declare -A LL P50 P99 CPU BPR IDL
+# rtt_link_name LINK: how the rows name a link.
+rtt_link_name() {
+	case $1 in
+	jtag) echo "JTAG remote_bitbang" ;;
+	dap-fs) echo "CMSIS-DAP SWD full speed (1 ms)" ;;
+	dap-hs) echo "CMSIS-DAP SWD high speed (125 us)" ;;
+	esac
+}
+
+# rtt_link_item LINK: every configuration on one link; rows prefixed with the link's name.
+rtt_link_item() {
+	local link=$1 secs rates who conf r best ok lname n miss p50 p99 cpu bpr b a c kib
+	RTT_LINK=$link lname=$(rtt_link_name "$link")
+	secs=$(q 3 8)
+	rates=${RTT_RATES:-$(q "300 1000" "300 1000 2000 3000 4000")}
+	[ "$link" = dap-hs ] && [ -z "${RTT_RATES:-}" ] && [ $QUICK = 0 ] && rates="300 1000 2000 4000 6000 8000"
+	item rtt "OpenOCD RTT vs tracetap on $lname (cortex_m), 32-byte records"
+	declare -A LL P50 P99 Q50 Q99 CPU BPR IDL
+	rtt_link_cost
+	read -r a b kib <<<"$LINKCOST"
+	row rtt "$lname: raw link, 4 KiB read_memory inside OpenOCD" \
+		"$kib KiB/s = $(awk -v k="$kib" 'BEGIN { printf "%.0f", k * 1024 / 32 }') entries/s"
+	row rtt "$lname: OpenOCD CPU per read_memory of 1 word; per word of 1,024-word reads" \
+		"$a us; $b us (1,000 records/s of 32 bytes = 8,000 words/s = $(awk -v b="$b" \
+		'BEGIN { printf "%.2f", b * 8000 / 1e6 }') cores for the words alone)"
 	for who in rtt tracetap; do
 		for conf in default best; do
 			case " ${RTT_CONFS:-rtt:default rtt:best tracetap:default tracetap:best} " in
@@ -159,11 +196,13 @@ rtt_item() {
 			for r in $rates; do
 				rtt_trial "$who" "$conf" "$r" "$secs"
 				read -r n miss p50 p99 cpu bpr <<<"$TRIAL"
-				echo "  $who $conf at $r/s: received=$n missing=$miss p50=$p50 p99=$p99 ms ocd_cpu=$cpu bytes/record=$bpr"
+				echo "  $link $who $conf at $r/s: received=$n missing=$miss p50=$p50 p99=$p99 ms ocd_cpu=$cpu bytes/record=$bpr"
 				# the highest rate up to which every rate tried was lossless
 				if [ $ok = 1 ] && [ "$miss" = 0 ] && [ "$n" -gt 0 ]; then best=$r; else ok=0; fi
 				if [ "$r" = 1000 ]; then
 					P50[$who$conf]=$p50 P99[$who$conf]=$p99 CPU[$who$conf]=$cpu BPR[$who$conf]=$bpr
+				elif [ "$r" = 300 ]; then
+					Q50[$who$conf]=$p50 Q99[$who$conf]=$p99
 				fi
 			done
 			LL[$who$conf]=$best
@@ -171,12 +210,7 @@ rtt_item() {
 			IDL[$who$conf]=$IDLE
 		done
 	done
-	local name n miss p50 p99 cpu bpr b a c
-	rtt_link_cost
-	read -r a b <<<"$LINKCOST"
-	row rtt "the link: OpenOCD CPU per read_memory of 1 word; per word of 1,024-word reads" \
-		"$a us; $b us (1,000 records/s of 32 bytes = 8,000 words/s = $(awk -v b="$b" \
-		'BEGIN { printf "%.2f", b * 8000 / 1e6 }') cores for the words alone)"
+	local name
 	for who in rtt tracetap; do
 		for conf in default best; do
 			[ -n "${LL[$who$conf]:-}" ] || continue
@@ -186,19 +220,35 @@ rtt_item() {
 			tracetapdefault) name="tracetap, defaults" ;;
 			tracetapbest) name="tracetap, --latency 10" ;;
 			esac
-			row rtt "$name: highest lossless rate of ($rates)/s" "${LL[$who$conf]}"
-			row rtt "$name: at 1,000/s p50 / p99 (ms); OpenOCD CPU; probe bytes/record" \
-				"${P50[$who$conf]} / ${P99[$who$conf]}; ${CPU[$who$conf]} cores; ${BPR[$who$conf]}"
+			row rtt "$lname: $name: highest lossless rate of ($rates)/s" "${LL[$who$conf]}"
+			row rtt "$lname: $name: p50 / p99 (ms) at 300/s; at 1,000/s" \
+				"${Q50[$who$conf]:--} / ${Q99[$who$conf]:--}; ${P50[$who$conf]:--} / ${P99[$who$conf]:--}"
+			row rtt "$lname: $name: at 1,000/s OpenOCD CPU; probe bytes/record" \
+				"${CPU[$who$conf]:--} cores; ${BPR[$who$conf]:--}"
 			read -r b a c <<<"${IDL[$who$conf]}"
-			row rtt "$name: idle target: probe bytes/s; AP transactions/s; OpenOCD CPU" "$b; $a; $c cores"
+			row rtt "$lname: $name: idle target: probe bytes/s; AP transactions/s; OpenOCD CPU" "$b; $a; $c cores"
 		done
 	done
 	for conf in default best; do
-		row rtt "ratio tracetap/RTT ($conf vs $conf): lossless rate; p50; p99; OpenOCD CPU; bytes/record" \
-			"$(awk -v a="${LL[tracetap$conf]}" -v b="${LL[rtt$conf]}" -v c="${P50[tracetap$conf]}" \
-				-v d="${P50[rtt$conf]}" -v e="${P99[tracetap$conf]}" -v f="${P99[rtt$conf]}" \
-				-v g="${CPU[tracetap$conf]}" -v h="${CPU[rtt$conf]}" -v i="${BPR[tracetap$conf]}" \
-				-v j="${BPR[rtt$conf]}" 'function r(x, y) { return y + 0 ? sprintf("%.2f", x / y) : "-" }
-				BEGIN { printf "%s; %s; %s; %s; %s", r(a, b), r(c, d), r(e, f), r(g, h), r(i, j) }')"
+		row rtt "$lname: ratio tracetap/RTT ($conf vs $conf): lossless rate; p50, p99 at 300/s; at 1,000/s; OpenOCD CPU; bytes/record" \
+			"$(awk -v a="${LL[tracetap$conf]:-}" -v b="${LL[rtt$conf]:-}" -v c="${P50[tracetap$conf]:-}" \
+				-v d="${P50[rtt$conf]:-}" -v e="${P99[tracetap$conf]:-}" -v f="${P99[rtt$conf]:-}" \
+				-v g="${CPU[tracetap$conf]:-}" -v h="${CPU[rtt$conf]:-}" -v i="${BPR[tracetap$conf]:-}" \
+				-v j="${BPR[rtt$conf]:-}" -v k="${Q50[tracetap$conf]:-}" -v l="${Q50[rtt$conf]:-}" \
+				-v m="${Q99[tracetap$conf]:-}" -v n="${Q99[rtt$conf]:-}" \
+				'function r(x, y) { return y + 0 ? sprintf("%.2f", x / y) : "-" }
+				BEGIN { printf "%s; %s, %s; %s, %s; %s; %s", r(a, b), r(k, l), r(m, n), r(c, d), r(e, f), r(g, h), r(i, j) }')"
+	done
+}
+
+rtt_item() {
+	local link
+	for link in ${RTT_LINKS:-jtag dap-fs dap-hs}; do
+		if [ "$link" != jtag ] && [ ! -f "$FAKEUSB" ]; then
+			item rtt "OpenOCD RTT vs tracetap on $(rtt_link_name "$link")"
+			row rtt "$(rtt_link_name "$link")" "not run: no libtt-fakeusb.so (built without libusb)"
+			continue
+		fi
+		rtt_link_item "$link"
 	done
 }

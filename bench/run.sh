@@ -12,7 +12,8 @@
 #            given --out)
 # Knobs (env): PIPE_RATE (file source events/s, 100000), SOAK_S (600), SOAK_RATE (20000),
 #   RTT_CONFS (the rtt item's configurations, "rtt:default rtt:best tracetap:default tracetap:best"),
-#   RTT_RATES (its rates, "300 1000 2000 3000 4000").
+#   RTT_RATES (its rates, "300 1000 2000 3000 4000"; dap-hs "... 4000 6000 8000"), RTT_LINKS (the
+#   links it runs on, "jtag dap-fs dap-hs").
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(dirname "$here")
@@ -38,14 +39,19 @@ q() { [ $QUICK = 1 ] && echo "$1" || echo "$2"; }
 if [ ! -f "$BUILD/build.ninja" ]; then
 	meson setup "$BUILD" "$src" --buildtype=release || exit 1
 fi
+# the simulated CMSIS-DAP probe exists when the build found libusb's headers
+fakeusb=()
+grep -q '^build tests/sim/libtt-fakeusb.so:' "$BUILD/build.ninja" && fakeusb=(tests/sim/libtt-fakeusb.so)
 ninja -C "$BUILD" daemon/tracetapd client/tracetap tests/sim/tt-simtarget tests/sim/tt-fw-threadx \
 	tests/live/check_seq tests/integration/tt-bench-link tests/e2e/tt-e2e-latency \
-	bench/tt-bench-decode bench/tt-bench-clients bench/tt-bench-naive bench/tt-bench-rtt >/dev/null || exit 1
+	bench/tt-bench-decode bench/tt-bench-clients bench/tt-bench-naive bench/tt-bench-rtt \
+	"${fakeusb[@]}" >/dev/null || exit 1
 export TRACETAPD=$BUILD/daemon/tracetapd TAIL=$BUILD/client/tracetap
 export SIMTARGET=$BUILD/tests/sim/tt-simtarget FW_THREADX=$BUILD/tests/sim/tt-fw-threadx
 export CHECK_SEQ=$BUILD/tests/live/check_seq NAIVE=$BUILD/bench/tt-bench-naive
 CLIENTS=$BUILD/bench/tt-bench-clients
 RTT_CLIENT=$BUILD/bench/tt-bench-rtt LATENCY=$BUILD/tests/e2e/tt-e2e-latency
+FAKEUSB=$BUILD/tests/sim/libtt-fakeusb.so
 . "$src/tests/sim/lib.sh"
 . "$here/lib.sh"
 . "$here/rtt.sh"

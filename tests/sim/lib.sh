@@ -3,6 +3,10 @@
 # send RPC commands, and clean everything up on exit. Only bash and coreutils are needed.
 #
 # Callers set SIMTARGET (and FW_THREADX, OPENOCD_CFG) before sourcing, usually from meson.
+# SIM_LINK=cmsis-dap (with FAKEUSB, the path of libtt-fakeusb.so): the simulator serves a
+# CMSIS-DAP probe over SWD instead of remote_bitbang, and OpenOCD runs with that library
+# preloaded (OPENOCD_CFG is then an interface config such as interface/cmsis-dap.cfg, or a
+# complete one that sources it). TT_SIM_DAP_USB / TT_SIM_DAP_RTT_US pass through to it.
 
 set -u
 TT_TMP=$(mktemp -d "${TMPDIR:-/tmp}/tt-sim.XXXXXX")
@@ -72,8 +76,10 @@ tt_expect() {
 
 # tt_sim_start ARGS...: starts tt-simtarget (with a control socket) and sets SIM_PORT, SIM_CTL.
 tt_sim_start() {
+	local link=()
+	[ "${SIM_LINK:-}" != cmsis-dap ] || link=(--cmsis-dap)
 	SIM_CTL="$TT_TMP/sim.ctl"
-	tt_spawn sim "$SIMTARGET" --ctl "$SIM_CTL" "$@"
+	tt_spawn sim "$SIMTARGET" --ctl "$SIM_CTL" "${link[@]}" "$@"
 	tt_expect sim '^listening port=([0-9]+)$'
 	SIM_PORT=${BASH_REMATCH[1]}
 }
@@ -92,9 +98,16 @@ sim_stat() {
 
 # tt_ocd_args: OpenOCD's arguments for the simulator: OPENOCD_CFG, the simulator's port, then
 # OPENOCD_TARGET_CFG when set (a board-style target config after an interface config), no GDB
-# or telnet port (a test that wants one asks for it after these).
+# or telnet port (a test that wants one asks for it after these). TT_OCD_ENV: the environment
+# to run it with (`env "${TT_OCD_ENV[@]}" openocd ...`): the fake libusb on the DAP link.
 tt_ocd_args() {
-	TT_OCD_ARGS=(-f "$OPENOCD_CFG" -c "remote_bitbang port $SIM_PORT")
+	if [ "${SIM_LINK:-}" = cmsis-dap ]; then
+		TT_OCD_ENV=("LD_PRELOAD=$FAKEUSB" "TT_SIM_DAP=$SIM_PORT")
+		TT_OCD_ARGS=(-f "$OPENOCD_CFG")
+	else
+		TT_OCD_ENV=()
+		TT_OCD_ARGS=(-f "$OPENOCD_CFG" -c "remote_bitbang port $SIM_PORT")
+	fi
 	[ -z "${OPENOCD_TARGET_CFG:-}" ] || TT_OCD_ARGS+=(-f "$OPENOCD_TARGET_CFG")
 	TT_OCD_ARGS+=(-c "gdb_port disabled" -c "telnet_port disabled")
 }
@@ -104,7 +117,7 @@ tt_ocd_start() {
 	rm -f "$TT_TMP/ocd.in" "$TT_TMP/ocd.rpc"
 	mkfifo "$TT_TMP/ocd.in" "$TT_TMP/ocd.rpc"
 	tt_ocd_args
-	openocd "${TT_OCD_ARGS[@]}" -c "tcl_port pipe" "$@" \
+	env "${TT_OCD_ENV[@]}" openocd "${TT_OCD_ARGS[@]}" -c "tcl_port pipe" "$@" \
 		-l "$TT_TMP/ocd.log" <"$TT_TMP/ocd.in" >"$TT_TMP/ocd.rpc" 2>"$TT_TMP/ocd.err" &
 	TT_PIDS+=($!)
 	TT_PID_ocd=$!
@@ -145,7 +158,7 @@ tt_ocd_stop() {
 tt_board_ocd_start() {
 	local end=$((SECONDS + 10))
 	tt_ocd_args
-	openocd "${TT_OCD_ARGS[@]}" -c "tcl_port 0" -c "gdb_port 0" -c "bindto 127.0.0.1" \
+	env "${TT_OCD_ENV[@]}" openocd "${TT_OCD_ARGS[@]}" -c "tcl_port 0" -c "gdb_port 0" -c "bindto 127.0.0.1" \
 		-l "$TT_TMP/xocd.log" >/dev/null 2>&1 &
 	TT_PIDS+=("$!")
 	until grep -qs 'Listening on port [0-9]* for gdb' "$TT_TMP/xocd.log"; do

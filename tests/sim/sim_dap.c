@@ -42,12 +42,19 @@ enum { IR_ABORT = 0x8, IR_DPACC = 0xA, IR_APACC = 0xB, IR_IDCODE = 0xE, IR_BYPAS
 #define CS_ACKS ((1u << 31) | (1u << 29) | (1u << 27))
 #define CS_W1C (CS_STICKYORUN | CS_STICKYCMP | CS_STICKYERR)
 
+#define SWD_ABORT_DAPABORT (1u << 0)
+#define SWD_ABORT_STKCMPCLR (1u << 1)
+#define SWD_ABORT_STKERRCLR (1u << 2)
+#define SWD_ABORT_WDERRCLR (1u << 3)
+#define SWD_ABORT_ORUNERRCLR (1u << 4)
+
 #define CSW_DEVICEEN (1u << 6)
 #define CSW_TRINPROG (1u << 7)
 
 void tt_sim_dap_init(struct tt_sim_dap *d, const struct tt_sim_mem_ops *mem)
 {
-	*d = (struct tt_sim_dap){ .state = TLR, .ir = IR_IDCODE, .powered = true, .mem = *mem };
+	*d = (struct tt_sim_dap){ .state = TLR, .ir = IR_IDCODE, .powered = true, .mem = *mem,
+				  .swj_armed = -1 };
 }
 
 void tt_sim_dap_trst(struct tt_sim_dap *d)
@@ -168,17 +175,48 @@ static uint32_t ap_access(struct tt_sim_dap *d, bool rnw, unsigned a, uint32_t d
 	}
 }
 
+/* DAPABORT cancels a WAIT storm (JTAG: the ABORT scan chain; SWD: DP register 0 written). */
+static void dap_abort(struct tt_sim_dap *d)
+{
+	d->stats.waits_aborted += d->wait_accesses;
+	d->wait_accesses = 0;
+}
+
+/* SW-DP ABORT: DAPABORT, then the sticky-flag clear bits (SWD cannot clear them through
+ * CTRL/STAT, where they are read-only). */
+static void swd_abort(struct tt_sim_dap *d, uint32_t data)
+{
+	if (data & SWD_ABORT_DAPABORT)
+		dap_abort(d);
+	if (data & SWD_ABORT_STKCMPCLR)
+		d->ctrl_stat &= ~CS_STICKYCMP;
+	if (data & SWD_ABORT_STKERRCLR)
+		d->ctrl_stat &= ~CS_STICKYERR;
+	if (data & SWD_ABORT_WDERRCLR)
+		d->ctrl_stat &= ~CS_WDATAERR;
+	if (data & SWD_ABORT_ORUNERRCLR)
+		d->ctrl_stat &= ~CS_STICKYORUN;
+}
+
+/* DP registers. JTAG-DP (DPv0): 0x0 reserved, 0x4 CTRL/STAT (sticky bits write-1-to-clear),
+ * 0x8 SELECT, 0xC RDBUFF (the scan chain carries the posted result; reads 0 here). SW-DP
+ * (DPv1): 0x0 DPIDR / ABORT, 0x4 CTRL/STAT (sticky bits read-only), 0x8 SELECT / RESEND,
+ * 0xC RDBUFF (the last AP read's result). */
 static uint32_t dp_access(struct tt_sim_dap *d, bool rnw, unsigned a, uint32_t data)
 {
 	if (rnw) {
 		switch (a) {
+		case 0x0: return d->swd ? TT_SIM_SWD_DPIDR : 0;
 		case 0x4: return d->ctrl_stat;
-		case 0x8: return d->select;
-		default: return 0;	/* 0x0 reserved on a DPv0 JTAG-DP, RDBUFF reads 0 */
+		case 0x8: return d->swd ? d->rdbuf : d->select;
+		default: return d->swd ? d->rdbuf : 0;
 		}
 	}
-	if (a == 0x4) {
-		uint32_t keep = d->ctrl_stat & CS_W1C & ~data;
+	if (a == 0x0 && d->swd) {
+		swd_abort(d, data);
+	} else if (a == 0x4) {
+		uint32_t w1c = d->swd ? 0 : CS_W1C & data;
+		uint32_t keep = d->ctrl_stat & (CS_W1C | CS_WDATAERR) & ~w1c;
 
 		d->ctrl_stat = (data & ~(CS_W1C | CS_ACKS | CS_READOK | CS_WDATAERR)) | keep;
 		update_acks(d);
@@ -186,6 +224,81 @@ static uint32_t dp_access(struct tt_sim_dap *d, bool rnw, unsigned a, uint32_t d
 		d->select = data;
 	}
 	return 0;
+}
+
+#define SWJ_JTAG_TO_SWD 0xE79Eu
+#define SWJ_SWD_TO_JTAG 0xE73Cu
+
+void tt_sim_dap_swj(struct tt_sim_dap *d, const uint8_t *bits, unsigned nbits)
+{
+	for (unsigned i = 0; i < nbits; i++) {
+		unsigned bit = bits[i / 8] >> (i % 8) & 1;
+
+		d->swj_sel = (uint16_t)(d->swj_sel >> 1 | bit << 15);
+		if (bit && ++d->swj_ones == 50) {	/* line reset: DPBANKSEL = 0 too */
+			if (d->line != TT_SIM_LINE_JTAG)
+				d->line = TT_SIM_LINE_SWD_RESET;
+			d->select &= ~0xFu;
+		}
+		if (!bit) {
+			if (d->swj_ones >= 50)
+				d->swj_armed = 0;
+			d->swj_ones = 0;
+		}
+		if (d->swj_armed >= 0 && ++d->swj_armed == 16) {
+			if (d->swj_sel == SWJ_JTAG_TO_SWD)
+				d->line = TT_SIM_LINE_SWD_RESET;
+			else if (d->swj_sel == SWJ_SWD_TO_JTAG)
+				d->line = TT_SIM_LINE_JTAG;
+			d->swj_armed = -1;
+		}
+	}
+}
+
+int tt_sim_dap_swd_access(struct tt_sim_dap *d, bool ap, bool rnw, unsigned a, uint32_t data,
+			  uint32_t *val)
+{
+	uint32_t v;
+
+	*val = 0;
+	if (d->line != TT_SIM_LINE_SWD) {	/* the target does not drive SWDIO */
+		if (d->line == TT_SIM_LINE_JTAG || ap || !rnw || (a & 0xC))
+			return TT_SIM_SWD_NOACK;
+		d->line = TT_SIM_LINE_SWD;	/* the DPIDR read ends the reset state */
+	}
+	if (!ap) {
+		v = dp_access(d, rnw, a & 0xC, data);
+		if (rnw)
+			*val = v;
+		return TT_SIM_SWD_OK;
+	}
+	/* OpenOCD never enables overrun detection over CMSIS-DAP, so a WAIT leaves no sticky
+	 * flag: the probe retries (DAP_TransferConfigure's WAIT retry count) and the storm is
+	 * spent one attempt at a time. */
+	if (d->wait_accesses) {
+		d->wait_accesses--;
+		d->stats.waits++;
+		if (d->ctrl_stat & CS_ORUNDETECT)
+			d->ctrl_stat |= CS_STICKYORUN;
+		return TT_SIM_SWD_WAIT;
+	}
+	if (d->ctrl_stat & (CS_STICKYERR | CS_STICKYORUN | CS_STICKYCMP | CS_WDATAERR)) {
+		d->stats.ignored++;
+		return TT_SIM_SWD_FAULT;
+	}
+	if (!(d->ctrl_stat & CS_CDBGPWRUPACK)) {
+		d->ctrl_stat |= CS_STICKYERR;
+		d->stats.bus_faults++;
+		return TT_SIM_SWD_FAULT;
+	}
+	v = ap_access(d, rnw, a & 0xC, data);
+	/* A bus fault of this access: a real probe sees it as FAULT on the RDBUFF read that
+	 * follows the posted access (DAP_Transfer checks the last write the same way). */
+	if (d->ctrl_stat & CS_STICKYERR)
+		return TT_SIM_SWD_FAULT;
+	if (rnw)
+		*val = d->rdbuf = v;
+	return TT_SIM_SWD_OK;
 }
 
 static void xacc_update(struct tt_sim_dap *d, bool ap)
@@ -267,10 +380,8 @@ static void dr_update(struct tt_sim_dap *d)
 		xacc_update(d, true);
 		break;
 	case IR_ABORT:
-		if (d->dr_sr & (1u << 3)) {	/* DAPABORT: cancel the WAIT storm */
-			d->stats.waits_aborted += d->wait_accesses;
-			d->wait_accesses = 0;
-		}
+		if (d->dr_sr & (1u << 3))	/* DAPABORT */
+			dap_abort(d);
 		break;
 	default:
 		break;

@@ -1,11 +1,14 @@
 /* tests/sim/simtarget.c: tt-simtarget, a simulated microcontroller that a real OpenOCD drives.
  *
- * Owns the process side of the simulator: the remote_bitbang server (loopback TCP or a unix
- * socket; one OpenOCD at a time, the next one is accepted after a disconnect), the RAM
+ * Owns the process side of the simulator: the debugger link (loopback TCP or a unix socket;
+ * one debugger at a time, the next one is accepted after a disconnect): OpenOCD's
+ * remote_bitbang protocol to a JTAG-DP, or with --cmsis-dap the command packets of a CMSIS-DAP
+ * probe to an SW-DP (from libtt-fakeusb.so inside OpenOCD, fakeusb.c), the RAM
  * backends (a shared memory file that workloads write concurrently, or a live process's memory
  * by pid) and the control socket that scripts fault hooks. The debug-port semantics live in
  * sim_dap.c. Single-threaded: a poll() loop. CLI and control commands: tests/sim/README.md.
  */
+#include "sim_cmsis_dap.h"
 #include "sim_dap.h"
 
 #include <errno.h>
@@ -55,6 +58,9 @@ struct core {
 
 struct sim {
 	struct tt_sim_dap dap;
+	struct tt_sim_cmsis_dap cmsis;
+	bool dap_link;            /* --cmsis-dap: the link carries DAP command packets */
+	size_t inlen;             /* DAP link: bytes of an incomplete frame in in[] */
 	struct tt_sim_cm cm;
 	struct core core;
 	struct ram ram;
@@ -375,6 +381,8 @@ static void conn_close(struct sim *s)
 	close(s->conn);
 	s->conn = -1;
 	tt_sim_dap_trst(&s->dap);
+	s->cmsis.port = 0;
+	s->inlen = 0;
 	fprintf(stderr, "tt-simtarget: debugger disconnected\n");
 }
 
@@ -415,6 +423,58 @@ static void conn_serve(struct sim *s)
 		if (olen == 0)
 			break;	/* nothing owed: go back to poll() */
 	}
+	if (olen && write_all(s->conn, s->out, olen) < 0)
+		conn_close(s);
+}
+
+static void dap_frame_bad(struct sim *s, size_t len, size_t cap)
+{
+	fprintf(stderr, "tt-simtarget: bad DAP link frame (command %zu bytes, packet size %zu; "
+		"64..%d): closing the link\n", len, cap, TT_SIM_DAP_MAX_PACKET);
+	conn_close(s);
+}
+
+/* --cmsis-dap: the link carries frames, not pins (tests/sim/README.md): a request is u16
+ * command length, u16 packet size, the command packet; the answer u16 length (0: the command
+ * has no response), the response packet. All complete frames of one recv are answered with one
+ * write. */
+static void conn_serve_dap(struct sim *s)
+{
+	ssize_t n = recv(s->conn, s->in + s->inlen, sizeof(s->in) - s->inlen, 0);
+	size_t at = 0, olen = 0;
+
+	if (n < 0 && errno == EINTR)
+		return;
+	if (n <= 0) {
+		conn_close(s);
+		return;
+	}
+	s->inlen += (size_t)n;
+	while (s->inlen - at >= 4) {
+		const uint8_t *f = s->in + at;
+		size_t len = f[0] | (size_t)f[1] << 8, cap = f[2] | (size_t)f[3] << 8, r;
+
+		if (cap < 64 || cap > TT_SIM_DAP_MAX_PACKET || len > cap) {
+			dap_frame_bad(s, len, cap);
+			return;
+		}
+		if (s->inlen - at - 4 < len)
+			break;
+		if (sizeof(s->out) - olen < cap + 2) {
+			if (write_all(s->conn, s->out, olen) < 0) {
+				conn_close(s);
+				return;
+			}
+			olen = 0;
+		}
+		r = tt_sim_cmsis_dap_command(&s->cmsis, f + 4, len, s->out + olen + 2, cap);
+		s->out[olen] = (uint8_t)r;
+		s->out[olen + 1] = (uint8_t)(r >> 8);
+		olen += 2 + r;
+		at += 4 + len;
+	}
+	memmove(s->in, s->in + at, s->inlen - at);
+	s->inlen -= at;
 	if (olen && write_all(s->conn, s->out, olen) < 0)
 		conn_close(s);
 }
@@ -476,6 +536,12 @@ static void ctl_command(struct sim *s, struct ctl_client *c, char *line)
 			  st->bytes_read, st->bytes_written, st->waits, st->waits_aborted,
 			  st->bus_faults, st->ignored,
 			  d->wait_accesses, d->powered, d->ctrl_stat);
+	} else if (!strcmp(a, "dap") && s->dap_link) {
+		const struct tt_sim_cmsis_dap *k = &s->cmsis;
+
+		ctl_reply(c, "ok port=%u commands=%" PRIu64 " transfers=%" PRIu64 " usb_out=%" PRIu64
+			  " usb_in=%" PRIu64 " clock_hz=%" PRIu32, k->port, k->commands,
+			  k->transfers, k->bytes_out, k->bytes_in, k->clock_hz);
 	} else if (!strcmp(a, "core") && n == 2 && d->cm) {
 		s->core.pid = (pid_t)strtol(b, NULL, 0);
 		ctl_reply(c, "ok");
@@ -493,7 +559,7 @@ static void ctl_command(struct sim *s, struct ctl_client *c, char *line)
 	} else {
 		ctl_reply(c, "err unknown command '%s' (ping, wait N, busfault ADDR LEN, "
 			  "busfault off, power off|on|cycle, stats, quit; with --cortex-m: core PID, "
-			  "cm)", line);
+			  "cm; with --cmsis-dap: dap)", line);
 	}
 }
 
@@ -534,7 +600,10 @@ static void serve(struct sim *s)
 			return;
 		}
 		if (p[0].revents && s->conn >= 0) {
-			conn_serve(s);
+			if (s->dap_link)
+				conn_serve_dap(s);
+			else
+				conn_serve(s);
 		} else if (p[0].revents) {
 			int one = 1;
 
@@ -597,9 +666,11 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: tt-simtarget [--port N | --unix PATH] [--ctl PATH] --base ADDR --size N\n"
 		"                    (--ram FILE | --pid PID) [--cortex-m] [--core-pid PID | --qmp PATH]\n"
+		"                    [--cmsis-dap]\n"
 		"       tt-simtarget --ctl PATH --send 'COMMAND'\n"
-		"Serves OpenOCD's remote_bitbang protocol on 127.0.0.1 (port 0 = ephemeral) or a\n"
-		"unix socket; prints 'listening port=N' (or 'listening unix=PATH') when ready.\n"
+		"Serves OpenOCD's remote_bitbang protocol (JTAG), or with --cmsis-dap a CMSIS-DAP\n"
+		"probe's commands over SWD for libtt-fakeusb.so, on 127.0.0.1 (port 0 = ephemeral)\n"
+		"or a unix socket; prints 'listening port=N' (or 'listening unix=PATH') when ready.\n"
 		"See tests/sim/README.md.\n");
 }
 
@@ -611,7 +682,7 @@ int main(int argc, char **argv)
 		{ "pid", required_argument, NULL, 'P' },  { "base", required_argument, NULL, 'b' },
 		{ "size", required_argument, NULL, 's' }, { "send", required_argument, NULL, 'S' },
 		{ "cortex-m", no_argument, NULL, 'M' },   { "core-pid", required_argument, NULL, 'C' },
-		{ "qmp", required_argument, NULL, 'Q' },
+		{ "qmp", required_argument, NULL, 'Q' },   { "cmsis-dap", no_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },       { 0 },
 	};
 	static struct sim s = { .lfd = -1, .conn = -1, .ctl_lfd = -1, .core.qmp = -1 };
@@ -633,6 +704,7 @@ int main(int argc, char **argv)
 		case 'M': cortex_m = true; break;
 		case 'C': s.core.pid = (pid_t)strtol(optarg, NULL, 0); cortex_m = true; break;
 		case 'Q': qmp_path = optarg; cortex_m = true; break;
+		case 'D': s.dap_link = true; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -657,6 +729,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	tt_sim_dap_init(&s.dap, &(struct tt_sim_mem_ops){ ram_read, ram_write, &s.ram });
+	if (s.dap_link)
+		tt_sim_cmsis_dap_init(&s.cmsis, &s.dap);
 	if (cortex_m) {
 		/* after a reset: SP at the top of RAM, PC at a made-up address inside it */
 		const struct tt_sim_core_ops core = { core_halt, core_resume, core_reset,
