@@ -111,7 +111,6 @@ function forgetTokenInAddress() {
 function connect() {
   app.session = new Session({
     store, toast, onStatus, onState: onConnState,
-    paused: () => app.paused,
     onTargets: () => { targetsDirty = true; },
   }, { history: HISTORY_ON_CONNECT });
   app.conn = app.session.conn;
@@ -258,14 +257,18 @@ function updateFollowButton() {
 }
 
 function goLive() {
+  if (app.paused) { setPaused(false); return; }
   table.setFollow(true);
   timeline.goLive();
   updateFollowButton();
 }
 
+/* Pause freezes the views, not the stream: the page keeps every record the daemon sends (no
+ * gap, nothing lost), and Resume (or Live) brings table and timeline back to the newest. */
 function setPaused(p) {
   app.paused = p;
-  app.conn.send({ type: p ? 'pause' : 'resume-live' });
+  if (p) { table.setFollow(false); timeline.setFollow(false); } else { table.setFollow(true); timeline.goLive(); }
+  updateFollowButton();
   const b = $('btn-pause');
   b.classList.toggle('on', p);
   b.querySelector('span').textContent = p ? 'Resume' : 'Pause';

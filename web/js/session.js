@@ -13,7 +13,7 @@ import { Connection, wsUrl } from './conn.js';
 
 export class Session {
   /**
-   * hooks: store(name) -> TargetStore (made on first use), paused() -> bool,
+   * hooks: store(name) -> TargetStore (made on first use),
    *        onStatus(store, msg, prevState), onTargets(), onState(state, detail), toast(text, kind)
    */
   constructor(hooks, { history = 0 } = {}) {
@@ -87,7 +87,6 @@ export class Session {
     if (Object.keys(since).length) sub.since = since;
     else if (this.history) sub.history = this.history;
     this.send(sub);
-    if (this.h.paused()) this.send({ type: 'pause' });
     this.h.onTargets && this.h.onTargets();
   }
 

@@ -272,7 +272,7 @@ export class Timeline {
       return;
     }
     // Viewport
-    if (this.autoSpan) this.autoFitSpan();
+    if (this.autoSpan && this.follow) this.autoFitSpan(); // a view the user holds keeps its scale
     if (this.follow) this.t1 = st.lastT + this.span * 0.02;
     const t0 = this.t0, t1 = this.t1, pw = this.plotW;
     const lanes = this.chooseLanes();
