@@ -59,6 +59,35 @@ const tests = [
       assert(c.lastSeq - Math.max(...last) < 500, 'the table follows live after resume');
     });
   }],
+
+  ["after a target reset the axis shows the target's own times, marks the reset, and says so", async () => {
+    await withPage({ server: { rate: 2000 } }, async (page, srv) => {
+      await waitFor('records', async () => (await st(page))?.size > 3000);
+      const before = await page.evaluate(() => window.tracetap.current.lastRec.ns);
+      await srv.control('reset');
+      await waitFor('a notice of the reset', () => page.$eval('#toast', (e) => !e.hidden && /reset/.test(e.textContent)), 5000);
+      const s0 = (await st(page)).lastSeq;
+      await waitFor('records after the reset', async () => (await st(page)).lastSeq > s0 + 1500);
+      await page.keyboard.press('0'); // fit: both time bases in view
+      await frames(page);
+      const r = await page.evaluate(() => {
+        const s = window.tracetap.current, tl = window.tracetap.timeline;
+        let reset = null;
+        for (let n = s.head; n < s.tail; n++) { const x = s.get(n); if (x.type === 'reset') reset = x; }
+        const after = [], beforeR = [];
+        for (let n = s.head; n < s.tail; n++) { const x = s.get(n); if (x.type === 'event') (x._n > reset._n ? after : beforeR).push(x.ns); }
+        return { axis: JSON.parse(tl.wrap.dataset.axis || '[]'), resetX: tl.xOf(reset._t), after: [Math.min(...after), Math.max(...after)],
+          before: [Math.min(...beforeR), Math.max(...beforeR)], step: tl.span / 5 };
+      });
+      await page.screenshot({ path: `${ART}/dash-reset-axis.png` });
+      assert(r.before[1] >= before && r.after[1] < r.before[1], `the target's time restarted: ${JSON.stringify(r)}`);
+      const mark = r.axis.filter((a) => a.epoch);
+      assert(mark.length === 1 && Math.abs(mark[0].x - r.resetX) < 2 && mark[0].v <= r.after[0], 'the reset is on the axis at its place with the target time there: ' + JSON.stringify(mark));
+      const right = r.axis.filter((a) => !a.epoch && a.x > r.resetX), left = r.axis.filter((a) => !a.epoch && a.x < r.resetX);
+      assert(right.length > 0 && right.every((a) => a.v >= r.after[0] - r.step && a.v <= r.after[1] + r.step), `labels after the reset are the target's times ${r.after}: ${JSON.stringify(right)}`);
+      assert(left.length > 0 && left.every((a) => a.v >= r.before[0] - r.step && a.v <= r.before[1] + r.step), `labels before it too ${r.before}: ${JSON.stringify(left)}`);
+    });
+  }],
 ];
 
 process.exit(await run(tests) ? 1 : 0);

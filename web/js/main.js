@@ -111,6 +111,7 @@ function forgetTokenInAddress() {
 function connect() {
   app.session = new Session({
     store, toast, onStatus, onState: onConnState,
+    onReset: (s, r) => { if (s === app.current) toast(`${s.name}: target reset (${r.reason || 'tracing restarted'}): its time starts again, marked on the time axis`, 'warn'); },
     onTargets: () => { targetsDirty = true; },
   }, { history: HISTORY_ON_CONNECT });
   app.conn = app.session.conn;

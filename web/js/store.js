@@ -93,6 +93,7 @@ export class TargetStore {
     this.summary = null;   // target summary from hello
     this.timeUnit = null;  // 'ns' or 'ticks'
     this.tOffset = 0;      // added to record time so display time stays monotonic across resets
+    this.epochs = [{ t: -Infinity, off: 0 }]; // display time where each time base starts, its offset
     this.lastRawT = null;
     this.lastT = 0;        // display time of the newest record
     this.timeline = new TimelineModel();
@@ -130,7 +131,7 @@ export class TargetStore {
       if (raw != null) {
         if (this.lastRawT !== null && raw < this.lastRawT) {
           // Time restarted (target reset, daemon restart): keep the display axis monotonic.
-          this.tOffset = this.lastT - raw + 1;
+          this.setOffset(this.lastT - raw + 1, raw);
         }
         this.lastRawT = raw;
         this.lastT = raw + this.tOffset;
@@ -165,6 +166,26 @@ export class TargetStore {
       this.rateBins[sec % this.rateBins.length]++;
     }
     this.changed++;
+  }
+
+  /** The target's time restarted at raw (display time stays monotonic): from here on, display
+   * time = raw + off. Views map display time back to the target's own with ownTime(). */
+  setOffset(off, raw) {
+    this.tOffset = off;
+    const e = this.epochs[this.epochs.length - 1];
+    if (e.off === off) return;
+    if (e.t === raw + off) e.off = off; else this.epochs.push({ t: raw + off, off });
+  }
+
+  /** The target's own time (ns or ticks, as its records carry it) at display time t. */
+  ownTime(t) { return t - this.epochAt(t).off; }
+
+  /** The time base that display time t belongs to: {t: where it starts, off}. */
+  epochAt(t) {
+    const e = this.epochs;
+    let lo = 0, hi = e.length - 1;
+    while (lo < hi) { const m = (lo + hi + 1) >> 1; if (e[m].t <= t) lo = m; else hi = m - 1; }
+    return e[lo];
   }
 
   /** Timeline lanes that hold records passing the filter. */

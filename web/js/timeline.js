@@ -411,21 +411,47 @@ export class Timeline {
     }
   }
 
+  /** The axis shows the target's own time: each time base (epoch: from the start, or from a
+   * reset where the target's time restarted) gets its own ticks, and where one starts the axis
+   * says so in the reset colour with the target's time there. What is drawn is published as
+   * the element's data-axis (JSON [{x, v, label, epoch}]). */
   drawAxis(c, th, t0, t1, W) {
-    const unit = this.store.timeUnit;
+    const st = this.store, unit = st.timeUnit;
     const step = niceStep(this.span / Math.max(2, this.plotW / 110));
-    c.fillStyle = th.muted || '#888';
+    const label = (v) => (unit === 'ns' ? fmtAxisNs(v, step) : String(Math.round(v)));
+    const out = [];
+    const ep = st.epochs;
     c.strokeStyle = th.grid || 'rgba(0,0,0,.08)';
     c.beginPath();
-    for (let t = Math.ceil(t0 / step) * step; t <= t1; t += step) {
-      const x = Math.round(this.xOf(t)) + 0.5;
-      c.moveTo(x, AXIS_H - 5); c.lineTo(x, this.h);
-      const label = unit === 'ns' ? fmtAxisNs(t, step) : String(Math.round(t));
-      c.fillText(label, x + 3, 10);
+    for (let i = 0; i < ep.length; i++) {
+      const a = Math.max(t0, ep[i].t), b = Math.min(t1, i + 1 < ep.length ? ep[i + 1].t : Infinity);
+      if (a >= b) continue;
+      const off = ep[i].off;
+      let from = a;
+      if (ep[i].t >= t0) { // this time base starts in view: mark it on the axis
+        const x = Math.round(this.xOf(ep[i].t)) + 0.5, v = ep[i].t - off;
+        const text = '↺ ' + label(v);
+        c.fillStyle = th.reset || '#d00';
+        c.fillRect(x - 1, 0, 2, AXIS_H);
+        c.fillText(text, x + 4, 10);
+        out.push({ x, v, label: text, epoch: true });
+        from = this.tOf(x + c.measureText(text).width + 20);
+      }
+      c.fillStyle = th.muted || '#888';
+      const stopX = i + 1 < ep.length && ep[i + 1].t < t1 ? this.xOf(ep[i + 1].t) - 4 : Infinity;
+      for (let v = Math.ceil((from - off) / step) * step; v + off < b; v += step) {
+        const x = Math.round(this.xOf(v + off)) + 0.5;
+        if (x + 3 + c.measureText(label(v)).width > stopX) break; // the next time base's mark is there
+        c.moveTo(x, AXIS_H - 5); c.lineTo(x, this.h);
+        c.fillText(label(v), x + 3, 10);
+        out.push({ x, v, label: label(v), epoch: false });
+      }
     }
     c.stroke();
     c.fillStyle = th.border || '#ddd';
     c.fillRect(LABEL_W, AXIS_H - 1, W, 1);
+    const s = JSON.stringify(out);
+    if (s !== this.axisAttr) { this.axisAttr = s; this.wrap.dataset.axis = s; }
   }
 
   publishLanes(names) {
