@@ -20,7 +20,10 @@ const cells = (page, i) => page.$$eval('#table-rows .row:not([hidden])', (rs, i)
 /** Resolves after the page has drawn n more frames (the views render in requestAnimationFrame). */
 const frames = (page, n = 3) => page.evaluate((n) => new Promise((res) => { const f = () => (--n ? requestAnimationFrame(f) : res()); requestAnimationFrame(f); }), n);
 /** Resolves after the slow part of the frame loop (charts, info, lists: every 400 ms) ran again. */
-const slowFrame = (page) => page.evaluate(() => new Promise((res) => { const c = window.tracetap.slowFrames; const f = () => (window.tracetap.slowFrames > c + 1 ? res() : requestAnimationFrame(f)); requestAnimationFrame(f); }));
+const slowFrame = async (page) => {
+  const c = await page.evaluate(() => window.tracetap.slowFrames);
+  await waitFor('the slow part of a frame', async () => (await page.evaluate(() => window.tracetap.slowFrames)) > c + 1, 5000);
+};
 
 async function withPage(opts, fn) {
   const srv = await startDevServer(opts.server || {});
@@ -55,7 +58,7 @@ const tests = [
       const c = await st(page);
       assert(c.counts.missed === 0 && c.counts.gaps === 0, 'nothing missed, no gap: ' + JSON.stringify(c.counts));
       assert(c.size === c.lastSeq - c.oldestSeq + 1, `every seq kept: ${c.size} records, seq ${c.oldestSeq}-${c.lastSeq}`);
-      const last = (await rowTexts(page)).map((t) => parseInt(t, 10)).filter((x) => x);
+      const last = (await cells(page, 0)).map((c) => parseInt(c[1], 10)).filter((x) => x);
       assert(c.lastSeq - Math.max(...last) < 500, 'the table follows live after resume');
     });
   }],
@@ -86,6 +89,28 @@ const tests = [
       const right = r.axis.filter((a) => !a.epoch && a.x > r.resetX), left = r.axis.filter((a) => !a.epoch && a.x < r.resetX);
       assert(right.length > 0 && right.every((a) => a.v >= r.after[0] - r.step && a.v <= r.after[1] + r.step), `labels after the reset are the target's times ${r.after}: ${JSON.stringify(right)}`);
       assert(left.length > 0 && left.every((a) => a.v >= r.before[0] - r.step && a.v <= r.before[1] + r.step), `labels before it too ${r.before}: ${JSON.stringify(left)}`);
+    });
+  }],
+
+  ["the daemon's whole history is reachable: zooming back past the oldest record fetches it, and the page says how far back it goes", async () => {
+    await withPage({ server: { rate: 300, history: 30000 } }, async (page, srv) => {
+      await waitFor('the newest 2000 at connect', async () => (await st(page))?.size >= 2000);
+      const s0 = await st(page);
+      const info0 = await waitFor('where the records start', async () => { const t = await page.textContent('#tl-history'); return /from seq/.test(t) && t; }, 5000);
+      assert(s0.oldestSeq > 28000 && info0.includes(`from seq ${s0.oldestSeq.toLocaleString('en-US')} (`) && /older on the daemon/.test(info0), 'says where the records start and that there is more: ' + info0);
+      await page.focus('#timeline');
+      for (let i = 0; i < 4; i++) await page.keyboard.press('-');
+      await waitFor('the whole history loaded', async () => (await st(page)).oldestSeq === 1, 20000);
+      await waitFor('says it is all', async () => /all the daemon holds/.test(await page.textContent('#tl-history')), 5000);
+      const s1 = await st(page);
+      const daemonOldest = srv.state.hist.get('board1')[0].seq;
+      assert(s1.size === s1.lastSeq - s1.oldestSeq + 1 && s1.size > 30000, `every seq from the oldest the daemon held, once: ${JSON.stringify(s1)}`);
+      assert(daemonOldest === 1 && /from seq 1 \([0-9.]+ ms back\): all the daemon holds/.test(await page.textContent('#tl-history')), 'says it is all: ' + await page.textContent('#tl-history'));
+      await page.screenshot({ path: `${ART}/dash-history.png` });
+      await page.focus('#table');
+      await page.keyboard.press('Home');
+      await waitFor('table at the oldest record', async () => Math.min(...(await cells(page, 0)).map((c) => parseInt(c[1], 10))) === 1, 5000)
+        .catch(async (e) => { throw new Error(e.message + ': ' + JSON.stringify({ rows: (await rowTexts(page)).slice(0, 3), top: await page.$eval('#table', (t) => t.scrollTop), st: await st(page) })); });
     });
   }],
 ];

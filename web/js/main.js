@@ -4,13 +4,14 @@
 
 import { Session } from './session.js';
 import { TargetStore, compileFilter } from './store.js';
-import { EventTable } from './table.js';
+import { EventTable, ROW_H } from './table.js';
 import { Timeline } from './timeline.js';
 import { drawCpu, drawRate } from './charts.js';
 import { showDetail, hideDetail } from './detail.js';
 import { fmtCount, fmtDur } from './format.js';
 import { renderTargetList, groupByBench, LOCAL_BENCH } from './targets.js';
 import { h, fill } from './dom.js';
+import { loadOlder } from './history.js';
 
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
@@ -230,6 +231,52 @@ function renderInfo() {
     (timeline.follow ? '' : ' · not following');
 }
 
+/* ---------- the daemon's whole history, on demand (history.js) ---------- */
+
+/** Goes back past the oldest record the page has: the daemon's older records come before it,
+ * with the table and the timeline kept on the records they showed. */
+async function olderHistory() {
+  const s = app.current;
+  if (!s || s.historyLoading || s.historyComplete) return;
+  const top = s.get(s.filtered.at(Math.min(table.firstVisiblePos(), s.filtered.length - 1)));
+  const sel = s.get(table.selected);
+  const tlRec = s.get(s.filtered.at(Math.min(timeline.lowerT(timeline.t0), s.filtered.length - 1)));
+  const tlT = tlRec && tlRec._t;
+  try {
+    const n = await loadOlder(s, apiUrl('api/export', { target: s.name, format: 'jsonl' }));
+    if (!n || s !== app.current) return;
+  } catch (e) {
+    toast(`${s.name}: older history not loaded: ${e.message}`, 'err');
+    return;
+  }
+  table.lastDropped = s.filteredDropped;
+  table.selected = sel ? sel._n : -1;
+  if (!table.follow && top) table.setTop(table.posOf(top._n) * ROW_H);
+  if (tlRec) timeline.t1 += tlRec._t - tlT;
+  table.dirty = true; timeline.dirty = true;
+  refreshFilterOptions(true);
+}
+
+/** The user went back past the oldest record: timeline panned or zoomed (not the automatic
+ * scale) before it, or the table held at its top. */
+function wantsOlder(s) {
+  const o = s.oldest;
+  if (!o || s.historyComplete || s.historyLoading) return false;
+  if ((!timeline.follow || !timeline.autoSpan) && timeline.t0 < o._t) return true;
+  return !table.follow && table.length > 0 && table.el.scrollTop < 1;
+}
+
+function renderHistoryInfo() {
+  const s = app.current;
+  if (!s) return;
+  const from = s.oldestSeq();
+  const back = s.oldest && s.timeUnit ? ` (${fmtDur(s.lastT - s.oldest._t, s.timeUnit)} back)` : '';
+  $('tl-history').textContent = from === undefined ? '' : s.historyLoading ? 'loading older records from the daemon…'
+    : s.historyComplete && s.historyFrom !== undefined ? `from seq ${s.historyFrom.toLocaleString()}${back}: all the daemon holds` + (from > s.historyFrom ? ` (oldest ${fmtCount(from - s.historyFrom)} dropped here)` : '')
+      : `from seq ${from.toLocaleString()}${back}` + (s.historyComplete ? '' : ' · older on the daemon');
+  $('tl-older').hidden = !!(s.historyComplete || from === undefined || from <= 1);
+}
+
 /* ---------- views ---------- */
 
 const table = new EventTable($('table'), $('table-spacer'), $('table-rows'), {
@@ -382,6 +429,7 @@ function wire() {
   $('tl-zoom-in').addEventListener('click', () => timeline.zoom(0.5));
   $('tl-zoom-out').addEventListener('click', () => timeline.zoom(2));
   $('tl-fit').addEventListener('click', () => timeline.fit());
+  $('tl-older').addEventListener('click', () => olderHistory());
   matchMedia('(prefers-color-scheme: dark)').addEventListener('change', readTheme);
   wireSplitter();
 
@@ -453,6 +501,9 @@ function frame(now) {
     lastSlow = now;
     renderCharts();
     renderInfo();
+    renderHistoryInfo();
+    if (app.current && wantsOlder(app.current)) olderHistory();
+    app.slowFrames = (app.slowFrames || 0) + 1;
     refreshFilterOptions(false);
     if (targetsDirty) { if (listHeld) app.heldRedraws++; else renderTargets(); }
     if (app.current && app.current.laneSet !== timeline.laneSet) timeline.setFilter(app.pred, app.filter.thread, app.current.laneSet);

@@ -224,6 +224,41 @@ export class TargetStore {
     if (o) this.timeline.trimBefore(o._t);
   }
 
+  /** The oldest record with a daemon seq (markers have none), or undefined. */
+  oldestSeq() {
+    for (let n = this.head; n < this.tail; n++) { const r = this.ring[n % this.cap]; if (r.seq != null && r.type !== 'marker') return r.seq; }
+    return undefined;
+  }
+
+  /**
+   * Puts older records (seq order, all older than what is kept) before the kept ones. The store is
+   * rebuilt from them in order (display times, timeline, filtered index): records get new absolute
+   * indices, so views take the store again (setStore). Counts of what this page missed or dropped
+   * stay; at most `cap` records are kept (the oldest go).
+   */
+  prepend(older, nowMs) {
+    const keep = [];
+    for (let n = this.head; n < this.tail; n++) keep.push(this.ring[n % this.cap]);
+    let all = older.concat(keep);
+    if (all.length > this.cap) all = all.slice(all.length - this.cap);
+    const { missed, dropped } = this.counts;
+    const lastSeq = this.lastSeq, lastRec = this.lastRec;
+    this.ring = new Array(this.cap);
+    this.head = this.tail = 0;
+    this.filtered.clear();
+    this.filteredDropped = 0;
+    this.tOffset = 0; this.lastRawT = null; this.lastT = 0;
+    this.epochs = [{ t: -Infinity, off: 0 }];
+    this.timeline = new TimelineModel();
+    this.counts = { events: 0, gaps: 0, lost: 0, resets: 0, missed: 0, dropped };
+    const pred = this.pred;
+    this.pred = null;
+    for (const r of all) { if (r.type === 'marker') this.counts.missed -= r.lost || 0; this.add(r, nowMs); }
+    this.counts.missed = missed;
+    this.lastSeq = lastSeq; this.lastRec = lastRec;
+    this.setFilter(pred, this.filterVersion);
+  }
+
   /** Inserts a client-side marker (records missed while disconnected, daemon restarted). */
   marker(reason, lost, nowMs) {
     this.add({ type: 'marker', target: this.name, reason, lost: lost || 0, exact: false }, nowMs);
