@@ -99,7 +99,7 @@ const tests = [
       const info0 = await waitFor('where the records start', async () => { const t = await page.textContent('#tl-history'); return /from seq/.test(t) && t; }, 5000);
       assert(s0.oldestSeq > 28000 && info0.includes(`from seq ${s0.oldestSeq.toLocaleString('en-US')} (`) && /older on the daemon/.test(info0), 'says where the records start and that there is more: ' + info0);
       await page.focus('#timeline');
-      for (let i = 0; i < 4; i++) await page.keyboard.press('-');
+      for (let i = 0; i < 4; i++) { await page.keyboard.press('-'); console.log(await page.evaluate(() => { const t = window.tracetap.timeline, s = window.tracetap.current; return [t.span, t.t1, s.lastT, s.oldest._t, t.follow, window.tracetap.paused]; })); }
       await waitFor('the whole history loaded', async () => (await st(page)).oldestSeq === 1, 20000);
       await waitFor('says it is all', async () => /all the daemon holds/.test(await page.textContent('#tl-history')), 5000);
       const s1 = await st(page);
@@ -111,6 +111,45 @@ const tests = [
       await page.keyboard.press('Home');
       await waitFor('table at the oldest record', async () => Math.min(...(await cells(page, 0)).map((c) => parseInt(c[1], 10))) === 1, 5000)
         .catch(async (e) => { throw new Error(e.message + ': ' + JSON.stringify({ rows: (await rowTexts(page)).slice(0, 3), top: await page.$eval('#table', (t) => t.scrollTop), st: await st(page) })); });
+    });
+  }],
+
+  ["rates: the card and the chart show the target's rate from its time stamps, the delivery rate as such", async () => {
+    // The target writes a steady 1000 events/s (its time stamps); they arrive in bursts every 0.7 s.
+    await withPage({ server: { rate: 1000, steady: 1000, batchMs: 700, history: 6000 }, query: '?history=10000' }, async (page) => {
+      await waitFor('records', async () => (await st(page))?.size >= 6000);
+      await page.keyboard.press('0');
+      const txt = await waitFor('the rate line', async () => { const t = await page.textContent('#rate-now'); return /on the target/.test(t) && t; }, 5000);
+      await page.screenshot({ path: `${ART}/dash-rates.png` });
+      const m = /^([0-9.]+)\/s on the target · [0-9.k]+\/s received$/.exec(txt);
+      assert(m && Math.abs(+m[1] - 1000) <= 10, 'the target writes 1000/s: ' + txt);
+      const card = await page.$$eval('.target.sel .t-grid > *', (es) => es.map((e) => e.textContent));
+      const rate = card[card.indexOf('rate') + 1], read = card.indexOf('read');
+      assert(Math.abs(parseFloat(rate) - 1000) <= 10 && read >= 0, 'the card: the target rate, and the delivery rate labelled read: ' + card);
+      const ser = await page.$eval('#rate-chart', (c) => JSON.parse(c.dataset.series || '{}'));
+      const last = (ser.series || []).slice(-6, -1);
+      assert(last.length === 5 && last.every((v) => Math.abs(v - 1000) <= 2), 'the chart: 1000 per second of target time: ' + last);
+      assert(Array.isArray(ser.received), 'the chart also draws what was received: ' + JSON.stringify(ser.received));
+    });
+  }],
+
+  ['CPU shares count only the time the records cover; a tiny share is not printed as 9.2e-9%', async () => {
+    await withPage({ server: { rate: 2000 } }, async (page) => {
+      await waitFor('records', async () => (await st(page))?.size >= 3000);
+      await page.focus('#timeline');
+      await page.keyboard.press(' '); // hold the view, then zoom out: it reaches before the oldest record
+      await waitFor('zoomed out past the oldest record (the older history loaded)', async () => {
+        await page.keyboard.press('-');
+        return page.evaluate(() => window.tracetap.current.historyComplete && window.tracetap.timeline.t0 < window.tracetap.current.oldest._t);
+      });
+      await slowFrame(page);
+      const sh = await page.$eval('#cpu-chart', (c) => JSON.parse(c.dataset.shares));
+      await page.screenshot({ path: `${ART}/dash-cpu.png` });
+      const unknown = sh.filter((r) => /unknown/.test(r.name)).reduce((a, r) => a + r.frac, 0);
+      const known = sh.filter((r) => !/unknown/.test(r.name)).reduce((a, r) => a + r.frac, 0);
+      assert(unknown < 0.01 && known > 0.99, `every record says who ran: shares add up without an unknown part: ${JSON.stringify(sh)}`);
+      const f = await page.evaluate(async () => { const m = await import('/js/charts.js'); return [9.2e-11, 0.0005, 0.5].map(m.fmtShare); });
+      assert(f[0] === '<0.01%' && f[1] === '0.050%' && f[2] === '50%', 'shares as text: ' + f);
     });
   }],
 ];

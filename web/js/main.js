@@ -215,9 +215,14 @@ function renderCharts() {
   drawCpu($('cpu-chart'), th, share);
   $('cpu-chart').dataset.window = JSON.stringify([w.t0, w.t1]);
   $('cpu-window').textContent = share.total > 0 ? `over ${fmtDur(share.total, s.timeUnit)} in view` : '';
-  const series = s.rateSeries(Date.now(), 60);
-  drawRate($('rate-chart'), th, series);
-  $('rate-now').textContent = `${fmtCount(series[series.length - 2] || 0)}/s received`;
+  // The target's rate from its time stamps (the chart's last point is the second before the
+  // newest record: complete); what arrived per wall-clock second is the delivery rate.
+  const received = s.rateSeries(Date.now(), 60);
+  const own = s.targetRateSeries(61);
+  const got = `${fmtCount(received[received.length - 2] || 0)}/s received`;
+  drawRate($('rate-chart'), th, own || received, own ? received : null);
+  const r = s.targetRate();
+  $('rate-now').textContent = r != null ? `${fmtCount(r)}/s on the target · ${got}` : `${got} (no tick rate: the target's own rate is unknown)`;
 }
 
 function renderInfo() {

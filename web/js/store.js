@@ -264,6 +264,37 @@ export class TargetStore {
     this.add({ type: 'marker', target: this.name, reason, lost: lost || 0, exact: false }, nowMs);
   }
 
+  /** First absolute index whose record's display time is >= t (records are in time order). */
+  indexAtT(t) {
+    let lo = this.head, hi = this.tail;
+    while (lo < hi) { const m = Math.floor((lo + hi) / 2); if (this.ring[m % this.cap]._t < t) lo = m + 1; else hi = m; }
+    return lo;
+  }
+
+  /** The target's own event rate (records per second of its time stamps, not of arrival) over
+   * the last second of its time, or over all records when they span less; null without a time
+   * base in seconds (ticks with no tick rate) or with fewer than 2 records. */
+  targetRate() {
+    if (this.timeUnit !== 'ns' || this.size < 2) return null;
+    const i = Math.min(this.indexAtT(this.lastT - 1e9), this.tail - 2);
+    const d = this.lastT - this.get(i)._t;
+    return d > 0 ? (this.tail - 1 - i) / d * 1e9 : null;
+  }
+
+  /** Records per second of target time for the `count` target seconds up to the newest record,
+   * oldest first; null without a time base in seconds. */
+  targetRateSeries(count) {
+    if (this.timeUnit !== 'ns' || !this.size) return null;
+    const out = new Float64Array(count);
+    let hi = this.tail;
+    for (let k = count - 1; k >= 0; k--) {
+      const lo = this.indexAtT(this.lastT - (count - k) * 1e9);
+      out[k] = hi - lo;
+      hi = lo;
+    }
+    return out;
+  }
+
   /** Events/s samples, oldest first, ending with the current (partial) second. */
   rateSeries(nowMs, count) {
     const sec = Math.floor(nowMs / 1000);

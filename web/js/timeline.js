@@ -460,7 +460,11 @@ export class Timeline {
   }
 
   /** Shown window [t0, t1) for the CPU chart. */
-  window() { return { t0: this.t0, t1: Math.min(this.t1, this.store ? this.store.lastT : this.t1) }; }
+  window() {
+    const st = this.store, o = st && st.oldest;
+    // only where there are records: the empty span before the oldest or after the newest is no time of the target's
+    return { t0: o ? Math.max(this.t0, o._t) : this.t0, t1: Math.min(this.t1, st ? st.lastT : this.t1) };
+  }
 }
 
 function diamond(c, x, y, LH) {
