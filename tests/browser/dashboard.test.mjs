@@ -152,6 +152,37 @@ const tests = [
       assert(f[0] === '<0.01%' && f[1] === '0.050%' && f[2] === '50%', 'shares as text: ' + f);
     });
   }],
+
+  ['a thread filter lists only that thread; table and timeline stay on the same record when it is cleared', async () => {
+    await withPage({ server: { rate: 2000 } }, async (page) => {
+      await waitFor('records', async () => (await st(page))?.size >= 4000);
+      await page.selectOption('#filter-thread', 'producer');
+      await waitFor('filtered', async () => (await cells(page, 3)).every(([t, c]) => t !== 'event' || /producer/.test(c)), 5000);
+      const th = (await cells(page, 3)).filter(([t]) => t === 'event').map(([, c]) => c);
+      assert(th.length > 5 && th.every((c) => c === 'producer' || c === '↯ producer'), 'only rows of producer (its own events and interrupts of it): ' + [...new Set(th)]);
+      await page.hover('#table');
+      await page.mouse.wheel(0, -2000);
+      await waitFor('table held', async () => !(await st(page)).follow);
+      await page.keyboard.press(' '); // pause: the timeline holds too
+      await frames(page);
+      const top = () => page.evaluate(() => {
+        const t = document.getElementById('table');
+        const rows = [...document.querySelectorAll('#table-rows .row:not([hidden])')].map((r) => ({ y: new DOMMatrix(getComputedStyle(r).transform).m42, seq: +r.children[0].textContent }));
+        return rows.filter((r) => r.y + 22 > t.scrollTop).sort((a, b) => a.y - b.y)[0].seq;
+      });
+      const a = await top();
+      await page.focus('#table');
+      await page.keyboard.press('c');
+      await waitFor('filter cleared', async () => (await cells(page, 3)).some(([t, c]) => t === 'event' && !/producer/.test(c)), 5000);
+      await frames(page);
+      const b = await top();
+      await page.screenshot({ path: `${ART}/dash-filter-cleared.png` });
+      assert(b === a, `the table stays on the record at its top: seq ${a} before, ${b} after`);
+      const w = await page.evaluate((seq) => { const s = window.tracetap.current, tl = window.tracetap.timeline;
+        for (let n = s.head; n < s.tail; n++) if (s.get(n).seq === seq) return [tl.t0, s.get(n)._t, tl.t1]; }, a);
+      assert(w[0] <= w[1] && w[1] <= w[2], 'the timeline shows that record too: ' + w);
+    });
+  }],
 ];
 
 process.exit(await run(tests) ? 1 : 0);

@@ -141,7 +141,11 @@ async function pollTargets() {
 
 /* ---------- filters ---------- */
 
+/** A filter change keeps the table on the record at its top (not on the same pixel offset, which
+ * is another record in another list) and the timeline on that record too, so the two stay in step. */
 function applyFilter() {
+  const s0 = app.current;
+  const anchor = s0 && !table.follow ? s0.get(s0.filtered.at(Math.min(table.firstVisiblePos(), s0.filtered.length - 1))) : null;
   app.filter = { thread: $('filter-thread').value, event: $('filter-event').value, text: $('filter-text').value };
   app.pred = compileFilter(app.filter);
   app.filterVersion++;
@@ -149,6 +153,10 @@ function applyFilter() {
   if (s) s.setFilter(app.pred, app.filterVersion);
   timeline.setFilter(app.pred, app.filter.thread, s ? s.laneSet : null);
   table.dirty = true;
+  if (anchor && s) {
+    table.showAtTop(anchor._n);
+    if (!timeline.follow) timeline.reveal(anchor);
+  }
   const active = !!(app.filter.thread || app.filter.event || app.filter.text.trim());
   $('btn-clear-filters').hidden = !active;
   document.body.classList.toggle('filtered', active);
@@ -256,7 +264,7 @@ async function olderHistory() {
   }
   table.lastDropped = s.filteredDropped;
   table.selected = sel ? sel._n : -1;
-  if (!table.follow && top) table.setTop(table.posOf(top._n) * ROW_H);
+  if (!table.follow && top) table.showAtTop(top._n);
   if (tlRec) timeline.t1 += tlRec._t - tlT;
   table.dirty = true; timeline.dirty = true;
   refreshFilterOptions(true);

@@ -55,11 +55,9 @@ export function compileFilter(f) {
     if (r.type !== 'event') return true;
     if (thread) {
       const t = threadOf(r) || (r.ctx === 'isr' ? 'ISR' : r.ctx === 'init' ? 'init' : '');
-      if (t !== thread && r.interrupted_name !== thread) {
-        // Context switches to or from the thread count as its events too.
-        const a = r.args;
-        if (!a || (a.next_thread !== thread && a.thread !== thread)) return false;
-      }
+      // The thread column's own: events the thread wrote, interrupts of it (not other threads'
+      // events that name it as an argument: they are in its lane's switches on the timeline).
+      if (t !== thread && r.interrupted_name !== thread) return false;
     }
     if (event && r.name !== event) return false;
     if (text) {

@@ -110,6 +110,14 @@ export class EventTable {
     this.dirty = true;
   }
 
+  /** Puts record n (or the first one after it in the list) at the top of the view. */
+  showAtTop(n) {
+    const len = this.length;
+    this.spacer.style.height = (len * ROW_H) + 'px'; // the list may have just grown: room first
+    this.lastLen = len;
+    this.setTop(this.store.filtered.lowerBound(n) * ROW_H);
+  }
+
   page(dir) {
     this.setFollow(false);
     this.setTop(this.el.scrollTop + dir * (this.el.clientHeight - ROW_H));
