@@ -183,6 +183,32 @@ const tests = [
       assert(w[0] <= w[1] && w[1] <= w[2], 'the timeline shows that record too: ' + w);
     });
   }],
+
+  ['layout: the bench badge clear of the card, the fill tick clear of its label, a message in plain colour, the Event dropdown wide enough', async () => {
+    await withPage({ server: { rate: 1000, names: ['lab-bench-with-a-long-name/board1'], message: 'streaming from 0x20001000', fill: 0.15 } }, async (page) => {
+      await waitFor('the card and the event names', async () => (await page.$('.target.sel .t-msg')) && (await page.$$eval('#filter-event option', (o) => o.map((x) => x.value))).includes('THREAD_RESUME'));
+      await page.selectOption('#filter-event', 'THREAD_RESUME');
+      await frames(page);
+      await page.screenshot({ path: `${ART}/dash-layout.png` });
+      const g = await page.evaluate(() => {
+        const r = (e) => e.getBoundingClientRect();
+        const badge = r(document.querySelector('.b-states .badge')), card = r(document.querySelector('.target.sel'));
+        const tick = r(document.querySelector('.target.sel .fill i')).right;
+        const label = [...document.querySelectorAll('.target.sel *')].filter((e) => e.children.length === 0 && /^buffer \d+%$/.test(e.textContent)).map(r)[0];
+        const msg = getComputedStyle(document.querySelector('.target.sel .t-msg')).color;
+        const probe = document.createElement('b'); probe.style.color = 'var(--warn)'; document.body.append(probe);
+        const warn = getComputedStyle(probe).color; probe.remove();
+        const sel = document.getElementById('filter-event'), cs = getComputedStyle(sel);
+        const c = document.createElement('canvas').getContext('2d'); c.font = `${cs.fontSize} ${cs.fontFamily}`;
+        return { badgeBottom: badge.bottom, cardTop: card.top, tick, label: label && [label.left, label.right], msg, warn,
+          selW: sel.getBoundingClientRect().width, textW: c.measureText(sel.value).width };
+      });
+      assert(g.badgeBottom <= g.cardTop, `the bench's badge is above the card: ${g.badgeBottom} > ${g.cardTop}`);
+      assert(g.label && (g.tick < g.label[0] || g.tick > g.label[1]), `the fill tick is not over its label: tick ${g.tick}, label ${g.label}`);
+      assert(g.msg !== g.warn, `a connected target's message is not in warning colour: ${g.msg}`);
+      assert(g.selW >= g.textW + 24, `THREAD_RESUME fits the Event dropdown: ${g.selW} px for ${g.textW} px of text`);
+    });
+  }],
 ];
 
 process.exit(await run(tests) ? 1 : 0);

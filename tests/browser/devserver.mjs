@@ -10,7 +10,8 @@
 //
 // Options of startDevServer() for tests: names (target names), message (the status message),
 // steady (target-time events/s: time stamps advance evenly at that rate, whatever the delivery),
-// batchMs (how often records are sent), history (records made before the first client).
+// batchMs (how often records are sent), history (records made before the first client), fill
+// (the buffer fill the status reports; random by default).
 //
 // Dev controls (HTTP POST): /dev/restart?down=MS[&seq=N] (drop every client, restart seq numbering
 // like a restarted daemon, after N), /dev/gap?lost=N (a lapped-buffer gap record), /dev/reset (a reset
@@ -140,7 +141,7 @@ class Workload {
 }
 
 export async function startDevServer({ port = 0, rate = 2000, targets = 1, ticks = false, replay = null, web = path.join(here, '..', '..', 'web'), batchMs = 20, quiet = true,
-  names = null, message = '', steady = 0, history = 0 } = {}) {
+  names = null, message = '', steady = 0, history = 0, fill = null } = {}) {
   const state = { rate, seq: new Map(), hist: new Map(), counters: new Map(), clients: new Set(), down: false, epoch: 0, message };
   names = names || Array.from({ length: targets }, (_, i) => (i === 0 ? 'board1' : 'board' + (i + 1)));
   const loads = new Map(names.map((n) => [n, replay ? new Replay(n, replay) : new Workload(n, { ticks, steady })]));
@@ -152,7 +153,7 @@ export async function startDevServer({ port = 0, rate = 2000, targets = 1, ticks
   function summary(n) {
     const c = state.counters.get(n);
     return { name: n, format: 'threadx', probe: 'devserver (synthetic)', state: 'connected', message: state.message, last_seq: state.seq.get(n),
-      events: c.events, gaps: c.gaps, lost: c.lost, rate: state.rate, fill: 0.2 + Math.random() * 0.1 };
+      events: c.events, gaps: c.gaps, lost: c.lost, rate: state.rate, fill: fill ?? 0.2 + Math.random() * 0.1 };
   }
   function push(n, recs) {
     const h = state.hist.get(n);
@@ -194,7 +195,7 @@ export async function startDevServer({ port = 0, rate = 2000, targets = 1, ticks
     for (const n of names) {
       const c = state.counters.get(n);
       const msg = JSON.stringify({ type: 'status', target: n, state: 'connected', probe: 'devserver (synthetic)', format: 'threadx',
-        message: state.message, rate: state.rate, fill: 0.2 + Math.random() * 0.15, events: c.events, gaps: c.gaps, lost: c.lost,
+        message: state.message, rate: state.rate, fill: fill ?? 0.2 + Math.random() * 0.15, events: c.events, gaps: c.gaps, lost: c.lost,
         resets: c.resets, bytes_read: c.events * 32, last_seq: state.seq.get(n) });
       for (const cl of state.clients) cl.ws.send(msg);
     }

@@ -31,6 +31,7 @@ export function groupByBench(stores) {
 }
 
 const num = (st, s, k) => st[k] ?? s.counts[k];
+const OK_STATES = new Set(['connected', 'attaching', 'halted']);
 
 function card(s, sel) {
   const st = s.status || {};
@@ -48,10 +49,11 @@ function card(s, sel) {
       cell('gaps', fmtCount(n('gaps')), n('gaps')), cell('lost', fmtCount(n('lost')), n('lost')),
       cell('resets', fmtCount(n('resets'))),
       cell('missed', fmtCount(s.counts.missed), s.counts.missed, 'records this dashboard did not receive (gap messages)')),
-    h('div', { class: 'fill', title: 'target buffer fill at the last poll' },
-      h('i', { class: fill > 0.8 ? 'hi' : null, style: { width: (fill * 100).toFixed(1) + '%' } }),
+    h('div', { class: 'fill-row', title: 'target buffer fill at the last poll' },
+      h('div', { class: 'fill' }, h('i', { class: fill > 0.8 ? 'hi' : null, style: { width: (fill * 100).toFixed(1) + '%' } })),
       h('span', null, `buffer ${(fill * 100).toFixed(0)}%`)),
-    st.message ? h('div', { class: 't-msg' }, st.message) : null);
+    // a message is a warning only while the target is not being read as it should
+    st.message ? h('div', { class: 't-msg' + (OK_STATES.has(state) ? '' : ' warn') }, st.message) : null);
 }
 
 function row(s) {
