@@ -209,6 +209,25 @@ const tests = [
       assert(g.selW >= g.textW + 24, `THREAD_RESUME fits the Event dropdown: ${g.selW} px for ${g.textW} px of text`);
     });
   }],
+
+  ['timeline: the lanes fill its height; zoomed out, user events mark without swamping the lanes, in no thread hue', async () => {
+    await withPage({ server: { rate: 4000 }, launch: { width: 1280, height: 1080 } }, async (page) => {
+      await waitFor('records', async () => (await st(page))?.size >= 20000, 30000);
+      await page.focus('#timeline');
+      await page.keyboard.press('0'); // fit: every record in view
+      await page.keyboard.press(' ');
+      await frames(page);
+      await page.screenshot({ path: `${ART}/dash-lanes.png` });
+      const g = await page.evaluate(() => { const t = window.tracetap.timeline, w = t.wrap;
+        return { lanes: JSON.parse(w.dataset.lanes).length, laneH: +w.dataset.laneH, h: w.clientHeight, marks: +w.dataset.userMarks, plotW: t.plotW,
+          user: window.tracetap.theme.userMark, inView: (() => { const s = window.tracetap.current; let n = 0; for (let i = s.head; i < s.tail; i++) { const r = s.get(i); if (r._user && r._t >= t.t0 && r._t <= t.t1) n++; } return n; })() }; });
+      assert(g.lanes >= 6 && g.lanes * g.laneH >= 0.85 * (g.h - 22), `${g.lanes} lanes of ${g.laneH} px fill the ${g.h - 22} px below the axis`);
+      assert(g.inView > g.marks && g.marks > 0 && g.marks <= g.lanes * Math.ceil(g.plotW / 8), `at most one user mark per 8 px per lane: ${g.marks} marks for ${g.inView} user events over ${g.plotW} px`);
+      const [r, gg, b] = await page.evaluate((c) => { const e = document.createElement('b'); e.style.color = c; document.body.append(e); const v = getComputedStyle(e).color; e.remove(); return v.match(/\d+/g).map(Number); }, g.user);
+      const sat = (Math.max(r, gg, b) - Math.min(r, gg, b)) / 255;
+      assert(sat < 0.2, `the user mark has no thread-like hue: ${g.user} (chroma ${sat.toFixed(2)})`);
+    });
+  }],
 ];
 
 process.exit(await run(tests) ? 1 : 0);

@@ -375,7 +375,7 @@ function readTheme() {
     dark: v('--is-dark') === '1',
     bg: v('--bg-panel'), text: v('--text'), muted: v('--muted'), border: v('--border'),
     stripe: v('--stripe'), grid: v('--grid'), accent: v('--accent'), accentSoft: v('--accent-soft'),
-    isr: v('--isr'), user: v('--user'), tick: v('--tick'), gap: v('--gap'), reset: v('--reset'),
+    isr: v('--isr'), user: v('--user'), userMark: v('--user-mark'), tick: v('--tick'), gap: v('--gap'), reset: v('--reset'),
     marker: v('--marker'), markerText: v('--marker-text'), idle: v('--idle'), font: v('--font-ui'),
   };
   timeline.setTheme(app.theme);

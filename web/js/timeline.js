@@ -14,6 +14,7 @@ import { h, fill } from './dom.js';
 const LABEL_W = 132;
 const AXIS_H = 22;
 const MAX_TICKS = 6000;
+const USER_GAP = 8;        // px between two user-event marks in one lane
 
 export class Timeline {
   constructor(wrap, canvas, tip, { onSelect, onFollowChange }) {
@@ -279,7 +280,9 @@ export class Timeline {
     this.lanesShown = lanes;
     this.publishLanes(lanes.map((l) => l.name));
     const avail = H - AXIS_H - 4;
-    this.laneH = Math.max(16, Math.min(30, Math.floor(avail / Math.max(1, lanes.length))));
+    // lanes share the height (a few lanes fill it too), within readable bounds
+    this.laneH = Math.max(16, Math.min(72, Math.floor(avail / Math.max(1, lanes.length))));
+    if (this.wrap.dataset.laneH !== String(this.laneH)) this.wrap.dataset.laneH = this.laneH;
     const maxScroll = Math.max(0, lanes.length - Math.floor(avail / this.laneH));
     if (this.laneScroll > maxScroll) this.laneScroll = maxScroll;
     const LH = this.laneH;
@@ -345,7 +348,18 @@ export class Timeline {
     const i0 = this.lowerT(t0), i1 = this.lowerT(t1);
     const many = i1 - i0 > MAX_TICKS;
     const lastX = new Map();
-    const userColor = th.user || '#a0f';
+    // User events: a neutral mark (not a hue a thread lane could have), at most one per
+    // USER_GAP px per lane, so zoomed out they mark where they are without hiding the runs.
+    const userColor = th.userMark || '#222', userEdge = th.bg || '#fff';
+    const lastU = new Map();
+    let marks = 0;
+    const mark = (ln, x, y) => {
+      const p = lastU.get(ln);
+      if (p !== undefined && x - p < USER_GAP) return;
+      lastU.set(ln, x); marks++;
+      c.fillStyle = userColor; c.strokeStyle = userEdge;
+      diamond(c, x, y, LH);
+    };
     const tickColor = th.tick || 'rgba(0,0,0,.45)';
     const step = many ? Math.ceil((i1 - i0) / MAX_TICKS) : 1;
     // Ticks for every event (subsampled when dense), diamonds for user events.
@@ -359,8 +373,7 @@ export class Timeline {
       if (lastX.get(ln) === x) continue;
       lastX.set(ln, x);
       if (r._user) {
-        c.fillStyle = userColor;
-        diamond(c, x, y, LH);
+        mark(ln, x, y);
       } else {
         c.fillStyle = tickColor;
         c.fillRect(x, y + 1, 1, 4);
@@ -371,7 +384,6 @@ export class Timeline {
       const ins = st.timeline.instants;
       let lo = st.timeline.instOff, hi = ins.length;
       while (lo < hi) { const mm = (lo + hi) >> 1; if (ins[mm].t < t0) lo = mm + 1; else hi = mm; }
-      c.fillStyle = userColor;
       let n = 0;
       for (let i = lo; i < ins.length && ins[i].t < t1 && n < 4000; i++) {
         const it = ins[i];
@@ -379,12 +391,11 @@ export class Timeline {
         if (this.pred && !this.pred(it.r)) continue;
         const y = laneY.get(it.lane);
         if (y === undefined) continue;
-        const x = Math.round(this.xOf(it.t));
-        if (lastX.get(it.lane) === x) continue;
-        lastX.set(it.lane, x); n++;
-        diamond(c, x, y, LH);
+        n++;
+        mark(it.lane, Math.round(this.xOf(it.t)), y);
       }
     }
+    if (this.wrap.dataset.userMarks !== String(marks)) this.wrap.dataset.userMarks = marks;
   }
 
   drawMarkers(c, th, st, t0, t1, H) {
@@ -469,7 +480,8 @@ export class Timeline {
 
 function diamond(c, x, y, LH) {
   const r = Math.min(4, LH / 2 - 3);
-  c.beginPath(); c.moveTo(x, y + LH / 2 - r - 1); c.lineTo(x + r - 1, y + LH / 2); c.lineTo(x, y + LH / 2 + r + 1); c.lineTo(x - r + 1, y + LH / 2); c.fill();
+  c.beginPath(); c.moveTo(x, y + LH / 2 - r - 1); c.lineTo(x + r - 1, y + LH / 2); c.lineTo(x, y + LH / 2 + r + 1); c.lineTo(x - r + 1, y + LH / 2); c.closePath();
+  c.lineWidth = 1; c.stroke(); c.fill();
 }
 
 function niceStep(raw) {
