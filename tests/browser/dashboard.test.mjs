@@ -228,6 +228,26 @@ const tests = [
       assert(sat < 0.2, `the user mark has no thread-like hue: ${g.user} (chroma ${sat.toFixed(2)})`);
     });
   }],
+
+  ['a gap row has a time and its whole text', async () => {
+    await withPage({ server: { rate: 1000 } }, async (page, srv) => {
+      await waitFor('records', async () => (await st(page))?.size >= 500);
+      await srv.control('gap', 'lost=3180&basis=' + encodeURIComponent('time stamps and event rate'));
+      await waitFor('the gap', async () => (await st(page)).counts.gaps === 1);
+      await page.keyboard.press(' ');
+      await page.evaluate(() => { const s = window.tracetap.current; for (let n = s.head; n < s.tail; n++) if (s.get(n).type === 'gap') { const t = window.tracetap.table; t.setTop((t.posOf(n) - 5) * 22); return; } });
+      await frames(page);
+      const g = await page.evaluate(() => {
+        const rows = [...document.querySelectorAll('#table-rows .row:not([hidden])')].sort((a, b) => new DOMMatrix(getComputedStyle(a).transform).m42 - new DOMMatrix(getComputedStyle(b).transform).m42);
+        const i = rows.findIndex((r) => r.dataset.type === 'gap');
+        const d = rows[i].children[6];
+        return { time: rows[i].children[1].textContent, prev: rows[i - 1].children[1].textContent, text: d.textContent, sw: d.scrollWidth, cw: d.clientWidth };
+      });
+      await page.screenshot({ path: `${ART}/dash-gap-row.png` });
+      assert(g.time !== '' && g.time === g.prev, `the gap row shows the time of the event before it: "${g.time}" after "${g.prev}"`);
+      assert(/estimate from time stamps and event rate\)$/.test(g.text) && g.sw <= g.cw, `the whole text fits: ${g.text} (${g.sw} of ${g.cw} px)`);
+    });
+  }],
 ];
 
 process.exit(await run(tests) ? 1 : 0);

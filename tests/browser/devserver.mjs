@@ -217,7 +217,8 @@ export async function startDevServer({ port = 0, rate = 2000, targets = 1, ticks
           state.epoch++; state.down = false;
         }, +(u.searchParams.get('down') || 1000));
       } else if (cmd === 'gap') {
-        for (const n of names) push(n, [{ type: 'gap', target: n, seq: 0, lost: +(u.searchParams.get('lost') || 120), exact: false, reason: 'lapped' }]);
+        const basis = u.searchParams.get('basis');
+        for (const n of names) push(n, [{ type: 'gap', target: n, seq: 0, lost: +(u.searchParams.get('lost') || 120), exact: false, ...(basis ? { basis } : {}), reason: 'lapped' }]);
       } else if (cmd === 'reset') {
         for (const n of names) { push(n, [{ type: 'reset', target: n, seq: 0, reason: 'tracing re-enabled: thread pointers cleared' }]); loads.get(n).reset(); }
       } else if (cmd === 'rate') {

@@ -286,7 +286,7 @@ function renderHistoryInfo() {
   const back = s.oldest && s.timeUnit ? ` (${fmtDur(s.lastT - s.oldest._t, s.timeUnit)} back)` : '';
   $('tl-history').textContent = from === undefined ? '' : s.historyLoading ? 'loading older records from the daemon…'
     : s.historyComplete && s.historyFrom !== undefined ? `from seq ${s.historyFrom.toLocaleString()}${back}: all the daemon holds` + (from > s.historyFrom ? ` (oldest ${fmtCount(from - s.historyFrom)} dropped here)` : '')
-      : `from seq ${from.toLocaleString()}${back}` + (s.historyComplete ? '' : ' · older on the daemon');
+      : `from seq ${from.toLocaleString()}${back}` + (s.historyComplete || from <= 1 ? '' : ' · older on the daemon');
   $('tl-older').hidden = !!(s.historyComplete || from === undefined || from <= 1);
 }
 

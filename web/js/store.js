@@ -142,6 +142,8 @@ export class TargetStore {
       if (th && r.prio != null) this.noteThread(th, r.prio);
     } else {
       r._t = this.lastT;
+      // a gap, reset or marker comes after the newest event: its time is that event's own
+      if (this.lastRawT !== null) r[this.timeUnit === 'ns' ? '_ns' : '_time'] = this.lastRawT;
       if (r.type === 'gap') { this.counts.gaps++; if (r.lost) this.counts.lost += r.lost; }
       else if (r.type === 'reset') this.counts.resets++;
       else if (r.type === 'marker') this.counts.missed += r.lost || 0;

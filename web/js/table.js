@@ -185,14 +185,17 @@ export class EventTable {
     c[0].textContent = r.seq != null ? r.seq : '';
     if (r.type !== 'event') {
       row.className = 'row rec-' + r.type;
-      c[1].textContent = ''; c[2].textContent = ''; c[3].textContent = ''; c[4].textContent = '';
+      c[1].textContent = fmtTime(r); c[2].textContent = ''; c[3].textContent = ''; c[4].textContent = '';
+      c[1].title = 'after the event at this time';
       c[5].textContent = r.type === 'marker' ? 'RECONNECT' : r.type.toUpperCase();
       c[6].textContent = describeRecord(r);
+      c[6].title = c[6].textContent;
       row.dataset.type = r.type;
       return;
     }
     row.className = 'row ctx-' + r.ctx + (r._user ? ' user' : '');
     row.dataset.type = 'event';
+    c[1].title = ''; c[6].title = '';
     c[1].textContent = fmtTime(r);
     c[2].textContent = r.ctx;
     c[3].textContent = r.ctx === 'isr' ? (r.interrupted_name ? '↯ ' + r.interrupted_name : '↯') : (r.thread_name || r.thread || '');
