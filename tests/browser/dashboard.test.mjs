@@ -248,6 +248,41 @@ const tests = [
       assert(/estimate from time stamps and event rate\)$/.test(g.text) && g.sw <= g.cw, `the whole text fits: ${g.text} (${g.sw} of ${g.cw} px)`);
     });
   }],
+
+  ['clicking a lane label shows only that thread; clicking an event keeps it under the pointer', async () => {
+    await withPage({ server: { rate: 2000 } }, async (page) => {
+      await waitFor('lanes', async () => (await st(page))?.size >= 3000 && (await page.evaluate(() => JSON.parse(document.getElementById('timeline').dataset.lanes || '[]'))).includes('producer'));
+      const at = (name) => page.evaluate((name) => { const t = window.tracetap.timeline, b = t.wrap.getBoundingClientRect();
+        const i = t.lanesShown.findIndex((l) => l.name === name) - t.laneScroll; return { x: b.left + 40, y: b.top + 22 + i * t.laneH + t.laneH / 2 }; }, name);
+      let p = await at('producer');
+      await page.mouse.click(p.x, p.y);
+      await waitFor('only producer', async () => (await page.$eval('#filter-thread', (e) => e.value)) === 'producer' &&
+        (await page.evaluate(() => document.getElementById('timeline').dataset.lanes)) === '["producer"]', 5000);
+      await page.screenshot({ path: `${ART}/dash-lane-click.png` });
+      p = await at('producer');
+      await page.mouse.click(p.x, p.y);
+      await waitFor('all threads again', async () => (await page.$eval('#filter-thread', (e) => e.value)) === '' &&
+        JSON.parse(await page.evaluate(() => document.getElementById('timeline').dataset.lanes)).length > 3, 5000);
+      // An event at 40% of the plot, in its lane.
+      const c = await page.evaluate(() => {
+        const t = window.tracetap.timeline, s = window.tracetap.current, b = t.wrap.getBoundingClientRect();
+        const want = t.t0 + 0.4 * t.span;
+        for (let n = s.indexAtT(want); n < s.tail; n++) {
+          const r = s.get(n); if (r.type !== 'event' || r.ctx !== 'thread') continue;
+          const i = t.lanesShown.findIndex((l) => l.name === r.thread_name) - t.laneScroll;
+          if (i < 0) continue;
+          return { x: b.left + t.xOf(r._t), y: b.top + 22 + i * t.laneH + t.laneH / 2, left: b.left };
+        }
+      });
+      await page.mouse.click(c.x, c.y);
+      await waitFor('the detail panel open and the timeline narrower', () => page.evaluate(() => !document.getElementById('detail').hidden &&
+        window.tracetap.timeline.w === document.getElementById('timeline').clientWidth && window.tracetap.timeline.selected), 5000);
+      await frames(page);
+      const x = await page.evaluate(() => window.tracetap.timeline.xOf(window.tracetap.timeline.selected._t));
+      await page.screenshot({ path: `${ART}/dash-event-click.png` });
+      assert(Math.abs(c.left + x - c.x) <= 7, `the event stays under the pointer: clicked at ${c.x}, now at ${c.left + x}`);
+    });
+  }],
 ];
 
 process.exit(await run(tests) ? 1 : 0);

@@ -308,6 +308,13 @@ const timeline = new Timeline($('timeline'), $('tl-canvas'), $('tl-tip'), {
     table.select(r._n, true);
   },
   onFollowChange: () => updateFollowButton(),
+  onLaneClick: (name) => {
+    const sel = $('filter-thread');
+    const v = sel.value === name ? '' : name;
+    if (v && ![...sel.options].some((o) => o.value === v)) return;
+    sel.value = v;
+    applyFilter();
+  },
 });
 
 function updateFollowButton() {

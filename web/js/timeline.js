@@ -17,7 +17,8 @@ const MAX_TICKS = 6000;
 const USER_GAP = 8;        // px between two user-event marks in one lane
 
 export class Timeline {
-  constructor(wrap, canvas, tip, { onSelect, onFollowChange }) {
+  constructor(wrap, canvas, tip, { onSelect, onFollowChange, onLaneClick }) {
+    this.onLaneClick = onLaneClick;
     this.wrap = wrap;
     this.canvas = canvas;
     this.tip = tip;
@@ -75,7 +76,14 @@ export class Timeline {
     const dpr = window.devicePixelRatio || 1;
     const w = this.wrap.clientWidth, h = this.wrap.clientHeight;
     if (w === this.w && h === this.h && dpr === this.dpr) return;
+    // A narrower or wider view (the detail panel opens, the window resizes) keeps the scale and
+    // the left edge, so what was under the pointer stays there; a live view keeps its right edge.
+    const t0 = this.t0, oldW = this.w, oldPlot = this.plotW;
     this.w = w; this.h = h; this.dpr = dpr;
+    if (oldW > 0 && w > 0 && this.store) {
+      this.span *= this.plotW / oldPlot;
+      if (!this.follow) this.t1 = t0 + this.span;
+    }
     this.canvas.width = Math.max(1, Math.round(w * dpr));
     this.canvas.height = Math.max(1, Math.round(h * dpr));
     this.canvas.style.width = w + 'px';
@@ -173,11 +181,15 @@ export class Timeline {
         return;
       }
       this.hover = { x, y };
+      this.wrap.classList.toggle('on-label', x < LABEL_W && !!this.laneAt(y));
       this.updateTip();
     });
     cv.addEventListener('pointerleave', () => { this.hover = null; this.tip.hidden = true; });
     cv.addEventListener('pointerup', (e) => {
-      if (drag && !drag.moved) {
+      if (drag && !drag.moved && drag.x0 < LABEL_W) {
+        const lane = this.laneAt(drag.y0); // a lane's label: show only that thread (again: all)
+        if (lane && this.onLaneClick) this.onLaneClick(lane === this.store?.timeline.isr ? ISR_LANE : lane.name);
+      } else if (drag && !drag.moved) {
         const r = this.pick(drag.x0, drag.y0);
         if (r) this.onSelect && this.onSelect(r);
       }
@@ -224,8 +236,15 @@ export class Timeline {
 
   updateTip() {
     const hv = this.hover, st = this.store;
-    if (!hv || !st || hv.x < LABEL_W || hv.y < AXIS_H) { this.tip.hidden = true; return; }
+    if (!hv || !st || hv.y < AXIS_H) { this.tip.hidden = true; return; }
     const lane = this.laneAt(hv.y);
+    if (hv.x < LABEL_W) {
+      if (!lane) { this.tip.hidden = true; return; }
+      fill(this.tip, h('b', null, lane.name), lane.prio != null ? [' ', h('span', { class: 'muted' }, 'prio ' + lane.prio)] : null, h('br'),
+        this.lanePick === lane.name ? 'click: all threads again' : 'click: only this thread');
+      this.placeTip(hv);
+      return;
+    }
     const r = this.pick(hv.x, hv.y);
     const unit = st.timeUnit;
     let tip = null;
@@ -238,6 +257,10 @@ export class Timeline {
     }
     if (!tip) { this.tip.hidden = true; return; }
     fill(this.tip, tip);
+    this.placeTip(hv);
+  }
+
+  placeTip(hv) {
     this.tip.hidden = false;
     const tw = this.tip.offsetWidth;
     this.tip.style.left = Math.min(this.w - tw - 4, hv.x + 12) + 'px';
