@@ -99,7 +99,7 @@ const tests = [
       const info0 = await waitFor('where the records start', async () => { const t = await page.textContent('#tl-history'); return /from seq/.test(t) && t; }, 5000);
       assert(s0.oldestSeq > 28000 && info0.includes(`from seq ${s0.oldestSeq.toLocaleString('en-US')} (`) && /older on the daemon/.test(info0), 'says where the records start and that there is more: ' + info0);
       await page.focus('#timeline');
-      for (let i = 0; i < 4; i++) { await page.keyboard.press('-'); console.log(await page.evaluate(() => { const t = window.tracetap.timeline, s = window.tracetap.current; return [t.span, t.t1, s.lastT, s.oldest._t, t.follow, window.tracetap.paused]; })); }
+      for (let i = 0; i < 4; i++) await page.keyboard.press('-');
       await waitFor('the whole history loaded', async () => (await st(page)).oldestSeq === 1, 20000);
       await waitFor('says it is all', async () => /all the daemon holds/.test(await page.textContent('#tl-history')), 5000);
       const s1 = await st(page);

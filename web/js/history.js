@@ -12,12 +12,13 @@
  * number added. Sets store.historyFrom and store.historyComplete; one load at a time per store.
  */
 export async function loadOlder(store, url) {
-  if (store.historyLoading || store.historyComplete) return 0;
+  if (store.historyLoading || store.historyComplete || Date.now() < (store.historyRetryAt || 0)) return 0;
   const oldest = store.oldestSeq();
   if (store.epoch > 0 || oldest === undefined) { store.historyComplete = true; return 0; }
   if (oldest <= 1) { store.historyFrom = 1; store.historyComplete = true; return 0; } // all since the daemon started
   store.historyLoading = true;
   store.changed++;
+  const epoch = store.epoch;
   try {
     const res = await fetch(url, { cache: 'no-store' });
     if (!res.ok) throw new Error(`${res.status} ${res.statusText}`);
@@ -31,10 +32,14 @@ export async function loadOlder(store, url) {
       if (first === undefined) first = r.seq;
       if (r.seq < oldest && (!older.length || r.seq > older[older.length - 1].seq)) older.push(r);
     }
+    if (store.epoch !== epoch) return 0; // the daemon restarted meanwhile: its seqs are another numbering
     store.historyFrom = first ?? oldest;
     store.historyComplete = true;
     if (older.length) store.prepend(older, Date.now());
     return older.length;
+  } catch (e) {
+    store.historyRetryAt = Date.now() + 10000; // e.g. 503 while the daemon runs its most exports: later
+    throw e;
   } finally {
     store.historyLoading = false;
     store.changed++;
