@@ -7,7 +7,7 @@
 // and the layout defects a new user met. Screenshots dash-*.png in the artifacts.
 
 import { startDevServer } from './devserver.mjs';
-import { launch, run, waitFor, assert, artifactsDir } from './lib.mjs';
+import { run, waitFor, assert, artifactsDir, withServerPage } from './lib.mjs';
 
 const ART = artifactsDir();
 const st = (page) => page.evaluate(() => {
@@ -25,18 +25,7 @@ const slowFrame = async (page) => {
   await waitFor('the slow part of a frame', async () => (await page.evaluate(() => window.tracetap.slowFrames)) > c + 1, 5000);
 };
 
-async function withPage(opts, fn) {
-  const srv = await startDevServer(opts.server || {});
-  const b = await launch(opts.launch || {});
-  try {
-    await b.page.goto(srv.url + (opts.query || ''));
-    await fn(b.page, srv, b);
-    assert(b.errors.length === 0, 'no page errors: ' + b.errors.join('; '));
-  } finally {
-    await b.close();
-    srv.close();
-  }
-}
+const withPage = (opts, fn) => withServerPage(startDevServer, opts, fn);
 
 const tests = [
   ['pause freezes the view and keeps every record: no gap, no loss', async () => {
