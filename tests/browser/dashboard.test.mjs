@@ -40,6 +40,7 @@ const tests = [
       const b = await st(page);
       assert(JSON.stringify(await rowTexts(page)) === JSON.stringify(rows), 'the table is frozen while paused');
       assert(b.t1 === a.t1, `the timeline is frozen while paused: ${a.t1} -> ${b.t1}`);
+      assert(b.oldestSeq === a.oldestSeq, `a pause fetches no older history: oldest seq ${a.oldestSeq} -> ${b.oldestSeq}`);
       await page.screenshot({ path: `${ART}/dash-paused.png` });
       await page.keyboard.press(' ');
       await waitFor('live again', async () => { const s = await st(page); return s.follow && s.tlFollow && s.lastSeq > b.lastSeq; });

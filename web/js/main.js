@@ -270,13 +270,14 @@ async function olderHistory() {
   refreshFilterOptions(true);
 }
 
-/** The user went back past the oldest record: timeline panned or zoomed (not the automatic
- * scale) before it, or the table held at its top. */
+/** The user went back past the oldest record: timeline panned or zoomed before it (not the
+ * automatic scale, not a pause), or the table scrolled to its top. */
 function wantsOlder(s) {
   const o = s.oldest;
   if (!o || s.historyComplete || s.historyLoading) return false;
-  if ((!timeline.follow || !timeline.autoSpan) && timeline.t0 < o._t) return true;
-  return !table.follow && table.length > 0 && table.el.scrollTop < 1;
+  if (timeline.userMoved && timeline.t0 < o._t) return true;
+  const el = table.el;
+  return !table.follow && el.scrollHeight > el.clientHeight && el.scrollTop < 1;
 }
 
 function renderHistoryInfo() {

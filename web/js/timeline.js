@@ -28,6 +28,7 @@ export class Timeline {
     this.store = null;
     this.follow = true;
     this.autoSpan = true;
+    this.userMoved = false;    // the user zoomed or panned since the view last went live
     this.span = 1e9;
     this.t1 = 0;
     this.laneScroll = 0;
@@ -99,6 +100,7 @@ export class Timeline {
   zoom(factor, atX) {
     if (!this.store) return;
     this.autoSpan = false;
+    this.userMoved = true;
     const minSpan = this.store.timeUnit === 'ns' ? 1000 : 2;
     const maxSpan = Math.max(minSpan * 10, (this.store.lastT - (this.store.oldest?._t ?? 0)) * 1.5);
     const ns = Math.min(maxSpan, Math.max(minSpan, this.span * factor));
@@ -116,6 +118,7 @@ export class Timeline {
   pan(frac) {
     if (!this.store) return;
     this.setFollow(false);
+    this.userMoved = true;
     this.t1 += frac * this.span;
     this.clampPan();
     this.dirty = true;
@@ -147,7 +150,7 @@ export class Timeline {
     if (r._t < this.t0 || r._t > this.t1) { this.t1 = r._t + this.span / 2; this.clampPan(); }
   }
 
-  goLive() { this.setFollow(true); this.dirty = true; }
+  goLive() { this.setFollow(true); this.userMoved = false; this.dirty = true; }
 
   installInput() {
     const cv = this.wrap;
@@ -174,6 +177,7 @@ export class Timeline {
         if (Math.abs(dx) > 3) drag.moved = true;
         if (drag.moved) {
           if (this.follow) this.setFollow(false);
+          this.userMoved = true;
           this.t1 = drag.t1 - dx / this.plotW * this.span;
           this.clampPan();
           this.dirty = true;
