@@ -169,23 +169,13 @@ export class TargetStore {
   }
 
   /** The target's time restarted at raw (display time stays monotonic): from here on, display
-   * time = raw + off. Views map display time back to the target's own with ownTime(). */
+   * time = raw + off. `epochs` lists where each time base starts and its offset, so views show
+   * the target's own time (display time - off). */
   setOffset(off, raw) {
     this.tOffset = off;
     const e = this.epochs[this.epochs.length - 1];
     if (e.off === off) return;
     if (e.t === raw + off) e.off = off; else this.epochs.push({ t: raw + off, off });
-  }
-
-  /** The target's own time (ns or ticks, as its records carry it) at display time t. */
-  ownTime(t) { return t - this.epochAt(t).off; }
-
-  /** The time base that display time t belongs to: {t: where it starts, off}. */
-  epochAt(t) {
-    const e = this.epochs;
-    let lo = 0, hi = e.length - 1;
-    while (lo < hi) { const m = (lo + hi + 1) >> 1; if (e[m].t <= t) lo = m; else hi = m - 1; }
-    return e[lo];
   }
 
   /** Timeline lanes that hold records passing the filter. */
@@ -233,8 +223,8 @@ export class TargetStore {
   /**
    * Puts older records (seq order, all older than what is kept) before the kept ones. The store is
    * rebuilt from them in order (display times, timeline, filtered index): records get new absolute
-   * indices, so views take the store again (setStore). Counts of what this page missed or dropped
-   * stay; at most `cap` records are kept (the oldest go).
+   * indices (a view holding one maps it again through its record). Counts of what this page
+   * missed or dropped and the received-rate bins stay; at most `cap` records are kept (the oldest go).
    */
   prepend(older, nowMs) {
     const keep = [];
@@ -242,7 +232,8 @@ export class TargetStore {
     let all = older.concat(keep);
     if (all.length > this.cap) all = all.slice(all.length - this.cap);
     const { missed, dropped } = this.counts;
-    const lastSeq = this.lastSeq, lastRec = this.lastRec;
+    const lastSeq = this.lastSeq, lastRec = this.lastRec, liveAfter = this.liveAfter;
+    this.liveAfter = Infinity; // records added again are not received again (rate bins)
     this.ring = new Array(this.cap);
     this.head = this.tail = 0;
     this.filtered.clear();
@@ -253,9 +244,9 @@ export class TargetStore {
     this.counts = { events: 0, gaps: 0, lost: 0, resets: 0, missed: 0, dropped };
     const pred = this.pred;
     this.pred = null;
-    for (const r of all) { if (r.type === 'marker') this.counts.missed -= r.lost || 0; this.add(r, nowMs); }
+    for (const r of all) this.add(r, nowMs);
     this.counts.missed = missed;
-    this.lastSeq = lastSeq; this.lastRec = lastRec;
+    this.lastSeq = lastSeq; this.lastRec = lastRec; this.liveAfter = liveAfter;
     this.setFilter(pred, this.filterVersion);
   }
 

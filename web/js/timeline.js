@@ -2,9 +2,11 @@
 //
 // One lane per thread (ordered by priority) with its run segments from the TimelineModel, an ISR
 // lane, event ticks when zoomed in far enough, user events as diamonds, and vertical markers
-// where gaps, resets and disconnections happened. Zoom: wheel, +/-; pan: drag, arrow keys;
-// follows the newest record until the user pans away. The lane names in view are published as
-// the element's data-lanes attribute (JSON) for tests and accessibility tools.
+// where gaps, resets and disconnections happened. The axis shows the target's own time, each
+// time base (a reset restarts it) with its own ticks. Zoom: wheel, +/-; pan: drag, arrow keys;
+// follows the newest record until the user pans away; a click on a lane's label asks to show
+// only that thread. The lane names in view are published as the element's data-lanes attribute
+// (JSON) for tests and accessibility tools (data-axis, data-lane-h, data-user-marks likewise).
 
 import { ISR_LANE } from './timeline-model.js';
 import { threadOf } from './store.js';
@@ -192,7 +194,7 @@ export class Timeline {
     cv.addEventListener('pointerup', (e) => {
       if (drag && !drag.moved && drag.x0 < LABEL_W) {
         const lane = this.laneAt(drag.y0); // a lane's label: show only that thread (again: all)
-        if (lane && this.onLaneClick) this.onLaneClick(lane === this.store?.timeline.isr ? ISR_LANE : lane.name);
+        if (lane && this.onLaneClick) this.onLaneClick(lane.name);
       } else if (drag && !drag.moved) {
         const r = this.pick(drag.x0, drag.y0);
         if (r) this.onSelect && this.onSelect(r);
