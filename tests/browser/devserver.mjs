@@ -8,6 +8,11 @@
 //
 //   node devserver.mjs [--port 8765] [--rate 2000] [--targets 1] [--ticks] [--web DIR] [--replay FILE.jsonl]
 //
+// Options of startDevServer() for tests: names (target names), message (the status message),
+// steady (target-time events/s: time stamps advance evenly at that rate, whatever the delivery),
+// batchMs (how often records are sent), history (records made before the first client), fill
+// (the buffer fill the status reports; random by default).
+//
 // Dev controls (HTTP POST): /dev/restart?down=MS[&seq=N] (drop every client, restart seq numbering
 // like a restarted daemon, after N), /dev/gap?lost=N (a lapped-buffer gap record), /dev/reset (a reset
 // record; time restarts), /dev/rate?r=N.
@@ -59,9 +64,10 @@ class Replay {
 
 /** Synthetic ThreadX workload for one target. */
 class Workload {
-  constructor(name, { ticks = false } = {}) {
+  constructor(name, { ticks = false, steady = 0 } = {}) {
     this.name = name;
     this.ticks = ticks;
+    this.step = steady ? Math.round(1e8 / steady) : 0; // ticks per event at a steady target rate
     this.time = 1000;       // target ticks (1 tick = 10 ns: a 100 MHz cycle counter)
     this.run = THREADS[0];
     this.cur = null;        // who runs now, as the daemon's reader would derive it (`run`)
@@ -69,7 +75,7 @@ class Workload {
     this.k = 0;
   }
   rec(id, evname, fields, args, raw) {
-    this.time += 20 + Math.floor(Math.random() * 400);
+    this.time += this.step || 20 + Math.floor(Math.random() * 400);
     this.addr = 0x20002000 + ((this.addr - 0x20002000 + 32) % (32 * 1024));
     const r = { type: 'event', target: this.name, seq: 0, id, name: evname, ...fields,
       ts: this.time >>> 0, time: this.time };
@@ -127,17 +133,18 @@ class Workload {
       out.push(this.rec(1, 'THREAD_RESUME', f, { thread: next.name, previous_state: 'semaphore', stack_ptr: hex(0x20004000), next_thread: next.name }));
     }
     running(idle ? null : next);
-    if (idle) { this.time += 2000; out.push(this.rec(1, 'THREAD_RESUME', { ctx: 'isr', core: 0, interrupted: '0x00000000' }, { thread: next.name, previous_state: 'sleep', stack_ptr: hex(0x20004000), next_thread: next.name })); running(next); }
+    if (idle) { if (!this.step) this.time += 2000; out.push(this.rec(1, 'THREAD_RESUME', { ctx: 'isr', core: 0, interrupted: '0x00000000' }, { thread: next.name, previous_state: 'sleep', stack_ptr: hex(0x20004000), next_thread: next.name })); running(next); }
     this.run = next;
     return out;
   }
-  reset() { this.time = 500; this.cur = null; }
+  reset() { this.time = 1000; this.cur = null; } // time (and ns) restart from 0
 }
 
-export async function startDevServer({ port = 0, rate = 2000, targets = 1, ticks = false, replay = null, web = path.join(here, '..', '..', 'web'), batchMs = 20, quiet = true } = {}) {
-  const state = { rate, seq: new Map(), hist: new Map(), counters: new Map(), clients: new Set(), down: false, epoch: 0 };
-  const names = Array.from({ length: targets }, (_, i) => (i === 0 ? 'board1' : 'board' + (i + 1)));
-  const loads = new Map(names.map((n) => [n, replay ? new Replay(n, replay) : new Workload(n, { ticks })]));
+export async function startDevServer({ port = 0, rate = 2000, targets = 1, ticks = false, replay = null, web = path.join(here, '..', '..', 'web'), batchMs = 20, quiet = true,
+  names = null, message = '', steady = 0, history = 0, fill = null } = {}) {
+  const state = { rate, seq: new Map(), hist: new Map(), counters: new Map(), clients: new Set(), down: false, epoch: 0, message };
+  names = names || Array.from({ length: targets }, (_, i) => (i === 0 ? 'board1' : 'board' + (i + 1)));
+  const loads = new Map(names.map((n) => [n, replay ? new Replay(n, replay) : new Workload(n, { ticks, steady })]));
   const HIST = 100000;
   function resetSeq(start = 0) {
     for (const n of names) { state.seq.set(n, start); state.hist.set(n, []); state.counters.set(n, { events: 0, gaps: 0, lost: 0, resets: 0 }); }
@@ -145,8 +152,8 @@ export async function startDevServer({ port = 0, rate = 2000, targets = 1, ticks
   resetSeq();
   function summary(n) {
     const c = state.counters.get(n);
-    return { name: n, format: 'threadx', probe: 'devserver (synthetic)', state: 'connected', last_seq: state.seq.get(n),
-      events: c.events, gaps: c.gaps, lost: c.lost, rate: state.rate, fill: 0.2 + Math.random() * 0.1 };
+    return { name: n, format: 'threadx', probe: 'devserver (synthetic)', state: 'connected', message: state.message, last_seq: state.seq.get(n),
+      events: c.events, gaps: c.gaps, lost: c.lost, rate: state.rate, fill: fill ?? 0.2 + Math.random() * 0.1 };
   }
   function push(n, recs) {
     const h = state.hist.get(n);
@@ -166,6 +173,10 @@ export async function startDevServer({ port = 0, rate = 2000, targets = 1, ticks
       cl.ws.send(msg);
     }
   }
+  for (const n of names) { // history made before any client came
+    const w = loads.get(n);
+    for (let k = 0; k < history; k += 1000) { const recs = []; while (recs.length < Math.min(1000, history - k)) recs.push(...w.burst()); push(n, recs); }
+  }
   let carry = 0;
   const gen = setInterval(() => {
     if (state.down) return;
@@ -184,7 +195,7 @@ export async function startDevServer({ port = 0, rate = 2000, targets = 1, ticks
     for (const n of names) {
       const c = state.counters.get(n);
       const msg = JSON.stringify({ type: 'status', target: n, state: 'connected', probe: 'devserver (synthetic)', format: 'threadx',
-        message: '', rate: state.rate, fill: 0.2 + Math.random() * 0.15, events: c.events, gaps: c.gaps, lost: c.lost,
+        message: state.message, rate: state.rate, fill: fill ?? 0.2 + Math.random() * 0.15, events: c.events, gaps: c.gaps, lost: c.lost,
         resets: c.resets, bytes_read: c.events * 32, last_seq: state.seq.get(n) });
       for (const cl of state.clients) cl.ws.send(msg);
     }
@@ -206,7 +217,8 @@ export async function startDevServer({ port = 0, rate = 2000, targets = 1, ticks
           state.epoch++; state.down = false;
         }, +(u.searchParams.get('down') || 1000));
       } else if (cmd === 'gap') {
-        for (const n of names) push(n, [{ type: 'gap', target: n, seq: 0, lost: +(u.searchParams.get('lost') || 120), exact: false, reason: 'lapped' }]);
+        const basis = u.searchParams.get('basis');
+        for (const n of names) push(n, [{ type: 'gap', target: n, seq: 0, lost: +(u.searchParams.get('lost') || 120), exact: false, ...(basis ? { basis } : {}), reason: 'lapped' }]);
       } else if (cmd === 'reset') {
         for (const n of names) { push(n, [{ type: 'reset', target: n, seq: 0, reason: 'tracing re-enabled: thread pointers cleared' }]); loads.get(n).reset(); }
       } else if (cmd === 'rate') {
@@ -220,7 +232,7 @@ export async function startDevServer({ port = 0, rate = 2000, targets = 1, ticks
     if (u.pathname === '/api/export') {
       const n = u.searchParams.get('target'), f = u.searchParams.get('format');
       if (!state.hist.has(n)) { res.writeHead(404); res.end('unknown target'); return; }
-      const body = f === 'jsonl' ? state.hist.get(n).slice(-1000).map((r) => JSON.stringify(r)).join('\n') + '\n'
+      const body = f === 'jsonl' ? state.hist.get(n).map((r) => JSON.stringify(r)).join('\n') + '\n'
         : f === 'perfetto' ? JSON.stringify({ traceEvents: [] }) : `devserver: ${f} export not implemented\n`;
       res.writeHead(200, { 'content-type': 'application/octet-stream' }); res.end(body); return;
     }

@@ -47,6 +47,24 @@ export async function launch({ width = 1280, height = 720, colorScheme = 'light'
   };
 }
 
+/**
+ * Starts a server (start(opts.server) -> {url, close}), opens its URL + opts.query in a fresh
+ * Chromium (launch(opts.launch)), runs fn(page, server, browser), counts page errors as a
+ * failure, and closes browser and server, also on failure.
+ */
+export async function withServerPage(start, opts, fn) {
+  const srv = await start(opts.server || {});
+  const b = await launch(opts.launch || {});
+  try {
+    await b.page.goto(srv.url + (opts.query || ''));
+    await fn(b.page, srv, b);
+    assert(b.errors.length === 0, 'no page errors: ' + b.errors.join('; '));
+  } finally {
+    await b.close();
+    srv.close();
+  }
+}
+
 /** Polls fn (in node) until it returns truthy or the deadline passes. */
 export async function waitFor(what, fn, timeoutMs = 15000, everyMs = 100) {
   const end = Date.now() + timeoutMs;

@@ -5,7 +5,8 @@
 // for the threads, and the CPU shares it draws must be the ones this test computes itself from
 // the snapshot's bytes: it parses the trace buffer, orders the entries as TraceX does and applies
 // TraceX's next-context rules with full look-ahead (as TraceX does offline), independently of the
-// daemon's reader, which derives the same thing live with one event of look-ahead.
+// daemon's reader, which derives the same thing live with one event of look-ahead. A page that
+// took only the newest 100 records fetches the rest of the daemon's history on demand.
 //
 //   node tests/browser/threadx-cm3.test.mjs    (TT_BUILD_ROOT=build; TT_FIXTURES: the fixtures
 //                                                folder, default <source>/../shared/fixtures)
@@ -156,6 +157,18 @@ const tests = [
     assert(rows.get('idle').frac < 0.9999 && rows.get('idle').text !== '100%', 'not all idle: ' + rows.get('idle').text);
     console.log('# shares: ' + drawn.shares.map((r) => `${r.name} ${r.text}`).join(', '));
     await page.screenshot({ path: path.join(ART, 'threadx-cm3-fit.png') });
+  }],
+
+  ["the daemon's whole history on demand: a page that took the newest 100 records fetches the rest from /api/export", async () => {
+    await page.goto(daemon.url + '?history=100');
+    await waitFor('the newest 100', () => page.evaluate(() => window.tracetap.current?.size === 100), 20000);
+    const last = await page.evaluate(() => window.tracetap.current.lastSeq);
+    await page.click('#tl-older');
+    await waitFor('all the daemon holds', () => page.evaluate(() => /from seq 1 .*: all the daemon holds/.test(document.getElementById('tl-history').textContent)), 20000);
+    const s = await page.evaluate(() => { const s = window.tracetap.current; const seqs = []; for (let i = s.head; i < s.tail; i++) seqs.push(s.get(i).seq); return { seqs, last: s.lastSeq }; });
+    assert(s.last === last && s.seqs.length === last && s.seqs.every((q, i) => q === i + 1), `seq 1 to ${last}, each once: ${s.seqs.length} records, ${s.seqs.slice(0, 3)}...`);
+    assert(s.seqs.length >= img.ev.length - 1, `the buffer's ${img.ev.length} entries: ${s.seqs.length}`);
+    await page.screenshot({ path: path.join(ART, 'threadx-cm3-history.png') });
   }],
 ];
 

@@ -5,7 +5,7 @@
 // tests against the real daemon are in chain.test.mjs.
 
 import { startDevServer } from './devserver.mjs';
-import { launch, run, waitFor, assert, artifactsDir } from './lib.mjs';
+import { run, waitFor, assert, artifactsDir, withServerPage } from './lib.mjs';
 import { TargetStore, compileFilter } from '../../web/js/store.js';
 
 const ART = artifactsDir();
@@ -17,18 +17,7 @@ const st = (page) => page.evaluate(() => {
 const lanes = (page) => page.evaluate(() => JSON.parse(document.getElementById('timeline').dataset.lanes || '[]'));
 const rowTexts = (page) => page.$$eval('#table-rows .row:not([hidden])', (rs) => rs.map((r) => r.textContent));
 
-async function withPage(opts, fn) {
-  const srv = await startDevServer(opts.server || {});
-  const b = await launch(opts.launch || {});
-  try {
-    await b.page.goto(srv.url + (opts.query || ''));
-    await fn(b.page, srv, b);
-    assert(b.errors.length === 0, 'no page errors: ' + b.errors.join('; '));
-  } finally {
-    await b.close();
-    srv.close();
-  }
-}
+const withPage = (opts, fn) => withServerPage(startDevServer, opts, fn);
 
 const tests = [
   ['store: ring drops oldest, filtered index follows', async () => {
@@ -177,19 +166,6 @@ const tests = [
       await page.waitForTimeout(1500);
       const s2 = await page.evaluate(() => ({ epoch: window.tracetap.current.epoch, dups: window.tracetap.counters.dups }));
       assert(s2.epoch === 1 && s2.dups === dups0, 'plain reconnect keeps the epoch: ' + JSON.stringify(s2));
-    });
-  }],
-
-  ['pause and resume: the skipped range shows as a gap', async () => {
-    await withPage({ server: { rate: 2000 } }, async (page) => {
-      await waitFor('records', async () => (await st(page))?.size > 200);
-      await page.keyboard.press(' ');
-      await page.waitForTimeout(500);
-      const a = (await st(page)).lastSeq;
-      await page.waitForTimeout(500);
-      assert((await st(page)).lastSeq === a, 'no records while paused');
-      await page.keyboard.press(' ');
-      await waitFor('gap message row', async () => (await st(page)).counts.missed > 0);
     });
   }],
 

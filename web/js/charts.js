@@ -21,6 +21,7 @@ function setup(canvas) {
 export function fmtShare(frac) {
   const p = frac * 100;
   if (p === 0 || p === 100) return p + '%';
+  if (p < 0.01) return '<0.01%';
   if (p < 0.1) return p.toPrecision(2) + '%';
   if (p > 99.9) return Math.min(p, 99.99).toFixed(2) + '%';
   return p.toFixed(p < 10 || p > 90 ? 1 : 0) + '%';
@@ -67,12 +68,18 @@ export function drawCpu(canvas, th, share) {
   });
 }
 
-export function drawRate(canvas, th, series) {
+/** The events/s chart: `series` (the target's own rate per second of its time, or, without
+ * one, what arrived per second) filled, `received` (what arrived per wall-clock second: the
+ * delivery rate, in bursts as the daemon polls) as a dashed line. Both are in the canvas's
+ * data-series (JSON) for tests and tools. */
+export function drawRate(canvas, th, series, received) {
   const { c, w, h } = setup(canvas);
   c.clearRect(0, 0, w, h);
   c.font = '10px ' + (th.font || 'system-ui');
+  canvas.dataset.series = JSON.stringify({ series: [...series], received: received ? [...received] : null });
   let max = 10;
   for (const v of series) if (v > max) max = v;
+  if (received) for (const v of received) if (v > max) max = v;
   const nice = Math.pow(10, Math.ceil(Math.log10(max)));
   max = nice / 2 >= max ? nice / 2 : nice;
   const top = 4, bottom = h - 14, left = 0, right = w - 34;
@@ -84,7 +91,7 @@ export function drawRate(canvas, th, series) {
   c.fillText(fmtCount(max), right + 4, top + 2);
   c.fillText('0', right + 4, bottom);
   c.textBaseline = 'alphabetic';
-  c.fillText(`-${series.length}s`, left, h - 2);
+  c.fillText(`-${series.length - 1}s`, left, h - 2);
   c.textAlign = 'right'; c.fillText('now', right, h - 2); c.textAlign = 'left';
   const n = series.length, dx = (right - left) / Math.max(1, n - 1);
   // The last bin is the current, partial second: leave it out of the line.
@@ -101,4 +108,11 @@ export function drawRate(canvas, th, series) {
     if (i === 0) c.moveTo(x, y); else c.lineTo(x, y);
   }
   c.strokeStyle = th.accent; c.lineWidth = 1.5; c.stroke();
+  if (!received) return;
+  c.beginPath();
+  for (let i = 0; i < n - 1; i++) {
+    const x = left + i * dx, y = bottom - received[i] / max * (bottom - top);
+    if (i === 0) c.moveTo(x, y); else c.lineTo(x, y);
+  }
+  c.setLineDash([3, 3]); c.strokeStyle = th.muted; c.lineWidth = 1; c.stroke(); c.setLineDash([]);
 }

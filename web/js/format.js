@@ -8,9 +8,12 @@ export function fmtNs(ns) {
   return `${s}.${f.slice(0, 3)}\u2009${f.slice(3, 6)}\u2009${f.slice(6)}`;
 }
 
+/** A record's own time; a gap, reset or marker shows the time of the event before it. */
 export function fmtTime(r) {
   if (r.ns != null) return fmtNs(r.ns);
   if (r.time != null) return String(r.time);
+  if (r._ns != null) return fmtNs(r._ns);
+  if (r._time != null) return String(r._time);
   return '';
 }
 

@@ -4,13 +4,14 @@
 
 import { Session } from './session.js';
 import { TargetStore, compileFilter } from './store.js';
-import { EventTable } from './table.js';
+import { EventTable, ROW_H } from './table.js';
 import { Timeline } from './timeline.js';
 import { drawCpu, drawRate } from './charts.js';
 import { showDetail, hideDetail } from './detail.js';
 import { fmtCount, fmtDur } from './format.js';
 import { renderTargetList, groupByBench, LOCAL_BENCH } from './targets.js';
 import { h, fill } from './dom.js';
+import { loadOlder } from './history.js';
 
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
@@ -111,7 +112,7 @@ function forgetTokenInAddress() {
 function connect() {
   app.session = new Session({
     store, toast, onStatus, onState: onConnState,
-    paused: () => app.paused,
+    onReset: (s, r) => { if (s === app.current) toast(`${s.name}: target reset (${r.reason || 'tracing restarted'}): its time starts again, marked on the time axis`, 'warn'); },
     onTargets: () => { targetsDirty = true; },
   }, { history: HISTORY_ON_CONNECT });
   app.conn = app.session.conn;
@@ -140,7 +141,11 @@ async function pollTargets() {
 
 /* ---------- filters ---------- */
 
+/** A filter change keeps the table on the record at its top (not on the same pixel offset, which
+ * is another record in another list) and the timeline on that record too, so the two stay in step. */
 function applyFilter() {
+  const s0 = app.current;
+  const anchor = s0 && !table.follow ? s0.get(s0.filtered.at(Math.min(table.firstVisiblePos(), s0.filtered.length - 1))) : null;
   app.filter = { thread: $('filter-thread').value, event: $('filter-event').value, text: $('filter-text').value };
   app.pred = compileFilter(app.filter);
   app.filterVersion++;
@@ -148,6 +153,10 @@ function applyFilter() {
   if (s) s.setFilter(app.pred, app.filterVersion);
   timeline.setFilter(app.pred, app.filter.thread, s ? s.laneSet : null);
   table.dirty = true;
+  if (anchor && s) {
+    table.showAtTop(anchor._n);
+    if (!timeline.follow) timeline.reveal(anchor);
+  }
   const active = !!(app.filter.thread || app.filter.event || app.filter.text.trim());
   $('btn-clear-filters').hidden = !active;
   document.body.classList.toggle('filtered', active);
@@ -214,9 +223,14 @@ function renderCharts() {
   drawCpu($('cpu-chart'), th, share);
   $('cpu-chart').dataset.window = JSON.stringify([w.t0, w.t1]);
   $('cpu-window').textContent = share.total > 0 ? `over ${fmtDur(share.total, s.timeUnit)} in view` : '';
-  const series = s.rateSeries(Date.now(), 60);
-  drawRate($('rate-chart'), th, series);
-  $('rate-now').textContent = `${fmtCount(series[series.length - 2] || 0)}/s received`;
+  // The target's rate from its time stamps (the chart's last point is the second before the
+  // newest record: complete); what arrived per wall-clock second is the delivery rate.
+  const received = s.rateSeries(Date.now(), 60);
+  const own = s.targetRateSeries(61);
+  const got = `${fmtCount(received[received.length - 2] || 0)}/s received`;
+  drawRate($('rate-chart'), th, own || received, own ? received : null);
+  const r = s.targetRate();
+  $('rate-now').textContent = r != null ? `${fmtCount(r)}/s on the target · ${got}` : `${got} (no tick rate: the target's own rate is unknown)`;
 }
 
 function renderInfo() {
@@ -228,6 +242,53 @@ function renderInfo() {
   $('tl-info').textContent = `${timeline.lanesShown.length} lane${timeline.lanesShown.length === 1 ? '' : 's'}` +
     (s.timeUnit ? ` · ${fmtDur(timeline.span, s.timeUnit)} in view` + (s.timeUnit === 'ticks' ? ' (target ticks)' : '') : '') +
     (timeline.follow ? '' : ' · not following');
+}
+
+/* ---------- the daemon's whole history, on demand (history.js) ---------- */
+
+/** Goes back past the oldest record the page has: the daemon's older records come before it,
+ * with the table and the timeline kept on the records they showed. */
+async function olderHistory() {
+  const s = app.current;
+  if (!s || s.historyLoading || s.historyComplete) return;
+  const top = s.get(s.filtered.at(Math.min(table.firstVisiblePos(), s.filtered.length - 1)));
+  const sel = s.get(table.selected);
+  const tlRec = s.get(s.filtered.at(Math.min(timeline.lowerT(timeline.t0), s.filtered.length - 1)));
+  const tlT = tlRec && tlRec._t;
+  try {
+    const n = await loadOlder(s, apiUrl('api/export', { target: s.name, format: 'jsonl' }));
+    if (!n || s !== app.current) return;
+  } catch (e) {
+    toast(`${s.name}: older history not loaded: ${e.message}`, 'err');
+    return;
+  }
+  table.lastDropped = s.filteredDropped;
+  table.selected = sel ? sel._n : -1;
+  if (!table.follow && top) table.showAtTop(top._n);
+  if (tlRec) timeline.t1 += tlRec._t - tlT;
+  table.dirty = true; timeline.dirty = true;
+  refreshFilterOptions(true);
+}
+
+/** The user went back past the oldest record: timeline panned or zoomed before it (not the
+ * automatic scale, not a pause), or the table scrolled to its top. */
+function wantsOlder(s) {
+  const o = s.oldest;
+  if (!o || s.historyComplete || s.historyLoading) return false;
+  if (timeline.userMoved && timeline.t0 < o._t) return true;
+  const el = table.el;
+  return !table.follow && el.scrollHeight > el.clientHeight && el.scrollTop < 1;
+}
+
+function renderHistoryInfo() {
+  const s = app.current;
+  if (!s) return;
+  const from = s.oldestSeq();
+  const back = s.oldest && s.timeUnit ? ` (${fmtDur(s.lastT - s.oldest._t, s.timeUnit)} back)` : '';
+  $('tl-history').textContent = from === undefined ? '' : s.historyLoading ? 'loading older records from the daemon…'
+    : s.historyComplete && s.historyFrom !== undefined ? `from seq ${s.historyFrom.toLocaleString()}${back}: all the daemon holds` + (from > s.historyFrom ? ` (oldest ${fmtCount(from - s.historyFrom)} dropped here)` : '')
+      : `from seq ${from.toLocaleString()}${back}` + (s.historyComplete || from <= 1 ? '' : ' · older on the daemon');
+  $('tl-older').hidden = !!(s.historyComplete || from === undefined || from <= 1);
 }
 
 /* ---------- views ---------- */
@@ -248,6 +309,13 @@ const timeline = new Timeline($('timeline'), $('tl-canvas'), $('tl-tip'), {
     table.select(r._n, true);
   },
   onFollowChange: () => updateFollowButton(),
+  onLaneClick: (name) => {
+    const sel = $('filter-thread');
+    const v = sel.value === name ? '' : name;
+    if (v && ![...sel.options].some((o) => o.value === v)) return;
+    sel.value = v;
+    applyFilter();
+  },
 });
 
 function updateFollowButton() {
@@ -258,14 +326,18 @@ function updateFollowButton() {
 }
 
 function goLive() {
+  if (app.paused) { setPaused(false); return; }
   table.setFollow(true);
   timeline.goLive();
   updateFollowButton();
 }
 
+/* Pause freezes the views, not the stream: the page keeps every record the daemon sends (no
+ * gap, nothing lost), and Resume (or Live) brings table and timeline back to the newest. */
 function setPaused(p) {
   app.paused = p;
-  app.conn.send({ type: p ? 'pause' : 'resume-live' });
+  if (p) { table.setFollow(false); timeline.setFollow(false); } else { table.setFollow(true); timeline.goLive(); }
+  updateFollowButton();
   const b = $('btn-pause');
   b.classList.toggle('on', p);
   b.querySelector('span').textContent = p ? 'Resume' : 'Pause';
@@ -311,7 +383,7 @@ function readTheme() {
     dark: v('--is-dark') === '1',
     bg: v('--bg-panel'), text: v('--text'), muted: v('--muted'), border: v('--border'),
     stripe: v('--stripe'), grid: v('--grid'), accent: v('--accent'), accentSoft: v('--accent-soft'),
-    isr: v('--isr'), user: v('--user'), tick: v('--tick'), gap: v('--gap'), reset: v('--reset'),
+    isr: v('--isr'), user: v('--user'), userMark: v('--user-mark'), tick: v('--tick'), gap: v('--gap'), reset: v('--reset'),
     marker: v('--marker'), markerText: v('--marker-text'), idle: v('--idle'), font: v('--font-ui'),
   };
   timeline.setTheme(app.theme);
@@ -378,6 +450,7 @@ function wire() {
   $('tl-zoom-in').addEventListener('click', () => timeline.zoom(0.5));
   $('tl-zoom-out').addEventListener('click', () => timeline.zoom(2));
   $('tl-fit').addEventListener('click', () => timeline.fit());
+  $('tl-older').addEventListener('click', () => olderHistory());
   matchMedia('(prefers-color-scheme: dark)').addEventListener('change', readTheme);
   wireSplitter();
 
@@ -449,6 +522,9 @@ function frame(now) {
     lastSlow = now;
     renderCharts();
     renderInfo();
+    renderHistoryInfo();
+    if (app.current && wantsOlder(app.current)) olderHistory();
+    app.slowFrames = (app.slowFrames || 0) + 1;
     refreshFilterOptions(false);
     if (targetsDirty) { if (listHeld) app.heldRedraws++; else renderTargets(); }
     if (app.current && app.current.laneSet !== timeline.laneSet) timeline.setFilter(app.pred, app.filter.thread, app.current.laneSet);

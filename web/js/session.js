@@ -13,8 +13,9 @@ import { Connection, wsUrl } from './conn.js';
 
 export class Session {
   /**
-   * hooks: store(name) -> TargetStore (made on first use), paused() -> bool,
-   *        onStatus(store, msg, prevState), onTargets(), onState(state, detail), toast(text, kind)
+   * hooks: store(name) -> TargetStore (made on first use),
+   *        onStatus(store, msg, prevState), onTargets(), onState(state, detail), toast(text, kind),
+   *        onReset(store, record): a reset record arrived live
    */
   constructor(hooks, { history = 0 } = {}) {
     this.h = hooks;
@@ -87,7 +88,6 @@ export class Session {
     if (Object.keys(since).length) sub.since = since;
     else if (this.history) sub.history = this.history;
     this.send(sub);
-    if (this.h.paused()) this.send({ type: 'pause' });
     this.h.onTargets && this.h.onTargets();
   }
 
@@ -136,6 +136,7 @@ export class Session {
       if (r.target == null) r.target = msg.target;
       if (s.overlap && repeated(s, r)) continue;
       s.add(r, now);
+      if (r.type === 'reset' && r.seq > s.liveAfter && this.h.onReset) this.h.onReset(s, r);
     }
     this.counters.records += recs.length;
   }
@@ -170,7 +171,7 @@ function repeated(s, r) {
   s.lastSeq = r.seq;
   s.lastRec = r;
   const raw = r.ns != null ? r.ns : r.time;
-  if (raw != null) { s.tOffset = t - raw; s.lastRawT = raw; s.lastT = t; }
+  if (raw != null) { s.setOffset(t - raw, raw); s.lastRawT = raw; s.lastT = t; }
   s.counts.repeated = (s.counts.repeated || 0) + 1;
   return true;
 }

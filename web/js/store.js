@@ -55,11 +55,9 @@ export function compileFilter(f) {
     if (r.type !== 'event') return true;
     if (thread) {
       const t = threadOf(r) || (r.ctx === 'isr' ? 'ISR' : r.ctx === 'init' ? 'init' : '');
-      if (t !== thread && r.interrupted_name !== thread) {
-        // Context switches to or from the thread count as its events too.
-        const a = r.args;
-        if (!a || (a.next_thread !== thread && a.thread !== thread)) return false;
-      }
+      // The thread column's own: events the thread wrote, interrupts of it (not other threads'
+      // events that name it as an argument: they are in its lane's switches on the timeline).
+      if (t !== thread && r.interrupted_name !== thread) return false;
     }
     if (event && r.name !== event) return false;
     if (text) {
@@ -93,6 +91,7 @@ export class TargetStore {
     this.summary = null;   // target summary from hello
     this.timeUnit = null;  // 'ns' or 'ticks'
     this.tOffset = 0;      // added to record time so display time stays monotonic across resets
+    this.epochs = [{ t: -Infinity, off: 0 }]; // display time where each time base starts, its offset
     this.lastRawT = null;
     this.lastT = 0;        // display time of the newest record
     this.timeline = new TimelineModel();
@@ -130,7 +129,7 @@ export class TargetStore {
       if (raw != null) {
         if (this.lastRawT !== null && raw < this.lastRawT) {
           // Time restarted (target reset, daemon restart): keep the display axis monotonic.
-          this.tOffset = this.lastT - raw + 1;
+          this.setOffset(this.lastT - raw + 1, raw);
         }
         this.lastRawT = raw;
         this.lastT = raw + this.tOffset;
@@ -143,6 +142,8 @@ export class TargetStore {
       if (th && r.prio != null) this.noteThread(th, r.prio);
     } else {
       r._t = this.lastT;
+      // a gap, reset or marker comes after the newest event: its time is that event's own
+      if (this.lastRawT !== null) r[this.timeUnit === 'ns' ? '_ns' : '_time'] = this.lastRawT;
       if (r.type === 'gap') { this.counts.gaps++; if (r.lost) this.counts.lost += r.lost; }
       else if (r.type === 'reset') this.counts.resets++;
       else if (r.type === 'marker') this.counts.missed += r.lost || 0;
@@ -165,6 +166,16 @@ export class TargetStore {
       this.rateBins[sec % this.rateBins.length]++;
     }
     this.changed++;
+  }
+
+  /** The target's time restarted at raw (display time stays monotonic): from here on, display
+   * time = raw + off. `epochs` lists where each time base starts and its offset, so views show
+   * the target's own time (display time - off). */
+  setOffset(off, raw) {
+    this.tOffset = off;
+    const e = this.epochs[this.epochs.length - 1];
+    if (e.off === off) return;
+    if (e.t === raw + off) e.off = off; else this.epochs.push({ t: raw + off, off });
   }
 
   /** Timeline lanes that hold records passing the filter. */
@@ -203,9 +214,76 @@ export class TargetStore {
     if (o) this.timeline.trimBefore(o._t);
   }
 
+  /** The oldest record with a daemon seq (markers have none), or undefined. */
+  oldestSeq() {
+    for (let n = this.head; n < this.tail; n++) { const r = this.ring[n % this.cap]; if (r.seq != null && r.type !== 'marker') return r.seq; }
+    return undefined;
+  }
+
+  /**
+   * Puts older records (seq order, all older than what is kept) before the kept ones. The store is
+   * rebuilt from them in order (display times, timeline, filtered index): records get new absolute
+   * indices (a view holding one maps it again through its record). Counts of what this page
+   * missed or dropped and the received-rate bins stay; at most `cap` records are kept (the oldest go).
+   */
+  prepend(older, nowMs) {
+    const keep = [];
+    for (let n = this.head; n < this.tail; n++) keep.push(this.ring[n % this.cap]);
+    let all = older.concat(keep);
+    if (all.length > this.cap) all = all.slice(all.length - this.cap);
+    const { missed, dropped } = this.counts;
+    const lastSeq = this.lastSeq, lastRec = this.lastRec, liveAfter = this.liveAfter;
+    this.liveAfter = Infinity; // records added again are not received again (rate bins)
+    this.ring = new Array(this.cap);
+    this.head = this.tail = 0;
+    this.filtered.clear();
+    this.filteredDropped = 0;
+    this.tOffset = 0; this.lastRawT = null; this.lastT = 0;
+    this.epochs = [{ t: -Infinity, off: 0 }];
+    this.timeline = new TimelineModel();
+    this.counts = { events: 0, gaps: 0, lost: 0, resets: 0, missed: 0, dropped };
+    const pred = this.pred;
+    this.pred = null;
+    for (const r of all) this.add(r, nowMs);
+    this.counts.missed = missed;
+    this.lastSeq = lastSeq; this.lastRec = lastRec; this.liveAfter = liveAfter;
+    this.setFilter(pred, this.filterVersion);
+  }
+
   /** Inserts a client-side marker (records missed while disconnected, daemon restarted). */
   marker(reason, lost, nowMs) {
     this.add({ type: 'marker', target: this.name, reason, lost: lost || 0, exact: false }, nowMs);
+  }
+
+  /** First absolute index whose record's display time is >= t (records are in time order). */
+  indexAtT(t) {
+    let lo = this.head, hi = this.tail;
+    while (lo < hi) { const m = Math.floor((lo + hi) / 2); if (this.ring[m % this.cap]._t < t) lo = m + 1; else hi = m; }
+    return lo;
+  }
+
+  /** The target's own event rate (records per second of its time stamps, not of arrival) over
+   * the last second of its time, or over all records when they span less; null without a time
+   * base in seconds (ticks with no tick rate) or with fewer than 2 records. */
+  targetRate() {
+    if (this.timeUnit !== 'ns' || this.size < 2) return null;
+    const i = Math.min(this.indexAtT(this.lastT - 1e9), this.tail - 2);
+    const d = this.lastT - this.get(i)._t;
+    return d > 0 ? (this.tail - 1 - i) / d * 1e9 : null;
+  }
+
+  /** Records per second of target time for the `count` target seconds up to the newest record,
+   * oldest first; null without a time base in seconds. */
+  targetRateSeries(count) {
+    if (this.timeUnit !== 'ns' || !this.size) return null;
+    const out = new Float64Array(count);
+    let hi = this.tail;
+    for (let k = count - 1; k >= 0; k--) {
+      const lo = this.indexAtT(this.lastT - (count - k) * 1e9);
+      out[k] = hi - lo;
+      hi = lo;
+    }
+    return out;
   }
 
   /** Events/s samples, oldest first, ending with the current (partial) second. */

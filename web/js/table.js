@@ -110,6 +110,14 @@ export class EventTable {
     this.dirty = true;
   }
 
+  /** Puts record n (or the first one after it in the list) at the top of the view. */
+  showAtTop(n) {
+    const len = this.length;
+    this.spacer.style.height = (len * ROW_H) + 'px'; // the list may have just grown: room first
+    this.lastLen = len;
+    this.setTop(this.store.filtered.lowerBound(n) * ROW_H);
+  }
+
   page(dir) {
     this.setFollow(false);
     this.setTop(this.el.scrollTop + dir * (this.el.clientHeight - ROW_H));
@@ -177,14 +185,17 @@ export class EventTable {
     c[0].textContent = r.seq != null ? r.seq : '';
     if (r.type !== 'event') {
       row.className = 'row rec-' + r.type;
-      c[1].textContent = ''; c[2].textContent = ''; c[3].textContent = ''; c[4].textContent = '';
+      c[1].textContent = fmtTime(r); c[2].textContent = ''; c[3].textContent = ''; c[4].textContent = '';
+      c[1].title = 'after the event at this time';
       c[5].textContent = r.type === 'marker' ? 'RECONNECT' : r.type.toUpperCase();
       c[6].textContent = describeRecord(r);
+      c[6].title = c[6].textContent;
       row.dataset.type = r.type;
       return;
     }
     row.className = 'row ctx-' + r.ctx + (r._user ? ' user' : '');
     row.dataset.type = 'event';
+    c[1].title = ''; c[6].title = '';
     c[1].textContent = fmtTime(r);
     c[2].textContent = r.ctx;
     c[3].textContent = r.ctx === 'isr' ? (r.interrupted_name ? '↯ ' + r.interrupted_name : '↯') : (r.thread_name || r.thread || '');

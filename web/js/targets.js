@@ -31,6 +31,7 @@ export function groupByBench(stores) {
 }
 
 const num = (st, s, k) => st[k] ?? s.counts[k];
+const OK_STATES = new Set(['connected', 'attaching', 'halted']);
 
 function card(s, sel) {
   const st = s.status || {};
@@ -42,14 +43,17 @@ function card(s, sel) {
     h('div', { class: 't-head' }, h('b', null, s.name), h('span', { class: 'badge st-' + state }, state)),
     h('div', { class: 't-sub muted' }, [st.format, st.probe].filter(Boolean).join(' · ')),
     h('div', { class: 't-grid' },
-      cell('rate', `${fmtCount(st.rate ?? 0)}/s`), cell('events', fmtCount(n('events'))),
+      cell('rate', s.targetRate() != null ? `${fmtCount(s.targetRate())}/s` : '–', false, 'events per second of the target\'s own time (from its time stamps)'),
+      cell('read', `${fmtCount(st.rate ?? 0)}/s`, false, 'delivery rate: events the daemon read in the last second (in bursts, as it polls)'),
+      cell('events', fmtCount(n('events'))),
       cell('gaps', fmtCount(n('gaps')), n('gaps')), cell('lost', fmtCount(n('lost')), n('lost')),
       cell('resets', fmtCount(n('resets'))),
       cell('missed', fmtCount(s.counts.missed), s.counts.missed, 'records this dashboard did not receive (gap messages)')),
-    h('div', { class: 'fill', title: 'target buffer fill at the last poll' },
-      h('i', { class: fill > 0.8 ? 'hi' : null, style: { width: (fill * 100).toFixed(1) + '%' } }),
+    h('div', { class: 'fill-row', title: 'target buffer fill at the last poll' },
+      h('div', { class: 'fill' }, h('i', { class: fill > 0.8 ? 'hi' : null, style: { width: (fill * 100).toFixed(1) + '%' } })),
       h('span', null, `buffer ${(fill * 100).toFixed(0)}%`)),
-    st.message ? h('div', { class: 't-msg' }, st.message) : null);
+    // a message is a warning only while the target is not being read as it should
+    st.message ? h('div', { class: 't-msg' + (OK_STATES.has(state) ? '' : ' warn') }, st.message) : null);
 }
 
 function row(s) {

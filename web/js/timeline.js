@@ -2,9 +2,11 @@
 //
 // One lane per thread (ordered by priority) with its run segments from the TimelineModel, an ISR
 // lane, event ticks when zoomed in far enough, user events as diamonds, and vertical markers
-// where gaps, resets and disconnections happened. Zoom: wheel, +/-; pan: drag, arrow keys;
-// follows the newest record until the user pans away. The lane names in view are published as
-// the element's data-lanes attribute (JSON) for tests and accessibility tools.
+// where gaps, resets and disconnections happened. The axis shows the target's own time, each
+// time base (a reset restarts it) with its own ticks. Zoom: wheel, +/-; pan: drag, arrow keys;
+// follows the newest record until the user pans away; a click on a lane's label asks to show
+// only that thread. The lane names in view are published as the element's data-lanes attribute
+// (JSON) for tests and accessibility tools (data-axis, data-lane-h, data-user-marks likewise).
 
 import { ISR_LANE } from './timeline-model.js';
 import { threadOf } from './store.js';
@@ -14,9 +16,11 @@ import { h, fill } from './dom.js';
 const LABEL_W = 132;
 const AXIS_H = 22;
 const MAX_TICKS = 6000;
+const USER_GAP = 8;        // px between two user-event marks in one lane
 
 export class Timeline {
-  constructor(wrap, canvas, tip, { onSelect, onFollowChange }) {
+  constructor(wrap, canvas, tip, { onSelect, onFollowChange, onLaneClick }) {
+    this.onLaneClick = onLaneClick;
     this.wrap = wrap;
     this.canvas = canvas;
     this.tip = tip;
@@ -26,6 +30,7 @@ export class Timeline {
     this.store = null;
     this.follow = true;
     this.autoSpan = true;
+    this.userMoved = false;    // the user zoomed or panned since the view last went live
     this.span = 1e9;
     this.t1 = 0;
     this.laneScroll = 0;
@@ -74,7 +79,14 @@ export class Timeline {
     const dpr = window.devicePixelRatio || 1;
     const w = this.wrap.clientWidth, h = this.wrap.clientHeight;
     if (w === this.w && h === this.h && dpr === this.dpr) return;
+    // A narrower or wider view (the detail panel opens, the window resizes) keeps the scale and
+    // the left edge, so what was under the pointer stays there; a live view keeps its right edge.
+    const t0 = this.t0, oldW = this.w, oldPlot = this.plotW;
     this.w = w; this.h = h; this.dpr = dpr;
+    if (oldW > 0 && w > 0 && this.store) {
+      this.span *= this.plotW / oldPlot;
+      if (!this.follow) this.t1 = t0 + this.span;
+    }
     this.canvas.width = Math.max(1, Math.round(w * dpr));
     this.canvas.height = Math.max(1, Math.round(h * dpr));
     this.canvas.style.width = w + 'px';
@@ -90,6 +102,7 @@ export class Timeline {
   zoom(factor, atX) {
     if (!this.store) return;
     this.autoSpan = false;
+    this.userMoved = true;
     const minSpan = this.store.timeUnit === 'ns' ? 1000 : 2;
     const maxSpan = Math.max(minSpan * 10, (this.store.lastT - (this.store.oldest?._t ?? 0)) * 1.5);
     const ns = Math.min(maxSpan, Math.max(minSpan, this.span * factor));
@@ -107,6 +120,7 @@ export class Timeline {
   pan(frac) {
     if (!this.store) return;
     this.setFollow(false);
+    this.userMoved = true;
     this.t1 += frac * this.span;
     this.clampPan();
     this.dirty = true;
@@ -138,7 +152,7 @@ export class Timeline {
     if (r._t < this.t0 || r._t > this.t1) { this.t1 = r._t + this.span / 2; this.clampPan(); }
   }
 
-  goLive() { this.setFollow(true); this.dirty = true; }
+  goLive() { this.setFollow(true); this.userMoved = false; this.dirty = true; }
 
   installInput() {
     const cv = this.wrap;
@@ -165,6 +179,7 @@ export class Timeline {
         if (Math.abs(dx) > 3) drag.moved = true;
         if (drag.moved) {
           if (this.follow) this.setFollow(false);
+          this.userMoved = true;
           this.t1 = drag.t1 - dx / this.plotW * this.span;
           this.clampPan();
           this.dirty = true;
@@ -172,11 +187,15 @@ export class Timeline {
         return;
       }
       this.hover = { x, y };
+      this.wrap.classList.toggle('on-label', x < LABEL_W && !!this.laneAt(y));
       this.updateTip();
     });
     cv.addEventListener('pointerleave', () => { this.hover = null; this.tip.hidden = true; });
     cv.addEventListener('pointerup', (e) => {
-      if (drag && !drag.moved) {
+      if (drag && !drag.moved && drag.x0 < LABEL_W) {
+        const lane = this.laneAt(drag.y0); // a lane's label: show only that thread (again: all)
+        if (lane && this.onLaneClick) this.onLaneClick(lane.name);
+      } else if (drag && !drag.moved) {
         const r = this.pick(drag.x0, drag.y0);
         if (r) this.onSelect && this.onSelect(r);
       }
@@ -223,8 +242,15 @@ export class Timeline {
 
   updateTip() {
     const hv = this.hover, st = this.store;
-    if (!hv || !st || hv.x < LABEL_W || hv.y < AXIS_H) { this.tip.hidden = true; return; }
+    if (!hv || !st || hv.y < AXIS_H) { this.tip.hidden = true; return; }
     const lane = this.laneAt(hv.y);
+    if (hv.x < LABEL_W) {
+      if (!lane) { this.tip.hidden = true; return; }
+      fill(this.tip, h('b', null, lane.name), lane.prio != null ? [' ', h('span', { class: 'muted' }, 'prio ' + lane.prio)] : null, h('br'),
+        this.lanePick === lane.name ? 'click: all threads again' : 'click: only this thread');
+      this.placeTip(hv);
+      return;
+    }
     const r = this.pick(hv.x, hv.y);
     const unit = st.timeUnit;
     let tip = null;
@@ -237,6 +263,10 @@ export class Timeline {
     }
     if (!tip) { this.tip.hidden = true; return; }
     fill(this.tip, tip);
+    this.placeTip(hv);
+  }
+
+  placeTip(hv) {
     this.tip.hidden = false;
     const tw = this.tip.offsetWidth;
     this.tip.style.left = Math.min(this.w - tw - 4, hv.x + 12) + 'px';
@@ -272,14 +302,16 @@ export class Timeline {
       return;
     }
     // Viewport
-    if (this.autoSpan) this.autoFitSpan();
+    if (this.autoSpan && this.follow) this.autoFitSpan(); // a view the user holds keeps its scale
     if (this.follow) this.t1 = st.lastT + this.span * 0.02;
     const t0 = this.t0, t1 = this.t1, pw = this.plotW;
     const lanes = this.chooseLanes();
     this.lanesShown = lanes;
     this.publishLanes(lanes.map((l) => l.name));
     const avail = H - AXIS_H - 4;
-    this.laneH = Math.max(16, Math.min(30, Math.floor(avail / Math.max(1, lanes.length))));
+    // lanes share the height (a few lanes fill it too), within readable bounds
+    this.laneH = Math.max(16, Math.min(72, Math.floor(avail / Math.max(1, lanes.length))));
+    if (this.wrap.dataset.laneH !== String(this.laneH)) this.wrap.dataset.laneH = this.laneH;
     const maxScroll = Math.max(0, lanes.length - Math.floor(avail / this.laneH));
     if (this.laneScroll > maxScroll) this.laneScroll = maxScroll;
     const LH = this.laneH;
@@ -345,7 +377,18 @@ export class Timeline {
     const i0 = this.lowerT(t0), i1 = this.lowerT(t1);
     const many = i1 - i0 > MAX_TICKS;
     const lastX = new Map();
-    const userColor = th.user || '#a0f';
+    // User events: a neutral mark (not a hue a thread lane could have), at most one per
+    // USER_GAP px per lane, so zoomed out they mark where they are without hiding the runs.
+    const userColor = th.userMark || '#222', userEdge = th.bg || '#fff';
+    const lastU = new Map();
+    let marks = 0;
+    const mark = (ln, x, y) => {
+      const p = lastU.get(ln);
+      if (p !== undefined && x - p < USER_GAP) return;
+      lastU.set(ln, x); marks++;
+      c.fillStyle = userColor; c.strokeStyle = userEdge;
+      diamond(c, x, y, LH);
+    };
     const tickColor = th.tick || 'rgba(0,0,0,.45)';
     const step = many ? Math.ceil((i1 - i0) / MAX_TICKS) : 1;
     // Ticks for every event (subsampled when dense), diamonds for user events.
@@ -359,8 +402,7 @@ export class Timeline {
       if (lastX.get(ln) === x) continue;
       lastX.set(ln, x);
       if (r._user) {
-        c.fillStyle = userColor;
-        diamond(c, x, y, LH);
+        mark(ln, x, y);
       } else {
         c.fillStyle = tickColor;
         c.fillRect(x, y + 1, 1, 4);
@@ -371,7 +413,6 @@ export class Timeline {
       const ins = st.timeline.instants;
       let lo = st.timeline.instOff, hi = ins.length;
       while (lo < hi) { const mm = (lo + hi) >> 1; if (ins[mm].t < t0) lo = mm + 1; else hi = mm; }
-      c.fillStyle = userColor;
       let n = 0;
       for (let i = lo; i < ins.length && ins[i].t < t1 && n < 4000; i++) {
         const it = ins[i];
@@ -379,12 +420,11 @@ export class Timeline {
         if (this.pred && !this.pred(it.r)) continue;
         const y = laneY.get(it.lane);
         if (y === undefined) continue;
-        const x = Math.round(this.xOf(it.t));
-        if (lastX.get(it.lane) === x) continue;
-        lastX.set(it.lane, x); n++;
-        diamond(c, x, y, LH);
+        n++;
+        mark(it.lane, Math.round(this.xOf(it.t)), y);
       }
     }
+    if (this.wrap.dataset.userMarks !== String(marks)) this.wrap.dataset.userMarks = marks;
   }
 
   drawMarkers(c, th, st, t0, t1, H) {
@@ -411,21 +451,47 @@ export class Timeline {
     }
   }
 
+  /** The axis shows the target's own time: each time base (epoch: from the start, or from a
+   * reset where the target's time restarted) gets its own ticks, and where one starts the axis
+   * says so in the reset colour with the target's time there. What is drawn is published as
+   * the element's data-axis (JSON [{x, v, label, epoch}]). */
   drawAxis(c, th, t0, t1, W) {
-    const unit = this.store.timeUnit;
+    const st = this.store, unit = st.timeUnit;
     const step = niceStep(this.span / Math.max(2, this.plotW / 110));
-    c.fillStyle = th.muted || '#888';
+    const label = (v) => (unit === 'ns' ? fmtAxisNs(v, step) : String(Math.round(v)));
+    const out = [];
+    const ep = st.epochs;
     c.strokeStyle = th.grid || 'rgba(0,0,0,.08)';
     c.beginPath();
-    for (let t = Math.ceil(t0 / step) * step; t <= t1; t += step) {
-      const x = Math.round(this.xOf(t)) + 0.5;
-      c.moveTo(x, AXIS_H - 5); c.lineTo(x, this.h);
-      const label = unit === 'ns' ? fmtAxisNs(t, step) : String(Math.round(t));
-      c.fillText(label, x + 3, 10);
+    for (let i = 0; i < ep.length; i++) {
+      const a = Math.max(t0, ep[i].t), b = Math.min(t1, i + 1 < ep.length ? ep[i + 1].t : Infinity);
+      if (a >= b) continue;
+      const off = ep[i].off;
+      let from = a;
+      if (ep[i].t >= t0) { // this time base starts in view: mark it on the axis
+        const x = Math.round(this.xOf(ep[i].t)) + 0.5, v = ep[i].t - off;
+        const text = '↺ ' + label(v);
+        c.fillStyle = th.reset || '#d00';
+        c.fillRect(x - 1, 0, 2, AXIS_H);
+        c.fillText(text, x + 4, 10);
+        out.push({ x, v, label: text, epoch: true });
+        from = this.tOf(x + c.measureText(text).width + 20);
+      }
+      c.fillStyle = th.muted || '#888';
+      const stopX = i + 1 < ep.length && ep[i + 1].t < t1 ? this.xOf(ep[i + 1].t) - 4 : Infinity;
+      for (let v = Math.ceil((from - off) / step) * step; v + off < b; v += step) {
+        const x = Math.round(this.xOf(v + off)) + 0.5;
+        if (x + 3 + c.measureText(label(v)).width > stopX) break; // the next time base's mark is there
+        c.moveTo(x, AXIS_H - 5); c.lineTo(x, this.h);
+        c.fillText(label(v), x + 3, 10);
+        out.push({ x, v, label: label(v), epoch: false });
+      }
     }
     c.stroke();
     c.fillStyle = th.border || '#ddd';
     c.fillRect(LABEL_W, AXIS_H - 1, W, 1);
+    const s = JSON.stringify(out);
+    if (s !== this.axisAttr) { this.axisAttr = s; this.wrap.dataset.axis = s; }
   }
 
   publishLanes(names) {
@@ -434,12 +500,17 @@ export class Timeline {
   }
 
   /** Shown window [t0, t1) for the CPU chart. */
-  window() { return { t0: this.t0, t1: Math.min(this.t1, this.store ? this.store.lastT : this.t1) }; }
+  window() {
+    const st = this.store, o = st && st.oldest;
+    // only where there are records: the empty span before the oldest or after the newest is no time of the target's
+    return { t0: o ? Math.max(this.t0, o._t) : this.t0, t1: Math.min(this.t1, st ? st.lastT : this.t1) };
+  }
 }
 
 function diamond(c, x, y, LH) {
   const r = Math.min(4, LH / 2 - 3);
-  c.beginPath(); c.moveTo(x, y + LH / 2 - r - 1); c.lineTo(x + r - 1, y + LH / 2); c.lineTo(x, y + LH / 2 + r + 1); c.lineTo(x - r + 1, y + LH / 2); c.fill();
+  c.beginPath(); c.moveTo(x, y + LH / 2 - r - 1); c.lineTo(x + r - 1, y + LH / 2); c.lineTo(x, y + LH / 2 + r + 1); c.lineTo(x - r + 1, y + LH / 2); c.closePath();
+  c.lineWidth = 1; c.stroke(); c.fill();
 }
 
 function niceStep(raw) {
