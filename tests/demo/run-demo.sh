@@ -67,7 +67,8 @@ cleanup() {
     kill "$p" 2>/dev/null || true
     for ((t = 0; t < 100; t++)); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
     kill -KILL "$p" 2>/dev/null || true # 10 s after SIGTERM
-    wait "$p" 2>/dev/null || true
+    # no `wait` here: inside the INT trap, bash 5.2's wait for a child it has already reaped
+    # never returns (kill -0 above sees it gone once bash reaped it)
   done
   rm -rf "$work"
 }
