@@ -31,12 +31,9 @@ import time
 
 TRACETAPD = sys.argv[1]
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.environ.get("TT_SOURCE_ROOT", os.path.join(HERE, "..", ".."))
-FIX = os.path.join(os.environ.get("TT_FIXTURES", os.path.join(ROOT, "..", "shared", "fixtures")),
-                   "nuttx-sim")
-if not os.path.isfile(os.path.join(FIX, "facts.json")):
-    print("SKIP: no NuttX fixtures at %s (set TT_FIXTURES to the fixtures folder)" % FIX)
-    sys.exit(77)
+sys.path.insert(0, os.path.join(HERE, ".."))
+from ttfix import fixture_dir  # noqa: E402
+FIX = fixture_dir("nuttx-sim", "facts.json", "NuttX")
 FACTS = json.load(open(os.path.join(FIX, "facts.json")))
 fails = []
 

@@ -46,12 +46,9 @@ TRACETAPD, TRACETAP = sys.argv[1], sys.argv[2]
 WRAP = os.environ.get("TT_WRAP", "").split()  # valgrind, under meson test --setup valgrind
 CLEAR = b"\x1b[H\x1b[2J"
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.environ.get("TT_SOURCE_ROOT", os.path.join(HERE, "..", ".."))
-FIX = os.path.join(os.environ.get("TT_FIXTURES", os.path.join(ROOT, "..", "shared", "fixtures")),
-                   "threadx-cm3")
-if not os.path.isfile(os.path.join(FIX, "snapshots.tar.xz")):
-    print("SKIP: no ThreadX fixtures at %s (set TT_FIXTURES to the fixtures folder)" % FIX)
-    sys.exit(77)
+sys.path.insert(0, os.path.join(HERE, ".."))
+from ttfix import fixture_dir  # noqa: E402
+FIX = fixture_dir("threadx-cm3", "snapshots.tar.xz", "ThreadX")
 
 BASE, SIZE, ENT_START, NENT = 0x21000000, 33024, 0x210006D0, 977
 fails = []

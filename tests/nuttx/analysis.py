@@ -23,12 +23,9 @@ import tempfile
 TRACETAP = sys.argv[1]
 WRAP = os.environ.get("TT_WRAP", "").split()  # valgrind, under meson test --setup valgrind
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.environ.get("TT_SOURCE_ROOT", os.path.join(HERE, "..", ".."))
-FIX = os.path.join(os.environ.get("TT_FIXTURES", os.path.join(ROOT, "..", "shared", "fixtures")),
-                   "nuttx-sim")
-if not os.path.isfile(os.path.join(FIX, "facts.json")):
-    print("SKIP: no NuttX fixtures at %s (set TT_FIXTURES to the fixtures folder)" % FIX)
-    sys.exit(77)
+sys.path.insert(0, os.path.join(HERE, ".."))
+from ttfix import fixture_dir  # noqa: E402
+FIX = fixture_dir("nuttx-sim", "facts.json", "NuttX")
 fails = []
 
 # an entry's header; NuttX glues a printf note's next entry onto its line, so headers are found

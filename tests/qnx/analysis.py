@@ -31,12 +31,9 @@ import sys
 TRACETAP = sys.argv[1]
 WRAP = os.environ.get("TT_WRAP", "").split()  # valgrind, under meson test --setup valgrind
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.environ.get("TT_SOURCE_ROOT", os.path.join(HERE, "..", ".."))
-FIX = os.path.join(os.environ.get("TT_FIXTURES", os.path.join(ROOT, "..", "shared", "fixtures")),
-                   "qnx-openqnx")
-if not os.path.isfile(os.path.join(FIX, "ring_le_expected.kev")):
-    print("SKIP: no QNX fixtures at %s (set TT_FIXTURES to the fixtures folder)" % FIX)
-    sys.exit(77)
+sys.path.insert(0, os.path.join(HERE, ".."))
+from ttfix import fixture_dir  # noqa: E402
+FIX = fixture_dir("qnx-openqnx", "ring_le_expected.kev", "QNX")
 fails = []
 LINE = re.compile(r"t:0x([0-9a-f]{8}) CPU:(\d+) (\w+) *: *(\S+)(.*)")
 
