@@ -82,6 +82,7 @@ struct tt_server {
 	void *stop_arg;
 	uint64_t rejected, bad_messages, busy; /* counters for /metrics */
 	uint64_t remote_refused;               /* tt_server_remote_refused */
+	struct tt_server_ext ext;              /* tracetapd's additions (tt_server_set_ext) */
 };
 
 void tt_server_logf(struct tt_server *s, int level, const char *fmt, ...)

@@ -1,0 +1,154 @@
+/* daemon/trigger.h: triggers: conditions watched on each target's records and state, and what
+ * happens when one holds (an `alert` message in the target's stream, a capture of the records
+ * around it, optionally a halt of the core or a command).
+ *
+ * Two layers. The conditions (trigger_cond.c) are sans-I/O: a trigger's text is parsed into a
+ * struct tt_trig_def and matched against records and state changes, so they are unit-tested
+ * without a loop. The engine (trigger.c, trigger_capture.c) is a consumer of the targets' records
+ * like the server and the MQTT publisher: tracetapd hands it every record with its seq and every
+ * state change; it keeps the hold-off and count of each trigger per target, queues the alert to
+ * the target's hub, writes captures into the capture directory, and runs the actions. With no
+ * trigger configured it costs one test per record. Every engine function runs on the loop thread.
+ *
+ * Syntax (tracetapd(8), tracetapd.json(5)): `NAME: CONDITION [; OPTION...]`, for example
+ * `boom: USER_EVENT id=0x1000 info1>=5; holdoff=2s limit=3 capture before=500 after=1s`.
+ */
+#ifndef TT_TRIGGER_H
+#define TT_TRIGGER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../proto/record.h"
+
+#define TT_TRIG_MAX 64          /* triggers at most (bounds /metrics' labels) */
+#define TT_TRIG_MAX_PREDS 8
+#define TT_TRIG_NAME_MAX 48     /* a trigger's name: [A-Za-z0-9_.-], 1 to 48 bytes */
+#define TT_TRIG_TEXT_MAX 128    /* a predicate's string value, an event name */
+#define TT_TRIG_COND_MAX 256    /* the condition as written */
+#define TT_TRIG_MAX_ARGV 16     /* the command and its arguments */
+
+enum tt_trig_kind {
+	TT_TRIG_EVENT = 0, /* an event, by name or id, with predicates */
+	TT_TRIG_GAP,       /* a gap record (events lost); predicate lost>=N allowed */
+	TT_TRIG_RESET,     /* a reset record */
+	TT_TRIG_HALT,      /* the target's state became `halted` */
+	TT_TRIG_DISCONNECT,/* the target's state became `disconnected` */
+	/* The live analysis' statistics plug in here: a kind per statistic, matched from
+	 * tt_trig_stat() (none yet: see tracetapd(8) "Triggers"). */
+};
+
+enum tt_trig_op { TT_OP_EQ = 0, TT_OP_NE, TT_OP_LT, TT_OP_LE, TT_OP_GT, TT_OP_GE, TT_OP_HAS };
+
+struct tt_trig_pred {
+	char field[32];    /* id, thread, prio, ctx, core, text, lost, or an argument's name */
+	uint8_t op;        /* enum tt_trig_op */
+	bool is_num;       /* value parsed as a number (decimal or 0x hex) */
+	uint64_t num;
+	char str[TT_TRIG_TEXT_MAX];
+};
+
+struct tt_trig_def {
+	char name[TT_TRIG_NAME_MAX + 1];
+	char cond[TT_TRIG_COND_MAX];  /* the condition as written, for alerts and logs */
+	char target[65];              /* only this target; "" = every target */
+	uint8_t kind;                 /* enum tt_trig_kind */
+	char event[TT_TRIG_TEXT_MAX]; /* TT_TRIG_EVENT: the event's name, "" = by id or any */
+	bool by_id;
+	uint32_t id;
+	struct tt_trig_pred preds[TT_TRIG_MAX_PREDS];
+	size_t npreds;
+	uint64_t holdoff_ms;          /* default 1000: fires again only this long after */
+	uint64_t limit;               /* fires at most this often per target; 0 = no limit */
+	bool capture;
+	uint64_t before_ms, before_records; /* the capture's window (one of each pair is set) */
+	uint64_t after_ms, after_records;
+	bool halt;                    /* halt the core through OpenOCD (off by default) */
+	char command[TT_TRIG_MAX_ARGV][256]; /* run without a shell; command[0][0] == 0: none */
+	size_t ncommand;
+	uint64_t command_timeout_ms;  /* default 10000 */
+};
+
+/* Defaults of a def (no condition yet): hold-off 1 s, capture window 1000 records before and
+ * 1 s after, command time limit 10 s. */
+void tt_trig_def_init(struct tt_trig_def *d);
+
+/* Parses `NAME: CONDITION [; OPTION...]` into d (initialised here). 0, or -EINVAL with a
+ * message in err naming the part that is wrong ("holdoff: '5': expected a duration with a unit
+ * (ms, s, m)"). */
+int tt_trig_parse(const char *spec, struct tt_trig_def *d, char *err, size_t errlen);
+/* The condition alone (`USER_EVENT id=4096 info1>=5`, `gap lost>=10`, `reset`, `halt`,
+ * `disconnect`) into d->kind, event, id, preds and cond. 0 or -EINVAL with err. */
+int tt_trig_parse_cond(const char *cond, struct tt_trig_def *d, char *err, size_t errlen);
+/* One option (`holdoff`, `limit`, `target`, `capture`, `before`, `after`, `halt`,
+ * `command`, `command_timeout`) set from its text value (NULL: a flag without value).
+ * 0 or -EINVAL with err naming the option. */
+int tt_trig_set_opt(struct tt_trig_def *d, const char *key, const char *value, char *err,
+		    size_t errlen);
+/* Checks a def as a whole (a name, a condition). 0 or -EINVAL with err. */
+int tt_trig_check(const struct tt_trig_def *d, char *err, size_t errlen);
+
+/* Whether record rec of target `target` fulfils d's condition (record kinds only). Pure. */
+bool tt_trig_match(const struct tt_trig_def *d, const char *target, const struct tt_record *rec);
+
+/* ---- a set of triggers, from the configuration file and the command line ---- */
+
+struct tt_trig_set {
+	struct tt_trig_def *defs;     /* caller frees with tt_trig_set_free */
+	size_t n;
+	char capture_dir[512];        /* "" = no captures (a trigger with capture is refused) */
+	uint64_t capture_max_bytes;   /* default 256 MiB: oldest captures removed beyond */
+	uint64_t capture_max_files;   /* default 100 */
+};
+
+void tt_trig_set_init(struct tt_trig_set *s);
+void tt_trig_set_free(struct tt_trig_set *s);
+/* Adds d (copied). -ENOSPC past TT_TRIG_MAX, -EEXIST for a name already in the set,
+ * -ENOMEM; err says which. */
+int tt_trig_set_add(struct tt_trig_set *s, const struct tt_trig_def *d, char *err, size_t errlen);
+/* The configuration file's `triggers`, `capture_dir`, `capture_max_bytes`, `capture_max_files`
+ * (json: a cJSON object holding only those keys, borrowed; NULL = none) into s. file names the
+ * file in messages: "tracetapd.json: triggers[1] (boom): holdoff: ...". 0 or -EINVAL. */
+int tt_trig_set_from_json(struct tt_trig_set *s, const void *json, const char *file, char *err,
+			  size_t errlen);
+/* The whole set checked: captures need capture_dir. 0 or -EINVAL with err. */
+int tt_trig_set_check(const struct tt_trig_set *s, char *err, size_t errlen);
+
+/* ---- the engine ---- */
+
+struct tt_hub;
+struct tt_trig;
+struct uv_loop_s;
+
+/* What the engine asks of the daemon for the halt action: halt target's core (through its
+ * probe, OpenOCD). 0 or -errno (-ENOTSUP: the probe cannot halt). */
+typedef int (*tt_trig_halt_fn)(void *arg, const char *target, char *err, size_t errlen);
+
+/* Creates the engine with set (moved in: s is left empty). Returns 0 or -ENOMEM. */
+int tt_trig_new(struct uv_loop_s *loop, struct tt_trig_set *set, tt_trig_halt_fn halt,
+		void *halt_arg, struct tt_trig **out);
+/* Replaces the triggers (SIGHUP; moved in). Per-target counts and hold-offs of triggers kept
+ * by name carry over; open captures finish with their old window. */
+void tt_trig_reload(struct tt_trig *t, struct tt_trig_set *set);
+/* Whether any trigger is configured (the caller may skip tt_trig_record when not). */
+bool tt_trig_active(const struct tt_trig *t);
+/* Every record of hub's target, with the seq the hub gave it (after tt_hub_publish). */
+void tt_trig_record(struct tt_trig *t, struct tt_hub *hub, uint64_t seq,
+		    const struct tt_record *rec);
+/* The target's state changed (enum tt_target_state), message borrowed for the call. */
+void tt_trig_state(struct tt_trig *t, struct tt_hub *hub, int state, const char *message);
+/* /metrics lines: tracetap_trigger_fired_total{trigger="NAME"} per trigger, captures
+ * written and removed; through put (returns 0 or -errno). */
+void tt_trig_metrics(const struct tt_trig *t, int (*put)(void *arg, const void *buf, size_t len),
+		     void *arg);
+/* GET /api/captures (list) and /api/captures/NAME/FILE (a file of a capture): writes the body
+ * through put, sets *type; returns the HTTP status, 0 when uri is not /api/captures... */
+int tt_trig_http(const struct tt_trig *t, const char *uri,
+		 int (*put)(void *arg, const void *buf, size_t len), void *arg,
+		 const char **type, char *disp, size_t dcap);
+/* Finishes open captures (what they hold so far, marked cut short), stops timers and commands;
+ * frees t once its handles are closed (run the loop). */
+void tt_trig_stop(struct tt_trig *t);
+
+#endif

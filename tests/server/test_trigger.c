@@ -1,0 +1,193 @@
+/* tests/server/test_trigger.c: trigger conditions (daemon/trigger.h) parsed from the compact
+ * syntax and from the configuration file, matched against records made by hand: each kind
+ * fires on the record it names and not on others; bad text is refused naming the part. */
+#include <errno.h>
+#include <string.h>
+
+#include "../tt_test.h"
+#include "config.h"
+#include "trigger.h"
+
+static struct tt_trig_def parse_ok(const char *spec)
+{
+	struct tt_trig_def d;
+	char err[512] = "";
+
+	if (tt_trig_parse(spec, &d, err, sizeof(err)) < 0)
+		FAIL("'%s' refused: %s", spec, err);
+	return d;
+}
+
+static void parse_bad(const char *spec, const char *want)
+{
+	struct tt_trig_def d;
+	char err[512] = "";
+
+	CHECK_EQ(tt_trig_parse(spec, &d, err, sizeof(err)), -EINVAL);
+	CHECK_SUBSTR(err, want);
+}
+
+/* A user event as the ThreadX reader emits it (info1..info4 named args). */
+static struct tt_record user_event(uint32_t id, uint32_t info1, const char *thread, int prio)
+{
+	static const char *const names[] = { "info1", "info2", "info3", "info4" };
+	struct tt_record r = { .kind = TT_REC_EVENT };
+
+	r.u.ev.id = id;
+	r.u.ev.name = "USER_EVENT";
+	r.u.ev.thread = 0x20000500;
+	r.u.ev.thread_name = thread;
+	r.u.ev.prio = prio;
+	r.u.ev.core = 0;
+	r.u.ev.nargs = 4;
+	for (int i = 0; i < 4; i++)
+		r.u.ev.args[i] = (struct tt_arg){ names[i], NULL, i ? 7u : info1, TT_ARG_UINT };
+	return r;
+}
+
+static void events(void)
+{
+	struct tt_trig_def d = parse_ok("boom: USER_EVENT id=0x1000 info1>=5; holdoff=2s limit=3");
+	struct tt_record r = user_event(4096, 5, "producer", 8);
+
+	CHECK_STR(d.name, "boom");
+	CHECK_STR(d.cond, "USER_EVENT id=0x1000 info1>=5");
+	CHECK_EQ(d.holdoff_ms, 2000);
+	CHECK_EQ(d.limit, 3);
+	CHECK(tt_trig_match(&d, "b1", &r));
+	r.u.ev.args[0].value = 4; /* info1 below 5 */
+	CHECK(!tt_trig_match(&d, "b1", &r));
+	r = user_event(4097, 9, "producer", 8); /* another id */
+	CHECK(!tt_trig_match(&d, "b1", &r));
+
+	d = parse_ok("t: 4096 thread=producer prio<10");
+	r = user_event(4096, 0, "producer", 8);
+	CHECK(d.by_id && d.id == 4096);
+	CHECK(tt_trig_match(&d, "b1", &r));
+	r.u.ev.prio = 12;
+	CHECK(!tt_trig_match(&d, "b1", &r));
+	r = user_event(4096, 0, "consumer", 8);
+	CHECK(!tt_trig_match(&d, "b1", &r));
+	d = parse_ok("t: * thread=0x20000500; target=b2");
+	CHECK(!tt_trig_match(&d, "b1", &r));
+	CHECK(tt_trig_match(&d, "b2", &r));
+
+	/* a NuttX printf note: its text holds "assert" */
+	struct tt_record p = { .kind = TT_REC_EVENT };
+	p.u.ev.name = "NOTE_DUMP_PRINTF";
+	p.u.ev.prio = -1;
+	p.u.ev.nargs = 1;
+	p.u.ev.args[0] = (struct tt_arg){ "text", "up_assert: Assertion failed", 0, TT_ARG_OBJ };
+	d = parse_ok("nx: * text~assert");
+	CHECK(tt_trig_match(&d, "n", &p));
+	d = parse_ok("nx: NOTE_DUMP_PRINTF text~\"Assertion failed\"");
+	CHECK(tt_trig_match(&d, "n", &p));
+	p.u.ev.args[0].text = "hello";
+	CHECK(!tt_trig_match(&d, "n", &p));
+	d = parse_ok("nx: * text!=hello");
+	CHECK(!tt_trig_match(&d, "n", &p));
+	/* prio on an event without one never holds */
+	d = parse_ok("p: * prio>=0");
+	CHECK(!tt_trig_match(&d, "n", &p));
+}
+
+static void stream(void)
+{
+	struct tt_record gap = { .kind = TT_REC_GAP }, reset = { .kind = TT_REC_RESET };
+	struct tt_record ev = user_event(4096, 1, "a", 1);
+	struct tt_trig_def d;
+
+	gap.u.gap.lost = 12;
+	d = parse_ok("g: gap");
+	CHECK(d.kind == TT_TRIG_GAP && tt_trig_match(&d, "b", &gap));
+	CHECK(!tt_trig_match(&d, "b", &reset) && !tt_trig_match(&d, "b", &ev));
+	d = parse_ok("g: gap lost>=100");
+	CHECK(!tt_trig_match(&d, "b", &gap));
+	gap.u.gap.lost = 100;
+	CHECK(tt_trig_match(&d, "b", &gap));
+	d = parse_ok("r: reset");
+	CHECK(tt_trig_match(&d, "b", &reset) && !tt_trig_match(&d, "b", &gap));
+	d = parse_ok("h: halt; halt=false capture before=2s after=500");
+	CHECK(d.kind == TT_TRIG_HALT && !tt_trig_match(&d, "b", &ev) && !d.halt && d.capture);
+	CHECK(d.before_ms == 2000 && d.before_records == 0 && d.after_records == 500 && !d.after_ms);
+	d = parse_ok("d: disconnect; command=/bin/true command_timeout=1m");
+	CHECK(d.kind == TT_TRIG_DISCONNECT && d.ncommand == 1 && d.command_timeout_ms == 60000);
+}
+
+static void refused(void)
+{
+	parse_bad("no colon here", "expected NAME: CONDITION");
+	parse_bad("a b: reset", "name 'a b'");
+	parse_bad("x: user_event", "expected an event name");
+	parse_bad("x: USER_EVENT info1=>5", "starts with an operator");
+	parse_bad("x: USER_EVENT info1", "no operator");
+	parse_bad("x: USER_EVENT info1<abc", "compares numbers");
+	parse_bad("x: reset lost>1", "reset takes no predicate");
+	parse_bad("x: gap info1=2", "gap takes no predicate but lost");
+	parse_bad("x: USER_EVENT; holdoff=5", "holdoff: '5': expected a duration with a unit");
+	parse_bad("x: USER_EVENT; before=2 weeks", "unknown option 'weeks'");
+	parse_bad("x: USER_EVENT; command=sh", "expected an absolute path");
+	parse_bad("x: USER_EVENT text~\"open", "quote is not closed");
+	parse_bad("x:", "no condition");
+}
+
+static void config(void)
+{
+	static const char text[] =
+		"{\"capture_dir\":\"/tmp/c\",\"capture_max_files\":3,\"capture_max_bytes\":\"1M\","
+		"\"triggers\":[{\"name\":\"boom\",\"when\":\"USER_EVENT info1=500\",\"holdoff\":\"5s\","
+		"\"limit\":2,\"capture\":true,\"before\":100,\"after\":\"1s\",\"command\":[\"/bin/echo\","
+		"\"hi\"]},{\"name\":\"lost\",\"when\":\"gap\",\"target\":\"b1\"}],\"targets\":[]}";
+	struct tt_config c;
+	struct tt_trig_set s;
+	char err[512] = "";
+
+	REQUIRE(tt_config_parse(text, sizeof(text) - 1, "t.json", &c, err, sizeof(err)) == 0);
+	tt_trig_set_init(&s);
+	REQUIRE_MSG(tt_trig_set_from_json(&s, c.triggers, "t.json", err, sizeof(err)) == 0, "%s",
+		    err);
+	CHECK_EQ(s.n, 2);
+	CHECK_STR(s.capture_dir, "/tmp/c");
+	CHECK_EQ(s.capture_max_files, 3);
+	CHECK_EQ(s.capture_max_bytes, 1000000); /* k/M/G are decimal (proto/parse.h) */
+	CHECK(s.defs[0].capture && s.defs[0].before_records == 100 && s.defs[0].after_ms == 1000);
+	CHECK(s.defs[0].limit == 2 && s.defs[0].holdoff_ms == 5000 && s.defs[0].ncommand == 2);
+	CHECK_STR(s.defs[1].target, "b1");
+	CHECK(tt_trig_set_check(&s, err, sizeof(err)) == 0);
+	s.capture_dir[0] = 0;
+	CHECK(tt_trig_set_check(&s, err, sizeof(err)) == -EINVAL);
+	CHECK_SUBSTR(err, "trigger boom: capture needs a capture directory");
+	tt_trig_set_free(&s);
+	tt_config_free(&c);
+
+	static const struct { const char *text, *want; } bad[] = {
+		{ "{\"triggers\":[{\"name\":\"a\",\"when\":\"reset\",\"holdoff\":\"x\"}]}",
+		  "t.json: triggers[0] (a): holdoff: 'x'" },
+		{ "{\"triggers\":[{\"name\":\"a\"}]}", "t.json: triggers[0] (a): no condition "
+		  "(\"when\" is required)" },
+		{ "{\"triggers\":[{\"name\":\"a\",\"when\":\"reset\"},{\"name\":\"a\",\"when\":"
+		  "\"gap\"}]}", "t.json: triggers[1]: trigger a: a trigger of that name exists" },
+		{ "{\"triggers\":[{\"name\":\"b\",\"when\":\"FOO x~\",\"bogus\":1}]}",
+		  "t.json: triggers[0] (b): unknown option 'bogus'" },
+		{ "{\"triggers\":{}}", "t.json: triggers: expected an array" },
+		{ "{\"capture_max_files\":0}", "t.json: capture_max_files: expected a positive" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		REQUIRE(tt_config_parse(bad[i].text, strlen(bad[i].text), "t.json", &c, err,
+					sizeof(err)) == 0);
+		tt_trig_set_init(&s);
+		CHECK_EQ(tt_trig_set_from_json(&s, c.triggers, "t.json", err, sizeof(err)), -EINVAL);
+		CHECK_SUBSTR(err, bad[i].want);
+		tt_trig_set_free(&s);
+		tt_config_free(&c);
+	}
+}
+
+int main(void)
+{
+	events();
+	stream();
+	refused();
+	config();
+	return tt_test_done();
+}
