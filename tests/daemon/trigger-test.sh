@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# tests/daemon/trigger-test.sh: triggers on a ThreadX workload (tt-fw-threadx writing a RAM file
+# that tracetapd follows): each condition fires on the record that makes it true and never
+# without it; a capture holds the stream's records seq for seq around the trigger and its .trx
+# decodes to the same events; the count limit of captures removes the oldest ones and nothing
+# else; a command sees the capture; SIGHUP reloads the triggers and refuses a bad one naming the
+# file, the trigger and the key.
+# usage: trigger-test.sh TRACETAPD TRACETAP FW_THREADX
+tracetapd=$1 tracetap=$2 fw=$3
+command -v jq > /dev/null || { echo "SKIP: jq not installed"; exit 77; }
+. "$(dirname "$0")/lib.sh"
+logs=("$work/d.log")
+
+ram=$work/ram.bin caps=$work/caps
+mkdir -p "$caps/keep-me" && echo "not a capture" > "$caps/keep-me/notes.txt" && echo x > "$caps/file.txt"
+"$fw" --ram "$ram" --base 0x20000000 --size 65536 --rate 2000 --duration 120 --time counter \
+  > "$work/fw.out" &
+fwpid=$!
+pids+=($fwpid)
+cat > "$work/cmd.sh" <<EOF
+#!/bin/sh
+env > "\$1.tmp" && mv "\$1.tmp" "\$1"
+EOF
+chmod +x "$work/cmd.sh"
+config() { # extra trigger objects
+  cat > "$work/cfg.json" <<EOF
+{"port":0,"capture_dir":"$caps","capture_max_files":3,
+ "targets":[{"name":"b1","probe":"file:$ram","file_base":"0x20000000","address":"0x20000000",
+   "address_is_pointer":true,"tick_hz":1000000}],
+ "triggers":[
+  {"name":"seq500","when":"USER_EVENT id=4096 info1=500","capture":true,"before":200,"after":100,
+   "command":["$work/cmd.sh","$work/cmd.env"]},
+  {"name":"never","when":"USER_EVENT id=0x1000 info1=4000000000"},
+  {"name":"rst","when":"reset","limit":1},
+  {"name":"lost","when":"gap"}$1]}
+EOF
+}
+config ""
+${TT_WRAP-} "$tracetapd" --config "$work/cfg.json" --web "$work" --stdout > "$work/stream.jsonl" \
+  2> "$work/d.log" &
+dpid=$!
+pids+=($dpid)
+daemon_port "$work/d.log" 30
+metric() { curl -sf "http://127.0.0.1:$port/metrics" | sed -n "s/^$1 //p"; }
+fired() { metric "tracetap_trigger_fired_total{trigger=\"$1\"}"; }
+wait_until() { # description, seconds, command...
+  local what=$1 end=$((SECONDS + $2)); shift 2
+  until "$@"; do [ $SECONDS -lt $end ] || fail "timed out: $what"; sleep 0.1; done
+}
+captures() { curl -sf "http://127.0.0.1:$port/api/captures"; }
+has_capture() { [ "$(captures | jq "[.[] | select(.trigger == \"$1\")] | length")" -ge "${2:-1}" ]; }
+
+# 1. an event: fires once on info1 = 500, its capture holds seq-200 .. seq+100
+wait_until "capture of seq500" 60 has_capture seq500
+name=$(captures | jq -r '.[] | select(.trigger == "seq500") | .name')
+meta=$(captures | jq -c '.[] | select(.trigger == "seq500")')
+seq=$(jq -r .seq <<< "$meta")
+[ "$(jq -r '.first, .last, .records, .gaps' <<< "$meta" | tr '\n' ' ')" = "$((seq - 200)) $((seq + 100)) 301 0 " ] ||
+  fail "capture window: $meta (trigger at $seq)"
+grep -q "trigger seq500 fired (USER_EVENT id=4096 info1=500) at seq $seq" "$work/d.log" || fail "no log line"
+[ "$(fired seq500)" = 1 ] && [ "$(fired never)" = 0 ] || fail "fired: seq500 $(fired seq500), never $(fired never)"
+for f in capture.jsonl capture.trx capture.perfetto.json meta.json; do
+  curl -sf "http://127.0.0.1:$port/api/captures/$name/$f" -o "$work/$f" || fail "download $f"
+done
+cmp "$work/meta.json" "$caps/$name/meta.json" || fail "meta.json differs from the file"
+# the record that fired it is the one with info1 = 500
+[ "$(jq -c "select(.seq == $seq) | [.name, .id, .args.info1]" "$work/capture.jsonl")" = '["USER_EVENT",4096,500]' ] ||
+  fail "seq $seq is not the user event 500"
+# seq for seq what the stream had (--stdout prints the records the hub numbered)
+last_seq() { tail -n 3 "$work/stream.jsonl" | jq -R 'fromjson? | .seq' | tail -n1; }
+wait_until "stream past the window" 30 eval '[ "$(last_seq)" -gt $((seq + 100)) ]'
+stream() { jq -cR "fromjson? | $1" "$work/stream.jsonl"; } # the last line may be half written
+stream "select(.seq >= $((seq - 200)) and .seq <= $((seq + 100)))" > "$work/want.jsonl"
+diff "$work/want.jsonl" "$work/capture.jsonl" > "$work/cap.diff" || { head -4 "$work/cap.diff"; fail "capture differs from the stream"; }
+# its .trx decodes to the same events (the time unwrapping starts again in the file)
+"$tracetap" decode "$work/capture.trx" --json > "$work/back.jsonl" || fail "decode of capture.trx"
+strip='del(.seq, .addr, .target, .time, .ns) | del(.run, .run_thread, .run_name)'
+jq -c "select(.type == \"event\") | $strip" "$work/capture.jsonl" > "$work/a"
+jq -c "$strip" "$work/back.jsonl" > "$work/b"
+diff "$work/a" "$work/b" > "$work/trx.diff" || { head -4 "$work/trx.diff"; fail ".trx events differ"; }
+jq -e '.traceEvents | length > 300' "$work/capture.perfetto.json" > /dev/null || fail "perfetto"
+# the command ran with the capture in its environment
+wait_until "command ran" 30 test -f "$work/cmd.env"
+grep -qx "TT_TRIGGER=seq500" "$work/cmd.env" && grep -qx "TT_CAPTURE=$caps/$name" "$work/cmd.env" &&
+  grep -qx "TT_SEQ=$seq" "$work/cmd.env" && grep -qx "TT_TARGET=b1" "$work/cmd.env" || fail "command env: $(cat "$work/cmd.env")"
+echo "ok: event trigger at seq $seq: capture $(jq -r .records <<< "$meta") records equal to the stream, .trx decodes to the same $(wc -l < "$work/b") events, command ran"
+
+# 2. a reset: none before SIGUSR1, one after
+[ "$(fired rst)" = 0 ] && [ "$(fired lost)" = 0 ] || fail "rst/lost fired without a reset/gap"
+kill -USR1 "$fwpid"
+wait_until "reset trigger" 30 eval '[ "$(fired rst)" = 1 ]'
+rs=$(stream 'select(.type == "reset") | .seq' | head -n1)
+grep -q "trigger rst fired (reset) at seq $rs" "$work/d.log" || fail "rst fired, not at the reset record $rs"
+echo "ok: reset trigger at seq $rs"
+
+# 3. a gap: the daemon stopped while the writer laps the buffer
+[ "$(fired lost)" = 0 ] || fail "lost fired without a gap"
+u32() { od -An -tu4 -j "$2" -N4 "$1" | tr -d ' '; }
+s0=$(u32 "$ram" 8)
+kill -STOP "$dpid"
+wait_until "writer lapped the buffer" 60 eval '[ $(( $(u32 "$ram" 8) - s0 )) -gt 3000 ]'
+kill -CONT "$dpid"
+wait_until "gap trigger" 30 eval '[ "$(fired lost)" -ge 1 ]'
+gs=$(stream 'select(.type == "gap") | .seq' | head -n1)
+grep -q "trigger lost fired (gap) at seq $gs" "$work/d.log" || fail "lost fired, not at the gap record $gs"
+echo "ok: gap trigger at seq $gs"
+
+# 4. reload: a trigger added; a bad one refused naming file, trigger and key
+config ',{"name":"many","when":"USER_EVENT id=4096 info1>=1","holdoff":"50ms","limit":5,"capture":true,"before":5,"after":5}'
+kill -HUP "$dpid"
+wait_until "5 captures of many" 60 eval '[ "$(metric tracetap_captures_total)" -ge 6 ]'
+[ "$(fired many)" = 5 ] || fail "many fired $(fired many) times, limit 5"
+[ "$(fired seq500)" = 1 ] || fail "seq500's count was not kept across the reload"
+n=$(find "$caps" -mindepth 1 -maxdepth 1 -type d ! -name 'keep-me' ! -name '.*' | wc -l)
+[ "$n" = 3 ] || fail "$n captures kept, capture_max_files 3"
+[ -f "$caps/keep-me/notes.txt" ] && [ -f "$caps/file.txt" ] || fail "something else was removed"
+[ "$(metric tracetap_captures_removed_total)" = 3 ] || fail "removed $(metric tracetap_captures_removed_total)"
+[ "$(grep -c 'removed: capture_max_files reached' "$work/d.log")" = 3 ] || fail "removals not logged"
+[ -d "$caps/$name" ] && fail "the oldest capture ($name) was kept"
+echo "ok: reload added a trigger; its limit held (5); captures kept 3, removed 3 oldest, nothing else"
+config ',{"name":"bad","when":"USER_EVENT","holdoff":"5"}'
+kill -HUP "$dpid"
+wait_until "refusal" 30 grep -q "keeping the running configuration" "$work/d.log"
+grep "keeping the running" "$work/d.log" | grep -q "cfg.json: triggers\[4\] (bad): holdoff: '5'" ||
+  fail "the refusal does not name file, trigger and key: $(grep 'keeping the running' "$work/d.log")"
+echo "ok: $(grep 'keeping the running' "$work/d.log" | sed 's/.*reload: //' | head -c 140)"
+
+# 5. a bad trigger at start stops the daemon with the same message; --trigger too
+rc=0; "$tracetapd" --config "$work/cfg.json" --check-config > /dev/null 2> "$work/chk" || rc=$?
+[ "$rc" = 2 ] && grep -q "triggers\[4\] (bad): holdoff" "$work/chk" || fail "check-config: rc $rc, $(cat "$work/chk")"
+rc=0; "$tracetapd" --probe "file:$ram" --trigger 'x: USER_EVENT info1=>5' --check-config 2> "$work/chk" || rc=$?
+[ "$rc" = 2 ] && grep -q -- "--trigger: trigger x: 'info1=>5'" "$work/chk" || fail "--trigger: rc $rc, $(cat "$work/chk")"
+rc=0; "$tracetapd" --probe "file:$ram" --trigger 'x: reset; capture' --check-config 2> "$work/chk" || rc=$?
+[ "$rc" = 2 ] && grep -q "capture needs a capture directory" "$work/chk" || fail "capture without dir: rc $rc"
+
+# 6. path traversal: nothing outside the capture directory
+for p in "..%2F..%2Fetc/passwd" "keep-me/notes.txt" "$name/../../cfg.json" ".x/meta.json" "$name/cmd.env"; do
+  code=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/api/captures/$p")
+  [ "$code" = 404 ] || fail "/api/captures/$p answered $code"
+done
+echo "ok: /api/captures refuses names outside the captures"
+
+kill -TERM "$dpid"
+rc=0; wait "$dpid" || rc=$?
+[ "$rc" = 0 ] || fail "tracetapd exited $rc"
+grep -q 'trigger never fired' "$work/d.log" && fail "never fired"
+echo "ok: the trigger whose event never came never fired"
