@@ -106,6 +106,11 @@ grep -q "trigger lost fired (gap) at seq $gs" "$work/d.log" || fail "lost fired,
 echo "ok: gap trigger at seq $gs"
 
 # 4. reload: a trigger added; a bad one refused naming file, trigger and key
+"$tracetap" tail "http://127.0.0.1:$port" --target b1 --no-color > "$work/tail.out" 2> "$work/tail.err" &
+pids+=($!)
+"$tracetap" tail "http://127.0.0.1:$port" --target b1 --json > "$work/tailj.out" 2> /dev/null &
+pids+=($!)
+wait_until "tail streaming" 30 eval '[ "$(wc -l < "$work/tail.out")" -gt 10 ] && [ "$(wc -l < "$work/tailj.out")" -gt 10 ]'
 config ',{"name":"many","when":"USER_EVENT id=4096 info1>=1","holdoff":"50ms","limit":5,"capture":true,"before":5,"after":5}'
 kill -HUP "$dpid"
 wait_until "5 captures of many" 60 eval '[ "$(metric tracetap_captures_total)" -ge 6 ]'
@@ -118,6 +123,15 @@ n=$(find "$caps" -mindepth 1 -maxdepth 1 -type d ! -name 'keep-me' ! -name '.*' 
 [ "$(grep -c 'removed: capture_max_files reached' "$work/d.log")" = 3 ] || fail "removals not logged"
 [ -d "$caps/$name" ] && fail "the oldest capture ($name) was kept"
 echo "ok: reload added a trigger; its limit held (5); captures kept 3, removed 3 oldest, nothing else"
+# tail shows each firing as a line among the records (--json: the alert message)
+wait_until "alerts in tail" 30 eval '[ "$(grep -c "^!!! alert many on b1 at seq [0-9]*: USER_EVENT id=4096 info1>=1 (capture b1_many_" "$work/tail.out")" = 5 ]'
+wait_until "alerts in tail --json" 30 eval '[ "$(jq -R "fromjson? | select(.type == \"alert\" and .trigger == \"many\") | .seq" "$work/tailj.out" | wc -l)" = 5 ]'
+aseq=$(jq -R 'fromjson? | select(.type == "alert") | .seq' "$work/tailj.out" | head -n1)
+[ "$(jq -R "fromjson? | select(.type == \"event\" and .seq == $aseq) | .args.info1 >= 1" "$work/tailj.out")" = true ] ||
+  fail "the alert's seq $aseq is not a user event the tail saw before it"
+"$tracetap" captures "http://127.0.0.1:$port" > "$work/caps.txt" || fail "tracetap captures"
+[ "$(grep -c ' b1 .* many ' "$work/caps.txt")" = 3 ] || { cat "$work/caps.txt"; fail "tracetap captures does not list the 3 captures"; }
+echo "ok: tail printed 5 alerts (first at seq $aseq); tracetap captures lists 3"
 config ',{"name":"bad","when":"USER_EVENT","holdoff":"5"}'
 kill -HUP "$dpid"
 wait_until "refusal" 30 grep -q "keeping the running configuration" "$work/d.log"
