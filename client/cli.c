@@ -279,8 +279,19 @@ int tt_cli_get(const struct tt_cli *o, const char *path, cJSON **out, char **bod
 {
 	char *body = NULL;
 	size_t len = 0;
-	int st = tt_http_get(o->url.host, o->url.port, path, o->token, 5000, &body, &len);
+	/* Bounded in bytes and time whatever the server does: a status answer in 5 s and
+	 * 16 MiB, an export (the whole history) in 2 min and 1 GiB. */
+	bool json = out != NULL;
+	int st = tt_http_get(o->url.host, o->url.port, path, o->token, json ? 5000 : 120000,
+			     json ? TT_HTTP_MAX_DEFAULT : 1u << 30, &body, &len);
 
+	if (st == -EFBIG || st == -ETIMEDOUT) {
+		fprintf(stderr, "tracetap %s: tracetapd at %s:%d: the answer to %s %s\n", o->cmd,
+			o->url.host, o->url.port, path, st == -EFBIG ?
+			(json ? "went past 16 MiB: stopped reading" : "went past 1 GiB: stopped reading") :
+			(json ? "took over 5 s: stopped reading" : "took over 2 min: stopped reading"));
+		return 1;
+	}
 	if (st < 0) {
 		tt_cli_unreachable(o, st);
 		return 1;
@@ -290,9 +301,11 @@ int tt_cli_get(const struct tt_cli *o, const char *path, cJSON **out, char **bod
 		cJSON *j = body ? cJSON_ParseWithLength(body, len) : NULL;
 		const char *why = cJSON_GetStringValue(cJSON_GetObjectItem(j, "error"));
 		size_t n = why ? strlen(why) : strcspn(body ? body : "", "\r\n");
-		fprintf(stderr, "tracetap %s: tracetapd at %s:%d answered %d to %s: %.*s\n", o->cmd,
-			o->url.host, o->url.port, st, path, (int)(n > 300 ? 300 : n),
-			why ? why : body ? body : "");
+		char text[TT_TEXTFMT_CAP(300)];
+		fprintf(stderr, "tracetap %s: tracetapd at %s:%d answered %d to %s: %s\n", o->cmd,
+			o->url.host, o->url.port, st, path,
+			tt_textfmt_clean(text, sizeof(text), why ? why : body ? body : "",
+					 n > 300 ? 300 : n));
 		cJSON_Delete(j);
 		free(body);
 		return 1;
@@ -322,7 +335,9 @@ const char *tt_cli_target_list(const cJSON *targets, char *buf, size_t cap)
 		const char *name = cJSON_GetStringValue(cJSON_GetObjectItem(t, "name"));
 		if (!name)
 			continue;
-		int k = snprintf(buf + n, cap - n, "%s%s", n ? ", " : "", name);
+		char text[TT_TEXTFMT_CAP(64)];
+		int k = snprintf(buf + n, cap - n, "%s%s", n ? ", " : "",
+				 tt_textfmt_clean(text, sizeof(text), name, 64));
 		if (k < 0 || (size_t)k >= cap - n) {
 			snprintf(buf + (cap > 6 ? cap - 6 : 0), cap > 6 ? 6 : cap, ", ...");
 			break;

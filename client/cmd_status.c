@@ -14,6 +14,7 @@
 
 #include "cli.h"
 #include "export.h"
+#include "textfmt.h"
 #include "record_json.h"
 
 static double num(const cJSON *o, const char *k)
@@ -26,6 +27,10 @@ static const char *str(const cJSON *o, const char *k)
 	const char *s = tt_json_str(o, k);
 	return s ? s : "-";
 }
+
+/* str() as the terminal may show it (textfmt.h: tt_textfmt_clean), in buf. */
+#define TXT(buf, o, k) tt_textfmt_clean((buf), sizeof(buf), str((o), (k)), 256)
+#define TXT_CAP TT_TEXTFMT_CAP(256)
 
 /* The daemon's targets (caller deletes), after checking --target. 0, or 1 after one line. */
 static int get_targets(const struct tt_cli *o, cJSON **arr)
@@ -89,9 +94,11 @@ int tt_cmd_targets(int argc, char **argv)
 	if (rc >= 0)
 		return rc;
 	printf("%-16s %-8s %-12s %s\n", "TARGET", "FORMAT", "STATE", "PROBE");
-	cJSON_ArrayForEach(t, arr)
-		printf("%-16s %-8s %-12s %s\n", str(t, "name"), str(t, "format"), str(t, "state"),
-		       str(t, "probe"));
+	cJSON_ArrayForEach(t, arr) {
+		char n[TXT_CAP], f[TXT_CAP], s[TXT_CAP], p[TXT_CAP];
+		printf("%-16s %-8s %-12s %s\n", TXT(n, t, "name"), TXT(f, t, "format"),
+		       TXT(s, t, "state"), TXT(p, t, "probe"));
+	}
 	cJSON_Delete(arr);
 	return 0;
 }
@@ -134,6 +141,7 @@ static void print_cell(const char *s, int w, bool last)
 static void status_row(const cJSON *t, const struct status_cols *c)
 {
 	char ev[16], rate[20], lost[16], gaps[16], bytes[24], clients[16];
+	char name[TXT_CAP], fmt[TXT_CAP], state[TXT_CAP];
 
 	tt_cli_count(ev, sizeof(ev), num(t, "events"));
 	tt_cli_count(rate, sizeof(rate) - 2, num(t, "rate"));
@@ -142,10 +150,10 @@ static void status_row(const cJSON *t, const struct status_cols *c)
 	tt_cli_count(gaps, sizeof(gaps), num(t, "gaps"));
 	tt_cli_bytes(bytes, sizeof(bytes), num(t, "bytes_read"));
 	tt_cli_count(clients, sizeof(clients), num(t, "clients"));
-	print_cell(str(t, "name"), c->name, false);
+	print_cell(TXT(name, t, "name"), c->name, false);
 	if (c->format)
-		print_cell(str(t, "format"), c->format, false);
-	print_cell(str(t, "state"), c->state, false);
+		print_cell(TXT(fmt, t, "format"), c->format, false);
+	print_cell(TXT(state, t, "state"), c->state, false);
 	printf("%*s %*s %*s %*s %*s %*s %3.0f%%\n", c->events, ev, c->rate, rate, c->lost, lost,
 	       c->gaps, gaps, c->probe, bytes, c->clients, clients, num(t, "fill") * 100);
 }
@@ -180,11 +188,13 @@ int tt_cmd_status(int argc, char **argv)
 									 : &wide_status;
 	char formats[64] = "";
 
-	cJSON_ArrayForEach(t, arr) /* the formats, for the header line of a compact table */
-		if (!strstr(formats, str(t, "format")) &&
-		    strlen(formats) + strlen(str(t, "format")) + 3 < sizeof(formats))
+	cJSON_ArrayForEach(t, arr) { /* the formats, for the header line of a compact table */
+		char f[TXT_CAP];
+		TXT(f, t, "format");
+		if (!strstr(formats, f) && strlen(formats) + strlen(f) + 3 < sizeof(formats))
 			snprintf(formats + strlen(formats), sizeof(formats) - strlen(formats), "%s%s",
-				 *formats ? ", " : "", str(t, "format"));
+				 *formats ? ", " : "", f);
+	}
 	printf("tracetapd at %s:%d: up, %d target%s", o.url.host, o.url.port,
 	       cJSON_GetArraySize(arr), cJSON_GetArraySize(arr) == 1 ? "" : "s");
 	printf(c->format || !*formats ? "\n\n" : " (%s)\n\n", formats);
@@ -201,22 +211,24 @@ int tt_cmd_status(int argc, char **argv)
 	 * but said rather than hidden. */
 	int notes = 0;
 	cJSON_ArrayForEach(t, arr) {
-		char sk[16];
+		char sk[16], name[TXT_CAP];
 		if ((o.target && strcmp(str(t, "name"), o.target)) || num(t, "skipped") <= 0)
 			continue;
 		tt_cli_count(sk, sizeof(sk), num(t, "skipped"));
 		if (!notes++)
 			putchar('\n');
 		print_note(width, "%s: %s events of history skipped at attach (written before "
-			   "tracetapd watched, overwritten before its first read)", str(t, "name"), sk);
+			   "tracetapd watched, overwritten before its first read)", TXT(name, t, "name"),
+			   sk);
 	}
 	/* The latest message of each target that has one (the last probe error, ...). */
 	cJSON_ArrayForEach(t, arr) {
 		const char *msg = str(t, "message");
+		char name[TXT_CAP], text[TXT_CAP];
 		if ((!o.target || !strcmp(str(t, "name"), o.target)) && strcmp(msg, "-") && *msg) {
 			if (!notes++)
 				putchar('\n');
-			print_note(width, "%s: %s", str(t, "name"), msg);
+			print_note(width, "%s: %s", TXT(name, t, "name"), TXT(text, t, "message"));
 		}
 	}
 	cJSON_Delete(arr);

@@ -249,8 +249,10 @@ static void print_state(struct stream *s, const cJSON *m)
 	    !strcmp(e->state, state))
 		return;
 	snprintf(e->state, sizeof(e->state), "%s", state);
-	fprintf(stderr, "tracetap: %s is %s%s%s\n", target, state, msg && *msg ? ": " : "",
-		msg ? msg : "");
+	char t[TT_TEXTFMT_CAP(64)], st[TT_TEXTFMT_CAP(32)], text[TT_TEXTFMT_CAP(256)];
+	fprintf(stderr, "tracetap: %s is %s%s%s\n", tt_textfmt_clean(t, sizeof(t), target, 64),
+		tt_textfmt_clean(st, sizeof(st), state, 32), msg && *msg ? ": " : "",
+		tt_textfmt_clean(text, sizeof(text), msg, 256));
 }
 
 /* An `alert` (a trigger fired): a line among the records (--json: the message itself); a
@@ -295,6 +297,7 @@ static int on_other(struct stream *s, const char *msg, size_t len)
 	cJSON *m = cJSON_ParseWithLength(msg, len);
 	const char *type = m ? cJSON_GetStringValue(cJSON_GetObjectItem(m, "type")) : NULL;
 	int rc = 0;
+	char t[TT_TEXTFMT_CAP(64)], text[TT_TEXTFMT_CAP(256)];
 
 	if (type && !strcmp(type, "hello")) {
 		rc = on_hello(s, m);
@@ -302,12 +305,15 @@ static int on_other(struct stream *s, const char *msg, size_t len)
 		fprintf(stderr, "tracetap %s: missed records %.0f..%.0f of %s (%s)\n", s->o->cmd,
 			cJSON_GetNumberValue(cJSON_GetObjectItem(m, "from")),
 			cJSON_GetNumberValue(cJSON_GetObjectItem(m, "to")),
-			cJSON_GetStringValue(cJSON_GetObjectItem(m, "target")),
-			cJSON_GetStringValue(cJSON_GetObjectItem(m, "reason")));
+			tt_textfmt_clean(t, sizeof(t),
+					 cJSON_GetStringValue(cJSON_GetObjectItem(m, "target")), 64),
+			tt_textfmt_clean(text, sizeof(text),
+					 cJSON_GetStringValue(cJSON_GetObjectItem(m, "reason")), 256));
 	} else if (type && !strcmp(type, "error")) {
 		const char *code = cJSON_GetStringValue(cJSON_GetObjectItem(m, "code"));
 		fprintf(stderr, "tracetap %s: tracetapd says: %s\n", s->o->cmd,
-			cJSON_GetStringValue(cJSON_GetObjectItem(m, "message")));
+			tt_textfmt_clean(text, sizeof(text),
+					 cJSON_GetStringValue(cJSON_GetObjectItem(m, "message")), 256));
 		rc = code && !strcmp(code, "unknown_target"); /* the target went away (reload) */
 	} else if (type && !strcmp(type, "status") && !s->ex) {
 		print_state(s, m);
@@ -329,8 +335,10 @@ static int stream_once(struct stream *s, struct tt_ws *ws, double end)
 		if (rc <= 0)
 			continue;
 		if (m.opcode == 8) {
+			char why[TT_TEXTFMT_CAP(128)];
 			fprintf(stderr, "tracetap %s: tracetapd closed the connection (%d %s)\n",
-				s->o->cmd, m.close_code, m.close_reason);
+				s->o->cmd, m.close_code,
+				tt_textfmt_clean(why, sizeof(why), m.close_reason, 128));
 			if (m.close_code == 1008 || m.close_code == 1009) {
 				s->err = 1; /* a refusal does not get better by retrying */
 				return 1;
@@ -368,7 +376,9 @@ static int stream(struct stream *s)
 		int status;
 		int rc = tt_ws_connect(&wo, &ws, &status, err, sizeof(err));
 		if (rc == -EACCES) {
-			fprintf(stderr, "tracetap %s: %s\n", o->cmd, err);
+			char text[TT_TEXTFMT_CAP(sizeof(err))];
+			fprintf(stderr, "tracetap %s: %s\n", o->cmd,
+				tt_textfmt_clean(text, sizeof(text), err, sizeof(err)));
 			return 1;
 		}
 		if (rc < 0 && !s->started) {

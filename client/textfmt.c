@@ -6,6 +6,7 @@
  */
 #include "textfmt.h"
 
+#include "../proto/json.h"
 #include "../proto/qnx.h"
 
 #include <errno.h>
@@ -46,32 +47,69 @@ static void addf(struct line *l, const char *fmt, ...)
 	l->p += n;
 }
 
-/* At most max characters of s on one line: a newline, tab or other control character (a NuttX
- * note text ends with "\n") as its C escape, never a line break. */
+/* The text rule of everything this client prints (textfmt.h, tt_textfmt_clean): at most max
+ * bytes of s, each control character (C0, DEL, C1) as a visible escape, each byte that is not
+ * UTF-8 as U+FFFD, cut only between characters; a piece that does not fit ends the line. */
 static void add_text(struct line *l, const char *s, size_t max)
 {
-	for (size_t i = 0; s[i] && i < max; i++) {
+	size_t i = 0;
+
+	while (i < max && s[i] && !l->full) {
 		unsigned char c = (unsigned char)s[i];
-		if (c == '\n')
-			addf(l, "\\n");
-		else if (c == '\t')
-			addf(l, "\\t");
-		else if (c < 0x20 || c == 0x7f)
-			addf(l, "\\x%02x", c);
-		else
-			addf(l, "%c", c);
+		int k = tt_json_utf8_len(s + i, max - i);
+		char esc[8];
+		const char *piece = esc;
+		size_t n;
+
+		if (k < 0)
+			break; /* max cuts this character: end before it */
+		if (c == '\n' || c == '\t') {
+			n = (size_t)snprintf(esc, sizeof(esc), "\\%c", c == '\n' ? 'n' : 't');
+		} else if (c < 0x20 || c == 0x7f) {
+			n = (size_t)snprintf(esc, sizeof(esc), "\\x%02x", c);
+		} else if (k == 0) {
+			piece = "\xef\xbf\xbd", n = 3; /* U+FFFD */
+		} else if (k == 2 && c == 0xc2 && (unsigned char)s[i + 1] < 0xa0) {
+			/* C1 (U+0080..U+009F): CSI and OSC to some terminals */
+			n = (size_t)snprintf(esc, sizeof(esc), "\\u%04x", (unsigned char)s[i + 1]);
+		} else {
+			piece = s + i, n = (size_t)k;
+		}
+		if ((size_t)(l->end - l->p) <= n) {
+			l->full = 1;
+			break;
+		}
+		memcpy(l->p, piece, n);
+		l->p += n;
+		i += k > 0 ? (size_t)k : 1;
 	}
 }
+
+const char *tt_textfmt_clean(char *dst, size_t cap, const char *s, size_t max)
+{
+	struct line l = { dst, dst + cap, 0 };
+
+	if (!cap)
+		return "";
+	add_text(&l, s ? s : "", max);
+	*l.p = '\0';
+	return dst;
+}
+
+#define TEXT_CAP TT_TEXTFMT_CAP
+#define CLEAN(buf, s, max) tt_textfmt_clean((buf), sizeof(buf), (s), (max))
 
 /* "N events lost (reason)": exact, an estimate with its basis, or a lower bound. */
 static void add_lost(struct line *l, const struct tt_gap *g)
 {
-	const char *why = g->reason ? g->reason : "";
+	char why_buf[TEXT_CAP(TT_JSON_MAX_TEXT)], basis[TEXT_CAP(TT_JSON_MAX_TEXT)];
+	const char *why = CLEAN(why_buf, g->reason, TT_JSON_MAX_TEXT);
 
 	if (g->exact)
 		addf(l, "%" PRIu64 " events lost (%s)", g->lost, why);
 	else if (g->basis)
-		addf(l, "about %" PRIu64 " events lost (%s; estimate from %s)", g->lost, why, g->basis);
+		addf(l, "about %" PRIu64 " events lost (%s; estimate from %s)", g->lost, why,
+		     CLEAN(basis, g->basis, TT_JSON_MAX_TEXT));
 	else
 		addf(l, "at least %" PRIu64 " events lost (%s)", g->lost, why);
 }
@@ -104,12 +142,12 @@ static void add_time(struct line *l, const struct tt_event *ev, bool compact)
 
 static void add_who(struct line *l, const struct tt_event *ev, int width)
 {
-	char who[48];
+	char who[TEXT_CAP(32) + 16];
 
 	switch (ev->ctx) {
 	case TT_CTX_THREAD:
 		if (ev->thread_name)
-			snprintf(who, sizeof(who), "%.32s", ev->thread_name);
+			tt_textfmt_clean(who, sizeof(who), ev->thread_name, 32);
 		else
 			snprintf(who, sizeof(who), "0x%08" PRIx32, ev->thread);
 		if (ev->prio >= 0) {
@@ -133,8 +171,9 @@ static void add_args(struct line *l, const struct tt_event *ev, int color)
 {
 	for (unsigned i = 0; i < ev->nargs && i < TT_MAX_ARGS; i++) {
 		const struct tt_arg *a = &ev->args[i];
-		addf(l, " %s%s=%s", color ? C_DIM : "", a->name ? a->name : "arg",
-		     color ? C_OFF : "");
+		char name[TEXT_CAP(TT_JSON_MAX_NAME)];
+		addf(l, " %s%s=%s", color ? C_DIM : "",
+		     CLEAN(name, a->name ? a->name : "arg", TT_JSON_MAX_NAME), color ? C_OFF : "");
 		if ((a->kind == TT_ARG_OBJ || a->kind == TT_ARG_ENUM) && a->text) {
 			/* a long text (a QNX user string, a path) is cut to keep the line
 			 * readable, and the cut says how long the whole is */
@@ -180,17 +219,20 @@ int tt_textfmt_record(const struct tt_textfmt *tf, char *buf, size_t cap,
 	struct line l = { buf, buf + cap, 0 };
 	int c = tf->color;
 	const struct cols *w = tf->width > 0 ? &compact_cols : &wide_cols;
+	char text[TEXT_CAP(TT_JSON_MAX_TEXT)];
 
 	if (tf->target)
-		addf(&l, "%s%-*.32s%s ", c ? C_CYAN : "", w->target, tf->target, c ? C_OFF : "");
+		addf(&l, "%s%-*s%s ", c ? C_CYAN : "", w->target, CLEAN(text, tf->target, 32),
+		     c ? C_OFF : "");
 	if (w->seq)
 		addf(&l, "%s%*" PRIu64 "%s ", c ? C_DIM : "", w->seq, seq, c ? C_OFF : "");
 	switch (rec->kind) {
 	case TT_REC_EVENT:
 		add_time(&l, &rec->u.ev, w->compact);
 		add_who(&l, &rec->u.ev, w->who);
-		addf(&l, " %s%-*.64s%s", c ? C_BOLD : "", w->name,
-		     rec->u.ev.name ? rec->u.ev.name : "UNKNOWN", c ? C_OFF : "");
+		addf(&l, " %s%-*s%s", c ? C_BOLD : "", w->name,
+		     CLEAN(text, rec->u.ev.name ? rec->u.ev.name : "UNKNOWN", TT_JSON_MAX_NAME),
+		     c ? C_OFF : "");
 		/* The id says which user event or which unknown event it was. */
 		if (rec->u.ev.name && (!strcmp(rec->u.ev.name, "USER_EVENT") ||
 				       !strcmp(rec->u.ev.name, "UNKNOWN")))
@@ -204,7 +246,7 @@ int tt_textfmt_record(const struct tt_textfmt *tf, char *buf, size_t cap,
 		break;
 	case TT_REC_RESET:
 		addf(&l, "%s=== reset: %s ===%s", c ? C_RED : "",
-		     rec->u.reset.reason ? rec->u.reset.reason : "", c ? C_OFF : "");
+		     CLEAN(text, rec->u.reset.reason, TT_JSON_MAX_TEXT), c ? C_OFF : "");
 		break;
 	}
 	if (l.full)
@@ -241,6 +283,7 @@ int tt_textfmt_traceprinter(char *buf, size_t cap, const struct tt_record *rec, 
 			    uint32_t os_major)
 {
 	struct line l = { buf, buf + cap, 0 };
+	char text[TEXT_CAP(TT_JSON_MAX_TEXT)];
 
 	if (rec->kind == TT_REC_GAP) {
 		addf(&l, " -- GAP: ");
@@ -249,9 +292,17 @@ int tt_textfmt_traceprinter(char *buf, size_t cap, const struct tt_record *rec, 
 		return l.full ? -ENOSPC : (int)(l.p - buf);
 	}
 	if (rec->kind == TT_REC_RESET) {
-		addf(&l, " -- RESET: %s -- ", rec->u.reset.reason ? rec->u.reset.reason : "");
+		addf(&l, " -- RESET: %s -- ", CLEAN(text, rec->u.reset.reason, TT_JSON_MAX_TEXT));
 		return l.full ? -ENOSPC : (int)(l.p - buf);
 	}
 	int n = tt_qnx_traceprinter_line(buf, cap, &rec->u.ev, big_endian, os_major);
-	return n < 0 ? -ENOSPC : n;
+	if (n < 0)
+		return -ENOSPC;
+	/* the line holds the file's strings whole: made terminal-safe like every record line */
+	char *raw = strndup(buf, (size_t)n);
+	if (!raw)
+		return -ENOMEM;
+	tt_textfmt_clean(buf, cap, raw, (size_t)n);
+	free(raw);
+	return (int)strlen(buf);
 }

@@ -31,6 +31,14 @@ int tt_textfmt_alert(const struct tt_textfmt *tf, char *buf, size_t cap, const c
  * traceprinter has no line for) are ` -- GAP: ... -- ` and ` -- RESET: ... -- `. */
 int tt_textfmt_traceprinter(char *buf, size_t cap, const struct tt_record *rec, bool big_endian,
 			    uint32_t os_major);
+/* The one way a string from a target, a file, a daemon or a broker reaches the terminal (the
+ * record lines above use it for every name, reason and argument): at most max bytes of s into
+ * dst (NUL-terminated, cut to cap), each control character as a visible escape (\n, \t,
+ * \x1b, \u009b: never an ESC, BEL or CSI the terminal would obey), each byte that is not UTF-8
+ * as U+FFFD, cut only between characters. s NULL is "". Returns dst (for a printf argument).
+ * TT_TEXTFMT_CAP(max) bytes hold any max bytes cleaned whole. */
+const char *tt_textfmt_clean(char *dst, size_t cap, const char *s, size_t max);
+#define TT_TEXTFMT_CAP(max) ((max) * 6 + 1)
 /* Colour when f is a terminal and NO_COLOR is not set. */
 int tt_textfmt_want_color(FILE *f);
 

@@ -478,15 +478,21 @@ int tt_ws_next(struct tt_ws *ws, struct tt_ws_msg *m)
 int tt_ws_recv(struct tt_ws *ws, int timeout_ms, struct tt_ws_msg *m)
 {
 	long long deadline = timeout_ms < 0 ? -1 : now_ms() + timeout_ms;
+	bool tried = false;
 
 	for (;;) {
 		int rc = tt_ws_next(ws, m);
 		if (rc)
 			return rc;
+		long long left = deadline < 0 ? -1 : deadline - now_ms();
+		/* After every read, not only when recv would block: a server that keeps sending
+		 * (pings, a message that never ends) does not hold the caller past the deadline. */
+		if (tried && deadline >= 0 && left <= 0)
+			return 0;
 		rc = tt_ws_read(ws);
+		tried = true;
 		if (rc == -EAGAIN) {
 			struct pollfd p = { .fd = ws->fd, .events = POLLIN };
-			long long left = deadline < 0 ? -1 : deadline - now_ms();
 			if (deadline >= 0 && left <= 0)
 				return 0;
 			if (poll(&p, 1, (int)left) < 0 && errno != EINTR)
@@ -513,7 +519,7 @@ void tt_ws_close(struct tt_ws *ws, int code)
 }
 
 int tt_http_get(const char *host, int port, const char *path, const char *token,
-		int timeout_ms, char **body, size_t *len)
+		int timeout_ms, size_t max_bytes, char **body, size_t *len)
 {
 	long long deadline = now_ms() + (timeout_ms > 0 ? timeout_ms : 5000);
 	char req[2048];
@@ -539,7 +545,17 @@ int tt_http_get(const char *host, int port, const char *path, const char *token,
 		rc = -ENOMEM;
 		goto out;
 	}
-	for (;;) { /* read until the server closes */
+	if (!max_bytes)
+		max_bytes = TT_HTTP_MAX_DEFAULT;
+	for (;;) { /* read until the server closes, the deadline or max_bytes */
+		if (now_ms() >= deadline) {
+			rc = -ETIMEDOUT;
+			goto out;
+		}
+		if (n >= max_bytes) {
+			rc = -EFBIG;
+			goto out;
+		}
 		if (cap - n < 4096) {
 			char *nb = realloc(buf, cap * 2);
 			if (!nb) {
@@ -549,7 +565,8 @@ int tt_http_get(const char *host, int port, const char *path, const char *token,
 			buf = nb;
 			cap *= 2;
 		}
-		ssize_t r = recv(fd, buf + n, cap - n - 1, 0);
+		size_t want = cap - n - 1 < max_bytes - n ? cap - n - 1 : max_bytes - n;
+		ssize_t r = recv(fd, buf + n, want, 0);
 		if (r == 0)
 			break;
 		if (r < 0 && (errno == EAGAIN || errno == EINTR)) {

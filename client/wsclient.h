@@ -54,14 +54,19 @@ int tt_ws_read(struct tt_ws *ws);
 /* Next complete message from what was read: 1 (in *m), 0 (need more), < 0 protocol error. */
 int tt_ws_next(struct tt_ws *ws, struct tt_ws_msg *m);
 /* Waits up to timeout_ms (-1: forever) for one message: 1, 0 (timeout), < 0 (error or the
- * connection ended without a close frame: -EPIPE). */
+ * connection ended without a close frame: -EPIPE). The deadline holds however fast the server
+ * sends (pings, fragments of a message that never ends): it is checked after every read. */
 int tt_ws_recv(struct tt_ws *ws, int timeout_ms, struct tt_ws_msg *m);
 /* Sends a close frame with code (no wait) and frees. NULL is ignored. */
 void tt_ws_close(struct tt_ws *ws, int code);
 
-/* One HTTP GET (Connection: close). *body: caller frees (NUL terminated). Returns the HTTP
- * status (> 0) or -errno (-E2BIG: path and token do not fit a 2 KiB request). */
+/* One HTTP GET (Connection: close), bounded: the whole answer (head and body) within
+ * timeout_ms from the call and within max_bytes (0: TT_HTTP_MAX_DEFAULT), however the server
+ * sends it. *body: caller frees (NUL terminated). Returns the HTTP status (> 0) or -errno
+ * (-E2BIG: path and token do not fit a 2 KiB request; -EFBIG: the answer went past max_bytes;
+ * -ETIMEDOUT: it was not complete by the deadline). */
+#define TT_HTTP_MAX_DEFAULT (16u << 20)
 int tt_http_get(const char *host, int port, const char *path, const char *token,
-		int timeout_ms, char **body, size_t *len);
+		int timeout_ms, size_t max_bytes, char **body, size_t *len);
 
 #endif

@@ -516,6 +516,22 @@ static const struct lws_protocol_vhost_options mimes[] = {
 	{ NULL, NULL, ".woff2", "font/woff2" },
 };
 
+/* Sent with every HTTP answer (lws adds a vhost's headers to each status line it writes: the
+ * web folder's files, the API, the refusals). The dashboard's scripts and styles are its own
+ * files: no inline script or style, no eval, no plugin; it connects only to this server (its
+ * WebSocket is same-origin); no page may frame it (clickjacking); a browser takes each file for
+ * the type it is served as (nosniff). A name a target or a broker chose that slipped into
+ * markup would still not run. */
+static const struct lws_protocol_vhost_options security_headers[] = {
+	{ &security_headers[1], NULL, "content-security-policy:",
+	  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+	  "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; "
+	  "frame-ancestors 'none'" },
+	{ &security_headers[2], NULL, "x-content-type-options:", "nosniff" },
+	{ &security_headers[3], NULL, "x-frame-options:", "DENY" },
+	{ NULL, NULL, "referrer-policy:", "no-referrer" },
+};
+
 static const lws_retry_bo_t retry = {
 	.secs_since_valid_ping = 30,
 	.secs_since_valid_hangup = 70,
@@ -615,6 +631,7 @@ static void lws_setup(struct tt_server *s, struct lws_context_creation_info *inf
 	info->port = s->cfg.port;
 	info->protocols = s->protocols;
 	info->mounts = &s->mounts[0];
+	info->headers = security_headers;
 	info->retry_and_idle_policy = &retry;
 	tt_server_fit_fd_limit(s, info);
 	info->user = s;

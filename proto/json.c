@@ -111,6 +111,37 @@ INLINE void put_hex32(struct out *o, uint32_t v)
 	put(o, tmp, sizeof(tmp));
 }
 
+int tt_json_utf8_len(const char *s, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	unsigned char c = u[0];
+	size_t len;
+	unsigned lo = 0x80, hi = 0xbf; /* the second byte's range (RFC 3629 section 4) */
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf) {
+		len = 2;
+	} else if (c >= 0xe0 && c <= 0xef) {
+		len = 3;
+		lo = c == 0xe0 ? 0xa0 : 0x80; /* no overlong form */
+		hi = c == 0xed ? 0x9f : 0xbf; /* no surrogate */
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		len = 4;
+		lo = c == 0xf0 ? 0x90 : 0x80;
+		hi = c == 0xf4 ? 0x8f : 0xbf; /* nothing past U+10FFFF */
+	} else {
+		return 0;
+	}
+	for (size_t k = 1; k < len; k++) {
+		if (k >= n)
+			return -1;
+		if (u[k] < (k == 1 ? lo : 0x80) || u[k] > (k == 1 ? hi : 0xbf))
+			return 0;
+	}
+	return (int)len;
+}
+
 INLINE void put_str(struct out *o, const char *s, size_t max)
 {
 	static const char digits[] = "0123456789abcdef";
@@ -121,20 +152,37 @@ INLINE void put_str(struct out *o, const char *s, size_t max)
 		/* Copy the run of characters that need no escape in one go. */
 		size_t run = 0;
 		unsigned char c;
-		while (i + run < max && (c = (unsigned char)s[i + run]) >= 0x20 && c != 0x7f &&
+		while (i + run < max && (c = (unsigned char)s[i + run]) >= 0x20 && c < 0x7f &&
 		       c != '"' && c != '\\')
 			run++;
 		put(o, s + i, run);
 		i += run;
 		if (i >= max || !s[i])
 			break;
-		c = (unsigned char)s[i++];
-		if (c == '"' || c == '\\') {
+		c = (unsigned char)s[i];
+		if (c >= 0x80) {
+			int k = tt_json_utf8_len(s + i, max - i);
+			if (k < 0)
+				break; /* the cut falls inside this character: end before it */
+			if (k == 2 && c == 0xc2 && (unsigned char)s[i + 1] < 0xa0) {
+				/* C1 control (CSI, OSC to some terminals): escaped like C0, so a
+				 * record line is safe to print as it is (tracetap tail --json) */
+				unsigned char c1 = (unsigned char)s[i + 1];
+				char esc[6] = { '\\', 'u', '0', '0', digits[c1 >> 4], digits[c1 & 0xF] };
+				put(o, esc, 6);
+			} else if (k > 0)
+				put(o, s + i, (size_t)k);
+			else
+				PUTS(o, "\xef\xbf\xbd"); /* U+FFFD for the byte that is not UTF-8 */
+			i += k > 0 ? (size_t)k : 1;
+		} else if (c == '"' || c == '\\') {
 			char esc[2] = { '\\', (char)c };
 			put(o, esc, 2);
+			i++;
 		} else {
 			char esc[6] = { '\\', 'u', '0', '0', digits[c >> 4], digits[c & 0xF] };
 			put(o, esc, 6);
+			i++;
 		}
 	}
 	PUTS(o, "\"");

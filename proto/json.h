@@ -25,7 +25,19 @@ int tt_json_record(char *buf, size_t cap, const struct tt_record *rec, const cha
 		   uint64_t seq);
 
 /* Appends s as a JSON string literal (quotes included), escaping as needed, truncated to max
- * bytes of input. Returns bytes written or -ENOSPC. */
+ * bytes of input. Returns bytes written or -ENOSPC.
+ *
+ * Text rule (tt_json_record too): whatever bytes a target, a file or a broker put in a name,
+ * the JSON is valid UTF-8. Each byte that does not start a valid UTF-8 character (a stray
+ * continuation byte, an overlong form, a surrogate, past U+10FFFF, a sequence cut short by a
+ * NUL) becomes U+FFFD, and the max-byte cut falls between characters, never inside one.
+ * Control characters, C0 and C1 (U+0080..U+009F), are written as \u escapes. */
 int tt_json_string(char *buf, size_t cap, const char *s, size_t max);
+
+/* The UTF-8 character at s, of which at most n bytes may be read (reading also stops at a
+ * NUL): its length 1 to 4 when valid; 0 when the byte at s starts no valid character; -1 when
+ * it starts a valid one that n cuts short. The one UTF-8 check the encoders and the client's
+ * text output share. */
+int tt_json_utf8_len(const char *s, size_t n);
 
 #endif

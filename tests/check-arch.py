@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
 """Checks the tree against ARCHITECTURE.md: every #include between folders goes along a drawn
-dependency and names the other folder's public header; no format name is compared outside proto/.
+dependency and names the other folder's public header; no format name is compared outside proto/;
+the dashboard (web/) puts text into the page only through web/js/dom.js (no HTML sink: innerHTML,
+outerHTML, insertAdjacentHTML, document.write) and index.html holds no inline script, style or
+event handler (the Content-Security-Policy tracetapd sends would block them).
 Exit 0 when the tree matches, 1 with one line per violation (file:line: what is wrong)."""
 import os
 import re
@@ -36,6 +39,33 @@ def sources(folder):
         for f in sorted(fs):
             if f.endswith(('.c', '.h')):
                 yield os.path.join(dp, f)
+
+
+HTML_SINK = re.compile(r'\.(innerHTML|outerHTML|insertAdjacentHTML)\b|document\.write(ln)?\s*\(')
+INLINE = re.compile(r'<script(?![^>]*\ssrc=)[^>]*>|<style\b|\sstyle\s*=|\son[a-z]+\s*=', re.I)
+
+
+def web_rules():
+    """Text reaches the page through dom.js only; index.html has nothing inline."""
+    bad = []
+    web = os.path.join(ROOT, 'web')
+    for dirpath, _, names in os.walk(web):
+        for name in sorted(names):
+            path = os.path.join(dirpath, name)
+            rel = os.path.relpath(path, ROOT)
+            rule = HTML_SINK if name.endswith('.js') else INLINE if name.endswith('.html') else None
+            if not rule:
+                continue
+            with open(path, encoding='utf-8') as f:
+                for n, line in enumerate(f, 1):
+                    if name.endswith('.js') and line.lstrip().startswith('//'):
+                        continue
+                    m = rule.search(line)
+                    if m:
+                        what = 'an HTML sink (build elements with dom.js h())' if rule is HTML_SINK \
+                            else 'inline script, style or handler (the CSP blocks it)'
+                        bad.append(f'{rel}:{n}: {m.group(0).strip()}: {what}')
+    return bad
 
 
 def main():
@@ -75,6 +105,7 @@ def main():
                         c = CMP.search(line)
                         if c:
                             bad.append(f'{rel}:{n}: format name "{c.group(1)}" compared outside proto/')
+    bad += web_rules()
     for b in bad:
         print(b)
     if bad:

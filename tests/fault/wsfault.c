@@ -224,7 +224,7 @@ static long long metric(const char *prefix)
 	size_t len;
 	long long v = -1;
 
-	if (tt_http_get("127.0.0.1", port, "/metrics", NULL, 5000, &body, &len) != 200) {
+	if (tt_http_get("127.0.0.1", port, "/metrics", NULL, 5000, 0, &body, &len) != 200) {
 		free(body);
 		return -1;
 	}

@@ -34,8 +34,16 @@ static void fz_print(const char *json, size_t n)
 		struct tt_textfmt tf = { .color = 1, .target = rj.target };
 		if (tt_textfmt_record(&tf, line, sizeof(line), &rj.rec, rj.seq) > (int)sizeof(line))
 			abort();
-		if (tt_textfmt_traceprinter(line, sizeof(line), &rj.rec, false, 6) > (int)sizeof(line))
+		int n = tt_textfmt_traceprinter(line, sizeof(line), &rj.rec, false, 6);
+		if (n > (int)sizeof(line))
 			abort();
+		if (n > 0)
+			fz_check_text(line, (size_t)n); /* nothing a terminal would obey */
+		tf.color = 0;
+		tf.width = 0;
+		n = tt_textfmt_record(&tf, line, sizeof(line), &rj.rec, rj.seq);
+		if (n > 0)
+			fz_check_text(line, (size_t)n);
 		fz_record(NULL, &rj.rec);
 	}
 	cJSON_Delete(o);

@@ -119,6 +119,9 @@ class Lab:
             name = "broker%d" % self.nbroker
             with open(self.path(name + ".conf"), "w") as f:
                 f.write("listener %d 127.0.0.1\n" % port)
+                # mosquitto queues 1000 QoS 1 messages per client and drops the rest: a burst
+                # of a few thousand (the mutation run) would lose the test's own sentinel
+                f.write("max_queued_messages 100000\n")
                 # run as root, mosquitto would switch to its own user and not read our files
                 f.write("user %s\n" % pwd.getpwuid(os.getuid()).pw_name)
                 if passwd:

@@ -29,6 +29,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import wire  # noqa: E402
 from harness import (FW, RAM, SECRET, TRACETAPD, WEB, WORK, Daemon, Fail, aftermath,  # noqa: E402
                      check, ended, results, row, run_rows, snapshot, wait_until)
+import rows_text  # noqa: E402,F401  (registers the rows of hostile text and answers)
 
 
 # ---- the holes ----

@@ -529,13 +529,13 @@ static void test_http(void)
 	size_t len;
 	int st;
 
-	st = tt_http_get("127.0.0.1", g.port, "/healthz", NULL, 5000, &body, &len);
+	st = tt_http_get("127.0.0.1", g.port, "/healthz", NULL, 5000, 0, &body, &len);
 	REQUIRE(st == 200 && !strcmp(body, "ok\n"));
 	free(body);
-	st = tt_http_get("127.0.0.1", g.port, "/api/targets", NULL, 5000, &body, &len);
+	st = tt_http_get("127.0.0.1", g.port, "/api/targets", NULL, 5000, 0, &body, &len);
 	REQUIRE(st == 401);
 	free(body);
-	st = tt_http_get("127.0.0.1", g.port, "/api/targets", TOKEN, 5000, &body, &len);
+	st = tt_http_get("127.0.0.1", g.port, "/api/targets", TOKEN, 5000, 0, &body, &len);
 	REQUIRE(st == 200);
 	cJSON *j = cJSON_Parse(body);
 	REQUIRE(cJSON_IsArray(j) && cJSON_GetArraySize(j) == 1);
@@ -543,12 +543,12 @@ static void test_http(void)
 		      "board1"));
 	cJSON_Delete(j);
 	free(body);
-	st = tt_http_get("127.0.0.1", g.port, "/metrics?token=" TOKEN, NULL, 5000, &body, &len);
+	st = tt_http_get("127.0.0.1", g.port, "/metrics?token=" TOKEN, NULL, 5000, 0, &body, &len);
 	REQUIRE(st == 200 && strstr(body, "tracetap_records_total{target=\"board1\"}") &&
 	      strstr(body, "tracetap_clients "));
 	free(body);
 	st = tt_http_get("127.0.0.1", g.port, "/api/export?target=board1&format=jsonl", TOKEN,
-			 30000 * (int)scale, &body, &len);
+			 30000 * (int)scale, 1u << 30, &body, &len);
 	REQUIRE(st == 200 && len > 0);
 	unsigned lines = 0;
 	for (size_t i = 0; i < len; i++)
@@ -556,7 +556,7 @@ static void test_http(void)
 	REQUIRE(lines == (last_seq() < 50000 ? last_seq() : 50000)); /* the history held */
 	free(body);
 	st = tt_http_get("127.0.0.1", g.port, "/api/export?target=board1&format=perfetto", TOKEN,
-			 30000 * (int)scale, &body, &len);
+			 30000 * (int)scale, 1u << 30, &body, &len);
 	REQUIRE(st == 200);
 	j = cJSON_Parse(body);
 	if (!j || cJSON_GetArraySize(cJSON_GetObjectItem(j, "traceEvents")) <= (int)lines)
@@ -567,10 +567,10 @@ static void test_http(void)
 	cJSON_Delete(j);
 	free(body);
 	st = tt_http_get("127.0.0.1", g.port, "/api/export?target=board1&format=xml", TOKEN,
-			 5000, &body, &len);
+			 5000, 1u << 30, &body, &len);
 	REQUIRE(st == 400);
 	free(body);
-	st = tt_http_get("127.0.0.1", g.port, "/", NULL, 5000, &body, &len);
+	st = tt_http_get("127.0.0.1", g.port, "/", NULL, 5000, 0, &body, &len);
 	REQUIRE(st == 200 && strstr(body, "tracetap test page"));
 	free(body);
 }
@@ -596,7 +596,7 @@ static void test_record(void)
 	fclose(f);
 	unlink(path);
 	REQUIRE(tt_http_get("127.0.0.1", g.port, "/api/export?format=jsonl", TOKEN,
-			  30000 * (int)scale, &body, &len) == 200);
+			  30000 * (int)scale, 1u << 30, &body, &len) == 200);
 	REQUIRE(flen > 0 && flen <= len && !memcmp(file, body + len - flen, flen));
 	REQUIRE(flen == len || body[len - flen - 1] == '\n');
 	printf("tracetap record: %zu bytes of jsonl, identical to the export's tail\n", flen);

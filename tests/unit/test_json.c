@@ -216,8 +216,43 @@ static void test_gap_reset_and_room(void)
 	CHECK_EQ(tt_json_string(buf, sizeof(buf), "abcdef", 3), 5); /* "abc" */
 }
 
+/* The text rule: the JSON of any bytes is valid UTF-8 (expected strings written by hand). */
+static void test_utf8(void)
+{
+	static const struct {
+		const char *in;
+		size_t max;
+		const char *out;
+	} cases[] = {
+		{ "Caf\xe9", 64, "\"Caf\xef\xbf\xbd\"" },                  /* Latin-1 */
+		{ "Gr\xc3\xbc\xc3\x9f", 64, "\"Gr\xc3\xbc\xc3\x9f\"" },    /* valid: kept */
+		{ "ab\xc3\xa9", 3, "\"ab\"" },                       /* the cut inside a character */
+		{ "ab\xe2\x9c\x93", 4, "\"ab\"" },
+		{ "ab\xe2\x9c\x93", 5, "\"ab\xe2\x9c\x93\"" },
+		{ "\xc0\xaf", 64, "\"\xef\xbf\xbd\xef\xbf\xbd\"" },        /* overlong '/' */
+		{ "\xed\xa0\x80", 64, "\"\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\"" }, /* surrogate */
+		{ "\xf4\x90\x80\x80", 64, "\"\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\"" },
+		{ "\xf0\x9f\x98\x80", 64, "\"\xf0\x9f\x98\x80\"" },      /* U+1F600 */
+		{ "a\xc3", 64, "\"a\xef\xbf\xbd\"" },                  /* cut short by the NUL */
+		{ "\x1b[2J\xc2\x9b", 64, "\"\\u001b[2J\\u009b\"" },      /* C0 and C1 escaped */
+		{ "\xc2\xa0", 64, "\"\xc2\xa0\"" },                    /* U+00A0 is no control */
+	};
+	char buf[64];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int n = tt_json_string(buf, sizeof(buf) - 1, cases[i].in, cases[i].max);
+		CHECK(n > 0);
+		buf[n > 0 ? n : 0] = 0;
+		CHECK_STR(buf, cases[i].out);
+	}
+	CHECK_EQ(tt_json_utf8_len("\xc3\xa9", 1), -1);
+	CHECK_EQ(tt_json_utf8_len("\xc3\xa9", 2), 2);
+	CHECK_EQ(tt_json_utf8_len("\x80", 4), 0);
+}
+
 int main(void)
 {
+	test_utf8();
 	test_long_reason();
 	test_event();
 	test_numbers();

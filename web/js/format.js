@@ -76,10 +76,6 @@ export function describeRecord(r) {
   return r.name || r.type;
 }
 
-export function esc(s) {
-  return String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }[c]));
-}
-
 /**
  * Whether an event is the application's own (drawn as a diamond, highlighted in the table):
  * USER_EVENT in every format (QNX's _NTO_TRACE_USER class, ThreadX ids without a name),

@@ -10,6 +10,7 @@ import { drawCpu, drawRate } from './charts.js';
 import { showDetail, hideDetail } from './detail.js';
 import { fmtCount, fmtDur } from './format.js';
 import { renderTargetList, groupByBench, LOCAL_BENCH } from './targets.js';
+import { h, fill } from './dom.js';
 
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
@@ -95,6 +96,16 @@ function onConnState(state, detail) {
     for (const s of app.stores.values()) if (s.status) s.status = { ...s.status, state: 'disconnected', message: 'daemon unreachable' };
     targetsDirty = true;
   }
+}
+
+/* The token stays in this module (WebSocket URL, API requests, export links) but leaves the
+ * address bar and the history entry once the connection has it, so it is not left in the page's
+ * URL for a script, a screenshot or a shared link; a reload then needs it again. */
+function forgetTokenInAddress() {
+  if (!TOKEN) return;
+  const u = new URL(location.href);
+  u.searchParams.delete('token');
+  history.replaceState(history.state, '', u.pathname + u.search + u.hash);
 }
 
 function connect() {
@@ -191,7 +202,7 @@ let listHeld = false;
 function renderTargets() {
   targetsDirty = false;
   if (!app.stores.size) return;
-  $('targets').innerHTML = renderTargetList([...app.stores.values()], { current: app.current, filter: app.targetFilter, collapsed: app.collapsed });
+  fill($('targets'), renderTargetList([...app.stores.values()], { current: app.current, filter: app.targetFilter, collapsed: app.collapsed }));
 }
 
 function renderCharts() {
@@ -258,7 +269,7 @@ function setPaused(p) {
   const b = $('btn-pause');
   b.classList.toggle('on', p);
   b.querySelector('span').textContent = p ? 'Resume' : 'Pause';
-  b.querySelector('svg').innerHTML = p ? '<path d="M4 3l9 5-9 5z"/>' : '<path d="M4 3h3v10H4zM9 3h3v10H9z"/>';
+  fill(b.querySelector('svg'), h('path', { svg: true, d: p ? 'M4 3l9 5-9 5z' : 'M4 3h3v10H4zM9 3h3v10H9z' }));
   document.body.classList.toggle('paused', p);
 }
 
@@ -453,6 +464,7 @@ readTheme();
 wire();
 updateExportLinks();
 connect();
+forgetTokenInAddress();
 requestAnimationFrame(frame);
 // Status counters change without records; keep the cards fresh.
 setInterval(() => { targetsDirty = true; }, 1000);

@@ -6,7 +6,8 @@
 // matching shows the whole bench). Only the selected target shows its full card, the others one
 // line each (state and rate), so fifty targets still fit a screen.
 
-import { fmtCount, esc } from './format.js';
+import { fmtCount } from './format.js';
+import { h } from './dom.js';
 
 export const LOCAL_BENCH = '';
 
@@ -34,36 +35,39 @@ const num = (st, s, k) => st[k] ?? s.counts[k];
 function card(s, sel) {
   const st = s.status || {};
   const fill = Math.max(0, Math.min(1, st.fill ?? 0));
-  return `<div class="target${sel ? ' sel' : ''}" data-target="${esc(s.name)}" data-state="${esc(st.state || 'unknown')}">
-      <div class="t-head"><b>${esc(s.name)}</b><span class="badge st-${esc(st.state || 'unknown')}">${esc(st.state || 'unknown')}</span></div>
-      <div class="t-sub muted">${esc([st.format, st.probe].filter(Boolean).join(' · ') || '')}</div>
-      <div class="t-grid">
-        <span>rate</span><b>${fmtCount(st.rate ?? 0)}/s</b>
-        <span>events</span><b>${fmtCount(num(st, s, 'events'))}</b>
-        <span>gaps</span><b class="${num(st, s, 'gaps') ? 'warn' : ''}">${fmtCount(num(st, s, 'gaps'))}</b>
-        <span>lost</span><b class="${num(st, s, 'lost') ? 'warn' : ''}">${fmtCount(num(st, s, 'lost'))}</b>
-        <span>resets</span><b>${fmtCount(num(st, s, 'resets'))}</b>
-        <span>missed</span><b class="${s.counts.missed ? 'warn' : ''}" title="records this dashboard did not receive (gap messages)">${fmtCount(s.counts.missed)}</b>
-      </div>
-      <div class="fill" title="target buffer fill at the last poll"><i style="width:${(fill * 100).toFixed(1)}%" class="${fill > 0.8 ? 'hi' : ''}"></i><span>buffer ${(fill * 100).toFixed(0)}%</span></div>
-      ${st.message ? `<div class="t-msg">${esc(st.message)}</div>` : ''}
-    </div>`;
+  const state = st.state || 'unknown';
+  const cell = (label, text, warn, title) => [h('span', null, label), h('b', { class: warn ? 'warn' : null, title }, text)];
+  const n = (k) => num(st, s, k);
+  return h('div', { class: 'target' + (sel ? ' sel' : ''), dataset: { target: s.name, state } },
+    h('div', { class: 't-head' }, h('b', null, s.name), h('span', { class: 'badge st-' + state }, state)),
+    h('div', { class: 't-sub muted' }, [st.format, st.probe].filter(Boolean).join(' · ')),
+    h('div', { class: 't-grid' },
+      cell('rate', `${fmtCount(st.rate ?? 0)}/s`), cell('events', fmtCount(n('events'))),
+      cell('gaps', fmtCount(n('gaps')), n('gaps')), cell('lost', fmtCount(n('lost')), n('lost')),
+      cell('resets', fmtCount(n('resets'))),
+      cell('missed', fmtCount(s.counts.missed), s.counts.missed, 'records this dashboard did not receive (gap messages)')),
+    h('div', { class: 'fill', title: 'target buffer fill at the last poll' },
+      h('i', { class: fill > 0.8 ? 'hi' : null, style: { width: (fill * 100).toFixed(1) + '%' } }),
+      h('span', null, `buffer ${(fill * 100).toFixed(0)}%`)),
+    st.message ? h('div', { class: 't-msg' }, st.message) : null);
 }
 
 function row(s) {
   const st = s.status || {};
   const state = st.state || 'unknown';
-  return `<div class="target t-row" data-target="${esc(s.name)}" data-state="${esc(state)}" title="${esc(s.name)}${st.message ? ': ' + esc(st.message) : ''}">
-      <span class="t-name">${esc(shortName(s.name))}</span><span class="t-rate">${fmtCount(st.rate ?? 0)}/s</span><span class="badge st-${esc(state)}">${esc(state)}</span></div>`;
+  return h('div', { class: 'target t-row', dataset: { target: s.name, state }, title: s.name + (st.message ? ': ' + st.message : '') },
+    h('span', { class: 't-name' }, shortName(s.name)), h('span', { class: 't-rate' }, `${fmtCount(st.rate ?? 0)}/s`),
+    h('span', { class: 'badge st-' + state }, state));
 }
 
 /**
- * The list's HTML. view: { current (store), filter (text), collapsed (Set of bench names) }.
- * A collapsed bench still shows the selected target, so the selection is never hidden.
+ * The list's elements (an array for fill()). view: { current (store), filter (text), collapsed
+ * (Set of bench names) }. A collapsed bench still shows the selected target, so the selection
+ * is never hidden.
  */
 export function renderTargetList(stores, view) {
   const q = (view.filter || '').trim().toLowerCase();
-  let html = '';
+  const out = [];
   let shown = 0;
   for (const g of groupByBench(stores)) {
     const benchHit = q && g.bench.toLowerCase().includes(q);
@@ -77,18 +81,19 @@ export function renderTargetList(stores, view) {
       states.set(st, (states.get(st) || 0) + 1);
       rate += (s.status && s.status.rate) || 0;
     }
-    const summary = [...states.entries()].map(([k, n]) => `<span class="badge st-${esc(k)}">${n} ${esc(k)}</span>`).join('');
+    const summary = [...states.entries()].map(([k, n]) => h('span', { class: 'badge st-' + k }, `${n} ${k}`));
     const label = g.bench === LOCAL_BENCH ? 'this daemon' : g.bench;
-    html += `<div class="bench${folded ? ' folded' : ''}" data-bench="${esc(g.bench)}">
-      <button class="b-head" aria-expanded="${!folded}" data-bench="${esc(g.bench)}"><span class="b-caret"></span><b>${esc(label)}</b>` +
-      `<span class="muted">${g.stores.length} · ${fmtCount(rate)}/s</span><span class="b-states">${summary}</span></button>`;
+    const group = h('div', { class: 'bench' + (folded ? ' folded' : ''), dataset: { bench: g.bench } },
+      h('button', { class: 'b-head', 'aria-expanded': String(!folded), dataset: { bench: g.bench } },
+        h('span', { class: 'b-caret' }), h('b', null, label),
+        h('span', { class: 'muted' }, `${g.stores.length} · ${fmtCount(rate)}/s`), h('span', { class: 'b-states' }, summary)));
     for (const s of list) {
       if (folded && s !== view.current) continue;
-      html += s === view.current ? card(s, true) : row(s);
+      group.append(s === view.current ? card(s, true) : row(s));
       shown++;
     }
-    html += '</div>';
+    out.push(group);
   }
-  if (!shown && stores.length) html = `<div class="empty">no target matches “${esc(view.filter)}”</div>`;
-  return html;
+  if (!shown && stores.length) return [h('div', { class: 'empty' }, `no target matches “${view.filter}”`)];
+  return out;
 }

@@ -9,6 +9,7 @@
 import { ISR_LANE } from './timeline-model.js';
 import { threadOf } from './store.js';
 import { fmtNs, describeRecord } from './format.js';
+import { h, fill } from './dom.js';
 
 const LABEL_W = 132;
 const AXIS_H = 22;
@@ -226,16 +227,16 @@ export class Timeline {
     const lane = this.laneAt(hv.y);
     const r = this.pick(hv.x, hv.y);
     const unit = st.timeUnit;
-    let html = '';
+    let tip = null;
     if (r) {
-      html = `<b>${r.type === 'event' ? r.name : describeRecord(r)}</b>` +
-        (r.seq != null ? ` <span class="muted">#${r.seq}</span>` : '') +
-        `<br>${unit === 'ns' ? fmtNs(r.ns ?? r._t) + ' s' : (r.time ?? r._t) + ' ticks'}`;
+      tip = [h('b', null, r.type === 'event' ? r.name : describeRecord(r)),
+        r.seq != null ? [' ', h('span', { class: 'muted' }, '#' + r.seq)] : null, h('br'),
+        unit === 'ns' ? fmtNs(r.ns ?? r._t) + ' s' : (r.time ?? r._t) + ' ticks'];
     } else if (lane) {
-      html = `<b>${lane.name}</b>` + (lane.prio != null ? ` <span class="muted">prio ${lane.prio}</span>` : '');
+      tip = [h('b', null, lane.name), lane.prio != null ? [' ', h('span', { class: 'muted' }, 'prio ' + lane.prio)] : null];
     }
-    if (!html) { this.tip.hidden = true; return; }
-    this.tip.innerHTML = html;
+    if (!tip) { this.tip.hidden = true; return; }
+    fill(this.tip, tip);
     this.tip.hidden = false;
     const tw = this.tip.offsetWidth;
     this.tip.style.left = Math.min(this.w - tw - 4, hv.x + 12) + 'px';

@@ -1,0 +1,67 @@
+/* tests/unit/test_textfmt.c: the terminal's text rule (client/textfmt.h): a string from a
+ * target, a file or a daemon never puts a control character on the terminal, and a record line
+ * with such names carries none either. Expected strings written by hand. */
+#include <string.h>
+
+#include "../tt_test.h"
+#include "textfmt.h"
+
+static void test_clean(void)
+{
+	static const struct {
+		const char *in;
+		size_t max;
+		const char *out;
+	} cases[] = {
+		{ "\x1b]0;owned\x07", 64, "\\x1b]0;owned\\x07" }, /* OSC title, BEL */
+		{ "a\nb\tc\x7f", 64, "a\\nb\\tc\\x7f" },
+		{ "\xc2\x9b" "31m", 64, "\\u009b31m" },            /* 8-bit CSI */
+		{ "Caf\xe9", 64, "Caf\xef\xbf\xbd" },              /* not UTF-8 */
+		{ "Gr\xc3\xbc\xc3\x9f", 64, "Gr\xc3\xbc\xc3\x9f" }, /* valid: kept */
+		{ "ab\xc3\xa9", 3, "ab" },                         /* cut between characters */
+	};
+	char buf[128];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		CHECK_STR(tt_textfmt_clean(buf, sizeof(buf), cases[i].in, cases[i].max), cases[i].out);
+	CHECK_STR(tt_textfmt_clean(buf, 4, "\x1b\x1b", 64), ""); /* an escape is never cut in half */
+	CHECK_STR(tt_textfmt_clean(buf, 6, "\x1b\x1b", 64), "\\x1b");
+	CHECK_STR(tt_textfmt_clean(buf, sizeof(buf), NULL, 64), "");
+}
+
+static void test_record_line(void)
+{
+	static const char bad[] = "\x1b[2J\x07\xc2\x9b";
+	struct tt_record r = { .kind = TT_REC_EVENT };
+	struct tt_textfmt tf = { .color = 0, .target = bad, .width = 0 }; /* no colour: no ESC at all */
+	char line[4096];
+
+	r.u.ev = (struct tt_event){ .name = bad, .ctx = TT_CTX_THREAD, .thread_name = bad, .prio = -1,
+				    .core = -1, .threshold = -1, .nargs = 1 };
+	r.u.ev.args[0] = (struct tt_arg){ .name = bad, .kind = TT_ARG_OBJ, .text = bad };
+	for (int wide = 0; wide < 2; wide++) {
+		tf.width = wide ? 0 : 80;
+		int n = tt_textfmt_record(&tf, line, sizeof(line), &r, 1);
+		CHECK(n > 0);
+		CHECK(n > 0 && !memchr(line, '\x1b', (size_t)n) && !memchr(line, '\x07', (size_t)n) &&
+		      !memmem(line, (size_t)n, "\xc2\x9b", 2));
+		CHECK(n > 0 && memmem(line, (size_t)n, "\\x1b[2J\\x07\\u009b", 15) != NULL);
+	}
+	r = (struct tt_record){ .kind = TT_REC_RESET };
+	r.u.reset.reason = bad;
+	int n = tt_textfmt_record(&tf, line, sizeof(line), &r, 2);
+	CHECK(n > 0 && !memchr(line, '\x1b', (size_t)n) && strstr(line, "\\x1b[2J"));
+	r = (struct tt_record){ .kind = TT_REC_GAP };
+	r.u.gap = (struct tt_gap){ .lost = 3, .exact = false, .reason = bad, .basis = bad };
+	n = tt_textfmt_record(&tf, line, sizeof(line), &r, 3);
+	CHECK(n > 0 && !memchr(line, '\x1b', (size_t)n) && strstr(line, "\\x1b[2J"));
+	n = tt_textfmt_traceprinter(line, sizeof(line), &r, false, 6);
+	CHECK(n > 0 && memchr(line, '\x1b', (size_t)n) == NULL);
+}
+
+int main(void)
+{
+	test_clean();
+	test_record_line();
+	return tt_test_done();
+}
