@@ -83,7 +83,7 @@ static int parse_pred(const char *tok, struct tt_trig_pred *p, char *err, size_t
 	}
 	p->op = (uint8_t)ops[k].op;
 	const char *v = o + strlen(ops[k].text);
-	if (*v && strchr("=<>!~", *v)) {
+	if (*v && strchr("=<>!~", *v) && (isdigit((unsigned char)v[1]) || v[1] == '=')) {
 		snprintf(err, errlen, "'%.80s': the value starts with an operator (= != < <= > >= "
 			 "~ each stand alone)", tok);
 		return -EINVAL;

@@ -14,7 +14,8 @@ import { Connection, wsUrl } from './conn.js';
 export class Session {
   /**
    * hooks: store(name) -> TargetStore (made on first use), paused() -> bool,
-   *        onStatus(store, msg, prevState), onTargets(), onState(state, detail), toast(text, kind)
+   *        onStatus(store, msg, prevState), onTargets(), onState(state, detail), toast(text, kind),
+   *        onAlert(msg) (a trigger fired)
    */
   constructor(hooks, { history = 0 } = {}) {
     this.h = hooks;
@@ -45,6 +46,7 @@ export class Session {
         this.h.onStatus && this.h.onStatus(s, msg, prev);
         break;
       }
+      case 'alert': this.h.onAlert && this.h.onAlert(msg); break;
       case 'error': this.h.toast(`daemon: ${msg.code}: ${msg.message || ''}`, 'err'); break;
       default: break; // pong, and unknown types are ignored (protocol rule)
     }
