@@ -320,6 +320,11 @@ void tt_sup_free(struct tt_sup *s)
 	free(s);
 }
 
+int tt_sup_halt(struct tt_sup *s, const char *by)
+{
+	return s->t ? tt_target_halt(s->t, by) : -ENOTCONN;
+}
+
 const char *tt_sup_name(const struct tt_sup *s)
 {
 	return s->name;

@@ -47,6 +47,9 @@ void tt_sup_stop(struct tt_sup *s);
 /* After the loop ended and every consumer let go of the hub. NULL is ignored. */
 void tt_sup_free(struct tt_sup *s);
 
+/* Halts the target's core (tt_target_halt). -ENOTCONN while the target is not running. */
+int tt_sup_halt(struct tt_sup *s, const char *by);
+
 const char *tt_sup_name(const struct tt_sup *s);
 /* The serial the target's OpenOCD arguments bind it to, or "". */
 const char *tt_sup_serial(const struct tt_sup *s);

@@ -212,13 +212,18 @@ static void on_state(struct tt_sup *s, const struct tt_target_status *st, void *
 static int build_triggers(const struct tt_config *conf, const struct cli *cl, const char *file,
 			  struct tt_trig_set *set, char *err, size_t errlen);
 
-/* The halt action: not through this probe (see tracetapd(8) "Triggers"). */
+/* The halt action: through the target's probe (OpenOCD). */
 static int halt_target(void *arg, const char *target, char *err, size_t errlen)
 {
-	(void)arg;
-	snprintf(err, errlen, "target %s: halting from a trigger is not supported by this "
-		 "daemon's probes", target);
-	return -ENOTSUP;
+	struct tt_sup *s = sup_find(arg, target);
+	int rc = s ? tt_sup_halt(s, "a trigger") : -ENOENT;
+
+	if (rc == -ENOTSUP)
+		snprintf(err, errlen, "its probe cannot halt a core (only openocd: and openocd-spawn "
+			 "can)");
+	else if (rc < 0)
+		snprintf(err, errlen, "%s", s ? "the target is not running" : "not a local target");
+	return rc;
 }
 
 static struct tt_sup *sup_add(struct daemon *d, const struct tt_target_config *cfg)

@@ -230,7 +230,7 @@ void tt_trig_metrics(const struct tt_trig *t, int (*put)(void *arg, const void *
 		{ "tracetap_captures_removed_total", "Captures removed for the size and count limits" },
 		{ "tracetap_capture_errors_total", "Captures that could not be written" },
 		{ "tracetap_trigger_commands_total", "Trigger commands run" },
-		{ "tracetap_trigger_halts_total", "Cores halted by a trigger" },
+		{ "tracetap_trigger_halts_total", "Halts asked of a target's probe by a trigger" },
 	};
 	uint64_t v[] = { t ? t->held_off + t->limited : 0, t ? t->captures : 0, t ? t->removed : 0,
 			 t ? t->capture_errors : 0, t ? t->commands : 0, t ? t->halts : 0 };
