@@ -7,7 +7,7 @@
 # halt` that keeps the firmware from running), never waited for by time.
 #
 # usage: board-test.sh CASE INTERFACE_CFG TARGET_CFG
-#   (cases: gdb-halt, reset, attach-halted, trigger-halt)
+#   (cases: gdb-halt, reset, attach-halted, trigger-halt, trigger-states)
 # env (meson sets them): TRACETAPD TRACETAP CHECK_SEQ SIMTARGET FW_THREADX; TT_KEEP=1 keeps logs.
 set -u
 CASE=$1
@@ -29,6 +29,7 @@ setup() {
 	fw 300 0x10000
 	tt_ctl "core $TT_PID_fw"
 	tt_board_ocd_start
+	OCD_PID=${TT_PIDS[-1]}
 	[ "${1:-}" != halted ] || ocd_cmd halt
 	: >"$DLOG"
 	"$TRACETAPD" --port 0 --web "$here" --stdout --log-level info --name sim --pointer $BASE \
@@ -180,10 +181,43 @@ trigger_halt() {
 	tt_ok "resumed: every event exactly once across the halt, no gap, one halt"
 }
 
+# The state conditions: `halt` fires when the core becomes halted (here by a debugger's halt,
+# once per halt, not while it stays halted), `disconnect` when the link goes (OpenOCD killed);
+# neither before, and a trigger bound to another target never.
+trigger_states() {
+	DAEMON_EXTRA=(--trigger 'seen: halt; holdoff=0ms' --trigger 'gone: disconnect'
+		--trigger 'elsewhere: disconnect; target=other')
+	setup
+	fired() { grep -c "trigger $1 fired" "$DLOG" || true; }
+	[ "$(fired seen)" = 0 ] && [ "$(fired gone)" = 0 ] || tt_die "a state trigger fired while connected"
+	ocd_cmd halt
+	tt_wait_for 10 "status halted" api_is state halted
+	wait_log 'trigger seen fired \(halt: core halted by the debugger'
+	local b
+	b=$(api_field bytes_read)
+	tt_wait_for 10 "reading goes on while halted" bytes_grow $((b + 400))
+	[ "$(fired seen)" = 1 ] || tt_die "seen fired $(fired seen) times for one halt"
+	ocd_cmd resume
+	tt_wait_for 10 "connected after the resume" api_is state connected
+	advance 100
+	[ "$(fired seen)" = 1 ] && [ "$(fired gone)" = 0 ] || tt_die "fired after the resume"
+	ocd_cmd halt
+	wait_log 'trigger seen fired .*' 10
+	tt_wait_for 10 "a second halt, a second firing" eval '[ "$(fired seen)" = 2 ]'
+	ocd_cmd resume
+	tt_ok "halt: fired once per halt (2 halts, 2 firings), not while running"
+	kill -KILL "$OCD_PID"
+	tt_wait_for 20 "status disconnected" api_is state disconnected
+	wait_log 'trigger gone fired \(disconnect: '
+	[ "$(fired gone)" = 1 ] && [ "$(fired elsewhere)" = 0 ] || tt_die "gone $(fired gone), elsewhere $(fired elsewhere)"
+	tt_ok "disconnect: fired when OpenOCD went away; the trigger of another target did not"
+}
+
 case $CASE in
 gdb-halt) gdb_halt ;;
 attach-halted) attach_halted ;;
 reset) reset_case ;;
 trigger-halt) trigger_halt ;;
-*) echo "usage: $0 gdb-halt|reset|attach-halted|trigger-halt INTERFACE_CFG TARGET_CFG" >&2; exit 2 ;;
+trigger-states) trigger_states ;;
+*) echo "usage: $0 gdb-halt|reset|attach-halted|trigger-halt|trigger-states INTERFACE_CFG TARGET_CFG" >&2; exit 2 ;;
 esac
