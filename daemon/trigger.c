@@ -262,5 +262,6 @@ void tt_trig_stop(struct tt_trig *t)
 	t->stopping = true;
 	for (size_t i = 0; i < t->ntgts; i++)
 		trig_cap_tick(t, t->tgts[i], true);
+	trig_commands_kill(t);
 	uv_close((uv_handle_t *)&t->timer, on_closed);
 }

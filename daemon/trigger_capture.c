@@ -35,7 +35,8 @@ static const enum tt_export_format formats[] = { TT_EXPORT_JSONL, TT_EXPORT_TRX,
 struct trig_cap {
 	struct trig_cap *next;
 	struct tt_trig_def d;          /* a copy: a reload may free the set */
-	char name[256], part[1024];    /* NAME, and capture_dir/.NAME.partial */
+	char dir[512];                 /* capture_dir when it opened (a reload may change it) */
+	char name[256], part[1024];    /* NAME, and DIR/.NAME.partial */
 	char when[40];
 	uint64_t seq, first, last, end_seq, end_ms, records, gaps, lost, resets, missing;
 	FILE *f[NFILES + 1];           /* the exports' files, then meta.json */
@@ -126,9 +127,10 @@ static int cap_files(struct tt_trig *t, struct trig_cap *c, struct tt_hub *hub)
 {
 	char path[1100];
 
-	if (mkdir(t->set.capture_dir, 0750) < 0 && errno != EEXIST)
+	snprintf(c->dir, sizeof(c->dir), "%s", t->set.capture_dir);
+	if (mkdir(c->dir, 0750) < 0 && errno != EEXIST)
 		return -errno;
-	snprintf(c->part, sizeof(c->part), "%s/.%s.partial", t->set.capture_dir, c->name);
+	snprintf(c->part, sizeof(c->part), "%s/.%s.partial", c->dir, c->name);
 	if (mkdir(c->part, 0750) < 0)
 		return -errno;
 	for (int k = 0; k <= NFILES; k++) {
@@ -313,15 +315,15 @@ static int list(const char *dir, struct entry **out, size_t *n)
 	return 0;
 }
 
-/* Removes the oldest captures until the limits hold; keep (the newest) stays. */
-static void enforce_limits(struct tt_trig *t, const char *keep)
+/* Removes the oldest captures in dir until the limits hold; keep (the newest) stays. */
+static void enforce_limits(struct tt_trig *t, const char *dir, const char *keep)
 {
 	struct entry *v;
 	size_t n, count;
 	uint64_t total = 0;
 	char path[1400];
 
-	if (list(t->set.capture_dir, &v, &n) < 0)
+	if (list(dir, &v, &n) < 0)
 		return;
 	for (size_t i = 0; i < n; i++)
 		total += (uint64_t)v[i].size;
@@ -333,11 +335,10 @@ static void enforce_limits(struct tt_trig *t, const char *keep)
 		if (!strcmp(v[i].name, keep))
 			continue;
 		for (size_t k = 0; k < sizeof(files) / sizeof(files[0]); k++) {
-			snprintf(path, sizeof(path), "%s/%s/%s", t->set.capture_dir, v[i].name,
-				 files[k]);
+			snprintf(path, sizeof(path), "%s/%s/%s", dir, v[i].name, files[k]);
 			unlink(path);
 		}
-		snprintf(path, sizeof(path), "%s/%s", t->set.capture_dir, v[i].name);
+		snprintf(path, sizeof(path), "%s/%s", dir, v[i].name);
 		if (rmdir(path) < 0) {
 			tt_log(TT_LOG_ERR, "capture %s: cannot remove: %s", path, strerror(errno));
 			continue;
@@ -364,7 +365,7 @@ static void cap_close(struct tt_trig *t, struct trig_tgt *g, struct trig_cap *c,
 			c->err = -EIO;
 		c->f[k] = NULL;
 	}
-	snprintf(final, sizeof(final), "%s/%s", t->set.capture_dir, c->name);
+	snprintf(final, sizeof(final), "%s/%s", c->dir, c->name);
 	if (!c->err && rename(c->part, final) < 0)
 		c->err = -errno;
 	if (c->err) {
@@ -380,7 +381,7 @@ static void cap_close(struct tt_trig *t, struct trig_tgt *g, struct trig_cap *c,
 		tt_log(TT_LOG_NOTICE, "target %s: capture %s written: %" PRIu64 " records, seq %"
 		       PRIu64 "-%" PRIu64 "%s%s", target, final, c->records, c->first, c->last,
 		       cut ? " (cut short: the daemon stopped)" : "", note);
-		enforce_limits(t, c->name);
+		enforce_limits(t, c->dir, c->name);
 		if (c->d.ncommand)
 			trig_command(t, &c->d, target, c->seq, final);
 	}

@@ -14,6 +14,7 @@
 #include "log.h"
 
 struct cmd {
+	struct cmd *next, **pprev; /* in t->cmds while the process runs */
 	uv_process_t proc;
 	uv_timer_t limit;
 	struct tt_trig *t;
@@ -38,9 +39,12 @@ static void on_exit_cb(uv_process_t *p, int64_t status, int sig)
 {
 	struct cmd *c = p->data;
 
+	*c->pprev = c->next;
+	if (c->next)
+		c->next->pprev = c->pprev;
 	if (c->killed)
-		tt_log(TT_LOG_WARNING, "trigger %s: command killed: over its time limit",
-		       c->trigger);
+		tt_log(TT_LOG_WARNING, "trigger %s: command killed: %s", c->trigger,
+		       c->t->stopping ? "the daemon stops" : "over its time limit");
 	else if (status || sig)
 		tt_log(TT_LOG_WARNING, "trigger %s: command %s %d", c->trigger,
 		       sig ? "ended by signal" : "exited with status", sig ? sig : (int)status);
@@ -104,7 +108,20 @@ void trig_command(struct tt_trig *t, const struct tt_trig_def *d, const char *ta
 	t->running++;
 	t->handles++;
 	c->open = 2;
+	c->next = t->cmds;
+	c->pprev = &t->cmds;
+	if (t->cmds)
+		t->cmds->pprev = &c->next;
+	t->cmds = c;
 	uv_timer_init(t->loop, &c->limit);
 	uv_timer_start(&c->limit, on_limit, d->command_timeout_ms, 0);
 	tt_log(TT_LOG_INFO, "trigger %s: running %s", d->name, args[0]);
+}
+
+void trig_commands_kill(struct tt_trig *t)
+{
+	for (struct cmd *c = t->cmds; c; c = c->next) {
+		c->killed = true;
+		uv_process_kill(&c->proc, SIGKILL);
+	}
 }

@@ -20,6 +20,7 @@ struct trig_count {
 };
 
 struct trig_cap;
+struct cmd;
 
 /* One target as the engine sees it; lives as long as the engine. */
 struct trig_tgt {
@@ -45,6 +46,7 @@ struct tt_trig {
 	uint64_t sample_ms;                  /* time between samples: the longest before / 512 */
 	size_t ncaps;                        /* open captures, every target */
 	unsigned running;                    /* commands running */
+	struct cmd *cmds;                    /* ... their list (trigger_cmd.c), killed at stop */
 	unsigned handles;                    /* open handles (timer, commands): freed at 0 */
 	tt_trig_halt_fn halt;
 	void *halt_arg;
@@ -61,6 +63,8 @@ void trig_cap_record(struct tt_trig *t, struct trig_tgt *g, uint64_t seq);
 void trig_cap_tick(struct tt_trig *t, struct trig_tgt *g, bool force);
 /* A handle of t's (timer, command) closed: frees t after the last once stopping. */
 void trig_handle_gone(struct tt_trig *t);
+/* Kills the commands still running (the daemon stops). */
+void trig_commands_kill(struct tt_trig *t);
 /* Runs d's command with the capture's path (or "") in its environment. */
 void trig_command(struct tt_trig *t, const struct tt_trig_def *d, const char *target,
 		  uint64_t seq, const char *capture);
