@@ -134,7 +134,7 @@ int tt_trig_parse_cond(const char *cond, struct tt_trig_def *d, char *err, size_
 			d->id = (uint32_t)id;
 		} else if (strspn(tok, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") == strlen(tok) &&
 			   isupper((unsigned char)tok[0]) && strlen(tok) < sizeof(d->event)) {
-			snprintf(d->event, sizeof(d->event), "%s", tok);
+			memcpy(d->event, tok, strlen(tok) + 1); /* shorter than d->event: checked */
 		} else {
 			snprintf(err, errlen, "'%.80s': expected an event name (USER_EVENT), an id "
 				 "(4096, 0x1000), *, gap, reset, halt or disconnect", tok);
