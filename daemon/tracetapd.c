@@ -716,6 +716,13 @@ static int build_triggers(const struct tt_config *conf, const struct cli *cl, co
 		snprintf(set->capture_dir, sizeof(set->capture_dir), "%s", cl->capture_dir);
 	if (tt_trig_set_check(set, err, errlen) < 0)
 		goto fail;
+	/* The statistics conditions are matched on samples of the live analysis (tt_trig_stats),
+	 * which this daemon does not compute yet: said, never silently idle. */
+	for (size_t i = 0; i < set->n; i++)
+		if (tt_trig_is_stat(&set->defs[i]))
+			tt_log(TT_LOG_WARNING, "trigger %s: '%s' needs the live analysis' statistics, "
+			       "which this daemon does not compute: it will not fire",
+			       set->defs[i].name, set->defs[i].cond);
 	return 0;
 fail:
 	tt_trig_set_free(set);

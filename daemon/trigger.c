@@ -98,10 +98,10 @@ static struct trig_tgt *tgt_of(struct tt_trig *t, struct tt_hub *hub)
 
 /* The `alert` message (proto/PROTOCOL.md) to the target's hub. */
 static void alert(struct trig_tgt *g, const struct tt_trig_def *d, uint64_t seq, uint64_t count,
-		  const char *capture)
+		  const char *capture, const char *why)
 {
 	char name[TT_TRIG_NAME_MAX * 6 + 3], cond[TT_TRIG_COND_MAX * 6 + 3], cap[512], when[40];
-	char buf[2048];
+	char detail[2048], buf[4600];
 	struct timespec ts;
 	struct tm tm;
 	const char *target = tt_hub_target(g->hub);
@@ -115,11 +115,14 @@ static void alert(struct trig_tgt *g, const struct tt_trig_def *d, uint64_t seq,
 	int cl = tt_json_string(cond, sizeof(cond), d->cond, TT_TRIG_COND_MAX);
 	int tl = tt_json_string(tj, sizeof(tj), target, TT_JSON_MAX_NAME);
 	int kl = capture ? tt_json_string(cap, sizeof(cap), capture, 200) : 0;
-	if (nl < 0 || cl < 0 || tl < 0 || kl < 0)
+	bool more = why && strcmp(why, d->cond); /* a state or statistics condition says more */
+	int dl = more ? tt_json_string(detail, sizeof(detail), why, 300) : 0;
+	if (nl < 0 || cl < 0 || tl < 0 || kl < 0 || dl < 0)
 		return;
 	int n = snprintf(buf, sizeof(buf), "{\"type\":\"alert\",\"target\":%.*s,\"trigger\":%.*s,"
-			 "\"condition\":%.*s,\"seq\":%" PRIu64 ",\"count\":%" PRIu64 ",\"time\":\"%s\""
-			 "%s%.*s%s}", tl, tj, nl, name, cl, cond, seq, count, when,
+			 "\"condition\":%.*s%s%.*s,\"seq\":%" PRIu64 ",\"count\":%" PRIu64
+			 ",\"time\":\"%s\"%s%.*s%s}", tl, tj, nl, name, cl, cond,
+			 more ? ",\"detail\":" : "", dl, detail, seq, count, when,
 			 capture ? ",\"capture\":" : "", kl, cap, d->halt ? ",\"halt\":true" : "");
 	if (n > 0 && (size_t)n < sizeof(buf) && tt_hub_alert(g->hub, buf, (size_t)n) < 0)
 		tt_log(TT_LOG_ERR, "trigger %s: out of memory: alert not sent", d->name);
@@ -150,7 +153,7 @@ static void fire(struct tt_trig *t, struct trig_tgt *g, size_t i, uint64_t seq, 
 	char capname[256] = "";
 	if (d->capture && t->set.capture_dir[0])
 		trig_cap_open(t, g, d, seq, capname, sizeof(capname));
-	alert(g, d, seq, c->fired, capname[0] ? capname : NULL);
+	alert(g, d, seq, c->fired, capname[0] ? capname : NULL, why);
 	if (d->halt) {
 		char err[256] = "";
 		int rc = t->halt ? t->halt(t->halt_arg, target, err, sizeof(err)) : -ENOTSUP;
@@ -187,6 +190,33 @@ void tt_trig_record(struct tt_trig *t, struct tt_hub *hub, uint64_t seq,
 	for (size_t i = 0; i < t->set.n; i++)
 		if (tt_trig_match(&t->set.defs[i], tt_hub_target(hub), rec))
 			fire(t, g, i, seq, t->set.defs[i].cond);
+}
+
+bool tt_trig_wants_stats(const struct tt_trig *t)
+{
+	for (size_t i = 0; t && i < t->set.n; i++)
+		if (tt_trig_is_stat(&t->set.defs[i]))
+			return true;
+	return false;
+}
+
+void tt_trig_stats(struct tt_trig *t, struct tt_hub *hub, const struct tt_trig_sample *s)
+{
+	struct trig_tgt *g;
+	char what[300], why[TT_TRIG_COND_MAX + 320];
+
+	if (!t || !t->set.n || !(g = tgt_of(t, hub)))
+		return;
+	uint64_t now = uv_now(t->loop);
+	for (size_t i = 0; i < t->set.n; i++) {
+		const struct tt_trig_def *d = &t->set.defs[i];
+		if (!tt_trig_is_stat(d) || (d->target[0] && strcmp(d->target, tt_hub_target(hub))))
+			continue;
+		if (!tt_trig_stat_match(d, s, now, &g->count[i].stat, what, sizeof(what)))
+			continue;
+		snprintf(why, sizeof(why), "%s: %s", d->cond, what);
+		fire(t, g, i, g->last_seq, why);
+	}
 }
 
 void tt_trig_state(struct tt_trig *t, struct tt_hub *hub, int state, const char *message)

@@ -35,8 +35,15 @@ enum tt_trig_kind {
 	TT_TRIG_RESET,     /* a reset record */
 	TT_TRIG_HALT,      /* the target's state became `halted` */
 	TT_TRIG_DISCONNECT,/* the target's state became `disconnected` */
-	/* The live analysis' statistics plug in here: a kind per statistic, matched from
-	 * tt_trig_stat() (none yet: see tracetapd(8) "Triggers"). */
+	/* From the live analysis' statistics (struct tt_trig_sample, tt_trig_stats): */
+	TT_TRIG_STACK,     /* stack free<N [thread=T]: a thread's free stack fell below N bytes */
+	TT_TRIG_INVERSION, /* inversion [bad]: a priority inversion was opened (bad: deterministic) */
+	TT_TRIG_CPU,       /* cpu share>X [thread=T] [window=5s]: a thread's CPU share over the
+			      window (percent) */
+	TT_TRIG_IRQ,       /* irq max>N: an interrupt longer than N ticks (a new longest) */
+	TT_TRIG_SYSCALL,   /* syscall max>N: a system call longer than N ticks (a new longest) */
+	TT_TRIG_SILENT,    /* silent thread=T for=10s: no event from the thread for that long */
+	TT_TRIG_NKINDS
 };
 
 enum tt_trig_op { TT_OP_EQ = 0, TT_OP_NE, TT_OP_LT, TT_OP_LE, TT_OP_GT, TT_OP_GE, TT_OP_HAS };
@@ -92,6 +99,41 @@ int tt_trig_check(const struct tt_trig_def *d, char *err, size_t errlen);
 /* Whether record rec of target `target` fulfils d's condition (record kinds only). Pure. */
 bool tt_trig_match(const struct tt_trig_def *d, const char *target, const struct tt_record *rec);
 
+/* ---- statistics (the live analysis) ---- */
+
+/* What the statistics conditions look at, one sample per target about once a second: the
+ * daemon fills it from the target's live analysis (analysis/analysis.h). Borrowed for the call. */
+struct tt_trig_thread_sample {
+	const char *name;       /* NULL: unknown */
+	uint32_t id;
+	uint64_t ticks;         /* run time so far */
+	uint64_t events;        /* events of the thread so far */
+	int64_t stack_free;     /* bytes never used of its registered stack; -1: not known */
+};
+struct tt_trig_sample {
+	uint64_t span_ticks;    /* time covered so far (first to last event) */
+	uint64_t inversions, bad_inversions; /* opened so far */
+	uint64_t irq_max;       /* the longest interrupt so far (ticks), its number */
+	uint32_t irq_nr;
+	uint64_t call_max;      /* the longest system call so far (ticks), its name ("" unknown) */
+	const char *call_name;
+	const struct tt_trig_thread_sample *threads;
+	size_t nthreads;
+};
+
+/* Per trigger and target: what a statistics condition remembers between samples. */
+struct tt_trig_stat_state {
+	bool primed;
+	uint64_t ms, a, b;      /* the window's start (ms) and what it began with */
+};
+
+/* Whether statistics condition d holds at sample s, taken at loop time now_ms (state st is
+ * updated); why gets a description ("thread sensor: 212 bytes of stack free"). Pure. */
+bool tt_trig_stat_match(const struct tt_trig_def *d, const struct tt_trig_sample *s,
+			uint64_t now_ms, struct tt_trig_stat_state *st, char *why, size_t whylen);
+/* Whether d is a statistics condition (matched on samples, not on records). */
+bool tt_trig_is_stat(const struct tt_trig_def *d);
+
 /* ---- a set of triggers, from the configuration file and the command line ---- */
 
 struct tt_trig_set {
@@ -136,6 +178,10 @@ bool tt_trig_active(const struct tt_trig *t);
 /* Every record of hub's target, with the seq the hub gave it (after tt_hub_publish). */
 void tt_trig_record(struct tt_trig *t, struct tt_hub *hub, uint64_t seq,
 		    const struct tt_record *rec);
+/* A statistics sample of hub's target (about once a second; tt_trig_sample). */
+void tt_trig_stats(struct tt_trig *t, struct tt_hub *hub, const struct tt_trig_sample *s);
+/* Whether a statistics condition is configured (the daemon samples only then). */
+bool tt_trig_wants_stats(const struct tt_trig *t);
 /* The target's state changed (enum tt_target_state), message borrowed for the call. */
 void tt_trig_state(struct tt_trig *t, struct tt_hub *hub, int state, const char *message);
 /* /metrics lines: tracetap_trigger_fired_total{trigger="NAME"} per trigger, captures

@@ -102,10 +102,40 @@ static int parse_pred(const char *tok, struct tt_trig_pred *p, char *err, size_t
 	return 0;
 }
 
+/* What each kind other than an event takes after its word. */
+static const char *const kind_fields[TT_TRIG_NKINDS] = {
+	[TT_TRIG_GAP] = "no predicate but lost (lost>=N)",
+	[TT_TRIG_RESET] = "no predicate", [TT_TRIG_HALT] = "no predicate",
+	[TT_TRIG_DISCONNECT] = "no predicate",
+	[TT_TRIG_STACK] = "free<N and thread=NAME",
+	[TT_TRIG_INVERSION] = "no predicate (and the word bad: inversion bad)",
+	[TT_TRIG_CPU] = "share>PERCENT, thread=NAME and window=DURATION",
+	[TT_TRIG_IRQ] = "max>TICKS", [TT_TRIG_SYSCALL] = "max>TICKS",
+	[TT_TRIG_SILENT] = "thread=NAME and for=DURATION",
+};
+
+static bool stat_field_ok(uint8_t kind, const char *f)
+{
+	static const struct { uint8_t kind; const char *field; } ok[] = {
+		{ TT_TRIG_GAP, "lost" }, { TT_TRIG_STACK, "free" }, { TT_TRIG_STACK, "thread" },
+		{ TT_TRIG_CPU, "share" }, { TT_TRIG_CPU, "thread" }, { TT_TRIG_CPU, "window" },
+		{ TT_TRIG_IRQ, "max" }, { TT_TRIG_SYSCALL, "max" }, { TT_TRIG_SILENT, "thread" },
+		{ TT_TRIG_SILENT, "for" }, { TT_TRIG_INVERSION, "bad" },
+	};
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
+		if (ok[i].kind == kind && !strcmp(ok[i].field, f))
+			return true;
+	return false;
+}
+
+static int stat_check(struct tt_trig_def *d, char *err, size_t errlen);
+
 int tt_trig_parse_cond(const char *cond, struct tt_trig_def *d, char *err, size_t errlen)
 {
 	static const char *const kinds[] = { [TT_TRIG_GAP] = "gap", [TT_TRIG_RESET] = "reset",
-		[TT_TRIG_HALT] = "halt", [TT_TRIG_DISCONNECT] = "disconnect" };
+		[TT_TRIG_HALT] = "halt", [TT_TRIG_DISCONNECT] = "disconnect",
+		[TT_TRIG_STACK] = "stack", [TT_TRIG_INVERSION] = "inversion", [TT_TRIG_CPU] = "cpu",
+		[TT_TRIG_IRQ] = "irq", [TT_TRIG_SYSCALL] = "syscall", [TT_TRIG_SILENT] = "silent" };
 	char tok[TT_TRIG_TEXT_MAX + 40];
 	const char *p = cond;
 	int bad = 0;
@@ -146,12 +176,14 @@ int tt_trig_parse_cond(const char *cond, struct tt_trig_def *d, char *err, size_
 			snprintf(err, errlen, "more than %d predicates", TT_TRIG_MAX_PREDS);
 			return -EINVAL;
 		}
+		if (d->kind == TT_TRIG_INVERSION && !strcmp(tok, "bad"))
+			snprintf(tok, sizeof(tok), "bad=1");
 		if (parse_pred(tok, &d->preds[d->npreds], err, errlen) < 0)
 			return -EINVAL;
 		if (d->kind != TT_TRIG_EVENT &&
-		    (d->kind != TT_TRIG_GAP || strcmp(d->preds[d->npreds].field, "lost"))) {
-			snprintf(err, errlen, "'%.80s': %s takes no predicate%s", tok, kinds[d->kind],
-				 d->kind == TT_TRIG_GAP ? " but lost (lost>=N)" : "");
+		    !stat_field_ok(d->kind, d->preds[d->npreds].field)) {
+			snprintf(err, errlen, "'%.80s': %s takes %s", tok, kinds[d->kind],
+				 kind_fields[d->kind]);
 			return -EINVAL;
 		}
 		d->npreds++;
@@ -160,7 +192,7 @@ int tt_trig_parse_cond(const char *cond, struct tt_trig_def *d, char *err, size_
 		snprintf(err, errlen, "a quote is not closed, or a word is too long");
 		return -EINVAL;
 	}
-	return 0;
+	return stat_check(d, err, errlen);
 }
 
 /* "500ms", "2s", "1m", "1h" into ms; -1 without a unit or out of range. */
@@ -184,6 +216,61 @@ static int duration_ms(const char *v, uint64_t *ms)
 		return 0;
 	}
 	return -1;
+}
+
+static struct tt_trig_pred *pred_of(struct tt_trig_def *d, const char *field)
+{
+	for (size_t i = 0; i < d->npreds; i++)
+		if (!strcmp(d->preds[i].field, field))
+			return &d->preds[i];
+	return NULL;
+}
+
+/* A statistics condition's predicates: the required ones there, with the right operator;
+ * durations (window, for) into milliseconds in num. */
+static int stat_check(struct tt_trig_def *d, char *err, size_t errlen)
+{
+	static const struct { uint8_t kind; const char *field, *form; uint8_t op; } need[] = {
+		{ TT_TRIG_STACK, "free", "free<BYTES", TT_OP_LT },
+		{ TT_TRIG_CPU, "share", "share>PERCENT", TT_OP_GT },
+		{ TT_TRIG_IRQ, "max", "max>TICKS", TT_OP_GT },
+		{ TT_TRIG_SYSCALL, "max", "max>TICKS", TT_OP_GT },
+		{ TT_TRIG_SILENT, "thread", "thread=NAME", TT_OP_EQ },
+		{ TT_TRIG_SILENT, "for", "for=DURATION", TT_OP_EQ },
+	};
+	for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++) {
+		struct tt_trig_pred *p = d->kind == need[i].kind ? pred_of(d, need[i].field) : NULL;
+		if (d->kind != need[i].kind)
+			continue;
+		if (!p || p->op != need[i].op) {
+			snprintf(err, errlen, "%s needs %s", d->cond, need[i].form);
+			return -EINVAL;
+		}
+	}
+	for (size_t i = 0; i < d->npreds; i++) {
+		struct tt_trig_pred *p = &d->preds[i];
+		uint64_t ms;
+		if (strcmp(p->field, "window") && strcmp(p->field, "for"))
+			continue;
+		if (p->op != TT_OP_EQ || duration_ms(p->str, &ms) < 0 || !ms) {
+			snprintf(err, errlen, "%s=%.40s: expected a duration (500ms, 5s, 1m)", p->field,
+				 p->str);
+			return -EINVAL;
+		}
+		p->num = ms;
+		p->is_num = true;
+	}
+	struct tt_trig_pred *share = d->kind == TT_TRIG_CPU ? pred_of(d, "share") : NULL;
+	if (share && (!share->is_num || share->num > 100)) {
+		snprintf(err, errlen, "share>%.40s: expected a percentage (0 to 100)", share->str);
+		return -EINVAL;
+	}
+	struct tt_trig_pred *th = pred_of(d, "thread");
+	if (th && th->op != TT_OP_EQ && d->kind != TT_TRIG_EVENT) {
+		snprintf(err, errlen, "thread=NAME: only = here");
+		return -EINVAL;
+	}
+	return 0;
 }
 
 /* before/after: a duration, or a count of records (a plain number). */

@@ -17,6 +17,7 @@ struct trig_count {
 	uint64_t fired;
 	uint64_t last_ms;  /* loop time of the last firing */
 	bool ever;
+	struct tt_trig_stat_state stat; /* a statistics condition's memory */
 };
 
 struct trig_cap;

@@ -2,6 +2,7 @@
  * syntax and from the configuration file, matched against records made by hand: each kind
  * fires on the record it names and not on others; bad text is refused naming the part. */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "../tt_test.h"
@@ -183,9 +184,105 @@ static void config(void)
 	}
 }
 
+/* The statistics conditions on samples made by hand: each fires on the change it names, once,
+ * and not while the condition is absent. */
+static bool sample(const struct tt_trig_def *d, const struct tt_trig_sample *s, uint64_t ms,
+		 struct tt_trig_stat_state *st)
+{
+	char why[300] = "";
+	bool f = tt_trig_stat_match(d, s, ms, st, why, sizeof(why));
+
+	if (f)
+		printf("fired: %s: %s\n", d->cond, why);
+	return f;
+}
+
+static void stats(void)
+{
+	struct tt_trig_thread_sample th[2] = { { "sensor", 1, 0, 10, 900 }, { "comms", 2, 0, 5, -1 } };
+	struct tt_trig_sample s = { .threads = th, .nthreads = 2 };
+	struct tt_trig_stat_state st = { 0 };
+	struct tt_trig_def d;
+
+	/* stack: a new low below the bound fires, the same low again does not */
+	d = parse_ok("st: stack free<512 thread=sensor");
+	CHECK(tt_trig_is_stat(&d) && !sample(&d, &s, 0, &st));
+	th[0].stack_free = 400;
+	CHECK(sample(&d, &s, 1000, &st));
+	CHECK(!sample(&d, &s, 2000, &st));
+	th[0].stack_free = 100;
+	CHECK(sample(&d, &s, 3000, &st));
+	/* inversions: each one opened */
+	memset(&st, 0, sizeof(st));
+	d = parse_ok("inv: inversion");
+	s.inversions = 2;
+	CHECK(!sample(&d, &s, 0, &st)); /* what was before the trigger */
+	CHECK(!sample(&d, &s, 1000, &st));
+	s.inversions = 3;
+	CHECK(sample(&d, &s, 2000, &st));
+	d = parse_ok("inv: inversion bad");
+	memset(&st, 0, sizeof(st));
+	CHECK(!sample(&d, &s, 0, &st));
+	s.inversions = 4;
+	CHECK(!sample(&d, &s, 1000, &st)); /* not a deterministic one */
+	s.bad_inversions = 1;
+	CHECK(sample(&d, &s, 2000, &st));
+	/* CPU share over a 5 s window: 90% of the span is sensor's */
+	d = parse_ok("hog: cpu share>80 thread=sensor window=5s");
+	memset(&st, 0, sizeof(st));
+	s.span_ticks = 1000;
+	th[0].ticks = 100;
+	CHECK(!sample(&d, &s, 0, &st));
+	s.span_ticks = 2000;
+	th[0].ticks = 1000;
+	CHECK(!sample(&d, &s, 4000, &st)); /* the window is not over */
+	CHECK(sample(&d, &s, 5000, &st));
+	s.span_ticks = 3000;
+	th[0].ticks = 1500; /* 50% in the next window */
+	CHECK(!sample(&d, &s, 10000, &st));
+	/* the longest interrupt / system call, over the bound */
+	d = parse_ok("isr: irq max>100");
+	memset(&st, 0, sizeof(st));
+	s.irq_max = 50;
+	CHECK(!sample(&d, &s, 0, &st));
+	s.irq_max = 90;
+	CHECK(!sample(&d, &s, 1000, &st));
+	s.irq_max = 150;
+	s.irq_nr = 15;
+	CHECK(sample(&d, &s, 2000, &st));
+	CHECK(!sample(&d, &s, 3000, &st));
+	d = parse_ok("sc: syscall max>100");
+	memset(&st, 0, sizeof(st));
+	s.call_max = 10;
+	s.call_name = "nxsem_wait";
+	CHECK(!sample(&d, &s, 0, &st));
+	s.call_max = 500;
+	CHECK(sample(&d, &s, 1000, &st));
+	/* a silent thread: once per silence */
+	d = parse_ok("quiet: silent thread=comms for=3s");
+	memset(&st, 0, sizeof(st));
+	CHECK(!sample(&d, &s, 0, &st));
+	CHECK(!sample(&d, &s, 2000, &st));
+	CHECK(sample(&d, &s, 3000, &st));
+	CHECK(!sample(&d, &s, 9000, &st));
+	th[1].events = 6; /* heard from */
+	CHECK(!sample(&d, &s, 9500, &st));
+	CHECK(sample(&d, &s, 12500, &st));
+	/* a record never matches a statistics condition */
+	struct tt_record r = user_event(4096, 1, "sensor", 1);
+	CHECK(!tt_trig_match(&d, "b", &r));
+
+	parse_bad("x: stack thread=a", "stack thread=a needs free<BYTES");
+	parse_bad("x: cpu share>120", "expected a percentage");
+	parse_bad("x: silent thread=a for=5", "for=5: expected a duration");
+	parse_bad("x: irq info1>3", "irq takes max>TICKS");
+	parse_bad("x: stack free>5", "needs free<BYTES");
+}
+
 int main(void)
 {
 	events();
+	stats();
 	stream();
 	refused();
 	config();
