@@ -8,8 +8,13 @@
  *   nuttx:   a noteram ring filled by tests/nuttx/nxwriter (nxw_any: switches, syscalls, irqs)
  *   qnx:     a .kev built in memory by tests/qnx/kevw (kernel calls, interrupts, thread states)
  * usage: tt-bench-decode SECONDS THREADX_RAM BASE HEADER [NUTTX_RECORDS [QNX_EVENTS]]
- * Prints one line per format:
+ * Prints two lines per format:
  *   decode format=F records=N image_bytes=B passes=P cpu_s=S records_per_s=X json_mb_per_s=Y
+ *   analysis format=F decode_per_s=X with_analysis_per_s=Y overhead_pct=Z memory_bytes=M
+ *            memory_10min_bytes=M10
+ * the second comparing decode alone (records counted) with decode + the live analysis
+ * (analysis/analysis.h, the format's ops, default limits: 256 threads), and the analysis's
+ * memory, all of it allocated at creation (and with 10 minutes of CPU load history).
  * and exits 1 when an image does not decode (that is a broken benchmark, not a slow one).
  */
 #include <stdio.h>
@@ -17,6 +22,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "analysis.h"
 #include "json.h"
 #include "kevw.h"
 #include "nxwriter.h"
@@ -37,12 +43,79 @@ static void on_record(void *arg, const struct tt_record *rec)
 	s->records++;
 }
 
+static void count_record(void *arg, const struct tt_record *rec)
+{
+	(void)rec;
+	(*(uint64_t *)arg)++;
+}
+
 static double cpu_now(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Records per second of CPU decoding img for at least secs, each record to cb. */
+static double rate(const struct tt_reader_ops *ops, const uint8_t *img, size_t len, uint64_t base,
+		   const struct tt_reader_config *cfg, tt_emit_cb cb, void *arg,
+		   const uint64_t *n, double secs)
+{
+	char err[256];
+	uint64_t n0 = *n;
+	double t0 = cpu_now(), dt;
+
+	do {
+		if (ops->decode_image(img, len, base, cfg, cb, arg, err, sizeof(err)) < 0)
+			return -1;
+		dt = cpu_now() - t0;
+	} while (dt < secs);
+	return (double)(*n - n0) / dt;
+}
+
+struct analysed {
+	struct tt_analysis *an;
+	uint64_t n;
+};
+
+static void count_analysed(void *arg, const struct tt_record *rec)
+{
+	struct analysed *x = arg;
+
+	tt_analysis_record(x->an, rec);
+	x->n++;
+}
+
+/* Decode alone against decode + analysis, alternated three times (the best of each: the
+ * machine's other load only ever slows a run down). */
+static int bench_analysis(const struct tt_reader_ops *ops, const uint8_t *img, size_t len,
+			  uint64_t base, const struct tt_reader_config *cfg, double secs)
+{
+	struct analysed x = { 0 };
+	uint64_t n = 0;
+	double best_d = 0, best_a = 0;
+
+	if (tt_analysis_new(ops->analysis, NULL, &x.an) < 0)
+		return -1;
+	for (int k = 0; k < 3; k++) {
+		double d = rate(ops, img, len, base, cfg, count_record, &n, &n, secs / 3);
+		double a = rate(ops, img, len, base, cfg, count_analysed, &x, &x.n, secs / 3);
+		best_d = d > best_d ? d : best_d;
+		best_a = a > best_a ? a : best_a;
+	}
+	/* 256 threads and 10 minutes of CPU load history (6000 buckets of 100 ms) */
+	struct tt_analysis *ten;
+	size_t mem10 = tt_analysis_new(ops->analysis, &(struct tt_analysis_limits){
+					       .max_threads = 256, .series_buckets = 6000 },
+				       &ten) == 0 ? tt_analysis_memory(ten) : 0;
+	tt_analysis_free(ten);
+	printf("analysis format=%s decode_per_s=%.0f with_analysis_per_s=%.0f overhead_pct=%.1f "
+	       "memory_bytes=%zu memory_10min_bytes=%zu\n", ops->name, best_d, best_a,
+	       best_d > 0 ? 100.0 * (best_d - best_a) / best_d : 0.0, tt_analysis_memory(x.an),
+	       mem10);
+	tt_analysis_free(x.an);
+	return best_a > 0 ? 0 : -1;
 }
 
 /* Decodes img again and again for at least secs of CPU time. */
@@ -73,7 +146,7 @@ static int bench(const char *format, const uint8_t *img, size_t len, uint64_t ba
 	       "records_per_s=%.0f json_mb_per_s=%.1f\n", format,
 	       (unsigned long long)(s.records / passes), len, passes, dt, (double)s.records / dt,
 	       (double)s.bytes / dt / 1e6);
-	return s.records ? 0 : -1;
+	return s.records ? bench_analysis(ops, img, len, base, &cfg, secs) : -1;
 }
 
 static uint8_t *read_file(const char *path, size_t *len)

@@ -70,8 +70,14 @@ if want decode; then
 	"$BUILD/bench/tt-bench-decode" "$(q 0.3 3)" "$TT_TMP/tx.bin" 0x20000000 0x20001000 "$n" "$n" \
 		>"$TT_TMP/decode.txt" || tt_die "tt-bench-decode: $(cat "$TT_TMP/decode.txt")"
 	while read -r line; do
-		row decode "$(field "$line" format) ($(field "$line" records) records, $(field "$line" image_bytes) B image)" \
-			"$(field "$line" records_per_s) events/s ($(field "$line" json_mb_per_s) MB/s of JSON)"
+		case $line in
+		analysis*)
+			row decode "$(field "$line" format): decode alone / + live analysis" \
+				"$(field "$line" decode_per_s) / $(field "$line" with_analysis_per_s) events/s ($(field "$line" overhead_pct)% more CPU; the analysis holds $(field "$line" memory_bytes) B, $(field "$line" memory_10min_bytes) B with 10 minutes of load history; all from the start)" ;;
+		*)
+			row decode "$(field "$line" format) ($(field "$line" records) records, $(field "$line" image_bytes) B image)" \
+				"$(field "$line" records_per_s) events/s ($(field "$line" json_mb_per_s) MB/s of JSON)" ;;
+		esac
 	done <"$TT_TMP/decode.txt"
 fi
 

@@ -21,6 +21,7 @@ enum {
 	C_STATUS = 1 << 3,
 	C_EXPORT = 1 << 4,
 	C_CAPTURES = 1 << 5,
+	C_TOP = 1 << 6,
 	C_ALL = 0x3f,
 };
 
@@ -60,6 +61,11 @@ static const struct cmd_doc cmds[] = {
 	  "(/api/captures/NAME/capture.trx, .jsonl, .perfetto.json).",
 	  "tracetap captures\ntracetap captures --target board1\n"
 	  "tracetap captures --json | jq -r '.[0].name'" },
+	{ "top", C_TOP, "[URL] [options]",
+	  "A live view of a target's threads, like top: CPU share over the last second,\n"
+	  "context switches per second, preemptions, stack bytes free, priority inversions\n"
+	  "(the daemon's /api/stats), redrawn every second to the terminal's width.",
+	  "tracetap top\ntracetap top --target board1\ntracetap top --count 1 | cat" },
 };
 
 struct opt_doc {
@@ -73,12 +79,12 @@ struct opt_doc {
 
 static const struct opt_doc opts[] = {
 	{ "output", 1, 'o', "FILE", C_RECORD | C_EXPORT, "write to FILE (- for stdout); required" },
-	{ "target", 1, 'T', "NAME", C_TAIL | C_RECORD | C_STATUS | C_EXPORT | C_CAPTURES,
+	{ "target", 1, 'T', "NAME", C_TAIL | C_RECORD | C_STATUS | C_EXPORT | C_TOP | C_CAPTURES,
 	  "only this target (default: every target; export: the only one)" },
 	{ "format", 1, 'f', "FMT", C_RECORD | C_EXPORT,
 	  "jsonl (default), trx, perfetto or ftrace" },
-	{ "duration", 1, 'd', "SECONDS", C_TAIL | C_RECORD, "stop after this many seconds" },
-	{ "count", 1, 'c', "N", C_TAIL | C_RECORD, "stop after N records" },
+	{ "duration", 1, 'd', "SECONDS", C_TAIL | C_RECORD | C_TOP, "stop after this many seconds" },
+	{ "count", 1, 'c', "N", C_TAIL | C_RECORD | C_TOP, "stop after N records (top: N screens)" },
 	{ "id", 1, 'i', "N", C_TAIL | C_RECORD, "only events with this id (repeatable)" },
 	{ "name", 1, 'n', "NAME", C_TAIL | C_RECORD,
 	  "only events of this name, e.g. THREAD_RESUME (repeatable)" },
@@ -390,4 +396,30 @@ const char *tt_cli_bytes(char *buf, size_t cap, double v)
 {
 	static const char *const u[] = { "B", "KiB", "MiB", "GiB", "TiB" };
 	return scaled(buf, cap, v, 1024, u, 5, " ");
+}
+
+/* Appends key=s to the query, s percent-encoded. 0, or -1 when it does not fit (q is then
+ * left as it was). */
+int tt_cli_query(char *q, size_t cap, const char *key, const char *s)
+{
+	size_t start = strlen(q), n = start;
+	int k = snprintf(q + n, cap - n, "%s%s=", strchr(q, '?') ? "&" : "?", key);
+
+	if (k < 0 || (size_t)k >= cap - n)
+		goto full;
+	for (n += (size_t)k; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (n + 4 > cap)
+			goto full;
+		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		    strchr("-._~", c))
+			q[n++] = (char)c;
+		else
+			n += (size_t)snprintf(q + n, cap - n, "%%%02X", c);
+	}
+	q[n] = '\0';
+	return 0;
+full:
+	q[start] = '\0';
+	return -1;
 }

@@ -51,6 +51,10 @@ const char *tt_cli_target_list(const cJSON *targets, char *buf, size_t cap);
 /* The one-line message for a daemon that cannot be reached (rc: -errno from the client). */
 void tt_cli_unreachable(const struct tt_cli *o, int rc);
 
+/* Appends key=s to the query q (cap bytes), s percent-encoded. 0, or -1 when it does not fit
+ * (q is then left as it was). */
+int tt_cli_query(char *q, size_t cap, const char *key, const char *s);
+
 /* "4.4M", "950", "12.3k": counts. "1.2 KiB": bytes. */
 const char *tt_cli_count(char *buf, size_t cap, double v);
 const char *tt_cli_bytes(char *buf, size_t cap, double v);

@@ -1,4 +1,7 @@
-/* client/cmd_decode.c: `tracetap decode FILE`: every event of a trace file, oldest first.
+/* client/cmd_decode.c: `tracetap decode FILE`: every event of a trace file, oldest first; and
+ * `tracetap analyze FILE`: the same records through the live analysis (analysis/analysis.h),
+ * its statistics as text laid out like TraceX's sections, or as JSON (equal to tracetapd's
+ * /api/stats of the same events).
  *
  * Loads a trace file or a RAM dump (raw binary, Intel HEX or S-record, by content) and runs the
  * same reader the daemon uses live over it (the format's decode_image, proto/reader.h). Text by default,
@@ -19,6 +22,7 @@
 #include <cjson/cJSON.h>
 #include <stdbool.h>
 
+#include "../analysis/analysis.h"
 #include "../fw/fw.h"
 #include "../probe/image.h"
 #include "../proto/json.h"
@@ -46,6 +50,8 @@ struct decode {
 	struct tt_export *ex; /* --to: records go to the exporter instead of stdout */
 	int ex_err;           /* the first error the exporter returned */
 	FILE *out;            /* -o FILE (or stdout) for --to */
+	bool analyze;         /* `tracetap analyze`: records go to an instead */
+	struct tt_analysis *an;
 };
 
 /* A wire record to the exporter (--to); the first error it returns is kept. */
@@ -73,6 +79,10 @@ static void on_record(void *arg, const struct tt_record *rec)
 	int n;
 
 	d->n++;
+	if (d->an) {
+		tt_analysis_record(d->an, rec);
+		return;
+	}
 	if (d->ex) {
 		/* the exporters take the wire records (export/export.h), as /api/export does */
 		n = tt_json_record(buf, sizeof(buf), rec, NULL, d->n);
@@ -375,7 +385,9 @@ static size_t jsonl_each(const char *text, size_t len, struct decode *d, bool em
 			cJSON_Delete(o);
 			return line;
 		}
-		if (emit && d->ex) {
+		if (emit && d->an) {
+			tt_analysis_record(d->an, &rj.rec);
+		} else if (emit && d->ex) {
 			export_wire(d, p, n);
 		} else if (emit && d->json) {
 			fwrite(p, 1, n, stdout); /* the recording's own bytes */
@@ -396,8 +408,16 @@ static void count_record(void *arg, const struct tt_record *rec)
 	(*(uint64_t *)arg)++;
 }
 
-static void usage(FILE *f)
+static void usage(FILE *f, bool analyze)
 {
+	if (analyze)
+		fprintf(f, "usage: tracetap analyze FILE [--json] [decode's options]\n"
+			   "The statistics of every event of FILE (any file `tracetap decode`\n"
+			   "reads): performance statistics, thread execution, stack usage, the\n"
+			   "format's own counters (ThreadX: FileX, NetX), popular services and\n"
+			   "priority inversions, laid out like TraceX's text export, or as JSON\n"
+			   "(--json: the schema of tracetapd's /api/stats). A recording (JSONL)\n"
+			   "takes --format for the rules of its events.\n\n");
 	fprintf(f, "usage: tracetap decode FILE [--format FMT] [--json] [--no-color]\n"
 		   "       tracetap decode FILE --to jsonl|perfetto|ftrace|trx [-o OUT]\n"
 		   "       tracetap decode [--follow] [--traceprinter] FILE.kev [--tick-hz HZ]\n"
@@ -463,7 +483,7 @@ static int take_opt(struct decode_run *r, int c, char **argv)
 	} else if (c == O_TP) {
 		r->d.traceprinter = 1;
 	} else if (c == 'h' || c == O_HELP) {
-		usage(stdout);
+		usage(stdout, r->d.analyze);
 		return 0;
 	} else if (c == '?' || c == ':') {
 		fprintf(stderr, "tracetap decode: %s '%s' (tracetap decode --help lists the "
@@ -565,6 +585,13 @@ static int open_input(struct decode_run *r)
 static int decode_jsonl(struct decode_run *r)
 {
 	size_t bad = jsonl_each(r->text, r->len, &r->d, false);
+	const struct tt_reader_ops *fmt = r->cfg.format ? tt_reader_find(r->cfg.format) : NULL;
+
+	if (!bad && r->d.analyze && tt_analysis_new(fmt ? fmt->analysis : NULL, NULL,
+						    &r->d.an) < 0) {
+		fprintf(stderr, "tracetap analyze: out of memory\n");
+		return 1;
+	}
 
 	if (bad)
 		fprintf(stderr, "tracetap decode: %s: line %zu is not a tracetap record (a "
@@ -680,22 +707,56 @@ static int decode_trace(struct decode_run *r)
 	if (r->to == TT_EXPORT_TRX && reader == &tt_threadx_reader)
 		(void)tt_export_set_threadx_image(r->d.ex, r->bytes, r->len, r->base,
 						  rc_cfg.address);
+	if (r->d.analyze && tt_analysis_new(reader->analysis, NULL, &r->d.an) < 0) {
+		fprintf(stderr, "tracetap analyze: out of memory\n");
+		return 1;
+	}
 	rc = reader->decode_image(r->bytes, r->len, r->base, &rc_cfg, on_record, &r->d, r->err,
 				  sizeof(r->err));
 	if (rc < 0)
 		fprintf(stderr, "tracetap decode: %s: %s\n", r->path, r->err);
+	/* the threads the trace registered: names, priorities, stack bounds */
+	if (r->d.an && rc >= 0 && reader->analysis && reader->analysis->image_threads)
+		(void)reader->analysis->image_threads(r->bytes, r->len, r->base, &rc_cfg,
+						      tt_analysis_thread_cb, r->d.an);
 	if (r->d.ex && finish_export(&r->d, r->to, r->out_path, rc >= 0) < 0)
 		rc = -1;
 	return rc < 0 ? 1 : 0;
 }
 
-int tt_cmd_decode(int argc, char **argv)
+/* The analysis, printed as text or JSON: the exit status. */
+static int print_analysis(const struct tt_analysis *an, bool json)
 {
-	struct decode_run r = { .color = -1, .to = -1 };
+	size_t n = json ? tt_analysis_json(an, NULL, 0) : tt_analysis_text(an, NULL, 0);
+	char *buf = malloc(n + 1);
+
+	if (!buf) {
+		fprintf(stderr, "tracetap analyze: out of memory\n");
+		return 1;
+	}
+	if (json)
+		tt_analysis_json(an, buf, n + 1);
+	else
+		tt_analysis_text(an, buf, n + 1);
+	fwrite(buf, 1, n, stdout);
+	if (json)
+		putchar('\n');
+	free(buf);
+	return fflush(stdout) == 0 ? 0 : 1;
+}
+
+static int decode_main(int argc, char **argv, bool analyze)
+{
+	struct decode_run r = { .color = -1, .to = -1, .d.analyze = analyze };
 	int rc = parse_opts(&r, argc, argv);
 
 	if (rc != GO_ON)
 		return rc;
+	if (analyze && (r.to >= 0 || r.follow || r.d.traceprinter)) {
+		fprintf(stderr, "tracetap analyze: --to, --follow and --traceprinter are "
+			"decode's (analyze takes --json and the target options)\n");
+		return 2;
+	}
 	if (r.follow) {
 		if ((r.cfg.format && tt_reader_find(r.cfg.format) != &tt_qnx_reader) ||
 		    r.cfg.address || r.cfg.elf) {
@@ -707,15 +768,28 @@ int tt_cmd_decode(int argc, char **argv)
 		return follow_kev(r.path, r.cfg.tick_hz, &r.d);
 	}
 	rc = open_input(&r);
-	if (rc == GO_ON && !r.cfg.format && !r.cfg.address && !r.cfg.elf &&
+	if (rc == GO_ON && (!r.cfg.format || analyze) && !r.cfg.address && !r.cfg.elf &&
 	    looks_jsonl(r.text, r.len))
 		rc = decode_jsonl(&r);
 	if (rc == GO_ON)
 		rc = locate_trace(&r);
 	if (rc == GO_ON)
 		rc = decode_trace(&r);
+	if (rc == 0 && r.d.an)
+		rc = print_analysis(r.d.an, r.d.json);
+	tt_analysis_free(r.d.an);
 	tt_format_cfg_release(&r.fcfg);
 	tt_image_free(&r.img);
 	free(r.text);
 	return rc;
+}
+
+int tt_cmd_decode(int argc, char **argv)
+{
+	return decode_main(argc, argv, false);
+}
+
+int tt_cmd_analyze(int argc, char **argv)
+{
+	return decode_main(argc, argv, true);
 }

@@ -235,32 +235,6 @@ int tt_cmd_status(int argc, char **argv)
 	return 0;
 }
 
-/* Appends key=s to the query, s percent-encoded. 0, or -1 when it does not fit (q is then
- * left as it was). */
-static int put_query(char *q, size_t cap, const char *key, const char *s)
-{
-	size_t start = strlen(q), n = start;
-	int k = snprintf(q + n, cap - n, "%s%s=", strchr(q, '?') ? "&" : "?", key);
-
-	if (k < 0 || (size_t)k >= cap - n)
-		goto full;
-	for (n += (size_t)k; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (n + 4 > cap)
-			goto full;
-		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-		    strchr("-._~", c))
-			q[n++] = (char)c;
-		else
-			n += (size_t)snprintf(q + n, cap - n, "%%%02X", c);
-	}
-	q[n] = '\0';
-	return 0;
-full:
-	q[start] = '\0';
-	return -1;
-}
-
 int tt_cmd_export(int argc, char **argv)
 {
 	struct tt_cli o;
@@ -281,8 +255,8 @@ int tt_cmd_export(int argc, char **argv)
 		return 1;
 	}
 	cJSON_Delete(arr);
-	if ((o.target && put_query(path, sizeof(path), "target", o.target) < 0) ||
-	    put_query(path, sizeof(path), "format",
+	if ((o.target && tt_cli_query(path, sizeof(path), "target", o.target) < 0) ||
+	    tt_cli_query(path, sizeof(path), "format",
 		      tt_export_format_name((enum tt_export_format)o.format)) < 0) {
 		fprintf(stderr, "tracetap export: the target's name is too long for the export "
 				"request (its URL is %zu bytes at most)\n", sizeof(path) - 1);

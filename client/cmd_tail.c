@@ -180,21 +180,6 @@ static int term_width(void)
 	return width;
 }
 
-static void print_text(const struct tt_cli *o, const cJSON *r)
-{
-	struct tt_record_json rj;
-	char line[2048];
-
-	if (tt_record_from_json(r, &rj) < 0)
-		return;
-	struct tt_textfmt tf = { .color = o->color, .target = rj.target,
-				 .width = o->wide ? 0 : term_width() };
-	int n = tt_textfmt_record(&tf, line, sizeof(line) - 1, &rj.rec, rj.seq);
-	if (n < 0)
-		return;
-	line[n++] = '\n';
-	fwrite(line, 1, (size_t)n, stdout);
-}
 
 /* ---- the streaming loop shared by tail and record ---- */
 
@@ -202,12 +187,36 @@ struct stream {
 	struct tt_cli *o;
 	int (*ready)(struct stream *s); /* once, when the daemon has the target; NULL: nothing */
 	bool started;
+	/* the target column of a terminal's lines: none for one target, else as wide as the
+	 * longest name the daemon has (at most TARGET_COL_MAX) */
+	bool one_target;
+	int target_width;
 	struct seen seen[MAX_SEEN];
 	int nseen;
 	struct tt_export *ex; /* record */
 	long long got;
 	int err;
 };
+
+#define TARGET_COL_MAX 16
+static void print_text(const struct tt_cli *o, const struct stream *s, const cJSON *r)
+{
+	struct tt_record_json rj;
+	char line[2048];
+
+	if (tt_record_from_json(r, &rj) < 0)
+		return;
+	struct tt_textfmt tf = { .color = o->color, .target = rj.target,
+				 .width = o->wide ? 0 : term_width(),
+				 .target_width = s->target_width };
+	if (tf.width > 0 && s->one_target) /* a terminal's room goes to the arguments */
+		tf.target = NULL;
+	int n = tt_textfmt_record(&tf, line, sizeof(line) - 1, &rj.rec, rj.seq);
+	if (n < 0)
+		return;
+	line[n++] = '\n';
+	fwrite(line, 1, (size_t)n, stdout);
+}
 
 static int on_record(void *arg, const char *rec, size_t len)
 {
@@ -228,7 +237,7 @@ static int on_record(void *arg, const char *rec, size_t len)
 		fwrite(rec, 1, len, stdout);
 		putchar('\n');
 	} else {
-		print_text(s->o, r);
+		print_text(s->o, s, r);
 	}
 	cJSON_Delete(r);
 	s->got++;
@@ -283,8 +292,18 @@ static void print_alert(struct stream *s, const cJSON *m, const char *msg, size_
 /* The hello: the target asked for must exist (else 1, after saying which do); then ready. */
 static int on_hello(struct stream *s, const cJSON *m)
 {
-	if (tt_cli_check_target(s->o, cJSON_GetObjectItem(m, "targets")))
+	const cJSON *targets = cJSON_GetObjectItem(m, "targets"), *t;
+
+	if (tt_cli_check_target(s->o, targets))
 		return 1;
+	s->one_target = s->o->target || cJSON_GetArraySize(targets) == 1;
+	s->target_width = 4;
+	cJSON_ArrayForEach(t, targets) {
+		const char *n = cJSON_GetStringValue(cJSON_GetObjectItem(t, "name"));
+		int len = n ? (int)strlen(n) : 0;
+		if (len > s->target_width)
+			s->target_width = len > TARGET_COL_MAX ? TARGET_COL_MAX : len;
+	}
 	if (!s->started && s->ready && s->ready(s))
 		return 1;
 	s->started = true;

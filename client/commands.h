@@ -3,6 +3,8 @@
 #define TT_COMMANDS_H
 
 int tt_cmd_decode(int argc, char **argv);
+int tt_cmd_analyze(int argc, char **argv);
+int tt_cmd_top(int argc, char **argv);
 int tt_cmd_layout(int argc, char **argv);
 
 #endif

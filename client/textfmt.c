@@ -221,9 +221,14 @@ int tt_textfmt_record(const struct tt_textfmt *tf, char *buf, size_t cap,
 	const struct cols *w = tf->width > 0 ? &compact_cols : &wide_cols;
 	char text[TEXT_CAP(TT_JSON_MAX_TEXT)];
 
-	if (tf->target)
+	if (tf->target && w->compact) {
+		int tw = tf->target_width > 0 ? tf->target_width : w->target;
+		addf(&l, "%s%-*.*s%s ", c ? C_CYAN : "", tw, tw, CLEAN(text, tf->target, 32),
+		     c ? C_OFF : "");
+	} else if (tf->target) {
 		addf(&l, "%s%-*s%s ", c ? C_CYAN : "", w->target, CLEAN(text, tf->target, 32),
 		     c ? C_OFF : "");
+	}
 	if (w->seq)
 		addf(&l, "%s%*" PRIu64 "%s ", c ? C_DIM : "", w->seq, seq, c ? C_OFF : "");
 	switch (rec->kind) {

@@ -15,6 +15,8 @@ struct tt_textfmt {
 	const char *target; /* shown when not NULL */
 	int width;          /* > 0: compact columns, each line cut to this many columns with an
 			     * ellipsis (a terminal's width); 0: whole lines */
+	int target_width;   /* compact: the target column's width (the longest name to show,
+			     * cut to it); 0: the default (8) */
 };
 
 /* One line (no newline) into buf. Returns the length or -ENOSPC. */

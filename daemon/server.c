@@ -458,6 +458,7 @@ static void on_tick(uv_timer_t *t)
 	struct tt_server *s = t->data;
 	uint64_t now = uv_now(s->loop);
 
+	tt_server_stats_tick(s);
 	for (struct conn *c = s->conns, *next; c; c = next) {
 		next = c->next; /* tt_server_kick may free c */
 		if (!has_pending(c)) {
@@ -745,6 +746,13 @@ int tt_server_attach_hub(struct tt_server *s, struct tt_hub *h)
 	s->owned[s->nhubs] = false;
 	s->hubs[s->nhubs++] = h;
 	return 0;
+}
+
+void tt_server_set_stats(struct tt_server *s,
+			 struct tt_stats *(*stats_of)(void *arg, const char *target), void *arg)
+{
+	s->stats_of = stats_of;
+	s->stats_arg = arg;
 }
 
 struct tt_hub *tt_server_hub(const struct tt_server *s, const char *target)

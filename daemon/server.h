@@ -87,6 +87,11 @@ int tt_server_attach_hub(struct tt_server *s, struct tt_hub *h);
 struct tt_hub *tt_server_hub(const struct tt_server *s, const char *target);
 /* Counts a broker message that made no target (unknown or refused bench): /metrics. */
 void tt_server_remote_refused(struct tt_server *s);
+/* Where /api/stats and /metrics find a target's live analysis (daemon/stats.h): stats_of returns
+ * it, borrowed for the request, or NULL (a target without one, e.g. a remote one). */
+struct tt_stats;
+void tt_server_set_stats(struct tt_server *s,
+			 struct tt_stats *(*stats_of)(void *arg, const char *target), void *arg);
 
 /* The configuration running (strings the server's own copies, valid until the next
  * tt_server_set_access or tt_server_free; port as configured, see tt_server_port). */

@@ -1,7 +1,8 @@
 /* daemon/server_http.c: the HTTP endpoints beside the WebSocket stream.
  *
- * /healthz, /metrics (Prometheus text), /api/targets, /api/export. A response body is built
- * whole into a frame, sent with a Content-Length, in 32 KiB pieces from HTTP_WRITEABLE; an
+ * /healthz, /metrics (Prometheus text), /api/targets, /api/export, /api/stats (a target's live
+ * analysis). A response body is built whole into a frame, sent with a Content-Length, in 32 KiB
+ * pieces from HTTP_WRITEABLE; an
  * export is produced a step at a time as the client reads, at most max_exports at once.
  * Also what every request passes first (tt_server_http_filter): no request bodies (lws 4.1
  * would otherwise leave the response unsent and its frame leaked), no files outside the web
@@ -21,6 +22,7 @@
 
 #include "../proto/json.h"
 #include "export.h"
+#include "stats.h"
 #include "target.h"
 
 #define CHUNK 32768
@@ -467,6 +469,108 @@ static void export_filename(const char *target, enum tt_export_format fmt, char 
 		 tt_export_file_ext(fmt));
 }
 
+/* The hub target= names (tbuf: 160 bytes; may be left out when there is one target), or NULL
+ * after answering why not (*rc: respond's result). */
+static struct tt_hub *target_arg(struct conn *c, struct lws *wsi, struct body *b, char *tbuf,
+				 int *rc)
+{
+	const char *target = tbuf;
+	struct tt_hub *h;
+	int rt = tt_server_url_arg(wsi, "target=", tbuf, 160);
+	char list[512], msg[768];
+
+	if (rt < 0) {
+		*rc = api_fail(c, wsi, b, HTTP_STATUS_BAD_REQUEST,
+			       "target= is longer than any target name (159 bytes at most)");
+		return NULL;
+	}
+	if (!rt) {
+		if (c->srv->nhubs != 1) {
+			snprintf(msg, sizeof(msg), "target=NAME is required: this daemon has %zu "
+				 "targets (%s)", c->srv->nhubs, target_list(c->srv, list, sizeof(list)));
+			*rc = api_fail(c, wsi, b, HTTP_STATUS_BAD_REQUEST, msg);
+			return NULL;
+		}
+		target = tt_hub_target(c->srv->hubs[0]);
+	}
+	if (!(h = tt_server_hub(c->srv, target))) {
+		snprintf(msg, sizeof(msg), "no target named '%.100s' (targets: %s)", target,
+			 target_list(c->srv, list, sizeof(list)));
+		*rc = api_fail(c, wsi, b, HTTP_STATUS_NOT_FOUND, msg);
+	}
+	return h;
+}
+
+/* Appends what fill writes (snprintf-like: it returns the length it needs). */
+static void body_fill(struct body *b, size_t (*fill)(void *arg, char *buf, size_t len),
+		      void *arg)
+{
+	size_t n = fill(arg, NULL, 0);
+	char *tmp = malloc(n + 1);
+
+	if (!tmp) {
+		b->err = -ENOMEM;
+		return;
+	}
+	fill(arg, tmp, n + 1);
+	body_put(b, tmp, n);
+	free(tmp);
+}
+
+static size_t fill_stats(void *arg, char *buf, size_t len)
+{
+	return tt_analysis_json(arg, buf, len);
+}
+
+/* /api/stats?target=T: the target's live analysis, as `tracetap analyze --json` writes it. */
+static int api_stats(struct conn *c, struct lws *wsi, struct body *b)
+{
+	char tbuf[160];
+	int rc = 0;
+	struct tt_hub *h = target_arg(c, wsi, b, tbuf, &rc);
+	struct tt_stats *st;
+	const struct tt_analysis *an;
+
+	if (!h)
+		return rc;
+	st = c->srv->stats_of ? c->srv->stats_of(c->srv->stats_arg, tt_hub_target(h)) : NULL;
+	an = st ? tt_stats_analysis(st) : NULL;
+	if (!an)
+		return api_fail(c, wsi, b, HTTP_STATUS_NOT_FOUND, st ? "no record analysed yet" :
+				"this target has no live analysis here (a remote target: ask its "
+				"own daemon)");
+	body_fill(b, fill_stats, (void *)an);
+	body_put(b, "\n", 1);
+	return respond(c, wsi, HTTP_STATUS_OK, "application/json", b);
+}
+
+struct metrics_set {
+	const char *names[TT_MAX_TARGETS];
+	const struct tt_stats *st[TT_MAX_TARGETS];
+	size_t n;
+};
+
+static size_t fill_metrics(void *arg, char *buf, size_t len)
+{
+	struct metrics_set *m = arg;
+
+	return tt_stats_metrics(m->names, m->st, m->n, buf, len);
+}
+
+/* The live analysis's lines of /metrics, every target's. */
+static void analysis_metrics(struct tt_server *s, struct body *b)
+{
+	struct metrics_set m = { .n = s->nhubs };
+
+	if (!s->stats_of)
+		return;
+	for (size_t i = 0; i < s->nhubs; i++) {
+		m.names[i] = tt_hub_target(s->hubs[i]);
+		m.st[i] = s->stats_of(s->stats_arg, m.names[i]);
+	}
+	body_fill(b, fill_metrics, &m);
+}
+
 static int export(struct conn *c, struct lws *wsi, struct body *b)
 {
 	char tbuf[160], fbuf[48];
@@ -474,31 +578,17 @@ static int export(struct conn *c, struct lws *wsi, struct body *b)
 	struct tt_hub *h;
 	struct tt_hub_stats st;
 	struct tt_export *e;
-	int fmt, rt, rf;
+	int fmt, rf, rc = 0;
 
-	rt = tt_server_url_arg(wsi, "target=", tbuf, sizeof(tbuf));
 	rf = tt_server_url_arg(wsi, "format=", fbuf, sizeof(fbuf));
-	if (rt < 0 || rf < 0)
-		return api_fail(c, wsi, b, HTTP_STATUS_BAD_REQUEST, rt < 0
-				? "target= is longer than any target name (159 bytes at most)"
-				: "format= is longer than any format name");
-	if (!rt) {
-		char list[512], msg[640];
-		if (c->srv->nhubs != 1) {
-			snprintf(msg, sizeof(msg), "target=NAME is required: this daemon has %zu "
-				 "targets (%s)", c->srv->nhubs, target_list(c->srv, list, sizeof(list)));
-			return api_fail(c, wsi, b, HTTP_STATUS_BAD_REQUEST, msg);
-		}
-		target = tt_hub_target(c->srv->hubs[0]);
-	}
+	if (rf < 0)
+		return api_fail(c, wsi, b, HTTP_STATUS_BAD_REQUEST,
+				"format= is longer than any format name");
+	if (!(h = target_arg(c, wsi, b, tbuf, &rc)))
+		return rc;
+	target = tt_hub_target(h);
 	if (!rf)
 		format = "jsonl";
-	if (!(h = tt_server_hub(c->srv, target))) {
-		char list[512], msg[768];
-		snprintf(msg, sizeof(msg), "no target named '%.100s' (targets: %s)", target,
-			 target_list(c->srv, list, sizeof(list)));
-		return api_fail(c, wsi, b, HTTP_STATUS_NOT_FOUND, msg);
-	}
 	if ((fmt = tt_export_format_parse(format)) < 0)
 		return api_fail(c, wsi, b, HTTP_STATUS_BAD_REQUEST,
 				"format must be jsonl, trx, perfetto or ftrace");
@@ -571,6 +661,7 @@ int tt_server_http(struct conn *c, struct lws *wsi)
 	}
 	if (!strcmp(uri, "/metrics")) {
 		metrics(s, &b);
+		analysis_metrics(s, &b);
 		return respond(c, wsi, HTTP_STATUS_OK, "text/plain; version=0.0.4", &b);
 	}
 	if (!strcmp(uri, "/api/targets")) {
@@ -588,6 +679,8 @@ int tt_server_http(struct conn *c, struct lws *wsi)
 	}
 	if (!strcmp(uri, "/api/export"))
 		return export(c, wsi, &b);
+	if (!strcmp(uri, "/api/stats"))
+		return api_stats(c, wsi, &b);
 	if (s->ext.http) {
 		const char *type = "application/json";
 		char disp[400] = "";
@@ -598,5 +691,5 @@ int tt_server_http(struct conn *c, struct lws *wsi)
 		}
 	}
 	return api_fail(c, wsi, &b, HTTP_STATUS_NOT_FOUND, "no such API path (/api/targets, "
-			"/api/export, /api/captures, /metrics, /healthz)");
+			"/api/export, /api/stats, /api/captures, /metrics, /healthz)");
 }

@@ -41,6 +41,7 @@ struct conn {
 	char *origin, *host;                        /* as admitted (re-checked on SIGHUP) */
 	unsigned token_gen;                         /* the token it was admitted with */
 	struct conn_http http;                      /* HTTP connections only */
+	bool want_stats;                            /* subscribed with "stats": true */
 };
 
 struct tt_server {
@@ -83,6 +84,9 @@ struct tt_server {
 	uint64_t rejected, bad_messages, busy; /* counters for /metrics */
 	uint64_t remote_refused;               /* tt_server_remote_refused */
 	struct tt_server_ext ext;              /* tracetapd's additions (tt_server_set_ext) */
+	/* a target's live analysis (tt_server_set_stats), or NULL */
+	struct tt_stats *(*stats_of)(void *arg, const char *target);
+	void *stats_arg;
 };
 
 void tt_server_logf(struct tt_server *s, int level, const char *fmt, ...)
@@ -124,6 +128,8 @@ void tt_server_http_status(struct lws *wsi, unsigned status, const char *msg);
 int tt_server_http_filter(struct tt_server *s, struct lws *wsi, const char *uri);
 /* Queues a control frame (hello, error, pong: sent before records); f NULL is ignored. */
 void tt_server_ctl_push(struct conn *c, struct tt_frame *f);
+/* The `stats` messages of this second (server_stats.c). */
+void tt_server_stats_tick(struct tt_server *s);
 /* Queues an `error` message with code and the formatted message (JSON-escaped). */
 void tt_server_send_error(struct conn *c, const char *code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

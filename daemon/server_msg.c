@@ -94,6 +94,7 @@ static void on_subscribe(struct conn *c, cJSON *m)
 			   "\"names\":[strings], \"threads\":[strings], \"text\":string} (<= 64 each)");
 		return;
 	}
+	c->want_stats = cJSON_IsTrue(cJSON_GetObjectItem(m, "stats"));
 	if ((since && !cJSON_IsObject(since)) || (hist && !cJSON_IsNumber(hist))) {
 		tt_server_send_error(c, "bad_request", "subscribe: since must be an object, history a number");
 		return;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "stats.h"
 #include "target_fields.h"
 
 struct tt_sup {
@@ -25,6 +26,7 @@ struct tt_sup {
 	char serial[128];           /* bound to this probe serial ("adapter serial ..."), or "" */
 	int present;                /* the bound probe is plugged in (or no watcher runs) */
 	struct tt_target_status idle; /* what clients see while t is NULL */
+	struct tt_stats *stats;     /* the live analysis of what the hub stores */
 };
 
 #define FIELD(c, f) ((char *)(c) + (f)->off)
@@ -157,7 +159,9 @@ static void on_record(struct tt_target *t, const struct tt_record *rec, void *ar
 	struct tt_sup *s = arg;
 	uint64_t seq = tt_hub_publish(s->hub, rec);
 
-	(void)t;
+	/* what the hub stored (and /api/export gives): /api/stats is its analysis */
+	if (seq)
+		tt_stats_record(s->stats, tt_target_reader(t), rec);
 	if (s->env->on_record)
 		s->env->on_record(s, seq, rec, s->env->arg);
 }
@@ -248,7 +252,9 @@ int tt_sup_new(const struct tt_sup_env *env, const struct tt_target_config *cfg,
 	hc.need_flush_arg = s;
 	hc.export_prepare = hub_export_prepare;
 	hc.export_prepare_arg = s;
-	if (cfg_set(&s->cfg, &s->cfg_mem, cfg) < 0 || (rc = tt_hub_new(&hc, &s->hub)) < 0) {
+	if (cfg_set(&s->cfg, &s->cfg_mem, cfg) < 0 || tt_stats_new(&s->stats) < 0 ||
+	    (rc = tt_hub_new(&hc, &s->hub)) < 0) {
+		tt_stats_free(s->stats);
 		free(s->cfg_mem);
 		free(s);
 		return rc;
@@ -315,6 +321,7 @@ void tt_sup_free(struct tt_sup *s)
 	if (!s)
 		return;
 	tt_hub_free(s->hub);
+	tt_stats_free(s->stats);
 	free(s->cfg_mem);
 	free(s->pending_mem);
 	free(s);
@@ -323,6 +330,13 @@ void tt_sup_free(struct tt_sup *s)
 int tt_sup_halt(struct tt_sup *s, const char *by)
 {
 	return s->t ? tt_target_halt(s->t, by) : -ENOTCONN;
+}
+
+struct tt_stats *tt_sup_stats(struct tt_sup *s)
+{
+	if (s->t)
+		tt_stats_refresh(s->stats, tt_target_reader(s->t), tt_target_reader_state(s->t));
+	return s->stats;
 }
 
 const char *tt_sup_name(const struct tt_sup *s)

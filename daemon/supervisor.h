@@ -54,6 +54,10 @@ const char *tt_sup_name(const struct tt_sup *s);
 /* The serial the target's OpenOCD arguments bind it to, or "". */
 const char *tt_sup_serial(const struct tt_sup *s);
 struct tt_hub *tt_sup_hub(const struct tt_sup *s);
+/* The target's live analysis (daemon/stats.h), its registered threads refreshed from the running
+ * reader; borrowed. */
+struct tt_stats;
+struct tt_stats *tt_sup_stats(struct tt_sup *s);
 /* The target's status, or what clients see while it is not running; borrowed. */
 const struct tt_target_status *tt_sup_status(const struct tt_sup *s);
 

@@ -817,3 +817,13 @@ void tt_target_export_prepare(const struct tt_target *t, struct tt_export *e)
 	if (t->rd && t->fmt == &tt_threadx_reader)
 		(void)tt_export_set_threadx(e, t->rd);
 }
+
+const struct tt_reader_ops *tt_target_reader(const struct tt_target *t)
+{
+	return t->fmt;
+}
+
+const void *tt_target_reader_state(const struct tt_target *t)
+{
+	return t->rd;
+}

@@ -119,6 +119,10 @@ const struct tt_target_config *tt_target_config(const struct tt_target *t);
  * the big-endian reading is 4-aligned. 0 when the pointer is NULL (tracing not enabled). */
 uint32_t tt_target_header_ptr(const uint8_t b[4]);
 const struct tt_target_status *tt_target_status(const struct tt_target *t);
+/* The target's reader ops (NULL before a format was chosen) and its reader's state (NULL while
+ * none runs), for what reads the reader's state through its ops (the analysis's threads). */
+const struct tt_reader_ops *tt_target_reader(const struct tt_target *t);
+const void *tt_target_reader_state(const struct tt_target *t);
 /* Adds to export e what the target's reader knows beyond the records (ThreadX: the header's timer
  * mask and the whole registry, for a .trx); nothing for other formats or before attach. */
 struct tt_export;

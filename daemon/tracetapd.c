@@ -110,6 +110,14 @@ static void server_log(int level, const char *msg, void *arg)
 	tt_log(level, "%s", msg);
 }
 
+/* /api/stats and /metrics: a local target's live analysis (remote ones have none here). */
+static struct tt_stats *stats_of(void *arg, const char *target)
+{
+	struct tt_sup *s = sup_find(arg, target);
+
+	return s ? tt_sup_stats(s) : NULL;
+}
+
 static void ext_metrics(void *arg, int (*put)(void *, const void *, size_t), void *pa)
 {
 	tt_trig_metrics(((struct daemon *)arg)->trig, put, pa);
@@ -140,6 +148,7 @@ static int server_start(struct daemon *d)
 		return -1;
 	}
 	server_ext(d, true);
+	tt_server_set_stats(d->srv, stats_of, d);
 	const char *scheme = d->conf.server.tls_cert ? "https" : "http";
 	tt_log(TT_LOG_NOTICE, "listening on %s://%s:%d/", scheme, d->conf.server.listen,
 	       tt_server_port(d->srv));

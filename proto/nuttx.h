@@ -189,4 +189,8 @@ const char *tt_nuttx_elf_symbol(const struct tt_nuttx_layout *lo);
 /* The name of note type t under release r ("NOTE_START", ...) or NULL. */
 const char *tt_nuttx_type_name(unsigned release, unsigned t);
 
+/* What the live analysis needs of NuttX notes (analysis_ops.h; nuttx_analysis.c). */
+struct tt_analysis_ops;
+extern const struct tt_analysis_ops tt_nuttx_analysis;
+
 #endif

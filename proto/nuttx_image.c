@@ -274,4 +274,5 @@ const struct tt_reader_ops tt_nuttx_reader = {
 	.cfg_from_fw = tt_nuttx_cfg_from_fw,
 	.cfg_free = tt_nuttx_cfg_free,
 	.layout_file = true,
+	.analysis = &tt_nuttx_analysis,
 };

@@ -304,4 +304,8 @@ void tt_qnx_kev_finish(struct tt_qnx_kev *k, tt_emit_cb cb, void *arg);
 struct tt_reader_stats;
 void tt_qnx_kev_stats(const struct tt_qnx_kev *k, struct tt_reader_stats *out);
 
+/* What the live analysis needs of QNX kernel events (analysis_ops.h; qnx_analysis.c). */
+struct tt_analysis_ops;
+extern const struct tt_analysis_ops tt_qnx_analysis;
+
 #endif

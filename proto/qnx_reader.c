@@ -222,4 +222,5 @@ const struct tt_reader_ops tt_qnx_reader = {
 	.cfg_set = tt_qnx_layout_set,
 	.cfg_check = qr_cfg_check,
 	.cfg_help = TT_QNX_LAYOUT_HELP,
+	.analysis = &tt_qnx_analysis,
 };

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "analysis_ops.h"
 #include "fwquery.h"
 #include "plan.h"
 #include "record.h"
@@ -123,6 +124,9 @@ struct tt_reader_ops {
 	/* The configuration is worth a layout file (`tracetap layout`): it holds more than the
 	 * address, with syscall names and strings beside its options (daemon/layout.h). */
 	bool layout_file;
+	/* What the live analysis needs to know of this format's events (analysis_ops.h); NULL:
+	 * the records alone. */
+	const struct tt_analysis_ops *analysis;
 };
 
 #define TT_FORMAT_CFG_MAX 512

@@ -142,6 +142,18 @@ int tt_threadx_decode_image(const uint8_t *img, size_t len, uint64_t base, size_
 			    const struct tt_threadx_config *cfg, tt_emit_cb cb, void *arg,
 			    char *errbuf, size_t errlen);
 
+/* tt_threadx_decode_image, then done (when not NULL) with the reader as the image left it (its
+ * registry: tt_threadx_registry_at) before it is freed, when the decode succeeded. */
+int tt_threadx_image_run(const uint8_t *img, size_t len, uint64_t base, size_t header_offset,
+			 const struct tt_threadx_config *cfg, tt_emit_cb cb, void *arg,
+			 void (*done)(const struct tt_threadx *rd, void *darg), void *darg,
+			 char *errbuf, size_t errlen);
+/* Where a whole image's header is: cfg_address (0: the image's first byte, a .trx) within the
+ * image at *base (0: the .trx header's own base field): 0 with *offset set, or -EPROTO with a
+ * message when the header lies outside the image. */
+int tt_threadx_image_locate(const uint8_t *img, size_t len, uint64_t *base, uint64_t cfg_address,
+			    size_t *offset, char *err, size_t errlen);
+
 /* Name of a thread state (info 2 of events 1/2), or NULL. */
 const char *tt_threadx_state_name(uint32_t state);
 /* Name of a registry object type, or NULL. */
@@ -154,5 +166,8 @@ uint64_t tt_threadx_file_base(const uint8_t *head, size_t len);
 /* This format's reader (proto/reader.h): for features of ThreadX's own tools (.trx export). */
 struct tt_reader_ops;
 extern const struct tt_reader_ops tt_threadx_reader;
+/* What the live analysis needs of ThreadX events (analysis_ops.h; threadx_analysis.c). */
+struct tt_analysis_ops;
+extern const struct tt_analysis_ops tt_threadx_analysis;
 
 #endif

@@ -214,6 +214,15 @@ int tt_threadx_decode_image(const uint8_t *img, size_t len, uint64_t base, size_
 			    const struct tt_threadx_config *cfg, tt_emit_cb cb, void *arg,
 			    char *errbuf, size_t errlen)
 {
+	return tt_threadx_image_run(img, len, base, header_offset, cfg, cb, arg, NULL, NULL, errbuf,
+				    errlen);
+}
+
+int tt_threadx_image_run(const uint8_t *img, size_t len, uint64_t base, size_t header_offset,
+			 const struct tt_threadx_config *cfg, tt_emit_cb cb, void *arg,
+			 void (*done)(const struct tt_threadx *rd, void *darg), void *darg,
+			 char *errbuf, size_t errlen)
+{
 	struct tt_threadx_config c = cfg ? *cfg : (struct tt_threadx_config){ 0 };
 	struct tt_threadx *rd;
 	c.header_addr = base + header_offset;
@@ -244,6 +253,8 @@ int tt_threadx_decode_image(const uint8_t *img, size_t len, uint64_t base, size_
 		rc = tt_threadx_ingest(rd, cb, arg);
 		if (rc < 0 || (rc == TT_THREADX_DONE && rd->state == TT_TXS_POLL_CUR)) {
 			snprintf(errbuf, errlen, "%s", rc < 0 ? rd->err : "");
+			if (rc >= 0 && done)
+				done(rd, darg);
 			tt_threadx_free(rd);
 			return rc < 0 ? rc : 0;
 		}

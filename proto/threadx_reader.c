@@ -74,6 +74,25 @@ uint64_t tt_threadx_file_base(const uint8_t *head, size_t len)
 
 /* Without an address the header is the image's first byte (a .trx); without a base, the
  * header's own base field says where the image lived in target memory. */
+int tt_threadx_image_locate(const uint8_t *img, size_t len, uint64_t *base, uint64_t cfg_address,
+			    size_t *offset, char *err, size_t errlen)
+{
+	uint64_t hdr = cfg_address;
+
+	if (!hdr && !*base)
+		*base = tt_threadx_file_base(img, len);
+	if (!hdr)
+		hdr = *base;
+	if (hdr < *base || hdr - *base >= len) {
+		snprintf(err, errlen, "ThreadX header address 0x%llx is outside the image "
+			 "[0x%llx, 0x%llx)", (unsigned long long)hdr, (unsigned long long)*base,
+			 (unsigned long long)(*base + len));
+		return -EPROTO;
+	}
+	*offset = (size_t)(hdr - *base);
+	return 0;
+}
+
 static int tx_decode_image(const uint8_t *img, size_t len, uint64_t base,
 			   const struct tt_reader_config *cfg, tt_emit_cb cb, void *arg, char *err,
 			   size_t errlen)
@@ -83,20 +102,10 @@ static int tx_decode_image(const uint8_t *img, size_t len, uint64_t base,
 		.time_wrap = cfg->time_wrap,
 		.time_dir = cfg->time_dir,
 	};
-	uint64_t hdr = cfg->address;
+	size_t off;
+	int rc = tt_threadx_image_locate(img, len, &base, cfg->address, &off, err, errlen);
 
-	if (!hdr && !base)
-		base = tt_threadx_file_base(img, len);
-	if (!hdr)
-		hdr = base;
-	if (hdr < base || hdr - base >= len) {
-		snprintf(err, errlen, "ThreadX header address 0x%llx is outside the image "
-			 "[0x%llx, 0x%llx)", (unsigned long long)hdr, (unsigned long long)base,
-			 (unsigned long long)(base + len));
-		return -EPROTO;
-	}
-	return tt_threadx_decode_image(img, len, base, (size_t)(hdr - base), &c, cb, arg, err,
-				       errlen);
+	return rc < 0 ? rc : tt_threadx_decode_image(img, len, base, off, &c, cb, arg, err, errlen);
 }
 
 static bool tx_detect(const uint8_t *head, size_t len)
@@ -120,4 +129,5 @@ const struct tt_reader_ops tt_threadx_reader = {
 	.detect = tx_detect,
 	.file_base = tt_threadx_file_base,
 	.decode_image = tx_decode_image,
+	.analysis = &tt_threadx_analysis,
 };

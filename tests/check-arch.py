@@ -14,14 +14,15 @@ ROOT = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.pat
 # folder -> folders it may include from (the drawing in ARCHITECTURE.md)
 DEPS = {
     'proto': set(),
+    'analysis': {'proto'},
     'fw': set(),
     'probe': {'proto'},
     'export': {'proto'},
-    'daemon': {'proto', 'fw', 'probe', 'export'},
-    'client': {'proto', 'fw', 'probe', 'export', 'daemon'},
+    'daemon': {'proto', 'analysis', 'fw', 'probe', 'export'},
+    'client': {'proto', 'analysis', 'fw', 'probe', 'export', 'daemon'},
 }
 # folder -> headers other folders may include (None: any header but a private *_int.h)
-PUBLIC = {'fw': {'fw.h'}, 'export': {'export.h', 'record_json.h'}}
+PUBLIC = {'analysis': {'analysis.h'}, 'fw': {'fw.h'}, 'export': {'export.h', 'record_json.h'}}
 # (from, to) -> the only headers that edge may name
 EDGE = {('probe', 'proto'): {'plan.h'}}
 FORMATS = ('threadx', 'nuttx', 'qnx')

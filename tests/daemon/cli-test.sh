@@ -118,26 +118,38 @@ echo "ok: per-command help and options"
 # tail on an 80-column terminal: no line wider than 80 columns; --wide keeps everything;
 # NO_COLOR and a pipe give no escapes.
 esc=$'\x1b'
-pty_tail() { # COLS ENV... ARGS: tail --history 200 in a pty of COLS columns, output in $work/pty
+pty_tail() { # COLS ENV ARGS: tail --history 200 in a pty of COLS columns, its record lines in $work/pty.lines
   local cols=$1; shift
-  script -qec "stty cols $cols rows 50; env $1 timeout 5 $tracetap tail --history 200 --target board1 $url ${2:-}" \
+  script -qec "stty cols $cols rows 50; env $1 timeout 5 $tracetap tail --history 200 $url ${2:---target board1}" \
     "$work/pty" > /dev/null 2>&1 || true
-  tr -d '\r' < "$work/pty" | grep -E "^($esc\\[[0-9;]*m)?board1 " > "$work/pty.lines" ||
+  # record lines: [target] [seq] time, then two spaces (colour escapes aside)
+  tr -d '\r' < "$work/pty" | awk '{ p = $0; gsub(/\033\[[0-9;]*m/, "", p) }
+    p ~ /^(board[12] +)?( *[0-9]+)+(\.[0-9]+)?  / { print }' > "$work/pty.lines"
+  [ -s "$work/pty.lines" ] ||
     fail "tail printed no records in a pty: $(head -c 300 "$work/pty")"
 }
+plain() { sed 's/\x1b\[[0-9;]*m//g; s/…/./g' "$work/pty.lines"; }
 pty_tail 80 TERM=xterm
-max=$(sed 's/\x1b\[[0-9;]*m//g; s/…/./g' "$work/pty.lines" | awk '{ if (length($0) > m) m = length($0) } END { print m }')
+max=$(plain | awk '{ if (length($0) > m) m = length($0) } END { print m }')
 [ "$max" -le 80 ] || fail "tail lines up to $max columns on an 80-column terminal"
 grep -q $'\x1b\[' "$work/pty.lines" || fail "tail on a terminal printed no colour"
-pty_tail 80 TERM=xterm --wide
-max=$(sed 's/\x1b\[[0-9;]*m//g; s/…/./g' "$work/pty.lines" | awk '{ if (length($0) > m) m = length($0) } END { print m }')
+# one target asked for: its name is no column (the room goes to the arguments); two: a column
+# as wide as the longer name
+plain > "$work/pty.plain"
+grep -q '^board1' "$work/pty.plain" && fail "tail --target board1 in 80 columns still names the target: $(head -n 2 "$work/pty.plain")"
+pty_tail 80 TERM=xterm " "
+plain > "$work/pty.plain"
+grep -qE '^board[12] [ 0-9]{12}[0-9]  ' "$work/pty.plain" ||
+  fail "tail of two targets in 80 columns: no 6-column target column: $(head -n 2 "$work/pty.plain")"
+pty_tail 80 TERM=xterm "--target board1 --wide"
+max=$(plain | awk '{ if (length($0) > m) m = length($0) } END { print m }')
 [ "$max" -gt 80 ] || fail "tail --wide cut its lines to $max columns"
-pty_tail 80 NO_COLOR=1
+pty_tail 80 NO_COLOR=1 "--target board1"
 grep -q $'\x1b\[' "$work/pty.lines" && fail "tail printed colour with NO_COLOR set"
 timeout 5 "$tracetap" tail --history 50 --target board1 "$url" > "$work/pipe" 2>/dev/null || true
 [ -s "$work/pipe" ] || fail "tail into a pipe printed nothing"
 grep -q $'\x1b\[' "$work/pipe" && fail "tail into a pipe printed colour"
-echo "ok: tail fits 80 columns, --wide does not cut, no colour with NO_COLOR or a pipe"
+echo "ok: tail fits 80 columns (no target column for one target, a 6-column one for board1/board2), --wide does not cut, no colour with NO_COLOR or a pipe"
 
 # The HTTP API: errors are JSON with their status, an export is a named file, /metrics is
 # what a real Prometheus parser accepts, without binary float noise.

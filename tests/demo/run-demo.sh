@@ -61,9 +61,13 @@ pids=()
 cleanup() {
   # newest first, each gone before the next: the daemon, then OpenOCD, then the simulator it
   # reads through (an OpenOCD whose simulator went first dies on an assertion)
+  local p t
   for ((i = ${#pids[@]} - 1; i >= 0; i--)); do
-    kill "${pids[i]}" 2>/dev/null || true
-    wait "${pids[i]}" 2>/dev/null || true
+    p=${pids[i]}
+    kill "$p" 2>/dev/null || true
+    for ((t = 0; t < 100; t++)); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$p" 2>/dev/null || true # 10 s after SIGTERM
+    wait "$p" 2>/dev/null || true
   done
   rm -rf "$work"
 }

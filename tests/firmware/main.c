@@ -19,7 +19,7 @@
 #include "txwriter.h"
 
 #define SYSCLK_HZ 25000000u
-#define TICK_HZ 100u
+#define TICK_HZ 50u /* 14 events a tick: 700/s, well within the simulated JTAG link */
 #define RELOAD (SYSCLK_HZ / TICK_HZ - 1)
 #define PSRAM_BASE 0x21000000u
 #define PSRAM_SIZE 0x01000000u

@@ -9,13 +9,17 @@
  * (laps, resets, torn headers, garbage pointers); a range planned outside the RAM is a failed
  * read, as a probe would report it. NuttX also looks task names up in TCBs the input holds
  * (g_pidhash at +0x40, g_npidhash at +0x48) and in NuttX's own cache of exited tasks' names
- * (g_note_taskname at +0x80, 64 bytes), live and in the image. Built as a libFuzzer target by
+ * (g_note_taskname at +0x80, 64 bytes), live and in the image. Every record also goes through
+ * the live analysis with the format's rules (analysis/: one per process with small tables, a
+ * reset record at each input's start), whose JSON and text are rendered after the inputs whose
+ * middle byte is a multiple of 8. Built as a libFuzzer target by
  * tests/fuzz/meson.build, and with the gcc smoke driver tests/unit/fuzz_threadx.c (seeds from
  * tests/fw/txwriter).
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis.h"
 #include "fuzz.h"
 #include "nuttx.h"
 #include "reader.h"
@@ -39,6 +43,27 @@ static const void *fz_format_cfg(struct tt_nuttx_layout *lo)
 	lo->taskname_addr = FZ_BASE + 0x80;
 	lo->taskname_size = 64;
 	return lo;
+}
+
+static struct tt_analysis *fz_an;
+
+/* fz_record's checks, then the analysis. */
+static void fz_analysed(void *arg, const struct tt_record *rec)
+{
+	fz_record(arg, rec);
+	if (fz_an)
+		tt_analysis_record(fz_an, rec);
+}
+
+/* The analysis's reports, into a buffer that may be too small (the bound must hold). */
+static void fz_report(void)
+{
+	static char buf[16384];
+
+	if (!fz_an)
+		return;
+	(void)tt_analysis_json(fz_an, buf, sizeof(buf));
+	(void)tt_analysis_text(fz_an, buf, sizeof(buf));
 }
 
 static void fz_live(const struct tt_reader_ops *ops, const uint8_t *data, size_t size)
@@ -80,7 +105,7 @@ static void fz_live(const struct tt_reader_ops *ops, const uint8_t *data, size_t
 			}
 			if (ops->set_host_time)
 				ops->set_host_time(rd, 1000000000ull + (uint64_t)cycle * last * 7919000ull);
-			if (ops->ingest(rd, fz_record, NULL) != TT_READER_MORE)
+			if (ops->ingest(rd, fz_analysed, NULL) != TT_READER_MORE)
 				break;
 		}
 		/* the "writer": copy a few input bytes over the RAM, at positions the input picks */
@@ -109,9 +134,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!ops && !(ops = tt_reader_find(FZ_FORMAT)))
 		abort();
+	/* small tables: their overflow is reached, and the reports stay cheap per input */
+	if (!fz_an && tt_analysis_new(ops->analysis, &(struct tt_analysis_limits){
+					      .max_threads = 16, .max_services = 32,
+					      .max_inversions = 4, .max_calls = 16, .max_irqs = 8 },
+				      &fz_an) < 0)
+		abort();
+	tt_analysis_record(fz_an, &(struct tt_record){ .kind = TT_REC_RESET,
+						       .u.reset.reason = "next input" });
 	(void)tt_reader_detect(data, size);
-	ops->decode_image(data, size, FZ_BASE, &at_start, fz_record, NULL, err, sizeof(err));
-	ops->decode_image(data, size, 0, &own, fz_record, NULL, err, sizeof(err));
+	ops->decode_image(data, size, FZ_BASE, &at_start, fz_analysed, NULL, err, sizeof(err));
+	ops->decode_image(data, size, 0, &own, fz_analysed, NULL, err, sizeof(err));
 	fz_live(ops, data, size);
+	if (size && data[size / 2] % 8 == 0) /* rendering is slow under the sanitizers: one in 8 */
+		fz_report();
 	return 0;
 }

@@ -57,7 +57,8 @@ shares=$(jq -rs '[.[] | select(.type == "event")] as $e
 	| [range(1; $e | length) | {who: ($e[.].run_name // $e[.].run // "unknown"),
 	   dt: ($e[.].time - $e[. - 1].time)}]
 	| (map(.dt) | add) as $all | group_by(.who)
-	| map("\(.[0].who)=\((map(.dt) | add) * 100 / $all | floor)") | join(" ")' "$REC")
+	| map("\(.[0].who)=\((map(.dt) | add) * 100 / $all | floor)") | join(" ")' \
+	<(head -n "$(wc -l <"$REC")" "$REC")) # whole lines only: tracetapd is still writing
 idle=$(sed -n 's/.*\bidle=\([0-9]*\).*/\1/p' <<<"$shares")
 [ "${idle:-0}" -ge 50 ] || tt_die "idle holds ${idle:-0}% of the time (shares in %: $shares)"
 for t in sensor control comms; do

@@ -1,0 +1,37 @@
+/* daemon/stats.h: a target's live analysis in the daemon (analysis/analysis.h): one per
+ * supervisor, a consumer of every record the target's hub stores (like the server and the MQTT
+ * publisher), so /api/stats of a stream equals `tracetap analyze` of the same records; and the
+ * Prometheus lines of /metrics drawn from it.
+ *
+ * The analysis is made with the format's ops at the first record and made again when the
+ * target's format changes (a reload). The threads the target registered come from its reader's
+ * state when asked (tt_stats_refresh). Single-threaded: the loop thread.
+ */
+#ifndef TT_STATS_H
+#define TT_STATS_H
+
+#include <stddef.h>
+
+#define TT_STATS_MAX 64 /* targets one /metrics covers (the server's TT_MAX_TARGETS) */
+
+#include "../analysis/analysis.h"
+#include "../proto/reader.h"
+
+struct tt_stats;
+
+/* 0 or -ENOMEM. Free with tt_stats_free. */
+int tt_stats_new(struct tt_stats **out);
+void tt_stats_free(struct tt_stats *s);
+/* A record the target's reader r emitted (and its hub stored). */
+void tt_stats_record(struct tt_stats *s, const struct tt_reader_ops *r, const struct tt_record *rec);
+/* The registered threads, from reader r's state rd (NULL: none now). */
+void tt_stats_refresh(struct tt_stats *s, const struct tt_reader_ops *r, const void *rd);
+/* The analysis (NULL before the first record). Borrowed. */
+const struct tt_analysis *tt_stats_analysis(const struct tt_stats *s);
+
+/* The /metrics lines (tt_analysis_metrics) of n targets (at most TT_STATS_MAX) (names[i], st[i]; st[i] may be NULL: nothing), each family
+ * with its HELP and TYPE once. Like snprintf: returns the length the whole needs. */
+size_t tt_stats_metrics(const char *const *names, const struct tt_stats *const *st, size_t n,
+			char *buf, size_t len);
+
+#endif

@@ -1,0 +1,64 @@
+/* proto/nuttx_analysis.c: what NuttX notes mean to the live analysis (analysis_ops.h).
+ *
+ * NuttX traces the scheduler itself: NOTE_RESUME is the switch to the note's task (what NuttX's
+ * `trace dump` prints as sched_switch), NOTE_SUSPEND the previous task's stop; system calls are
+ * NOTE_SYSCALL_ENTER and _LEAVE with the call's number, interrupts NOTE_IRQ_ENTER and _LEAVE
+ * with the IRQ's. So the analysis gives each task the time from the switch to it to the next
+ * switch, and measures each call and interrupt from entry to exit (proto/README-nuttx.md
+ * "Analysis"). Priorities: a larger number is more urgent.
+ */
+#include <string.h>
+
+#include "analysis_ops.h"
+#include "reader.h"
+
+enum { N_SUSPEND = 2, N_RESUME = 3, N_SC_ENTER = 18, N_SC_LEAVE = 19, N_IRQ_ENTER = 20,
+       N_IRQ_LEAVE = 21 };
+
+static const struct tt_arg *arg(const struct tt_event *ev, const char *name)
+{
+	for (unsigned i = 0; i < ev->nargs && i < TT_MAX_ARGS; i++)
+		if (ev->args[i].name && !strcmp(ev->args[i].name, name))
+			return &ev->args[i];
+	return NULL;
+}
+
+static void nx_classify(const struct tt_event *ev, struct tt_an_class *c)
+{
+	const struct tt_arg *a;
+
+	switch (ev->id) {
+	case N_SUSPEND:
+		c->flags |= TT_AN_SUSPEND;
+		c->obj = ev->thread;
+		break;
+	case N_RESUME:
+		c->flags |= TT_AN_SWITCH;
+		c->other = ev->thread;
+		break;
+	case N_SC_ENTER:
+	case N_SC_LEAVE:
+		if ((a = arg(ev, "nr")) != NULL) {
+			c->flags |= ev->id == N_SC_ENTER ? TT_AN_CALL_ENTER : TT_AN_CALL_LEAVE;
+			c->obj = a->value;
+			c->label = a->text;
+		}
+		break;
+	case N_IRQ_ENTER:
+	case N_IRQ_LEAVE:
+		if ((a = arg(ev, "irq")) != NULL) {
+			c->flags |= TT_AN_IRQ | (ev->id == N_IRQ_ENTER ? TT_AN_ISR_ENTER
+								 : TT_AN_ISR_EXIT);
+			c->obj = a->value;
+		}
+		break;
+	default:
+		break;
+	}
+}
+
+const struct tt_analysis_ops tt_nuttx_analysis = {
+	.prio_low_is_urgent = false,
+	.traces_switches = true,
+	.classify = nx_classify,
+};

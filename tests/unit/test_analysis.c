@@ -1,0 +1,242 @@
+/* tests/unit/test_analysis.c: the analysis's live semantics (analysis/analysis.h) on a
+ * hand-made record stream whose every figure is worked out here: time goes to whoever ran
+ * (each event's run), a gap makes the interval across it unknown time (never a thread's) and
+ * restarts the derivations, a reset starts a new epoch and keeps the totals, and the tables
+ * are bounded (what does not fit is counted). No format ops: the records alone. Then ThreadX's
+ * rules on hand-made entries: a priority inversion (a thread blocked on a mutex a less urgent
+ * thread owns), made non-deterministic by a third thread of a priority between the two, with
+ * the events that open and end it; and the same without the third thread.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../tt_test.h"
+#include "analysis.h"
+#include "threadx.h"
+
+/* An event at time t from thread th (0: an interrupt) after which run/run_thread ran. */
+static void ev(struct tt_analysis *a, uint32_t id, uint32_t th, uint64_t t, int run,
+	       uint32_t run_thread)
+{
+	struct tt_record r = { .kind = TT_REC_EVENT };
+
+	r.u.ev = (struct tt_event){ .id = id, .name = "E", .ctx = th ? TT_CTX_THREAD : TT_CTX_ISR,
+				    .core = -1, .thread = th, .thread_name = th == 1 ? "one" : "two",
+				    .prio = -1, .threshold = -1, .time = t, .run = (uint8_t)run,
+				    .run_thread = run_thread };
+	tt_analysis_record(a, &r);
+}
+
+static void gap(struct tt_analysis *a, uint64_t lost)
+{
+	struct tt_record r = { .kind = TT_REC_GAP };
+
+	r.u.gap = (struct tt_gap){ .lost = lost, .exact = true, .reason = "lapped" };
+	tt_analysis_record(a, &r);
+}
+
+static void reset(struct tt_analysis *a)
+{
+	struct tt_record r = { .kind = TT_REC_RESET };
+
+	r.u.reset.reason = "header changed";
+	tt_analysis_record(a, &r);
+}
+
+static uint64_t ticks_of(const struct tt_analysis *a, uint32_t id)
+{
+	struct tt_analysis_thread t;
+
+	for (unsigned i = 0; tt_analysis_thread_at(a, i, &t) == 0; i++)
+		if (t.id == id)
+			return t.ticks;
+	return UINT64_MAX;
+}
+
+#define L 0x1000u /* priority 20: owns the mutex */
+#define H 0x2000u /* priority 5: blocks on it */
+#define M 0x3000u /* priority 10: runs meanwhile */
+#define Z 0x4000u /* priority 30: less urgent than the owner */
+#define MUTEX 0x9000u
+
+/* A ThreadX entry of thread th (priority prio): id and info words, as the reader gives it. */
+static void tx(struct tt_analysis *a, uint32_t th, int prio, uint32_t id, uint32_t i1, uint32_t i3,
+	       uint64_t t)
+{
+	uint32_t raw[8] = { th, (uint32_t)prio, id, (uint32_t)t, i1, 0, i3, 0 };
+	struct tt_record r = { .kind = TT_REC_EVENT };
+
+	r.u.ev = (struct tt_event){ .id = id, .name = "E", .ctx = TT_CTX_THREAD, .core = -1,
+				    .thread = th, .prio = prio, .threshold = -1, .time = t,
+				    .run = TT_RUN_THREAD, .run_thread = th, .nraw = 8, .raw = raw };
+	tt_analysis_record(a, &r);
+}
+
+/* L takes the mutex, H blocks on it (52: MUTEX_GET, info 3 the owner), maybe M runs, L puts it
+ * (57: MUTEX_PUT, info 3 the own count 1), H runs again: the inversion's end. */
+static void inversion(uint32_t third, int third_prio, uint64_t *det, uint64_t *bad, char *json,
+		      size_t cap)
+{
+	struct tt_analysis *a;
+	struct tt_analysis_totals t;
+
+	REQUIRE(tt_analysis_new(&tt_threadx_analysis, NULL, &a) == 0);
+	tx(a, L, 20, 68, 0, 0, 10);           /* event 0: L runs */
+	tx(a, H, 5, 68, 0, 0, 20);            /* event 1: H runs */
+	tx(a, H, 5, 52, MUTEX, L, 30);        /* event 2: H blocks on L's mutex: opens */
+	if (third)
+		tx(a, third, third_prio, 68, 0, 0, 40); /* a third thread runs meanwhile */
+	tx(a, L, 20, 57, MUTEX, 1, 50);       /* L releases it */
+	tx(a, H, 5, 68, 0, 0, 60);            /* H runs: the end */
+	tt_analysis_totals(a, &t);
+	*det = t.inversions;
+	*bad = t.bad_inversions;
+	tt_analysis_json(a, json, cap);
+	tt_analysis_free(a);
+}
+
+/* /metrics of a target with 70 threads: 64 lines per thread family, the rest in one
+ * thread="(other)" line that sums them (bounded label cardinality). */
+static void metrics_bounded(void)
+{
+	struct tt_analysis *a;
+	const struct tt_analysis *an[1];
+	const char *names[1] = { "t\"1" };
+	static char text[1 << 18];
+	unsigned lines = 0, other = 0;
+
+	REQUIRE(tt_analysis_new(NULL, &(struct tt_analysis_limits){ .max_threads = 100 }, &a) == 0);
+	for (uint32_t i = 0; i < 70; i++)
+		ev(a, 10, 1000 + i, 10 * i, i ? TT_RUN_THREAD : TT_RUN_NONE, 1000 + i - 1);
+	an[0] = a;
+	size_t n = tt_analysis_metrics(names, an, 1, text, sizeof(text));
+	REQUIRE(n < sizeof(text));
+	for (char *l = text; (l = strstr(l, "\ntracetap_thread_cpu_ticks_total{")) != NULL; l++) {
+		lines++;
+		other += !strncmp(strstr(l, "thread=") + 7, "\"(other)\"", 9);
+	}
+	CHECK_EQ(lines, TT_ANALYSIS_METRIC_THREADS + 1);
+	CHECK_EQ(other, 1);
+	/* the target's name is a label value: its quote escaped */
+	CHECK_SUBSTR(text, "tracetap_interrupts_total{target=\"t\\\"1\"} 0\n");
+	/* threads 64..68 ran 10 ticks each (thread 69 has not run yet) */
+	CHECK_SUBSTR(text, "thread=\"(other)\"} 50\n");
+	tt_analysis_free(a);
+}
+
+/* CPU load over time: 100 ns buckets, 4 kept; intervals split at bucket ends. */
+static void series(void)
+{
+	struct tt_analysis *a;
+	char json[8192];
+	static const struct { uint64_t ns; int run; uint32_t th; } evs[] = {
+		{ 0, TT_RUN_NONE, 0 }, { 150, TT_RUN_THREAD, 1 }, { 230, TT_RUN_ISR, 0 },
+		{ 450, TT_RUN_THREAD, 2 },
+	};
+
+	REQUIRE(tt_analysis_new(NULL, &(struct tt_analysis_limits){ .series_buckets = 4,
+								     .bucket_ns = 100 }, &a) == 0);
+	for (size_t i = 0; i < sizeof(evs) / sizeof(evs[0]); i++) {
+		struct tt_record r = { .kind = TT_REC_EVENT };
+		r.u.ev = (struct tt_event){ .id = 1, .name = "E", .ctx = TT_CTX_THREAD, .core = -1,
+					    .thread = 1, .prio = -1, .threshold = -1,
+					    .time = evs[i].ns, .ns = evs[i].ns, .has_ns = true,
+					    .run = (uint8_t)evs[i].run, .run_thread = evs[i].th };
+		tt_analysis_record(a, &r);
+	}
+	tt_analysis_json(a, json, sizeof(json));
+	/* buckets 0..4: thread 1 100 | 50 + interrupt 50 | interrupt 30 + thread 2 70 | thread 2
+	 * 100 | thread 2 50; the ring keeps 1..4; columns: threads 1, 2, other, interrupt, idle,
+	 * unknown */
+	CHECK_SUBSTR(json, "\"series\":{\"bucket_ns\":100,\"first_bucket\":1,\"threads\":[1,2],");
+	CHECK_SUBSTR(json, "\"rows\":[[50,0,0,50,0,0],[0,70,0,30,0,0],[0,100,0,0,0,0],"
+			   "[0,50,0,0,0,0]]}");
+	tt_analysis_free(a);
+}
+
+int main(void)
+{
+	struct tt_analysis *a;
+	struct tt_analysis_totals t;
+	char json[4096];
+
+	REQUIRE(tt_analysis_new(NULL, &(struct tt_analysis_limits){ .max_threads = 2 }, &a) == 0);
+	ev(a, 10, 1, 100, TT_RUN_NONE, 0);      /* first event: nothing before it */
+	ev(a, 10, 1, 150, TT_RUN_THREAD, 1);    /* 50 to thread 1 */
+	ev(a, 11, 0, 170, TT_RUN_THREAD, 1);    /* 20 to thread 1, then an interrupt */
+	ev(a, 11, 2, 200, TT_RUN_ISR, 0);       /* 30 to the interrupt */
+	gap(a, 7);
+	ev(a, 10, 2, 1000, TT_RUN_THREAD, 2);   /* 800 across the gap: unknown, not thread 2's */
+	ev(a, 10, 2, 1040, TT_RUN_THREAD, 2);   /* 40 to thread 2 */
+	ev(a, 10, 2, 1045, TT_RUN_IDLE, 0);     /* 5 idle */
+	tt_analysis_totals(a, &t);
+	CHECK_EQ(t.events, 7);
+	CHECK_EQ(t.gaps, 1);
+	CHECK_EQ(t.lost, 7);
+	CHECK_EQ(t.unknown_ticks, 800);
+	CHECK_EQ(t.isr_ticks, 30);
+	CHECK_EQ(t.idle_ticks, 5);
+	CHECK_EQ(t.span_ticks, 945);
+	CHECK_EQ(ticks_of(a, 1), 70);
+	CHECK_EQ(ticks_of(a, 2), 40);
+	CHECK_EQ(t.epochs, 1);
+
+	/* a reset: a new epoch; nothing spans it, the totals so far stay */
+	reset(a);
+	ev(a, 12, 1, 5, TT_RUN_NONE, 0);
+	ev(a, 12, 1, 25, TT_RUN_THREAD, 1);
+	tt_analysis_totals(a, &t);
+	CHECK_EQ(t.epochs, 2);
+	CHECK_EQ(t.events, 9);
+	CHECK_EQ(ticks_of(a, 1), 90);
+	CHECK_EQ(t.unknown_ticks, 800);
+	CHECK_EQ(t.span_ticks, 965);
+
+	/* bounded: a third thread does not fit, and is counted */
+	ev(a, 13, 3, 30, TT_RUN_THREAD, 3);
+	tt_analysis_totals(a, &t);
+	CHECK_EQ(tt_analysis_nthreads(a), 2);
+	CHECK(t.overflow_threads >= 1);
+	CHECK_EQ(t.other_ticks, 5);
+	CHECK_EQ(t.unknown_ticks, 800);
+
+	/* the JSON holds the same figures; snprintf-like length */
+	size_t n = tt_analysis_json(a, json, sizeof(json));
+	CHECK(n < sizeof(json) && strlen(json) == n);
+	CHECK_SUBSTR(json, "\"unknown_ticks\":800");
+	CHECK_SUBSTR(json, "\"epochs\":2");
+	/* the earlier epoch's totals: 7 events, one gap of 7, 945 ticks */
+	CHECK_SUBSTR(json, "\"epoch_start\":{\"events\":7,\"gaps\":1,\"lost\":7,"
+			   "\"span_ticks\":945,");
+	CHECK_SUBSTR(json, "\"name\":\"one\",\"priority\":-1,\"ticks\":90");
+	CHECK_EQ(tt_analysis_json(a, json, 8), n);
+	CHECK_EQ(strlen(json), 7);
+	tt_analysis_free(a);
+
+	metrics_bounded();
+	series();
+
+	uint64_t det, bad;
+	inversion(M, 10, &det, &bad, json, sizeof(json)); /* M: between 5 and 20 */
+	CHECK_EQ(det, 1);
+	CHECK_EQ(bad, 1);
+	CHECK_SUBSTR(json, "\"inversions\":[{\"deterministic\":false,\"mutex\":36864,"
+			   "\"blocked\":8192,\"blocked_priority\":5,\"owner\":4096,"
+			   "\"owner_priority\":20,\"start_event\":2,\"end_event\":5}]");
+	inversion(0, 0, &det, &bad, json, sizeof(json));
+	CHECK_EQ(det, 1);
+	CHECK_EQ(bad, 0);
+	CHECK_SUBSTR(json, "\"deterministic\":true,\"mutex\":36864,\"blocked\":8192,"
+			   "\"blocked_priority\":5,\"owner\":4096,\"owner_priority\":20,"
+			   "\"start_event\":2,\"end_event\":4}");
+	/* Where TraceX is wrong (proto/README-threadx.md "Analysis"): a thread less urgent than the
+	 * owner (Z, 30) running while H waits does not prolong H's wait beyond the owner's doing;
+	 * TraceX (tml_calculate_priority_inversions: any thread but the owner less urgent than the
+	 * blocked one) counts 1 non-deterministic inversion here, tracetap 0. */
+	inversion(Z, 30, &det, &bad, json, sizeof(json));
+	CHECK_EQ(det, 1);
+	CHECK_EQ(bad, 0);
+	return tt_test_done();
+}
