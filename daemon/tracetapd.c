@@ -27,6 +27,7 @@
 #include "target.h"
 #include "server.h"
 #include "fleet.h"
+#include "stats.h"
 #include "supervisor.h"
 #include "target_fields.h"
 #include "trigger.h"
@@ -268,6 +269,10 @@ static void on_status_tick(uv_timer_t *h)
 	/* Rates and counters move without state changes: refresh clients every second. */
 	for (size_t i = 0; i < d->nsups; i++)
 		tt_hub_status_changed(tt_sup_hub(d->sups[i]));
+	/* the statistics conditions: a sample of each target's live analysis */
+	for (size_t i = 0; tt_trig_wants_stats(d->trig) && i < d->nsups; i++)
+		tt_trig_sample_analysis(d->trig, tt_sup_hub(d->sups[i]),
+					tt_stats_analysis(tt_sup_stats(d->sups[i])));
 	if (d->ticks++ % 5)
 		return;
 	for (size_t i = 0; i < d->nsups; i++) {
@@ -725,13 +730,6 @@ static int build_triggers(const struct tt_config *conf, const struct cli *cl, co
 		snprintf(set->capture_dir, sizeof(set->capture_dir), "%s", cl->capture_dir);
 	if (tt_trig_set_check(set, err, errlen) < 0)
 		goto fail;
-	/* The statistics conditions are matched on samples of the live analysis (tt_trig_stats),
-	 * which this daemon does not compute yet: said, never silently idle. */
-	for (size_t i = 0; i < set->n; i++)
-		if (tt_trig_is_stat(&set->defs[i]))
-			tt_log(TT_LOG_WARNING, "trigger %s: '%s' needs the live analysis' statistics, "
-			       "which this daemon does not compute: it will not fire",
-			       set->defs[i].name, set->defs[i].cond);
 	return 0;
 fail:
 	tt_trig_set_free(set);

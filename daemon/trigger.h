@@ -182,6 +182,10 @@ void tt_trig_record(struct tt_trig *t, struct tt_hub *hub, uint64_t seq,
 void tt_trig_stats(struct tt_trig *t, struct tt_hub *hub, const struct tt_trig_sample *s);
 /* Whether a statistics condition is configured (the daemon samples only then). */
 bool tt_trig_wants_stats(const struct tt_trig *t);
+/* tt_trig_stats with the sample taken from hub's target's live analysis a (borrowed; NULL:
+ * nothing yet, nothing done). trigger_sample.c. */
+struct tt_analysis;
+void tt_trig_sample_analysis(struct tt_trig *t, struct tt_hub *hub, const struct tt_analysis *a);
 /* The target's state changed (enum tt_target_state), message borrowed for the call. */
 void tt_trig_state(struct tt_trig *t, struct tt_hub *hub, int state, const char *message);
 /* /metrics lines: tracetap_trigger_fired_total{trigger="NAME"} per trigger, captures

@@ -32,7 +32,12 @@ config() { # extra trigger objects
    "command":["$work/cmd.sh","$work/cmd.env"]},
   {"name":"never","when":"USER_EVENT id=0x1000 info1=4000000000"},
   {"name":"rst","when":"reset","limit":1},
-  {"name":"lost","when":"gap"}$1]}
+  {"name":"lost","when":"gap"},
+  {"name":"hog","when":"cpu share>10 thread=control window=1s","limit":1},
+  {"name":"nohog","when":"cpu share>90 thread=control window=1s"},
+  {"name":"deep","when":"stack free<1000 thread=sensor"},
+  {"name":"shallow","when":"stack free<100"},
+  {"name":"quiet","when":"silent thread=worker-0 for=2s"}$1]}
 EOF
 }
 config ""
@@ -85,6 +90,21 @@ grep -qx "TT_TRIGGER=seq500" "$work/cmd.env" && grep -qx "TT_CAPTURE=$caps/$name
   grep -qx "TT_SEQ=$seq" "$work/cmd.env" && grep -qx "TT_TARGET=b1" "$work/cmd.env" || fail "command env: $(cat "$work/cmd.env")"
 echo "ok: event trigger at seq $seq: capture $(jq -r .records <<< "$meta") records equal to the stream, .trx decodes to the same $(wc -l < "$work/b") events, command ran"
 
+# 1b. statistics from the live analysis: control's CPU share over a second (about 30%), sensor's
+# stack (960 of 1024 bytes never used); a silent thread once the firmware stops writing
+wait_until "hog and deep" 30 eval '[ "$(fired hog)" = 1 ] && [ "$(fired deep)" = 1 ]'
+grep -q "trigger hog fired (cpu share>10 thread=control window=1s: thread control: [0-9.]*% of the CPU over [0-9]* ms" "$work/d.log" ||
+  fail "hog: $(grep 'trigger hog' "$work/d.log")"
+grep -q "trigger deep fired (stack free<1000 thread=sensor: thread sensor: 960 bytes of stack never used" "$work/d.log" ||
+  fail "deep: $(grep 'trigger deep' "$work/d.log")"
+[ "$(fired quiet)" = 0 ] || fail "quiet fired while worker-0 writes events"
+kill -STOP "$fwpid"
+wait_until "quiet" 30 eval '[ "$(fired quiet)" = 1 ]'
+kill -CONT "$fwpid"
+grep -q "trigger quiet fired (silent thread=worker-0 for=2s: thread worker-0: no event for [0-9]* ms)" "$work/d.log" || fail "quiet: $(grep 'trigger quiet' "$work/d.log")"
+[ "$(fired nohog)" = 0 ] && [ "$(fired shallow)" = 0 ] || fail "nohog $(fired nohog), shallow $(fired shallow)"
+echo "ok: statistics: $(grep -o 'thread control: [0-9.]*% of the CPU' "$work/d.log" | head -n1) fired hog (not nohog >90%), sensor's 960 bytes free fired deep (not shallow <100), worker-0 silent 2 s fired quiet"
+
 # 2. a reset: none before SIGUSR1, one after
 [ "$(fired rst)" = 0 ] && [ "$(fired lost)" = 0 ] || fail "rst/lost fired without a reset/gap"
 kill -USR1 "$fwpid"
@@ -135,13 +155,13 @@ echo "ok: tail printed 5 alerts (first at seq $aseq); tracetap captures lists 3"
 config ',{"name":"bad","when":"USER_EVENT","holdoff":"5"}'
 kill -HUP "$dpid"
 wait_until "refusal" 30 grep -q "keeping the running configuration" "$work/d.log"
-grep "keeping the running" "$work/d.log" | grep -q "cfg.json: triggers\[4\] (bad): holdoff: '5'" ||
+grep "keeping the running" "$work/d.log" | grep -q "cfg.json: triggers\[9\] (bad): holdoff: '5'" ||
   fail "the refusal does not name file, trigger and key: $(grep 'keeping the running' "$work/d.log")"
 echo "ok: $(grep 'keeping the running' "$work/d.log" | sed 's/.*reload: //' | head -c 140)"
 
 # 5. a bad trigger at start stops the daemon with the same message; --trigger too
 rc=0; "$tracetapd" --config "$work/cfg.json" --check-config > /dev/null 2> "$work/chk" || rc=$?
-[ "$rc" = 2 ] && grep -q "triggers\[4\] (bad): holdoff" "$work/chk" || fail "check-config: rc $rc, $(cat "$work/chk")"
+[ "$rc" = 2 ] && grep -q "triggers\[9\] (bad): holdoff" "$work/chk" || fail "check-config: rc $rc, $(cat "$work/chk")"
 rc=0; "$tracetapd" --probe "file:$ram" --trigger 'x: USER_EVENT info1=>5' --check-config 2> "$work/chk" || rc=$?
 [ "$rc" = 2 ] && grep -q -- "--trigger: trigger x: 'info1=>5'" "$work/chk" || fail "--trigger: rc $rc, $(cat "$work/chk")"
 rc=0; "$tracetapd" --probe "file:$ram" --trigger 'x: reset; capture' --check-config 2> "$work/chk" || rc=$?
