@@ -37,7 +37,8 @@ enum tt_trig_kind {
 	TT_TRIG_DISCONNECT,/* the target's state became `disconnected` */
 	/* From the live analysis' statistics (struct tt_trig_sample, tt_trig_stats): */
 	TT_TRIG_STACK,     /* stack free<N [thread=T]: a thread's free stack fell below N bytes */
-	TT_TRIG_INVERSION, /* inversion [bad]: a priority inversion was opened (bad: deterministic) */
+	TT_TRIG_INVERSION, /* inversion [bad]: a priority inversion was opened (bad: a
+			      non-deterministic one: a less urgent thread ran meanwhile) */
 	TT_TRIG_CPU,       /* cpu share>X [thread=T] [window=5s]: a thread's CPU share over the
 			      window (percent) */
 	TT_TRIG_IRQ,       /* irq max>N: an interrupt longer than N ticks (a new longest) */
@@ -112,7 +113,8 @@ struct tt_trig_thread_sample {
 };
 struct tt_trig_sample {
 	uint64_t span_ticks;    /* time covered so far (first to last event) */
-	uint64_t inversions, bad_inversions; /* opened so far */
+	uint64_t inversions;    /* priority inversions opened so far */
+	uint64_t bad_inversions; /* ... non-deterministic ones (a less urgent thread ran meanwhile) */
 	uint64_t irq_max;       /* the longest interrupt so far (ticks), its number */
 	uint32_t irq_nr;
 	uint64_t call_max;      /* the longest system call so far (ticks), its name ("" unknown) */

@@ -145,8 +145,8 @@ bool tt_trig_stat_match(const struct tt_trig_def *d, const struct tt_trig_sample
 		bool bad = pred(d, "bad") != NULL;
 		if (!rose(bad ? s->bad_inversions : s->inversions, st))
 			return false;
-		snprintf(why, wl, "%s priority inversion opened (%" PRIu64 " so far)",
-			 bad ? "a deterministic" : "a", bad ? s->bad_inversions : s->inversions);
+		snprintf(why, wl, "%s priority inversion (%" PRIu64 " so far)",
+			 bad ? "a non-deterministic" : "a", bad ? s->bad_inversions : s->inversions);
 		return true;
 	}
 	case TT_TRIG_IRQ:

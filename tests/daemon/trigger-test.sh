@@ -14,7 +14,7 @@ logs=("$work/d.log")
 ram=$work/ram.bin caps=$work/caps
 mkdir -p "$caps/keep-me" && echo "not a capture" > "$caps/keep-me/notes.txt" && echo x > "$caps/file.txt"
 "$fw" --ram "$ram" --base 0x20000000 --size 65536 --rate 2000 --duration 120 --time counter \
-  > "$work/fw.out" &
+  --inversion-at 400 > "$work/fw.out" &
 fwpid=$!
 pids+=($fwpid)
 cat > "$work/cmd.sh" <<EOF
@@ -37,7 +37,9 @@ config() { # extra trigger objects
   {"name":"nohog","when":"cpu share>90 thread=control window=1s"},
   {"name":"deep","when":"stack free<1000 thread=sensor"},
   {"name":"shallow","when":"stack free<100"},
-  {"name":"quiet","when":"silent thread=worker-0 for=2s"}$1]}
+  {"name":"quiet","when":"silent thread=worker-0 for=2s"},
+  {"name":"inv","when":"inversion"},
+  {"name":"nbad","when":"inversion bad"}$1]}
 EOF
 }
 config ""
@@ -98,12 +100,20 @@ grep -q "trigger hog fired (cpu share>10 thread=control window=1s: thread contro
 grep -q "trigger deep fired (stack free<1000 thread=sensor: thread sensor: 960 bytes of stack never used" "$work/d.log" ||
   fail "deep: $(grep 'trigger deep' "$work/d.log")"
 [ "$(fired quiet)" = 0 ] || fail "quiet fired while worker-0 writes events"
+# the workload's one deliberate inversion (--inversion-at): the sensor blocks on the mutex the
+# worker owns; inversion fires once, after that record; inversion bad (non-deterministic) never
+wait_until "the workload's inversion" 30 grep -q '^inversion cycle=' "$work/fw.out"
+wait_until "inv" 30 eval '[ "$(fired inv)" = 1 ]'
+blocked=$(stream 'select(.name == "MUTEX_GET" and .thread_name == "sensor") | .seq' | head -n1)
+iseq=$(sed -n 's/.*trigger inv fired .* at seq \([0-9]*\).*/\1/p' "$work/d.log")
+[ -n "$blocked" ] && [ "$iseq" -ge "$blocked" ] || fail "inv at seq $iseq, the sensor blocked at $blocked"
 kill -STOP "$fwpid"
 wait_until "quiet" 30 eval '[ "$(fired quiet)" = 1 ]'
 kill -CONT "$fwpid"
 grep -q "trigger quiet fired (silent thread=worker-0 for=2s: thread worker-0: no event for [0-9]* ms)" "$work/d.log" || fail "quiet: $(grep 'trigger quiet' "$work/d.log")"
-[ "$(fired nohog)" = 0 ] && [ "$(fired shallow)" = 0 ] || fail "nohog $(fired nohog), shallow $(fired shallow)"
-echo "ok: statistics: $(grep -o 'thread control: [0-9.]*% of the CPU' "$work/d.log" | head -n1) fired hog (not nohog >90%), sensor's 960 bytes free fired deep (not shallow <100), worker-0 silent 2 s fired quiet"
+[ "$(fired nohog)" = 0 ] && [ "$(fired shallow)" = 0 ] && [ "$(fired nbad)" = 0 ] ||
+  fail "nohog $(fired nohog), shallow $(fired shallow), nbad $(fired nbad)"
+echo "ok: statistics: $(grep -o 'thread control: [0-9.]*% of the CPU' "$work/d.log" | head -n1) fired hog (not nohog >90%), sensor's 960 bytes free fired deep (not shallow <100), worker-0 silent 2 s fired quiet, the sensor blocked on the worker's mutex (seq $blocked) fired inv (not inversion bad)"
 
 # 2. a reset: none before SIGUSR1, one after
 [ "$(fired rst)" = 0 ] && [ "$(fired lost)" = 0 ] || fail "rst/lost fired without a reset/gap"
@@ -155,13 +165,13 @@ echo "ok: tail printed 5 alerts (first at seq $aseq); tracetap captures lists 3"
 config ',{"name":"bad","when":"USER_EVENT","holdoff":"5"}'
 kill -HUP "$dpid"
 wait_until "refusal" 30 grep -q "keeping the running configuration" "$work/d.log"
-grep "keeping the running" "$work/d.log" | grep -q "cfg.json: triggers\[9\] (bad): holdoff: '5'" ||
+grep "keeping the running" "$work/d.log" | grep -q "cfg.json: triggers\[11\] (bad): holdoff: '5'" ||
   fail "the refusal does not name file, trigger and key: $(grep 'keeping the running' "$work/d.log")"
 echo "ok: $(grep 'keeping the running' "$work/d.log" | sed 's/.*reload: //' | head -c 140)"
 
 # 5. a bad trigger at start stops the daemon with the same message; --trigger too
 rc=0; "$tracetapd" --config "$work/cfg.json" --check-config > /dev/null 2> "$work/chk" || rc=$?
-[ "$rc" = 2 ] && grep -q "triggers\[9\] (bad): holdoff" "$work/chk" || fail "check-config: rc $rc, $(cat "$work/chk")"
+[ "$rc" = 2 ] && grep -q "triggers\[11\] (bad): holdoff" "$work/chk" || fail "check-config: rc $rc, $(cat "$work/chk")"
 rc=0; "$tracetapd" --probe "file:$ram" --trigger 'x: USER_EVENT info1=>5' --check-config 2> "$work/chk" || rc=$?
 [ "$rc" = 2 ] && grep -q -- "--trigger: trigger x: 'info1=>5'" "$work/chk" || fail "--trigger: rc $rc, $(cat "$work/chk")"
 rc=0; "$tracetapd" --probe "file:$ram" --trigger 'x: reset; capture' --check-config 2> "$work/chk" || rc=$?

@@ -224,7 +224,7 @@ static void stats(void)
 	memset(&st, 0, sizeof(st));
 	CHECK(!sample(&d, &s, 0, &st));
 	s.inversions = 4;
-	CHECK(!sample(&d, &s, 1000, &st)); /* not a deterministic one */
+	CHECK(!sample(&d, &s, 1000, &st)); /* not a non-deterministic one */
 	s.bad_inversions = 1;
 	CHECK(sample(&d, &s, 2000, &st));
 	/* CPU share over a 5 s window: 90% of the span is sensor's */
