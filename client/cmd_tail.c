@@ -281,7 +281,10 @@ static void print_alert(struct stream *s, const cJSON *m, const char *msg, size_
 	int n = tt_textfmt_alert(&tf, line, sizeof(line) - 1,
 				 cJSON_GetStringValue(cJSON_GetObjectItem(m, "target")),
 				 cJSON_GetStringValue(cJSON_GetObjectItem(m, "trigger")),
-				 cJSON_GetStringValue(cJSON_GetObjectItem(m, "condition")),
+				 /* a state or statistics condition: what held, after the condition */
+				 cJSON_GetStringValue(cJSON_GetObjectItem(m, "detail"))
+					 ? cJSON_GetStringValue(cJSON_GetObjectItem(m, "detail"))
+					 : cJSON_GetStringValue(cJSON_GetObjectItem(m, "condition")),
 				 tt_json_u64(tt_json_num(m, "seq", 0)), cap);
 	if (n < 0)
 		return;

@@ -60,6 +60,7 @@ export class Alerts {
       h('div', null, h('b', { class: 'alert-trigger' }, String(a.trigger)), ' on ', String(a.target),
         h('span', { class: 'muted' }, ' seq ', String(a.seq))),
       h('div', { class: 'alert-cond muted', title: String(a.time || '') }, String(a.condition || '')),
+      a.detail ? h('div', { class: 'alert-cond' }, String(a.detail)) : null,
       a.capture ? (this.byName.has(a.capture) ? this.links(a.capture)
         : h('span', { class: 'muted' }, 'capture: window still open…')) : null))
       : h('li', { class: 'empty' }, 'no alert since this page opened'));

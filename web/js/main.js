@@ -114,6 +114,7 @@ const alerts = new Alerts($('alerts'), $('captures'), apiUrl);
 function onAlert(msg) {
   if (typeof msg.target !== 'string') return;
   store(msg.target).add({ type: 'alert', target: msg.target, trigger: String(msg.trigger), condition: String(msg.condition || ''),
+    detail: typeof msg.detail === 'string' ? msg.detail : null,
     firedSeq: msg.seq, capture: typeof msg.capture === 'string' ? msg.capture : null }, Date.now());
   alerts.add(msg);
   toast(`${msg.target}: trigger ${msg.trigger} fired`, 'warn');
