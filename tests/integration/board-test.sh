@@ -162,7 +162,11 @@ trigger_halt() {
 	local dhcsr
 	dhcsr=$(sed -n 's/^0x[eE]000[eE][dD][fF]0: \([0-9a-fA-F]*\).*/\1/p' <<<"$OCD_REPLY")
 	[ -n "$dhcsr" ] && [ $(((0x$dhcsr >> 17) & 1)) = 1 ] || tt_die "DHCSR: $OCD_REPLY (S_HALT wanted)"
+	# a poll cycle after the halt first (what was written before it may still come), then
+	# nothing new over the next one
 	local events b
+	b=$(api_field bytes_read)
+	tt_wait_for 10 "reading goes on while halted" bytes_grow $((b + 400))
 	events=$(count_rec '"type":"event"')
 	b=$(api_field bytes_read)
 	tt_wait_for 10 "reading goes on while halted" bytes_grow $((b + 400))
