@@ -92,6 +92,11 @@ static struct trig_tgt *tgt_of(struct tt_trig *t, struct tt_hub *hub)
 		return NULL;
 	g->hub = hub;
 	g->state = -1;
+	/* The statistics of a target first seen now start from zero for the triggers configured
+	 * now: what its analysis counts from its first record on is new to them (a trigger added
+	 * later by a reload starts from the sample it first sees). */
+	for (size_t i = 0; i < TT_TRIG_MAX; i++)
+		g->count[i].stat = (struct tt_trig_stat_state){ .primed = true, .ms = uv_now(t->loop) };
 	t->tgts[t->ntgts++] = g;
 	return g;
 }
