@@ -32,7 +32,7 @@ config() { # extra trigger objects
    "command":["$work/cmd.sh","$work/cmd.env"]},
   {"name":"never","when":"USER_EVENT id=0x1000 info1=4000000000"},
   {"name":"rst","when":"reset","limit":1},
-  {"name":"lost","when":"gap"},
+  {"name":"lost","when":"gap","capture":true,"before":50,"after":50},
   {"name":"hog","when":"cpu share>10 thread=control window=1s","limit":1},
   {"name":"nohog","when":"cpu share>90 thread=control window=1s"},
   {"name":"deep","when":"stack free<1000 thread=sensor"},
@@ -133,7 +133,18 @@ kill -CONT "$dpid"
 wait_until "gap trigger" 30 eval '[ "$(fired lost)" -ge 1 ]'
 gs=$(stream 'select(.type == "gap") | .seq' | head -n1)
 grep -q "trigger lost fired (gap) at seq $gs" "$work/d.log" || fail "lost fired, not at the gap record $gs"
-echo "ok: gap trigger at seq $gs"
+# its capture spans the gap and says so: the gap record inside, meta.json's gaps and lost, and
+# the .trx's gap marker (TraceX user event 65535), so TraceX does not join across it
+wait_until "the gap's capture" 30 has_capture lost
+gmeta=$(captures | jq -c '.[] | select(.trigger == "lost")')
+gname=$(jq -r .name <<< "$gmeta")
+glost=$(stream "select(.seq == $gs) | .lost")
+[ "$(jq -r '.gaps, .lost, .trx_gap_markers' <<< "$gmeta" | tr '\n' ' ')" = "1 $glost 1 " ] ||
+  fail "the gap's capture: $gmeta (gap record lost $glost)"
+[ "$(jq -c "select(.seq == $gs) | .type" "$caps/$gname/capture.jsonl")" = '"gap"' ] || fail "no gap record in capture.jsonl: $(head -c 300 "$caps/$gname/capture.jsonl"), meta $gmeta"
+[ -n "$("$tracetap" decode "$caps/$gname/capture.trx" --json | jq -c 'select(.id == 65535 and .args.info1 > 0)')" ] ||
+  fail "no gap marker in capture.trx"
+echo "ok: gap trigger at seq $gs; its capture holds the gap ($glost lost) in meta.json, the JSONL and the .trx's marker"
 
 # 4. reload: a trigger added; a bad one refused naming file, trigger and key
 "$tracetap" tail "http://127.0.0.1:$port" --target b1 --no-color > "$work/tail.out" 2> "$work/tail.err" &
@@ -143,16 +154,16 @@ pids+=($!)
 wait_until "tail streaming" 30 eval '[ "$(wc -l < "$work/tail.out")" -gt 10 ] && [ "$(wc -l < "$work/tailj.out")" -gt 10 ]'
 config ',{"name":"many","when":"USER_EVENT id=4096 info1>=1","holdoff":"50ms","limit":5,"capture":true,"before":5,"after":5}'
 kill -HUP "$dpid"
-wait_until "5 captures of many" 60 eval '[ "$(metric tracetap_captures_total)" -ge 6 ]'
+wait_until "5 captures of many" 60 eval '[ "$(metric tracetap_captures_total)" -ge 7 ]'
 [ "$(fired many)" = 5 ] || fail "many fired $(fired many) times, limit 5"
 [ "$(fired seq500)" = 1 ] || fail "seq500's count was not kept across the reload"
 n=$(find "$caps" -mindepth 1 -maxdepth 1 -type d ! -name 'keep-me' ! -name '.*' | wc -l)
 [ "$n" = 3 ] || fail "$n captures kept, capture_max_files 3"
 [ -f "$caps/keep-me/notes.txt" ] && [ -f "$caps/file.txt" ] || fail "something else was removed"
-[ "$(metric tracetap_captures_removed_total)" = 3 ] || fail "removed $(metric tracetap_captures_removed_total)"
-[ "$(grep -c 'removed: capture_max_files reached' "$work/d.log")" = 3 ] || fail "removals not logged"
+[ "$(metric tracetap_captures_removed_total)" = 4 ] || fail "removed $(metric tracetap_captures_removed_total)"
+[ "$(grep -c 'removed: capture_max_files reached' "$work/d.log")" = 4 ] || fail "removals not logged"
 [ -d "$caps/$name" ] && fail "the oldest capture ($name) was kept"
-echo "ok: reload added a trigger; its limit held (5); captures kept 3, removed 3 oldest, nothing else"
+echo "ok: reload added a trigger; its limit held (5); captures kept 3, removed the 4 oldest, nothing else"
 # tail shows each firing as a line among the records (--json: the alert message)
 wait_until "alerts in tail" 30 eval '[ "$(grep -c "^!!! alert many on b1 at seq [0-9]*: USER_EVENT id=4096 info1>=1 (capture b1_many_" "$work/tail.out")" = 5 ]'
 wait_until "alerts in tail --json" 30 eval '[ "$(jq -R "fromjson? | select(.type == \"alert\" and .trigger == \"many\") | .seq" "$work/tailj.out" | wc -l)" = 5 ]'
