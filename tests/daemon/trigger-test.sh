@@ -22,9 +22,12 @@ cat > "$work/cmd.sh" <<EOF
 env > "\$1.tmp" && mv "\$1.tmp" "\$1"
 EOF
 chmod +x "$work/cmd.sh"
+maxb=
 config() { # extra trigger objects
+  local limit=
+  [ -z "$maxb" ] || limit="\"capture_max_bytes\":$maxb,"
   cat > "$work/cfg.json" <<EOF
-{"port":0,"capture_dir":"$caps","capture_max_files":3,
+{"port":0,"capture_dir":"$caps","capture_max_files":3,$limit
  "targets":[{"name":"b1","probe":"file:$ram","file_base":"0x20000000","address":"0x20000000",
    "address_is_pointer":true,"tick_hz":1000000}],
  "triggers":[
@@ -173,6 +176,21 @@ aseq=$(jq -R 'fromjson? | select(.type == "alert") | .seq' "$work/tailj.out" | h
 "$tracetap" captures "http://127.0.0.1:$port" > "$work/caps.txt" || fail "tracetap captures"
 [ "$(grep -c ' b1 .* many ' "$work/caps.txt")" = 3 ] || { cat "$work/caps.txt"; fail "tracetap captures does not list the 3 captures"; }
 echo "ok: tail printed 5 alerts (first at seq $aseq); tracetap captures lists 3"
+# the size limit: 1000 bytes; the next capture (larger) stays, every older one goes, the
+# foreign directory and file stay
+maxb=1000
+config ',{"name":"size","when":"USER_EVENT id=4096 info1>=1","limit":1,"capture":true,"before":5,"after":5}'
+kill -HUP "$dpid"
+wait_until "the size capture" 60 has_capture size
+wait_until "3 more removals" 30 eval '[ "$(metric tracetap_captures_removed_total)" = 7 ]'
+n=$(find "$caps" -mindepth 1 -maxdepth 1 -type d ! -name 'keep-me' ! -name '.*' | wc -l)
+[ "$n" = 1 ] && [ "$(captures | jq -r '.[0].trigger')" = size ] || fail "$n captures after the size limit"
+[ -f "$caps/keep-me/notes.txt" ] && [ -f "$caps/file.txt" ] || fail "the size limit removed something else"
+# the first of the three also exceeded the count (4 captures, 3 allowed) and is logged so
+[ "$(grep -c 'removed: capture_max_bytes reached' "$work/d.log")" = 2 ] &&
+  [ "$(grep -c 'removed: capture_max_' "$work/d.log")" = 7 ] || fail "size removals not logged"
+maxb=
+echo "ok: capture_max_bytes 1000: the 3 older captures removed (logged), the newest and nothing else kept"
 config ',{"name":"bad","when":"USER_EVENT","holdoff":"5"}'
 kill -HUP "$dpid"
 wait_until "refusal" 30 grep -q "keeping the running configuration" "$work/d.log"
