@@ -713,27 +713,8 @@ static int configure(struct daemon *d, struct cli *cl)
 static int build_triggers(const struct tt_config *conf, const struct cli *cl, const char *file,
 			  struct tt_trig_set *set, char *err, size_t errlen)
 {
-	struct tt_trig_def def;
-
-	tt_trig_set_init(set);
-	if (tt_trig_set_from_json(set, conf->triggers, file, err, errlen) < 0)
-		goto fail;
-	for (size_t i = 0; i < cl->ntriggers; i++) {
-		char why[400];
-		if (tt_trig_parse(cl->triggers[i], &def, why, sizeof(why)) < 0 ||
-		    tt_trig_set_add(set, &def, why, sizeof(why)) < 0) {
-			snprintf(err, errlen, "--trigger: %s", why);
-			goto fail;
-		}
-	}
-	if (cl->capture_dir)
-		snprintf(set->capture_dir, sizeof(set->capture_dir), "%s", cl->capture_dir);
-	if (tt_trig_set_check(set, err, errlen) < 0)
-		goto fail;
-	return 0;
-fail:
-	tt_trig_set_free(set);
-	return -1;
+	return tt_trig_set_build(set, conf->triggers, file, cl->triggers, cl->ntriggers,
+				 cl->capture_dir, err, errlen) < 0 ? -1 : 0;
 }
 
 /* Flags override the file, at start and on every reload. */

@@ -158,6 +158,13 @@ int tt_trig_set_from_json(struct tt_trig_set *s, const void *json, const char *f
 			  size_t errlen);
 /* The whole set checked: captures need capture_dir. 0 or -EINVAL with err. */
 int tt_trig_set_check(const struct tt_trig_set *s, char *err, size_t errlen);
+/* The daemon's set: the file's (json as for tt_trig_set_from_json), then the --trigger texts
+ * (flags[0..nflags), borrowed), capture_dir (--capture-dir, NULL: the file's) over the file's,
+ * checked. s is initialised here; on error it is left empty. 0 or -EINVAL/-ENOMEM with err
+ * ("--trigger: trigger x: ..."). */
+int tt_trig_set_build(struct tt_trig_set *s, const void *json, const char *file,
+		      const char *const *flags, size_t nflags, const char *capture_dir, char *err,
+		      size_t errlen);
 
 /* ---- the engine ---- */
 

@@ -194,3 +194,31 @@ int tt_trig_set_check(const struct tt_trig_set *s, char *err, size_t errlen)
 	}
 	return 0;
 }
+
+int tt_trig_set_build(struct tt_trig_set *s, const void *json, const char *file,
+		      const char *const *flags, size_t nflags, const char *capture_dir, char *err,
+		      size_t errlen)
+{
+	struct tt_trig_def def;
+	int rc;
+
+	tt_trig_set_init(s);
+	if ((rc = tt_trig_set_from_json(s, json, file, err, errlen)) < 0)
+		goto fail;
+	for (size_t i = 0; i < nflags; i++) {
+		char why[400];
+		if ((rc = tt_trig_parse(flags[i], &def, why, sizeof(why))) < 0 ||
+		    (rc = tt_trig_set_add(s, &def, why, sizeof(why))) < 0) {
+			snprintf(err, errlen, "--trigger: %s", why);
+			goto fail;
+		}
+	}
+	if (capture_dir)
+		snprintf(s->capture_dir, sizeof(s->capture_dir), "%s", capture_dir);
+	if ((rc = tt_trig_set_check(s, err, errlen)) < 0)
+		goto fail;
+	return 0;
+fail:
+	tt_trig_set_free(s);
+	return rc == -ENOMEM ? rc : -EINVAL;
+}
