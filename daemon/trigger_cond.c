@@ -130,12 +130,40 @@ static bool stat_field_ok(uint8_t kind, const char *f)
 
 static int stat_check(struct tt_trig_def *d, char *err, size_t errlen);
 
+static const char *const kinds[TT_TRIG_NKINDS] = { [TT_TRIG_GAP] = "gap",
+	[TT_TRIG_RESET] = "reset", [TT_TRIG_HALT] = "halt", [TT_TRIG_DISCONNECT] = "disconnect",
+	[TT_TRIG_STACK] = "stack", [TT_TRIG_INVERSION] = "inversion", [TT_TRIG_CPU] = "cpu",
+	[TT_TRIG_IRQ] = "irq", [TT_TRIG_SYSCALL] = "syscall", [TT_TRIG_SILENT] = "silent" };
+
+/* The condition's first word: a kind's, an event's name, an id or *. */
+static int first_word(const char *tok, struct tt_trig_def *d, char *err, size_t errlen)
+{
+	uint64_t id;
+
+	d->kind = TT_TRIG_EVENT;
+	for (size_t k = 1; k < TT_TRIG_NKINDS; k++)
+		if (!strcmp(tok, kinds[k]))
+			d->kind = (uint8_t)k;
+	if (d->kind != TT_TRIG_EVENT || !strcmp(tok, "*"))
+		return 0;
+	if (tt_parse_u64(tok, UINT32_MAX, 0, &id) == 0) {
+		d->by_id = true;
+		d->id = (uint32_t)id;
+		return 0;
+	}
+	if (strspn(tok, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") == strlen(tok) &&
+	    isupper((unsigned char)tok[0]) && strlen(tok) < sizeof(d->event)) {
+		memcpy(d->event, tok, strlen(tok) + 1); /* shorter than d->event: checked */
+		return 0;
+	}
+	snprintf(err, errlen, "'%.80s': expected an event name (USER_EVENT), an id (4096, 0x1000), "
+		 "*, gap, reset, halt, disconnect, stack, inversion, cpu, irq, syscall or silent",
+		 tok);
+	return -EINVAL;
+}
+
 int tt_trig_parse_cond(const char *cond, struct tt_trig_def *d, char *err, size_t errlen)
 {
-	static const char *const kinds[] = { [TT_TRIG_GAP] = "gap", [TT_TRIG_RESET] = "reset",
-		[TT_TRIG_HALT] = "halt", [TT_TRIG_DISCONNECT] = "disconnect",
-		[TT_TRIG_STACK] = "stack", [TT_TRIG_INVERSION] = "inversion", [TT_TRIG_CPU] = "cpu",
-		[TT_TRIG_IRQ] = "irq", [TT_TRIG_SYSCALL] = "syscall", [TT_TRIG_SILENT] = "silent" };
 	char tok[TT_TRIG_TEXT_MAX + 40];
 	const char *p = cond;
 	int bad = 0;
@@ -153,24 +181,8 @@ int tt_trig_parse_cond(const char *cond, struct tt_trig_def *d, char *err, size_
 						: "no condition");
 		return -EINVAL;
 	}
-	d->kind = TT_TRIG_EVENT;
-	for (size_t k = 1; k < sizeof(kinds) / sizeof(kinds[0]); k++)
-		if (!strcmp(tok, kinds[k]))
-			d->kind = (uint8_t)k;
-	if (d->kind == TT_TRIG_EVENT && strcmp(tok, "*")) {
-		uint64_t id;
-		if (tt_parse_u64(tok, UINT32_MAX, 0, &id) == 0) {
-			d->by_id = true;
-			d->id = (uint32_t)id;
-		} else if (strspn(tok, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") == strlen(tok) &&
-			   isupper((unsigned char)tok[0]) && strlen(tok) < sizeof(d->event)) {
-			memcpy(d->event, tok, strlen(tok) + 1); /* shorter than d->event: checked */
-		} else {
-			snprintf(err, errlen, "'%.80s': expected an event name (USER_EVENT), an id "
-				 "(4096, 0x1000), *, gap, reset, halt or disconnect", tok);
-			return -EINVAL;
-		}
-	}
+	if (first_word(tok, d, err, errlen) < 0)
+		return -EINVAL;
 	while (token(&p, tok, sizeof(tok), &bad)) {
 		if (d->npreds == TT_TRIG_MAX_PREDS) {
 			snprintf(err, errlen, "more than %d predicates", TT_TRIG_MAX_PREDS);
