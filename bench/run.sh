@@ -5,7 +5,7 @@
 # did not run). 127.0.0.1 only, ephemeral ports, every wait has a deadline, everything stops.
 #
 # usage: bench/run.sh [--quick] [--only ITEM] [--build DIR] [--out FILE]
-#   ITEM: decode | pipeline (includes the memory rows) | chain | latency | rtt | soak | dashboard | mqtt
+#   ITEM: decode | triggers | pipeline (includes the memory rows) | chain | latency | rtt | soak | dashboard | mqtt
 #   --quick: short runs (checks the script; numbers are rough), the soak is 20 s, not 10 min
 #   --build: build dir (default build-bench, set up with --buildtype=release when missing)
 #   --out:   results file (default bench/RESULTS.md; --quick and --only write nothing unless
@@ -30,7 +30,7 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-case $ONLY in '' | decode | pipeline | chain | latency | rtt | soak | dashboard | mqtt) ;; *) usage >&2; exit 2 ;; esac
+case $ONLY in '' | decode | triggers | pipeline | chain | latency | rtt | soak | dashboard | mqtt) ;; *) usage >&2; exit 2 ;; esac
 [ -z "$OUT" ] && [ $QUICK = 0 ] && [ -z "$ONLY" ] && OUT=$here/RESULTS.md
 want() { [ -z "$ONLY" ] || [ "$ONLY" = "$1" ]; }
 q() { [ $QUICK = 1 ] && echo "$1" || echo "$2"; }
@@ -46,6 +46,7 @@ ninja -C "$BUILD" daemon/tracetapd client/tracetap tests/sim/tt-simtarget tests/
 	tests/live/check_seq tests/integration/tt-bench-link tests/e2e/tt-e2e-latency \
 	bench/tt-bench-decode bench/tt-bench-clients bench/tt-bench-naive bench/tt-bench-rtt \
 	"${fakeusb[@]}" >/dev/null || exit 1
+	bench/tt-bench-triggers >/dev/null || exit 1
 export TRACETAPD=$BUILD/daemon/tracetapd TAIL=$BUILD/client/tracetap
 export SIMTARGET=$BUILD/tests/sim/tt-simtarget FW_THREADX=$BUILD/tests/sim/tt-fw-threadx
 export CHECK_SEQ=$BUILD/tests/live/check_seq NAIVE=$BUILD/bench/tt-bench-naive
@@ -84,6 +85,16 @@ if want decode; then
 				"$(field "$line" records_per_s) events/s ($(field "$line" json_mb_per_s) MB/s of JSON)" ;;
 		esac
 	done <"$TT_TMP/decode.txt"
+fi
+
+# ---- 1b. the trigger engine's cost per record: the hub alone, no trigger, 10 triggers
+if want triggers; then
+	item triggers "trigger engine per record (hub publish + matching, one core)"
+	"$BUILD/bench/tt-bench-triggers" "$(q 300000 2000000)" >"$TT_TMP/triggers.txt" 2>/dev/null ||
+		tt_die "tt-bench-triggers: $(cat "$TT_TMP/triggers.txt")"
+	while read -r line; do
+		row triggers "triggers: $(field "$line" n)" "$(field "$line" ns_per_record) ns/record ${line#*ns_per_record=* }"
+	done <"$TT_TMP/triggers.txt"
 fi
 
 # ---- 2 and 5. host pipeline (file source, real tracetapd, real WebSocket clients) and memory

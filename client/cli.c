@@ -20,7 +20,8 @@ enum {
 	C_TARGETS = 1 << 2,
 	C_STATUS = 1 << 3,
 	C_EXPORT = 1 << 4,
-	C_TOP = 1 << 5,
+	C_CAPTURES = 1 << 5,
+	C_TOP = 1 << 6,
 	C_ALL = 0x3f,
 };
 
@@ -54,6 +55,12 @@ static const struct cmd_doc cmds[] = {
 	  "Saves the history the daemon holds for a target (what it still keeps of the past).",
 	  "tracetap export -o board1.trx --format trx --target board1\n"
 	  "tracetap export -o - | jq -c 'select(.type == \"gap\")'" },
+	{ "captures", C_CAPTURES, "[URL] [options]",
+	  "Lists the captures the daemon's triggers wrote, newest first: when, target, trigger,\n"
+	  "the seq that fired it, records, gaps inside, and the name to download them by\n"
+	  "(/api/captures/NAME/capture.trx, .jsonl, .perfetto.json).",
+	  "tracetap captures\ntracetap captures --target board1\n"
+	  "tracetap captures --json | jq -r '.[0].name'" },
 	{ "top", C_TOP, "[URL] [options]",
 	  "A live view of a target's threads, like top: CPU share over the last second,\n"
 	  "context switches per second, preemptions, stack bytes free, priority inversions\n"
@@ -72,7 +79,7 @@ struct opt_doc {
 
 static const struct opt_doc opts[] = {
 	{ "output", 1, 'o', "FILE", C_RECORD | C_EXPORT, "write to FILE (- for stdout); required" },
-	{ "target", 1, 'T', "NAME", C_TAIL | C_RECORD | C_STATUS | C_EXPORT | C_TOP,
+	{ "target", 1, 'T', "NAME", C_TAIL | C_RECORD | C_STATUS | C_EXPORT | C_TOP | C_CAPTURES,
 	  "only this target (default: every target; export: the only one)" },
 	{ "format", 1, 'f', "FMT", C_RECORD | C_EXPORT,
 	  "jsonl (default), trx, perfetto or ftrace" },
@@ -86,8 +93,8 @@ static const struct opt_doc opts[] = {
 	{ "history", 1, 'H', "N", C_TAIL | C_RECORD,
 	  "start with the newest N records the daemon holds" },
 	{ "wide", 0, 'w', NULL, C_TAIL, "every field, however long the line" },
-	{ "json", 0, 'j', NULL, C_TAIL | C_TARGETS | C_STATUS,
-	  "JSON for scripts (tail: one record per line, as on the wire)" },
+	{ "json", 0, 'j', NULL, C_TAIL | C_TARGETS | C_STATUS | C_CAPTURES,
+	  "JSON for scripts (tail: one record per line, as on the wire, and alerts)" },
 	{ "no-color", 0, 'C', NULL, C_TAIL,
 	  "no colours (none either when NO_COLOR is set or stdout is not a terminal)" },
 	{ "token", 1, 'k', "TOKEN", C_ALL, "the daemon's token (default: $TRACETAP_TOKEN)" },

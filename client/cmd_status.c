@@ -1,5 +1,5 @@
-/* client/cmd_status.c: `tracetap targets`, `status` and `export`: one HTTP request each to a
- * running tracetapd (/api/targets, /api/export), printed for people or passed through for
+/* client/cmd_status.c: `tracetap targets`, `status`, `export` and `captures`: one HTTP request
+ * each to a running tracetapd (/api/targets, /api/export, /api/captures), printed for people or passed through for
  * scripts (see cmd_tail.h). */
 #include "cmd_tail.h"
 
@@ -284,4 +284,47 @@ int tt_cmd_export(int argc, char **argv)
 	}
 	free(body);
 	return rc;
+}
+
+int tt_cmd_captures(int argc, char **argv)
+{
+	struct tt_cli o;
+	cJSON *arr, *c;
+	int rc = tt_cli_parse(argc, argv, "captures", &o), n = 0;
+	char recs[16];
+
+	if (rc)
+		return rc > 0 ? 0 : 2;
+	if (tt_cli_get(&o, "/api/captures", &arr, NULL, NULL))
+		return 1;
+	if (!cJSON_IsArray(arr)) {
+		fprintf(stderr, "tracetap captures: tracetapd at %s:%d answered /api/captures with no "
+				"list\n", o.url.host, o.url.port);
+		cJSON_Delete(arr);
+		return 1;
+	}
+	if (o.json) {
+		char *s = cJSON_PrintUnformatted(arr);
+		if (s)
+			printf("%s\n", s);
+		cJSON_free(s);
+		cJSON_Delete(arr);
+		return 0;
+	}
+	printf("%-24s %-16s %-16s %10s %8s %5s  %s\n", "TIME", "TARGET", "TRIGGER", "SEQ",
+	       "RECORDS", "GAPS", "NAME");
+	cJSON_ArrayForEach(c, arr) {
+		if (o.target && strcmp(str(c, "target"), o.target))
+			continue;
+		printf("%-24.24s %-16.64s %-16.48s %10.0f %8s %5.0f  %s%s\n", str(c, "time"),
+		       str(c, "target"), str(c, "trigger"), num(c, "seq"),
+		       tt_cli_count(recs, sizeof(recs), num(c, "records")), num(c, "gaps"),
+		       str(c, "name"), cJSON_IsTrue(cJSON_GetObjectItem(c, "cut_short"))
+		       ? " (cut short)" : "");
+		n++;
+	}
+	if (!n)
+		printf("(no captures%s)\n", o.target ? " of that target" : "");
+	cJSON_Delete(arr);
+	return 0;
 }

@@ -264,6 +264,34 @@ static void print_state(struct stream *s, const cJSON *m)
 		tt_textfmt_clean(text, sizeof(text), msg, 256));
 }
 
+/* An `alert` (a trigger fired): a line among the records (--json: the message itself); a
+ * recording keeps records only, so there it goes to stderr. */
+static void print_alert(struct stream *s, const cJSON *m, const char *msg, size_t len)
+{
+	const char *cap = cJSON_GetStringValue(cJSON_GetObjectItem(m, "capture"));
+	struct tt_textfmt tf = { .color = s->ex ? 0 : s->o->color,
+				 .width = s->o->wide || s->ex ? 0 : term_width() };
+	char line[1024];
+
+	if (s->o->json && !s->ex) {
+		fwrite(msg, 1, len, stdout);
+		putchar('\n');
+		return;
+	}
+	int n = tt_textfmt_alert(&tf, line, sizeof(line) - 1,
+				 cJSON_GetStringValue(cJSON_GetObjectItem(m, "target")),
+				 cJSON_GetStringValue(cJSON_GetObjectItem(m, "trigger")),
+				 /* a state or statistics condition: what held, after the condition */
+				 cJSON_GetStringValue(cJSON_GetObjectItem(m, "detail"))
+					 ? cJSON_GetStringValue(cJSON_GetObjectItem(m, "detail"))
+					 : cJSON_GetStringValue(cJSON_GetObjectItem(m, "condition")),
+				 tt_json_u64(tt_json_num(m, "seq", 0)), cap);
+	if (n < 0)
+		return;
+	line[n++] = '\n';
+	fwrite(line, 1, (size_t)n, s->ex ? stderr : stdout);
+}
+
 /* The hello: the target asked for must exist (else 1, after saying which do); then ready. */
 static int on_hello(struct stream *s, const cJSON *m)
 {
@@ -311,6 +339,8 @@ static int on_other(struct stream *s, const char *msg, size_t len)
 		rc = code && !strcmp(code, "unknown_target"); /* the target went away (reload) */
 	} else if (type && !strcmp(type, "status") && !s->ex) {
 		print_state(s, m);
+	} else if (type && !strcmp(type, "alert")) {
+		print_alert(s, m, msg, len);
 	}
 	cJSON_Delete(m);
 	return rc;

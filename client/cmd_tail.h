@@ -11,5 +11,6 @@ int tt_cmd_record(int argc, char **argv);
 int tt_cmd_targets(int argc, char **argv);
 int tt_cmd_status(int argc, char **argv);
 int tt_cmd_export(int argc, char **argv);
+int tt_cmd_captures(int argc, char **argv);
 
 #endif

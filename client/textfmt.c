@@ -263,6 +263,29 @@ int tt_textfmt_record(const struct tt_textfmt *tf, char *buf, size_t cap,
 	return tf->width > 0 ? fit(buf, cap, (int)(l.p - buf), tf->width, c) : (int)(l.p - buf);
 }
 
+int tt_textfmt_alert(const struct tt_textfmt *tf, char *buf, size_t cap, const char *target,
+		     const char *trigger, const char *cond, uint64_t seq, const char *capture)
+{
+	struct line l = { buf, buf + cap, 0 };
+	int c = tf->color;
+
+	addf(&l, "%s!!! alert ", c ? C_RED : "");
+	add_text(&l, trigger ? trigger : "?", 64);
+	addf(&l, " on ");
+	add_text(&l, target ? target : "?", 64);
+	addf(&l, " at seq %" PRIu64 ": ", seq);
+	add_text(&l, cond ? cond : "", 256);
+	if (capture) {
+		addf(&l, " (capture ");
+		add_text(&l, capture, 200);
+		addf(&l, ")");
+	}
+	addf(&l, " !!!%s", c ? C_OFF : "");
+	if (l.full)
+		return -ENOSPC;
+	return tf->width > 0 ? fit(buf, cap, (int)(l.p - buf), tf->width, c) : (int)(l.p - buf);
+}
+
 /* ---- QNX traceprinter ---- */
 
 int tt_textfmt_traceprinter(char *buf, size_t cap, const struct tt_record *rec, bool big_endian,

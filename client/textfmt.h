@@ -22,6 +22,11 @@ struct tt_textfmt {
 /* One line (no newline) into buf. Returns the length or -ENOSPC. */
 int tt_textfmt_record(const struct tt_textfmt *tf, char *buf, size_t cap,
 		      const struct tt_record *rec, uint64_t seq);
+/* An `alert` message (a trigger fired, proto/PROTOCOL.md) as one line that stands out:
+ * "!!! alert TRIGGER on TARGET at seq N: CONDITION (capture NAME) !!!"; the daemon's strings
+ * are text (control characters escaped). capture may be NULL. Returns the length or -ENOSPC. */
+int tt_textfmt_alert(const struct tt_textfmt *tf, char *buf, size_t cap, const char *target,
+		     const char *trigger, const char *cond, uint64_t seq, const char *capture);
 /* The QNX traceprinter form of a record of the qnx reader (proto/README-qnx.md, "traceprinter
  * text"): an event as QNX's `traceprinter -n` prints it (proto/qnx.h tt_qnx_traceprinter_line:
  * big_endian is the file's byte order, os_major its OS release); gaps and resets (which

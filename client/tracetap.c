@@ -21,6 +21,7 @@ static const struct command commands[] = {
 	  "show the daemon's targets: state, events, rate, losses, probe bytes, clients" },
 	{ "top", tt_cmd_top, "a target's threads live: CPU, switches, stack, inversions" },
 	{ "export", tt_cmd_export, "save the history the daemon holds for a target to a file" },
+	{ "captures", tt_cmd_captures, "list the captures the daemon's triggers wrote" },
 	{ "decode", tt_cmd_decode, "print every event of a trace file (.trx, RAM dump)" },
 	{ "analyze", tt_cmd_analyze, "statistics of a trace file, like TraceX's (--json)" },
 	{ "layout", tt_cmd_layout, "save what a firmware ELF tells the trace reader (for --layout)" },

@@ -35,6 +35,7 @@ struct key {
 
 struct priv {
 	cJSON *root;
+	cJSON *trig;         /* the trigger keys, moved out of root (daemon/trigger.h reads them) */
 	const char ***argvs; /* every K_STRS and K_ARGV array, each freed with the config */
 	size_t nargvs;
 };
@@ -240,6 +241,7 @@ static void free_priv(struct priv *p)
 	for (size_t i = 0; i < p->nargvs; i++)
 		free(p->argvs[i]);
 	free(p->argvs);
+	cJSON_Delete(p->trig);
 	cJSON_Delete(p->root);
 	free(p);
 }
@@ -300,6 +302,10 @@ static int parse_target(struct priv *p, struct tt_config *cfg, size_t i, const c
 	return 0;
 }
 
+/* Keys the trigger engine reads (daemon/trigger.h): kept aside, whole. */
+static const char *const trig_keys[] = { "triggers", "capture_dir", "capture_max_bytes",
+					 "capture_max_files" };
+
 int tt_config_parse(const char *text, size_t len, const char *name, struct tt_config *cfg,
 		    char *err, size_t errlen)
 {
@@ -319,6 +325,15 @@ int tt_config_parse(const char *text, size_t len, const char *name, struct tt_co
 	if (targets && !cJSON_IsArray(targets)) {
 		snprintf(err, errlen, "%s: targets: expected an array of objects", name);
 		goto fail;
+	}
+	if (!(p->trig = cJSON_CreateObject())) {
+		snprintf(err, errlen, "%s: out of memory", name);
+		goto fail;
+	}
+	for (size_t k = 0; k < sizeof(trig_keys) / sizeof(trig_keys[0]); k++) {
+		cJSON *v = cJSON_DetachItemFromObjectCaseSensitive(p->root, trig_keys[k]);
+		if (v)
+			cJSON_AddItemToObject(p->trig, trig_keys[k], v);
 	}
 	cJSON_DetachItemViaPointer(p->root, (cJSON *)targets);
 	rc = apply(p, server_key, &cfg->server,
@@ -346,6 +361,7 @@ int tt_config_parse(const char *text, size_t len, const char *name, struct tt_co
 		i++;
 	}
 	cfg->priv = p;
+	cfg->triggers = p->trig;
 	return 0;
 fail:
 	free(cfg->targets);

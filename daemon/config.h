@@ -17,6 +17,9 @@ struct tt_config {
 	struct tt_server_config server;  /* defaults from tt_server_config_init, then the file */
 	struct tt_target_config *targets;
 	size_t ntargets;
+	/* The `triggers` and `capture_*` keys as a cJSON object, unchecked: tt_trig_set_from_json
+	 * (daemon/trigger.h) reads them. Owned by priv. */
+	const void *triggers;
 	void *priv;                      /* owns every string the structs point to */
 	char warning[256];               /* tt_config_load: something to log, or "" */
 };

@@ -38,6 +38,7 @@ enum tt_frame_kind {
 	TT_FRAME_GAP_SLOW,   /* a `gap` message with reason "slow client" */
 	TT_FRAME_STATUS,     /* a `status` message: a newer one replaces a queued one */
 	TT_FRAME_OTHER,      /* hello, error, pong, ... (used by the server) */
+	TT_FRAME_ALERT,      /* an `alert` message (a trigger fired: daemon/trigger.h) */
 };
 
 /* A refcounted, immutable-once-queued message. data points TT_FRAME_PRE bytes into the
@@ -123,6 +124,10 @@ uint64_t tt_hub_publish_at(struct tt_hub *h, const struct tt_record *rec, uint64
 /* Sends the records published since the last flush to every live client. Cheap when nothing
  * is pending. */
 void tt_hub_flush(struct tt_hub *h);
+/* Queues an `alert` message (json, len bytes: copied) to every client, after the records
+ * published so far (they are flushed first, so the alert follows the record it names).
+ * 0 or -ENOMEM. */
+int tt_hub_alert(struct tt_hub *h, const char *json, size_t len);
 /* Queues a `status` message (built from cfg->status) to every client. */
 void tt_hub_status_changed(struct tt_hub *h);
 

@@ -1,4 +1,4 @@
-/* daemon/hub_status.c: a hub's target summary and status messages (hub.h). */
+/* daemon/hub_status.c: a hub's target summary, status and alert messages (hub.h). */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -46,21 +46,35 @@ int tt_hub_status_json(const struct tt_hub *h, char *buf, size_t cap)
 	return summary(h, buf, cap, true);
 }
 
+/* A frame of kind holding buf to every client. */
+static int broadcast(struct tt_hub *h, uint8_t kind, const char *buf, size_t n)
+{
+	struct tt_frame *f;
+
+	if (!h->clients)
+		return 0;
+	if (!(f = tt_frame_new(n)))
+		return -ENOMEM;
+	memcpy(f->data, buf, n);
+	f->len = n;
+	f->kind = kind;
+	for (struct tt_hub_client *c = h->clients; c; c = c->next)
+		hub_enqueue(c, f, true);
+	tt_frame_unref(f);
+	return 0;
+}
+
 void tt_hub_status_changed(struct tt_hub *h)
 {
 	char buf[4096];
 	int n = tt_hub_status_json(h, buf, sizeof(buf));
-	struct tt_frame *f;
 
-	if (n < 0 || !h->clients)
-		return;
-	f = tt_frame_new((size_t)n);
-	if (!f)
-		return;
-	memcpy(f->data, buf, (size_t)n);
-	f->len = (size_t)n;
-	f->kind = TT_FRAME_STATUS;
-	for (struct tt_hub_client *c = h->clients; c; c = c->next)
-		hub_enqueue(c, f, true);
-	tt_frame_unref(f);
+	if (n >= 0)
+		broadcast(h, TT_FRAME_STATUS, buf, (size_t)n);
+}
+
+int tt_hub_alert(struct tt_hub *h, const char *json, size_t len)
+{
+	tt_hub_flush(h);
+	return broadcast(h, TT_FRAME_ALERT, json, len);
 }

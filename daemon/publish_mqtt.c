@@ -31,7 +31,7 @@ struct pub_conn {
 	bool connected;
 	size_t inflight;
 	char label[80];
-	char topic_ev[300], topic_st[300];
+	char topic_ev[300], topic_st[300], topic_al[300];
 };
 
 struct tt_pub_mqtt {
@@ -110,7 +110,9 @@ static void conn_drain(struct pub_conn *c)
 			tt_hub_client_pop(hc);
 			continue;
 		}
-		rc = mosquitto_publish_v5(c->mc.m, NULL, c->topic_ev, (int)f->len, f->data,
+		rc = mosquitto_publish_v5(c->mc.m, NULL,
+					  f->kind == TT_FRAME_ALERT ? c->topic_al : c->topic_ev,
+					  (int)f->len, f->data,
 					  c->p->qos, false, NULL);
 		if (rc != MOSQ_ERR_SUCCESS) {
 			/* not taken: the frame stays queued for after the reconnect */
@@ -205,7 +207,9 @@ static int conn_setup(struct pub_conn *c, char *err, size_t errlen)
 	if (snprintf(c->topic_ev, sizeof(c->topic_ev), "%s/%s/events", p->url.path, target) >=
 		    (int)sizeof(c->topic_ev) ||
 	    snprintf(c->topic_st, sizeof(c->topic_st), "%s/%s/status", p->url.path, target) >=
-		    (int)sizeof(c->topic_st)) {
+		    (int)sizeof(c->topic_st) ||
+	    snprintf(c->topic_al, sizeof(c->topic_al), "%s/%s/alerts", p->url.path, target) >=
+		    (int)sizeof(c->topic_al)) {
 		snprintf(err, errlen, "its topic %s/%s/events is more than %zu bytes", p->url.path,
 			 target, sizeof(c->topic_ev) - 1);
 		return -ENAMETOOLONG;

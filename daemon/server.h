@@ -106,6 +106,19 @@ unsigned tt_server_max_clients(const struct tt_server *s);
 int tt_server_set_access(struct tt_server *s, const char *token, const char *const *origins,
 			 size_t norigins, unsigned max_clients);
 
+/* What tracetapd adds to the HTTP side (the trigger engine: daemon/trigger.h): more /metrics
+ * lines, and GET paths under /api/ that the server does not answer itself, answered after the
+ * same access checks. http writes the body through put, sets *type and disp (a
+ * Content-Disposition value, or ""), and returns the HTTP status, or 0 when uri is not its. */
+struct tt_server_ext {
+	void (*metrics)(void *arg, int (*put)(void *pa, const void *buf, size_t len), void *pa);
+	int (*http)(void *arg, const char *uri, int (*put)(void *pa, const void *buf, size_t len),
+		    void *pa, const char **type, char *disp, size_t dcap);
+	void *arg;
+};
+/* Sets the additions (copied; NULL = none). */
+void tt_server_set_ext(struct tt_server *s, const struct tt_server_ext *ext);
+
 typedef void (*tt_server_stop_cb)(struct tt_server *s, void *arg);
 /* Starts the shutdown: every client gets close code 1001, then (when all are gone, at most
  * about 1 s later) the lws context is destroyed (phase 1) and the server's handles closed; cb

@@ -31,6 +31,7 @@
 struct body {
 	struct tt_frame *f;
 	int err;
+	const char *disp; /* Content-Disposition, or NULL */
 };
 
 /* Appends to *fp, growing (moving) the frame as needed. */
@@ -95,6 +96,10 @@ static int respond(struct conn *c, struct lws *wsi, unsigned status, const char 
 	if (lws_add_http_common_headers(wsi, status, type, b->f->len, &p, end) ||
 	    lws_add_http_header_by_name(wsi, (const unsigned char *)"cache-control:",
 					(const unsigned char *)"no-store", 8, &p, end) ||
+	    (b->disp && *b->disp &&
+	     lws_add_http_header_by_name(wsi, (const unsigned char *)"content-disposition:",
+					 (const unsigned char *)b->disp, (int)strlen(b->disp), &p,
+					 end)) ||
 	    (status == HTTP_STATUS_SERVICE_UNAVAILABLE &&
 	     lws_add_http_header_by_name(wsi, (const unsigned char *)"retry-after:",
 					 (const unsigned char *)"2", 1, &p, end)) ||
@@ -401,6 +406,15 @@ static void metrics(struct tt_server *s, struct body *b)
 	body_printf(b, "# HELP tracetap_bad_messages_total Client messages answered with an "
 		       "error\n# TYPE tracetap_bad_messages_total counter\n"
 		       "tracetap_bad_messages_total %" PRIu64 "\n", s->bad_messages);
+	if (s->ext.metrics)
+		s->ext.metrics(s->ext.arg, body_put, b);
+}
+
+void tt_server_set_ext(struct tt_server *s, const struct tt_server_ext *ext)
+{
+	memset(&s->ext, 0, sizeof(s->ext));
+	if (ext)
+		s->ext = *ext;
 }
 
 /* An API error: {"error": "...", "status": N} with that status (scripts read the reason; a
@@ -627,7 +641,7 @@ int tt_server_http(struct conn *c, struct lws *wsi)
 {
 	struct tt_server *s = c->srv;
 	char uri[256], why[300];
-	struct body b = { tt_frame_new(4096), 0 };
+	struct body b = { tt_frame_new(4096), 0, NULL };
 	int st = tt_server_header(wsi, WSI_TOKEN_GET_URI, uri, sizeof(uri));
 
 	if (!b.f)
@@ -667,6 +681,15 @@ int tt_server_http(struct conn *c, struct lws *wsi)
 		return export(c, wsi, &b);
 	if (!strcmp(uri, "/api/stats"))
 		return api_stats(c, wsi, &b);
+	if (s->ext.http) {
+		const char *type = "application/json";
+		char disp[400] = "";
+		int code = s->ext.http(s->ext.arg, uri, body_put, &b, &type, disp, sizeof(disp));
+		if (code) {
+			b.disp = disp;
+			return respond(c, wsi, (unsigned)code, type, &b);
+		}
+	}
 	return api_fail(c, wsi, &b, HTTP_STATUS_NOT_FOUND, "no such API path (/api/targets, "
-			"/api/export, /api/stats, /metrics, /healthz)");
+			"/api/export, /api/stats, /api/captures, /metrics, /healthz)");
 }

@@ -83,6 +83,7 @@ struct tt_server {
 	void *stop_arg;
 	uint64_t rejected, bad_messages, busy; /* counters for /metrics */
 	uint64_t remote_refused;               /* tt_server_remote_refused */
+	struct tt_server_ext ext;              /* tracetapd's additions (tt_server_set_ext) */
 	/* a target's live analysis (tt_server_set_stats), or NULL */
 	struct tt_stats *(*stats_of)(void *arg, const char *target);
 	void *stats_arg;

@@ -130,6 +130,8 @@ static void set_idle(struct tt_sup *s, enum tt_target_state st, const char *msg)
 	s->idle.state = st;
 	snprintf(s->idle.message, sizeof(s->idle.message), "%.255s", msg);
 	tt_hub_status_changed(s->hub);
+	if (s->env->on_state)
+		s->env->on_state(s, &s->idle, s->env->arg);
 }
 
 /* A target whose OpenOCD arguments select a probe by serial ("-c 'adapter serial X'", as
@@ -172,6 +174,8 @@ static void on_status(struct tt_target *t, void *arg)
 	tt_log(st->state == TT_TARGET_CONNECTED ? TT_LOG_INFO : TT_LOG_NOTICE, "target %s: %s: %s",
 	       s->name, tt_target_state_name(st->state), st->message);
 	tt_hub_status_changed(s->hub);
+	if (s->env->on_state)
+		s->env->on_state(s, st, s->env->arg);
 }
 
 static int start(struct tt_sup *s, const struct tt_target_config *cfg)
@@ -321,6 +325,11 @@ void tt_sup_free(struct tt_sup *s)
 	free(s->cfg_mem);
 	free(s->pending_mem);
 	free(s);
+}
+
+int tt_sup_halt(struct tt_sup *s, const char *by)
+{
+	return s->t ? tt_target_halt(s->t, by) : -ENOTCONN;
 }
 
 struct tt_stats *tt_sup_stats(struct tt_sup *s)

@@ -4,7 +4,7 @@
  *
  * Consumers attach to tt_sup_hub: the server with tt_server_attach_hub, others with
  * tt_hub_client_new; the supervisor flushes the hub. env->on_record sees every record with its
- * seq (--stdout). Every function runs on the loop thread.
+ * seq (--stdout, triggers), env->on_state every state change (triggers). Every function runs on the loop thread.
  */
 #ifndef TT_SUPERVISOR_H
 #define TT_SUPERVISOR_H
@@ -23,7 +23,9 @@ struct tt_sup_env {
 	uv_loop_t *loop;
 	struct tt_hub_config hub;   /* history and queue limits of each new hub */
 	void (*on_record)(struct tt_sup *s, uint64_t seq, const struct tt_record *rec, void *arg);
-	void *arg;                  /* for on_record; may be NULL */
+	void *arg;                  /* for on_record and on_state; may be NULL */
+	/* The target's state changed (st borrowed for the call; the trigger engine); may be NULL */
+	void (*on_state)(struct tt_sup *s, const struct tt_target_status *st, void *arg);
 	bool usb;                   /* a hot-plug watcher runs: a bound target waits for its probe */
 	bool stopping;              /* the daemon is shutting down: no restarts */
 };
@@ -44,6 +46,9 @@ void tt_sup_probe(struct tt_sup *s, bool arrived, const char *serial, const char
 void tt_sup_stop(struct tt_sup *s);
 /* After the loop ended and every consumer let go of the hub. NULL is ignored. */
 void tt_sup_free(struct tt_sup *s);
+
+/* Halts the target's core (tt_target_halt). -ENOTCONN while the target is not running. */
+int tt_sup_halt(struct tt_sup *s, const char *by);
 
 const char *tt_sup_name(const struct tt_sup *s);
 /* The serial the target's OpenOCD arguments bind it to, or "". */

@@ -88,6 +88,7 @@ struct tt_target {
 				    OpenOCD reset: a reset the reader alone sees meanwhile is
 				    taken for that one) */
 	char reset_reason[64];
+	char halt_by[80];        /* a halt asked for (tt_target_halt): by whom; "" = none */
 };
 
 /* Reads that keep failing on a link that looks up (OpenOCD answers, the target does not) are
@@ -397,9 +398,51 @@ static void step(struct tt_target *t)
 	t->reading = 1;
 }
 
+static void on_halted(struct tt_probe *p, int status, void *arg)
+{
+	struct tt_target *t = arg;
+
+	t->reading = 0;
+	if (status < 0)
+		tt_log(TT_LOG_ERR, "target %s: halt (%s) failed: %s", t->cfg.name, t->halt_by,
+		       tt_probe_error(p));
+	else
+		tt_log(TT_LOG_NOTICE, "target %s: core halted (%s)", t->cfg.name, t->halt_by);
+	t->halt_by[0] = 0;
+	if (!t->stopping)
+		poll_cycle(t);
+}
+
+/* Between two reads (the probe takes one request at a time). */
+static bool start_halt(struct tt_target *t)
+{
+	int rc = tt_probe_halt(t->probe, on_halted, t);
+
+	if (rc == 0) {
+		t->reading = 1;
+		return true;
+	}
+	tt_log(TT_LOG_ERR, "target %s: halt (%s) not sent: %s", t->cfg.name, t->halt_by,
+	       strerror(-rc));
+	t->halt_by[0] = 0;
+	return false;
+}
+
+int tt_target_halt(struct tt_target *t, const char *by)
+{
+	if (!t->probe || !tt_probe_can_halt(t->probe))
+		return -ENOTSUP;
+	snprintf(t->halt_by, sizeof(t->halt_by), "%s", by && *by ? by : "asked");
+	if (!t->reading)
+		schedule(t, 0);
+	return 0;
+}
+
 static void poll_cycle(struct tt_target *t)
 {
 	if (t->stopping || t->reading)
+		return;
+	if (t->halt_by[0] && start_halt(t))
 		return;
 	if (t->reset_pending)
 		t->reset_pending = 2;

@@ -105,6 +105,12 @@ int tt_target_format_cfg(const struct tt_target_config *cfg, const struct tt_rea
 /* Frees what tt_target_format_cfg allocated for x (safe on a zeroed or released x). */
 void tt_format_cfg_release(struct tt_format_cfg *x);
 
+/* Halts the core through the probe (OpenOCD's `halt`) between two reads; by says who asked (for
+ * the log). The state becomes `halted` when OpenOCD reports it, as for a debugger's halt; reading
+ * goes on. 0 (sent at the next cycle, the result logged) or -ENOTSUP (the probe has no core to
+ * halt: file, process). */
+int tt_target_halt(struct tt_target *t, const char *by);
+
 const char *tt_target_name(const struct tt_target *t);
 const struct tt_target_config *tt_target_config(const struct tt_target *t);
 

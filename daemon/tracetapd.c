@@ -27,8 +27,10 @@
 #include "target.h"
 #include "server.h"
 #include "fleet.h"
+#include "stats.h"
 #include "supervisor.h"
 #include "target_fields.h"
+#include "trigger.h"
 #include "tt_config.h"
 
 struct cli;
@@ -50,6 +52,8 @@ struct daemon {
 	int to_stdout, no_server, stopping;
 	struct tt_server *srv;     /* NULL with --no-server or without libwebsockets */
 	struct tt_fleet fleet;     /* MQTT: --publish, mqtt:// probes */
+	struct tt_trig *trig;      /* the trigger engine: a consumer of every target's records */
+	struct tt_trig_set trigs;  /* the triggers configured, until the engine takes them */
 };
 
 static struct tt_sup *sup_find(struct daemon *d, const char *name)
@@ -115,6 +119,26 @@ static struct tt_stats *stats_of(void *arg, const char *target)
 	return s ? tt_sup_stats(s) : NULL;
 }
 
+static void ext_metrics(void *arg, int (*put)(void *, const void *, size_t), void *pa)
+{
+	tt_trig_metrics(((struct daemon *)arg)->trig, put, pa);
+}
+
+static int ext_http(void *arg, const char *uri, int (*put)(void *, const void *, size_t),
+		    void *pa, const char **type, char *disp, size_t dcap)
+{
+	return tt_trig_http(((struct daemon *)arg)->trig, uri, put, pa, type, disp, dcap);
+}
+
+/* The trigger engine's /metrics lines and /api/captures, while it runs. */
+static void server_ext(struct daemon *d, bool on)
+{
+	const struct tt_server_ext ext = { ext_metrics, ext_http, d };
+
+	if (d->srv)
+		tt_server_set_ext(d->srv, on ? &ext : NULL);
+}
+
 static int server_start(struct daemon *d)
 {
 	char err[512];
@@ -124,6 +148,7 @@ static int server_start(struct daemon *d)
 		tt_log(TT_LOG_ERR, "%s", err);
 		return -1;
 	}
+	server_ext(d, true);
 	tt_server_set_stats(d->srv, stats_of, d);
 	const char *scheme = d->conf.server.tls_cert ? "https" : "http";
 	tt_log(TT_LOG_NOTICE, "listening on %s://%s:%d/", scheme, d->conf.server.listen,
@@ -155,6 +180,7 @@ static void server_free(struct daemon *d)
 	uv_run(&d->loop, UV_RUN_DEFAULT);
 }
 #else
+static void server_ext(struct daemon *d, bool on) { }
 static void server_reload(struct daemon *d, const struct tt_server_config *n) { }
 static int server_start(struct daemon *d)
 {
@@ -166,12 +192,15 @@ static void server_stop(struct daemon *d) { }
 static void server_free(struct daemon *d) { }
 #endif
 
-/* --stdout: every record as one JSON line, numbered as the hub numbered it. */
-static void print_record(struct tt_sup *s, uint64_t seq, const struct tt_record *rec, void *arg)
+/* Every record, numbered as the hub numbered it: to the triggers, and with --stdout as one
+ * JSON line. */
+static void on_record(struct tt_sup *s, uint64_t seq, const struct tt_record *rec, void *arg)
 {
 	struct daemon *d = arg;
 	char buf[TT_JSON_MAX_RECORD];
 
+	if (tt_trig_active(d->trig))
+		tt_trig_record(d->trig, tt_sup_hub(s), seq, rec);
 	if (!d->to_stdout)
 		return;
 	int n = tt_json_record(buf, sizeof(buf) - 1, rec, tt_sup_name(s), seq);
@@ -179,6 +208,32 @@ static void print_record(struct tt_sup *s, uint64_t seq, const struct tt_record 
 		return;
 	buf[n++] = '\n';
 	fwrite(buf, 1, (size_t)n, stdout);
+}
+
+static void on_state(struct tt_sup *s, const struct tt_target_status *st, void *arg)
+{
+	struct daemon *d = arg;
+
+	tt_trig_state(d->trig, tt_sup_hub(s), (int)st->state, st->message);
+}
+
+/* The triggers of the file (conf, read from file) and of the flags, into set. 0, or -1 with
+ * the reason in err. */
+static int build_triggers(const struct tt_config *conf, const struct cli *cl, const char *file,
+			  struct tt_trig_set *set, char *err, size_t errlen);
+
+/* The halt action: through the target's probe (OpenOCD). */
+static int halt_target(void *arg, const char *target, char *err, size_t errlen)
+{
+	struct tt_sup *s = sup_find(arg, target);
+	int rc = s ? tt_sup_halt(s, "a trigger") : -ENOENT;
+
+	if (rc == -ENOTSUP)
+		snprintf(err, errlen, "its probe cannot halt a core (only openocd: and openocd-spawn "
+			 "can)");
+	else if (rc < 0)
+		snprintf(err, errlen, "%s", s ? "the target is not running" : "not a local target");
+	return rc;
 }
 
 static struct tt_sup *sup_add(struct daemon *d, const struct tt_target_config *cfg)
@@ -214,6 +269,10 @@ static void on_status_tick(uv_timer_t *h)
 	/* Rates and counters move without state changes: refresh clients every second. */
 	for (size_t i = 0; i < d->nsups; i++)
 		tt_hub_status_changed(tt_sup_hub(d->sups[i]));
+	/* the statistics conditions: a sample of each target's live analysis */
+	for (size_t i = 0; tt_trig_wants_stats(d->trig) && i < d->nsups; i++)
+		tt_trig_sample_analysis(d->trig, tt_sup_hub(d->sups[i]),
+					tt_stats_analysis(tt_sup_stats(d->sups[i])));
 	if (d->ticks++ % 5)
 		return;
 	for (size_t i = 0; i < d->nsups; i++) {
@@ -246,8 +305,16 @@ static void reload(struct daemon *d)
 		tt_notify_ready();
 		return;
 	}
+	struct tt_trig_set ts;
+	if (build_triggers(&nc, d->cli, d->config_path, &ts, err, sizeof(err)) < 0) {
+		tt_log(TT_LOG_ERR, "reload: %s (keeping the running configuration)", err);
+		tt_config_free(&nc);
+		tt_notify_ready();
+		return;
+	}
 	if (nc.warning[0])
 		tt_log(TT_LOG_WARNING, "%s", nc.warning);
+	tt_trig_reload(d->trig, &ts);
 	apply_flags(&nc.server, d->cli);
 	server_reload(d, &nc.server);
 	tt_fleet_reload(&d->fleet, &nc.server, nc.targets, nc.ntargets, flag_probe(d->cli));
@@ -289,6 +356,9 @@ static void shutdown_daemon(struct daemon *d)
 	for (size_t i = 0; i < d->nsups; i++)
 		tt_sup_stop(d->sups[i]);
 	tt_fleet_stop(&d->fleet);
+	server_ext(d, false);
+	tt_trig_stop(d->trig);
+	d->trig = NULL; /* freed once its handles are closed */
 	server_stop(d);
 	uv_close((uv_handle_t *)&d->sigint, NULL);
 	uv_close((uv_handle_t *)&d->sigterm, NULL);
@@ -384,6 +454,14 @@ static void usage(FILE *f)
 		"                        else the probe's: openocd-spawn's last -f file, file:/kev:\n"
 		"                        file)\n"
 		"%s%s"
+		"Triggers (see tracetapd(8) \"Triggers\", tracetapd.json(5)):\n"
+		"  --trigger 'NAME: CONDITION [; OPTION...]'   watch every target (repeatable), e.g.\n"
+		"                        'boom: USER_EVENT id=0x1000 info1>=5; capture after=2s'\n"
+		"                        conditions: EVENT|ID|* [FIELD OP VALUE...] (ops = != < <= > >=\n"
+		"                        ~), gap [lost>=N], reset, halt, disconnect; options:\n"
+		"                        holdoff=2s limit=N target=T capture before=N|2s after=N|1s\n"
+		"                        halt command=/abs/path command_timeout=10s\n"
+		"  --capture-dir DIR     where captures are written (capture_dir)\n"
 		"Output:\n"
 		"  --stdout              also print every record as a JSON line on stdout\n"
 		"  --log-level LEVEL     err, warning, notice, info (default), debug\n"
@@ -395,7 +473,7 @@ enum {
 	O_PROBE = 1000, O_NAME, O_STDOUT, O_LOGLEVEL, O_OLOG, O_VERSION, O_HELP, O_CONFIG,
 	O_CHECK, O_LISTEN, O_PORT, O_TOKEN, O_ORIGIN, O_WEB, O_CERT, O_KEY, O_HISTORY,
 	O_NOSERVER, O_MAXCLIENTS, O_MAXEXPORTS, O_PUBLISH, O_MQTTCA, O_MQTTCERT, O_MQTTKEY,
-	O_MQTTBENCH, O_MQTTBENCHTARGETS,
+	O_MQTTBENCH, O_MQTTBENCHTARGETS, O_TRIGGER, O_CAPTUREDIR,
 };
 
 struct cli {
@@ -408,6 +486,9 @@ struct cli {
 	const char *benches[64]; /* --mqtt-bench */
 	size_t nbenches;
 	unsigned bench_targets;
+	const char *triggers[TT_TRIG_MAX]; /* --trigger */
+	size_t ntriggers;
+	const char *capture_dir;
 	long port;
 	uint64_t history;
 	unsigned max_clients, max_exports;
@@ -442,6 +523,8 @@ static const struct option base_opts[] = {
 	{ "mqtt-key", required_argument, NULL, O_MQTTKEY },
 	{ "mqtt-bench", required_argument, NULL, O_MQTTBENCH },
 	{ "mqtt-bench-targets", required_argument, NULL, O_MQTTBENCHTARGETS },
+	{ "trigger", required_argument, NULL, O_TRIGGER },
+	{ "capture-dir", required_argument, NULL, O_CAPTUREDIR },
 };
 
 /* A repeatable flag's value into arr (cap entries): 0, or 2 when it is full (said on stderr). */
@@ -483,6 +566,9 @@ static int server_opt(int c, struct daemon *d, struct cli *cl)
 		return push_arg(cl->origins, &cl->norigins, 16, "origin");
 	case O_MQTTBENCH:
 		return push_arg(cl->benches, &cl->nbenches, 64, "mqtt-bench");
+	case O_TRIGGER:
+		return push_arg(cl->triggers, &cl->ntriggers, TT_TRIG_MAX, "trigger");
+	case O_CAPTUREDIR: cl->capture_dir = optarg; break;
 	case O_PORT:
 		if (tt_parse_u64(optarg, 65535, 0, &v) < 0) {
 			fprintf(stderr, "tracetapd: --port '%s': expected 0..65535\n", optarg);
@@ -598,6 +684,11 @@ static int configure(struct daemon *d, struct cli *cl)
 	}
 	if (d->conf.warning[0])
 		tt_log(TT_LOG_WARNING, "%s", d->conf.warning);
+	if (build_triggers(&d->conf, cl, d->config_path ? d->config_path : "flags", &d->trigs, err,
+			   sizeof(err)) < 0) {
+		fprintf(stderr, "tracetapd: %s\n", err);
+		return -1;
+	}
 	apply_flags(&d->conf.server, cl);
 	if (!cl->target.probe && (cl->target.elf || cl->target.address || cl->ot.noargs)) {
 		fprintf(stderr, "tracetapd: target options given without --probe SPEC\n");
@@ -617,6 +708,13 @@ static int configure(struct daemon *d, struct cli *cl)
 		return -1;
 	}
 	return 0;
+}
+
+static int build_triggers(const struct tt_config *conf, const struct cli *cl, const char *file,
+			  struct tt_trig_set *set, char *err, size_t errlen)
+{
+	return tt_trig_set_build(set, conf->triggers, file, cl->triggers, cl->ntriggers,
+				 cl->capture_dir, err, errlen) < 0 ? -1 : 0;
 }
 
 /* Flags override the file, at start and on every reload. */
@@ -698,7 +796,7 @@ static void init_loop(struct daemon *d)
 static int start_targets(struct daemon *d, const struct cli *cl)
 {
 	d->env = (struct tt_sup_env){ .loop = &d->loop, .hub = d->conf.server.hub,
-				      .on_record = print_record, .arg = d };
+				      .on_record = on_record, .on_state = on_state, .arg = d };
 	for (size_t i = 0; i < d->conf.ntargets; i++) {
 		int m = tt_fleet_probe(&d->fleet, &d->loop, d->srv, &d->conf.server,
 				       &d->conf.targets[i]);
@@ -733,8 +831,10 @@ int main(int argc, char **argv)
 	if (configure(&d, &cl) < 0)
 		return 2;
 	if (cl.check) {
-		printf("%s: ok, %zu target(s)\n", d.config_path ? d.config_path : "flags",
-		       d.conf.ntargets + !!cl.target.probe);
+		printf("%s: ok, %zu target(s), %zu trigger(s)\n",
+		       d.config_path ? d.config_path : "flags", d.conf.ntargets + !!cl.target.probe,
+		       d.trigs.n);
+		tt_trig_set_free(&d.trigs);
 		tt_config_free(&d.conf);
 		return 0;
 	}
@@ -742,6 +842,10 @@ int main(int argc, char **argv)
 	d.cli = &cl;
 	raise_fd_limit();
 	init_loop(&d);
+	if (tt_trig_new(&d.loop, &d.trigs, halt_target, &d, &d.trig) < 0) {
+		fprintf(stderr, "tracetapd: out of memory\n");
+		return 1;
+	}
 
 	if (!d.no_server && server_start(&d) < 0) {
 		/* Nothing has started; libwebsockets may hold handles on the loop that only a

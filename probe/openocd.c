@@ -52,7 +52,7 @@ static void ocd_finish(struct ocd *o, int status)
 	o->req = REQ_NONE;
 	if (r == REQ_READ)
 		tt_probe__read_done(&o->base, status);
-	else if (r == REQ_WRITE)
+	else if (r == REQ_WRITE || r == REQ_HALT)
 		tt_probe__write_done(&o->base, status);
 }
 
@@ -236,6 +236,13 @@ static int ocd_op_reply(struct ocd *o, const struct tt_tcl_msg *m)
 	const char *verb = o->req == REQ_READ ? "reading" : "writing";
 	char q[160];
 
+	if (o->req == REQ_HALT) { /* OpenOCD's `halt` waits for the core (its own timeout) */
+		if (m->code != 0)
+			tt_probe__seterr(&o->base, "%s: halt failed: %s", o->name,
+					 tt_probe__quote(q, sizeof(q), m->body, m->blen, 120));
+		ocd_finish(o, m->code != 0 ? -EIO : 0);
+		return 0;
+	}
 	if (m->code != 0) {
 		/* OpenOCD's own error (bus fault, DAP down, ...): precise, never a wrong value */
 		if (o->req == REQ_READ && o->nops > 1) {
@@ -548,6 +555,10 @@ static void ocd_next_op(struct ocd *o)
 		ocd_send_reads(o);
 		return;
 	}
+	if (o->req == REQ_HALT) {
+		ocd_send(o, "halt");
+		return;
+	}
 	if (o->pos == o->end) {
 		ocd_finish(o, 0);
 		return;
@@ -599,6 +610,11 @@ int ocd_write(struct tt_probe *p, uint64_t addr, const uint8_t *data, uint32_t l
 	o->waddr = o->pos = addr;
 	o->end = addr + len;
 	return ocd_start(o, REQ_WRITE);
+}
+
+int ocd_halt(struct tt_probe *p)
+{
+	return ocd_start((struct ocd *)p, REQ_HALT);
 }
 
 void ocd_close(struct tt_probe *p)
@@ -691,6 +707,7 @@ const struct tt_probe_ops tt_probe_openocd_ops = {
 	.open = ocd_tcp_open,
 	.read = ocd_read,
 	.write = ocd_write,
+	.halt = ocd_halt,
 	.close = ocd_close,
 };
 

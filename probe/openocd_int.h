@@ -10,7 +10,7 @@
 #include "tcl.h"
 
 enum ocd_link { LINK_IDLE, LINK_STARTING, LINK_UP, LINK_DOWN };
-enum ocd_req { REQ_NONE, REQ_READ, REQ_WRITE };
+enum ocd_req { REQ_NONE, REQ_READ, REQ_WRITE, REQ_HALT };
 /* Link-up sequence: notifications on, then whether read_memory exists, then (only without it)
  * the mdw-based procs that stand in for it, then the core's state (notifications only report
  * changes: a core already halted when we attach would otherwise look running). */
@@ -83,6 +83,7 @@ void ocd_init(struct ocd *o, const struct tt_probe_options *opt);
 void ocd_link_start(struct ocd *o);
 int ocd_read(struct tt_probe *p);
 int ocd_write(struct tt_probe *p, uint64_t addr, const uint8_t *data, uint32_t len);
+int ocd_halt(struct tt_probe *p);
 void ocd_close(struct tt_probe *p);
 
 /* openocd_spawn.c: the child, for a probe with o->child */

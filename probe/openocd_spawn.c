@@ -301,6 +301,7 @@ const struct tt_probe_ops tt_probe_openocd_spawn_ops = {
 	.open = ocd_spawn_open,
 	.read = ocd_read,
 	.write = ocd_write,
+	.halt = ocd_halt,
 	.close = ocd_close,
 	.relink = ocd_relink,
 };

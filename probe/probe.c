@@ -138,29 +138,61 @@ int tt_probe_read(struct tt_probe *p, const struct tt_plan *plan, tt_probe_read_
 	return r;
 }
 
-int tt_probe_write(struct tt_probe *p, uint64_t addr, const uint8_t *data, uint32_t len,
-		   tt_probe_write_cb cb, void *arg)
+/* Whether a request that completes like a write (write, halt) may start: 0, or -errno. */
+static int write_check(const struct tt_probe *p, int has_op)
 {
-	int r;
-
 	if (p->closing)
 		return -ECANCELED;
-	if (p->ops->write == NULL)
+	if (!has_op)
 		return -ENOTSUP;
-	if (p->busy)
-		return -EBUSY;
-	if (len == 0 || data == NULL || addr + len < addr)
-		return -EINVAL;
+	return p->busy ? -EBUSY : 0;
+}
+
+/* Marks p busy with cb (write_begin) until the request's start returns r: undone when it
+ * failed (write_end). */
+static void write_begin(struct tt_probe *p, tt_probe_write_cb cb, void *arg)
+{
 	p->busy = 1;
 	p->write_cb = cb;
 	p->cb_arg = arg;
-	r = p->ops->write(p, addr, data, len);
+}
+
+static int write_end(struct tt_probe *p, int r)
+{
 	if (r < 0) {
 		p->busy = 0;
 		p->write_cb = NULL;
 		p->done_pending = 0;
 	}
 	return r;
+}
+
+int tt_probe_write(struct tt_probe *p, uint64_t addr, const uint8_t *data, uint32_t len,
+		   tt_probe_write_cb cb, void *arg)
+{
+	int r = write_check(p, p->ops->write != NULL);
+
+	if (r < 0)
+		return r;
+	if (len == 0 || data == NULL || addr + len < addr)
+		return -EINVAL;
+	write_begin(p, cb, arg);
+	return write_end(p, p->ops->write(p, addr, data, len));
+}
+
+int tt_probe_halt(struct tt_probe *p, tt_probe_write_cb cb, void *arg)
+{
+	int r = write_check(p, p->ops->halt != NULL);
+
+	if (r < 0)
+		return r;
+	write_begin(p, cb, arg);
+	return write_end(p, p->ops->halt(p));
+}
+
+int tt_probe_can_halt(const struct tt_probe *p)
+{
+	return p->ops->halt != NULL;
 }
 
 int tt_probe_relink(struct tt_probe *p, const char *why)

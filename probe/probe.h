@@ -82,6 +82,8 @@ struct tt_probe_ops {
 	void (*close)(struct tt_probe *p);
 	/* NULL = -ENOTSUP. Drop the link and build it again (see tt_probe_relink). */
 	void (*relink)(struct tt_probe *p, const char *why);
+	/* NULL = -ENOTSUP. Halt the core (see tt_probe_halt). Completes with tt_probe__write_done. */
+	int (*halt)(struct tt_probe *p);
 };
 
 #define TT_PROBE_DEFER_STATES 8
@@ -135,6 +137,14 @@ int tt_probe_read(struct tt_probe *p, const struct tt_plan *plan, tt_probe_read_
  * until cb. -ENOTSUP where the backend cannot. */
 int tt_probe_write(struct tt_probe *p, uint64_t addr, const uint8_t *data, uint32_t len,
 		   tt_probe_write_cb cb, void *arg);
+
+/* Halts the target's core (openocd: OpenOCD's `halt`; the core's state then comes as a state
+ * message like any halt). Like a write: one request at a time (-EBUSY while one is pending), cb
+ * once with 0 or -errno (message in tt_probe_error). -ENOTSUP where the backend has no core to
+ * halt (file, process). */
+int tt_probe_halt(struct tt_probe *p, tt_probe_write_cb cb, void *arg);
+/* Whether the backend can halt a core (tt_probe_halt is not -ENOTSUP for it). */
+int tt_probe_can_halt(const struct tt_probe *p);
 
 /* Drops the link and builds it again, with the state callback told why (openocd-spawn: a new
  * OpenOCD, which brings back an adapter whose connection died). Only between requests: -EBUSY

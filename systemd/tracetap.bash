@@ -30,7 +30,7 @@ _tracetap()
 	probes)
 		COMPREPLY=($(compgen -W "--json --all --help" -- "$cur"))
 		;;
-	tail | record | targets | status | export)
+	tail | record | targets | status | export | captures | top)
 		case $prev in
 		-o | --output) _filedir; return ;;
 		--format | -f) COMPREPLY=($(compgen -W "jsonl trx perfetto ftrace" -- "$cur")); return ;;

@@ -236,6 +236,9 @@ export async function startDevServer({ port = 0, rate = 2000, targets = 1, ticks
         : f === 'perfetto' ? JSON.stringify({ traceEvents: [] }) : `devserver: ${f} export not implemented\n`;
       res.writeHead(200, { 'content-type': 'application/octet-stream' }); res.end(body); return;
     }
+    if (u.pathname === '/api/captures') { // no trigger here: no capture
+      res.writeHead(200, { 'content-type': 'application/json' }); res.end('[]\n'); return;
+    }
     if (u.pathname === '/healthz') { res.writeHead(200); res.end('ok'); return; }
     let p = decodeURIComponent(u.pathname);
     if (p.endsWith('/')) p += 'index.html';

@@ -37,6 +37,8 @@ CASE: stream     one daemon, every record once and in order on PREFIX/TARGET/eve
                  subscribes over mqtts://, and the central holds what the bench holds; a
                  daemon trusting another CA, and one without a client certificate, each log
                  a clear error, stay up and deliver nothing
+      alerts     a trigger's alerts on PREFIX/TARGET/alerts, one per firing, each naming a
+                 record of the events topic; none for a trigger whose event never comes
 """
 import json
 import os
@@ -359,6 +361,37 @@ def case_stream(lab):
         raise Fail("no connected status on %s/b1/status" % PREFIX)
     print("ok: %d records, seq 1..%d, each once and in order (%d repeated by QoS 1)" %
           (len(st.seen), last, st.repeats))
+
+
+def case_alerts(lab):
+    """A trigger's alerts on PREFIX/TARGET/alerts: one message per firing (limit 3), each naming
+    a record that the events topic carries; a trigger whose event never comes sends none."""
+    lab.broker()
+    lab.sub()
+    lab.start_writer(2000, 2)
+    lab.daemon("b1", "mqtt://127.0.0.1:%d/%s" % (lab.port, PREFIX),
+               ["--trigger", "first: *; holdoff=0ms limit=3",
+                "--trigger", "none: 65000 info1=7"])
+    topic = PREFIX + "/b1/alerts"
+
+    def alerts():
+        return [m for t, m in messages(lab.read("sub1", ".out")) if t == topic]
+    wait_for("3 alerts on %s" % topic, lambda: len(alerts()) >= 3, 20)
+    last = wait_stable(lab)
+    wait_for("seq %d on the topic" % last, seen_up_to(lab, "sub1", "b1", last), 15)
+    got = alerts()
+    if len(got) != 3 or any(m["type"] != "alert" or m["trigger"] != "first" or
+                            m["target"] != "b1" for m in got):
+        raise Fail("expected 3 alerts of trigger first: %s" % got)
+    seqs = set()
+    for t, m in messages(lab.read("sub1", ".out")):
+        if t == PREFIX + "/b1/events":
+            seqs.update(r["seq"] for r in m.get("records", []) if r["type"] == "event")
+    missing = [m["seq"] for m in got if m["seq"] not in seqs]
+    if missing:
+        raise Fail("alerts name seqs the events topic never carried: %s" % missing)
+    print("ok: 3 alerts on %s (seqs %s), each a record of the events topic; none for the "
+          "trigger whose event never came" % (topic, [m["seq"] for m in got]))
 
 
 def listening_sockets(pid):
@@ -946,7 +979,7 @@ def main():
         return 77
     case = {"stream": case_stream, "lab": case_lab, "central": case_central, "restart": case_restart, "offline": case_offline,
             "auth": case_auth, "reload": case_reload, "tls": case_tls, "dns": case_dns,
-            "headless": case_headless, "quiet": case_quiet}[sys.argv[1]]
+            "headless": case_headless, "quiet": case_quiet, "alerts": case_alerts}[sys.argv[1]]
     if sys.argv[1] == "dns" and not os.environ.get("TT_MQTT_NETNS"):
         # a network namespace (port 53 and loopback of its own) and a mount namespace (its
         # resolv.conf), as root of a user namespace

@@ -10,6 +10,8 @@
  * check exactly what arrived. Records: START notes with task names, then switches, syscalls,
  * IRQs and heap notes (nxw_any). SIGUSR1 = NOTERAM_CLEAR (tail = head; an overflowed ring in
  * mode 0 records again); both signals are applied between two records, as an ioctl would be.
+ * --long-irq-at N / --long-call-at N: the first interrupt (system call) that ends at or after
+ * record N takes LONG_TICKS more (the time stamps skip them before its leave note), once.
  */
 #include "nxwriter.h"
 
@@ -29,6 +31,7 @@
 #define OFF_DRIVER 0x100    /* g_noteram_driver */
 #define DEFAULT_BUF_OFF 0x1000
 #define OFF_TASKS 0x200      /* --tasks: g_pidhash, g_npidhash, the hash, the TCBs */
+#define LONG_TICKS 100000    /* --long-irq-at, --long-call-at */
 
 static volatile sig_atomic_t g_clear, g_stop;
 
@@ -56,6 +59,8 @@ static void usage(FILE *out)
 		"usage: tt-fw-nuttx [--ram FILE] --base ADDR --size N [--buf-off OFF] [--buf-size N]\n"
 		"       [--rate RECORDS_PER_S (0 = max)] [--count N] [--duration S]\n"
 		"       [--mode overwrite|stop] [--burst N] [--tasks] [--ptr 4|8] [--hold]\n"
+		"       [--long-irq-at N] [--long-call-at N]   (one interrupt / system call that\n"
+		"       ends at or after record N takes 100000 ticks more)\n"
 		"Without --ram: this process's own memory at ADDR (64-bit addresses with --ptr 8);\n"
 		"--hold: after --count/--duration, keep it (and the process) until SIGTERM.\n"
 		"Prints 'driver=0x... ...' once the driver is set up and 'summary ...' at exit.\n"
@@ -72,6 +77,8 @@ int main(int argc, char **argv)
 		{ "mode", required_argument, NULL, 'm' },     { "burst", required_argument, NULL, 'u' },
 		{ "tasks", no_argument, NULL, 't' },      { "ptr", required_argument, NULL, 'p' },
 		{ "hold", no_argument, NULL, 'H' },
+		{ "long-irq-at", required_argument, NULL, 'I' },
+		{ "long-call-at", required_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -87,6 +94,7 @@ int main(int argc, char **argv)
 	sig_atomic_t clears_seen = 0;
 	uint8_t *ram;
 	bool tasks = false, hold = false;
+	uint64_t long_irq = 0, long_call = 0; /* record indexes + 1; 0: none (or done) */
 	int o;
 
 	while ((o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -104,6 +112,8 @@ int main(int argc, char **argv)
 		case 'm': mode = optarg; break;
 		case 'u': pace.burst = strtoull(optarg, NULL, 0); break;
 		case 't': tasks = true; break;
+		case 'I': long_irq = strtoull(optarg, NULL, 0) + 1; break;
+		case 'C': long_call = strtoull(optarg, NULL, 0) + 1; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -165,6 +175,16 @@ int main(int argc, char **argv)
 		/* the first records name the tasks, as the START notes of a boot do; with --tasks
 		 * there are none (long overwritten): the names are in the TCBs */
 		uint32_t k = i < 5 ? i * 7 : i;
+		/* nxw_any: an interrupt leaves at k % 14 == 12, a system call at k % 7 == 4 */
+		bool irq_leave = k % 14 == 12, call_leave = k % 7 == 4;
+		if ((long_irq && i + 1 >= long_irq && irq_leave) ||
+		    (long_call && i + 1 >= long_call && call_leave)) {
+			w.time += LONG_TICKS;
+			printf("long %s at=%" PRIu32 " time=%" PRIu64 " ticks=%u\n", irq_leave ? "irq" : "call",
+			       i, w.time, LONG_TICKS);
+			fflush(stdout);
+			*(irq_leave ? &long_irq : &long_call) = 0;
+		}
 		unsigned len = tasks ? nxw_any_unnamed(&w, rec, k) : nxw_any(&w, rec, k);
 		unsigned before = w.overwrite;
 

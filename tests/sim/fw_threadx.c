@@ -64,6 +64,7 @@ struct fw {
 	struct rttw rtt;
 	uint64_t rtt_seq;        /* RTT records written or dropped; 0 = no RTT block */
 	bool rtt_on;
+	uint64_t inversion_at;   /* --inversion-at: the cycle with a deliberate inversion; 0 none */
 };
 
 static volatile sig_atomic_t g_reset, g_churn, g_stop, g_cont;
@@ -183,6 +184,20 @@ static void switch_to(struct fw *f, unsigned from, uint32_t state, unsigned to)
 	f->running = to;
 }
 
+/* --inversion-at: the worker (the least urgent) takes the bus mutex, the sensor (the most
+ * urgent) blocks on it while the worker owns it (a priority inversion as TraceX counts one: a
+ * MUTEX_GET whose info 3 names another owner), the worker releases it (MUTEX_PUT, own count 1). */
+static void inversion(struct fw *f, uint32_t mtx)
+{
+	emit(f, T_WORKER, 52, mtx, 0xFFFFFFFFu, 0, stack_ptr(f, T_WORKER), NULL);
+	switch_to(f, T_WORKER, 0, T_SENSOR);
+	emit(f, T_SENSOR, 52, mtx, 0xFFFFFFFFu, obj_addr(f, T_WORKER), stack_ptr(f, T_SENSOR), NULL);
+	switch_to(f, T_SENSOR, 13, T_WORKER);
+	emit(f, T_WORKER, 57, mtx, obj_addr(f, T_WORKER), 1, stack_ptr(f, T_WORKER), NULL);
+	printf("inversion cycle=%" PRIu64 " seq=%" PRIu64 "\n", f->inversion_at, f->seq);
+	fflush(stdout);
+}
+
 /* One period of the application: ISR wakes the sensor, data flows to control and comms. */
 static void cycle(struct fw *f, uint32_t n)
 {
@@ -226,6 +241,8 @@ static void cycle(struct fw *f, uint32_t n)
 	switch_to(f, T_COMMS, 4, T_WORKER);
 	if (n % 4 == 0)
 		user_event(f, T_WORKER, n);
+	if (f->inversion_at && n == f->inversion_at)
+		inversion(f, mtx);
 }
 
 static void apply_signals(struct fw *f)
@@ -324,6 +341,7 @@ static void usage(FILE *out)
 		"       [--buf-size N]\n"
 		"       [--registry N] [--rate EVENTS_PER_S (0 = max)] [--count N] [--duration S]\n"
 		"       [--tick-hz HZ] [--time cycles|counter] [--rtt-off OFF --rtt-size N]\n"
+		"       [--inversion-at CYCLE]   (a priority inversion in that cycle of the app)\n"
 		"Prints 'header=0x... ...' when tracing is enabled and 'summary ...' at exit.\n"
 		"SIGUSR1 = target reset, SIGUSR2 = registry churn. See tests/sim/README.md.\n");
 }
@@ -338,6 +356,7 @@ int main(int argc, char **argv)
 		{ "duration", required_argument, NULL, 'd' }, { "tick-hz", required_argument, NULL, 't' },
 		{ "time", required_argument, NULL, 'T' },    { "anon", no_argument, NULL, 'A' },
 		{ "rtt-off", required_argument, NULL, 'X' }, { "rtt-size", required_argument, NULL, 'Y' },
+		{ "inversion-at", required_argument, NULL, 'I' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -363,6 +382,7 @@ int main(int argc, char **argv)
 		case 'A': anon = true; break;
 		case 'X': rtt_off = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'Y': rtt_size = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 'I': f.inversion_at = strtoull(optarg, NULL, 0); break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}

@@ -69,6 +69,9 @@ export function describeRecord(r) {
     return `gap: ${n} record${r.lost === 1 ? '' : 's'} lost` + (why ? ` (${why})` : '');
   }
   if (r.type === 'reset') return 'reset: ' + (r.reason || 'target restarted tracing');
+  if (r.type === 'alert') {
+    return `alert ${r.trigger}: ${r.detail || r.condition} (fired by seq ${r.firedSeq})` + (r.capture ? `; capture ${r.capture}` : '');
+  }
   if (r.type === 'marker' && r.resolved) {
     return `${r.reason}: no records lost (the new daemon re-read ${r.repeats} already shown, skipped)`;
   }

@@ -12,6 +12,7 @@ import { fmtCount, fmtDur } from './format.js';
 import { renderTargetList, groupByBench, LOCAL_BENCH } from './targets.js';
 import { h, fill } from './dom.js';
 import { loadOlder } from './history.js';
+import { Alerts } from './alerts.js';
 
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
@@ -109,11 +110,23 @@ function forgetTokenInAddress() {
   history.replaceState(history.state, '', u.pathname + u.search + u.hash);
 }
 
+/* A trigger fired: a row and a timeline mark in its target's records, an entry in the list. */
+const alerts = new Alerts($('alerts'), $('captures'), apiUrl);
+function onAlert(msg) {
+  if (typeof msg.target !== 'string') return;
+  store(msg.target).add({ type: 'alert', target: msg.target, trigger: String(msg.trigger), condition: String(msg.condition || ''),
+    detail: typeof msg.detail === 'string' ? msg.detail : null,
+    firedSeq: msg.seq, capture: typeof msg.capture === 'string' ? msg.capture : null }, Date.now());
+  alerts.add(msg);
+  toast(`${msg.target}: trigger ${msg.trigger} fired`, 'warn');
+}
+
 function connect() {
   app.session = new Session({
     store, toast, onStatus, onState: onConnState,
     onReset: (s, r) => { if (s === app.current) toast(`${s.name}: target reset (${r.reason || 'tracing restarted'}): its time starts again, marked on the time axis`, 'warn'); },
-    onTargets: () => { targetsDirty = true; },
+    onTargets: () => { targetsDirty = true; alerts.refresh(); },
+    onAlert,
   }, { history: HISTORY_ON_CONNECT });
   app.conn = app.session.conn;
   app.counters = app.session.counters;
@@ -384,7 +397,7 @@ function readTheme() {
     bg: v('--bg-panel'), text: v('--text'), muted: v('--muted'), border: v('--border'),
     stripe: v('--stripe'), grid: v('--grid'), accent: v('--accent'), accentSoft: v('--accent-soft'),
     isr: v('--isr'), user: v('--user'), userMark: v('--user-mark'), tick: v('--tick'), gap: v('--gap'), reset: v('--reset'),
-    marker: v('--marker'), markerText: v('--marker-text'), idle: v('--idle'), font: v('--font-ui'),
+    marker: v('--marker'), alert: v('--alert'), markerText: v('--marker-text'), idle: v('--idle'), font: v('--font-ui'),
   };
   timeline.setTheme(app.theme);
 }
@@ -549,3 +562,4 @@ app.timeline = timeline;
 app.selectTarget = selectTarget;
 app.goLive = goLive;
 app.applyFilter = applyFilter;
+app.alerts = alerts;

@@ -16,6 +16,7 @@ export class Session {
    * hooks: store(name) -> TargetStore (made on first use),
    *        onStatus(store, msg, prevState), onTargets(), onState(state, detail), toast(text, kind),
    *        onReset(store, record): a reset record arrived live
+   *        onAlert(msg) (a trigger fired)
    */
   constructor(hooks, { history = 0 } = {}) {
     this.h = hooks;
@@ -46,6 +47,7 @@ export class Session {
         this.h.onStatus && this.h.onStatus(s, msg, prev);
         break;
       }
+      case 'alert': this.h.onAlert && this.h.onAlert(msg); break;
       case 'error': this.h.toast(`daemon: ${msg.code}: ${msg.message || ''}`, 'err'); break;
       default: break; // pong, and unknown types are ignored (protocol rule)
     }

@@ -74,7 +74,7 @@ export class TimelineModel {
     this.ptrNames = new Map();    // '0x2000..' -> registry name
     this.instants = [];           // {t, lane, kind: 'user'|'isr', r}
     this.instOff = 0;
-    this.markers = [];            // {t, kind: 'gap'|'reset'|'marker', r}
+    this.markers = [];            // {t, kind: 'gap'|'reset'|'marker'|'alert', r}
     this.markOff = 0;
     this.version = 0;             // bumps when lanes are added
   }
@@ -130,6 +130,10 @@ export class TimelineModel {
 
   add(r, store) {
     const t = r._t;
+    if (r.type === 'alert') { // a mark only: what ran goes on across it
+      this.markers.push({ t, kind: 'alert', r });
+      return;
+    }
     if (r.type !== 'event') {
       this.markers.push({ t, kind: r.type, r });
       this.breakAt(t);

@@ -434,14 +434,16 @@ export class Timeline {
       const m = mk[i];
       if (m.t < t0 || m.t > t1) continue;
       const x = Math.round(this.xOf(m.t)) + 0.5;
-      const col = m.kind === 'reset' ? (th.reset || '#d00') : m.kind === 'gap' ? (th.gap || '#e80') : (th.marker || '#86f');
+      const col = m.kind === 'reset' ? (th.reset || '#d00') : m.kind === 'gap' ? (th.gap || '#e80')
+        : m.kind === 'alert' ? (th.alert || '#c026d3') : (th.marker || '#86f');
       c.strokeStyle = col; c.fillStyle = col;
       c.setLineDash(m.kind === 'reset' ? [] : [4, 3]);
       c.lineWidth = 2;
       c.beginPath(); c.moveTo(x, AXIS_H - 4); c.lineTo(x, H); c.stroke();
       c.setLineDash([]); c.lineWidth = 1;
       if (x - lastLabelX > 60) {
-        const label = m.kind === 'gap' ? `gap ${m.r.lost ?? '?'}` : m.kind === 'reset' ? 'reset' : 'reconnect';
+        const label = m.kind === 'gap' ? `gap ${m.r.lost ?? '?'}` : m.kind === 'reset' ? 'reset'
+          : m.kind === 'alert' ? `alert ${String(m.r.trigger).slice(0, 48)}` : 'reconnect';
         const tw = c.measureText(label).width + 8;
         c.fillRect(x + 2, AXIS_H - 1, tw, 14);
         c.fillStyle = th.markerText || '#fff';

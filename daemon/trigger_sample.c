@@ -1,0 +1,75 @@
+/* daemon/trigger_sample.c: a target's live analysis (analysis/analysis.h) as the sample the
+ * statistics conditions read (trigger.h struct tt_trig_sample): tracetapd takes one per target
+ * about once a second while such a condition is configured. The stack bytes free are the
+ * analysis' own measure (bytes below the lowest traced stack pointer, as in /metrics).
+ */
+#include "trigger.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../analysis/analysis.h"
+
+#define SAMPLE_THREADS 256
+
+struct collect {
+	struct tt_trig_thread_sample th[SAMPLE_THREADS];
+	char names[SAMPLE_THREADS][48]; /* the analysis lends its names for one call only */
+	size_t n;
+};
+
+static void one_thread(void *arg, unsigned i, const struct tt_analysis_thread *t)
+{
+	struct collect *c = arg;
+	struct tt_trig_thread_sample *s;
+
+	(void)i;
+	if (c->n == SAMPLE_THREADS)
+		return;
+	s = &c->th[c->n];
+	snprintf(c->names[c->n], sizeof(c->names[0]), "%s", t->name ? t->name : "");
+	s->name = t->name ? c->names[c->n] : NULL;
+	s->id = t->id;
+	s->ticks = t->ticks;
+	s->events = t->events;
+	s->stack_free = -1;
+	if (t->have_sp && t->stack_size) {
+		uint64_t fr = t->lowest_sp < t->stack_start ? 0 : t->lowest_sp - t->stack_start;
+		s->stack_free = (int64_t)(fr < t->stack_size ? fr : t->stack_size);
+	}
+	c->n++;
+}
+
+void tt_trig_sample_analysis(struct tt_trig *t, struct tt_hub *hub, const struct tt_analysis *a)
+{
+	static struct collect c; /* one loop thread; too large for its stack */
+	struct tt_analysis_totals tot;
+	struct tt_trig_sample s = { .call_name = "" };
+	char call[64] = "";
+
+	if (!a)
+		return;
+	tt_analysis_totals(a, &tot);
+	s.span_ticks = tot.span_ticks;
+	s.inversions = tot.inversions;
+	s.bad_inversions = tot.bad_inversions;
+	struct tt_analysis_irq irq;
+	for (unsigned i = 0; tt_analysis_irq_at(a, i, &irq) == 0; i++)
+		if (irq.max > s.irq_max) {
+			s.irq_max = irq.max;
+			s.irq_nr = irq.irq;
+		}
+	struct tt_analysis_call cl;
+	for (unsigned i = 0; tt_analysis_call_at(a, i, &cl) == 0; i++)
+		if (cl.max > s.call_max) {
+			s.call_max = cl.max;
+			snprintf(call, sizeof(call), "%s", cl.name ? cl.name : "");
+		}
+	s.call_name = call;
+	c.n = 0;
+	tt_analysis_each_thread(a, one_thread, &c);
+	s.threads = c.th;
+	s.nthreads = c.n;
+	tt_trig_stats(t, hub, &s);
+}
