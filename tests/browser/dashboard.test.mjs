@@ -116,9 +116,13 @@ const tests = [
       const card = await page.$$eval('.target.sel .t-grid > *', (es) => es.map((e) => e.textContent));
       const rate = card[card.indexOf('rate') + 1], read = card.indexOf('read');
       assert(Math.abs(parseFloat(rate) - 1000) <= 10 && read >= 0, 'the card: the target rate, and the delivery rate labelled read: ' + card);
-      const ser = await page.$eval('#rate-chart', (c) => JSON.parse(c.dataset.series || '{}'));
-      const last = (ser.series || []).slice(-6, -1);
-      assert(last.length === 5 && last.every((v) => Math.abs(v - 1000) <= 2), 'the chart: 1000 per second of target time: ' + last);
+      // the chart redraws on its own tick: wait for a drawing that has the history in it
+      let last = [], ser = {};
+      await waitFor('the chart at 1000 per second of target time', async () => {
+        ser = await page.$eval('#rate-chart', (c) => JSON.parse(c.dataset.series || '{}'));
+        last = (ser.series || []).slice(-6, -1);
+        return last.length === 5 && last.every((v) => Math.abs(v - 1000) <= 2);
+      }, 10000).catch((e) => { throw new Error(e.message + ': ' + last); });
       assert(Array.isArray(ser.received), 'the chart also draws what was received: ' + JSON.stringify(ser.received));
     });
   }],
