@@ -88,7 +88,7 @@ jq -e '.name == "board1" and .clients == 1 and (.events | type == "number")' "$w
 # but the format column (named in the first line)
 script -qc "stty cols 80; ${TT_WRAP-} $tracetap status $url" /dev/null | tr -d '\r' > "$work/out80" ||
   fail "status in a pty: $(cat "$work/out80")"
-long=$(awk 'length($0) > 80' "$work/out80")
+long=$(sed 's/…/./g' "$work/out80" | awk 'length($0) > 80') # columns, not bytes
 [ -z "$long" ] || fail "status lines over 80 columns in an 80-column terminal: $long"
 head -n 1 "$work/out80" | grep -q 'up, 2 targets (threadx)$' || fail "status (80 columns) header: $(cat "$work/out80")"
 grep -qE '^TARGET +STATE +EVENTS +RATE +LOST +GAPS +PROBE +CL +FILL$' "$work/out80" &&
