@@ -144,6 +144,21 @@ static void add_time(struct line *l, const struct tt_event *ev, bool compact)
 		addf(l, "%*" PRIu64, compact ? 13 : 16, ev->time);
 }
 
+/* s (UTF-8 text, already clean) in exactly width columns: cut between characters, padded with
+ * spaces (a byte precision such as %-*.*s would cut a character in two). */
+static void add_cell(struct line *l, const char *s, int width)
+{
+	int cols = 0;
+	size_t i = 0, n = strlen(s);
+
+	while (i < n && cols < width) {
+		int k = tt_json_utf8_len(s + i, n - i);
+		i += k > 0 ? (size_t)k : 1;
+		cols++;
+	}
+	addf(l, "%.*s%*s", (int)i, s, width - cols, "");
+}
+
 static void add_who(struct line *l, const struct tt_event *ev, int width)
 {
 	char who[TEXT_CAP(32) + 16];
@@ -168,7 +183,8 @@ static void add_who(struct line *l, const struct tt_event *ev, int width)
 	default:
 		snprintf(who, sizeof(who), "?");
 	}
-	addf(l, "  %-*.*s", width, width, who);
+	addf(l, "  ");
+	add_cell(l, who, width);
 }
 
 static void add_args(struct line *l, const struct tt_event *ev, int color)
@@ -227,8 +243,9 @@ int tt_textfmt_record(const struct tt_textfmt *tf, char *buf, size_t cap,
 
 	if (tf->target && w->compact) {
 		int tw = tf->target_width > 0 ? tf->target_width : w->target;
-		addf(&l, "%s%-*.*s%s ", c ? C_CYAN : "", tw, tw, CLEAN(text, tf->target, 32),
-		     c ? C_OFF : "");
+		addf(&l, "%s", c ? C_CYAN : "");
+		add_cell(&l, CLEAN(text, tf->target, 32), tw);
+		addf(&l, "%s ", c ? C_OFF : "");
 	} else if (tf->target) {
 		addf(&l, "%s%-*s%s ", c ? C_CYAN : "", w->target, CLEAN(text, tf->target, 32),
 		     c ? C_OFF : "");

@@ -5,6 +5,7 @@
 
 #include "../tt_test.h"
 #include "textfmt.h"
+#include "../../proto/json.h"
 
 static void test_clean(void)
 {
@@ -59,8 +60,35 @@ static void test_record_line(void)
 	CHECK(n > 0 && memchr(line, '\x1b', (size_t)n) == NULL);
 }
 
+/* A column cut (the thread, the target) falls between characters: a name of 25 bytes that
+ * are not UTF-8 (each shown as U+FFFD, three bytes) in the 16- and 22-column thread column and
+ * a narrow target column stays valid UTF-8 (the fuzzer found a byte cut). */
+static void test_column_cut(void)
+{
+	static const char name[] = "\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff"
+				   "\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xffmain";
+	struct tt_record r = { .kind = TT_REC_EVENT };
+	char line[4096];
+
+	r.u.ev = (struct tt_event){ .name = "ISR_ENTER", .ctx = TT_CTX_THREAD, .thread_name = name,
+				    .prio = 4, .core = -1, .threshold = -1 };
+	for (int width = 0; width <= 80; width += 80) {
+		struct tt_textfmt tf = { .target = name, .width = width, .target_width = 5 };
+		int n = tt_textfmt_record(&tf, line, sizeof(line), &r, 7);
+		CHECK(n > 0);
+		for (int i = 0; i < n;) {
+			int k = tt_json_utf8_len(line + i, (size_t)(n - i));
+			CHECK_MSG(k > 0, "width %d: byte %d of the line is not UTF-8: %s", width, i, line);
+			if (k <= 0)
+				break;
+			i += k;
+		}
+	}
+}
+
 int main(void)
 {
+	test_column_cut();
 	test_clean();
 	test_record_line();
 	return tt_test_done();
