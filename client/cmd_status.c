@@ -123,19 +123,15 @@ static int status_width(void)
 	return ioctl(STDOUT_FILENO, TIOCGWINSZ, &w) == 0 && w.ws_col > 0 ? w.ws_col : 80;
 }
 
-/* s in at most w columns: cut with an ellipsis when longer (UTF-8 aware). */
+/* s in w columns (textfmt.h: cut with an ellipsis, padded), then a separating space unless
+ * it is the last of its line. */
 static void print_cell(const char *s, int w, bool last)
 {
-	int cols = 0;
-	const char *p = s, *cut = NULL;
+	char cell[TXT_CAP];
 
-	for (; *p; p++)
-		if (((unsigned char)*p & 0xc0) != 0x80 && ++cols == w)
-			cut = p;
-	if (cols <= w)
-		printf("%s%*s", s, last ? 0 : w - cols + 1, "");
-	else
-		printf("%.*s\xe2\x80\xa6%s", (int)(cut - s), s, last ? "" : " ");
+	fputs(tt_textfmt_cell(cell, sizeof(cell), s, w, true, !last), stdout);
+	if (!last)
+		putchar(' ');
 }
 
 static void status_row(const cJSON *t, const struct status_cols *c)

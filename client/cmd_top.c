@@ -7,7 +7,7 @@
  * (lowest traced stack pointer against the registry's bounds) and inversions; the first screen
  * shows the totals since attach. Laid out to the terminal's width (80 columns and up; narrower
  * terminals cut the name column), redrawn in place on a terminal, one screen after another
- * otherwise. Names come from the target: control characters are shown as '?'.
+ * otherwise. Names come from the target: they reach the terminal as tt_textfmt_clean makes them.
  */
 #include <inttypes.h>
 #include <signal.h>
@@ -22,6 +22,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "textfmt.h"
 
 #define MAX_THREADS 256
 
@@ -64,22 +65,19 @@ static int term_width(void)
 	return 80;
 }
 
-/* name, cut to width, control characters as '?', padded. */
+/* name as the terminal may show it (textfmt.h), cut to width columns, padded. */
 static void put_name(char *out, size_t cap, const char *name, int width)
 {
-	int n = 0;
+	char clean[TT_TEXTFMT_CAP(64)];
 
-	for (; name && name[n] && n < width && (size_t)n + 1 < cap; n++)
-		out[n] = (unsigned char)name[n] < 0x20 || name[n] == 0x7f ? '?' : name[n];
-	for (; n < width && (size_t)n + 1 < cap; n++)
-		out[n] = ' ';
-	out[n] = '\0';
+	tt_textfmt_cell(out, cap, tt_textfmt_clean(clean, sizeof(clean), name, 64), width, false,
+			true);
 }
 
-/* One line, cut to the terminal's width. */
+/* One line, cut to the terminal's width (columns, between characters). */
 __attribute__((format(printf, 2, 3))) static void line(int width, const char *fmt, ...)
 {
-	char buf[512];
+	char buf[512], cut[512];
 	va_list ap;
 	int n;
 
@@ -87,7 +85,7 @@ __attribute__((format(printf, 2, 3))) static void line(int width, const char *fm
 	n = vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
 	if (n > 0)
-		printf("%.*s\n", n < width ? n : width, buf);
+		printf("%s\n", tt_textfmt_cell(cut, sizeof(cut), buf, width, false, false));
 }
 
 /* The previous screen's figures of thread id, or NULL. */

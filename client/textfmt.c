@@ -144,19 +144,31 @@ static void add_time(struct line *l, const struct tt_event *ev, bool compact)
 		addf(l, "%*" PRIu64, compact ? 13 : 16, ev->time);
 }
 
-/* s (UTF-8 text, already clean) in exactly width columns: cut between characters, padded with
- * spaces (a byte precision such as %-*.*s would cut a character in two). */
-static void add_cell(struct line *l, const char *s, int width)
+const char *tt_textfmt_cell(char *dst, size_t cap, const char *s, int width, bool ellipsis,
+			    bool pad)
 {
+	size_t n = strlen(s), i = 0, last = 0;
 	int cols = 0;
-	size_t i = 0, n = strlen(s);
 
 	while (i < n && cols < width) {
 		int k = tt_json_utf8_len(s + i, n - i);
+		last = i; /* where the width-th character starts */
 		i += k > 0 ? (size_t)k : 1;
 		cols++;
 	}
-	addf(l, "%.*s%*s", (int)i, s, width - cols, "");
+	if (i < n && ellipsis) /* cut (cols == width): the last column is the ellipsis */
+		snprintf(dst, cap, "%.*s\xe2\x80\xa6", (int)last, s);
+	else
+		snprintf(dst, cap, "%.*s%*s", (int)i, s, pad ? width - cols : 0, "");
+	return dst;
+}
+
+/* s (clean) in exactly width columns, cut between characters and padded. */
+static void add_cell(struct line *l, const char *s, int width)
+{
+	char cell[TEXT_CAP(TT_JSON_MAX_NAME) + 64];
+
+	addf(l, "%s", tt_textfmt_cell(cell, sizeof(cell), s, width, false, true));
 }
 
 static void add_who(struct line *l, const struct tt_event *ev, int width)

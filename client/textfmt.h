@@ -41,6 +41,12 @@ int tt_textfmt_traceprinter(char *buf, size_t cap, const struct tt_record *rec, 
  * TT_TEXTFMT_CAP(max) bytes hold any max bytes cleaned whole. */
 const char *tt_textfmt_clean(char *dst, size_t cap, const char *s, size_t max);
 #define TT_TEXTFMT_CAP(max) ((max) * 6 + 1)
+/* The one way text is fitted to a terminal's columns: s (UTF-8, already clean) into dst cut to
+ * width columns between characters (a byte cut would split one), the last column an ellipsis
+ * when ellipsis is set and s was longer, then padded with spaces to width when pad is set.
+ * dst is NUL-terminated and cut to cap. Returns dst. */
+const char *tt_textfmt_cell(char *dst, size_t cap, const char *s, int width, bool ellipsis,
+			    bool pad);
 /* Colour when f is a terminal and NO_COLOR is not set. */
 int tt_textfmt_want_color(FILE *f);
 

@@ -86,8 +86,26 @@ static void test_column_cut(void)
 	}
 }
 
+/* Fitting text to columns: cut between characters, the ellipsis in the last column. */
+static void test_cell(void)
+{
+	char buf[64];
+
+	CHECK_STR(tt_textfmt_cell(buf, sizeof(buf), "board1", 8, true, true), "board1  ");
+	CHECK_STR(tt_textfmt_cell(buf, sizeof(buf), "board1", 8, true, false), "board1");
+	CHECK_STR(tt_textfmt_cell(buf, sizeof(buf), "lab/bench0/t00", 8, true, true),
+		  "lab/ben\xe2\x80\xa6");
+	CHECK_STR(tt_textfmt_cell(buf, sizeof(buf), "lab/bench0/t00", 8, false, true), "lab/benc");
+	CHECK_STR(tt_textfmt_cell(buf, sizeof(buf), "Gr\xc3\xbc\xc3\x9f Gott", 3, false, false),
+		  "Gr\xc3\xbc");
+	CHECK_STR(tt_textfmt_cell(buf, sizeof(buf), "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd", 2,
+				  true, true), "\xef\xbf\xbd\xe2\x80\xa6");
+	CHECK_STR(tt_textfmt_cell(buf, 5, "abcdefgh", 8, false, true), "abcd"); /* cut to cap */
+}
+
 int main(void)
 {
+	test_cell();
 	test_column_cut();
 	test_clean();
 	test_record_line();
