@@ -24,3 +24,20 @@ wait_for() {
     sleep 0.02
   done
 }
+
+# stop_when_drained CHECK_ARGS...: waits (20 s at most) until `$check CHECK_ARGS` passes on
+# $work/records.jsonl (the writer's last event came out), then stops tracetapd with SIGTERM;
+# exits 1 with its log when it did not exit 0.
+stop_when_drained() {
+  local deadline=$((SECONDS + 20)) rc=0
+  until "$check" "$@" "$work/records.jsonl" > /dev/null 2>&1; do
+    [ "$SECONDS" -ge "$deadline" ] && break
+    sleep 0.1
+  done
+  kill -TERM "$dpid"
+  wait "$dpid" || rc=$?
+  dpid=""
+  if [ "$rc" -ne 0 ]; then
+    echo "${0##*/}: tracetapd exited with $rc"; cat "$work/daemon.log"; exit 1
+  fi
+}

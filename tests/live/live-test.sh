@@ -48,17 +48,7 @@ wait_for "$work/writer.out" '^done' $((${secs%.*} + 30))
 last=$(sed -n 's/^done seq=\([0-9]*\).*/\1/p' "$work/writer.out")
 wrate=$(sed -n 's/^done .*rate=\([0-9]*\).*/\1/p' "$work/writer.out")
 # The last event must reach the stream: wait for its number in a record (info 1 or info 3).
-deadline=$((SECONDS + 20))
-until "$check" --last "$last" "$work/records.jsonl" > /dev/null 2>&1; do
-  if [ "$SECONDS" -ge "$deadline" ]; then break; fi
-  sleep 0.1
-done
-kill -TERM "$dpid"
-rc=0; wait "$dpid" || rc=$?
-dpid=""
-if [ "$rc" -ne 0 ]; then
-  echo "live-test: tracetapd exited with $rc"; cat "$work/daemon.log"; exit 1
-fi
+stop_when_drained --last "$last"
 echo "live-test: writer wrote $last events at $wrate events/s into $entries slots"
 args=(--last "$last" --min-events 1000)
 [ "$mode" = --lossless ] && args+=(--lossless)

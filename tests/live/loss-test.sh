@@ -75,17 +75,7 @@ fi
 wait_for "$work/writer.out" '^done' 30
 last=$(sed -n 's/^done seq=\([0-9]*\).*/\1/p' "$work/writer.out")
 last=$((last - 2)) # done reports the counter's count: two events more than the numbers
-deadline=$((SECONDS + 20))
-until "$check" --key seq --last "$last" "$work/records.jsonl" > /dev/null 2>&1; do
-  [ "$SECONDS" -ge "$deadline" ] && break
-  sleep 0.1
-done
-kill -TERM "$dpid"
-rc=0; wait "$dpid" || rc=$?
-dpid=""
-if [ "$rc" -ne 0 ]; then
-  echo "loss-test: tracetapd exited with $rc"; cat "$work/daemon.log"; exit 1
-fi
+stop_when_drained --key seq --last "$last"
 within=()
 [ "$mode" = lap ] && within=(--within 25) # the evidence pins a lap's count; a late enable's less
 out=$("$check" --key seq --last "$last" --min-events 1000 "${within[@]}" "$work/records.jsonl") || {
