@@ -326,6 +326,26 @@ static const char *label(const char *name, char *buf, size_t cap)
 	return buf;
 }
 
+/* Each target's state, one line per state, 1 for the current one (Prometheus' way of an
+ * enum: an alert rule matches state="disconnected" without knowing the numbering). A target
+ * whose reader has not reported yet is attaching. */
+static void target_states(struct tt_server *s, struct body *b)
+{
+	char lb[TT_JSON_MAX_NAME * 2 + 3];
+
+	body_printf(b, "# HELP tracetap_target_state The target's state (1 for the current one)\n"
+		       "# TYPE tracetap_target_state gauge\n");
+	for (size_t i = 0; i < s->nhubs; i++) {
+		const struct tt_target_status *st = tt_hub_target_status(s->hubs[i]);
+		enum tt_target_state cur = st ? st->state : TT_TARGET_ATTACHING;
+
+		label(tt_hub_target(s->hubs[i]), lb, sizeof(lb));
+		for (int k = TT_TARGET_ATTACHING; k <= TT_TARGET_HALTED; k++)
+			body_printf(b, "tracetap_target_state{target=\"%s\",state=\"%s\"} %d\n", lb,
+				    tt_target_state_name((enum tt_target_state)k), k == (int)cur);
+	}
+}
+
 static void metrics(struct tt_server *s, struct body *b)
 {
 	static const struct {
@@ -385,6 +405,7 @@ static void metrics(struct tt_server *s, struct body *b)
 				    label(tt_hub_target(s->hubs[i]), lb, sizeof(lb)), v);
 		}
 	}
+	target_states(s, b);
 	body_printf(b, "# HELP tracetap_clients Connected WebSocket clients\n"
 		       "# TYPE tracetap_clients gauge\ntracetap_clients %zu\n", s->nconns);
 	body_printf(b, "# HELP tracetap_send_turn_max_bytes Most WebSocket bytes written in one "
