@@ -46,10 +46,12 @@ static void forget(struct tt_fleet *f)
 }
 
 #if TT_HAVE_MQTT
-int tt_fleet_publish(struct tt_fleet *f, uv_loop_t *loop, const struct tt_server_config *sc)
+int tt_fleet_publish(struct tt_fleet *f, uv_loop_t *loop, const struct tt_server_config *sc,
+		     struct tt_stats *(*stats_of)(void *arg, const char *target), void *arg)
 {
 	struct tt_pub_mqtt_config pc = { .url = sc->publish, .ca = sc->mqtt_ca,
-					 .cert = sc->mqtt_cert, .key = sc->mqtt_key, .qos = 1 };
+					 .cert = sc->mqtt_cert, .key = sc->mqtt_key, .qos = 1,
+					 .stats_of = stats_of, .stats_arg = arg };
 	char err[512];
 
 	if (!sc->publish)
@@ -111,8 +113,11 @@ void tt_fleet_stop(struct tt_fleet *f)
 	forget(f);
 }
 #else
-int tt_fleet_publish(struct tt_fleet *f, uv_loop_t *loop, const struct tt_server_config *sc)
+int tt_fleet_publish(struct tt_fleet *f, uv_loop_t *loop, const struct tt_server_config *sc,
+		     struct tt_stats *(*stats_of)(void *arg, const char *target), void *arg)
 {
+	(void)stats_of;
+	(void)arg;
 	if (!sc->publish)
 		return 0;
 	tt_log(TT_LOG_ERR, "--publish: built without libmosquitto (libmosquitto-dev)");

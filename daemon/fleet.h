@@ -22,8 +22,11 @@ struct tt_fleet {
 	bool started; /* the start's links are made */
 };
 
-/* --publish of sc, if any: 0, or -1 logged (a bad URL, no libmosquitto). */
-int tt_fleet_publish(struct tt_fleet *f, uv_loop_t *loop, const struct tt_server_config *sc);
+/* --publish of sc, if any: 0, or -1 logged (a bad URL, no libmosquitto). stats_of(arg, target):
+ * a target's live analysis for its stats topic (NULL: none). */
+struct tt_stats;
+int tt_fleet_publish(struct tt_fleet *f, uv_loop_t *loop, const struct tt_server_config *sc,
+		     struct tt_stats *(*stats_of)(void *arg, const char *target), void *arg);
 /* Publishes hub (target name) too, when --publish is on; a failure is logged. */
 void tt_fleet_attach(struct tt_fleet *f, struct tt_hub *hub, const char *name);
 /* 0: cfg is not an mqtt:// probe; 1: it is (subscribed now, or already: a reload subscribes to

@@ -3,7 +3,10 @@
  * The hub client is the bounded queue: frames are only taken from it while the broker is
  * connected and fewer than `inflight` messages are unacknowledged, so libmosquitto never holds
  * more than that (it sends those again after a reconnect); the rest waits in the hub client's
- * queue, or overflows out of it into an exact gap message.
+ * queue, or overflows out of it into an exact gap message. Every message handed over counts
+ * as in flight until libmosquitto reports it sent (QoS 0) or acknowledged: the status and the
+ * stats, which do not wait for room (status) or are skipped while there is none (stats: the
+ * next second's replaces it), too.
  */
 #include "publish_mqtt.h"
 
@@ -11,6 +14,8 @@
 #include <mosquitto.h>
 #include <mqtt_protocol.h>
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +25,7 @@
 #include "hub.h"
 #include "log.h"
 #include "mqtt_uv.h"
+#include "stats.h"
 
 #define MAX_CONNS 64
 
@@ -31,7 +37,8 @@ struct pub_conn {
 	bool connected;
 	size_t inflight;
 	char label[80];
-	char topic_ev[300], topic_st[300], topic_al[300];
+	char topic_ev[300], topic_st[300], topic_al[300], topic_stats[300];
+	uint64_t stats_hash; /* of the last stats message published (0: none yet) */
 };
 
 struct tt_pub_mqtt {
@@ -40,9 +47,14 @@ struct tt_pub_mqtt {
 	int qos, keepalive;
 	const char *ca, *cert, *key;
 	size_t inflight;
+	struct tt_stats *(*stats_of)(void *arg, const char *target);
+	void *stats_arg;
+	uv_timer_t stats_timer; /* running while stats_of is set */
 	struct pub_conn *conns[MAX_CONNS];
 	size_t nconns, open;
 };
+
+static void stats_tick(uv_timer_t *t);
 
 int tt_pub_mqtt_new(uv_loop_t *loop, const struct tt_pub_mqtt_config *cfg,
 		    struct tt_pub_mqtt **out, char *err, size_t errlen)
@@ -60,6 +72,8 @@ int tt_pub_mqtt_new(uv_loop_t *loop, const struct tt_pub_mqtt_config *cfg,
 	p->ca = cfg->ca;
 	p->cert = cfg->cert;
 	p->key = cfg->key;
+	p->stats_of = cfg->stats_of;
+	p->stats_arg = cfg->stats_arg;
 	if ((rc = tt_mqtt_url_parse("publish", cfg->url, &p->url, err, errlen)) < 0)
 		goto fail;
 	rc = -EINVAL;
@@ -78,6 +92,11 @@ int tt_pub_mqtt_new(uv_loop_t *loop, const struct tt_pub_mqtt_config *cfg,
 			 tt_log_url(cfg->url, shown, sizeof(shown)));
 		goto fail;
 	}
+	if (p->stats_of) {
+		uv_timer_init(loop, &p->stats_timer);
+		uv_timer_start(&p->stats_timer, stats_tick, 1000, 1000);
+		p->open++; /* the timer's close frees p if it is the last handle */
+	}
 	*out = p;
 	return 0;
 fail:
@@ -86,11 +105,53 @@ fail:
 	return rc;
 }
 
+/* A retained message (QoS 1) to topic: status and stats. */
+static void publish_retained(struct pub_conn *c, const char *topic, const char *json, size_t len)
+{
+	int rc = mosquitto_publish_v5(c->mc.m, NULL, topic, (int)len, json, 1, true, NULL);
+	if (rc != MOSQ_ERR_SUCCESS)
+		tt_mqtt_conn_error(&c->mc, rc, topic == c->topic_st ? "status" : "stats");
+	else
+		c->inflight++;
+}
+
 static void publish_status(struct pub_conn *c, const char *json, size_t len)
 {
-	int rc = mosquitto_publish_v5(c->mc.m, NULL, c->topic_st, (int)len, json, 1, true, NULL);
-	if (rc != MOSQ_ERR_SUCCESS)
-		tt_mqtt_conn_error(&c->mc, rc, "status");
+	publish_retained(c, c->topic_st, json, len);
+}
+
+static uint64_t fnv1a(const char *s, size_t n)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+	return h | 1; /* never 0: "none yet" */
+}
+
+/* Each connected target's analysis, when it changed since the last one published and the
+ * broker has room for it. */
+static void stats_tick(uv_timer_t *t)
+{
+	struct tt_pub_mqtt *p = (struct tt_pub_mqtt *)((char *)t - offsetof(struct tt_pub_mqtt,
+									     stats_timer));
+
+	for (size_t i = 0; i < p->nconns; i++) {
+		struct pub_conn *c = p->conns[i];
+		const char *target = tt_hub_target(c->hub);
+		struct tt_frame *f;
+		uint64_t h;
+
+		if (!c->connected || c->inflight >= p->inflight ||
+		    !(f = tt_stats_frame(p->stats_of(p->stats_arg, target), target)))
+			continue;
+		if ((h = fnv1a(f->data, f->len)) != c->stats_hash) {
+			publish_retained(c, c->topic_stats, f->data, f->len);
+			c->stats_hash = h;
+			tt_mqtt_conn_sync(&c->mc);
+		}
+		tt_frame_unref(f);
+	}
 }
 
 /* Hands frames to libmosquitto while connected and under the in-flight limit. */
@@ -145,6 +206,7 @@ static void on_connect(struct mosquitto *m, void *arg, int rc, int flags,
 	}
 	tt_mqtt_conn_up(&c->mc);
 	c->connected = true;
+	c->stats_hash = 0; /* the broker may have restarted without its retained messages */
 	/* a fresh status replaces any queued one, so the retained one is current */
 	tt_hub_status_changed(c->hub);
 	conn_drain(c);
@@ -209,7 +271,9 @@ static int conn_setup(struct pub_conn *c, char *err, size_t errlen)
 	    snprintf(c->topic_st, sizeof(c->topic_st), "%s/%s/status", p->url.path, target) >=
 		    (int)sizeof(c->topic_st) ||
 	    snprintf(c->topic_al, sizeof(c->topic_al), "%s/%s/alerts", p->url.path, target) >=
-		    (int)sizeof(c->topic_al)) {
+		    (int)sizeof(c->topic_al) ||
+	    snprintf(c->topic_stats, sizeof(c->topic_stats), "%s/%s/stats", p->url.path, target) >=
+		    (int)sizeof(c->topic_stats)) {
 		snprintf(err, errlen, "its topic %s/%s/events is more than %zu bytes", p->url.path,
 			 target, sizeof(c->topic_ev) - 1);
 		return -ENAMETOOLONG;
@@ -232,6 +296,14 @@ static int conn_setup(struct pub_conn *c, char *err, size_t errlen)
 		return -EINVAL;
 	}
 	return 0;
+}
+
+static void on_timer_closed(uv_handle_t *h)
+{
+	struct tt_pub_mqtt *p = h->data;
+
+	if (--p->open == 0)
+		free(p);
 }
 
 static void on_conn_closed(struct tt_mqtt_conn *mc)
@@ -284,6 +356,10 @@ void tt_pub_mqtt_stop(struct tt_pub_mqtt *p)
 	tt_mqtt_url_free(&p->url);
 	p->url.host = "(stopped)";
 	p->open++; /* held until every connection is closed */
+	if (p->stats_of) {
+		p->stats_timer.data = p;
+		uv_close((uv_handle_t *)&p->stats_timer, on_timer_closed);
+	}
 	for (size_t i = 0; i < p->nconns; i++) {
 		struct pub_conn *c = p->conns[i];
 		if (c->connected) {

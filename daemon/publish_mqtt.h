@@ -13,6 +13,7 @@
 
 struct tt_hub;
 struct tt_pub_mqtt;
+struct tt_stats;
 
 struct tt_pub_mqtt_config {
 	const char *url;      /* mqtt[s]://[user:pass@]host[:port]/PREFIX */
@@ -20,12 +21,16 @@ struct tt_pub_mqtt_config {
 	int qos;              /* 0, 1 (default) or 2 */
 	int keepalive;        /* seconds; default 10 */
 	size_t inflight;      /* messages handed to libmosquitto and not yet acknowledged; 16 */
+	/* A target's live analysis, published about once a second to PREFIX/TARGET/stats when
+	 * it changed (NULL: no stats topic); arg is stats_arg. */
+	struct tt_stats *(*stats_of)(void *arg, const char *target);
+	void *stats_arg;
 };
 
 /* Checks the URL and options; err says what is wrong. 0 or -EINVAL. */
 int tt_pub_mqtt_new(uv_loop_t *loop, const struct tt_pub_mqtt_config *cfg,
 		    struct tt_pub_mqtt **out, char *err, size_t errlen);
-/* Publishes hub's records and status from now on (connects in the background). 0, or -errno
+/* Publishes hub's records, alerts, status and stats from now on (connects in the background). 0, or -errno
  * with err saying why (a target name that cannot be a topic level: '+', '#', too long). */
 int tt_pub_mqtt_add_hub(struct tt_pub_mqtt *p, struct tt_hub *hub, char *err, size_t errlen);
 /* Says "stopped" on each status topic, disconnects, closes the loop handles; frees p once they

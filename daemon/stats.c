@@ -2,8 +2,12 @@
 #include "stats.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "../proto/json.h"
+#include "hub.h"
 
 struct tt_stats {
 	const struct tt_reader_ops *fmt; /* the format the analysis was made for */
@@ -44,6 +48,26 @@ void tt_stats_refresh(struct tt_stats *s, const struct tt_reader_ops *r, const v
 const struct tt_analysis *tt_stats_analysis(const struct tt_stats *s)
 {
 	return s->an;
+}
+
+struct tt_frame *tt_stats_frame(const struct tt_stats *s, const char *target)
+{
+	char name[TT_JSON_MAX_NAME * 6 + 3];
+	struct tt_frame *f;
+	size_t n;
+	int k;
+
+	if (!s || !s->an || (k = tt_json_string(name, sizeof(name), target, TT_JSON_MAX_NAME)) < 0)
+		return NULL;
+	n = tt_analysis_json(s->an, NULL, 0);
+	if (!(f = tt_frame_new((size_t)k + n + 48)))
+		return NULL;
+	f->kind = TT_FRAME_OTHER;
+	f->len = (size_t)snprintf(f->data, f->cap, "{\"type\":\"stats\",\"target\":%.*s,\"stats\":",
+				  k, name);
+	f->len += tt_analysis_json(s->an, f->data + f->len, f->cap - f->len);
+	f->len += (size_t)snprintf(f->data + f->len, f->cap - f->len, "}");
+	return f;
 }
 
 size_t tt_stats_metrics(const char *const *names, const struct tt_stats *const *st, size_t n,

@@ -29,6 +29,12 @@ void tt_stats_refresh(struct tt_stats *s, const struct tt_reader_ops *r, const v
 /* The analysis (NULL before the first record). Borrowed. */
 const struct tt_analysis *tt_stats_analysis(const struct tt_stats *s);
 
+/* The `stats` message of target (proto/PROTOCOL.md), {"type":"stats","target":T,"stats":{...}},
+ * as a frame of kind TT_FRAME_OTHER (refcount 1; the WebSocket clients and the MQTT publisher
+ * send the same bytes), or NULL: no analysis yet, or out of memory. */
+struct tt_frame;
+struct tt_frame *tt_stats_frame(const struct tt_stats *s, const char *target);
+
 /* The /metrics lines (tt_analysis_metrics) of n targets (at most TT_STATS_MAX) (names[i], st[i]; st[i] may be NULL: nothing), each family
  * with its HELP and TYPE once. Like snprintf: returns the length the whole needs. */
 size_t tt_stats_metrics(const char *const *names, const struct tt_stats *const *st, size_t n,

@@ -854,7 +854,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	/* --publish is checked before any target starts */
-	if (tt_fleet_publish(&d.fleet, &d.loop, &d.conf.server) < 0) {
+	if (tt_fleet_publish(&d.fleet, &d.loop, &d.conf.server, stats_of, &d) < 0) {
 		tt_config_free(&d.conf);
 		return 2;
 	}

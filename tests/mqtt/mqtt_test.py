@@ -39,6 +39,9 @@ CASE: stream     one daemon, every record once and in order on PREFIX/TARGET/eve
                  a clear error, stay up and deliver nothing
       alerts     a trigger's alerts on PREFIX/TARGET/alerts, one per firing, each naming a
                  record of the events topic; none for a trigger whose event never comes
+      stats      the live analysis on PREFIX/TARGET/stats: once the writer stopped, the last
+                 message is /api/stats of the same daemon; published only when it changed;
+                 retained, so a subscriber that comes later gets it at once
 """
 import json
 import os
@@ -392,6 +395,47 @@ def case_alerts(lab):
         raise Fail("alerts name seqs the events topic never carried: %s" % missing)
     print("ok: 3 alerts on %s (seqs %s), each a record of the events topic; none for the "
           "trigger whose event never came" % (topic, [m["seq"] for m in got]))
+
+
+def case_stats(lab):
+    lab.broker()
+    lab.sub()
+    lab.start_writer(2000, 2)
+    lab.daemon("b1", "mqtt://127.0.0.1:%d/%s" % (lab.port, PREFIX))
+    topic = PREFIX + "/b1/stats"
+    wait_for("the writer's end", lambda: "done" in lab.read("writer", ".out"), 30)
+    wait_stable(lab)
+
+    def api_stats():
+        with urllib.request.urlopen(lab.api + "api/stats?target=b1", timeout=5) as r:
+            return json.load(r)
+
+    def stats():
+        return [m for t, m in messages(lab.read("sub1", ".out")) if t == topic]
+
+    def same():
+        got = stats()
+        return got and got[-1]["stats"] == api_stats()
+    wait_for("the topic's last stats to be /api/stats", same, 20)
+    got = stats()
+    last = got[-1]
+    if last["type"] != "stats" or last["target"] != "b1":
+        raise Fail("not a stats message of b1: %s" % json.dumps(last)[:200])
+    threads = last["stats"].get("threads", [])
+    if not threads or not last["stats"]["performance"]["context_switches"]:
+        raise Fail("the analysis has no threads or no context switches: %s" %
+                   json.dumps(last)[:400])
+    repeats = [i for i in range(1, len(got)) if got[i] == got[i - 1]]
+    if repeats:
+        raise Fail("stats published again unchanged (messages %s of %d)" % (repeats, len(got)))
+    late = subprocess.run(["mosquitto_sub", "-p", str(lab.port), "-V", "mqttv5", "-C", "1",
+                           "-W", "10", "-t", topic], capture_output=True, text=True)
+    if late.returncode or json.loads(late.stdout) != last:
+        raise Fail("a later subscriber did not get the retained stats: rc %d %s" %
+                   (late.returncode, (late.stdout + late.stderr)[:200]))
+    print("ok: %d stats messages on %s, each different; the last equals /api/stats (%d threads, "
+          "%d context switches) and is retained" % (len(got), topic, len(threads),
+                                                   last["stats"]["performance"]["context_switches"]))
 
 
 def listening_sockets(pid):
@@ -979,7 +1023,7 @@ def main():
         return 77
     case = {"stream": case_stream, "lab": case_lab, "central": case_central, "restart": case_restart, "offline": case_offline,
             "auth": case_auth, "reload": case_reload, "tls": case_tls, "dns": case_dns,
-            "headless": case_headless, "quiet": case_quiet, "alerts": case_alerts}[sys.argv[1]]
+            "headless": case_headless, "quiet": case_quiet, "alerts": case_alerts, "stats": case_stats}[sys.argv[1]]
     if sys.argv[1] == "dns" and not os.environ.get("TT_MQTT_NETNS"):
         # a network namespace (port 53 and loopback of its own) and a mount namespace (its
         # resolv.conf), as root of a user namespace
