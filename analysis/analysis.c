@@ -66,7 +66,7 @@ int tt_analysis_new(const struct tt_analysis_ops *ops, const struct tt_analysis_
 	a->calls = calloc(a->call_slots, sizeof(*a->calls));
 	a->irqs = calloc(a->irq_slots, sizeof(*a->irqs));
 	if (!a->threads || !a->services || !a->counters || !a->inv || !a->calls || !a->irqs ||
-	    tt_an_series_new(a) < 0) {
+	    tt_an_series_new(a) < 0 || tt_an_states_new(a) < 0) {
 		tt_analysis_free(a);
 		return -ENOMEM;
 	}
@@ -86,6 +86,7 @@ void tt_analysis_free(struct tt_analysis *a)
 	free(a->calls);
 	free(a->irqs);
 	free(a->series.rows);
+	tt_an_states_free(a);
 	free(a);
 }
 
@@ -111,6 +112,7 @@ struct an_thread *tt_an_thread_get(struct tt_analysis *a, uint32_t id)
 			t->id = id;
 			t->prio = -1;
 			t->reg_order = AN_NO_ORDER;
+			t->state = AN_STATE_NONE;
 			t->seen_order = a->nthreads++;
 			return a->last = t;
 		}
@@ -186,6 +188,7 @@ static void break_stream(struct tt_analysis *a)
 		a->inv[k].closing = false;
 	a->nopen = a->nclosing = 0;
 	tt_an_calls_break(a, false);
+	tt_an_states_break(a);
 }
 
 static uint32_t run_ctx(const struct tt_event *ev)
@@ -507,6 +510,7 @@ static void event(struct tt_analysis *a, const struct tt_event *ev)
 	count_service(a, ev);
 	stack(a, ev, &c, n);
 	tt_an_calls(a, ev, &c, t);
+	tt_an_states_event(a, ev, &c);
 	if (ev->ctx == TT_CTX_THREAD)
 		an_inversions(a, ev, &c, n);
 	for (unsigned i = 0; i < c.ncount && a->ops; i++)
@@ -563,5 +567,6 @@ size_t tt_analysis_memory(const struct tt_analysis *a)
 	       a->service_slots * sizeof(*a->services) +
 	       (a->ops && a->ops->ncounters ? a->ops->ncounters : 1) * sizeof(*a->counters) +
 	       a->lim.max_inversions * sizeof(*a->inv) + a->call_slots * sizeof(*a->calls) +
-	       a->irq_slots * sizeof(*a->irqs) + a->series.nbuckets * sizeof(*a->series.rows);
+	       a->irq_slots * sizeof(*a->irqs) + a->series.nbuckets * sizeof(*a->series.rows) +
+	       tt_an_states_memory(a);
 }

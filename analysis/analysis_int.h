@@ -31,7 +31,12 @@ struct an_thread {
 			       call), the innermost last */
 	uint32_t call_nr[AN_CALL_NEST];
 	uint64_t call_start[AN_CALL_NEST];
+	uint8_t state;      /* scheduling state now (analysis_states.c), AN_STATE_NONE: unknown */
+	bool state_has_ns;
+	uint64_t state_since, state_since_ns; /* when it entered it */
 };
+
+#define AN_STATE_NONE 0xFFu
 
 struct an_call {
 	bool used;
@@ -117,6 +122,8 @@ struct tt_analysis {
 	unsigned irq_slots, nirqs;
 	struct an_core core[AN_CORES];
 	struct an_series series;
+	unsigned nstates;                   /* the format's states (0: none traced) */
+	uint64_t *state_ticks, *state_ns;   /* [thread slot * nstates + state] */
 	struct tt_analysis_totals t;
 	struct tt_analysis_totals epoch_start; /* t when the current epoch began (a reset) */
 	/* continuity (reset by gaps and resets) */
@@ -144,6 +151,17 @@ void tt_an_series_reset(struct tt_analysis *a);
 void tt_an_series_json(const struct tt_analysis *a, struct tt_an_out *o);
 void tt_an_calls_json(const struct tt_analysis *a, struct tt_an_out *o);
 void tt_an_calls_text(const struct tt_analysis *a, struct tt_an_out *o);
+/* analysis_states.c: time per thread per scheduling state. */
+int tt_an_states_new(struct tt_analysis *a);
+void tt_an_states_free(struct tt_analysis *a);
+size_t tt_an_states_memory(const struct tt_analysis *a);
+void tt_an_states_event(struct tt_analysis *a, const struct tt_event *ev,
+			const struct tt_an_class *c);
+void tt_an_states_break(struct tt_analysis *a);
+void tt_an_states_json(const struct tt_analysis *a, const struct an_thread *t,
+		       struct tt_an_out *o);
+void tt_an_states_text(const struct tt_analysis *a, const struct an_thread *const *th, unsigned n,
+		       struct tt_an_out *o);
 
 /* snprintf-like output: what fits goes to buf, pos counts what the whole needs. */
 struct tt_an_out {

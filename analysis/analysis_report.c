@@ -103,7 +103,8 @@ static uint64_t stack_free(const struct an_thread *t)
 	return f < t->stack_size ? f : t->stack_size;
 }
 
-static void json_thread(struct tt_an_out *o, const struct an_thread *t, bool has_ns)
+static void json_thread(struct tt_an_out *o, const struct tt_analysis *a,
+			const struct an_thread *t, bool has_ns)
 {
 	tt_an_put(o, "{\"id\":%" PRIu32 ",\"name\":", t->id);
 	put_str(o, t->name);
@@ -126,6 +127,7 @@ static void json_thread(struct tt_an_out *o, const struct an_thread *t, bool has
 			tt_an_put(o, ",\"min_free\":%" PRIu64, stack_free(t));
 		tt_an_put(o, "}");
 	}
+	tt_an_states_json(a, t, o);
 	tt_an_put(o, "}");
 }
 
@@ -196,7 +198,7 @@ size_t tt_analysis_json(const struct tt_analysis *a, char *buf, size_t len)
 	tt_an_put(&o, ",\"threads\":[");
 	for (unsigned i = 0; i < n; i++) {
 		tt_an_put(&o, i ? "," : "");
-		json_thread(&o, th[i], t->has_ns);
+		json_thread(&o, a, th[i], t->has_ns);
 	}
 	free(th);
 	json_tail(a, &o);
@@ -427,6 +429,7 @@ size_t tt_analysis_text(const struct tt_analysis *a, char *buf, size_t len)
 	    t->interrupts, t->nested_interrupts, t->inversions, t->bad_inversions);
 	text_execution(&o, a, th, n);
 	text_stack(&o, th, n);
+	tt_an_states_text(a, th, n, &o);
 	free(th);
 	text_counters(&o, a);
 	text_services(&o, a);

@@ -38,7 +38,12 @@ enum tt_an_flag {
 	TT_AN_CALL_LEAVE = 1u << 11, /* ... and leaves it */
 	TT_AN_IRQ = 1u << 12,       /* with TT_AN_ISR_ENTER / TT_AN_ISR_EXIT: obj is the
 				       interrupt's number */
+	TT_AN_STATE = 1u << 13,     /* thread state_thread enters scheduling state `state` (an
+				       index of tt_analysis_ops.state_names), or leaves every
+				       state (TT_AN_STATE_NONE: it was destroyed) */
 };
+
+#define TT_AN_STATE_NONE UINT32_MAX
 
 #define TT_AN_MAX_COUNTS 2
 
@@ -46,6 +51,7 @@ struct tt_an_class {
 	uint32_t flags;
 	uint32_t obj, other;
 	uint64_t sp;
+	uint32_t state_thread, state; /* TT_AN_STATE */
 	const char *label; /* TT_AN_CALL_*: the call's name, borrowed for the call (or NULL) */
 	uint8_t ncount; /* format counters this event adds to: counters[idx] += add */
 	struct {
@@ -83,6 +89,10 @@ struct tt_analysis_ops {
 	void (*classify)(const struct tt_event *ev, struct tt_an_class *out);
 	const struct tt_an_counter *counters; /* ncounters entries, in display order */
 	unsigned ncounters;
+	/* The scheduling states TT_AN_STATE names (nstates, at most 64; 0: the format traces no
+	 * thread states): time per thread per state. */
+	const char *const *state_names;
+	unsigned nstates;
 	/* The threads a live reader (the rd of tt_reader_ops.create) knows now: cb per thread.
 	 * 0, or -ENOENT before it attached. NULL: the format registers no threads. */
 	int (*threads)(const void *rd, tt_an_thread_cb cb, void *arg);
