@@ -507,6 +507,17 @@ static void event(struct tt_analysis *a, const struct tt_event *ev)
 	}
 	if (c.flags & TT_AN_TIME_SLICE)
 		a->pending_preempt = a->pending_slice = true;
+	if (c.flags & TT_AN_PREEMPTED) {
+		a->t.preemptions++;
+		if (t)
+			t->preempted++;
+	}
+	if (t && (c.flags & TT_AN_THREAD_START)) {
+		t->born = true, t->born_time = ev->time;
+		t->died = false;
+	}
+	if (t && (c.flags & TT_AN_THREAD_STOP))
+		t->died = true, t->died_time = ev->time;
 	count_service(a, ev);
 	stack(a, ev, &c, n);
 	tt_an_calls(a, ev, &c, t);

@@ -31,6 +31,8 @@ struct an_thread {
 			       call), the innermost last */
 	uint32_t call_nr[AN_CALL_NEST];
 	uint64_t call_start[AN_CALL_NEST];
+	bool born, died;    /* TT_AN_THREAD_START / _STOP seen: at these times */
+	uint64_t born_time, died_time;
 	uint8_t state;      /* scheduling state now (analysis_states.c), AN_STATE_NONE: unknown */
 	bool state_has_ns;
 	uint64_t state_since, state_since_ns; /* when it entered it */

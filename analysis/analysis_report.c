@@ -127,6 +127,16 @@ static void json_thread(struct tt_an_out *o, const struct tt_analysis *a,
 			tt_an_put(o, ",\"min_free\":%" PRIu64, stack_free(t));
 		tt_an_put(o, "}");
 	}
+	if (t->born || t->died) {
+		tt_an_put(o, ",\"life\":{");
+		if (t->born)
+			tt_an_put(o, "\"start\":%" PRIu64 "%s", t->born_time, t->died ? "," : "");
+		if (t->died)
+			tt_an_put(o, "\"stop\":%" PRIu64, t->died_time);
+		if (t->born && t->died && t->died_time >= t->born_time)
+			tt_an_put(o, ",\"ticks\":%" PRIu64, t->died_time - t->born_time);
+		tt_an_put(o, "}");
+	}
 	tt_an_states_json(a, t, o);
 	tt_an_put(o, "}");
 }

@@ -41,6 +41,10 @@ enum tt_an_flag {
 	TT_AN_STATE = 1u << 13,     /* thread state_thread enters scheduling state `state` (an
 				       index of tt_analysis_ops.state_names), or leaves every
 				       state (TT_AN_STATE_NONE: it was destroyed) */
+	TT_AN_PREEMPTED = 1u << 14, /* the event's thread stops running but stays ready (formats
+				       that trace switches: a preemption, not a suspension) */
+	TT_AN_THREAD_START = 1u << 15, /* the event's thread starts life here */
+	TT_AN_THREAD_STOP = 1u << 16,  /* ... and ends it */
 };
 
 #define TT_AN_STATE_NONE UINT32_MAX
