@@ -44,13 +44,16 @@ int tt_analysis_new(const struct tt_analysis_ops *ops, const struct tt_analysis_
 		a->lim.max_calls = 1024;
 	if (!a->lim.max_irqs)
 		a->lim.max_irqs = 256;
+	if (!a->lim.max_thread_services)
+		a->lim.max_thread_services = 2048;
 	if (!a->lim.series_buckets)
 		a->lim.series_buckets = 600;
 	if (!a->lim.bucket_ns)
 		a->lim.bucket_ns = 100000000;
 	if (a->lim.max_threads > (1u << 20) || a->lim.max_services > (1u << 20) ||
 	    a->lim.max_inversions > (1u << 20) || a->lim.max_calls > (1u << 20) ||
-	    a->lim.max_irqs > (1u << 20) || a->lim.series_buckets > (1u << 20) ||
+	    a->lim.max_irqs > (1u << 20) || a->lim.max_thread_services > (1u << 20) ||
+	    a->lim.series_buckets > (1u << 20) ||
 	    a->lim.bucket_ns > 4000000000u) {
 		free(a);
 		return -EINVAL;
@@ -66,7 +69,7 @@ int tt_analysis_new(const struct tt_analysis_ops *ops, const struct tt_analysis_
 	a->calls = calloc(a->call_slots, sizeof(*a->calls));
 	a->irqs = calloc(a->irq_slots, sizeof(*a->irqs));
 	if (!a->threads || !a->services || !a->counters || !a->inv || !a->calls || !a->irqs ||
-	    tt_an_series_new(a) < 0 || tt_an_states_new(a) < 0) {
+	    tt_an_series_new(a) < 0 || tt_an_states_new(a) < 0 || tt_an_tservices_new(a) < 0) {
 		tt_analysis_free(a);
 		return -ENOMEM;
 	}
@@ -86,8 +89,19 @@ void tt_analysis_free(struct tt_analysis *a)
 	free(a->calls);
 	free(a->irqs);
 	free(a->series.rows);
+	free(a->tservices);
 	tt_an_states_free(a);
 	free(a);
+}
+
+const struct an_thread *tt_an_thread_find(const struct tt_analysis *a, uint32_t id)
+{
+	unsigned mask = a->thread_slots, i = tt_an_hash(id) % mask;
+
+	for (unsigned n = 0; n < mask && a->threads[i].used; n++, i = (i + 1) % mask)
+		if (a->threads[i].id == id)
+			return &a->threads[i];
+	return NULL;
 }
 
 /* The thread's entry, made when new; NULL when the table is full (counted). */
@@ -519,6 +533,8 @@ static void event(struct tt_analysis *a, const struct tt_event *ev)
 	if (t && (c.flags & TT_AN_THREAD_STOP))
 		t->died = true, t->died_time = ev->time;
 	count_service(a, ev);
+	if (t)
+		tt_an_tservices_count(a, t->id, ev->id);
 	stack(a, ev, &c, n);
 	tt_an_calls(a, ev, &c, t);
 	tt_an_states_event(a, ev, &c);
@@ -579,5 +595,5 @@ size_t tt_analysis_memory(const struct tt_analysis *a)
 	       (a->ops && a->ops->ncounters ? a->ops->ncounters : 1) * sizeof(*a->counters) +
 	       a->lim.max_inversions * sizeof(*a->inv) + a->call_slots * sizeof(*a->calls) +
 	       a->irq_slots * sizeof(*a->irqs) + a->series.nbuckets * sizeof(*a->series.rows) +
-	       tt_an_states_memory(a);
+	       a->tservice_slots * sizeof(*a->tservices) + tt_an_states_memory(a);
 }

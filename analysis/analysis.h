@@ -37,6 +37,7 @@ struct tt_analysis_limits {
 	unsigned max_inversions; /* the newest inversions kept with their events; 0: 64 */
 	unsigned max_calls;      /* distinct (thread, system call) pairs; 0: 1024 */
 	unsigned max_irqs;       /* distinct interrupt numbers; 0: 256 */
+	unsigned max_thread_services; /* distinct (thread, event id) pairs; 0: 2048 */
 	unsigned series_buckets; /* CPU load over time: buckets kept; 0: 600 */
 	uint64_t bucket_ns;      /* ... each this long; 0: 100 ms (at most 4 s) */
 };
@@ -74,6 +75,7 @@ struct tt_analysis_totals {
 	uint64_t context_switches, preemptions, time_slices, suspensions, resumptions;
 	uint64_t interrupts, nested_interrupts, inversions, bad_inversions;
 	uint64_t overflow_threads, overflow_services, overflow_calls, overflow_irqs;
+	uint64_t overflow_thread_services;
 };
 void tt_analysis_totals(const struct tt_analysis *a, struct tt_analysis_totals *out);
 /* Bytes the analysis holds (all of it allocated by tt_analysis_new: it never grows). */
@@ -124,6 +126,10 @@ uint64_t tt_analysis_counter(const struct tt_analysis *a, unsigned i);
  * until the next call into the analysis. */
 int tt_analysis_service_at(const struct tt_analysis *a, unsigned i, uint32_t *id,
 			   const char **name, uint64_t *count);
+/* The i-th (thread, event id) pair of the per-thread services (by thread, then count, most
+ * first): 0, or -ENOENT past the last. */
+int tt_analysis_thread_service_at(const struct tt_analysis *a, unsigned i, uint32_t *thread,
+				  uint32_t *id, uint64_t *count);
 
 /* Per-thread lines at most per target in tt_analysis_metrics: the rest is summed into one line
  * with thread="(other)", so a target's label cardinality is bounded. */

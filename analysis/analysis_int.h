@@ -40,6 +40,12 @@ struct an_thread {
 
 #define AN_STATE_NONE 0xFFu
 
+struct an_tservice {
+	bool used;
+	uint32_t thread, id;
+	uint64_t count;
+};
+
 struct an_call {
 	bool used;
 	uint32_t thread, nr, order;
@@ -113,6 +119,8 @@ struct tt_analysis {
 	unsigned thread_slots, nthreads, nreg;
 	struct an_service *services;
 	unsigned service_slots, nservices;
+	struct an_tservice *tservices; /* open addressing, 2 * max_thread_services slots */
+	unsigned tservice_slots, ntservices;
 	uint64_t *counters;
 	struct an_inversion *inv; /* ring of max_inversions */
 	uint64_t ninv;            /* inversions ever recorded (the ring holds the newest) */
@@ -139,6 +147,8 @@ struct tt_analysis {
 };
 
 struct an_thread *tt_an_thread_get(struct tt_analysis *a, uint32_t id);
+/* The thread's entry, or NULL when it has none (nothing made). */
+const struct an_thread *tt_an_thread_find(const struct tt_analysis *a, uint32_t id);
 uint32_t tt_an_hash(uint32_t x);
 struct tt_an_out;
 /* analysis_calls.c: system calls and interrupts with durations. */
@@ -153,6 +163,12 @@ void tt_an_series_reset(struct tt_analysis *a);
 void tt_an_series_json(const struct tt_analysis *a, struct tt_an_out *o);
 void tt_an_calls_json(const struct tt_analysis *a, struct tt_an_out *o);
 void tt_an_calls_text(const struct tt_analysis *a, struct tt_an_out *o);
+/* analysis_tservices.c: services per thread. */
+int tt_an_tservices_new(struct tt_analysis *a);
+void tt_an_tservices_count(struct tt_analysis *a, uint32_t thread, uint32_t id);
+void tt_an_tservices_json(const struct tt_analysis *a, struct tt_an_out *o);
+void tt_an_tservices_text(const struct tt_analysis *a, struct tt_an_out *o,
+			  const char *(*name_of)(const struct tt_analysis *a, uint32_t id));
 /* analysis_states.c: time per thread per scheduling state. */
 int tt_an_states_new(struct tt_analysis *a);
 void tt_an_states_free(struct tt_analysis *a);

@@ -154,6 +154,7 @@ static void json_tail(const struct tt_analysis *a, struct tt_an_out *o)
 	}
 	free(sv);
 	tt_an_put(o, "]");
+	tt_an_tservices_json(a, o);
 	tt_an_calls_json(a, o);
 	tt_an_put(o, ",\"counters\":{");
 	for (unsigned i = 0; a->ops && i < a->ops->ncounters; i++)
@@ -171,9 +172,10 @@ static void json_tail(const struct tt_analysis *a, struct tt_an_out *o)
 		tt_an_put(o, "}");
 	}
 	tt_an_put(o, "],\"overflow\":{\"threads\":%" PRIu64 ",\"services\":%" PRIu64
-	       ",\"inversions\":%" PRIu64 ",\"calls\":%" PRIu64 ",\"irqs\":%" PRIu64 "}}",
+	       ",\"inversions\":%" PRIu64 ",\"calls\":%" PRIu64 ",\"irqs\":%" PRIu64
+	       ",\"thread_services\":%" PRIu64 "}}",
 	    a->t.overflow_threads, a->t.overflow_services, a->ninv - k, a->t.overflow_calls,
-	    a->t.overflow_irqs);
+	    a->t.overflow_irqs, a->t.overflow_thread_services);
 }
 
 size_t tt_analysis_json(const struct tt_analysis *a, char *buf, size_t len)
@@ -383,6 +385,17 @@ static void text_counters(struct tt_an_out *o, const struct tt_analysis *a)
 		tt_an_put(o, "\n\n");
 }
 
+/* The system-wide table's name of event id ("" when it has none). */
+static const char *service_name(const struct tt_analysis *a, uint32_t id)
+{
+	unsigned mask = a->service_slots, i = tt_an_hash(id) % mask;
+
+	for (unsigned n = 0; n < mask && a->services[i].used; n++, i = (i + 1) % mask)
+		if (a->services[i].id == id)
+			return a->services[i].name;
+	return "";
+}
+
 static void text_services(struct tt_an_out *o, const struct tt_analysis *a)
 {
 	const struct an_service **sv = sorted_services(a);
@@ -443,6 +456,7 @@ size_t tt_analysis_text(const struct tt_analysis *a, char *buf, size_t len)
 	free(th);
 	text_counters(&o, a);
 	text_services(&o, a);
+	tt_an_tservices_text(a, &o, service_name);
 	tt_an_calls_text(a, &o);
 	text_inversions(&o, a);
 	return tt_an_done(&o);
