@@ -25,6 +25,15 @@ uint32_t tt_an_hash(uint32_t x)
 	return x ^ (x >> 16);
 }
 
+unsigned tt_an_slots(unsigned max)
+{
+	unsigned n = 2;
+
+	while (n < 2 * max) /* max is at most 2^20 */
+		n *= 2;
+	return n;
+}
+
 int tt_analysis_new(const struct tt_analysis_ops *ops, const struct tt_analysis_limits *lim,
 		    struct tt_analysis **out)
 {
@@ -58,14 +67,14 @@ int tt_analysis_new(const struct tt_analysis_ops *ops, const struct tt_analysis_
 		free(a);
 		return -EINVAL;
 	}
-	a->thread_slots = 2 * a->lim.max_threads;
-	a->service_slots = 2 * a->lim.max_services;
+	a->thread_slots = tt_an_slots(a->lim.max_threads);
+	a->service_slots = tt_an_slots(a->lim.max_services);
 	a->threads = calloc(a->thread_slots, sizeof(*a->threads));
 	a->services = calloc(a->service_slots, sizeof(*a->services));
 	a->counters = calloc(ops && ops->ncounters ? ops->ncounters : 1, sizeof(*a->counters));
 	a->inv = calloc(a->lim.max_inversions, sizeof(*a->inv));
-	a->call_slots = 2 * a->lim.max_calls;
-	a->irq_slots = 2 * a->lim.max_irqs;
+	a->call_slots = tt_an_slots(a->lim.max_calls);
+	a->irq_slots = tt_an_slots(a->lim.max_irqs);
 	a->calls = calloc(a->call_slots, sizeof(*a->calls));
 	a->irqs = calloc(a->irq_slots, sizeof(*a->irqs));
 	if (!a->threads || !a->services || !a->counters || !a->inv || !a->calls || !a->irqs ||
@@ -96,9 +105,9 @@ void tt_analysis_free(struct tt_analysis *a)
 
 const struct an_thread *tt_an_thread_find(const struct tt_analysis *a, uint32_t id)
 {
-	unsigned mask = a->thread_slots, i = tt_an_hash(id) % mask;
+	unsigned slots = a->thread_slots, i = tt_an_first(tt_an_hash(id), slots);
 
-	for (unsigned n = 0; n < mask && a->threads[i].used; n++, i = (i + 1) % mask)
+	for (unsigned n = 0; n < slots && a->threads[i].used; n++, i = tt_an_next(i, slots))
 		if (a->threads[i].id == id)
 			return &a->threads[i];
 	return NULL;
@@ -107,12 +116,12 @@ const struct an_thread *tt_an_thread_find(const struct tt_analysis *a, uint32_t 
 /* The thread's entry, made when new; NULL when the table is full (counted). */
 struct an_thread *tt_an_thread_get(struct tt_analysis *a, uint32_t id)
 {
-	unsigned mask = a->thread_slots, i;
+	unsigned slots = a->thread_slots, i;
 
 	if (a->last && a->last->id == id)
 		return a->last;
-	i = tt_an_hash(id) % mask;
-	for (unsigned n = 0; n < mask; n++, i = (i + 1) % mask) {
+	i = tt_an_first(tt_an_hash(id), slots);
+	for (unsigned n = 0; n < slots; n++, i = tt_an_next(i, slots)) {
 		struct an_thread *t = &a->threads[i];
 		if (t->used && t->id == id)
 			return a->last = t;
@@ -168,12 +177,17 @@ void tt_analysis_thread_cb(void *arg, const struct tt_an_thread *t)
 
 static void count_service(struct tt_analysis *a, const struct tt_event *ev)
 {
-	unsigned mask = a->service_slots, i = tt_an_hash(ev->id) % mask;
+	unsigned slots = a->service_slots, i = tt_an_first(tt_an_hash(ev->id), slots);
 
-	for (unsigned n = 0; n < mask; n++, i = (i + 1) % mask) {
+	if (a->last_service && a->last_service->id == ev->id) {
+		a->last_service->count++;
+		return;
+	}
+	for (unsigned n = 0; n < slots; n++, i = tt_an_next(i, slots)) {
 		struct an_service *s = &a->services[i];
 		if (s->used && s->id == ev->id) {
 			s->count++;
+			a->last_service = s;
 			return;
 		}
 		if (!s->used) {
@@ -183,6 +197,7 @@ static void count_service(struct tt_analysis *a, const struct tt_event *ev)
 						  .order = a->nservices++ };
 			if (ev->name)
 				snprintf(s->name, sizeof(s->name), "%s", ev->name);
+			a->last_service = s;
 			return;
 		}
 	}

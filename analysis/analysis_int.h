@@ -114,21 +114,23 @@ struct an_window {
 struct tt_analysis {
 	const struct tt_analysis_ops *ops;
 	struct tt_analysis_limits lim;
-	struct an_thread *threads; /* open addressing, 2 * max_threads slots */
+	struct an_thread *threads; /* open addressing, tt_an_slots(max_threads) slots */
 	struct an_thread *last;    /* the last one looked up (runs of one thread's events) */
 	unsigned thread_slots, nthreads, nreg;
 	struct an_service *services;
 	unsigned service_slots, nservices;
-	struct an_tservice *tservices; /* open addressing, 2 * max_thread_services slots */
+	struct an_service *last_service;   /* the last one counted (runs of one event id) */
+	struct an_tservice *tservices; /* open addressing, tt_an_slots(max_thread_services) slots */
+	struct an_tservice *last_tservice; /* the last pair counted */
 	unsigned tservice_slots, ntservices;
 	uint64_t *counters;
 	struct an_inversion *inv; /* ring of max_inversions */
 	uint64_t ninv;            /* inversions ever recorded (the ring holds the newest) */
 	struct an_window win[AN_WINDOWS];
 	unsigned nopen, nclosing; /* windows open, inversions waiting for their end event */
-	struct an_call *calls;    /* open addressing, 2 * max_calls slots */
+	struct an_call *calls;    /* open addressing, tt_an_slots(max_calls) slots */
 	unsigned call_slots, ncalls;
-	struct an_irq *irqs;      /* open addressing, 2 * max_irqs slots */
+	struct an_irq *irqs;      /* open addressing, tt_an_slots(max_irqs) slots */
 	unsigned irq_slots, nirqs;
 	struct an_core core[AN_CORES];
 	struct an_series series;
@@ -145,6 +147,18 @@ struct tt_analysis {
 	bool pending_preempt, pending_slice;
 	unsigned isr_nest;
 };
+
+/* Open addressing: every table has a power of two of slots (tt_an_slots: at least twice its
+ * limit), probed from tt_an_first of the key's hash on with tt_an_next. */
+unsigned tt_an_slots(unsigned max);
+static inline unsigned tt_an_first(uint32_t h, unsigned slots)
+{
+	return h & (slots - 1);
+}
+static inline unsigned tt_an_next(unsigned i, unsigned slots)
+{
+	return (i + 1) & (slots - 1);
+}
 
 struct an_thread *tt_an_thread_get(struct tt_analysis *a, uint32_t id);
 /* The thread's entry, or NULL when it has none (nothing made). */

@@ -388,9 +388,9 @@ static void text_counters(struct tt_an_out *o, const struct tt_analysis *a)
 /* The system-wide table's name of event id ("" when it has none). */
 static const char *service_name(const struct tt_analysis *a, uint32_t id)
 {
-	unsigned mask = a->service_slots, i = tt_an_hash(id) % mask;
+	unsigned slots = a->service_slots, i = tt_an_first(tt_an_hash(id), slots);
 
-	for (unsigned n = 0; n < mask && a->services[i].used; n++, i = (i + 1) % mask)
+	for (unsigned n = 0; n < slots && a->services[i].used; n++, i = tt_an_next(i, slots))
 		if (a->services[i].id == id)
 			return a->services[i].name;
 	return "";

@@ -13,20 +13,25 @@
 
 int tt_an_tservices_new(struct tt_analysis *a)
 {
-	a->tservice_slots = 2 * a->lim.max_thread_services;
+	a->tservice_slots = tt_an_slots(a->lim.max_thread_services);
 	a->tservices = calloc(a->tservice_slots, sizeof(*a->tservices));
 	return a->tservices ? 0 : -ENOMEM;
 }
 
 void tt_an_tservices_count(struct tt_analysis *a, uint32_t thread, uint32_t id)
 {
-	unsigned mask = a->tservice_slots;
-	unsigned i = tt_an_hash(thread * 0x9e3779b1u ^ id) % mask;
+	unsigned slots = a->tservice_slots;
+	unsigned i = tt_an_first(tt_an_hash(thread * 0x9e3779b1u ^ id), slots);
 
-	for (unsigned n = 0; n < mask; n++, i = (i + 1) % mask) {
+	if (a->last_tservice && a->last_tservice->thread == thread && a->last_tservice->id == id) {
+		a->last_tservice->count++;
+		return;
+	}
+	for (unsigned n = 0; n < slots; n++, i = tt_an_next(i, slots)) {
 		struct an_tservice *s = &a->tservices[i];
 		if (s->used && s->thread == thread && s->id == id) {
 			s->count++;
+			a->last_tservice = s;
 			return;
 		}
 		if (!s->used) {
@@ -35,6 +40,7 @@ void tt_an_tservices_count(struct tt_analysis *a, uint32_t thread, uint32_t id)
 			*s = (struct an_tservice){ .used = true, .thread = thread, .id = id,
 						   .count = 1 };
 			a->ntservices++;
+			a->last_tservice = s;
 			return;
 		}
 	}
