@@ -13,6 +13,7 @@
 #include "gaplog.h"
 #include "layout.h"
 #include "pace.h"
+#include "stackread.h"
 #include "target.h"
 
 #include <errno.h>
@@ -89,6 +90,7 @@ struct tt_target {
 				    taken for that one) */
 	char reset_reason[64];
 	char halt_by[80];        /* a halt asked for (tt_target_halt): by whom; "" = none */
+	struct tt_stackread *stacks; /* the painted stacks, read at the end of cycles, or NULL */
 };
 
 /* Reads that keep failing on a link that looks up (OpenOCD answers, the target does not) are
@@ -180,6 +182,8 @@ static void emit(void *arg, const struct tt_record *rec)
 			rec = &own;
 		}
 		t->st.resets++;
+		if (t->stacks)
+			tt_stackread_restart(t->stacks); /* painted anew by the new run */
 		set_state(t, TT_TARGET_RESET, "%s", rec->u.reset.reason);
 		break;
 	}
@@ -302,6 +306,37 @@ static int make_reader(struct tt_target *t)
 	return t->fmt->create(&rc, &t->rd);
 }
 
+/* A stack read ends the cycle: its failure is the stack figures' (stackscan.h says how), never
+ * the trace's. */
+static void on_stack_read(struct tt_probe *p, int status, void *arg)
+{
+	struct tt_target *t = arg;
+
+	t->reading = 0;
+	t->st.bytes_read = p->bytes_read;
+	if (t->stopping)
+		return;
+	tt_stackread_done(t->stacks, status, uv_now(t->loop));
+	t->st.stack_bytes = tt_stackread_bytes(t->stacks);
+	cycle_done(t);
+}
+
+/* At the end of a cycle: a stack read when the budget allows one (true: it was started). */
+static bool stack_step(struct tt_target *t)
+{
+	int rc;
+
+	if (!t->stacks || !tt_stackread_plan(t->stacks, t->fmt, t->rd, uv_now(t->loop), &t->plan))
+		return false;
+	rc = tt_probe_read(t->probe, &t->plan, on_stack_read, t);
+	if (rc < 0) {
+		tt_stackread_done(t->stacks, rc, uv_now(t->loop));
+		return false;
+	}
+	t->reading = 1;
+	return true;
+}
+
 static void on_read(struct tt_probe *p, int status, void *arg)
 {
 	struct tt_target *t = arg;
@@ -370,7 +405,8 @@ static void on_read(struct tt_probe *p, int status, void *arg)
 	}
 	t->st.bytes_read = p->bytes_read;
 	announce_reset(t);
-	cycle_done(t);
+	if (!stack_step(t))
+		cycle_done(t);
 }
 
 /* Start the next read of the cycle. */
@@ -535,6 +571,7 @@ static void free_target(struct tt_target *t)
 	if (t->rd)
 		t->fmt->destroy(t->rd);
 	tt_format_cfg_release(&t->fcfg);
+	tt_stackread_free(t->stacks);
 	free(t);
 }
 
@@ -751,6 +788,13 @@ int tt_target_start(uv_loop_t *loop, const struct tt_target_config *cfg,
 	}
 	if ((rc = open_reading(t, err, errlen)) < 0)
 		goto fail_cfg;
+	if (fmt->analysis && fmt->analysis->stack_fill && t->cfg.stack_budget >= 0 &&
+	    tt_stackread_new(*fmt->analysis->stack_fill, t->cfg.stack_budget ? (uint32_t)t->cfg.stack_budget
+			     : TT_STACK_BUDGET_DEFAULT, uv_now(loop), &t->stacks) < 0) {
+		snprintf(err, errlen, "out of memory");
+		rc = -ENOMEM;
+		goto fail_cfg;
+	}
 	uv_timer_init(loop, &t->timer);
 	t->timer.data = t;
 	t->rate_t0 = uv_now(loop);
@@ -824,6 +868,11 @@ void tt_target_export_prepare(const struct tt_target *t, struct tt_export *e)
 const struct tt_reader_ops *tt_target_reader(const struct tt_target *t)
 {
 	return t->fmt;
+}
+
+const struct tt_stackread *tt_target_stacks(const struct tt_target *t)
+{
+	return t->stacks;
 }
 
 const void *tt_target_reader_state(const struct tt_target *t)

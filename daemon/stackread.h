@@ -1,0 +1,48 @@
+/* daemon/stackread.h: reading the threads' painted stacks from target RAM within a link budget.
+ *
+ * The poller (target.c) owns one per target whose format paints its stacks
+ * (tt_analysis_ops.stack_fill) and asks it, at the end of each poll cycle, whether a stack read
+ * is due; the reads themselves follow proto/stackscan.h (first scans, then a window below each
+ * high-water mark). The budget is a token bucket in bytes/s: it fills with time, holds at most
+ * one second of budget (and never less than a window, so a window always fits), and a read is
+ * started only when a window's worth is in it (fewer, larger reads: each costs a round trip), so
+ * over any span the bytes read are at most budget * span + the bucket. What it costs is counted
+ * (bytes, and bytes/s over the last ten seconds). Single-threaded: the loop thread.
+ */
+#ifndef TT_STACKREAD_H
+#define TT_STACKREAD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../analysis/analysis.h"
+#include "../proto/reader.h"
+#include "../proto/stackscan.h"
+
+#define TT_STACK_BUDGET_DEFAULT 512u /* bytes/s: ~1% of a slow (60 KiB/s) JTAG link */
+
+struct tt_stackread;
+
+/* fill: the format's (tt_analysis_ops.stack_fill); budget in bytes/s (> 0). 0 or -ENOMEM;
+ * free with tt_stackread_free. */
+int tt_stackread_new(uint32_t fill, uint32_t budget, uint64_t now_ms, struct tt_stackread **out);
+void tt_stackread_free(struct tt_stackread *sr);
+
+/* The end of a poll cycle at now_ms: the threads the reader r knows (rd its state) are taken
+ * as the stacks to follow; true with *plan to read when a read is due (its buffers are sr's
+ * until tt_stackread_done), false when nothing is to be read yet. */
+bool tt_stackread_plan(struct tt_stackread *sr, const struct tt_reader_ops *r, const void *rd,
+		       uint64_t now_ms, struct tt_plan *plan);
+/* The read of the last plan completed with status (0, or a probe error). */
+void tt_stackread_done(struct tt_stackread *sr, int status, uint64_t now_ms);
+/* The target was reset: every stack is scanned anew. */
+void tt_stackread_restart(struct tt_stackread *sr);
+
+/* The figures (borrowed until the next call into sr), and what reading them costs at now_ms. */
+const struct tt_stackscan *tt_stackread_scan(const struct tt_stackread *sr);
+void tt_stackread_cost(const struct tt_stackread *sr, uint64_t now_ms,
+		       struct tt_analysis_scan_cost *out);
+/* Bytes read for stacks so far. */
+uint64_t tt_stackread_bytes(const struct tt_stackread *sr);
+
+#endif
