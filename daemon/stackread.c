@@ -14,6 +14,8 @@ struct tt_stackread {
 	uint64_t bytes;     /* read for stacks, successful or not (they cost the link) */
 	uint64_t rate_t0, rate_b0, rate_t1, rate_b1; /* two checkpoints for bytes/s */
 	uint32_t pending;   /* bytes of the read under way */
+	uint64_t round_ms;  /* when the windows were last read (a round: every stack's turn) */
+	unsigned round_left; /* stacks whose turn is still to come in this round */
 };
 
 static double bucket(const struct tt_stackread *sr)
@@ -58,9 +60,16 @@ bool tt_stackread_plan(struct tt_stackread *sr, const struct tt_reader_ops *r, c
 	tt_stackscan_begin(&sr->scan);
 	if (r->analysis->threads(rd, add_thread, &sr->scan) < 0)
 		return false;
+	if (!sr->round_left && !tt_stackscan_scanning(&sr->scan)) {
+		if (now_ms - sr->round_ms < TT_STACK_RECHECK_MS)
+			return false;
+		sr->round_ms = now_ms; /* a new round of windows */
+		sr->round_left = tt_stackscan_readable(&sr->scan);
+	}
 	sr->pending = tt_stackscan_plan(&sr->scan, (uint32_t)sr->tokens, plan);
 	if (!sr->pending)
 		return false;
+	sr->round_left = plan->n < sr->round_left ? sr->round_left - plan->n : 0;
 	sr->tokens -= sr->pending;
 	return true;
 }

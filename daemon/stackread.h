@@ -6,7 +6,9 @@
  * high-water mark). The budget is a token bucket in bytes/s: it fills with time, holds at most
  * one second of budget (and never less than a window, so a window always fits), and a read is
  * started only when a window's worth is in it (fewer, larger reads: each costs a round trip), so
- * over any span the bytes read are at most budget * span + the bucket. What it costs is counted
+ * over any span the bytes read are at most budget * span + the bucket. Once every stack has its
+ * mark, the windows are read again at most once a second (TT_STACK_RECHECK_MS): a budget larger
+ * than the windows need is not spent. What it costs is counted
  * (bytes, and bytes/s over the last ten seconds). Single-threaded: the loop thread.
  */
 #ifndef TT_STACKREAD_H
@@ -20,6 +22,7 @@
 #include "../proto/stackscan.h"
 
 #define TT_STACK_BUDGET_DEFAULT 512u /* bytes/s: ~1% of a slow (60 KiB/s) JTAG link */
+#define TT_STACK_RECHECK_MS 1000u
 
 struct tt_stackread;
 

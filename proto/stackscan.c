@@ -191,6 +191,23 @@ void tt_stackscan_ingest(struct tt_stackscan *s, int status)
 	s->plan.n = 0;
 }
 
+bool tt_stackscan_scanning(const struct tt_stackscan *s)
+{
+	for (unsigned i = 0; i < s->n; i++)
+		if (wants(&s->t[i]) && !s->t[i].first_done)
+			return true;
+	return false;
+}
+
+unsigned tt_stackscan_readable(const struct tt_stackscan *s)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < s->n; i++)
+		n += wants(&s->t[i]);
+	return n;
+}
+
 int tt_stackscan_at(const struct tt_stackscan *s, unsigned i, struct tt_stack_painted *out)
 {
 	if (i >= s->n)
