@@ -9,12 +9,12 @@
 #   qemu: tt-fw-mps2.elf on QEMU's mps2-an385 (each thread really runs on its own painted stack
 #         in PSRAM, and digs to a fixed depth: sensor 384, control 992 of 1024, comms 512).
 # Checks: each painted figure exactly (/api/stats, labelled "painted stack"; /metrics with
-# source="painted"), the traced figure beside it with its own label, "no fill pattern" with no
-# number, the re-created thread starting over, and the budget: the stack bytes the daemon counts
+# source="painted"; `tracetap top`'s "N p"), the traced figure beside it with its own label, "no
+# fill pattern" with no number ("nofill" in top), the re-created thread starting over, and the budget: the stack bytes the daemon counts
 # over a span the test times stay within budget * span + one second's bucket, and the bytes/s
 # it reports within the budget.
 # usage: stack-test.sh CASE INTERFACE_CFG TARGET_CFG [FIRMWARE_ELF]
-# env (meson): TRACETAPD SIMTARGET FW_THREADX; TT_KEEP=1 keeps the logs.
+# env (meson): TRACETAPD TRACETAP SIMTARGET FW_THREADX; TT_KEEP=1 keeps the logs.
 set -u
 CASE=$1
 OPENOCD_CFG=$2
@@ -119,6 +119,14 @@ if [ "$CASE" = sim ]; then
 	! grep -q 'thread="worker-0".*source="painted"' <<<"$metrics" ||
 		tt_die "a painted metric for the unpainted worker"
 	tt_ok "the unpainted worker: \"no fill pattern\", no number (API and metrics)"
+	# tracetap top, screens written one after another to a file (not a terminal)
+	"$TRACETAP" top "127.0.0.1:$HTTP_PORT" >"$TT_TMP/top.out" 2>&1 &
+	TT_PIDS+=("$!")
+	top_shows() { grep -qE '^control .* 8 p ' "$TT_TMP/top.out" &&
+		grep -qE '^worker-0 .* nofill ' "$TT_TMP/top.out"; }
+	tt_wait_for 20 "tracetap top: control '8 p' (painted), worker-0 'nofill'" top_shows
+	kill -INT "${TT_PIDS[-1]}"
+	tt_ok "tracetap top: control's stack free '8 p' (painted), worker-0 'nofill'"
 	kill -USR2 "$TT_PID_fw"
 	tt_expect fw '^churn n=1 name=worker-1'
 	worker_new() { stats && [ "$(painted state worker-1)" = painted ]; }

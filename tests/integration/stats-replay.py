@@ -264,9 +264,11 @@ def check_stream(api, ws_stats, ws_plain):
 
 
 def normalised(stats):
-    """The stats without what only the live reader's registry knows: per thread, the stack
-    bounds (kept: the lowest pointer and its event) and threads with no record at all."""
+    """The stats without what only the live reader's registry and the target's RAM know: per
+    thread, the stack bounds and figures read from RAM (kept: the lowest pointer and its event),
+    the cost of reading the stacks, and threads with no record at all."""
     s = json.loads(json.dumps(stats))
+    s.pop("stack_scan", None)  # the stacks read from target RAM: only live
     keep = []
     for t in s["threads"]:
         st = t.pop("stack", None)
