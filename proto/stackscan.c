@@ -194,7 +194,8 @@ void tt_stackscan_ingest(struct tt_stackscan *s, int status)
 bool tt_stackscan_scanning(const struct tt_stackscan *s)
 {
 	for (unsigned i = 0; i < s->n; i++)
-		if (wants(&s->t[i]) && !s->t[i].first_done)
+		if (wants(&s->t[i]) && !s->t[i].first_done &&
+		    s->t[i].p.state != TT_PAINT_UNREADABLE) /* retried once a round */
 			return true;
 	return false;
 }

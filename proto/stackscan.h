@@ -96,7 +96,8 @@ uint32_t tt_stackscan_plan(struct tt_stackscan *s, uint32_t budget, struct tt_pl
  * unreadable until a read of it succeeds; one with a figure keeps it). */
 void tt_stackscan_ingest(struct tt_stackscan *s, int status);
 
-/* Whether a first scan is under way (or due): a thread followed with no mark yet. */
+/* Whether a first scan is under way (or due): a thread followed with no mark yet whose last
+ * read did not fail. */
 bool tt_stackscan_scanning(const struct tt_stackscan *s);
 /* The stacks with something to read (a first scan or a window): a round's worth of turns. */
 unsigned tt_stackscan_readable(const struct tt_stackscan *s);
