@@ -113,6 +113,13 @@ void tt_analysis_each_thread(const struct tt_analysis *a,
  * kept beside the traced figure, each labelled with its source. A thread not seen yet is added
  * (as by tt_analysis_thread, without a name). p borrowed for the call. */
 void tt_analysis_stack_painted(struct tt_analysis *a, const struct tt_stack_painted *p);
+/* Offline: the threads a whole image registered (the format's image_threads), and for a
+ * format that paints its stacks, the high-water mark of each stack the image holds whole (a RAM
+ * dump that covers them; a stack outside the image gets no painted figure). 0 or the format's
+ * negative error (nothing of the image's threads is then certain). */
+struct tt_reader_config;
+int tt_analysis_image_threads(struct tt_analysis *a, const uint8_t *img, size_t len,
+			      uint64_t base, const struct tt_reader_config *cfg);
 /* What reading the stacks costs on the probe link: the budget (bytes/s, 0: reading is off) and
  * the bytes read so far and over the last seconds; shown as `stack_scan`. */
 struct tt_analysis_scan_cost {

@@ -191,6 +191,33 @@ void tt_stackscan_ingest(struct tt_stackscan *s, int status)
 	s->plan.n = 0;
 }
 
+void tt_stackscan_image_thread(struct tt_stackscan *s, uint64_t base, size_t len, uint32_t id,
+			       uint64_t start, uint32_t size)
+{
+	if (start >= base && start - base <= len && size <= len - (start - base))
+		tt_stackscan_thread(s, id, start, size);
+}
+
+void tt_stackscan_image(struct tt_stackscan *s, const uint8_t *img, size_t len, uint64_t base)
+{
+	struct tt_plan p;
+
+	while (tt_stackscan_scanning(s) && tt_stackscan_plan(s, TT_STACKSCAN_BUF, &p)) {
+		int st = 0;
+		for (unsigned i = 0; i < p.n; i++) {
+			if (p.r[i].addr < base || p.r[i].addr - base > len ||
+			    p.r[i].len > len - (p.r[i].addr - base)) {
+				st = -EFAULT; /* not followed: tt_stackscan_image_thread keeps them out */
+				break;
+			}
+			memcpy(p.r[i].dst, img + (p.r[i].addr - base), p.r[i].len);
+		}
+		tt_stackscan_ingest(s, st);
+		if (st < 0)
+			break;
+	}
+}
+
 bool tt_stackscan_scanning(const struct tt_stackscan *s)
 {
 	for (unsigned i = 0; i < s->n; i++)

@@ -26,6 +26,7 @@
 #define TT_STACKSCAN_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "plan.h"
@@ -101,6 +102,13 @@ void tt_stackscan_ingest(struct tt_stackscan *s, int status);
 bool tt_stackscan_scanning(const struct tt_stackscan *s);
 /* The stacks with something to read (a first scan or a window): a round's worth of turns. */
 unsigned tt_stackscan_readable(const struct tt_stackscan *s);
+
+/* Offline: the stacks of a RAM image (img, len bytes, its first byte at target address base).
+ * tt_stackscan_image_thread follows a thread only when its whole stack lies in the image;
+ * tt_stackscan_image then scans each to its figure (the first scans, read from the image). */
+void tt_stackscan_image_thread(struct tt_stackscan *s, uint64_t base, size_t len, uint32_t id,
+			       uint64_t start, uint32_t size);
+void tt_stackscan_image(struct tt_stackscan *s, const uint8_t *img, size_t len, uint64_t base);
 
 /* Thread i (0 .. s->n - 1) in the order first registered. 0 or -ENOENT. */
 int tt_stackscan_at(const struct tt_stackscan *s, unsigned i, struct tt_stack_painted *out);

@@ -12,7 +12,8 @@
 # source="painted"; `tracetap top`'s "N p"), the traced figure beside it with its own label, "no
 # fill pattern" with no number ("nofill" in top), the re-created thread starting over, and the budget: the stack bytes the daemon counts
 # over a span the test times stay within budget * span + one second's bucket, and the bytes/s
-# it reports within the budget.
+# it reports within the budget; then, the core halted, `tracetap analyze` of the RAM gives the
+# same painted figures.
 # usage: stack-test.sh CASE INTERFACE_CFG TARGET_CFG [FIRMWARE_ELF]
 # env (meson): TRACETAPD TRACETAP SIMTARGET FW_THREADX; TT_KEEP=1 keeps the logs.
 set -u
@@ -157,5 +158,29 @@ awk -v r="$rate" -v b=$BUDGET -v ms=$up_ms 'BEGIN { exit !(r > 0 && r <= b + b *
 	tt_die "reported $rate stack bytes/s, budget $BUDGET"
 [ "$(jq -r '.stack_scan.budget_bytes_per_s' "$TT_TMP/stats.json")" = $BUDGET ] || tt_die "budget not reported"
 tt_ok "budget $BUDGET B/s: $((b1 - b0)) stack bytes in $span_ms ms (at most $max), reported $rate B/s"
+
+# offline: `tracetap analyze` of the RAM, the core halted through OpenOCD, gives the same
+# painted figures (the image holds the stacks)
+ocd_cmd halt
+[ "$CASE" = sim ] && tt_wait_for 10 "the workload stopped by the halt" \
+	eval '[ "$(tt_proc_state "$TT_PID_fw")" = T ]'
+if [ "$CASE" = sim ]; then
+	IMG=(--pointer $BASE --base $BASE "$TT_TMP/ram.bin")
+else
+	IMG=(--format threadx --elf "$FW_ELF" --base 0x21000000 "$PSRAM")
+fi
+"$TRACETAP" analyze --json "${IMG[@]}" >"$TT_TMP/stats.json" 2>"$TT_TMP/analyze.err" ||
+	tt_die "tracetap analyze of the RAM failed: $(cat "$TT_TMP/analyze.err")"
+for d in $DEPTHS; do
+	t=${d%%=*}
+	used=${d#*=}
+	used=${used%/*}
+	[ "$(painted used "$t")" = "$used" ] ||
+		tt_die "offline: $t painted used $(painted used "$t"), the firmware used $used"
+done
+"$TRACETAP" analyze "${IMG[@]}" >"$TT_TMP/analyze.txt" 2>&1 || tt_die "tracetap analyze (text) failed"
+grep -qE '^ +[0-9]+ +[0-9]+ +[0-9]+ +control$' <(sed -n '/High-Water (painted stack, read from RAM)/,/^$/p;/High-Water/,/^\*/p' "$TT_TMP/analyze.txt") ||
+	tt_die "no painted table in tracetap analyze's text: $(grep -A6 High-Water "$TT_TMP/analyze.txt")"
+tt_ok "offline: tracetap analyze of the halted RAM gives the same painted figures (JSON and text)"
 kill -TERM "$DPID"
 wait "$DPID" || tt_die "tracetapd exited with status $? on SIGTERM"
