@@ -15,7 +15,8 @@
 # it reports within the budget; then, the core halted, `tracetap analyze` of the RAM gives the
 # same painted figures.
 # usage: stack-test.sh CASE INTERFACE_CFG TARGET_CFG [FIRMWARE_ELF]
-# env (meson): TRACETAPD TRACETAP SIMTARGET FW_THREADX; TT_KEEP=1 keeps the logs.
+# env (meson): TRACETAPD TRACETAP SIMTARGET FW_THREADX; TT_KEEP=1 keeps the logs; TT_WRAP (the
+# valgrind setup) runs tracetapd and tracetap under it.
 set -u
 CASE=$1
 OPENOCD_CFG=$2
@@ -63,7 +64,7 @@ qemu)
 esac
 tt_board_ocd_start
 T_START=$(date +%s%N)
-"$TRACETAPD" --port 0 --web "$here" --stdout --log-level info --name $NAME "${TARGET_ARGS[@]}" \
+${TT_WRAP-} "$TRACETAPD" --port 0 --web "$here" --stdout --log-level info --name $NAME "${TARGET_ARGS[@]}" \
 	--stack-budget $BUDGET --probe "openocd:127.0.0.1:$OCD_PORT" >"$REC" 2>"$DLOG" &
 DPID=$!
 TT_PIDS+=("$DPID")
@@ -121,12 +122,14 @@ if [ "$CASE" = sim ]; then
 		tt_die "a painted metric for the unpainted worker"
 	tt_ok "the unpainted worker: \"no fill pattern\", no number (API and metrics)"
 	# tracetap top, screens written one after another to a file (not a terminal)
-	"$TRACETAP" top "127.0.0.1:$HTTP_PORT" >"$TT_TMP/top.out" 2>&1 &
-	TT_PIDS+=("$!")
+	${TT_WRAP-} "$TRACETAP" top "127.0.0.1:$HTTP_PORT" >"$TT_TMP/top.out" 2>&1 &
+	TOP=$!
+	TT_PIDS+=("$TOP")
 	top_shows() { grep -qE '^control .* 8 p ' "$TT_TMP/top.out" &&
 		grep -qE '^worker-0 .* nofill ' "$TT_TMP/top.out"; }
 	tt_wait_for 20 "tracetap top: control '8 p' (painted), worker-0 'nofill'" top_shows
-	kill -INT "${TT_PIDS[-1]}"
+	kill -INT "$TOP"
+	wait "$TOP" || tt_die "tracetap top exited with status $? on SIGINT"
 	tt_ok "tracetap top: control's stack free '8 p' (painted), worker-0 'nofill'"
 	kill -USR2 "$TT_PID_fw"
 	tt_expect fw '^churn n=1 name=worker-1'
@@ -169,7 +172,7 @@ if [ "$CASE" = sim ]; then
 else
 	IMG=(--format threadx --elf "$FW_ELF" --base 0x21000000 "$PSRAM")
 fi
-"$TRACETAP" analyze --json "${IMG[@]}" >"$TT_TMP/stats.json" 2>"$TT_TMP/analyze.err" ||
+${TT_WRAP-} "$TRACETAP" analyze --json "${IMG[@]}" >"$TT_TMP/stats.json" 2>"$TT_TMP/analyze.err" ||
 	tt_die "tracetap analyze of the RAM failed: $(cat "$TT_TMP/analyze.err")"
 for d in $DEPTHS; do
 	t=${d%%=*}
@@ -178,7 +181,7 @@ for d in $DEPTHS; do
 	[ "$(painted used "$t")" = "$used" ] ||
 		tt_die "offline: $t painted used $(painted used "$t"), the firmware used $used"
 done
-"$TRACETAP" analyze "${IMG[@]}" >"$TT_TMP/analyze.txt" 2>&1 || tt_die "tracetap analyze (text) failed"
+${TT_WRAP-} "$TRACETAP" analyze "${IMG[@]}" >"$TT_TMP/analyze.txt" 2>&1 || tt_die "tracetap analyze (text) failed"
 grep -qE '^ +[0-9]+ +[0-9]+ +[0-9]+ +control$' <(sed -n '/High-Water (painted stack, read from RAM)/,/^$/p;/High-Water/,/^\*/p' "$TT_TMP/analyze.txt") ||
 	tt_die "no painted table in tracetap analyze's text: $(grep -A6 High-Water "$TT_TMP/analyze.txt")"
 tt_ok "offline: tracetap analyze of the halted RAM gives the same painted figures (JSON and text)"
