@@ -16,6 +16,9 @@ struct tt_stackread {
 	uint32_t pending;   /* bytes of the read under way */
 	uint64_t round_ms;  /* when the windows were last read (a round: every stack's turn) */
 	unsigned round_left; /* stacks whose turn is still to come in this round */
+	struct tt_plan plan; /* the read under way */
+	tt_stackread_cb cb;
+	void *cb_arg;
 };
 
 static double bucket(const struct tt_stackread *sr)
@@ -46,8 +49,9 @@ static void add_thread(void *arg, const struct tt_an_thread *t)
 	tt_stackscan_thread(arg, t->id, t->stack_start, t->stack_size);
 }
 
-bool tt_stackread_plan(struct tt_stackread *sr, const struct tt_reader_ops *r, const void *rd,
-		       uint64_t now_ms, struct tt_plan *plan)
+/* Whether a read is due at now_ms, and its plan in sr->plan. */
+static bool plan(struct tt_stackread *sr, const struct tt_reader_ops *r, const void *rd,
+		 uint64_t now_ms)
 {
 	double cap = bucket(sr);
 
@@ -66,15 +70,16 @@ bool tt_stackread_plan(struct tt_stackread *sr, const struct tt_reader_ops *r, c
 		sr->round_ms = now_ms; /* a new round of windows */
 		sr->round_left = tt_stackscan_readable(&sr->scan);
 	}
-	sr->pending = tt_stackscan_plan(&sr->scan, (uint32_t)sr->tokens, plan);
+	sr->pending = tt_stackscan_plan(&sr->scan, (uint32_t)sr->tokens, &sr->plan);
 	if (!sr->pending)
 		return false;
-	sr->round_left = plan->n < sr->round_left ? sr->round_left - plan->n : 0;
+	sr->round_left = sr->plan.n < sr->round_left ? sr->round_left - sr->plan.n : 0;
 	sr->tokens -= sr->pending;
 	return true;
 }
 
-void tt_stackread_done(struct tt_stackread *sr, int status, uint64_t now_ms)
+/* The read completed, or failed (its bytes counted all the same: asked of the link). */
+static void done(struct tt_stackread *sr, int status, uint64_t now_ms)
 {
 	sr->bytes += sr->pending;
 	sr->pending = 0;
@@ -85,6 +90,32 @@ void tt_stackread_done(struct tt_stackread *sr, int status, uint64_t now_ms)
 		sr->rate_t1 = now_ms;
 		sr->rate_b1 = sr->bytes;
 	}
+}
+
+static void on_read(struct tt_probe *p, int status, void *arg)
+{
+	struct tt_stackread *sr = arg;
+
+	done(sr, status, uv_now(p->loop));
+	sr->cb(sr->cb_arg);
+}
+
+bool tt_stackread_start(struct tt_stackread *sr, struct tt_probe *p, const struct tt_reader_ops *r,
+			const void *rd, tt_stackread_cb cb, void *arg)
+{
+	uint64_t now = uv_now(p->loop);
+	int rc;
+
+	if (!plan(sr, r, rd, now))
+		return false;
+	sr->cb = cb;
+	sr->cb_arg = arg;
+	rc = tt_probe_read(p, &sr->plan, on_read, sr);
+	if (rc < 0) {
+		done(sr, rc, now);
+		return false;
+	}
+	return true;
 }
 
 void tt_stackread_restart(struct tt_stackread *sr)

@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "../analysis/analysis.h"
+#include "../probe/probe.h"
 #include "../proto/reader.h"
 #include "../proto/stackscan.h"
 
@@ -31,13 +32,14 @@ struct tt_stackread;
 int tt_stackread_new(uint32_t fill, uint32_t budget, uint64_t now_ms, struct tt_stackread **out);
 void tt_stackread_free(struct tt_stackread *sr);
 
-/* The end of a poll cycle at now_ms: the threads the reader r knows (rd its state) are taken
- * as the stacks to follow; true with *plan to read when a read is due (its buffers are sr's
- * until tt_stackread_done), false when nothing is to be read yet. */
-bool tt_stackread_plan(struct tt_stackread *sr, const struct tt_reader_ops *r, const void *rd,
-		       uint64_t now_ms, struct tt_plan *plan);
-/* The read of the last plan completed with status (0, or a probe error). */
-void tt_stackread_done(struct tt_stackread *sr, int status, uint64_t now_ms);
+typedef void (*tt_stackread_cb)(void *arg);
+
+/* The end of a poll cycle: the threads the reader r knows (rd its state) are taken as the
+ * stacks to follow and, when a read is due, it is started on probe p (which must be idle):
+ * true, and cb(arg) runs once it completed (never inside this call; its failure is the stack
+ * figures', never the caller's); false: nothing was started. */
+bool tt_stackread_start(struct tt_stackread *sr, struct tt_probe *p, const struct tt_reader_ops *r,
+			const void *rd, tt_stackread_cb cb, void *arg);
 /* The target was reset: every stack is scanned anew. */
 void tt_stackread_restart(struct tt_stackread *sr);
 

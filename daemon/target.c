@@ -306,35 +306,16 @@ static int make_reader(struct tt_target *t)
 	return t->fmt->create(&rc, &t->rd);
 }
 
-/* A stack read ends the cycle: its failure is the stack figures' (stackscan.h says how), never
- * the trace's. */
-static void on_stack_read(struct tt_probe *p, int status, void *arg)
+/* A stack read (daemon/stackread.h) ended the cycle. */
+static void on_stacks_read(void *arg)
 {
 	struct tt_target *t = arg;
 
 	t->reading = 0;
-	t->st.bytes_read = p->bytes_read;
-	if (t->stopping)
-		return;
-	tt_stackread_done(t->stacks, status, uv_now(t->loop));
+	t->st.bytes_read = t->probe->bytes_read;
 	t->st.stack_bytes = tt_stackread_bytes(t->stacks);
-	cycle_done(t);
-}
-
-/* At the end of a cycle: a stack read when the budget allows one (true: it was started). */
-static bool stack_step(struct tt_target *t)
-{
-	int rc;
-
-	if (!t->stacks || !tt_stackread_plan(t->stacks, t->fmt, t->rd, uv_now(t->loop), &t->plan))
-		return false;
-	rc = tt_probe_read(t->probe, &t->plan, on_stack_read, t);
-	if (rc < 0) {
-		tt_stackread_done(t->stacks, rc, uv_now(t->loop));
-		return false;
-	}
-	t->reading = 1;
-	return true;
+	if (!t->stopping)
+		cycle_done(t);
 }
 
 static void on_read(struct tt_probe *p, int status, void *arg)
@@ -405,7 +386,9 @@ static void on_read(struct tt_probe *p, int status, void *arg)
 	}
 	t->st.bytes_read = p->bytes_read;
 	announce_reset(t);
-	if (!stack_step(t))
+	if (t->stacks && tt_stackread_start(t->stacks, t->probe, t->fmt, t->rd, on_stacks_read, t))
+		t->reading = 1;
+	else
 		cycle_done(t);
 }
 
