@@ -44,7 +44,7 @@ const char tt_opts_live_help[] =
 	"  --poll-min MS, --poll-max MS   bounds of the adaptive poll interval (1, 50)\n"
 	"  --latency MS          bound write -> publish: interval <= MS - poll time (default off)\n"
 	"  --max-read BYTES      largest single probe read (default 4096)\n"
-	"  --stack-budget B/S|off   probe bytes/s for the stacks' high-water marks (default 512)\n";
+	"  --stack-budget B/S|off  probe bytes/s for the stack high-water marks (512)\n";
 
 void tt_opts_target_init(struct tt_opts_target *o, struct tt_target_config *cfg)
 {
