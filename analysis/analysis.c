@@ -170,6 +170,29 @@ void tt_analysis_thread(struct tt_analysis *a, const struct tt_an_thread *r)
 		t->reg_order = a->nreg++;
 }
 
+void tt_analysis_stack_painted(struct tt_analysis *a, const struct tt_stack_painted *p)
+{
+	struct an_thread *t = tt_an_thread_get(a, p->id);
+
+	if (!t)
+		return;
+	if (!t->stack_size) { /* the scanner's bounds are the registry's */
+		t->stack_start = p->start;
+		t->stack_size = p->size;
+	}
+	t->painted_given = true;
+	t->painted = p->state;
+	t->painted_free = p->free;
+	t->painted_used = p->used;
+	t->painted_overflow = p->overflow;
+}
+
+void tt_analysis_scan_cost(struct tt_analysis *a, const struct tt_analysis_scan_cost *c)
+{
+	a->have_scan = true;
+	a->scan = *c;
+}
+
 void tt_analysis_thread_cb(void *arg, const struct tt_an_thread *t)
 {
 	tt_analysis_thread(arg, t);

@@ -27,6 +27,10 @@ struct an_thread {
 	uint64_t ticks, ns, switches, preempted, suspensions, resumptions, events, inversions;
 	bool have_sp;
 	uint64_t min_sp, min_sp_event;
+	bool painted_given;          /* from RAM (tt_analysis_stack_painted): */
+	enum tt_stack_paint painted;
+	uint32_t painted_free, painted_used;
+	bool painted_overflow;
 	uint8_t call_depth; /* system calls entered and not left (calls nest: a call from a
 			       call), the innermost last */
 	uint32_t call_nr[AN_CALL_NEST];
@@ -138,6 +142,8 @@ struct tt_analysis {
 	uint64_t *state_ticks, *state_ns;   /* [thread slot * nstates + state] */
 	struct tt_analysis_totals t;
 	struct tt_analysis_totals epoch_start; /* t when the current epoch began (a reset) */
+	bool have_scan;                        /* scan: given by tt_analysis_scan_cost */
+	struct tt_analysis_scan_cost scan;
 	/* continuity (reset by gaps and resets) */
 	bool have_prev, after_gap;
 	uint64_t prev_time, prev_ns, first_time;

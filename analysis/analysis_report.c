@@ -103,6 +103,30 @@ static uint64_t stack_free(const struct an_thread *t)
 	return f < t->stack_size ? f : t->stack_size;
 }
 
+/* The figure read from RAM, when the daemon gave one: its own source label, and what kept it
+ * from a number (no fill pattern, unreadable) said as such. */
+static const char *painted_state(enum tt_stack_paint st)
+{
+	switch (st) {
+	case TT_PAINT_OK: return "painted";
+	case TT_PAINT_ABSENT: return "no fill pattern";
+	case TT_PAINT_UNREADABLE: return "unreadable";
+	default: return "scanning";
+	}
+}
+
+static void json_painted(struct tt_an_out *o, const struct an_thread *t)
+{
+	if (!t->painted_given)
+		return;
+	tt_an_put(o, ",\"painted\":{\"source\":\"painted stack\",\"state\":\"%s\"",
+		  painted_state(t->painted));
+	if (t->painted == TT_PAINT_OK)
+		tt_an_put(o, ",\"free\":%" PRIu32 ",\"used\":%" PRIu32 ",\"overflow\":%s",
+			  t->painted_free, t->painted_used, t->painted_overflow ? "true" : "false");
+	tt_an_put(o, "}");
+}
+
 static void json_thread(struct tt_an_out *o, const struct tt_analysis *a,
 			const struct an_thread *t, bool has_ns)
 {
@@ -125,6 +149,7 @@ static void json_thread(struct tt_an_out *o, const struct tt_analysis *a,
 			    t->min_sp_event);
 		if (t->stack_size)
 			tt_an_put(o, ",\"min_free\":%" PRIu64, stack_free(t));
+		json_painted(o, t);
 		tt_an_put(o, "}");
 	}
 	if (t->born || t->died) {
@@ -206,6 +231,11 @@ size_t tt_analysis_json(const struct tt_analysis *a, char *buf, size_t len)
 	if (t->has_ns)
 		tt_an_put(&o, ",\"interrupt_ns\":%" PRIu64 ",\"idle_ns\":%" PRIu64, t->isr_ns, t->idle_ns);
 	tt_an_put(&o, "}");
+	if (a->have_scan)
+		tt_an_put(&o, ",\"stack_scan\":{\"budget_bytes_per_s\":%" PRIu32 ",\"bytes\":%" PRIu64
+			  ",\"bytes_per_s\":%.1f,\"threads\":%u,\"threads_not_scanned\":%u}",
+			  a->scan.budget, a->scan.bytes, a->scan.bytes_per_s, a->scan.threads,
+			  a->scan.threads_over);
 	tt_an_series_json(a, &o);
 	tt_an_put(&o, ",\"threads\":[");
 	for (unsigned i = 0; i < n; i++) {
@@ -231,6 +261,8 @@ static void public_thread(const struct an_thread *t, struct tt_analysis_thread *
 		.resumptions = t->resumptions, .events = t->events, .inversions = t->inversions,
 		.stack_size = t->stack_size, .stack_start = t->stack_start, .have_sp = t->have_sp,
 		.lowest_sp = t->min_sp, .lowest_sp_event = t->min_sp_event,
+		.painted_given = t->painted_given, .painted = t->painted, .painted_free = t->painted_free,
+		.painted_used = t->painted_used, .painted_overflow = t->painted_overflow,
 	};
 }
 
@@ -334,6 +366,33 @@ static void text_execution(struct tt_an_out *o, const struct tt_analysis *a,
 	tt_an_put(o, "\n\n");
 }
 
+/* The high-water marks read from RAM (beyond TraceX: its Minimum above is from traced stack
+ * pointers), where the daemon gave them. */
+static void text_painted(struct tt_an_out *o, const struct an_thread **th, unsigned n)
+{
+	bool any = false;
+
+	for (unsigned i = 0; i < n; i++)
+		any |= th[i]->painted_given;
+	if (!any)
+		return;
+	tt_an_put(o, STARS " Thread Stack High-Water (painted stack, read from RAM) **\n"
+	       "   Stack Size\tUsed      Free            Name\n\n");
+	for (unsigned i = 0; i < n; i++) {
+		const struct an_thread *t = th[i];
+		if (!t->painted_given)
+			continue;
+		tt_an_put(o, " %8" PRIu32, t->stack_size);
+		if (t->painted == TT_PAINT_OK)
+			tt_an_put(o, "     %8" PRIu32 "  %8" PRIu32 "%s", t->painted_used,
+				  t->painted_free, t->painted_overflow ? " (fill gone to the start)" : "");
+		else
+			tt_an_put(o, "     %-18s", painted_state(t->painted));
+		tt_an_put(o, "     %s\n", t->name[0] ? t->name : "?");
+	}
+	tt_an_put(o, "\n\n");
+}
+
 static void text_stack(struct tt_an_out *o, const struct an_thread **th, unsigned n)
 {
 	bool any = false;
@@ -360,6 +419,7 @@ static void text_stack(struct tt_an_out *o, const struct an_thread **th, unsigne
 		tt_an_put(o, "     %s\n", t->name[0] ? t->name : "?");
 	}
 	tt_an_put(o, "\n\n");
+	text_painted(o, th, n);
 }
 
 static void text_counters(struct tt_an_out *o, const struct tt_analysis *a)

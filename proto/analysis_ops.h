@@ -6,7 +6,9 @@
  * carries, and which of the format's own counters it adds to (ThreadX: FileX and NetX
  * statistics as TraceX counts them). The threads a target registered (names, priorities, stack
  * bounds) come from the reader's state (live) or from an image (offline). A format without
- * these ops is analysed from the records alone (execution profile, services).
+ * these ops is analysed from the records alone (execution profile, services). A format whose
+ * RTOS paints its stacks says with what (stack_fill), so the daemon can read the true stack
+ * high-water marks from target RAM (stackscan.h).
  */
 #ifndef TT_ANALYSIS_OPS_H
 #define TT_ANALYSIS_OPS_H
@@ -103,6 +105,10 @@ struct tt_analysis_ops {
 	/* The same for a whole image, as decode_image reads it: 0 or a negative error. */
 	int (*image_threads)(const uint8_t *img, size_t len, uint64_t base,
 			     const struct tt_reader_config *cfg, tt_an_thread_cb cb, void *arg);
+	/* The fill the RTOS paints each thread's stack with at its creation, as a little-endian
+	 * target word, for the high-water marks read from RAM (stackscan.h); NULL: the format
+	 * paints no stacks (or tracetap does not know its fill). */
+	const uint32_t *stack_fill;
 };
 
 #endif
