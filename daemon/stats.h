@@ -22,8 +22,9 @@ struct tt_stats;
 /* 0 or -ENOMEM. Free with tt_stats_free. */
 int tt_stats_new(struct tt_stats **out);
 void tt_stats_free(struct tt_stats *s);
-/* A record the target's reader r emitted (and its hub stored). */
-void tt_stats_record(struct tt_stats *s, const struct tt_reader_ops *r, const struct tt_record *rec);
+/* A record the target's reader r emitted (and its hub stored as seq). */
+void tt_stats_record(struct tt_stats *s, const struct tt_reader_ops *r, const struct tt_record *rec,
+		     uint64_t seq);
 /* The registered threads, from reader r's state rd (NULL: none now). */
 void tt_stats_refresh(struct tt_stats *s, const struct tt_reader_ops *r, const void *rd);
 /* The analysis (NULL before the first record). Borrowed. */

@@ -14,7 +14,7 @@ logs=("$work/d.log")
 ram=$work/ram.bin caps=$work/caps
 mkdir -p "$caps/keep-me" && echo "not a capture" > "$caps/keep-me/notes.txt" && echo x > "$caps/file.txt"
 "$fw" --ram "$ram" --base 0x20000000 --size 65536 --rate 2000 --duration 120 --time counter \
-  --inversion-at 400 > "$work/fw.out" &
+  --inversion-at 400 --inversion-ticks 10000 > "$work/fw.out" &
 fwpid=$!
 pids+=($fwpid)
 cat > "$work/cmd.sh" <<EOF
@@ -42,7 +42,9 @@ config() { # extra trigger objects
   {"name":"shallow","when":"stack free<100"},
   {"name":"quiet","when":"silent thread=worker-0 for=2s"},
   {"name":"inv","when":"inversion"},
-  {"name":"nbad","when":"inversion bad"}$1]}
+  {"name":"nbad","when":"inversion bad"},
+  {"name":"long","when":"inversion longer>5000"},
+  {"name":"nolong","when":"inversion longer>20000"}$1]}
 EOF
 }
 config ""
@@ -110,13 +112,28 @@ wait_until "inv" 30 eval '[ "$(fired inv)" = 1 ]'
 blocked=$(stream 'select(.name == "MUTEX_GET" and .thread_name == "sensor") | .seq' | head -n1)
 iseq=$(sed -n 's/.*trigger inv fired .* at seq \([0-9]*\).*/\1/p' "$work/d.log")
 [ -n "$blocked" ] && [ "$iseq" -ge "$blocked" ] || fail "inv at seq $iseq, the sensor blocked at $blocked"
+# its duration (--inversion-ticks 10000: the worker holds the mutex 10000 ticks more): from the
+# sensor's MUTEX_GET to the sensor's first event after the worker's MUTEX_PUT, by the stream's
+# time stamps; /api/stats names both events and the duration; longer>5000 fires once for it,
+# longer>20000 never
+put=$(stream "select(.seq > $blocked and .name == \"MUTEX_PUT\" and .thread_name == \"worker-0\") | .seq" | head -n1)
+end=$(stream "select(.seq > $put and .type == \"event\" and .thread_name == \"sensor\") | .seq" | head -n1)
+t0=$(stream "select(.seq == $blocked) | .time") t1=$(stream "select(.seq == $end) | .time")
+dur=$((t1 - t0))
+[ "$dur" -gt 10000 ] && [ "$dur" -lt 10100 ] || fail "the inversion lasted $dur ticks in the stream (seq $blocked to $end)"
+wait_until "long" 30 eval '[ "$(fired long)" = 1 ]'
+grep -qE "trigger long fired \(inversion longer>5000: inversion 0: thread sensor \(blocked at seq $blocked\) on mutex 0x[0-9a-f]+ of thread worker-0 (lasted $dur|open for [0-9]+) ticks \(longer than 5000\)\)" "$work/d.log" ||
+  fail "long: $(grep 'trigger long' "$work/d.log")"
+inv=$(curl -sf "http://127.0.0.1:$port/api/stats?target=b1" | jq -c '.inversions[0] | [.state, .start_seq, .start_time, .end_seq, .end_time, .duration_ticks, .deterministic]')
+[ "$inv" = "[\"closed\",$blocked,$t0,$end,$t1,$dur,true]" ] || fail "/api/stats inversion: $inv (stream: $blocked at $t0 to $end at $t1)"
 kill -STOP "$fwpid"
 wait_until "quiet" 30 eval '[ "$(fired quiet)" = 1 ]'
 kill -CONT "$fwpid"
 grep -q "trigger quiet fired (silent thread=worker-0 for=2s: thread worker-0: no event for [0-9]* ms)" "$work/d.log" || fail "quiet: $(grep 'trigger quiet' "$work/d.log")"
-[ "$(fired nohog)" = 0 ] && [ "$(fired shallow)" = 0 ] && [ "$(fired nbad)" = 0 ] ||
-  fail "nohog $(fired nohog), shallow $(fired shallow), nbad $(fired nbad)"
-echo "ok: statistics: $(grep -o 'thread control: [0-9.]*% of the CPU' "$work/d.log" | head -n1) fired hog (not nohog >90%), sensor's 960 bytes free fired deep (not shallow <100), worker-0 silent 2 s fired quiet, the sensor blocked on the worker's mutex (seq $blocked) fired inv (not inversion bad)"
+[ "$(fired nohog)" = 0 ] && [ "$(fired shallow)" = 0 ] && [ "$(fired nbad)" = 0 ] &&
+  [ "$(fired nolong)" = 0 ] && [ "$(fired long)" = 1 ] ||
+  fail "nohog $(fired nohog), shallow $(fired shallow), nbad $(fired nbad), nolong $(fired nolong), long $(fired long)"
+echo "ok: statistics: $(grep -o 'thread control: [0-9.]*% of the CPU' "$work/d.log" | head -n1) fired hog (not nohog >90%), sensor's 960 bytes free fired deep (not shallow <100), worker-0 silent 2 s fired quiet, the sensor blocked on the worker's mutex (seq $blocked) fired inv (not inversion bad); it lasted $dur ticks (seq $blocked to $end, as /api/stats says): fired long (>5000), not nolong (>20000)"
 
 # 2. a reset: none before SIGUSR1, one after
 [ "$(fired rst)" = 0 ] && [ "$(fired lost)" = 0 ] || fail "rst/lost fired without a reset/gap"
@@ -194,13 +211,13 @@ echo "ok: capture_max_bytes 1000: the 3 older captures removed (logged), the new
 config ',{"name":"bad","when":"USER_EVENT","holdoff":"5"}'
 kill -HUP "$dpid"
 wait_until "refusal" 30 grep -q "keeping the running configuration" "$work/d.log"
-grep "keeping the running" "$work/d.log" | grep -q "cfg.json: triggers\[11\] (bad): holdoff: '5'" ||
+grep "keeping the running" "$work/d.log" | grep -q "cfg.json: triggers\[13\] (bad): holdoff: '5'" ||
   fail "the refusal does not name file, trigger and key: $(grep 'keeping the running' "$work/d.log")"
 echo "ok: $(grep 'keeping the running' "$work/d.log" | sed 's/.*reload: //' | head -c 140)"
 
 # 5. a bad trigger at start stops the daemon with the same message; --trigger too
 rc=0; "$tracetapd" --config "$work/cfg.json" --check-config > /dev/null 2> "$work/chk" || rc=$?
-[ "$rc" = 2 ] && grep -q "triggers\[11\] (bad): holdoff" "$work/chk" || fail "check-config: rc $rc, $(cat "$work/chk")"
+[ "$rc" = 2 ] && grep -q "triggers\[13\] (bad): holdoff" "$work/chk" || fail "check-config: rc $rc, $(cat "$work/chk")"
 rc=0; "$tracetapd" --probe "file:$ram" --trigger 'x: USER_EVENT info1=>5' --check-config 2> "$work/chk" || rc=$?
 [ "$rc" = 2 ] && grep -q -- "--trigger: trigger x: 'info1=>5'" "$work/chk" || fail "--trigger: rc $rc, $(cat "$work/chk")"
 rc=0; "$tracetapd" --probe "file:$ram" --trigger 'x: reset; capture' --check-config 2> "$work/chk" || rc=$?

@@ -65,6 +65,7 @@ struct fw {
 	uint64_t rtt_seq;        /* RTT records written or dropped; 0 = no RTT block */
 	bool rtt_on;
 	uint64_t inversion_at;   /* --inversion-at: the cycle with a deliberate inversion; 0 none */
+	uint32_t inversion_ticks; /* --inversion-ticks: how long the worker holds the mutex then */
 };
 
 static volatile sig_atomic_t g_reset, g_churn, g_stop, g_cont;
@@ -186,15 +187,21 @@ static void switch_to(struct fw *f, unsigned from, uint32_t state, unsigned to)
 
 /* --inversion-at: the worker (the least urgent) takes the bus mutex, the sensor (the most
  * urgent) blocks on it while the worker owns it (a priority inversion as TraceX counts one: a
- * MUTEX_GET whose info 3 names another owner), the worker releases it (MUTEX_PUT, own count 1). */
+ * MUTEX_GET whose info 3 names another owner), the worker releases it (MUTEX_PUT, own count 1)
+ * after working --inversion-ticks ticks with it (--time counter: the time stamp jumps by that
+ * much), and the sensor runs again (its first event after the release: the inversion's end). */
 static void inversion(struct fw *f, uint32_t mtx)
 {
 	emit(f, T_WORKER, 52, mtx, 0xFFFFFFFFu, 0, stack_ptr(f, T_WORKER), NULL);
 	switch_to(f, T_WORKER, 0, T_SENSOR);
 	emit(f, T_SENSOR, 52, mtx, 0xFFFFFFFFu, obj_addr(f, T_WORKER), stack_ptr(f, T_SENSOR), NULL);
 	switch_to(f, T_SENSOR, 13, T_WORKER);
+	f->w.time += f->inversion_ticks;
 	emit(f, T_WORKER, 57, mtx, obj_addr(f, T_WORKER), 1, stack_ptr(f, T_WORKER), NULL);
-	printf("inversion cycle=%" PRIu64 " seq=%" PRIu64 "\n", f->inversion_at, f->seq);
+	switch_to(f, T_WORKER, 4, T_SENSOR);
+	emit(f, T_SENSOR, 57, mtx, obj_addr(f, T_SENSOR), 1, stack_ptr(f, T_SENSOR), NULL);
+	printf("inversion cycle=%" PRIu64 " seq=%" PRIu64 " held=%" PRIu32 "\n", f->inversion_at,
+	       f->seq, f->inversion_ticks);
 	fflush(stdout);
 }
 
@@ -342,6 +349,7 @@ static void usage(FILE *out)
 		"       [--registry N] [--rate EVENTS_PER_S (0 = max)] [--count N] [--duration S]\n"
 		"       [--tick-hz HZ] [--time cycles|counter] [--rtt-off OFF --rtt-size N]\n"
 		"       [--inversion-at CYCLE]   (a priority inversion in that cycle of the app)\n"
+		"       [--inversion-ticks N]    (... the mutex held N ticks more; --time counter)\n"
 		"Prints 'header=0x... ...' when tracing is enabled and 'summary ...' at exit.\n"
 		"SIGUSR1 = target reset, SIGUSR2 = registry churn. See tests/sim/README.md.\n");
 }
@@ -357,6 +365,7 @@ int main(int argc, char **argv)
 		{ "time", required_argument, NULL, 'T' },    { "anon", no_argument, NULL, 'A' },
 		{ "rtt-off", required_argument, NULL, 'X' }, { "rtt-size", required_argument, NULL, 'Y' },
 		{ "inversion-at", required_argument, NULL, 'I' },
+		{ "inversion-ticks", required_argument, NULL, 'J' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -383,6 +392,7 @@ int main(int argc, char **argv)
 		case 'X': rtt_off = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'Y': rtt_size = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'I': f.inversion_at = strtoull(optarg, NULL, 0); break;
+		case 'J': f.inversion_ticks = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -398,6 +408,11 @@ int main(int argc, char **argv)
 			"with the trace buffer [--buf-off, +--buf-size) inside RAM at or above "
 			"offset 0x%x, 4-byte aligned\n", OFF_OBJECTS);
 		usage(stderr);
+		return 2;
+	}
+	if (f.inversion_ticks && strcmp(time_mode, "counter")) {
+		fprintf(stderr, "tt-fw-threadx: --inversion-ticks needs --time counter (the time "
+			"stamps it moves on)\n");
 		return 2;
 	}
 	if (rtt_off && ((rtt_off & 3) || rtt_off < OFF_OBJECTS || rtt_size < 64 ||
