@@ -182,6 +182,19 @@ int tt_trig_set_build(struct tt_trig_set *s, const void *json, const char *file,
 		      const char *const *flags, size_t nflags, const char *capture_dir, char *err,
 		      size_t errlen);
 
+/* ---- the alert message ---- */
+
+/* An `alert` message's fields (proto/PROTOCOL.md), borrowed. detail, capture: NULL = absent;
+ * remote: a central daemon passing on a bench's alert. */
+struct tt_trig_alert {
+	const char *target, *trigger, *condition, *detail, *capture, *time;
+	uint64_t seq, count;
+	bool halt, remote;
+};
+/* The message as JSON into buf (strings escaped, each cut to its bound: trigger 48 bytes,
+ * condition 255, detail 300, capture 200, time 64): its length, or -1 when it does not fit. */
+int tt_trig_alert_json(char *buf, size_t cap, const struct tt_trig_alert *a);
+
 /* ---- the engine ---- */
 
 struct tt_hub;
