@@ -67,7 +67,8 @@ struct fw {
 	uint64_t inversion_at;   /* --inversion-at: the cycle with a deliberate inversion; 0 none */
 	uint32_t inversion_ticks; /* --inversion-ticks: how long the worker holds the mutex then */
 	uint64_t bad_inversion_at; /* --bad-inversion-at: ... one where control runs meanwhile */
-	uint64_t deep_stack_at;  /* --deep-stack-at: the cycle where the sensor's stack goes deep */
+	uint64_t deep_stack_at;  /* --deep-stack-at: the cycle from which the sensor's stack goes
+				    deep (once a cycle) */
 	uint64_t stall_at;       /* --stall-worker-at: the worker writes nothing from that cycle */
 };
 
@@ -238,11 +239,14 @@ static void cycle(struct fw *f, uint32_t n)
 		txw_patch(&f->w, e, 2, blk, ts);	/* the allocated pointer, known later */
 	emit(f, T_SENSOR, 69, q, blk, 0, 1 + n % 4, NULL);		/* queue send */
 	user_event(f, T_SENSOR, n);
-	if (f->deep_stack_at && n == f->deep_stack_at) {
-		/* a thread sleep from deep down the sensor's stack: 40 bytes above its start */
+	if (f->deep_stack_at && n >= f->deep_stack_at) {
+		/* a thread sleep from deep down the sensor's stack, 40 bytes above its start, in
+		 * every cycle from then on (one lost in a gap is not the only one) */
 		emit(f, T_SENSOR, 112, 1, 0, f->objs[T_SENSOR].p1 + 40, 0, NULL);
-		printf("deep stack cycle=%" PRIu32 " seq=%" PRIu64 " free=40\n", n, f->seq);
-		fflush(stdout);
+		if (n == f->deep_stack_at) {
+			printf("deep stack cycle=%" PRIu32 " seq=%" PRIu64 " free=40\n", n, f->seq);
+			fflush(stdout);
+		}
 	}
 	emit(f, T_SENSOR, 83, sem, 0xFFFFFFFFu, 0, stack_ptr(f, T_SENSOR), NULL); /* sem get */
 	switch_to(f, T_SENSOR, 6, T_CONTROL);
@@ -375,7 +379,7 @@ static void usage(FILE *out)
 		"       [--inversion-at CYCLE]   (a priority inversion in that cycle of the app)\n"
 		"       [--inversion-ticks N]    (... the mutex held N ticks more; --time counter)\n"
 		"       [--bad-inversion-at CYCLE] (one where control runs while the sensor waits)\n"
-		"       [--deep-stack-at CYCLE]  (the sensor's stack 40 bytes from full once)\n"
+		"       [--deep-stack-at CYCLE]  (the sensor's stack 40 bytes from full from then)\n"
 		"       [--stall-worker-at CYCLE] (the worker writes no event from then on)\n"
 		"Prints 'header=0x... ...' when tracing is enabled and 'summary ...' at exit.\n"
 		"SIGUSR1 = target reset, SIGUSR2 = registry churn. See tests/sim/README.md.\n");
