@@ -236,8 +236,15 @@ static void break_stream(struct tt_analysis *a)
 	a->isr_nest = 0;
 	for (unsigned i = 0; i < AN_WINDOWS; i++)
 		a->win[i].open = false;
-	for (uint64_t k = 0; k < a->lim.max_inversions && k < a->ninv; k++)
-		a->inv[k].closing = false;
+	for (uint64_t k = 0; k < a->lim.max_inversions && k < a->ninv; k++) {
+		struct an_inversion *v = &a->inv[k];
+		if (!v->closing)
+			continue;
+		v->closing = false;
+		v->cut = true; /* its end, if it came, was not seen */
+		v->last_time = a->prev_time;
+		v->last_ns = a->prev_ns;
+	}
 	a->nopen = a->nclosing = 0;
 	tt_an_calls_break(a, false);
 	tt_an_states_break(a);
@@ -406,7 +413,8 @@ static bool urgent(const struct tt_analysis *a, int32_t p, int32_t q)
 	return a->ops && a->ops->prio_low_is_urgent ? p < q : p > q;
 }
 
-static struct an_inversion *inv_add(struct tt_analysis *a, const struct an_window *w, bool bad)
+static struct an_inversion *inv_add(struct tt_analysis *a, const struct an_window *w, bool bad,
+				    const struct tt_event *ev)
 {
 	struct an_inversion *v = &a->inv[a->ninv % a->lim.max_inversions];
 
@@ -414,7 +422,9 @@ static struct an_inversion *inv_add(struct tt_analysis *a, const struct an_windo
 		a->nclosing--; /* the ring forgets it before its end came */
 	*v = (struct an_inversion){ .bad = bad, .mutex = w->mutex, .blocked = w->blocked,
 				    .owner = w->owner, .blocked_prio = w->blocked_prio,
-				    .owner_prio = w->owner_prio, .start_event = w->start_event };
+				    .owner_prio = w->owner_prio, .start_event = w->start_event,
+				    .start_seq = a->seq, .start_time = ev->time, .start_ns = ev->ns,
+				    .start_has_ns = ev->has_ns };
 	a->ninv++;
 	return v;
 }
@@ -445,7 +455,7 @@ static void inv_open(struct tt_analysis *a, const struct tt_event *ev, const str
 	a->nclosing++;
 	if ((b = tt_an_thread_get(a, ev->thread)) != NULL)
 		b->inversions++;
-	inv_add(a, w, false)->closing = true;
+	inv_add(a, w, false, ev)->closing = true;
 	w->inv_seq = a->ninv - 1;
 }
 
@@ -456,41 +466,55 @@ static struct an_inversion *inv_of(struct tt_analysis *a, const struct an_window
 		       &a->inv[w->inv_seq % a->lim.max_inversions] : NULL;
 }
 
-/* An inversion ends at the blocked thread's first event from here on: entries waiting for
- * this thread get this event. */
-static void inv_ends(struct tt_analysis *a, uint32_t thread, uint64_t n)
+/* TraceX's end of an inversion: the blocked thread's first event once its window ended (a
+ * release, or a third thread ran). Entries waiting for this thread get this event. */
+static void inv_ends(struct tt_analysis *a, const struct tt_event *ev, uint64_t n)
 {
 	uint64_t k = a->ninv < a->lim.max_inversions ? a->ninv : a->lim.max_inversions;
 
 	for (uint64_t i = 0; i < k && a->nclosing; i++) {
 		struct an_inversion *v = &a->inv[i];
-		if (v->closing && !v->end_known && v->blocked == thread &&
-		    !(v->start_event == n)) {
+		if (v->closing && v->released && v->blocked == ev->thread) {
 			v->end_known = true;
 			v->closing = false;
 			v->end_event = n;
+			v->end_seq = a->seq;
+			v->end_time = ev->time;
+			v->end_ns = ev->ns;
+			v->end_has_ns = ev->has_ns;
 			a->nclosing--;
 		}
+	}
+}
+
+/* Window w ended: its inversion closes at the blocked thread's next event. */
+static void inv_released(struct tt_analysis *a, struct an_window *w, bool bad)
+{
+	struct an_inversion *v = inv_of(a, w);
+
+	w->open = false;
+	a->nopen--;
+	if (v) {
+		v->released = true;
+		v->bad = v->bad || bad;
 	}
 }
 
 static void an_inversions(struct tt_analysis *a, const struct tt_event *ev,
 			 const struct tt_an_class *c, uint64_t n)
 {
-	inv_ends(a, ev->thread, n);
+	inv_ends(a, ev, n);
 	if ((c->flags & TT_AN_MUTEX_GET) && c->other) {
 		inv_open(a, ev, c, n);
 		return;
 	}
 	for (unsigned i = 0; i < AN_WINDOWS && a->nopen; i++) {
 		struct an_window *w = &a->win[i];
-		struct an_inversion *v;
 		if (!w->open)
 			continue;
 		if ((c->flags & TT_AN_MUTEX_PUT) && (c->flags & TT_AN_RELEASE) &&
 		    w->mutex == c->obj) {
-			w->open = false; /* its entry ends at the blocked thread's next event */
-			a->nopen--;
+			inv_released(a, w, false);
 			continue;
 		}
 		/* a third thread, less urgent than the blocked one but more than the owner, runs
@@ -498,10 +522,7 @@ static void an_inversions(struct tt_analysis *a, const struct tt_event *ev,
 		if (ev->thread != w->owner && ev->thread != w->blocked && ev->prio >= 0 &&
 		    urgent(a, w->blocked_prio, ev->prio) && urgent(a, ev->prio, w->owner_prio)) {
 			a->t.bad_inversions++;
-			w->open = false;
-			a->nopen--;
-			if ((v = inv_of(a, w)) != NULL)
-				v->bad = true;
+			inv_released(a, w, true);
 		}
 	}
 }
@@ -592,6 +613,12 @@ static void event(struct tt_analysis *a, const struct tt_event *ev)
 
 void tt_analysis_record(struct tt_analysis *a, const struct tt_record *rec)
 {
+	tt_analysis_record_seq(a, rec, a->seq + 1);
+}
+
+void tt_analysis_record_seq(struct tt_analysis *a, const struct tt_record *rec, uint64_t seq)
+{
+	a->seq = seq;
 	switch (rec->kind) {
 	case TT_REC_EVENT:
 		event(a, &rec->u.ev);
@@ -634,4 +661,47 @@ size_t tt_analysis_memory(const struct tt_analysis *a)
 	       a->lim.max_inversions * sizeof(*a->inv) + a->call_slots * sizeof(*a->calls) +
 	       a->irq_slots * sizeof(*a->irqs) + a->series.nbuckets * sizeof(*a->series.rows) +
 	       a->tservice_slots * sizeof(*a->tservices) + tt_an_states_memory(a);
+}
+
+uint64_t tt_analysis_ninversions(const struct tt_analysis *a)
+{
+	return a->ninv < a->lim.max_inversions ? a->ninv : a->lim.max_inversions;
+}
+
+static uint64_t diff(uint64_t to, uint64_t from)
+{
+	return to > from ? to - from : 0;
+}
+
+int tt_analysis_inversion_at(const struct tt_analysis *a, uint64_t i,
+			     struct tt_analysis_inversion *out)
+{
+	uint64_t k = tt_analysis_ninversions(a), num = a->ninv - k + i;
+	const struct an_inversion *v;
+
+	if (i >= k)
+		return -ENOENT;
+	v = &a->inv[num % a->lim.max_inversions];
+	*out = (struct tt_analysis_inversion){
+		.number = num, .deterministic = !v->bad, .mutex = v->mutex,
+		.blocked = v->blocked, .owner = v->owner, .blocked_prio = v->blocked_prio,
+		.owner_prio = v->owner_prio, .start_event = v->start_event,
+		.start_seq = v->start_seq, .start_time = v->start_time, .start_ns = v->start_ns };
+	if (v->end_known) {
+		out->state = TT_AN_INV_CLOSED;
+		out->end_event = v->end_event;
+		out->end_seq = v->end_seq;
+		out->end_time = v->end_time;
+		out->end_ns = v->end_ns;
+		out->ticks = diff(v->end_time, v->start_time);
+		out->has_ns = v->start_has_ns && v->end_has_ns;
+		out->ns = diff(v->end_ns, v->start_ns);
+	} else {
+		/* open: its age by the newest event; cut: to the last event before the break */
+		out->state = v->cut ? TT_AN_INV_CUT : TT_AN_INV_OPEN;
+		out->ticks = diff(v->cut ? v->last_time : a->prev_time, v->start_time);
+		out->has_ns = v->start_has_ns && (v->cut || a->prev_has_ns);
+		out->ns = diff(v->cut ? v->last_ns : a->prev_ns, v->start_ns);
+	}
+	return 0;
 }

@@ -3,7 +3,8 @@
  * Records (proto/record.h) in, statistics out: the execution profile (ticks per thread,
  * interrupts, idle, initialisation, and time no one can account for), context switches,
  * preemptions, time slices, suspensions, resumptions, interrupts and nested interrupts, priority
- * inversions (deterministic and not) with the events that open and close each, the lowest stack
+ * inversions (deterministic and not) with the events that open and close each and how long each
+ * lasted (or has lasted so far: its age, by the target's time stamps), the lowest stack
  * pointer each thread was seen with against its registered stack, how often each event id
  * (service) occurs, and the format's own counters (ThreadX: FileX and NetX). What an event means
  * is the format's to say (proto/analysis_ops.h, a reader's tt_reader_ops.analysis); the same
@@ -51,6 +52,9 @@ void tt_analysis_free(struct tt_analysis *a);
 
 /* One record, in stream order. rec is borrowed for the call. */
 void tt_analysis_record(struct tt_analysis *a, const struct tt_record *rec);
+/* The same with the record's seq (the daemon's hub numbering), which the inversions name their
+ * events by; tt_analysis_record numbers the records 1, 2, ... after the previous one's seq. */
+void tt_analysis_record_seq(struct tt_analysis *a, const struct tt_record *rec, uint64_t seq);
 /* tt_emit_cb form of tt_analysis_record (arg: the analysis). */
 void tt_analysis_emit(void *arg, const struct tt_record *rec);
 
@@ -146,6 +150,36 @@ struct tt_analysis_irq {
 	uint64_t count, total, max;
 };
 int tt_analysis_irq_at(const struct tt_analysis *a, unsigned i, struct tt_analysis_irq *out);
+
+/* A priority inversion (formats that classify mutex gets and puts): opened by the blocked
+ * thread's mutex get (start_*), closed by TraceX's end (end_*): the blocked thread's first event
+ * once its window ended (the owner released the mutex, or a thread of a priority between the
+ * two ran: then it is non-deterministic). Events are named by their number in the analysis
+ * (event), their record's seq and their time stamp. */
+enum tt_analysis_inv_state {
+	TT_AN_INV_OPEN = 0, /* its end not seen yet */
+	TT_AN_INV_CLOSED,   /* end_* valid */
+	TT_AN_INV_CUT,      /* a gap or reset came while it was open: its end is unknown */
+};
+struct tt_analysis_inversion {
+	uint64_t number;      /* inversions counted from 0 since the analysis began */
+	bool deterministic;
+	uint8_t state;        /* enum tt_analysis_inv_state */
+	uint32_t mutex, blocked, owner;
+	int32_t blocked_prio, owner_prio;
+	uint64_t start_event, start_seq, start_time, start_ns;
+	uint64_t end_event, end_seq, end_time, end_ns; /* TT_AN_INV_CLOSED only */
+	/* its duration in ticks (and ns with has_ns): closed, from start to end; open, its age:
+	 * from start to the newest event analysed (the analysis has no clock: the target's time);
+	 * cut, from start to the last event before the break (a lower bound) */
+	uint64_t ticks, ns;
+	bool has_ns;
+};
+/* Inversions kept (the newest, at most max_inversions). */
+uint64_t tt_analysis_ninversions(const struct tt_analysis *a);
+/* Kept inversion i, 0 the oldest kept: 0 or -ENOENT. */
+int tt_analysis_inversion_at(const struct tt_analysis *a, uint64_t i,
+			     struct tt_analysis_inversion *out);
 
 /* The format's counter i (0 .. ops->ncounters - 1; 0 beyond). */
 uint64_t tt_analysis_counter(const struct tt_analysis *a, unsigned i);

@@ -96,14 +96,21 @@ struct an_service {
 	uint32_t order;   /* first seen */
 };
 
-/* An inversion found: the event that opened it and the first event of the blocked thread
- * after it ended (end_known false until that event came). */
+/* An inversion found: the event that opened it (the blocked thread's mutex get) and the one
+ * that closed it, TraceX's end: the blocked thread's first event once its window ended (the
+ * owner released the mutex, or a thread of a priority between the two ran). open: its end not
+ * seen yet; released: the window ended, the blocked thread's next event closes it; cut: the
+ * stream broke (a gap, a reset) while it was open, its end is unknown (last_*: the last event
+ * before the break). */
 struct an_inversion {
 	bool bad; /* non-deterministic: a thread of a priority between the two ran meanwhile */
 	uint32_t mutex, blocked, owner;
 	int32_t blocked_prio, owner_prio;
 	uint64_t start_event, end_event;
-	bool end_known, closing;
+	uint64_t start_seq, end_seq, start_time, end_time, last_time;
+	uint64_t start_ns, end_ns, last_ns;
+	bool start_has_ns, end_has_ns;
+	bool end_known, closing, released, cut;
 };
 
 /* An open deterministic window: a thread blocked on a mutex a less urgent thread owns. */
@@ -130,6 +137,7 @@ struct tt_analysis {
 	uint64_t *counters;
 	struct an_inversion *inv; /* ring of max_inversions */
 	uint64_t ninv;            /* inversions ever recorded (the ring holds the newest) */
+	uint64_t seq;             /* the current record's seq (tt_analysis_record_seq) */
 	struct an_window win[AN_WINDOWS];
 	unsigned nopen, nclosing; /* windows open, inversions waiting for their end event */
 	struct an_call *calls;    /* open addressing, tt_an_slots(max_calls) slots */

@@ -166,10 +166,13 @@ static void json_thread(struct tt_an_out *o, const struct tt_analysis *a,
 	tt_an_put(o, "}");
 }
 
+static const char *const inv_state[] = { [TT_AN_INV_OPEN] = "open",
+	[TT_AN_INV_CLOSED] = "closed", [TT_AN_INV_CUT] = "cut" };
+
 static void json_tail(const struct tt_analysis *a, struct tt_an_out *o)
 {
 	const struct an_service **sv = sorted_services(a);
-	uint64_t k = a->ninv < a->lim.max_inversions ? a->ninv : a->lim.max_inversions;
+	uint64_t k = tt_analysis_ninversions(a);
 
 	tt_an_put(o, "],\"services\":[");
 	for (unsigned i = 0; sv && i < a->nservices; i++) {
@@ -185,15 +188,21 @@ static void json_tail(const struct tt_analysis *a, struct tt_an_out *o)
 	for (unsigned i = 0; a->ops && i < a->ops->ncounters; i++)
 		tt_an_put(o, "%s\"%s\":%" PRIu64, i ? "," : "", a->ops->counters[i].key, a->counters[i]);
 	tt_an_put(o, "},\"inversions\":[");
-	for (uint64_t i = a->ninv - k, n = 0; i < a->ninv; i++, n++) {
-		const struct an_inversion *v = &a->inv[i % a->lim.max_inversions];
-		tt_an_put(o, "%s{\"deterministic\":%s,\"mutex\":%" PRIu32 ",\"blocked\":%" PRIu32
-		       ",\"blocked_priority\":%" PRId32 ",\"owner\":%" PRIu32
-		       ",\"owner_priority\":%" PRId32 ",\"start_event\":%" PRIu64,
-		    n ? "," : "", v->bad ? "false" : "true", v->mutex, v->blocked, v->blocked_prio,
-		    v->owner, v->owner_prio, v->start_event);
-		if (v->end_known)
-			tt_an_put(o, ",\"end_event\":%" PRIu64, v->end_event);
+	struct tt_analysis_inversion v;
+	for (uint64_t i = 0; tt_analysis_inversion_at(a, i, &v) == 0; i++) {
+		tt_an_put(o, "%s{\"deterministic\":%s,\"state\":\"%s\",\"mutex\":%" PRIu32
+		       ",\"blocked\":%" PRIu32 ",\"blocked_priority\":%" PRId32 ",\"owner\":%" PRIu32
+		       ",\"owner_priority\":%" PRId32 ",\"start_event\":%" PRIu64
+		       ",\"start_seq\":%" PRIu64 ",\"start_time\":%" PRIu64,
+		    i ? "," : "", v.deterministic ? "true" : "false", inv_state[v.state], v.mutex,
+		    v.blocked, v.blocked_prio, v.owner, v.owner_prio, v.start_event, v.start_seq,
+		    v.start_time);
+		if (v.state == TT_AN_INV_CLOSED)
+			tt_an_put(o, ",\"end_event\":%" PRIu64 ",\"end_seq\":%" PRIu64
+			       ",\"end_time\":%" PRIu64, v.end_event, v.end_seq, v.end_time);
+		tt_an_put(o, ",\"duration_ticks\":%" PRIu64, v.ticks);
+		if (v.has_ns)
+			tt_an_put(o, ",\"duration_ns\":%" PRIu64, v.ns);
 		tt_an_put(o, "}");
 	}
 	tt_an_put(o, "],\"overflow\":{\"threads\":%" PRIu64 ",\"services\":%" PRIu64
@@ -469,21 +478,25 @@ static void text_services(struct tt_an_out *o, const struct tt_analysis *a)
 	tt_an_put(o, "\n\n");
 }
 
+/* Each kept inversion: its events, how long it lasted (open: so far, ">="; cut by a gap or
+ * reset: at least, ">="). */
 static void text_inversions(struct tt_an_out *o, const struct tt_analysis *a)
 {
-	uint64_t k = a->ninv < a->lim.max_inversions ? a->ninv : a->lim.max_inversions;
+	uint64_t k = tt_analysis_ninversions(a);
+	struct tt_analysis_inversion v;
 
 	tt_an_put(o, STARS " Priority Inversions *****************************\n"
-	       "   Start Event   End Event   Kind                Blocked   Owner     Mutex\n\n");
-	for (uint64_t i = a->ninv - k; i < a->ninv; i++) {
-		const struct an_inversion *v = &a->inv[i % a->lim.max_inversions];
-		tt_an_put(o, "   %11" PRIu64 "   ", v->start_event);
-		if (v->end_known)
-			tt_an_put(o, "%9" PRIu64, v->end_event);
+	       "   Start Event   End Event      Duration (ticks)   Kind                Blocked   "
+	       "Owner     Mutex\n\n");
+	for (uint64_t i = 0; tt_analysis_inversion_at(a, i, &v) == 0; i++) {
+		tt_an_put(o, "   %11" PRIu64 "   ", v.start_event);
+		if (v.state == TT_AN_INV_CLOSED)
+			tt_an_put(o, "%9" PRIu64 "   %19" PRIu64, v.end_event, v.ticks);
 		else
-			tt_an_put(o, "%9s", "open");
+			tt_an_put(o, "%9s   >=%17" PRIu64, inv_state[v.state], v.ticks);
 		tt_an_put(o, "   %-18s  %08" PRIx32 "  %08" PRIx32 "  %08" PRIx32 "\n",
-		    v->bad ? "non-deterministic" : "deterministic", v->blocked, v->owner, v->mutex);
+		    v.deterministic ? "deterministic" : "non-deterministic", v.blocked, v.owner,
+		    v.mutex);
 	}
 	if (a->ninv > k)
 		tt_an_put(o, "   (%" PRIu64 " older inversions not kept)\n", a->ninv - k);

@@ -386,7 +386,11 @@ static size_t jsonl_each(const char *text, size_t len, struct decode *d, bool em
 			return line;
 		}
 		if (emit && d->an) {
-			tt_analysis_record(d->an, &rj.rec);
+			/* a recording's own seqs, so its inversions name the records it holds */
+			if (rj.seq)
+				tt_analysis_record_seq(d->an, &rj.rec, rj.seq);
+			else
+				tt_analysis_record(d->an, &rj.rec);
 		} else if (emit && d->ex) {
 			export_wire(d, p, n);
 		} else if (emit && d->json) {

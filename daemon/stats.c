@@ -26,7 +26,8 @@ void tt_stats_free(struct tt_stats *s)
 	free(s);
 }
 
-void tt_stats_record(struct tt_stats *s, const struct tt_reader_ops *r, const struct tt_record *rec)
+void tt_stats_record(struct tt_stats *s, const struct tt_reader_ops *r, const struct tt_record *rec,
+		     uint64_t seq)
 {
 	if (!s->an || s->fmt != r) {
 		struct tt_analysis *an;
@@ -36,7 +37,7 @@ void tt_stats_record(struct tt_stats *s, const struct tt_reader_ops *r, const st
 		s->an = an;
 		s->fmt = r;
 	}
-	tt_analysis_record(s->an, rec);
+	tt_analysis_record_seq(s->an, rec, seq);
 }
 
 void tt_stats_refresh(struct tt_stats *s, const struct tt_reader_ops *r, const void *rd)

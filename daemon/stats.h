@@ -27,8 +27,9 @@ void tt_stats_free(struct tt_stats *s);
  * into the analysis. Both borrowed for the call. */
 void tt_stats_stacks(struct tt_stats *s, const struct tt_stackscan *scan,
 		     const struct tt_analysis_scan_cost *cost);
-/* A record the target's reader r emitted (and its hub stored). */
-void tt_stats_record(struct tt_stats *s, const struct tt_reader_ops *r, const struct tt_record *rec);
+/* A record the target's reader r emitted (and its hub stored as seq). */
+void tt_stats_record(struct tt_stats *s, const struct tt_reader_ops *r, const struct tt_record *rec,
+		     uint64_t seq);
 /* The registered threads, from reader r's state rd (NULL: none now). */
 void tt_stats_refresh(struct tt_stats *s, const struct tt_reader_ops *r, const void *rd);
 /* The analysis (NULL before the first record). Borrowed. */

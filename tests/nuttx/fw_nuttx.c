@@ -12,6 +12,8 @@
  * mode 0 records again); both signals are applied between two records, as an ioctl would be.
  * --long-irq-at N / --long-call-at N: the first interrupt (system call) that ends at or after
  * record N takes LONG_TICKS more (the time stamps skip them before its leave note), once.
+ * --mark-at N --mark TEXT: before record N, one more: a NOTE_DUMP_MARK of pid 5 with that text
+ * (an application's sched_note_mark, e.g. before an assertion), once.
  */
 #include "nxwriter.h"
 
@@ -59,6 +61,7 @@ static void usage(FILE *out)
 		"usage: tt-fw-nuttx [--ram FILE] --base ADDR --size N [--buf-off OFF] [--buf-size N]\n"
 		"       [--rate RECORDS_PER_S (0 = max)] [--count N] [--duration S]\n"
 		"       [--mode overwrite|stop] [--burst N] [--tasks] [--ptr 4|8] [--hold]\n"
+		"       [--mark-at N --mark TEXT]   (before record N: a NOTE_DUMP_MARK with TEXT)\n"
 		"       [--long-irq-at N] [--long-call-at N]   (one interrupt / system call that\n"
 		"       ends at or after record N takes 100000 ticks more)\n"
 		"Without --ram: this process's own memory at ADDR (64-bit addresses with --ptr 8);\n"
@@ -79,6 +82,8 @@ int main(int argc, char **argv)
 		{ "hold", no_argument, NULL, 'H' },
 		{ "long-irq-at", required_argument, NULL, 'I' },
 		{ "long-call-at", required_argument, NULL, 'C' },
+		{ "mark-at", required_argument, NULL, 'M' },
+		{ "mark", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -95,6 +100,8 @@ int main(int argc, char **argv)
 	uint8_t *ram;
 	bool tasks = false, hold = false;
 	uint64_t long_irq = 0, long_call = 0; /* record indexes + 1; 0: none (or done) */
+	uint64_t mark_at = 0;                 /* likewise */
+	const char *mark = NULL;
 	int o;
 
 	while ((o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -114,6 +121,8 @@ int main(int argc, char **argv)
 		case 't': tasks = true; break;
 		case 'I': long_irq = strtoull(optarg, NULL, 0) + 1; break;
 		case 'C': long_call = strtoull(optarg, NULL, 0) + 1; break;
+		case 'M': mark_at = strtoull(optarg, NULL, 0) + 1; break;
+		case 'T': mark = optarg; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -184,6 +193,14 @@ int main(int argc, char **argv)
 			       i, w.time, LONG_TICKS);
 			fflush(stdout);
 			*(irq_leave ? &long_irq : &long_call) = 0;
+		}
+		if (mark && mark_at == (uint64_t)i + 1) { /* one more record, before this one */
+			unsigned ml = nxw_mark(&w, rec, 5, mark);
+			records++;
+			if (nxw_add(&w, rec, ml))
+				stored++;
+			printf("mark at=%" PRIu32 " time=%" PRIu64 "\n", i, w.time - 1);
+			fflush(stdout);
 		}
 		unsigned len = tasks ? nxw_any_unnamed(&w, rec, k) : nxw_any(&w, rec, k);
 		unsigned before = w.overwrite;

@@ -82,6 +82,11 @@ struct fw {
 	uint64_t inversion_at;   /* --inversion-at: the cycle with a deliberate inversion; 0 none */
 	uint32_t stacks_off;     /* --stacks: offset of the painted stacks; 0 none */
 	uint32_t depth[NTHREADS]; /* --stacks: the depth each thread's stack is used to now */
+	uint32_t inversion_ticks; /* --inversion-ticks: how long the worker holds the mutex then */
+	uint64_t bad_inversion_at; /* --bad-inversion-at: ... one where control runs meanwhile */
+	uint64_t deep_stack_at;  /* --deep-stack-at: the cycle from which the sensor's stack goes
+				    deep (once a cycle) */
+	uint64_t stall_at;       /* --stall-worker-at: the worker writes nothing from that cycle */
 };
 
 static volatile sig_atomic_t g_reset, g_churn, g_stop, g_cont;
@@ -219,15 +224,29 @@ static void switch_to(struct fw *f, unsigned from, uint32_t state, unsigned to)
 
 /* --inversion-at: the worker (the least urgent) takes the bus mutex, the sensor (the most
  * urgent) blocks on it while the worker owns it (a priority inversion as TraceX counts one: a
- * MUTEX_GET whose info 3 names another owner), the worker releases it (MUTEX_PUT, own count 1). */
-static void inversion(struct fw *f, uint32_t mtx)
+ * MUTEX_GET whose info 3 names another owner), the worker releases it (MUTEX_PUT, own count 1)
+ * after working --inversion-ticks ticks with it (--time counter: the time stamp jumps by that
+ * much), and the sensor runs again (its first event after the release: the inversion's end).
+ * bad (--bad-inversion-at): control (priority 8, between the two) runs while the sensor waits,
+ * a non-deterministic inversion; the mutex is held no longer than that. */
+static void inversion(struct fw *f, uint32_t mtx, bool bad)
 {
 	emit(f, T_WORKER, 52, mtx, 0xFFFFFFFFu, 0, stack_ptr(f, T_WORKER), NULL);
 	switch_to(f, T_WORKER, 0, T_SENSOR);
 	emit(f, T_SENSOR, 52, mtx, 0xFFFFFFFFu, obj_addr(f, T_WORKER), stack_ptr(f, T_SENSOR), NULL);
-	switch_to(f, T_SENSOR, 13, T_WORKER);
+	switch_to(f, T_SENSOR, 13, bad ? T_CONTROL : T_WORKER);
+	if (bad) {
+		user_event(f, T_CONTROL, 0);
+		switch_to(f, T_CONTROL, 4, T_WORKER);
+	} else {
+		f->w.time += f->inversion_ticks;
+	}
 	emit(f, T_WORKER, 57, mtx, obj_addr(f, T_WORKER), 1, stack_ptr(f, T_WORKER), NULL);
-	printf("inversion cycle=%" PRIu64 " seq=%" PRIu64 "\n", f->inversion_at, f->seq);
+	switch_to(f, T_WORKER, 4, T_SENSOR);
+	emit(f, T_SENSOR, 57, mtx, obj_addr(f, T_SENSOR), 1, stack_ptr(f, T_SENSOR), NULL);
+	printf("%sinversion cycle=%" PRIu64 " seq=%" PRIu64 " held=%" PRIu32 "\n",
+	       bad ? "bad " : "", bad ? f->bad_inversion_at : f->inversion_at, f->seq,
+	       bad ? 0 : f->inversion_ticks);
 	fflush(stdout);
 }
 
@@ -253,6 +272,15 @@ static void cycle(struct fw *f, uint32_t n)
 		txw_patch(&f->w, e, 2, blk, ts);	/* the allocated pointer, known later */
 	emit(f, T_SENSOR, 69, q, blk, 0, 1 + n % 4, NULL);		/* queue send */
 	user_event(f, T_SENSOR, n);
+	if (f->deep_stack_at && n >= f->deep_stack_at) {
+		/* a thread sleep from deep down the sensor's stack, 40 bytes above its start, in
+		 * every cycle from then on (one lost in a gap is not the only one) */
+		emit(f, T_SENSOR, 112, 1, 0, f->objs[T_SENSOR].p1 + 40, 0, NULL);
+		if (n == f->deep_stack_at) {
+			printf("deep stack cycle=%" PRIu32 " seq=%" PRIu64 " free=40\n", n, f->seq);
+			fflush(stdout);
+		}
+	}
 	emit(f, T_SENSOR, 83, sem, 0xFFFFFFFFu, 0, stack_ptr(f, T_SENSOR), NULL); /* sem get */
 	switch_to(f, T_SENSOR, 6, T_CONTROL);
 
@@ -272,10 +300,17 @@ static void cycle(struct fw *f, uint32_t n)
 	emit(f, T_COMMS, 27, heap, f->base + 0xA00 + (n % 4) * 128, 0, 4096 - 64, NULL);
 	emit(f, T_COMMS, 112, 10, 4, stack_ptr(f, T_COMMS), 0, NULL);	/* thread sleep */
 	switch_to(f, T_COMMS, 4, T_WORKER);
-	if (n % 4 == 0)
+	if (f->stall_at && n == f->stall_at) {
+		printf("stall cycle=%" PRIu32 " seq=%" PRIu64 "\n", n, f->seq);
+		fflush(stdout);
+	}
+	/* a stalled worker runs (the core is its) but writes nothing */
+	if (n % 4 == 0 && !(f->stall_at && n >= f->stall_at))
 		user_event(f, T_WORKER, n);
 	if (f->inversion_at && n == f->inversion_at)
-		inversion(f, mtx);
+		inversion(f, mtx, false);
+	if (f->bad_inversion_at && n == f->bad_inversion_at)
+		inversion(f, mtx, true);
 }
 
 static void apply_signals(struct fw *f)
@@ -402,6 +437,10 @@ static void usage(FILE *out)
 		"       [--tick-hz HZ] [--time cycles|counter] [--rtt-off OFF --rtt-size N]\n"
 		"       [--inversion-at CYCLE]   (a priority inversion in that cycle of the app)\n"
 		"       [--stacks OFF]   (the threads' stacks painted and used at RAM offset OFF)\n"
+		"       [--inversion-ticks N]    (... the mutex held N ticks more; --time counter)\n"
+		"       [--bad-inversion-at CYCLE] (one where control runs while the sensor waits)\n"
+		"       [--deep-stack-at CYCLE]  (the sensor's stack 40 bytes from full from then)\n"
+		"       [--stall-worker-at CYCLE] (the worker writes no event from then on)\n"
 		"Prints 'header=0x... ...' when tracing is enabled and 'summary ...' at exit.\n"
 		"SIGUSR1 = target reset, SIGUSR2 = registry churn. See tests/sim/README.md.\n");
 }
@@ -418,6 +457,10 @@ int main(int argc, char **argv)
 		{ "rtt-off", required_argument, NULL, 'X' }, { "rtt-size", required_argument, NULL, 'Y' },
 		{ "inversion-at", required_argument, NULL, 'I' },
 		{ "stacks", required_argument, NULL, 'S' },
+		{ "inversion-ticks", required_argument, NULL, 'J' },
+		{ "bad-inversion-at", required_argument, NULL, 'K' },
+		{ "deep-stack-at", required_argument, NULL, 'D' },
+		{ "stall-worker-at", required_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -445,6 +488,10 @@ int main(int argc, char **argv)
 		case 'Y': rtt_size = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'I': f.inversion_at = strtoull(optarg, NULL, 0); break;
 		case 'S': f.stacks_off = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 'J': f.inversion_ticks = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 'K': f.bad_inversion_at = strtoull(optarg, NULL, 0); break;
+		case 'D': f.deep_stack_at = strtoull(optarg, NULL, 0); break;
+		case 'W': f.stall_at = strtoull(optarg, NULL, 0); break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -460,6 +507,11 @@ int main(int argc, char **argv)
 			"with the trace buffer [--buf-off, +--buf-size) inside RAM at or above "
 			"offset 0x%x, 4-byte aligned\n", OFF_OBJECTS);
 		usage(stderr);
+		return 2;
+	}
+	if (f.inversion_ticks && strcmp(time_mode, "counter")) {
+		fprintf(stderr, "tt-fw-threadx: --inversion-ticks needs --time counter (the time "
+			"stamps it moves on)\n");
 		return 2;
 	}
 	if (rtt_off && ((rtt_off & 3) || rtt_off < OFF_OBJECTS || rtt_size < 64 ||
