@@ -29,7 +29,6 @@
 #include "../proto/nuttx.h"
 #include "../proto/qnx.h"
 #include "../proto/reader.h"
-#include "../proto/threadx.h"
 #include "commands.h"
 #include "export.h"
 #include "kevfollow.h"
@@ -704,9 +703,9 @@ static int decode_trace(struct decode_run *r)
 	if (r->to >= 0 && start_export(&r->d, r->to, r->out_path) < 0)
 		return 1;
 	/* a .trx keeps the source's timer mask and whole registry (else the names events use) */
-	if (r->to == TT_EXPORT_TRX && reader == &tt_threadx_reader)
-		(void)tt_export_set_threadx_image(r->d.ex, r->bytes, r->len, r->base,
-						  rc_cfg.address);
+	if (r->to == TT_EXPORT_TRX)
+		(void)tt_export_set_source_image(r->d.ex, reader, r->bytes, r->len, r->base,
+						 rc_cfg.address);
 	if (r->d.analyze && tt_analysis_new(reader->analysis, NULL, &r->d.an) < 0) {
 		fprintf(stderr, "tracetap analyze: out of memory\n");
 		return 1;
