@@ -54,6 +54,35 @@ struct tt_reader_stats {
 			      (never promised, so no gap record; counted to be visible) */
 };
 
+/* A member of a format's own object in a layout file, as the file's reader hands it over
+ * (tt_layout_in.get): an array or an object of items, or another value. */
+struct tt_layout_item {
+	const char *key;  /* an object's member name; NULL for an array's element */
+	const char *text; /* the value when it is a string, else NULL */
+	bool null;        /* the value is null */
+};
+enum tt_layout_kind { TT_LAYOUT_ARRAY, TT_LAYOUT_OBJECT, TT_LAYOUT_OTHER };
+struct tt_layout_value {
+	enum tt_layout_kind kind;
+	size_t n;                          /* items (0 for TT_LAYOUT_OTHER) */
+	const struct tt_layout_item *item; /* n items, in file order */
+};
+/* What layout_load reads: get fills *v with the member key of the format's object: 0, -ENOENT
+ * (no such member) or -ENOMEM; *v and its strings stay valid until the next get. */
+struct tt_layout_in {
+	void *arg;
+	int (*get)(void *arg, const char *key, struct tt_layout_value *v);
+};
+/* What layout_write writes to, each 0 or -ENOMEM: option, one of the format's options (as
+ * cfg_set takes it); begin, a member of the format's object, an array or an object, that the
+ * items after it go into; item, one of its entries (key NULL in an array; text NULL: null). */
+struct tt_layout_out {
+	void *arg;
+	int (*option)(void *arg, const char *key, const char *value);
+	int (*begin)(void *arg, const char *key, bool array);
+	int (*item)(void *arg, const char *key, const char *text);
+};
+
 struct tt_reader_ops {
 	const char *name;
 	const char *elf_symbol;      /* firmware ELF symbol that locates the control structure */
@@ -124,9 +153,17 @@ struct tt_reader_ops {
 	int (*cfg_from_fw)(void *cfg, const struct tt_fw_query *q, char *note, size_t notelen,
 			   char *err, size_t errlen);
 	void (*cfg_free)(void *cfg);
-	/* The configuration is worth a layout file (`tracetap layout`): it holds more than the
-	 * address, with syscall names and strings beside its options (daemon/layout.h). */
-	bool layout_file;
+	/* Layout files (`tracetap layout` writes one, `--layout` reads it; daemon/layout.h owns
+	 * the file: JSON, its format, address and the options of cfg_set): the format's own
+	 * members beside the options (NuttX: syscall names, printf strings). layout_write gives
+	 * the options that set cfg back and those members through out: 0 or what out returned
+	 * (-ENOMEM). layout_load reads those members through in into cfg (initialised, the
+	 * file's options applied): 0, or -EINVAL with a message naming the member and entry
+	 * ("nuttx.syscalls[3]: ...") or -ENOMEM; what it puts in cfg is released by cfg_free,
+	 * also after an error. layout_write NULL: the format needs only the address (`tracetap
+	 * layout` refuses it) and a file's own members are ignored. */
+	int (*layout_write)(const void *cfg, const struct tt_layout_out *out);
+	int (*layout_load)(void *cfg, const struct tt_layout_in *in, char *err, size_t errlen);
 	/* What the live analysis needs to know of this format's events (analysis_ops.h); NULL:
 	 * the records alone. */
 	const struct tt_analysis_ops *analysis;
@@ -136,6 +173,9 @@ struct tt_reader_ops {
 
 /* The reader of a format by name ("threadx", ...), or NULL. */
 const struct tt_reader_ops *tt_reader_find(const char *format);
+/* The i-th format of the registry (0 the first), or NULL past the last: for the formats that
+ * have an op (`tracetap layout`'s, `decode --follow`'s). */
+const struct tt_reader_ops *tt_reader_at(size_t i);
 /* The format taken when none is given or detected. */
 const struct tt_reader_ops *tt_reader_default(void);
 /* The ELF symbol that locates r's control structure under configuration cfg (may be NULL),
