@@ -83,6 +83,14 @@ struct tt_layout_out {
 	int (*item)(void *arg, const char *key, const char *text);
 };
 
+/* What a line of a format's own tool's text needs of its source (native_header, native_ctx). */
+struct tt_native_ctx {
+	bool big_endian;  /* the source's byte order */
+	uint32_t release; /* the OS's major release; 0: unknown */
+};
+/* One line of text, without its line end (borrowed for the call). */
+typedef void (*tt_line_cb)(void *arg, const char *line, size_t len);
+
 struct tt_reader_ops {
 	const char *name;
 	const char *elf_symbol;      /* firmware ELF symbol that locates the control structure */
@@ -101,6 +109,15 @@ struct tt_reader_ops {
 	const char *stream_scheme;
 	int (*stream_check)(const char *spec, const char *format, bool locating, char *err,
 			    size_t errlen);
+	/* A stream_scheme source (cfg->stream) is followed like `tail -f` (`tracetap decode
+	 * --follow`, daemon/follow.h): ingest gives -EAGAIN while there is no file yet or its
+	 * header is not whole, -EPROTO for a malformed file (retried at the next cycle).
+	 * stream_header: the bytes of the file's header when the last ingest accepted a new one
+	 * (then NULL until the next; valid until the next plan); NULL op: none to give. */
+	const uint8_t *(*stream_header)(void *rd, size_t *len);
+	/* End of input: emits what the reader holds back (records being reassembled, flagged
+	 * incomplete) through cb. NULL: nothing is held back. */
+	void (*finish)(void *rd, tt_emit_cb cb, void *arg);
 	/* Live reading (NULL when the format is files only). */
 	int (*create)(const struct tt_reader_config *cfg, void **out);
 	void (*destroy)(void *rd);
@@ -164,6 +181,18 @@ struct tt_reader_ops {
 	 * layout` refuses it) and a file's own members are ignored. */
 	int (*layout_write)(const void *cfg, const struct tt_layout_out *out);
 	int (*layout_load)(void *cfg, const struct tt_layout_in *in, char *err, size_t errlen);
+	/* The text the format's own tool prints (QNX: traceprinter's), for `tracetap decode
+	 * --traceprinter`; native_line NULL: the format has none. native_line: the line of an
+	 * event record this format's reader emitted, without line end, into buf: its length, or -1
+	 * (cap too small, or not this format's event). native_header: when buf starts with a
+	 * whole header of the format's own file, the tool's lines for it through cb and *ctx from
+	 * it: 0, else -EPROTO (nothing given, *ctx untouched). native_ctx: *ctx for a source without
+	 * such a header (a RAM image), from the configuration (cfg NULL: the defaults). */
+	int (*native_line)(char *buf, size_t cap, const struct tt_event *ev,
+			   const struct tt_native_ctx *ctx);
+	int (*native_header)(const uint8_t *buf, size_t len, struct tt_native_ctx *ctx,
+			     tt_line_cb cb, void *arg);
+	void (*native_ctx)(const void *cfg, struct tt_native_ctx *ctx);
 	/* What the live analysis needs to know of this format's events (analysis_ops.h); NULL:
 	 * the records alone. */
 	const struct tt_analysis_ops *analysis;
