@@ -315,7 +315,7 @@ int tt_textfmt_alert(const struct tt_textfmt *tf, char *buf, size_t cap, const c
 	return tf->width > 0 ? fit(buf, cap, (int)(l.p - buf), tf->width, c) : (int)(l.p - buf);
 }
 
-/* ---- QNX traceprinter ---- */
+/* ---- a format's own tool's text (QNX: traceprinter) ---- */
 
 int tt_textfmt_native(char *buf, size_t cap, const struct tt_record *rec,
 		      const struct tt_reader_ops *r, const struct tt_native_ctx *ctx)

@@ -31,8 +31,8 @@ int tt_follow_new(const struct tt_reader_ops *r, const char *path, uint64_t tick
  * in err naming the file (unreadable, not in the format, malformed header: the state is kept,
  * so a later step retries, e.g. once the file is replaced). */
 int tt_follow_step(struct tt_follow *f, tt_emit_cb cb, void *arg, char *err, size_t errlen);
-/* The header bytes when the last step read a new header (then NULL until the next one; valid
- * until the next step or free). */
+/* The header bytes when the last step read a new header (then NULL until the next one); valid
+ * until the next header is taken, or free. */
 const uint8_t *tt_follow_new_header(struct tt_follow *f, size_t *len);
 /* Emits what the reader holds back (records in flight) through cb (may be NULL) and frees. */
 void tt_follow_free(struct tt_follow *f, tt_emit_cb cb, void *arg);
