@@ -133,7 +133,7 @@ struct member_in {
 	struct tt_layout_item *items;
 };
 
-static int member_get(void *arg, const char *key, struct tt_layout_value *v)
+static int member_get(void *arg, const char *key, size_t max, struct tt_layout_value *v)
 {
 	struct member_in *m = arg;
 	const cJSON *j = cJSON_GetObjectItemCaseSensitive(m->own, key), *e;
@@ -144,10 +144,11 @@ static int member_get(void *arg, const char *key, struct tt_layout_value *v)
 	*v = (struct tt_layout_value){ .kind = cJSON_IsArray(j) ? TT_LAYOUT_ARRAY :
 					       cJSON_IsObject(j) ? TT_LAYOUT_OBJECT :
 								   TT_LAYOUT_OTHER };
-	if (v->kind == TT_LAYOUT_OTHER)
+	v->n = v->kind == TT_LAYOUT_OTHER ? 0 : (size_t)cJSON_GetArraySize(j);
+	if (v->kind == TT_LAYOUT_OTHER || v->n > max)
 		return 0;
 	free(m->items);
-	m->items = calloc((size_t)cJSON_GetArraySize(j) + 1, sizeof(*m->items));
+	m->items = calloc(v->n + 1, sizeof(*m->items));
 	if (!m->items)
 		return -ENOMEM;
 	cJSON_ArrayForEach(e, j) {
@@ -157,7 +158,6 @@ static int member_get(void *arg, const char *key, struct tt_layout_value *v)
 			.null = cJSON_IsNull(e),
 		};
 	}
-	v->n = i;
 	v->item = m->items;
 	return 0;
 }

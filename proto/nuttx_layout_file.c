@@ -6,6 +6,7 @@
  * an error names the member and the entry.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -181,11 +182,12 @@ static int load_strings(const struct tt_layout_value *v, struct tt_nuttx_mem **o
 	return 0;
 }
 
-/* The member key of the format's object: 0, -ENOENT (absent) or -ENOMEM (said in err). */
-static int member(const struct tt_layout_in *in, const char *key, struct tt_layout_value *v,
-		  char *err, size_t errlen)
+/* The member key of the format's object (more than max items: counted, not given): 0, -ENOENT
+ * (absent) or -ENOMEM (said in err). */
+static int member(const struct tt_layout_in *in, const char *key, size_t max,
+		  struct tt_layout_value *v, char *err, size_t errlen)
 {
-	int rc = in->get(in->arg, key, v);
+	int rc = in->get(in->arg, key, max, v);
 
 	if (rc < 0 && rc != -ENOENT)
 		snprintf(err, errlen, "out of memory");
@@ -198,13 +200,14 @@ int tt_nuttx_layout_load(void *cfg, const struct tt_layout_in *in, char *err, si
 	struct tt_layout_value v;
 	struct tt_nuttx_syscalls *sc;
 	struct tt_nuttx_mem *ro;
-	int rc = member(in, "syscalls", &v, err, errlen);
+	int rc = member(in, "syscalls", LAYOUT_MAX_SYSCALLS, &v, err, errlen);
 
 	if (rc == 0 && (rc = load_syscalls(&v, &sc, err, errlen)) == 0)
 		lo->syscalls = sc;
 	if (rc < 0 && rc != -ENOENT)
 		return rc;
-	rc = member(in, "strings", &v, err, errlen);
+	/* strings: as many as the file holds (its reader bounds the file's size) */
+	rc = member(in, "strings", SIZE_MAX, &v, err, errlen);
 	if (rc == 0 && (rc = load_strings(&v, &ro, err, errlen)) == 0)
 		lo->rodata = ro;
 	return rc == -ENOENT ? 0 : rc;

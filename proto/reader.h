@@ -68,10 +68,12 @@ struct tt_layout_value {
 	const struct tt_layout_item *item; /* n items, in file order */
 };
 /* What layout_load reads: get fills *v with the member key of the format's object: 0, -ENOENT
- * (no such member) or -ENOMEM; *v and its strings stay valid until the next get. */
+ * (no such member) or -ENOMEM; *v and its strings stay valid until the next get. An array or
+ * object of more than max items gives its count in v->n and no items (item NULL): the format
+ * refuses it without the file's reader building them. */
 struct tt_layout_in {
 	void *arg;
-	int (*get)(void *arg, const char *key, struct tt_layout_value *v);
+	int (*get)(void *arg, const char *key, size_t max, struct tt_layout_value *v);
 };
 /* What layout_write writes to, each 0 or -ENOMEM: option, one of the format's options (as
  * cfg_set takes it); begin, a member of the format's object, an array or an object, that the
