@@ -4,7 +4,9 @@
  * plan.h), the caller reads them all in order, then ingest (records through cb), repeated while
  * ingest returns TT_READER_MORE; a failed read is read_failed instead of ingest. One thread;
  * nothing here does I/O or allocates while decoding. A format with create NULL only decodes
- * images. Callers (the daemon, `tracetap decode`) use these ops only, never a format's name.
+ * images. Callers (the daemon, `tracetap decode`, the analysis) use these ops only, never a
+ * format's name or header: they test for an op's presence (tests/check-arch.py refuses a
+ * format's header or names outside proto/).
  */
 #ifndef TT_READER_H
 #define TT_READER_H
