@@ -44,20 +44,22 @@ int tt_follow_new(const struct tt_reader_ops *r, const char *path, uint64_t tick
 	return 0;
 }
 
-/* A header the reader accepted: copied, since its buffer is reused at the next plan. */
-static void keep_header(struct tt_follow *f)
+/* A header the reader accepted: copied, since its buffer is reused at the next plan. Whether
+ * there was one. */
+static bool keep_header(struct tt_follow *f)
 {
 	size_t hl = 0;
 	const uint8_t *h = f->r->stream_header ? f->r->stream_header(f->rd, &hl) : NULL;
 
 	if (!h)
-		return;
+		return false;
 	free((void *)f->hdr);
 	uint8_t *c = malloc(hl ? hl : 1);
 	if (c)
 		memcpy(c, h, hl);
 	f->hdr = c;
 	f->hdr_len = c ? hl : 0;
+	return true;
 }
 
 int tt_follow_step(struct tt_follow *f, tt_emit_cb cb, void *arg, char *err, size_t errlen)
@@ -77,7 +79,9 @@ int tt_follow_step(struct tt_follow *f, tt_emit_cb cb, void *arg, char *err, siz
 			return rc;
 		}
 		rc = f->r->ingest(f->rd, cb, arg);
-		keep_header(f);
+		/* a new header ends the step: the caller shows it before the records after it */
+		if (keep_header(f) && rc >= 0)
+			return TT_FOLLOW_READING;
 		if (rc == -EAGAIN)
 			return TT_FOLLOW_WAITING;
 		if (rc < 0) {

@@ -32,7 +32,8 @@ int tt_follow_new(const struct tt_reader_ops *r, const char *path, uint64_t tick
  * so a later step retries, e.g. once the file is replaced). */
 int tt_follow_step(struct tt_follow *f, tt_emit_cb cb, void *arg, char *err, size_t errlen);
 /* The header bytes when the last step read a new header (then NULL until the next one); valid
- * until the next header is taken, or free. */
+ * until the next header is taken, or free. A step that reads a header ends with it: the
+ * records after it come at the next step. */
 const uint8_t *tt_follow_new_header(struct tt_follow *f, size_t *len);
 /* Emits what the reader holds back (records in flight) through cb (may be NULL) and frees. */
 void tt_follow_free(struct tt_follow *f, tt_emit_cb cb, void *arg);

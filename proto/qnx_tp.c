@@ -471,7 +471,9 @@ int tt_qnx_tp_header(const uint8_t *buf, size_t len, struct tt_native_ctx *ctx, 
 	struct tp_items t = { cb, arg };
 	char err[256];
 
-	if (tt_qnx_parse_header(buf, len, &h, err, sizeof(err)) < 0)
+	/* a header whose syspage is not all there (the buffer holds the header alone) still
+	 * tells them */
+	if (tt_qnx_parse_header(buf, len, &h, err, sizeof(err)) < 0 && !h.header_len)
 		return -EPROTO;
 	ctx->big_endian = h.big_endian;
 	ctx->release = h.os_major;

@@ -189,7 +189,8 @@ struct tt_reader_ops {
 	 * --traceprinter`; native_line NULL: the format has none. native_line: the line of an
 	 * event record this format's reader emitted, without line end, into buf: its length, or -1
 	 * (cap too small, or not this format's event). native_header: when buf starts with a
-	 * whole header of the format's own file, the tool's lines for it through cb and *ctx from
+	 * whole header of the format's own file (what follows it may be cut short: a stream's
+	 * stream_header holds the header alone), the tool's lines for it through cb and *ctx from
 	 * it: 0, else -EPROTO (nothing given, *ctx untouched). native_ctx: *ctx for a source without
 	 * such a header (a RAM image), from the configuration (cfg NULL: the defaults). */
 	int (*native_line)(char *buf, size_t cap, const struct tt_event *ev,
