@@ -236,7 +236,7 @@ static void print_line(void *arg, const char *line, size_t len)
 }
 
 /* --traceprinter: the lines the format's tool prints of a file's header, and the byte order
- * and release its event lines need (nothing when buf holds no whole header). */
+ * and release its event lines need (nothing when buf does not start with a header). */
 static void native_header(struct decode *d, const uint8_t *buf, size_t len)
 {
 	(void)d->native->native_header(buf, len, &d->nctx, print_line, NULL);
