@@ -25,6 +25,15 @@ uint32_t tt_an_hash(uint32_t x)
 	return x ^ (x >> 16);
 }
 
+unsigned tt_an_slots(unsigned max)
+{
+	unsigned n = 2;
+
+	while (n < 2 * max) /* max is at most 2^20 */
+		n *= 2;
+	return n;
+}
+
 int tt_analysis_new(const struct tt_analysis_ops *ops, const struct tt_analysis_limits *lim,
 		    struct tt_analysis **out)
 {
@@ -44,29 +53,32 @@ int tt_analysis_new(const struct tt_analysis_ops *ops, const struct tt_analysis_
 		a->lim.max_calls = 1024;
 	if (!a->lim.max_irqs)
 		a->lim.max_irqs = 256;
+	if (!a->lim.max_thread_services)
+		a->lim.max_thread_services = 2048;
 	if (!a->lim.series_buckets)
 		a->lim.series_buckets = 600;
 	if (!a->lim.bucket_ns)
 		a->lim.bucket_ns = 100000000;
 	if (a->lim.max_threads > (1u << 20) || a->lim.max_services > (1u << 20) ||
 	    a->lim.max_inversions > (1u << 20) || a->lim.max_calls > (1u << 20) ||
-	    a->lim.max_irqs > (1u << 20) || a->lim.series_buckets > (1u << 20) ||
+	    a->lim.max_irqs > (1u << 20) || a->lim.max_thread_services > (1u << 20) ||
+	    a->lim.series_buckets > (1u << 20) ||
 	    a->lim.bucket_ns > 4000000000u) {
 		free(a);
 		return -EINVAL;
 	}
-	a->thread_slots = 2 * a->lim.max_threads;
-	a->service_slots = 2 * a->lim.max_services;
+	a->thread_slots = tt_an_slots(a->lim.max_threads);
+	a->service_slots = tt_an_slots(a->lim.max_services);
 	a->threads = calloc(a->thread_slots, sizeof(*a->threads));
 	a->services = calloc(a->service_slots, sizeof(*a->services));
 	a->counters = calloc(ops && ops->ncounters ? ops->ncounters : 1, sizeof(*a->counters));
 	a->inv = calloc(a->lim.max_inversions, sizeof(*a->inv));
-	a->call_slots = 2 * a->lim.max_calls;
-	a->irq_slots = 2 * a->lim.max_irqs;
+	a->call_slots = tt_an_slots(a->lim.max_calls);
+	a->irq_slots = tt_an_slots(a->lim.max_irqs);
 	a->calls = calloc(a->call_slots, sizeof(*a->calls));
 	a->irqs = calloc(a->irq_slots, sizeof(*a->irqs));
 	if (!a->threads || !a->services || !a->counters || !a->inv || !a->calls || !a->irqs ||
-	    tt_an_series_new(a) < 0) {
+	    tt_an_series_new(a) < 0 || tt_an_states_new(a) < 0 || tt_an_tservices_new(a) < 0) {
 		tt_analysis_free(a);
 		return -ENOMEM;
 	}
@@ -86,18 +98,30 @@ void tt_analysis_free(struct tt_analysis *a)
 	free(a->calls);
 	free(a->irqs);
 	free(a->series.rows);
+	free(a->tservices);
+	tt_an_states_free(a);
 	free(a);
+}
+
+const struct an_thread *tt_an_thread_find(const struct tt_analysis *a, uint32_t id)
+{
+	unsigned slots = a->thread_slots, i = tt_an_first(tt_an_hash(id), slots);
+
+	for (unsigned n = 0; n < slots && a->threads[i].used; n++, i = tt_an_next(i, slots))
+		if (a->threads[i].id == id)
+			return &a->threads[i];
+	return NULL;
 }
 
 /* The thread's entry, made when new; NULL when the table is full (counted). */
 struct an_thread *tt_an_thread_get(struct tt_analysis *a, uint32_t id)
 {
-	unsigned mask = a->thread_slots, i;
+	unsigned slots = a->thread_slots, i;
 
 	if (a->last && a->last->id == id)
 		return a->last;
-	i = tt_an_hash(id) % mask;
-	for (unsigned n = 0; n < mask; n++, i = (i + 1) % mask) {
+	i = tt_an_first(tt_an_hash(id), slots);
+	for (unsigned n = 0; n < slots; n++, i = tt_an_next(i, slots)) {
 		struct an_thread *t = &a->threads[i];
 		if (t->used && t->id == id)
 			return a->last = t;
@@ -111,6 +135,7 @@ struct an_thread *tt_an_thread_get(struct tt_analysis *a, uint32_t id)
 			t->id = id;
 			t->prio = -1;
 			t->reg_order = AN_NO_ORDER;
+			t->state = AN_STATE_NONE;
 			t->seen_order = a->nthreads++;
 			return a->last = t;
 		}
@@ -145,6 +170,29 @@ void tt_analysis_thread(struct tt_analysis *a, const struct tt_an_thread *r)
 		t->reg_order = a->nreg++;
 }
 
+void tt_analysis_stack_painted(struct tt_analysis *a, const struct tt_stack_painted *p)
+{
+	struct an_thread *t = tt_an_thread_get(a, p->id);
+
+	if (!t)
+		return;
+	if (!t->stack_size) { /* the scanner's bounds are the registry's */
+		t->stack_start = p->start;
+		t->stack_size = p->size;
+	}
+	t->painted_given = true;
+	t->painted = p->state;
+	t->painted_free = p->free;
+	t->painted_used = p->used;
+	t->painted_overflow = p->overflow;
+}
+
+void tt_analysis_scan_cost(struct tt_analysis *a, const struct tt_analysis_scan_cost *c)
+{
+	a->have_scan = true;
+	a->scan = *c;
+}
+
 void tt_analysis_thread_cb(void *arg, const struct tt_an_thread *t)
 {
 	tt_analysis_thread(arg, t);
@@ -152,12 +200,17 @@ void tt_analysis_thread_cb(void *arg, const struct tt_an_thread *t)
 
 static void count_service(struct tt_analysis *a, const struct tt_event *ev)
 {
-	unsigned mask = a->service_slots, i = tt_an_hash(ev->id) % mask;
+	unsigned slots = a->service_slots, i = tt_an_first(tt_an_hash(ev->id), slots);
 
-	for (unsigned n = 0; n < mask; n++, i = (i + 1) % mask) {
+	if (a->last_service && a->last_service->id == ev->id) {
+		a->last_service->count++;
+		return;
+	}
+	for (unsigned n = 0; n < slots; n++, i = tt_an_next(i, slots)) {
 		struct an_service *s = &a->services[i];
 		if (s->used && s->id == ev->id) {
 			s->count++;
+			a->last_service = s;
 			return;
 		}
 		if (!s->used) {
@@ -167,6 +220,7 @@ static void count_service(struct tt_analysis *a, const struct tt_event *ev)
 						  .order = a->nservices++ };
 			if (ev->name)
 				snprintf(s->name, sizeof(s->name), "%s", ev->name);
+			a->last_service = s;
 			return;
 		}
 	}
@@ -186,6 +240,7 @@ static void break_stream(struct tt_analysis *a)
 		a->inv[k].closing = false;
 	a->nopen = a->nclosing = 0;
 	tt_an_calls_break(a, false);
+	tt_an_states_break(a);
 }
 
 static uint32_t run_ctx(const struct tt_event *ev)
@@ -504,9 +559,23 @@ static void event(struct tt_analysis *a, const struct tt_event *ev)
 	}
 	if (c.flags & TT_AN_TIME_SLICE)
 		a->pending_preempt = a->pending_slice = true;
+	if (c.flags & TT_AN_PREEMPTED) {
+		a->t.preemptions++;
+		if (t)
+			t->preempted++;
+	}
+	if (t && (c.flags & TT_AN_THREAD_START)) {
+		t->born = true, t->born_time = ev->time;
+		t->died = false;
+	}
+	if (t && (c.flags & TT_AN_THREAD_STOP))
+		t->died = true, t->died_time = ev->time;
 	count_service(a, ev);
+	if (t)
+		tt_an_tservices_count(a, t->id, ev->id);
 	stack(a, ev, &c, n);
 	tt_an_calls(a, ev, &c, t);
+	tt_an_states_event(a, ev, &c);
 	if (ev->ctx == TT_CTX_THREAD)
 		an_inversions(a, ev, &c, n);
 	for (unsigned i = 0; i < c.ncount && a->ops; i++)
@@ -563,5 +632,6 @@ size_t tt_analysis_memory(const struct tt_analysis *a)
 	       a->service_slots * sizeof(*a->services) +
 	       (a->ops && a->ops->ncounters ? a->ops->ncounters : 1) * sizeof(*a->counters) +
 	       a->lim.max_inversions * sizeof(*a->inv) + a->call_slots * sizeof(*a->calls) +
-	       a->irq_slots * sizeof(*a->irqs) + a->series.nbuckets * sizeof(*a->series.rows);
+	       a->irq_slots * sizeof(*a->irqs) + a->series.nbuckets * sizeof(*a->series.rows) +
+	       a->tservice_slots * sizeof(*a->tservices) + tt_an_states_memory(a);
 }

@@ -28,6 +28,7 @@
 
 #include "analysis_ops.h"
 #include "record.h"
+#include "stackscan.h"
 
 struct tt_analysis; /* opaque */
 
@@ -37,6 +38,7 @@ struct tt_analysis_limits {
 	unsigned max_inversions; /* the newest inversions kept with their events; 0: 64 */
 	unsigned max_calls;      /* distinct (thread, system call) pairs; 0: 1024 */
 	unsigned max_irqs;       /* distinct interrupt numbers; 0: 256 */
+	unsigned max_thread_services; /* distinct (thread, event id) pairs; 0: 2048 */
 	unsigned series_buckets; /* CPU load over time: buckets kept; 0: 600 */
 	uint64_t bucket_ns;      /* ... each this long; 0: 100 ms (at most 4 s) */
 };
@@ -74,6 +76,7 @@ struct tt_analysis_totals {
 	uint64_t context_switches, preemptions, time_slices, suspensions, resumptions;
 	uint64_t interrupts, nested_interrupts, inversions, bad_inversions;
 	uint64_t overflow_threads, overflow_services, overflow_calls, overflow_irqs;
+	uint64_t overflow_thread_services;
 };
 void tt_analysis_totals(const struct tt_analysis *a, struct tt_analysis_totals *out);
 /* Bytes the analysis holds (all of it allocated by tt_analysis_new: it never grows). */
@@ -92,6 +95,11 @@ struct tt_analysis_thread {
 	uint64_t stack_start;
 	bool have_sp;              /* a traced stack pointer was seen */
 	uint64_t lowest_sp, lowest_sp_event;
+	/* read from target RAM (tt_analysis_stack_painted), when painted_given */
+	bool painted_given;
+	enum tt_stack_paint painted;
+	uint32_t painted_free, painted_used;
+	bool painted_overflow;
 };
 unsigned tt_analysis_nthreads(const struct tt_analysis *a);
 /* Thread i (0 .. nthreads - 1) in display order (registry order, then first seen): 0 or
@@ -102,6 +110,27 @@ int tt_analysis_thread_at(const struct tt_analysis *a, unsigned i, struct tt_ana
 void tt_analysis_each_thread(const struct tt_analysis *a,
 			     void (*cb)(void *arg, unsigned i, const struct tt_analysis_thread *t),
 			     void *arg);
+
+/* A thread's stack high-water mark read from target RAM (proto/stackscan.h, by the daemon):
+ * kept beside the traced figure, each labelled with its source. A thread not seen yet is added
+ * (as by tt_analysis_thread, without a name). p borrowed for the call. */
+void tt_analysis_stack_painted(struct tt_analysis *a, const struct tt_stack_painted *p);
+/* Offline: the threads a whole image registered (the format's image_threads), and for a
+ * format that paints its stacks, the high-water mark of each stack the image holds whole (a RAM
+ * dump that covers them; a stack outside the image gets no painted figure). 0 or the format's
+ * negative error (nothing of the image's threads is then certain). */
+struct tt_reader_config;
+int tt_analysis_image_threads(struct tt_analysis *a, const uint8_t *img, size_t len,
+			      uint64_t base, const struct tt_reader_config *cfg);
+/* What reading the stacks costs on the probe link: the budget (bytes/s, 0: reading is off) and
+ * the bytes read so far and over the last seconds; shown as `stack_scan`. */
+struct tt_analysis_scan_cost {
+	uint32_t budget;
+	uint64_t bytes;
+	double bytes_per_s;
+	unsigned threads, threads_over; /* stacks followed; beyond the scanner's bound */
+};
+void tt_analysis_scan_cost(struct tt_analysis *a, const struct tt_analysis_scan_cost *c);
 
 /* System calls per thread (formats that trace them, as enter and leave): count, total and
  * longest time from enter to leave, in ticks; i in first-seen order. 0 or -ENOENT. */
@@ -124,6 +153,10 @@ uint64_t tt_analysis_counter(const struct tt_analysis *a, unsigned i);
  * until the next call into the analysis. */
 int tt_analysis_service_at(const struct tt_analysis *a, unsigned i, uint32_t *id,
 			   const char **name, uint64_t *count);
+/* The i-th (thread, event id) pair of the per-thread services (by thread, then count, most
+ * first): 0, or -ENOENT past the last. */
+int tt_analysis_thread_service_at(const struct tt_analysis *a, unsigned i, uint32_t *thread,
+				  uint32_t *id, uint64_t *count);
 
 /* Per-thread lines at most per target in tt_analysis_metrics: the rest is summed into one line
  * with thread="(other)", so a target's label cardinality is bounded. */
@@ -135,7 +168,8 @@ int tt_analysis_service_at(const struct tt_analysis *a, unsigned i, uint32_t *id
  * tracetap_priority_inversions_total{kind}, tracetap_unknown_ticks_total; per thread
  * tracetap_thread_cpu_seconds_total (or _cpu_ticks_total without a tick rate),
  * tracetap_thread_context_switches_total, tracetap_thread_preemptions_total,
- * tracetap_thread_priority_inversions_total, tracetap_thread_stack_free_bytes. Like snprintf. */
+ * tracetap_thread_priority_inversions_total, tracetap_thread_stack_free_bytes (source=
+ * "traced_stack_pointer", and source="painted" where read from RAM). Like snprintf. */
 size_t tt_analysis_metrics(const char *const *names, const struct tt_analysis *const *an,
 			   size_t n, char *buf, size_t len);
 

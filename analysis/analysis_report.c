@@ -103,7 +103,32 @@ static uint64_t stack_free(const struct an_thread *t)
 	return f < t->stack_size ? f : t->stack_size;
 }
 
-static void json_thread(struct tt_an_out *o, const struct an_thread *t, bool has_ns)
+/* The figure read from RAM, when the daemon gave one: its own source label, and what kept it
+ * from a number (no fill pattern, unreadable) said as such. */
+static const char *painted_state(enum tt_stack_paint st)
+{
+	switch (st) {
+	case TT_PAINT_OK: return "painted";
+	case TT_PAINT_ABSENT: return "no fill pattern";
+	case TT_PAINT_UNREADABLE: return "unreadable";
+	default: return "scanning";
+	}
+}
+
+static void json_painted(struct tt_an_out *o, const struct an_thread *t)
+{
+	if (!t->painted_given)
+		return;
+	tt_an_put(o, ",\"painted\":{\"source\":\"painted stack\",\"state\":\"%s\"",
+		  painted_state(t->painted));
+	if (t->painted == TT_PAINT_OK)
+		tt_an_put(o, ",\"free\":%" PRIu32 ",\"used\":%" PRIu32 ",\"overflow\":%s",
+			  t->painted_free, t->painted_used, t->painted_overflow ? "true" : "false");
+	tt_an_put(o, "}");
+}
+
+static void json_thread(struct tt_an_out *o, const struct tt_analysis *a,
+			const struct an_thread *t, bool has_ns)
 {
 	tt_an_put(o, "{\"id\":%" PRIu32 ",\"name\":", t->id);
 	put_str(o, t->name);
@@ -124,8 +149,20 @@ static void json_thread(struct tt_an_out *o, const struct an_thread *t, bool has
 			    t->min_sp_event);
 		if (t->stack_size)
 			tt_an_put(o, ",\"min_free\":%" PRIu64, stack_free(t));
+		json_painted(o, t);
 		tt_an_put(o, "}");
 	}
+	if (t->born || t->died) {
+		tt_an_put(o, ",\"life\":{");
+		if (t->born)
+			tt_an_put(o, "\"start\":%" PRIu64 "%s", t->born_time, t->died ? "," : "");
+		if (t->died)
+			tt_an_put(o, "\"stop\":%" PRIu64, t->died_time);
+		if (t->born && t->died && t->died_time >= t->born_time)
+			tt_an_put(o, ",\"ticks\":%" PRIu64, t->died_time - t->born_time);
+		tt_an_put(o, "}");
+	}
+	tt_an_states_json(a, t, o);
 	tt_an_put(o, "}");
 }
 
@@ -142,6 +179,7 @@ static void json_tail(const struct tt_analysis *a, struct tt_an_out *o)
 	}
 	free(sv);
 	tt_an_put(o, "]");
+	tt_an_tservices_json(a, o);
 	tt_an_calls_json(a, o);
 	tt_an_put(o, ",\"counters\":{");
 	for (unsigned i = 0; a->ops && i < a->ops->ncounters; i++)
@@ -159,9 +197,10 @@ static void json_tail(const struct tt_analysis *a, struct tt_an_out *o)
 		tt_an_put(o, "}");
 	}
 	tt_an_put(o, "],\"overflow\":{\"threads\":%" PRIu64 ",\"services\":%" PRIu64
-	       ",\"inversions\":%" PRIu64 ",\"calls\":%" PRIu64 ",\"irqs\":%" PRIu64 "}}",
+	       ",\"inversions\":%" PRIu64 ",\"calls\":%" PRIu64 ",\"irqs\":%" PRIu64
+	       ",\"thread_services\":%" PRIu64 "}}",
 	    a->t.overflow_threads, a->t.overflow_services, a->ninv - k, a->t.overflow_calls,
-	    a->t.overflow_irqs);
+	    a->t.overflow_irqs, a->t.overflow_thread_services);
 }
 
 size_t tt_analysis_json(const struct tt_analysis *a, char *buf, size_t len)
@@ -192,11 +231,16 @@ size_t tt_analysis_json(const struct tt_analysis *a, char *buf, size_t len)
 	if (t->has_ns)
 		tt_an_put(&o, ",\"interrupt_ns\":%" PRIu64 ",\"idle_ns\":%" PRIu64, t->isr_ns, t->idle_ns);
 	tt_an_put(&o, "}");
+	if (a->have_scan)
+		tt_an_put(&o, ",\"stack_scan\":{\"budget_bytes_per_s\":%" PRIu32 ",\"bytes\":%" PRIu64
+			  ",\"bytes_per_s\":%.1f,\"threads\":%u,\"threads_not_scanned\":%u}",
+			  a->scan.budget, a->scan.bytes, a->scan.bytes_per_s, a->scan.threads,
+			  a->scan.threads_over);
 	tt_an_series_json(a, &o);
 	tt_an_put(&o, ",\"threads\":[");
 	for (unsigned i = 0; i < n; i++) {
 		tt_an_put(&o, i ? "," : "");
-		json_thread(&o, th[i], t->has_ns);
+		json_thread(&o, a, th[i], t->has_ns);
 	}
 	free(th);
 	json_tail(a, &o);
@@ -217,6 +261,8 @@ static void public_thread(const struct an_thread *t, struct tt_analysis_thread *
 		.resumptions = t->resumptions, .events = t->events, .inversions = t->inversions,
 		.stack_size = t->stack_size, .stack_start = t->stack_start, .have_sp = t->have_sp,
 		.lowest_sp = t->min_sp, .lowest_sp_event = t->min_sp_event,
+		.painted_given = t->painted_given, .painted = t->painted, .painted_free = t->painted_free,
+		.painted_used = t->painted_used, .painted_overflow = t->painted_overflow,
 	};
 }
 
@@ -320,6 +366,33 @@ static void text_execution(struct tt_an_out *o, const struct tt_analysis *a,
 	tt_an_put(o, "\n\n");
 }
 
+/* The high-water marks read from RAM (beyond TraceX: its Minimum above is from traced stack
+ * pointers), where the daemon gave them. */
+static void text_painted(struct tt_an_out *o, const struct an_thread **th, unsigned n)
+{
+	bool any = false;
+
+	for (unsigned i = 0; i < n; i++)
+		any |= th[i]->painted_given;
+	if (!any)
+		return;
+	tt_an_put(o, STARS " Thread Stack High-Water (painted stack, read from RAM) **\n"
+	       "   Stack Size\tUsed      Free            Name\n\n");
+	for (unsigned i = 0; i < n; i++) {
+		const struct an_thread *t = th[i];
+		if (!t->painted_given)
+			continue;
+		tt_an_put(o, " %8" PRIu32, t->stack_size);
+		if (t->painted == TT_PAINT_OK)
+			tt_an_put(o, "     %8" PRIu32 "  %8" PRIu32 "%s", t->painted_used,
+				  t->painted_free, t->painted_overflow ? " (fill gone to the start)" : "");
+		else
+			tt_an_put(o, "     %-18s", painted_state(t->painted));
+		tt_an_put(o, "     %s\n", t->name[0] ? t->name : "?");
+	}
+	tt_an_put(o, "\n\n");
+}
+
 static void text_stack(struct tt_an_out *o, const struct an_thread **th, unsigned n)
 {
 	bool any = false;
@@ -346,6 +419,7 @@ static void text_stack(struct tt_an_out *o, const struct an_thread **th, unsigne
 		tt_an_put(o, "     %s\n", t->name[0] ? t->name : "?");
 	}
 	tt_an_put(o, "\n\n");
+	text_painted(o, th, n);
 }
 
 static void text_counters(struct tt_an_out *o, const struct tt_analysis *a)
@@ -369,6 +443,17 @@ static void text_counters(struct tt_an_out *o, const struct tt_analysis *a)
 	}
 	if (section)
 		tt_an_put(o, "\n\n");
+}
+
+/* The system-wide table's name of event id ("" when it has none). */
+static const char *service_name(const struct tt_analysis *a, uint32_t id)
+{
+	unsigned slots = a->service_slots, i = tt_an_first(tt_an_hash(id), slots);
+
+	for (unsigned n = 0; n < slots && a->services[i].used; n++, i = tt_an_next(i, slots))
+		if (a->services[i].id == id)
+			return a->services[i].name;
+	return "";
 }
 
 static void text_services(struct tt_an_out *o, const struct tt_analysis *a)
@@ -427,9 +512,11 @@ size_t tt_analysis_text(const struct tt_analysis *a, char *buf, size_t len)
 	    t->interrupts, t->nested_interrupts, t->inversions, t->bad_inversions);
 	text_execution(&o, a, th, n);
 	text_stack(&o, th, n);
+	tt_an_states_text(a, th, n, &o);
 	free(th);
 	text_counters(&o, a);
 	text_services(&o, a);
+	tt_an_tservices_text(a, &o, service_name);
 	tt_an_calls_text(a, &o);
 	text_inversions(&o, a);
 	return tt_an_done(&o);

@@ -715,10 +715,10 @@ static int decode_trace(struct decode_run *r)
 				  sizeof(r->err));
 	if (rc < 0)
 		fprintf(stderr, "tracetap decode: %s: %s\n", r->path, r->err);
-	/* the threads the trace registered: names, priorities, stack bounds */
-	if (r->d.an && rc >= 0 && reader->analysis && reader->analysis->image_threads)
-		(void)reader->analysis->image_threads(r->bytes, r->len, r->base, &rc_cfg,
-						      tt_analysis_thread_cb, r->d.an);
+	/* the threads the trace registered: names, priorities, stack bounds; the painted stacks'
+	 * high-water marks where the image holds them */
+	if (r->d.an && rc >= 0)
+		(void)tt_analysis_image_threads(r->d.an, r->bytes, r->len, r->base, &rc_cfg);
 	if (r->d.ex && finish_export(&r->d, r->to, r->out_path, rc >= 0) < 0)
 		rc = -1;
 	return rc < 0 ? 1 : 0;

@@ -43,7 +43,8 @@ const char tt_opts_live_help[] =
 	"  --start-at-now        skip the history already in the buffer\n"
 	"  --poll-min MS, --poll-max MS   bounds of the adaptive poll interval (1, 50)\n"
 	"  --latency MS          bound write -> publish: interval <= MS - poll time (default off)\n"
-	"  --max-read BYTES      largest single probe read (default 4096)\n";
+	"  --max-read BYTES      largest single probe read (default 4096)\n"
+	"  --stack-budget B/S|off  probe bytes/s for the stack high-water marks (512)\n";
 
 void tt_opts_target_init(struct tt_opts_target *o, struct tt_target_config *cfg)
 {
@@ -137,6 +138,18 @@ int tt_opts_target_parse(struct tt_opts_target *o, int c, const char *arg, char 
 			return -EINVAL;
 		}
 		*(unsigned *)((char *)cfg + f->off) = (unsigned)v;
+		return rc;
+	case OFF(stack_budget):
+		if (!strcmp(arg, "off")) {
+			cfg->stack_budget = -1;
+			return 0;
+		}
+		rc = num("stack-budget", arg, 1 << 20, 1, &v, err, errlen);
+		if (!rc && v < 1) {
+			snprintf(err, errlen, "--stack-budget: at least 1 byte/s, or off");
+			return -EINVAL;
+		}
+		cfg->stack_budget = (int)v;
 		return rc;
 	case OFF(max_chunk):
 		rc = num("max-read", arg, 1 << 20, 1, &v, err, errlen);

@@ -45,6 +45,18 @@ void tt_stats_refresh(struct tt_stats *s, const struct tt_reader_ops *r, const v
 		(void)r->analysis->threads(rd, tt_analysis_thread_cb, s->an);
 }
 
+void tt_stats_stacks(struct tt_stats *s, const struct tt_stackscan *scan,
+		     const struct tt_analysis_scan_cost *cost)
+{
+	struct tt_stack_painted p;
+
+	if (!s->an)
+		return;
+	for (unsigned i = 0; tt_stackscan_at(scan, i, &p) == 0; i++)
+		tt_analysis_stack_painted(s->an, &p);
+	tt_analysis_scan_cost(s->an, cost);
+}
+
 const struct tt_analysis *tt_stats_analysis(const struct tt_stats *s)
 {
 	return s->an;

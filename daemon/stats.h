@@ -11,6 +11,7 @@
 #define TT_STATS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #define TT_STATS_MAX 64 /* targets one /metrics covers (the server's TT_MAX_TARGETS) */
 
@@ -22,6 +23,10 @@ struct tt_stats;
 /* 0 or -ENOMEM. Free with tt_stats_free. */
 int tt_stats_new(struct tt_stats **out);
 void tt_stats_free(struct tt_stats *s);
+/* The stack high-water marks read from RAM (daemon/stackread.h) and what reading them costs,
+ * into the analysis. Both borrowed for the call. */
+void tt_stats_stacks(struct tt_stats *s, const struct tt_stackscan *scan,
+		     const struct tt_analysis_scan_cost *cost);
 /* A record the target's reader r emitted (and its hub stored). */
 void tt_stats_record(struct tt_stats *s, const struct tt_reader_ops *r, const struct tt_record *rec);
 /* The registered threads, from reader r's state rd (NULL: none now). */

@@ -208,6 +208,10 @@ void tt_qnx_describe(struct tt_qnx *q, const struct tt_qnx_ev *e, struct tt_even
 /* "proc/tid" style name of a thread, written to buf; NULL when neither name is known. */
 const char *tt_qnx_thread_name(const struct tt_qnx *q, uint32_t pid, uint32_t tid, char *buf,
 			       size_t cap);
+/* The thread states of THREAD_<STATE> events, lower case ("dead", "running", ...), by number. */
+#define TT_QNX_NSTATES 21u
+extern const char *const tt_qnx_state_names[TT_QNX_NSTATES];
+
 /* The 32-bit thread key of (pid, tid): (pid & 0xffff) << 16 | (tid & 0xffff). */
 static inline uint32_t tt_qnx_thread_key(uint32_t pid, uint32_t tid)
 {

@@ -413,9 +413,12 @@ def case_stats(lab):
     def stats():
         return [m for t, m in messages(lab.read("sub1", ".out")) if t == topic]
 
+    def still(st):  # the stream's analysis: the stack reading's rate moves with the clock
+        return {k: v for k, v in st.items() if k != "stack_scan"}
+
     def same():
         got = stats()
-        return got and got[-1]["stats"] == api_stats()
+        return got and still(got[-1]["stats"]) == still(api_stats())
     wait_for("the topic's last stats to be /api/stats", same, 20)
     got = stats()
     last = got[-1]

@@ -13,6 +13,15 @@
  * (1, 2, ...: one per event, also for records dropped because the buffer was full), u32 0, u64
  * nanoseconds since the start (the time stamp ThreadX entries carry with --time cycles, as ns),
  * 16 bytes of zeros.
+ * With --stacks OFF, the threads' stacks are real memory at that offset, laid out, painted and
+ * used as ThreadX's are: tx_thread_create fills each with 0xEF bytes, then the thread uses it
+ * down from its end, here to a fixed depth per thread (STACK_DEPTH: sensor 320 of 1024 bytes,
+ * control 2040 of 2048, 8 bytes from overflowing, comms 512 of 1024); the worker's first stack
+ * is left unpainted (zeros: no fill pattern, as a firmware built with TX_DISABLE_STACK_FILLING),
+ * and registry churn creates it again on a new, painted stack used to 96 bytes. The registry
+ * gives each stack's start and size, and events carry stack pointers half as deep as the
+ * thread's depth (so the traced figure is shallower than the painted one, as in real firmware
+ * whose deepest moment falls between two events).
  */
 #include "fwrun.h"
 #include "rtt_up.h"
@@ -36,12 +45,18 @@
 #define OBJ_SIZE 0x40
 #define DEFAULT_BUF_OFF 0x1000
 
+#define STACKS_BYTES 5120u  /* --stacks: sensor, control, comms, worker, worker re-created */
+#define WORKER2_DEPTH 96u
+
 #define USER_EVENT_SEQ 4096u /* info1 = sequence number, info2 = emitting thread's index */
 
 enum { OT_THREAD = 1, OT_QUEUE = 3, OT_SEMAPHORE = 4, OT_MUTEX = 5, OT_BLOCK_POOL = 7,
        OT_BYTE_POOL = 8 };
 enum { T_SENSOR, T_CONTROL, T_COMMS, T_WORKER, NTHREADS };
 enum { O_QUEUE = NTHREADS, O_SEM, O_MUTEX, O_BPOOL, O_HEAP, NOBJS };
+/* --stacks: each thread's offset in the stack area and the depth it uses (0: not painted) */
+static const uint32_t STACK_AT[NTHREADS] = { 0, 1024, 3072, 4096 };
+static const uint32_t STACK_DEPTH[NTHREADS] = { 320, 2040, 512, 0 };
 
 struct obj {
 	uint8_t type;
@@ -65,6 +80,8 @@ struct fw {
 	uint64_t rtt_seq;        /* RTT records written or dropped; 0 = no RTT block */
 	bool rtt_on;
 	uint64_t inversion_at;   /* --inversion-at: the cycle with a deliberate inversion; 0 none */
+	uint32_t stacks_off;     /* --stacks: offset of the painted stacks; 0 none */
+	uint32_t depth[NTHREADS]; /* --stacks: the depth each thread's stack is used to now */
 };
 
 static volatile sig_atomic_t g_reset, g_churn, g_stop, g_cont;
@@ -88,7 +105,23 @@ static uint32_t obj_addr(const struct fw *f, unsigned i)
 
 static uint32_t stack_ptr(const struct fw *f, unsigned thread)
 {
+	const struct obj *o = &f->objs[thread];
+
+	if (f->stacks_off) /* half the thread's depth (64 bytes where it is unpainted) */
+		return (o->p1 + o->p2 - (f->depth[thread] ? f->depth[thread] / 2 : 64)) & ~7u;
 	return f->base + f->size - 0x400 * (thread + 1) + 0x3C0; /* plausible, inside RAM */
+}
+
+/* tx_thread_create's fill (0xEF bytes), then the thread's use down to depth bytes below the
+ * end (words that are not the fill); depth 0: left as it was (unpainted). */
+static void paint_stack(struct fw *f, uint32_t start, uint32_t size, uint32_t depth)
+{
+	if (!depth)
+		return;
+	for (uint32_t a = start; a < start + size; a += 4)
+		txw_store32(&f->w, a, 0xEFEFEFEFu);
+	for (uint32_t a = start + size - depth; a < start + size; a += 4)
+		txw_store32(&f->w, a, a ^ 0x5A5A0000u);
 }
 
 /* DWT-like cycle counter at tick_hz from the monotonic clock: wraps at 2^32 like the real one. */
@@ -282,6 +315,11 @@ static void apply_signals(struct fw *f)
 			   stack_ptr(f, T_CONTROL), 0, 0, NULL);
 		txw_unregister(&f->w, t);
 		snprintf(o->name, sizeof(o->name), "worker-%" PRIu64, f->churns);
+		if (f->stacks_off) { /* created anew on a new stack, painted */
+			o->p1 = f->base + f->stacks_off + STACK_AT[T_WORKER] + o->p2;
+			f->depth[T_WORKER] = WORKER2_DEPTH;
+			paint_stack(f, o->p1, o->p2, WORKER2_DEPTH);
+		}
 		txw_register(&f->w, t, o->type, o->name, o->p1, o->p2, o->prio);
 		txw_insert(&f->w, obj_addr(f, T_CONTROL),
 			   txw_prio_word(f->objs[T_CONTROL].prio, f->objs[T_CONTROL].prio), 100, t,
@@ -311,10 +349,31 @@ static void define_objects(struct fw *f)
 
 		o->type = defs[i].type;
 		snprintf(o->name, sizeof(o->name), "%s", defs[i].name);
-		o->p1 = o->type == OT_THREAD ? stack_ptr(f, i) - 0x3C0 : defs[i].p1;
 		o->p2 = defs[i].p2;
 		o->prio = defs[i].prio;
+		if (o->type != OT_THREAD)
+			o->p1 = defs[i].p1;
+		else if (f->stacks_off)
+			o->p1 = f->base + f->stacks_off + STACK_AT[i];
+		else
+			o->p1 = stack_ptr(f, i) - 0x3C0;
 	}
+}
+
+/* --stacks: every thread's stack painted and used before it is created (registered). */
+static void paint_stacks(struct fw *f)
+{
+	if (!f->stacks_off)
+		return;
+	printf("stacks");
+	for (unsigned i = 0; i < NTHREADS; i++) {
+		f->depth[i] = STACK_DEPTH[i];
+		paint_stack(f, f->objs[i].p1, f->objs[i].p2, f->depth[i]);
+		printf(" %s=0x%08" PRIx32 ":%" PRIu32 ":%" PRIu32, f->objs[i].name, f->objs[i].p1,
+		       f->objs[i].p2, f->depth[i]);
+	}
+	printf("\n");
+	fflush(stdout);
 }
 
 /* Application start-up: every object registered and its create event written from
@@ -342,6 +401,7 @@ static void usage(FILE *out)
 		"       [--registry N] [--rate EVENTS_PER_S (0 = max)] [--count N] [--duration S]\n"
 		"       [--tick-hz HZ] [--time cycles|counter] [--rtt-off OFF --rtt-size N]\n"
 		"       [--inversion-at CYCLE]   (a priority inversion in that cycle of the app)\n"
+		"       [--stacks OFF]   (the threads' stacks painted and used at RAM offset OFF)\n"
 		"Prints 'header=0x... ...' when tracing is enabled and 'summary ...' at exit.\n"
 		"SIGUSR1 = target reset, SIGUSR2 = registry churn. See tests/sim/README.md.\n");
 }
@@ -357,6 +417,7 @@ int main(int argc, char **argv)
 		{ "time", required_argument, NULL, 'T' },    { "anon", no_argument, NULL, 'A' },
 		{ "rtt-off", required_argument, NULL, 'X' }, { "rtt-size", required_argument, NULL, 'Y' },
 		{ "inversion-at", required_argument, NULL, 'I' },
+		{ "stacks", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -383,6 +444,7 @@ int main(int argc, char **argv)
 		case 'X': rtt_off = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'Y': rtt_size = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'I': f.inversion_at = strtoull(optarg, NULL, 0); break;
+		case 'S': f.stacks_off = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -408,6 +470,16 @@ int main(int argc, char **argv)
 			"must be 4-byte aligned, inside RAM at or above offset 0x%x and outside the "
 			"trace buffer [0x%x, 0x%x)\n", rtt_off, rtt_size, RTTW_HDR, rtt_size, OFF_OBJECTS,
 			buf_off, buf_off + buf_size);
+		return 2;
+	}
+	if (f.stacks_off && ((f.stacks_off & 7) || f.stacks_off < OFF_OBJECTS + NOBJS * OBJ_SIZE ||
+			     (uint64_t)f.stacks_off + STACKS_BYTES > f.size ||
+			     ((uint64_t)f.stacks_off + STACKS_BYTES > buf_off &&
+			      f.stacks_off < (uint64_t)buf_off + buf_size))) {
+		fprintf(stderr, "tt-fw-threadx: --stacks 0x%x: the stacks (%u bytes) must be 8-byte "
+			"aligned, inside RAM above the objects (offset 0x%x) and outside the trace "
+			"buffer [0x%x, 0x%x)\n", f.stacks_off, STACKS_BYTES,
+			OFF_OBJECTS + NOBJS * OBJ_SIZE, buf_off, buf_off + buf_size);
 		return 2;
 	}
 	if ((e = fw_map_ram(path, f.base, f.size, &f.ram)) < 0) {
@@ -441,6 +513,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	f.events = 2;
+	paint_stacks(&f);
 	create_objects(&f);
 	publish(&f);
 	printf("header=0x%08" PRIx32 " header_ptr=0x%08" PRIx32 " entries=%" PRIu32

@@ -5,7 +5,9 @@
  * are bounded (what does not fit is counted). No format ops: the records alone. Then ThreadX's
  * rules on hand-made entries: a priority inversion (a thread blocked on a mutex a less urgent
  * thread owns), made non-deterministic by a third thread of a priority between the two, with
- * the events that open and end it; and the same without the third thread.
+ * the events that open and end it; and the same without the third thread. NuttX's rules: a
+ * task switched out still ready to run is preempted, one that blocks is suspended, and a task's
+ * life runs from its NOTE_START to its NOTE_STOP.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -14,6 +16,7 @@
 
 #include "../tt_test.h"
 #include "analysis.h"
+#include "nuttx.h"
 #include "threadx.h"
 
 /* An event at time t from thread th (0: an interrupt) after which run/run_thread ran. */
@@ -94,6 +97,52 @@ static void inversion(uint32_t third, int third_prio, uint64_t *det, uint64_t *b
 	*det = t.inversions;
 	*bad = t.bad_inversions;
 	tt_analysis_json(a, json, cap);
+	tt_analysis_free(a);
+}
+
+/* A NuttX note of task th on core 0 at t: NOTE_START (0), NOTE_STOP (1), NOTE_SUSPEND (2) with
+ * its state's name, NOTE_RESUME (3). */
+static void nx(struct tt_analysis *a, uint32_t id, uint32_t th, uint64_t t, const char *state)
+{
+	struct tt_record r = { .kind = TT_REC_EVENT };
+
+	r.u.ev = (struct tt_event){ .id = id, .name = "N", .ctx = TT_CTX_THREAD, .core = 0,
+				    .thread = th, .prio = 100, .threshold = -1, .time = t };
+	if (state) {
+		r.u.ev.nargs = 1;
+		r.u.ev.args[0] = (struct tt_arg){ .name = "state", .text = state, .value = 2,
+						  .kind = TT_ARG_ENUM };
+	}
+	tt_analysis_record(a, &r);
+}
+
+static void nuttx_rules(void)
+{
+	struct tt_analysis *a;
+	struct tt_analysis_totals t;
+	char json[4096];
+
+	REQUIRE(tt_analysis_new(&tt_nuttx_analysis, NULL, &a) == 0);
+	nx(a, 0, 7, 100, NULL);         /* task 7 starts */
+	nx(a, 3, 7, 110, NULL);         /* and runs */
+	nx(a, 2, 7, 150, "ready");      /* preempted */
+	nx(a, 3, 8, 150, NULL);
+	nx(a, 2, 8, 170, "wait_sem");   /* 8 blocks */
+	nx(a, 3, 7, 170, NULL);
+	nx(a, 2, 7, 200, "running");    /* preempted again (SMP: still running elsewhere) */
+	nx(a, 3, 8, 200, NULL);
+	nx(a, 2, 8, 230, "wait_sig");   /* 8 blocks */
+	nx(a, 3, 7, 230, NULL);
+	nx(a, 1, 7, 260, NULL);         /* 7 ends */
+	tt_analysis_totals(a, &t);
+	CHECK_EQ(t.preemptions, 2);
+	CHECK_EQ(t.suspensions, 2);
+	tt_analysis_json(a, json, sizeof(json));
+	/* 7 ran 110-150, 170-200, 230-260 */
+	CHECK(strstr(json, "\"id\":7,\"name\":null,\"priority\":100,\"ticks\":100,") != NULL);
+	CHECK(strstr(json, "\"preemptions\":2,\"suspensions\":0,") != NULL);
+	CHECK(strstr(json, "\"preemptions\":0,\"suspensions\":2,") != NULL);
+	CHECK(strstr(json, "\"life\":{\"start\":100,\"stop\":260,\"ticks\":160}") != NULL);
 	tt_analysis_free(a);
 }
 
@@ -216,6 +265,7 @@ int main(void)
 	tt_analysis_free(a);
 
 	metrics_bounded();
+	nuttx_rules();
 	series();
 
 	uint64_t det, bad;
