@@ -193,7 +193,7 @@ void tt_opts_target_name(const struct tt_opts_target *o, char *buf, size_t cap)
 	buf[0] = '\0';
 	if (c->elf) {
 		stem(buf, cap, c->elf);
-	} else if (!strncmp(p, "file:", 5) || !strncmp(p, "kev:", 4)) {
+	} else if (!strncmp(p, "file:", 5) || tt_reader_for_stream(p)) {
 		stem(buf, cap, strchr(p, ':') + 1);
 	} else if (!strcmp(p, "openocd-spawn")) {
 		for (unsigned i = 0; i + 1 < o->noargs; i++)

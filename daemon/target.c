@@ -26,8 +26,6 @@
 #include "../fw/fw.h"
 #include "../probe/filesrc.h"
 #include "../proto/reader.h"
-#include "../proto/nuttx.h"
-#include "../proto/threadx.h"
 #include "export.h"
 #include "log.h"
 
@@ -844,8 +842,8 @@ const struct tt_target_status *tt_target_status(const struct tt_target *t)
 void tt_target_export_prepare(const struct tt_target *t, struct tt_export *e)
 {
 	/* a reader that has not accepted a header yet says so (-ENOENT): nothing to add */
-	if (t->rd && t->fmt == &tt_threadx_reader)
-		(void)tt_export_set_threadx(e, t->rd);
+	if (t->rd)
+		(void)tt_export_set_source(e, t->fmt, t->rd);
 }
 
 const struct tt_reader_ops *tt_target_reader(const struct tt_target *t)
