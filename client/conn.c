@@ -311,12 +311,19 @@ ssize_t tt_conn_recv(struct tt_conn *c, void *buf, size_t cap)
 		return n;
 	if (rc == 0)
 		return -EAGAIN;
+	/* A close_notify is the end. A TCP close without one may have cut the stream (an HTTP
+	 * answer that ends by the close): not the end, a reset. */
+	unsigned long e = ERR_peek_error();
 	ERR_clear_error();
-	/* A close_notify is the end; so is a TCP close without one: what ends by the close
-	 * (an HTTP answer without Content-Length) is checked by its reader. */
-	if (rc == -SSL_ERROR_ZERO_RETURN || (rc == -SSL_ERROR_SYSCALL && !errno))
+	if (rc == -SSL_ERROR_ZERO_RETURN)
 		return 0;
-	return rc == -SSL_ERROR_SYSCALL ? -errno : -EPROTO;
+	if (rc == -SSL_ERROR_SYSCALL)
+		return errno ? -errno : -ECONNRESET;
+#ifdef SSL_R_UNEXPECTED_EOF_WHILE_READING
+	if (ERR_GET_REASON(e) == SSL_R_UNEXPECTED_EOF_WHILE_READING)
+		return -ECONNRESET;
+#endif
+	return -EPROTO;
 }
 
 bool tt_conn_pending(const struct tt_conn *c)

@@ -37,9 +37,11 @@ int tt_conn_open(struct tt_conn *c, const char *host, int port, bool tls, const 
 /* Sends all of data by deadline. 0, -ETIMEDOUT, -EPIPE, -errno. */
 int tt_conn_send(struct tt_conn *c, const void *data, size_t len, long long deadline);
 
-/* Reads what is there without waiting: bytes (> 0), 0 (the peer closed), -EAGAIN (wait with
- * tt_conn_wait, then call again), -EPROTO (TLS broken) or -errno. After -EAGAIN nothing read
- * is held back: polling the descriptor for POLLIN is enough. */
+/* Reads what is there without waiting: bytes (> 0), 0 (the peer closed; with TLS, with a
+ * close_notify), -EAGAIN (wait with tt_conn_wait, then call again), -ECONNRESET (with TLS
+ * also a close without close_notify: what came may be cut short), -EPROTO (TLS broken) or
+ * -errno. After -EAGAIN nothing read is held back: polling the descriptor for POLLIN is
+ * enough. */
 ssize_t tt_conn_recv(struct tt_conn *c, void *buf, size_t cap);
 
 /* Whether TLS holds bytes already read that tt_conn_recv would return at once. */

@@ -669,9 +669,9 @@ int tt_http_get(const struct tt_http_opts *o, char **body, size_t *len, char *er
 	    (rc = tt_conn_send(&c, req, (size_t)k, deadline)) < 0 ||
 	    (rc = read_answer(&c, deadline, max, &buf, &n)) < 0) {
 		HTTP_SAY(o, "GET %.200s: %s%s", o->path, rc == -EFBIG ? "the answer is too big" :
-			 o->tls && rc == -EPROTO ? "the TLS stream broke off (no close_notify: the "
-			 "answer may be cut short)" : strerror(-rc), !o->tls && rc == -ECONNRESET ?
-			 " (if it serves TLS: https://)" : "");
+			 o->tls && rc == -ECONNRESET ? "the connection closed without a TLS "
+			 "close_notify (the answer may be cut short)" : strerror(-rc),
+			 !o->tls && rc == -ECONNRESET ? " (if it serves TLS: https://)" : "");
 		goto out;
 	}
 	char *e = strstr(buf, "\r\n\r\n");
