@@ -162,7 +162,7 @@ static void on_record(struct tt_target *t, const struct tt_record *rec, void *ar
 
 	/* what the hub stored (and /api/export gives): /api/stats is its analysis */
 	if (seq)
-		tt_stats_record(s->stats, tt_target_reader(t), rec);
+		tt_stats_record(s->stats, tt_target_reader(t), rec, seq);
 	if (s->env->on_record)
 		s->env->on_record(s, seq, rec, s->env->arg);
 }

@@ -82,6 +82,8 @@ struct fw {
 	uint64_t inversion_at;   /* --inversion-at: the cycle with a deliberate inversion; 0 none */
 	uint32_t stacks_off;     /* --stacks: offset of the painted stacks; 0 none */
 	uint32_t depth[NTHREADS]; /* --stacks: the depth each thread's stack is used to now */
+	uint32_t deep_stack;     /* --deep-stack: in that cycle, the worker's stack reaches down to
+				    this many bytes above its start; 0: no deeper than usual */
 };
 
 static volatile sig_atomic_t g_reset, g_churn, g_stop, g_cont;
@@ -219,14 +221,18 @@ static void switch_to(struct fw *f, unsigned from, uint32_t state, unsigned to)
 
 /* --inversion-at: the worker (the least urgent) takes the bus mutex, the sensor (the most
  * urgent) blocks on it while the worker owns it (a priority inversion as TraceX counts one: a
- * MUTEX_GET whose info 3 names another owner), the worker releases it (MUTEX_PUT, own count 1). */
+ * MUTEX_GET whose info 3 names another owner), the worker releases it (MUTEX_PUT, own count 1).
+ * With --deep-stack, the worker releases it deep in its stack (MUTEX_PUT's info 4, its stack
+ * pointer, that many bytes above its stack's start): the lowest it is ever seen with. */
 static void inversion(struct fw *f, uint32_t mtx)
 {
+	uint32_t sp = f->deep_stack ? f->objs[T_WORKER].p1 + f->deep_stack : stack_ptr(f, T_WORKER);
+
 	emit(f, T_WORKER, 52, mtx, 0xFFFFFFFFu, 0, stack_ptr(f, T_WORKER), NULL);
 	switch_to(f, T_WORKER, 0, T_SENSOR);
 	emit(f, T_SENSOR, 52, mtx, 0xFFFFFFFFu, obj_addr(f, T_WORKER), stack_ptr(f, T_SENSOR), NULL);
 	switch_to(f, T_SENSOR, 13, T_WORKER);
-	emit(f, T_WORKER, 57, mtx, obj_addr(f, T_WORKER), 1, stack_ptr(f, T_WORKER), NULL);
+	emit(f, T_WORKER, 57, mtx, obj_addr(f, T_WORKER), 1, sp, NULL);
 	printf("inversion cycle=%" PRIu64 " seq=%" PRIu64 "\n", f->inversion_at, f->seq);
 	fflush(stdout);
 }
@@ -402,6 +408,7 @@ static void usage(FILE *out)
 		"       [--tick-hz HZ] [--time cycles|counter] [--rtt-off OFF --rtt-size N]\n"
 		"       [--inversion-at CYCLE]   (a priority inversion in that cycle of the app)\n"
 		"       [--stacks OFF]   (the threads' stacks painted and used at RAM offset OFF)\n"
+		"       [--deep-stack FREE]      (... with the worker's stack used down to FREE bytes)\n"
 		"Prints 'header=0x... ...' when tracing is enabled and 'summary ...' at exit.\n"
 		"SIGUSR1 = target reset, SIGUSR2 = registry churn. See tests/sim/README.md.\n");
 }
@@ -418,6 +425,7 @@ int main(int argc, char **argv)
 		{ "rtt-off", required_argument, NULL, 'X' }, { "rtt-size", required_argument, NULL, 'Y' },
 		{ "inversion-at", required_argument, NULL, 'I' },
 		{ "stacks", required_argument, NULL, 'S' },
+		{ "deep-stack", required_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -445,6 +453,7 @@ int main(int argc, char **argv)
 		case 'Y': rtt_size = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'I': f.inversion_at = strtoull(optarg, NULL, 0); break;
 		case 'S': f.stacks_off = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 'D': f.deep_stack = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
