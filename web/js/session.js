@@ -7,7 +7,8 @@
 // or, failing that, by asking for our last record again and comparing it. After a restart the
 // old records stay with a "daemon restarted" marker, and the entries the new daemon reads again
 // from the target's buffer are recognised and skipped. Records, gaps and statuses go into the
-// per-target stores that the caller's `store(name)` returns.
+// per-target stores that the caller's `store(name)` returns; so do the `stats` messages (the live
+// analysis, asked for with the subscription) as the store's `stats` and `statsSeqs`.
 
 import { Connection, wsUrl } from './conn.js';
 
@@ -48,6 +49,14 @@ export class Session {
         break;
       }
       case 'alert': this.h.onAlert && this.h.onAlert(msg); break;
+      case 'stats': {
+        // the live analysis, whole each time (the newest is all a view needs)
+        if (typeof msg.target !== 'string' || !msg.stats || typeof msg.stats !== 'object') break;
+        const s = this.h.store(msg.target);
+        s.stats = msg.stats;
+        s.statsSeqs = Array.isArray(msg.seqs) ? msg.seqs : null;
+        break;
+      }
       case 'error': this.h.toast(`daemon: ${msg.code}: ${msg.message || ''}`, 'err'); break;
       default: break; // pong, and unknown types are ignored (protocol rule)
     }
@@ -86,7 +95,7 @@ export class Session {
       }
     }
     if (restarted) this.noteRestart(restarted);
-    const sub = { type: 'subscribe', targets: '*' };
+    const sub = { type: 'subscribe', targets: '*', stats: true };
     if (Object.keys(since).length) sub.since = since;
     else if (this.history) sub.history = this.history;
     this.send(sub);
