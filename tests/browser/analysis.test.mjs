@@ -73,7 +73,11 @@ async function expected() {
   const inv = recs.filter((r) => r.name === 'MUTEX_GET' && r.thread_name === 'sensor' && r.raw[6] === tcb('worker-0'));
   const deep = recs.filter((r) => r.thread_name === 'worker-0' && r.raw[7] === stackStart('worker-0') + DEEP);
   assert(inv.length === 1 && deep.length === 1, `one inversion and one deep stack event: ${inv.length}, ${deep.length}`);
-  return { ticks, suspensions, span: recs[recs.length - 1].time - recs[0].time, inv: inv[0], deep: deep[0] };
+  // what the worker wrote, most first (ties by event id)
+  const ws = {};
+  for (const r of recs) if (r.ctx === 'thread' && r.thread_name === 'worker-0') ws[r.id] = { name: r.name, count: (ws[r.id]?.count || 0) + 1 };
+  const workerServices = Object.fromEntries(Object.entries(ws).sort((a, b) => b[1].count - a[1].count || a[0] - b[0]).map(([, v]) => [v.name, v.count]));
+  return { ticks, suspensions, workerServices, span: recs[recs.length - 1].time - recs[0].time, inv: inv[0], deep: deep[0] };
 }
 
 const threadRow = (name) => page.$eval(`#an-threads tr[data-thread="${name}"]`, (tr) => {
@@ -138,10 +142,15 @@ const tests = [
     assert(sel.shown && sel.tab === 'events', `seq ${want.deep.seq} in the table and on the timeline: ${JSON.stringify(sel)}`);
   }],
 
-  ['popular services: calls per event id', async () => {
+  ['popular services: calls per event id, of all threads and of one', async () => {
     await page.click('#tab-analysis');
     const n = await page.$eval('#an-services tr[data-id="4096"]', (tr) => tr.children[2].textContent);
     assert(Number(n) === userEvents, `USER_EVENT ${userEvents} times (the workload's count), shown ${n}`);
+    await page.selectOption('#an-svc-thread', { label: 'worker-0' });
+    const rows = await waitFor('the worker\'s services', () => page.$$eval('#an-services tr[data-id]', (trs) =>
+      trs.length ? Object.fromEntries(trs.map((tr) => [tr.children[0].textContent, Number(tr.children[2].textContent)])) : null), 5000);
+    assert(JSON.stringify(rows) === JSON.stringify(want.workerServices), `worker-0's services ${JSON.stringify(want.workerServices)}, shown ${JSON.stringify(rows)}`);
+    await page.selectOption('#an-svc-thread', '');
   }],
 
   ['the inversion: who waited for whom, one click from its events on the timeline', async () => {

@@ -1,7 +1,7 @@
 // analysis.js: the Analysis view: the target's live analysis from the daemon's `stats` messages
 // (proto/PROTOCOL.md "Statistics"): CPU load over time stacked per thread, a statistics table
 // per thread (CPU, switches, preemptions, suspensions, resumptions, inversions, stack margin),
-// popular services, priority inversions, interrupts and system calls per number.
+// popular services (of all threads or of one), priority inversions, interrupts and system calls per number.
 //
 // Format-neutral: a figure the format does not trace (not in the message's `has`, or a field
 // the message leaves out) is absent or says "not available for this format", never 0. Events the
@@ -42,6 +42,12 @@ export class AnalysisView {
     fill(el, this.head, h('section', { class: 'an-sec', id: 'an-load' }, h('h3', null, 'CPU load over time'),
       this.canvas, this.legend), this.body);
     this.shown = null;
+    this.svcThread = null; // the thread whose services are listed (null: all)
+    el.addEventListener('change', (e) => {
+      if (e.target.id !== 'an-svc-thread') return;
+      this.svcThread = e.target.value === '' ? null : Number(e.target.value);
+      this.render(this.store, this.theme, true);
+    });
     el.addEventListener('click', (e) => {
       const b = e.target.closest('[data-seq]');
       if (b) this.hooks.onJump(Number(b.dataset.seq), b.dataset.end ? Number(b.dataset.end) : null);
@@ -50,6 +56,8 @@ export class AnalysisView {
 
   /** Redraws when the store's statistics changed (or force). */
   render(store, theme, force) {
+    this.store = store;
+    this.theme = theme;
     const st = store && store.stats;
     if (!force && this.shown === st) return;
     this.shown = st;
@@ -63,7 +71,7 @@ export class AnalysisView {
     const ctx = context(store, st);
     fill(this.head, summary(st, ctx));
     this.renderLoad(st, ctx, theme);
-    fill(this.body, threadTable(st, ctx), services(st), inversions(st, ctx), irqs(st, ctx), calls(st, ctx));
+    fill(this.body, threadTable(st, ctx), services(st, ctx, this), inversions(st, ctx), irqs(st, ctx), calls(st, ctx));
   }
 
   renderLoad(st, ctx, theme) {
@@ -169,11 +177,26 @@ function threadTable(st, ctx) {
       h('tbody', null, rows, extra)));
 }
 
-function services(st) {
-  const list = st.services || [];
+/* The services of one thread (its id), most called first, named as the system list names them. */
+function threadServices(st, thread) {
+  const names = new Map((st.services || []).map((s) => [s.id, s.name]));
+  return (st.thread_services || []).filter((x) => x.thread === thread)
+    .map((x) => ({ id: x.id, name: names.get(x.id), count: x.count })).sort((a, b) => b.count - a.count || a.id - b.id);
+}
+
+function services(st, ctx, view) {
+  const perThread = Array.isArray(st.thread_services);
+  const thread = perThread && view.svcThread != null && (st.threads || []).some((t) => t.id === view.svcThread) ? view.svcThread : null;
+  const list = thread == null ? st.services || [] : threadServices(st, thread);
   const max = list.length ? list[0].count : 1;
   const shown = list.slice(0, 25);
-  return h('section', { class: 'an-sec', id: 'an-services' }, h('h3', null, 'Popular services ', h('small', { class: 'muted' }, 'calls per event id, all threads')),
+  const pick = perThread ? h('select', { id: 'an-svc-thread', 'aria-label': 'Services of' },
+    h('option', { value: '' }, 'all threads'),
+    (st.threads || []).map((t) => { const o = h('option', { value: t.id }, ctx.name(t.id)); o.selected = t.id === thread; return o; })) : null;
+  const over = thread != null && st.overflow && st.overflow.thread_services;
+  return h('section', { class: 'an-sec', id: 'an-services' }, h('h3', null, 'Popular services ', h('small', { class: 'muted' }, 'calls per event id of ')),
+    pick || h('span', { class: 'muted' }, 'all threads'),
+    over ? h('p', { class: 'muted' }, `${fmtCount(over)} thread/service pairs beyond the table are not counted here`) : null,
     list.length ? h('table', { class: 'an-table' }, h('tbody', null, shown.map((s) => h('tr', { dataset: { id: s.id } },
       h('td', null, s.name || '?'), h('td', { class: 'num muted' }, s.id), h('td', { class: 'num' }, fmtCount(s.count)),
       h('td', { class: 'an-barcell' }, h('span', { class: 'an-bar' }, h('i', { style: { width: (s.count / max * 100).toFixed(1) + '%' } })))))))
