@@ -43,6 +43,14 @@ export class AnalysisView {
       this.canvas, this.legend), this.body);
     this.shown = null;
     this.svcThread = null; // the thread whose services are listed (null: all)
+    // No redraw while a pointer button is down on the view (a redraw between press and release
+    // replaces the button under the pointer and the browser drops the click) or while the
+    // services menu is open.
+    this.held = false;
+    el.addEventListener('pointerdown', () => { this.held = true; });
+    const release = () => setTimeout(() => { this.held = false; }, 0);
+    window.addEventListener('pointerup', release);
+    window.addEventListener('pointercancel', release);
     el.addEventListener('change', (e) => {
       if (e.target.id !== 'an-svc-thread') return;
       this.svcThread = e.target.value === '' ? null : Number(e.target.value);
@@ -59,7 +67,7 @@ export class AnalysisView {
     this.store = store;
     this.theme = theme;
     const st = store && store.stats;
-    if (!force && this.shown === st) return;
+    if (!force && (this.shown === st || this.held || document.activeElement?.id === 'an-svc-thread')) return;
     this.shown = st;
     if (!st) {
       fill(this.head, store ? 'no statistics for this target yet: the daemon sends them about once a second (a remote target has none)' : '');
