@@ -99,6 +99,8 @@ const tests = [
       const s = window.tracetap.stores.get('tx');
       return s && s.stats && s.stats.events === n && s.size === n;
     }, EVENTS), 30000);
+    // the page asks only for the statistics of the target it shows (tx, the first)
+    assert(await page.evaluate(() => !window.tracetap.stores.get('qnx').stats), 'no statistics of a target not shown');
     want = await expected();
     await page.selectOption('#target-select', 'tx');
     await page.click('#tab-analysis');

@@ -79,6 +79,7 @@ function selectTarget(name) {
   hideDetail();
   targetsDirty = true; // the list shows the selected target's card
   $('analysis').scrollTop = 0;
+  if (app.session) app.session.askStats();
   if (app.tab === 'analysis') analysis.render(s, app.theme, true);
 }
 
@@ -130,6 +131,7 @@ function connect() {
     onReset: (s, r) => { if (s === app.current) toast(`${s.name}: target reset (${r.reason || 'tracing restarted'}): its time starts again, marked on the time axis`, 'warn'); },
     onTargets: () => { targetsDirty = true; alerts.refresh(); },
     onAlert,
+    statsTargets: () => (app.current ? [app.current.name] : []),
   }, { history: HISTORY_ON_CONNECT });
   app.conn = app.session.conn;
   app.counters = app.session.counters;
