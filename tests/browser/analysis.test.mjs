@@ -145,6 +145,7 @@ const tests = [
   }],
 
   ['popular services: calls per event id, of all threads and of one', async () => {
+    await page.click('#detail-close'); // the jump opened it: the whole width for the screenshot
     await page.click('#tab-analysis');
     const n = await page.$eval('#an-services tr[data-id="4096"]', (tr) => tr.children[2].textContent);
     assert(Number(n) === userEvents, `USER_EVENT ${userEvents} times (the workload's count), shown ${n}`);

@@ -148,14 +148,15 @@ function stackCell(t, ctx) {
   if (!s) return h('td', { class: 'muted' }, '—');
   const src = s.source || 'traced stack pointer';
   const worst = s.event != null ? jump(ctx, s.event, 'worst event') : null;
+  const note = h('small', { class: 'an-src' }, src, worst ? ' · ' : '', worst);
   if (!s.size || s.min_free == null) {
-    return h('td', null, s.lowest_sp != null ? `lowest sp ${hex32(s.lowest_sp)} ` : '', h('small', { class: 'muted' }, `(${src}) `), worst);
+    return h('td', { class: 'an-stack', dataset: { source: src } }, s.lowest_sp != null ? `lowest sp ${hex32(s.lowest_sp)}` : '', note);
   }
   const used = Math.max(0, Math.min(1, (s.size - s.min_free) / s.size));
   return h('td', { class: 'an-stack', dataset: { free: s.min_free, size: s.size, source: src } },
     h('span', { class: 'an-bar', title: `${s.size - s.min_free} of ${s.size} bytes used` },
       h('i', { class: used > 0.9 ? 'hot' : used > 0.75 ? 'warm' : '', style: { width: (used * 100).toFixed(1) + '%' } })),
-    ` ${s.min_free} B free of ${s.size} `, h('small', { class: 'muted' }, `(${src}) `), worst);
+    ` ${s.min_free} B free of ${s.size}`, note);
 }
 
 const COUNTS = [
