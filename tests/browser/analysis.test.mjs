@@ -12,8 +12,10 @@
 // sensor's MUTEX_GET naming the worker as owner; the MUTEX_PUT carrying that stack pointer);
 // each thread's CPU time is the time up to each event written by it, and up to each ISR_ENTER
 // that interrupted it (the workload's schedule: who writes an event is who runs; an interrupt
-// runs from its entry to its exit). A QNX target (tests/qnx/kev_gen) beside it shows what a
-// format without stacks, inversions and preemptions gets: no such column, "not available".
+// runs from its entry to its exit). The same workload with painted stacks (--stacks: fixed
+// depths it prints) shows the high-water marks read from RAM, labelled as such. A QNX target
+// (tests/qnx/kev_gen) beside them shows what a format without stacks, inversions and
+// preemptions gets: no such column, "not available".
 //
 //   node tests/browser/analysis.test.mjs   (TT_BUILD_ROOT=build)
 
@@ -41,14 +43,22 @@ const stackStart = (name) => BASE + SIZE - 0x400 * (THREADS[name].i + 1);
 const ART = artifactsDir();
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'tt-analysis-'));
 const ram = path.join(work, 'ram.bin'), kev = path.join(work, 'q.kev'), cfg = path.join(work, 'cfg.json');
+const pram = path.join(work, 'painted.bin');
 // finite: the whole run fits the trace buffer (1,894 entries), so every event is delivered
 const out = execFileSync(FW, ['--ram', ram, '--base', '0x' + BASE.toString(16), '--size', String(SIZE), '--rate', '5000',
   '--count', String(EVENTS), '--time', 'counter', '--inversion-at', '20', '--deep-stack', String(DEEP)], { encoding: 'utf8' });
 const userEvents = Number(/user_events=(\d+)/.exec(out)[1]);
 execFileSync(KEV_GEN, [kev], { stdio: 'ignore' });
+// the same workload with painted stacks used to known depths (it prints them:
+// "stacks NAME=START:SIZE:DEPTH ..."; depth 0: never painted)
+const pout = execFileSync(FW, ['--ram', pram, '--base', '0x' + BASE.toString(16), '--size', '0x20000', '--buf-size', '0x4000',
+  '--stacks', '0x10000', '--rate', '5000', '--count', '400', '--time', 'counter'], { encoding: 'utf8' });
+const painted = Object.fromEntries([...(/^stacks (.*)$/m.exec(pout)[1].matchAll(/(\S+)=0x[0-9a-f]+:(\d+):(\d+)/g))]
+  .map(([, name, size, depth]) => [name, { size: Number(size), depth: Number(depth) }]));
 fs.writeFileSync(cfg, JSON.stringify({ targets: [
   { name: 'tx', probe: 'file:' + ram, file_base: '0x' + BASE.toString(16), address: '0x' + BASE.toString(16), address_is_pointer: true, tick_hz: 1000 },
   { name: 'qnx', probe: 'kev:' + kev, format: 'qnx' },
+  { name: 'painted', probe: 'file:' + pram, file_base: '0x' + BASE.toString(16), address: '0x' + BASE.toString(16), address_is_pointer: true, stack_budget: 16384 },
 ] }));
 const port = await freePort();
 const daemon = await new Daemon(port, {
@@ -167,6 +177,27 @@ const tests = [
     const sel = await waitFor('the inversion\'s event selected', async () => { const x = await selected(); return x && x.seq === want.inv.seq ? x : null; }, 5000);
     assert(sel.shown && sel.tab === 'events', `seq ${want.inv.seq} (the sensor's MUTEX_GET) on the timeline: ${JSON.stringify(sel)}`);
     await page.screenshot({ path: path.join(ART, 'analysis-inversion-jump.png') });
+  }],
+
+  ['painted stacks: the high-water mark read from RAM, labelled, first; no fill pattern said so', async () => {
+    await page.selectOption('#target-select', 'painted');
+    await page.click('#tab-analysis');
+    const want = Object.entries(painted).filter(([, p]) => p.depth > 0);
+    const cells = await waitFor('every painted stack scanned', async () => {
+      const c = await page.$$eval('#an-threads tr[data-thread]', (trs) => Object.fromEntries(trs.map((tr) => {
+        const st = tr.querySelector('.an-stack');
+        return [tr.dataset.thread, st ? { free: st.dataset.free, source: st.dataset.source, text: st.textContent } : null];
+      })));
+      return want.every(([name]) => c[name] && c[name].source === 'painted stack') ? c : null;
+    }, 30000);
+    for (const [name, p] of want) {
+      assert(Number(cells[name].free) === p.size - p.depth && cells[name].text.includes(`${p.size - p.depth} B free of ${p.size}`),
+        `${name}: ${p.size - p.depth} of ${p.size} bytes never used (painted): ${JSON.stringify(cells[name])}`);
+      assert(cells[name].text.includes('traced stack pointer'), `${name}: the traced figure beside it: ${cells[name].text}`);
+    }
+    const unpainted = Object.keys(painted).find((n) => painted[n].depth === 0);
+    assert(cells[unpainted].text.includes('painted stack: no fill pattern'), `${unpainted}: no fill pattern, no number: ${cells[unpainted].text}`);
+    await page.screenshot({ path: path.join(ART, 'analysis-painted.png') });
   }],
 
   ['a format without stacks, inversions or preemptions: absent, not zero', async () => {

@@ -143,20 +143,28 @@ function cpuCell(t, st, ctx) {
   return h('td', { class: 'num', dataset: { ticks: t.ticks, ns: t.cpu_ns ?? '' } }, `${fmtShare(frac)} · ${time}`);
 }
 
+/* A stack margin as a bar with the bytes never used and where the figure comes from: the
+ * painted stack's high-water mark read from RAM when there is one (the true figure), else the
+ * lowest stack pointer traced, whose event is one click away; a painted stack that gives no
+ * number says why (no fill pattern, unreadable, scanning). */
 function stackCell(t, ctx) {
   const s = t.stack;
   if (!s) return h('td', { class: 'muted' }, '—');
   const src = s.source || 'traced stack pointer';
+  const p = s.painted && s.painted.state === 'painted' && s.size ? s.painted : null;
   const worst = s.event != null ? jump(ctx, s.event, 'worst event') : null;
-  const note = h('small', { class: 'an-src' }, src, worst ? ' · ' : '', worst);
-  if (!s.size || s.min_free == null) {
-    return h('td', { class: 'an-stack', dataset: { source: src } }, s.lowest_sp != null ? `lowest sp ${hex32(s.lowest_sp)}` : '', note);
-  }
-  const used = Math.max(0, Math.min(1, (s.size - s.min_free) / s.size));
-  return h('td', { class: 'an-stack', dataset: { free: s.min_free, size: s.size, source: src } },
-    h('span', { class: 'an-bar', title: `${s.size - s.min_free} of ${s.size} bytes used` },
+  const traced = s.size && s.min_free != null ? `${s.min_free} B free` : s.lowest_sp != null ? `lowest sp ${hex32(s.lowest_sp)}` : null;
+  const notes = [];
+  if (s.painted && !p) notes.push(h('small', { class: 'an-src', dataset: { painted: s.painted.state } }, `${s.painted.source || 'painted stack'}: ${s.painted.state}`));
+  if (p) notes.push(h('small', { class: 'an-src' }, s.painted.source || 'painted stack', p.overflow ? ': overflowed' : ''));
+  notes.push(h('small', { class: 'an-src' }, p && traced ? `${src}: ${traced}` : src, worst ? ' · ' : '', worst));
+  const free = p ? p.free : s.min_free;
+  if (!s.size || free == null) return h('td', { class: 'an-stack', dataset: { source: src } }, traced && !p ? traced : '', notes);
+  const used = Math.max(0, Math.min(1, (s.size - free) / s.size));
+  return h('td', { class: 'an-stack', dataset: { free, size: s.size, source: p ? s.painted.source || 'painted stack' : src, traced: s.min_free ?? '' } },
+    h('span', { class: 'an-bar', title: `${s.size - free} of ${s.size} bytes used` },
       h('i', { class: used > 0.9 ? 'hot' : used > 0.75 ? 'warm' : '', style: { width: (used * 100).toFixed(1) + '%' } })),
-    ` ${s.min_free} B free of ${s.size}`, note);
+    ` ${free} B free of ${s.size}`, notes);
 }
 
 const COUNTS = [
