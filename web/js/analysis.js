@@ -129,11 +129,12 @@ function summary(st, ctx) {
   return parts.join(' · ');
 }
 
-/* A cell that jumps to analysis event n (its seq from the message's map), or plain text. */
-function jump(ctx, n, label, endN) {
-  const seq = seqOfEvent(ctx.seqs, n);
+/* A cell that jumps to analysis event n (its seq from the message's map, or the seq the
+ * statistics give with it: at.seq, at.endSeq), or plain text. */
+function jump(ctx, n, label, endN, at = {}) {
+  const seq = at.seq ?? seqOfEvent(ctx.seqs, n);
   if (seq == null) return h('span', { class: 'muted', title: `event ${n}: older than the map the daemon keeps` }, label);
-  const end = endN != null ? seqOfEvent(ctx.seqs, endN) : null;
+  const end = at.endSeq ?? (endN != null ? seqOfEvent(ctx.seqs, endN) : null);
   return h('button', { class: 'link', dataset: end != null ? { seq, end } : { seq }, title: `show seq ${seq} in the table and on the timeline` }, label);
 }
 
@@ -238,7 +239,8 @@ function inversions(st, ctx) {
       h('b', null, v.deterministic ? 'deterministic' : 'non-deterministic'), ': ',
       `${ctx.name(v.blocked)} (prio ${v.blocked_priority}) waited for ${ctx.name(v.owner)} (prio ${v.owner_priority}) on mutex ${ctx.name(v.mutex)}`,
       d ? ` for ${d}` : '', ' · ',
-      jump(ctx, v.start_event, `event ${v.start_event}`, v.end_event), v.end_event != null ? ` to ${v.end_event}` : ' (still open)');
+      jump(ctx, v.start_event, `event ${v.start_event}`, v.end_event, { seq: v.start_seq, endSeq: v.end_seq }),
+      v.end_event != null ? ` to ${v.end_event}` : v.state === 'cut' ? ' (its end lost in a gap or reset)' : ' (still open)');
   });
   const over = st.overflow && st.overflow.inversions;
   return sec(h('p', { class: 'muted' }, `${fmtCount(p.priority_inversions)} deterministic, ${fmtCount(p.nondeterministic_inversions)} non-deterministic since attach`),
