@@ -212,6 +212,36 @@ static void json_tail(const struct tt_analysis *a, struct tt_an_out *o)
 	    a->t.overflow_irqs, a->t.overflow_thread_services);
 }
 
+/* "has": the figures the format can give at all (the flags its classify can set); the others
+ * are 0 because the format does not trace them, not because nothing happened. */
+static void json_has(struct tt_an_out *o, const struct tt_analysis_ops *ops)
+{
+	uint32_t f = ops ? ops->flags : 0;
+	bool derived = ops && !ops->traces_switches; /* preemptions by TraceX's next-context rules */
+	const struct { bool on; const char *key; } has[] = {
+		{ f & TT_AN_SUSPEND, "suspensions" },
+		{ f & TT_AN_RESUME, "resumptions" },
+		{ (derived && (f & (TT_AN_RESUME | TT_AN_TIME_SLICE))) || (f & TT_AN_PREEMPTED),
+		  "preemptions" },
+		{ derived && (f & TT_AN_TIME_SLICE), "time_slices" },
+		{ f & TT_AN_MUTEX_GET, "inversions" },
+		{ f & TT_AN_SP, "stack" },
+		{ f & TT_AN_IRQ, "irqs" },
+		{ f & TT_AN_CALL_ENTER, "calls" },
+		{ f & TT_AN_STATE, "states" },
+		{ f & TT_AN_THREAD_START, "life" },
+	};
+	bool first = true;
+
+	tt_an_put(o, ",\"has\":[");
+	for (size_t i = 0; i < sizeof(has) / sizeof(has[0]); i++)
+		if (has[i].on) {
+			tt_an_put(o, "%s\"%s\"", first ? "" : ",", has[i].key);
+			first = false;
+		}
+	tt_an_put(o, "]");
+}
+
 size_t tt_analysis_json(const struct tt_analysis *a, char *buf, size_t len)
 {
 	struct tt_an_out o = { buf, len, 0 };
@@ -222,6 +252,7 @@ size_t tt_analysis_json(const struct tt_analysis *a, char *buf, size_t len)
 	tt_an_put(&o, "{\"events\":%" PRIu64 ",\"gaps\":%" PRIu64 ",\"lost\":%" PRIu64
 		",\"epochs\":%" PRIu64 ",\"span_ticks\":%" PRIu64,
 	    t->events, t->gaps, t->lost, t->epochs, t->span_ticks);
+	json_has(&o, a->ops);
 	tt_an_put(&o, ",\"epoch_start\":{\"events\":%" PRIu64 ",\"gaps\":%" PRIu64
 		",\"lost\":%" PRIu64 ",\"span_ticks\":%" PRIu64 ",\"context_switches\":%" PRIu64
 		",\"interrupts\":%" PRIu64 "}",

@@ -93,6 +93,9 @@ struct tt_analysis_ops {
 	bool traces_switches;
 	/* what ev means; out is zeroed by the caller */
 	void (*classify)(const struct tt_event *ev, struct tt_an_class *out);
+	/* every tt_an_flag classify can set: what the format traces at all, so a figure it cannot
+	 * have (a QNX thread's resumptions) is reported as absent rather than as 0 */
+	uint32_t flags;
 	const struct tt_an_counter *counters; /* ncounters entries, in display order */
 	unsigned ncounters;
 	/* The scheduling states TT_AN_STATE names (nstates, at most 64; 0: the format traces no

@@ -82,4 +82,7 @@ const struct tt_analysis_ops tt_nuttx_analysis = {
 	.prio_low_is_urgent = false,
 	.traces_switches = true,
 	.classify = nx_classify,
+	.flags = TT_AN_THREAD_START | TT_AN_THREAD_STOP | TT_AN_SUSPEND | TT_AN_PREEMPTED |
+		 TT_AN_SWITCH | TT_AN_CALL_ENTER | TT_AN_CALL_LEAVE | TT_AN_IRQ | TT_AN_ISR_ENTER |
+		 TT_AN_ISR_EXIT,
 };

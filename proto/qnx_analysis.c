@@ -73,4 +73,6 @@ const struct tt_analysis_ops tt_qnx_analysis = {
 	.classify = qx_classify,
 	.state_names = tt_qnx_state_names,
 	.nstates = TT_QNX_NSTATES,
+	.flags = TT_AN_STATE | TT_AN_SWITCH | TT_AN_CALL_ENTER | TT_AN_CALL_LEAVE | TT_AN_IRQ |
+		 TT_AN_ISR_ENTER | TT_AN_ISR_EXIT,
 };

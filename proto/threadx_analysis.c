@@ -262,6 +262,8 @@ static const uint32_t tx_stack_fill = 0xEFEFEFEFu;
 const struct tt_analysis_ops tt_threadx_analysis = {
 	.prio_low_is_urgent = true,
 	.classify = tx_classify,
+	.flags = TT_AN_SUSPEND | TT_AN_RESUME | TT_AN_ISR_ENTER | TT_AN_ISR_EXIT | TT_AN_TIME_SLICE |
+		 TT_AN_MUTEX_GET | TT_AN_MUTEX_PUT | TT_AN_RELEASE | TT_AN_SP,
 	.counters = counters,
 	.ncounters = C_N,
 	.threads = tx_threads,

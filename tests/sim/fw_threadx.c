@@ -87,6 +87,8 @@ struct fw {
 	uint64_t deep_stack_at;  /* --deep-stack-at: the cycle from which the sensor's stack goes
 				    deep (once a cycle) */
 	uint64_t stall_at;       /* --stall-worker-at: the worker writes nothing from that cycle */
+	uint32_t deep_stack;     /* --deep-stack: in that cycle, the worker's stack reaches down to
+				    this many bytes above its start; 0: no deeper than usual */
 };
 
 static volatile sig_atomic_t g_reset, g_churn, g_stop, g_cont;
@@ -226,11 +228,14 @@ static void switch_to(struct fw *f, unsigned from, uint32_t state, unsigned to)
  * urgent) blocks on it while the worker owns it (a priority inversion as TraceX counts one: a
  * MUTEX_GET whose info 3 names another owner), the worker releases it (MUTEX_PUT, own count 1)
  * after working --inversion-ticks ticks with it (--time counter: the time stamp jumps by that
- * much), and the sensor runs again (its first event after the release: the inversion's end).
+ * much; with --deep-stack, deep in its stack: MUTEX_PUT's info 4, its stack pointer, that many
+ * bytes above its stack's start, the lowest it is ever seen with), and the sensor runs again (its first event after the release: the inversion's end).
  * bad (--bad-inversion-at): control (priority 8, between the two) runs while the sensor waits,
  * a non-deterministic inversion; the mutex is held no longer than that. */
 static void inversion(struct fw *f, uint32_t mtx, bool bad)
 {
+	uint32_t sp = f->deep_stack ? f->objs[T_WORKER].p1 + f->deep_stack : stack_ptr(f, T_WORKER);
+
 	emit(f, T_WORKER, 52, mtx, 0xFFFFFFFFu, 0, stack_ptr(f, T_WORKER), NULL);
 	switch_to(f, T_WORKER, 0, T_SENSOR);
 	emit(f, T_SENSOR, 52, mtx, 0xFFFFFFFFu, obj_addr(f, T_WORKER), stack_ptr(f, T_SENSOR), NULL);
@@ -241,7 +246,7 @@ static void inversion(struct fw *f, uint32_t mtx, bool bad)
 	} else {
 		f->w.time += f->inversion_ticks;
 	}
-	emit(f, T_WORKER, 57, mtx, obj_addr(f, T_WORKER), 1, stack_ptr(f, T_WORKER), NULL);
+	emit(f, T_WORKER, 57, mtx, obj_addr(f, T_WORKER), 1, sp, NULL);
 	switch_to(f, T_WORKER, 4, T_SENSOR);
 	emit(f, T_SENSOR, 57, mtx, obj_addr(f, T_SENSOR), 1, stack_ptr(f, T_SENSOR), NULL);
 	printf("%sinversion cycle=%" PRIu64 " seq=%" PRIu64 " held=%" PRIu32 "\n",
@@ -441,6 +446,7 @@ static void usage(FILE *out)
 		"       [--bad-inversion-at CYCLE] (one where control runs while the sensor waits)\n"
 		"       [--deep-stack-at CYCLE]  (the sensor's stack 40 bytes from full from then)\n"
 		"       [--stall-worker-at CYCLE] (the worker writes no event from then on)\n"
+		"       [--deep-stack FREE]      (... with the worker's stack used down to FREE bytes)\n"
 		"Prints 'header=0x... ...' when tracing is enabled and 'summary ...' at exit.\n"
 		"SIGUSR1 = target reset, SIGUSR2 = registry churn. See tests/sim/README.md.\n");
 }
@@ -461,6 +467,7 @@ int main(int argc, char **argv)
 		{ "bad-inversion-at", required_argument, NULL, 'K' },
 		{ "deep-stack-at", required_argument, NULL, 'D' },
 		{ "stall-worker-at", required_argument, NULL, 'W' },
+		{ "deep-stack", required_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -492,6 +499,7 @@ int main(int argc, char **argv)
 		case 'K': f.bad_inversion_at = strtoull(optarg, NULL, 0); break;
 		case 'D': f.deep_stack_at = strtoull(optarg, NULL, 0); break;
 		case 'W': f.stall_at = strtoull(optarg, NULL, 0); break;
+		case 'F': f.deep_stack = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}

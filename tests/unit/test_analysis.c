@@ -7,7 +7,7 @@
  * thread owns), made non-deterministic by a third thread of a priority between the two, with
  * the events that open and end it; and the same without the third thread. NuttX's rules: a
  * task switched out still ready to run is preempted, one that blocks is suspended, and a task's
- * life runs from its NOTE_START to its NOTE_STOP.
+ * life runs from its NOTE_START to its NOTE_STOP. What each format can give at all ("has").
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -17,6 +17,7 @@
 #include "../tt_test.h"
 #include "analysis.h"
 #include "nuttx.h"
+#include "qnx.h"
 #include "threadx.h"
 
 /* An event at time t from thread th (0: an interrupt) after which run/run_thread ran. */
@@ -264,6 +265,30 @@ static void series(void)
 	tt_analysis_free(a);
 }
 
+/* "has": the figures a format can give at all, from the flags its classify can set (written
+ * out here from each format's events): QNX has no stacks, inversions, suspensions or
+ * preemptions, NuttX its preemptions from its own notes; records alone have none of them. */
+static void has(void)
+{
+	static const struct { const struct tt_analysis_ops *ops; const char *want; } c[] = {
+		{ &tt_threadx_analysis, "\"has\":[\"suspensions\",\"resumptions\",\"preemptions\","
+					"\"time_slices\",\"inversions\",\"stack\"]" },
+		{ &tt_nuttx_analysis, "\"has\":[\"suspensions\",\"preemptions\",\"irqs\",\"calls\","
+				      "\"life\"]" },
+		{ &tt_qnx_analysis, "\"has\":[\"irqs\",\"calls\",\"states\"]" },
+		{ NULL, "\"has\":[]" },
+	};
+	char json[8192];
+
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		struct tt_analysis *a;
+		REQUIRE(tt_analysis_new(c[i].ops, NULL, &a) == 0);
+		tt_analysis_json(a, json, sizeof(json));
+		CHECK_SUBSTR(json, c[i].want);
+		tt_analysis_free(a);
+	}
+}
+
 int main(void)
 {
 	struct tt_analysis *a;
@@ -327,6 +352,7 @@ int main(void)
 	nuttx_rules();
 	series();
 	inversion_durations();
+	has();
 
 	uint64_t det, bad;
 	inversion(M, 10, &det, &bad, json, sizeof(json)); /* M: between 5 and 20 */
