@@ -24,8 +24,7 @@ if curl -sS -m 3 "http://127.0.0.1:$port/healthz" > /dev/null 2>&1; then
 fi
 echo "ok: plain HTTP refused on the TLS port"
 # A client that offers HTTP/2 first, as browsers and curl do, is answered in HTTP/1.1, and gets
-# the dashboard's files and whole exports (over HTTP/2 the server answered files with 404 and
-# exports with empty bodies).
+# the dashboard's files and whole exports (over HTTP/2 an export came with an empty body).
 printf '<!doctype html><title>tracetap</title>\n' > "$work/index.html"
 got=$(curl -sS --http2 --cacert "$work/cert.pem" -o "$work/index.got" -w '%{http_version} %{http_code}' \
   "https://127.0.0.1:$port/") || fail "GET / offering HTTP/2 failed"
