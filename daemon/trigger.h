@@ -111,7 +111,10 @@ struct tt_trig_thread_sample {
 	uint32_t id;
 	uint64_t ticks;         /* run time so far */
 	uint64_t events;        /* events of the thread so far */
-	int64_t stack_free;     /* bytes never used of its registered stack; -1: not known */
+	int64_t stack_free;     /* bytes never used of its registered stack; -1: not known: the
+				 * painted high-water mark read from RAM, or the traced stack
+				 * pointers' when smaller or the only one */
+	bool stack_painted;     /* stack_free is the painted figure */
 };
 /* A priority inversion the analysis keeps (analysis.h struct tt_analysis_inversion). */
 enum { TT_TRIG_INV_OPEN = 0, TT_TRIG_INV_CLOSED, TT_TRIG_INV_CUT };

@@ -54,9 +54,17 @@ static void one_thread(void *arg, unsigned i, const struct tt_analysis_thread *t
 	s->ticks = t->ticks;
 	s->events = t->events;
 	s->stack_free = -1;
+	s->stack_painted = false;
 	if (t->have_sp && t->stack_size) {
 		uint64_t fr = t->lowest_sp < t->stack_start ? 0 : t->lowest_sp - t->stack_start;
 		s->stack_free = (int64_t)(fr < t->stack_size ? fr : t->stack_size);
+	}
+	/* the painted mark is the deepest use: it wins unless the traced one is lower (a stack
+	 * pointer below the painted mark: the scan has not seen that use yet) */
+	if (t->painted_given && t->painted == TT_PAINT_OK &&
+	    (s->stack_free < 0 || (int64_t)t->painted_free <= s->stack_free)) {
+		s->stack_free = t->painted_free;
+		s->stack_painted = true;
 	}
 	c->n++;
 }

@@ -58,8 +58,9 @@ static bool stack(const struct tt_trig_def *d, const struct tt_trig_sample *s,
 	if (!low || (st->a && (uint64_t)low->stack_free + 1 >= st->a))
 		return false;
 	st->a = (uint64_t)low->stack_free + 1;
-	snprintf(why, wl, "thread %s: %" PRId64 " bytes of stack never used (below %" PRIu64 ")",
-		 low->name ? low->name : "?", low->stack_free, limit);
+	snprintf(why, wl, "thread %s: %" PRId64 " bytes of stack never used (below %" PRIu64
+		 "; %s)", low->name ? low->name : "?", low->stack_free, limit,
+		 low->stack_painted ? "painted stack" : "traced stack pointer");
 	return true;
 }
 

@@ -112,7 +112,7 @@ fired_at() { sed -n "s/.*trigger $1 fired .* at seq \([0-9]*\).*/\1/p" "$work/d.
 wait_until "hog and deep" 30 eval '[ "$(fired hog)" = 1 ] && [ "$(fired deep)" = 1 ]'
 grep -q "trigger hog fired (cpu share>10 thread=control window=1s: thread control: [0-9.]*% of the CPU over [0-9]* ms" "$work/d.log" ||
   fail "hog: $(grep 'trigger hog' "$work/d.log")"
-grep -q "trigger deep fired (stack free<100 thread=sensor: thread sensor: 40 bytes of stack never used (below 100))" "$work/d.log" ||
+grep -q "trigger deep fired (stack free<100 thread=sensor: thread sensor: 40 bytes of stack never used (below 100; traced stack pointer))" "$work/d.log" ||
   fail "deep: $(grep 'trigger deep' "$work/d.log")"
 deep=$(first_seq 'select(.id == 112 and .thread_name == "sensor")')
 [ -n "$deep" ] && [ "$(fired_at deep)" -ge "$deep" ] || fail "deep fired at seq $(fired_at deep), the deep stack came at $deep"

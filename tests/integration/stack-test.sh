@@ -42,6 +42,7 @@ sim)
 	NAME=sim
 	TARGET_ARGS=(--pointer $BASE)
 	DEPTHS="sensor=320/1024 control=2040/2048 comms=512/1024"
+	LOW=16 # control's painted free (8) is below; its traced figure is not
 	;;
 qemu)
 	[ -f "$FW_ELF" ] || {
@@ -59,13 +60,15 @@ qemu)
 	NAME=qemu
 	TARGET_ARGS=(--elf "$FW_ELF" --tick-hz 25M)
 	DEPTHS="sensor=384/1024 control=992/1024 comms=512/1024"
+	LOW=40 # control's painted free (32) is below; its traced figure is not
 	;;
 *) tt_die "unknown case $CASE" ;;
 esac
 tt_board_ocd_start
 T_START=$(date +%s%N)
 ${TT_WRAP-} "$TRACETAPD" --port 0 --web "$here" --stdout --log-level info --name $NAME "${TARGET_ARGS[@]}" \
-	--stack-budget $BUDGET --probe "openocd:127.0.0.1:$OCD_PORT" >"$REC" 2>"$DLOG" &
+	--stack-budget $BUDGET --trigger "low: stack free<$LOW thread=control; limit=1" \
+	--probe "openocd:127.0.0.1:$OCD_PORT" >"$REC" 2>"$DLOG" &
 DPID=$!
 TT_PIDS+=("$DPID")
 wait_log 'dashboard at http://127\.0\.0\.1:[0-9]+/'
@@ -113,6 +116,14 @@ grep -qE "^tracetap_thread_stack_free_bytes\{target=\"$NAME\",thread=\"$t\",id=\
 grep -qE "^tracetap_thread_stack_free_bytes\{target=\"$NAME\",thread=\"$t\",id=\"0x[0-9a-f]+\",source=\"traced_stack_pointer\"\} " \
 	<<<"$metrics" || tt_die "no traced metric for $t"
 tt_ok "/metrics: $t's stack_free_bytes with source=\"painted\" ($free) and source=\"traced_stack_pointer\""
+# the stack trigger takes the painted figure (control's traced one is far above LOW)
+alert_low() { grep -q 'trigger low fired' "$DLOG"; }
+tt_wait_for 20 "the trigger low (stack free<$LOW, control)" alert_low
+grep -q "trigger low fired (.*thread control: $free bytes of stack never used (below $LOW; painted stack))" \
+	"$DLOG" || tt_die "the alert of low: $(grep 'trigger low' "$DLOG" | head -c 400)"
+[ "$(jq -r --arg t control '.threads[] | select(.name == $t) | .stack.min_free' "$TT_TMP/stats.json")" -ge $LOW ] ||
+	tt_die "control's traced figure is below $LOW too: the test proves nothing"
+tt_ok "trigger 'stack free<$LOW thread=control' fired on the painted figure ($free)"
 
 if [ "$CASE" = sim ]; then
 	[ "$(painted state worker-0)" = "no fill pattern" ] && [ -z "$(painted used worker-0)" ] &&

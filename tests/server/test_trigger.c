@@ -240,7 +240,7 @@ static void inversion_longer(void)
 	inv[2] = (struct tt_trig_inv_sample){ .number = 2, .deterministic = true,
 					      .state = TT_TRIG_INV_CLOSED, .ticks = 1001,
 					      .start_seq = 77, .blocked = 1 };
-	struct tt_trig_thread_sample th = { "sensor", 1, 0, 0, -1 };
+	struct tt_trig_thread_sample th = { "sensor", 1, 0, 0, -1, false };
 	s.threads = &th;
 	s.nthreads = 1;
 	CHECK(tt_trig_stat_match(&d, &s, 5000, &st, why, sizeof(why)));
@@ -294,7 +294,8 @@ static void inversion_longer(void)
 
 static void stats(void)
 {
-	struct tt_trig_thread_sample th[2] = { { "sensor", 1, 0, 10, 900 }, { "comms", 2, 0, 5, -1 } };
+	struct tt_trig_thread_sample th[2] = { { "sensor", 1, 0, 10, 900, false },
+						 { "comms", 2, 0, 5, -1, false } };
 	struct tt_trig_sample s = { .threads = th, .nthreads = 2 };
 	struct tt_trig_stat_state st = { 0 };
 	struct tt_trig_def d;
