@@ -200,17 +200,19 @@ void tt_analysis_thread_cb(void *arg, const struct tt_an_thread *t)
 
 static void count_service(struct tt_analysis *a, const struct tt_event *ev)
 {
-	unsigned slots = a->service_slots, i = tt_an_first(tt_an_hash(ev->id), slots);
+	struct an_service **recent = &a->recent_service[ev->id & (AN_RECENT - 1)];
+	unsigned slots = a->service_slots, i;
 
-	if (a->last_service && a->last_service->id == ev->id) {
-		a->last_service->count++;
+	if (*recent && (*recent)->id == ev->id) {
+		(*recent)->count++;
 		return;
 	}
+	i = tt_an_first(tt_an_hash(ev->id), slots);
 	for (unsigned n = 0; n < slots; n++, i = tt_an_next(i, slots)) {
 		struct an_service *s = &a->services[i];
 		if (s->used && s->id == ev->id) {
 			s->count++;
-			a->last_service = s;
+			*recent = s;
 			return;
 		}
 		if (!s->used) {
@@ -220,7 +222,7 @@ static void count_service(struct tt_analysis *a, const struct tt_event *ev)
 						  .order = a->nservices++ };
 			if (ev->name)
 				snprintf(s->name, sizeof(s->name), "%s", ev->name);
-			a->last_service = s;
+			*recent = s;
 			return;
 		}
 	}

@@ -9,6 +9,7 @@
 #define AN_WINDOWS 16
 #define AN_NO_ORDER UINT32_MAX
 #define AN_CALL_NEST 8
+#define AN_RECENT 64 /* entries of the direct-mapped caches (a power of two) */
 
 /* Context values of the next-context rules: a thread's id, or one of these. */
 #define AN_CTX_IDLE 0u
@@ -130,9 +131,11 @@ struct tt_analysis {
 	unsigned thread_slots, nthreads, nreg;
 	struct an_service *services;
 	unsigned service_slots, nservices;
-	struct an_service *last_service;   /* the last one counted (runs of one event id) */
+	/* the services and pairs counted last, direct-mapped by key: a hit costs no probe of the
+	 * tables (which miss the cache at every event of a busy mix) */
+	struct an_service *recent_service[AN_RECENT];
 	struct an_tservice *tservices; /* open addressing, tt_an_slots(max_thread_services) slots */
-	struct an_tservice *last_tservice; /* the last pair counted */
+	struct an_tservice *recent_tservice[AN_RECENT];
 	unsigned tservice_slots, ntservices;
 	uint64_t *counters;
 	struct an_inversion *inv; /* ring of max_inversions */

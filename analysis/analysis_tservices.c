@@ -20,18 +20,20 @@ int tt_an_tservices_new(struct tt_analysis *a)
 
 void tt_an_tservices_count(struct tt_analysis *a, uint32_t thread, uint32_t id)
 {
-	unsigned slots = a->tservice_slots;
-	unsigned i = tt_an_first(tt_an_hash(thread * 0x9e3779b1u ^ id), slots);
+	struct an_tservice **recent = &a->recent_tservice[(thread ^ thread >> 8 ^ id * 7) &
+							 (AN_RECENT - 1)];
+	unsigned slots = a->tservice_slots, i;
 
-	if (a->last_tservice && a->last_tservice->thread == thread && a->last_tservice->id == id) {
-		a->last_tservice->count++;
+	if (*recent && (*recent)->thread == thread && (*recent)->id == id) {
+		(*recent)->count++;
 		return;
 	}
+	i = tt_an_first(tt_an_hash(thread * 0x9e3779b1u ^ id), slots);
 	for (unsigned n = 0; n < slots; n++, i = tt_an_next(i, slots)) {
 		struct an_tservice *s = &a->tservices[i];
 		if (s->used && s->thread == thread && s->id == id) {
 			s->count++;
-			a->last_tservice = s;
+			*recent = s;
 			return;
 		}
 		if (!s->used) {
@@ -40,7 +42,7 @@ void tt_an_tservices_count(struct tt_analysis *a, uint32_t thread, uint32_t id)
 			*s = (struct an_tservice){ .used = true, .thread = thread, .id = id,
 						   .count = 1 };
 			a->ntservices++;
-			a->last_tservice = s;
+			*recent = s;
 			return;
 		}
 	}

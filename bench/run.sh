@@ -79,7 +79,7 @@ if want decode; then
 		case $line in
 		analysis*)
 			row decode "$(field "$line" format): decode alone / + live analysis" \
-				"$(field "$line" decode_per_s) / $(field "$line" with_analysis_per_s) events/s ($(field "$line" overhead_pct)% more CPU; the analysis holds $(field "$line" memory_bytes) B, $(field "$line" memory_10min_bytes) B with 10 minutes of load history; all from the start)" ;;
+				"$(field "$line" decode_per_s) / $(field "$line" with_analysis_per_s) events/s ($(field "$line" overhead_pct)% more CPU; $(field "$line" analysis_ns) ns per record, $(field "$line" daemon_path_pct)% of decode + JSON; the analysis holds $(field "$line" memory_bytes) B, $(field "$line" memory_10min_bytes) B with 10 minutes of load history; all from the start)" ;;
 		*)
 			row decode "$(field "$line" format) ($(field "$line" records) records, $(field "$line" image_bytes) B image)" \
 				"$(field "$line" records_per_s) events/s ($(field "$line" json_mb_per_s) MB/s of JSON)" ;;
