@@ -116,15 +116,16 @@ const struct an_thread *tt_an_thread_find(const struct tt_analysis *a, uint32_t 
 /* The thread's entry, made when new; NULL when the table is full (counted). */
 struct an_thread *tt_an_thread_get(struct tt_analysis *a, uint32_t id)
 {
+	struct an_thread **recent = &a->recent_thread[(id ^ id >> 6 ^ id >> 12) & (AN_RECENT - 1)];
 	unsigned slots = a->thread_slots, i;
 
-	if (a->last && a->last->id == id)
-		return a->last;
+	if (*recent && (*recent)->id == id)
+		return *recent;
 	i = tt_an_first(tt_an_hash(id), slots);
 	for (unsigned n = 0; n < slots; n++, i = tt_an_next(i, slots)) {
 		struct an_thread *t = &a->threads[i];
 		if (t->used && t->id == id)
-			return a->last = t;
+			return *recent = t;
 		if (!t->used) {
 			if (a->nthreads >= a->lim.max_threads) {
 				a->t.overflow_threads++;
@@ -137,7 +138,7 @@ struct an_thread *tt_an_thread_get(struct tt_analysis *a, uint32_t id)
 			t->reg_order = AN_NO_ORDER;
 			t->state = AN_STATE_NONE;
 			t->seen_order = a->nthreads++;
-			return a->last = t;
+			return *recent = t;
 		}
 	}
 	return NULL;

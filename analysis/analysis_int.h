@@ -127,7 +127,7 @@ struct tt_analysis {
 	const struct tt_analysis_ops *ops;
 	struct tt_analysis_limits lim;
 	struct an_thread *threads; /* open addressing, tt_an_slots(max_threads) slots */
-	struct an_thread *last;    /* the last one looked up (runs of one thread's events) */
+	struct an_thread *recent_thread[AN_RECENT]; /* looked up last, direct-mapped by id */
 	unsigned thread_slots, nthreads, nreg;
 	struct an_service *services;
 	unsigned service_slots, nservices;
