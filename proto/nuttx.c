@@ -385,7 +385,7 @@ static void set_anchor(struct tt_nuttx *rd, uint32_t ring_off, const uint8_t *by
 static void publish(struct tt_nuttx *rd, struct emitter *e, uint32_t ring_off, uint32_t from,
 		    uint32_t n, bool quiet)
 {
-	uint32_t o = from, bytes = 0, nrec = 0;
+	uint32_t o = from, bytes = 0, nrec = 0, last = from;
 	/* the note rate for lap estimates: bytes and time of notes published without a gap
 	 * between them (the first note after a gap or reset starts the span) */
 	bool cont = rd->d.have_time && !rd->d.after_gap, gap = rd->d.after_gap;
@@ -404,6 +404,7 @@ static void publish(struct tt_nuttx *rd, struct emitter *e, uint32_t ring_off, u
 		}
 		rd->st.last_new++;
 		nrec++;
+		last = o;
 		o += step;
 	}
 	if (n > from && !quiet) {
@@ -412,8 +413,9 @@ static void publish(struct tt_nuttx *rd, struct emitter *e, uint32_t ring_off, u
 	}
 	if (bytes && !quiet) {
 		uint64_t span = nx_time_diff(&rd->d, t0, rd->d.last_raw);
-		if (nrec >= 8 && span && (double)bytes / (double)span > rd->peak)
-			rd->peak = (double)bytes / (double)span;
+		double run = nx_run_peak(rd, from, last);
+		if (run > rd->peak)
+			rd->peak = run;
 		rd->rate_bytes += bytes;
 		rd->rate_time += span;
 		while (rd->rate_bytes > 4ull * rd->size) { /* a window of a few rings */

@@ -196,6 +196,11 @@ static inline uint64_t nx_time_diff(const struct nx_dec *d, uint64_t a, uint64_t
  * bytes become notes by the mean size of the notes kept, the range's by the largest (lower) and
  * smallest (upper) a note can be. False when the time stamps cannot tell (fewer than two notes
  * kept, times that do not move forward): g keeps the lower bound. */
+/* The fastest rate (bytes per tick) over any NX_PEAK_RUN consecutive notes of the copy's chain
+ * [from, last] (last: the offset of its last note); 0 when fewer or their time does not move. A
+ * burst shows here even when slower notes around it dilute the chain's mean. */
+#define NX_PEAK_RUN 8
+double nx_run_peak(const struct tt_nuttx *rd, uint32_t from, uint32_t last);
 bool nx_lap_estimate(const struct tt_nuttx *rd, uint64_t bytes_min, uint32_t from,
 		     uint32_t last, uint32_t nrec, struct tt_gap *g);
 

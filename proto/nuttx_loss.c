@@ -6,12 +6,38 @@
 #define NX_ESTIMATE_BASIS "ring position and mean note size; laps from the time stamps and " \
 			  "the note rate"
 
+#define NX_BURST 4.0 /* kept notes this many times faster than the mean rate: a burst */
+
 /* The time stamps' nominal rate: ns for sec + nsec stamps, else the configured tick rate. */
 static uint64_t nx_hz(const struct tt_nuttx *rd)
 {
 	if (rd->cfg.host_clock_unrelated)
 		return 0; /* no host evidence (tt_loss_host_ticks gives 0, no clock rate) */
 	return rd->d.lay.off_nsec ? 1000000000u : rd->d.tick_hz;
+}
+
+double nx_run_peak(const struct tt_nuttx *rd, uint32_t from, uint32_t last)
+{
+	const struct nx_dec *d = &rd->d;
+	uint64_t t[NX_PEAK_RUN + 1], at[NX_PEAK_RUN + 1]; /* times and byte offsets, a ring */
+	double peak = 0;
+	unsigned n = 0;
+
+	for (uint32_t o = from; o <= last; o += nx_alignup(rd->ring[o], d->lay.align), n++) {
+		unsigned i = n % (NX_PEAK_RUN + 1);
+		t[i] = nx_rec_time(d, rd->ring + o);
+		at[i] = o;
+		if (n < NX_PEAK_RUN)
+			continue;
+		unsigned j = (n - NX_PEAK_RUN) % (NX_PEAK_RUN + 1); /* the run's first note */
+		uint64_t span = nx_time_diff(d, t[j], t[i]);
+		/* the bytes written after the first note's time: the notes after it */
+		uint64_t bytes = at[i] - at[j] - nx_alignup(rd->ring[at[j]], d->lay.align) +
+				 nx_alignup(rd->ring[o], d->lay.align);
+		if (span && (double)bytes / (double)span > peak)
+			peak = (double)bytes / (double)span;
+	}
+	return peak;
 }
 
 bool nx_lap_estimate(const struct tt_nuttx *rd, uint64_t bytes_min, uint32_t from,
@@ -39,8 +65,13 @@ bool nx_lap_estimate(const struct tt_nuttx *rd, uint64_t bytes_min, uint32_t fro
 		.rate = (double)(kept + rd->rate_bytes) / (double)(span + rd->rate_time),
 		.peak = rd->peak,
 	};
-	if (nrec >= 8 && (double)kept / (double)span > in.peak)
-		in.peak = (double)kept / (double)span;
+	double run = nx_run_peak(rd, from, last);
+	if (run > in.peak)
+		in.peak = run;
+	/* the notes kept ran far faster than those before: a burst, and it is what overran the
+	 * ring, so the lost notes most likely came at its pace */
+	if (nrec > NX_PEAK_RUN && (double)kept / (double)span > NX_BURST * in.rate)
+		in.rate = (double)kept / (double)span;
 	tt_loss_estimate(&in, &o);
 	if (!o.from_time)
 		return false;

@@ -246,8 +246,39 @@ static void test_torn_by_stop(void)
 	}
 }
 
+/* A burst far faster than anything read before (notes 1-5 ticks apart where they were 1-5000),
+ * after a quiet spell with the reader away (0.1 s of clock, no notes), then slower notes
+ * again: the gap's range holds the burst (before: its upper bound came from the fastest poll
+ * seen, 2.5 ms a note, and held 465 where 19,900 were lost). kept: slow notes after the burst. */
+static void test_fast_burst(unsigned burst, unsigned kept)
+{
+	struct nxw w;
+	struct tt_nuttx *rd = start_hz(&w, 4096, 1, 1);
+	char what[96];
+
+	w.time += 100000; /* quiet, the reader away */
+	w.div = 1000;
+	write_n(&w, burst);
+	w.div = 0;
+	write_n(&w, kept);
+	CHECK_EQ(cycle_at_host(rd, &w), TT_NUTTX_DONE);
+	write_n(&w, 20);
+	CHECK_EQ(cycle_at_host(rd, &w), TT_NUTTX_DONE);
+	snprintf(what, sizeof(what), "burst of %u notes 1-5 ticks apart, %u slow after", burst, kept);
+	report_gaps(what);
+	est_within_25 = false;
+	check_sequence(false);
+	est_within_25 = true;
+	CHECK_EQ(tt_nuttx_stats(rd)->gaps, 1);
+	tt_nuttx_free(rd);
+	nxw_free(&w);
+}
+
 int main(void)
 {
+	test_fast_burst(20000, 0);
+	test_fast_burst(20000, 10);
+	test_fast_burst(3000, 40);
 	test_torn_by_stop();
 	test_start_burst();
 	test_start_burst_during_read();

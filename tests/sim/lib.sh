@@ -17,6 +17,7 @@ tt_cleanup() {
 	local p
 	for p in "${TT_PIDS[@]}"; do
 		kill "$p" 2>/dev/null
+		kill -CONT "$p" 2>/dev/null # a test may have stopped it
 	done
 	for p in "${TT_PIDS[@]}"; do
 		wait "$p" 2>/dev/null
