@@ -166,7 +166,7 @@ static void tt_tx_emit_pending(struct tt_threadx *rd, tt_emit_cb cb, void *arg)
 	}
 	tt_tx_time_prescan(rd, p->first, p->count);
 	tt_tx_time_batch(rd, p->first, p->count);
-	tt_tx_names_batch(rd, p->first, p->count);
+	tt_tx_names_batch(rd, p->first, p->count, p->gap);
 	uint64_t events0 = rd->st.events;
 	for (uint32_t i = 0; i < p->count; i++) {
 		uint32_t slot = tt_tx_ring(rd, (int64_t)p->first + i);

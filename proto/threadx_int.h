@@ -188,6 +188,7 @@ struct tt_threadx {
 	char *names_prev;
 	struct tt_txren ren[TT_TX_REN_MAX]; /* the batch being emitted */
 	unsigned nren;
+	bool ren_gap;          /* the batch follows a gap (tt_tx_names_batch) */
 	/* objects created in the slots written after a batch and before its registry re-read
 	 * (TT_TXS_REGPEEK): later[] for the batch, stale[] (the same, one batch on) for the next */
 	uint32_t later[TT_TX_REN_MAX], stale[TT_TX_REN_MAX];
@@ -241,8 +242,10 @@ const struct tt_txobj *tt_tx_lookup_in(const struct tt_txobj *objs, const uint32
  * polling), or forget it (attach, reset: nothing before applies). */
 void tt_tx_names_keep(struct tt_threadx *rd, bool keep);
 /* Before a batch is emitted: note the objects its create events (re)register, and those created
- * again after it (rd->later) or one batch before (rd->stale). */
-void tt_tx_names_batch(struct tt_threadx *rd, uint32_t first, uint32_t count);
+ * again after it (rd->later) or one batch before (rd->stale). gap: events were lost before the
+ * batch (objects may have been created again in them, so the registry read before names none of
+ * the batch's events). */
+void tt_tx_names_batch(struct tt_threadx *rd, uint32_t first, uint32_t count, bool gap);
 /* After a registry re-read for the pending batch [first, first + n): the slots [from, from +
  * count) written since its newest were read; note the objects they create (rd->later). A peek
  * that reaches the batch (from + count = first, modulo N: the writer may have gone further)

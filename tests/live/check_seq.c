@@ -12,7 +12,7 @@
  * allows the numbering to go on from anywhere).
  *
  * With --key seq every event of tests/live/live_writer.c is numbered (info 1 of user events,
- * info 3 of its resume/suspend events), whatever its time source: then each gap's range (`lower`,
+ * info 3 of its resume/suspend and thread delete/create events), whatever its time source: then each gap's range (`lower`,
  * `upper`) must hold the numbers missing, and its estimate must lie in the range; a gap before
  * the first event covers the numbers below it plus --before-first N events (the writer's own
  * before number 1). Each such gap is printed: reported, true, range; --within P fails when the
@@ -112,7 +112,8 @@ static int seq_of(const cJSON *rec, unsigned long long *seq)
 			return 0;
 		if (id->valuedouble == 4096)
 			*seq = (unsigned long long)r0->valuedouble;
-		else if (id->valuedouble == 1 || id->valuedouble == 2)
+		else if (id->valuedouble == 1 || id->valuedouble == 2 || id->valuedouble == 100 ||
+			 id->valuedouble == 101)
 			*seq = (unsigned long long)r2->valuedouble;
 		else
 			return 0;
