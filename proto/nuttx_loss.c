@@ -59,7 +59,10 @@ bool nx_lap_estimate(const struct tt_nuttx *rd, uint64_t bytes_min, uint32_t fro
 		.d = nx_time_diff(d, d->last_raw, t_first),
 		.mod = d->lay.time_size == 4 && !d->lay.off_nsec ? (uint64_t)1 << 32 : 0,
 		.rest = span,
-		.host = tt_loss_host_ticks(rd->host_now, rd->host_last, nx_hz(rd)),
+		/* the head read's time lies between its plan and this ingest: the earlier for the
+		 * wraps the host's clock says (none too many), the later for the window the lost
+		 * notes were written in (none left out) */
+		.host = tt_loss_host_ticks(nx_host_at(rd), rd->host_last, nx_hz(rd)),
 		.window = tt_loss_host_ticks(rd->host_now, proven, nx_hz(rd)),
 		.clock = tt_loss_clock_ratio(&rd->clock, nx_hz(rd)),
 		.rate = (double)(kept + rd->rate_bytes) / (double)(span + rd->rate_time),

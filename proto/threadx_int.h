@@ -226,6 +226,11 @@ struct tt_threadx {
 	unsigned nmissing, missing_next;
 	uint32_t raw[8];       /* words of the event being emitted (host order) */
 	uint64_t host_now;     /* host time (ns) of the current poll's reads, 0 = not given */
+	uint64_t host_plan;    /* host_now when the reads being ingested were planned */
+	uint64_t host_cur;     /* host time the current pointer the batch reaches was read
+				  (planned): what the time stamps are measured against, not the
+				  ingest's time, which a long read (the whole buffer over a slow link)
+				  or a reader stalled with a read under way puts late */
 	uint64_t host_proven;  /* host time of the last read that proved the ring intact */
 };
 
@@ -269,6 +274,11 @@ bool tt_tx_needs_registry(const struct tt_threadx *rd, const uint32_t w[8]);
 /* After a registry re-read: remember pointers of slots [first, first+count) still unnamed. */
 void tt_tx_note_missing(struct tt_threadx *rd, uint32_t first, uint32_t count);
 void tt_tx_time_reset(struct tt_threadx *rd);
+/* The host time of the reads the batch being ingested reaches (host_cur, else host_now). */
+static inline uint64_t tt_tx_host_at(const struct tt_threadx *rd)
+{
+	return rd->host_cur ? rd->host_cur : rd->host_now;
+}
 /* Votes on the time direction over slots [first, first+count) when it is not decided. */
 void tt_tx_time_prescan(struct tt_threadx *rd, uint32_t first, uint32_t count);
 /* Before a batch is emitted: how many ticks it spans (for the host clock's wraps). */

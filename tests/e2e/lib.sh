@@ -24,20 +24,21 @@ fw_cur() {
 	od -An -tu4 -j $((FW_HDR - BASE + 32)) -N4 "$TT_TMP/ram.bin" | tr -d ' '
 }
 
-# pause_until_lapped: tracetapd stopped (SIGSTOP) until the workload's current pointer has
+# pause_until_lapped [LAPS]: tracetapd stopped (SIGSTOP) until the workload's current pointer has
 # wrapped and come back to where it was: every entry tracetapd had not read is overwritten, so a
 # loss is forced whatever the machine's speed. The pointer is sampled: a writer at full speed
 # wraps between samples, and a sample at or past a start near the buffer's end may never come,
-# so a second wrap seen counts too (the pointer passed the start on the way).
+# so a second wrap seen counts too (the pointer passed the start on the way). LAPS (default 1):
+# that many laps.
 pause_until_lapped() {
-	local c0 c prev wraps=0 end=$((SECONDS + 30))
+	local laps=${1:-1} c0 c prev wraps=0 end=$((SECONDS + 30))
 	kill -STOP "$DPID"
 	c0=$(fw_cur)
 	prev=$c0
 	while :; do
 		c=$(fw_cur)
 		[ "$c" -lt "$prev" ] && wraps=$((wraps + 1))
-		{ [ $wraps -ge 2 ] || { [ $wraps = 1 ] && [ "$c" -ge "$c0" ]; }; } && break
+		{ [ $wraps -ge $((laps + 1)) ] || { [ $wraps = "$laps" ] && [ "$c" -ge "$c0" ]; }; } && break
 		[ $SECONDS -lt $end ] || { kill -CONT "$DPID"; tt_die "the workload did not lap in 30 s"; }
 		prev=$c
 		sleep 0.02
