@@ -40,6 +40,22 @@ double nx_run_peak(const struct tt_nuttx *rd, uint32_t from, uint32_t last)
 	return peak;
 }
 
+/* Bytes per tick of the first NX_PEAK_RUN + 1 notes of [from, last]; 0 when fewer or no time. */
+static double nx_head_rate(const struct tt_nuttx *rd, uint32_t from, uint32_t last)
+{
+	const struct nx_dec *d = &rd->d;
+	uint32_t o = from, bytes = 0;
+	unsigned n = 0;
+
+	for (; o < last && n < NX_PEAK_RUN; n++) {
+		o += nx_alignup(rd->ring[o], d->lay.align);
+		bytes += nx_alignup(rd->ring[o], d->lay.align);
+	}
+	uint64_t span = n == NX_PEAK_RUN ? nx_time_diff(d, nx_rec_time(d, rd->ring + from),
+							nx_rec_time(d, rd->ring + o)) : 0;
+	return span ? (double)bytes / (double)span : 0;
+}
+
 bool nx_lap_estimate(const struct tt_nuttx *rd, uint64_t bytes_min, uint32_t from,
 		     uint32_t last, uint32_t nrec, struct tt_gap *g)
 {
@@ -71,10 +87,12 @@ bool nx_lap_estimate(const struct tt_nuttx *rd, uint64_t bytes_min, uint32_t fro
 	double run = nx_run_peak(rd, from, last);
 	if (run > in.peak)
 		in.peak = run;
-	/* the notes kept ran far faster than those before: a burst, and it is what overran the
-	 * ring, so the lost notes most likely came at its pace */
-	if (nrec > NX_PEAK_RUN && (double)kept / (double)span > NX_BURST * in.rate)
-		in.rate = (double)kept / (double)span;
+	/* the first notes kept, written right after the lost ones, ran far faster than the mean:
+	 * a burst, and it is what overran the ring, so the lost notes most likely came at its
+	 * pace (slower notes after it would hide it in the mean of all those kept) */
+	double head = nx_head_rate(rd, from, last);
+	if (head > NX_BURST * in.rate)
+		in.rate = head;
 	tt_loss_estimate(&in, &o);
 	if (!o.from_time)
 		return false;
