@@ -141,9 +141,14 @@ fw_stop() {
 	kill -TERM "$TT_PID_fw"
 	tt_expect fw '^summary events=([0-9]+) ' 10
 	LAST=${BASH_REMATCH[1]}
+	wait_last_time $((LAST % 4294967296))
+}
+
+# wait_last_time T: until the newest event's time stamp as written is T (deadline 20 s).
+wait_last_time() {
 	local end=$((SECONDS + 20))
-	until [ "$(last_time)" = "$((LAST % 4294967296))" ]; do
-		[ $SECONDS -lt $end ] || tt_die "the last event ($LAST) never came out (newest: $(last_time))"
+	until [ "$(last_time)" = "$1" ]; do
+		[ $SECONDS -lt $end ] || tt_die "the last event ($1) never came out (newest: $(last_time))"
 		sleep 0.1
 	done
 }

@@ -86,11 +86,8 @@ stop_mode() {
 	done
 	kill -TERM "$TT_PID_fw"
 	tt_expect fw '^summary events=([0-9]+) .*last_stored=([0-9]+) .*overflows=([0-9]+) ' 10
-	local last=${BASH_REMATCH[2]} overflows=${BASH_REMATCH[3]} end=$((SECONDS + 20))
-	until [ "$(last_time)" = "$last" ]; do
-		[ $SECONDS -lt $end ] || tt_die "the last stored record ($last) never came out (newest: $(last_time))"
-		sleep 0.1
-	done
+	local last=${BASH_REMATCH[2]} overflows=${BASH_REMATCH[3]}
+	wait_last_time "$last"
 	kill -TERM "$DPID"
 	local rc=0
 	wait "$DPID" || rc=$?
@@ -171,11 +168,7 @@ process64_case() {
 	# the workload ends (its memory kept until SIGTERM): its last record must come out
 	tt_expect fw '^summary events=([0-9]+) ' 30
 	LAST=${BASH_REMATCH[1]}
-	end=$((SECONDS + 20))
-	until [ "$(last_time)" = "$LAST" ]; do
-		[ $SECONDS -lt $end ] || tt_die "the last event ($LAST) never came out (newest: $(last_time))"
-		sleep 0.1
-	done
+	wait_last_time "$LAST"
 	kill -TERM "$DPID"
 	wait "$DPID" || tt_die "tracetapd exited with status $? on SIGTERM"
 	"$CHECK_SEQ" --last "$LAST" --lossless --min-events 5000 "$REC" || tt_die "check_seq failed"
@@ -218,11 +211,8 @@ p64_streamed() {
 # stops; check_seq judges every gap against the truth and prints them (CHECK_OUT).
 p64_finish() {
 	tt_expect fw '^summary events=([0-9]+) last_time=([0-9]+) ' 60
-	local n=${BASH_REMATCH[1]} last=${BASH_REMATCH[2]} end=$((SECONDS + 20))
-	until [ "$(last_time)" = "$last" ]; do
-		[ $SECONDS -lt $end ] || tt_die "the last event ($last) never came out (newest: $(last_time))"
-		sleep 0.1
-	done
+	local n=${BASH_REMATCH[1]} last=${BASH_REMATCH[2]}
+	wait_last_time "$last"
 	kill -TERM "$DPID"
 	wait "$DPID" || tt_die "tracetapd exited with status $? on SIGTERM"
 	CHECK_OUT=$("$CHECK_SEQ" --ranges --clock nxw "${P64_JUMPS[@]}" --last "$n" "$@" "$REC") ||
