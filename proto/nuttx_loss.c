@@ -6,8 +6,6 @@
 #define NX_ESTIMATE_BASIS "ring position and mean note size; laps from the time stamps and " \
 			  "the note rate"
 
-#define NX_BURST 4.0 /* kept notes this many times faster than the mean rate: a burst */
-
 /* The time stamps' nominal rate: ns for sec + nsec stamps, else the configured tick rate. */
 static uint64_t nx_hz(const struct tt_nuttx *rd)
 {
@@ -38,22 +36,6 @@ double nx_run_peak(const struct tt_nuttx *rd, uint32_t from, uint32_t last)
 			peak = (double)bytes / (double)span;
 	}
 	return peak;
-}
-
-/* Bytes per tick of the first NX_PEAK_RUN + 1 notes of [from, last]; 0 when fewer or no time. */
-static double nx_head_rate(const struct tt_nuttx *rd, uint32_t from, uint32_t last)
-{
-	const struct nx_dec *d = &rd->d;
-	uint32_t o = from, bytes = 0;
-	unsigned n = 0;
-
-	for (; o < last && n < NX_PEAK_RUN; n++) {
-		o += nx_alignup(rd->ring[o], d->lay.align);
-		bytes += nx_alignup(rd->ring[o], d->lay.align);
-	}
-	uint64_t span = n == NX_PEAK_RUN ? nx_time_diff(d, nx_rec_time(d, rd->ring + from),
-							nx_rec_time(d, rd->ring + o)) : 0;
-	return span ? (double)bytes / (double)span : 0;
 }
 
 bool nx_lap_estimate(const struct tt_nuttx *rd, uint64_t bytes_min, uint32_t from,
@@ -87,12 +69,6 @@ bool nx_lap_estimate(const struct tt_nuttx *rd, uint64_t bytes_min, uint32_t fro
 	double run = nx_run_peak(rd, from, last);
 	if (run > in.peak)
 		in.peak = run;
-	/* the first notes kept, written right after the lost ones, ran far faster than the mean:
-	 * a burst, and it is what overran the ring, so the lost notes most likely came at its
-	 * pace (slower notes after it would hide it in the mean of all those kept) */
-	double head = nx_head_rate(rd, from, last);
-	if (head > NX_BURST * in.rate)
-		in.rate = head;
 	tt_loss_estimate(&in, &o);
 	if (!o.from_time)
 		return false;
