@@ -25,6 +25,15 @@ uint32_t tt_an_hash(uint32_t x)
 	return x ^ (x >> 16);
 }
 
+unsigned tt_an_slots(unsigned max)
+{
+	unsigned n = 2;
+
+	while (n < 2 * max) /* max is at most 2^20 */
+		n *= 2;
+	return n;
+}
+
 int tt_analysis_new(const struct tt_analysis_ops *ops, const struct tt_analysis_limits *lim,
 		    struct tt_analysis **out)
 {
@@ -44,29 +53,32 @@ int tt_analysis_new(const struct tt_analysis_ops *ops, const struct tt_analysis_
 		a->lim.max_calls = 1024;
 	if (!a->lim.max_irqs)
 		a->lim.max_irqs = 256;
+	if (!a->lim.max_thread_services)
+		a->lim.max_thread_services = 2048;
 	if (!a->lim.series_buckets)
 		a->lim.series_buckets = 600;
 	if (!a->lim.bucket_ns)
 		a->lim.bucket_ns = 100000000;
 	if (a->lim.max_threads > (1u << 20) || a->lim.max_services > (1u << 20) ||
 	    a->lim.max_inversions > (1u << 20) || a->lim.max_calls > (1u << 20) ||
-	    a->lim.max_irqs > (1u << 20) || a->lim.series_buckets > (1u << 20) ||
+	    a->lim.max_irqs > (1u << 20) || a->lim.max_thread_services > (1u << 20) ||
+	    a->lim.series_buckets > (1u << 20) ||
 	    a->lim.bucket_ns > 4000000000u) {
 		free(a);
 		return -EINVAL;
 	}
-	a->thread_slots = 2 * a->lim.max_threads;
-	a->service_slots = 2 * a->lim.max_services;
+	a->thread_slots = tt_an_slots(a->lim.max_threads);
+	a->service_slots = tt_an_slots(a->lim.max_services);
 	a->threads = calloc(a->thread_slots, sizeof(*a->threads));
 	a->services = calloc(a->service_slots, sizeof(*a->services));
 	a->counters = calloc(ops && ops->ncounters ? ops->ncounters : 1, sizeof(*a->counters));
 	a->inv = calloc(a->lim.max_inversions, sizeof(*a->inv));
-	a->call_slots = 2 * a->lim.max_calls;
-	a->irq_slots = 2 * a->lim.max_irqs;
+	a->call_slots = tt_an_slots(a->lim.max_calls);
+	a->irq_slots = tt_an_slots(a->lim.max_irqs);
 	a->calls = calloc(a->call_slots, sizeof(*a->calls));
 	a->irqs = calloc(a->irq_slots, sizeof(*a->irqs));
 	if (!a->threads || !a->services || !a->counters || !a->inv || !a->calls || !a->irqs ||
-	    tt_an_series_new(a) < 0) {
+	    tt_an_series_new(a) < 0 || tt_an_states_new(a) < 0 || tt_an_tservices_new(a) < 0) {
 		tt_analysis_free(a);
 		return -ENOMEM;
 	}
@@ -86,18 +98,30 @@ void tt_analysis_free(struct tt_analysis *a)
 	free(a->calls);
 	free(a->irqs);
 	free(a->series.rows);
+	free(a->tservices);
+	tt_an_states_free(a);
 	free(a);
+}
+
+const struct an_thread *tt_an_thread_find(const struct tt_analysis *a, uint32_t id)
+{
+	unsigned slots = a->thread_slots, i = tt_an_first(tt_an_hash(id), slots);
+
+	for (unsigned n = 0; n < slots && a->threads[i].used; n++, i = tt_an_next(i, slots))
+		if (a->threads[i].id == id)
+			return &a->threads[i];
+	return NULL;
 }
 
 /* The thread's entry, made when new; NULL when the table is full (counted). */
 struct an_thread *tt_an_thread_get(struct tt_analysis *a, uint32_t id)
 {
-	unsigned mask = a->thread_slots, i;
+	unsigned slots = a->thread_slots, i;
 
 	if (a->last && a->last->id == id)
 		return a->last;
-	i = tt_an_hash(id) % mask;
-	for (unsigned n = 0; n < mask; n++, i = (i + 1) % mask) {
+	i = tt_an_first(tt_an_hash(id), slots);
+	for (unsigned n = 0; n < slots; n++, i = tt_an_next(i, slots)) {
 		struct an_thread *t = &a->threads[i];
 		if (t->used && t->id == id)
 			return a->last = t;
@@ -111,6 +135,7 @@ struct an_thread *tt_an_thread_get(struct tt_analysis *a, uint32_t id)
 			t->id = id;
 			t->prio = -1;
 			t->reg_order = AN_NO_ORDER;
+			t->state = AN_STATE_NONE;
 			t->seen_order = a->nthreads++;
 			return a->last = t;
 		}
@@ -145,6 +170,29 @@ void tt_analysis_thread(struct tt_analysis *a, const struct tt_an_thread *r)
 		t->reg_order = a->nreg++;
 }
 
+void tt_analysis_stack_painted(struct tt_analysis *a, const struct tt_stack_painted *p)
+{
+	struct an_thread *t = tt_an_thread_get(a, p->id);
+
+	if (!t)
+		return;
+	if (!t->stack_size) { /* the scanner's bounds are the registry's */
+		t->stack_start = p->start;
+		t->stack_size = p->size;
+	}
+	t->painted_given = true;
+	t->painted = p->state;
+	t->painted_free = p->free;
+	t->painted_used = p->used;
+	t->painted_overflow = p->overflow;
+}
+
+void tt_analysis_scan_cost(struct tt_analysis *a, const struct tt_analysis_scan_cost *c)
+{
+	a->have_scan = true;
+	a->scan = *c;
+}
+
 void tt_analysis_thread_cb(void *arg, const struct tt_an_thread *t)
 {
 	tt_analysis_thread(arg, t);
@@ -152,12 +200,19 @@ void tt_analysis_thread_cb(void *arg, const struct tt_an_thread *t)
 
 static void count_service(struct tt_analysis *a, const struct tt_event *ev)
 {
-	unsigned mask = a->service_slots, i = tt_an_hash(ev->id) % mask;
+	struct an_service **recent = &a->recent_service[ev->id & (AN_RECENT - 1)];
+	unsigned slots = a->service_slots, i;
 
-	for (unsigned n = 0; n < mask; n++, i = (i + 1) % mask) {
+	if (*recent && (*recent)->id == ev->id) {
+		(*recent)->count++;
+		return;
+	}
+	i = tt_an_first(tt_an_hash(ev->id), slots);
+	for (unsigned n = 0; n < slots; n++, i = tt_an_next(i, slots)) {
 		struct an_service *s = &a->services[i];
 		if (s->used && s->id == ev->id) {
 			s->count++;
+			*recent = s;
 			return;
 		}
 		if (!s->used) {
@@ -167,6 +222,7 @@ static void count_service(struct tt_analysis *a, const struct tt_event *ev)
 						  .order = a->nservices++ };
 			if (ev->name)
 				snprintf(s->name, sizeof(s->name), "%s", ev->name);
+			*recent = s;
 			return;
 		}
 	}
@@ -182,10 +238,18 @@ static void break_stream(struct tt_analysis *a)
 	a->isr_nest = 0;
 	for (unsigned i = 0; i < AN_WINDOWS; i++)
 		a->win[i].open = false;
-	for (uint64_t k = 0; k < a->lim.max_inversions && k < a->ninv; k++)
-		a->inv[k].closing = false;
+	for (uint64_t k = 0; k < a->lim.max_inversions && k < a->ninv; k++) {
+		struct an_inversion *v = &a->inv[k];
+		if (!v->closing)
+			continue;
+		v->closing = false;
+		v->cut = true; /* its end, if it came, was not seen */
+		v->last_time = a->prev_time;
+		v->last_ns = a->prev_ns;
+	}
 	a->nopen = a->nclosing = 0;
 	tt_an_calls_break(a, false);
+	tt_an_states_break(a);
 }
 
 static uint32_t run_ctx(const struct tt_event *ev)
@@ -351,7 +415,8 @@ static bool urgent(const struct tt_analysis *a, int32_t p, int32_t q)
 	return a->ops && a->ops->prio_low_is_urgent ? p < q : p > q;
 }
 
-static struct an_inversion *inv_add(struct tt_analysis *a, const struct an_window *w, bool bad)
+static struct an_inversion *inv_add(struct tt_analysis *a, const struct an_window *w, bool bad,
+				    const struct tt_event *ev)
 {
 	struct an_inversion *v = &a->inv[a->ninv % a->lim.max_inversions];
 
@@ -359,7 +424,9 @@ static struct an_inversion *inv_add(struct tt_analysis *a, const struct an_windo
 		a->nclosing--; /* the ring forgets it before its end came */
 	*v = (struct an_inversion){ .bad = bad, .mutex = w->mutex, .blocked = w->blocked,
 				    .owner = w->owner, .blocked_prio = w->blocked_prio,
-				    .owner_prio = w->owner_prio, .start_event = w->start_event };
+				    .owner_prio = w->owner_prio, .start_event = w->start_event,
+				    .start_seq = a->seq, .start_time = ev->time, .start_ns = ev->ns,
+				    .start_has_ns = ev->has_ns };
 	a->ninv++;
 	return v;
 }
@@ -390,7 +457,7 @@ static void inv_open(struct tt_analysis *a, const struct tt_event *ev, const str
 	a->nclosing++;
 	if ((b = tt_an_thread_get(a, ev->thread)) != NULL)
 		b->inversions++;
-	inv_add(a, w, false)->closing = true;
+	inv_add(a, w, false, ev)->closing = true;
 	w->inv_seq = a->ninv - 1;
 }
 
@@ -401,41 +468,55 @@ static struct an_inversion *inv_of(struct tt_analysis *a, const struct an_window
 		       &a->inv[w->inv_seq % a->lim.max_inversions] : NULL;
 }
 
-/* An inversion ends at the blocked thread's first event from here on: entries waiting for
- * this thread get this event. */
-static void inv_ends(struct tt_analysis *a, uint32_t thread, uint64_t n)
+/* TraceX's end of an inversion: the blocked thread's first event once its window ended (a
+ * release, or a third thread ran). Entries waiting for this thread get this event. */
+static void inv_ends(struct tt_analysis *a, const struct tt_event *ev, uint64_t n)
 {
 	uint64_t k = a->ninv < a->lim.max_inversions ? a->ninv : a->lim.max_inversions;
 
 	for (uint64_t i = 0; i < k && a->nclosing; i++) {
 		struct an_inversion *v = &a->inv[i];
-		if (v->closing && !v->end_known && v->blocked == thread &&
-		    !(v->start_event == n)) {
+		if (v->closing && v->released && v->blocked == ev->thread) {
 			v->end_known = true;
 			v->closing = false;
 			v->end_event = n;
+			v->end_seq = a->seq;
+			v->end_time = ev->time;
+			v->end_ns = ev->ns;
+			v->end_has_ns = ev->has_ns;
 			a->nclosing--;
 		}
+	}
+}
+
+/* Window w ended: its inversion closes at the blocked thread's next event. */
+static void inv_released(struct tt_analysis *a, struct an_window *w, bool bad)
+{
+	struct an_inversion *v = inv_of(a, w);
+
+	w->open = false;
+	a->nopen--;
+	if (v) {
+		v->released = true;
+		v->bad = v->bad || bad;
 	}
 }
 
 static void an_inversions(struct tt_analysis *a, const struct tt_event *ev,
 			 const struct tt_an_class *c, uint64_t n)
 {
-	inv_ends(a, ev->thread, n);
+	inv_ends(a, ev, n);
 	if ((c->flags & TT_AN_MUTEX_GET) && c->other) {
 		inv_open(a, ev, c, n);
 		return;
 	}
 	for (unsigned i = 0; i < AN_WINDOWS && a->nopen; i++) {
 		struct an_window *w = &a->win[i];
-		struct an_inversion *v;
 		if (!w->open)
 			continue;
 		if ((c->flags & TT_AN_MUTEX_PUT) && (c->flags & TT_AN_RELEASE) &&
 		    w->mutex == c->obj) {
-			w->open = false; /* its entry ends at the blocked thread's next event */
-			a->nopen--;
+			inv_released(a, w, false);
 			continue;
 		}
 		/* a third thread, less urgent than the blocked one but more than the owner, runs
@@ -443,10 +524,7 @@ static void an_inversions(struct tt_analysis *a, const struct tt_event *ev,
 		if (ev->thread != w->owner && ev->thread != w->blocked && ev->prio >= 0 &&
 		    urgent(a, w->blocked_prio, ev->prio) && urgent(a, ev->prio, w->owner_prio)) {
 			a->t.bad_inversions++;
-			w->open = false;
-			a->nopen--;
-			if ((v = inv_of(a, w)) != NULL)
-				v->bad = true;
+			inv_released(a, w, true);
 		}
 	}
 }
@@ -504,9 +582,23 @@ static void event(struct tt_analysis *a, const struct tt_event *ev)
 	}
 	if (c.flags & TT_AN_TIME_SLICE)
 		a->pending_preempt = a->pending_slice = true;
+	if (c.flags & TT_AN_PREEMPTED) {
+		a->t.preemptions++;
+		if (t)
+			t->preempted++;
+	}
+	if (t && (c.flags & TT_AN_THREAD_START)) {
+		t->born = true, t->born_time = ev->time;
+		t->died = false;
+	}
+	if (t && (c.flags & TT_AN_THREAD_STOP))
+		t->died = true, t->died_time = ev->time;
 	count_service(a, ev);
+	if (t)
+		tt_an_tservices_count(a, t->id, ev->id);
 	stack(a, ev, &c, n);
 	tt_an_calls(a, ev, &c, t);
+	tt_an_states_event(a, ev, &c);
 	if (ev->ctx == TT_CTX_THREAD)
 		an_inversions(a, ev, &c, n);
 	for (unsigned i = 0; i < c.ncount && a->ops; i++)
@@ -523,6 +615,12 @@ static void event(struct tt_analysis *a, const struct tt_event *ev)
 
 void tt_analysis_record(struct tt_analysis *a, const struct tt_record *rec)
 {
+	tt_analysis_record_seq(a, rec, a->seq + 1);
+}
+
+void tt_analysis_record_seq(struct tt_analysis *a, const struct tt_record *rec, uint64_t seq)
+{
+	a->seq = seq;
 	switch (rec->kind) {
 	case TT_REC_EVENT:
 		event(a, &rec->u.ev);
@@ -563,5 +661,49 @@ size_t tt_analysis_memory(const struct tt_analysis *a)
 	       a->service_slots * sizeof(*a->services) +
 	       (a->ops && a->ops->ncounters ? a->ops->ncounters : 1) * sizeof(*a->counters) +
 	       a->lim.max_inversions * sizeof(*a->inv) + a->call_slots * sizeof(*a->calls) +
-	       a->irq_slots * sizeof(*a->irqs) + a->series.nbuckets * sizeof(*a->series.rows);
+	       a->irq_slots * sizeof(*a->irqs) + a->series.nbuckets * sizeof(*a->series.rows) +
+	       a->tservice_slots * sizeof(*a->tservices) + tt_an_states_memory(a);
+}
+
+uint64_t tt_analysis_ninversions(const struct tt_analysis *a)
+{
+	return a->ninv < a->lim.max_inversions ? a->ninv : a->lim.max_inversions;
+}
+
+static uint64_t diff(uint64_t to, uint64_t from)
+{
+	return to > from ? to - from : 0;
+}
+
+int tt_analysis_inversion_at(const struct tt_analysis *a, uint64_t i,
+			     struct tt_analysis_inversion *out)
+{
+	uint64_t k = tt_analysis_ninversions(a), num = a->ninv - k + i;
+	const struct an_inversion *v;
+
+	if (i >= k)
+		return -ENOENT;
+	v = &a->inv[num % a->lim.max_inversions];
+	*out = (struct tt_analysis_inversion){
+		.number = num, .deterministic = !v->bad, .mutex = v->mutex,
+		.blocked = v->blocked, .owner = v->owner, .blocked_prio = v->blocked_prio,
+		.owner_prio = v->owner_prio, .start_event = v->start_event,
+		.start_seq = v->start_seq, .start_time = v->start_time, .start_ns = v->start_ns };
+	if (v->end_known) {
+		out->state = TT_AN_INV_CLOSED;
+		out->end_event = v->end_event;
+		out->end_seq = v->end_seq;
+		out->end_time = v->end_time;
+		out->end_ns = v->end_ns;
+		out->ticks = diff(v->end_time, v->start_time);
+		out->has_ns = v->start_has_ns && v->end_has_ns;
+		out->ns = diff(v->end_ns, v->start_ns);
+	} else {
+		/* open: its age by the newest event; cut: to the last event before the break */
+		out->state = v->cut ? TT_AN_INV_CUT : TT_AN_INV_OPEN;
+		out->ticks = diff(v->cut ? v->last_time : a->prev_time, v->start_time);
+		out->has_ns = v->start_has_ns && (v->cut || a->prev_has_ns);
+		out->ns = diff(v->cut ? v->last_ns : a->prev_ns, v->start_ns);
+	}
+	return 0;
 }

@@ -14,9 +14,10 @@
 
 static struct an_call *call_get(struct tt_analysis *a, uint32_t thread, uint32_t nr)
 {
-	unsigned mask = a->call_slots, i = tt_an_hash(thread * 2654435761u ^ nr) % mask;
+	unsigned slots = a->call_slots;
+	unsigned i = tt_an_first(tt_an_hash(thread * 2654435761u ^ nr), slots);
 
-	for (unsigned n = 0; n < mask; n++, i = (i + 1) % mask) {
+	for (unsigned n = 0; n < slots; n++, i = tt_an_next(i, slots)) {
 		struct an_call *c = &a->calls[i];
 		if (c->used && c->thread == thread && c->nr == nr)
 			return c;
@@ -34,9 +35,9 @@ static struct an_call *call_get(struct tt_analysis *a, uint32_t thread, uint32_t
 
 static struct an_irq *irq_get(struct tt_analysis *a, uint32_t irq)
 {
-	unsigned mask = a->irq_slots, i = tt_an_hash(irq) % mask;
+	unsigned slots = a->irq_slots, i = tt_an_first(tt_an_hash(irq), slots);
 
-	for (unsigned n = 0; n < mask; n++, i = (i + 1) % mask) {
+	for (unsigned n = 0; n < slots; n++, i = tt_an_next(i, slots)) {
 		struct an_irq *q = &a->irqs[i];
 		if (q->used && q->irq == irq)
 			return q;

@@ -34,8 +34,9 @@ static const struct {
 	[M_INV] = { "tracetap_thread_priority_inversions_total",
 		    "Priority inversions the thread was blocked in", "counter" },
 	[M_STACK] = { "tracetap_thread_stack_free_bytes",
-		      "Stack bytes below the lowest stack pointer seen in traced events",
-		      "gauge" },
+		      "Stack bytes never used: below the lowest stack pointer seen in traced events "
+		      "(source=traced_stack_pointer), or the fill left from the stack start, read "
+		      "from RAM (source=painted)", "gauge" },
 };
 
 static uint64_t thread_value(int m, const struct tt_analysis_thread *t)
@@ -49,7 +50,7 @@ static uint64_t thread_value(int m, const struct tt_analysis_thread *t)
 }
 
 static void thread_line(struct tt_an_out *o, int m, const char *target, const char *thread,
-			uint32_t id, double v, bool other)
+			uint32_t id, double v, bool other, bool painted)
 {
 	tt_an_put(o, "%s{target=\"", thread_m[m].name);
 	put_label(o, target);
@@ -59,7 +60,8 @@ static void thread_line(struct tt_an_out *o, int m, const char *target, const ch
 		tt_an_put(o, "\"} %.15g\n", v);
 	else
 		tt_an_put(o, "\",id=\"0x%08" PRIx32 "\"%s} %.15g\n", id,
-		    m == M_STACK ? ",source=\"traced_stack_pointer\"" : "", v);
+		    m != M_STACK ? "" : painted ? ",source=\"painted\"" :
+		    ",source=\"traced_stack_pointer\"", v);
 }
 
 struct family {
@@ -68,6 +70,7 @@ struct family {
 	const char *target;
 	double other;
 	bool any_other;
+	bool painted; /* M_STACK: the figures read from RAM (only where they are numbers) */
 };
 
 /* One thread's line of a family: up to the bound, the rest summed as "(other)". */
@@ -77,7 +80,11 @@ static void family_thread(void *arg, unsigned i, const struct tt_analysis_thread
 	double v;
 	char idname[16];
 
-	if (f->m == M_STACK) {
+	if (f->m == M_STACK && f->painted) {
+		if (!t->painted_given || t->painted != TT_PAINT_OK)
+			return;
+		v = t->painted_free;
+	} else if (f->m == M_STACK) {
 		if (!t->have_sp || !t->stack_size)
 			return;
 		uint64_t fr = t->lowest_sp < t->stack_start ? 0 : t->lowest_sp - t->stack_start;
@@ -93,21 +100,25 @@ static void family_thread(void *arg, unsigned i, const struct tt_analysis_thread
 		return;
 	}
 	snprintf(idname, sizeof(idname), "0x%08" PRIx32, t->id);
-	thread_line(f->o, f->m, f->target, t->name ? t->name : idname, t->id, v, false);
+	thread_line(f->o, f->m, f->target, t->name ? t->name : idname, t->id, v, false, f->painted);
 }
 
 /* One family's lines for one target. */
 static void thread_family(struct tt_an_out *o, int m, const char *target, const struct tt_analysis *an)
 {
 	struct tt_analysis_totals tot;
-	struct family f = { o, m, target, 0, false };
+	struct family f = { o, m, target, 0, false, false };
 
 	tt_analysis_totals(an, &tot);
 	if ((m == M_CPU_S && !tot.has_ns) || (m == M_CPU_TICKS && tot.has_ns))
 		return;
 	tt_analysis_each_thread(an, family_thread, &f);
 	if (f.any_other)
-		thread_line(o, m, target, "(other)", 0, f.other, true);
+		thread_line(o, m, target, "(other)", 0, f.other, true, false);
+	if (m == M_STACK) {
+		f.painted = true;
+		tt_analysis_each_thread(an, family_thread, &f);
+	}
 }
 
 static void system_lines(struct tt_an_out *o, const char *const *names,

@@ -103,7 +103,32 @@ static uint64_t stack_free(const struct an_thread *t)
 	return f < t->stack_size ? f : t->stack_size;
 }
 
-static void json_thread(struct tt_an_out *o, const struct an_thread *t, bool has_ns)
+/* The figure read from RAM, when the daemon gave one: its own source label, and what kept it
+ * from a number (no fill pattern, unreadable) said as such. */
+static const char *painted_state(enum tt_stack_paint st)
+{
+	switch (st) {
+	case TT_PAINT_OK: return "painted";
+	case TT_PAINT_ABSENT: return "no fill pattern";
+	case TT_PAINT_UNREADABLE: return "unreadable";
+	default: return "scanning";
+	}
+}
+
+static void json_painted(struct tt_an_out *o, const struct an_thread *t)
+{
+	if (!t->painted_given)
+		return;
+	tt_an_put(o, ",\"painted\":{\"source\":\"painted stack\",\"state\":\"%s\"",
+		  painted_state(t->painted));
+	if (t->painted == TT_PAINT_OK)
+		tt_an_put(o, ",\"free\":%" PRIu32 ",\"used\":%" PRIu32 ",\"overflow\":%s",
+			  t->painted_free, t->painted_used, t->painted_overflow ? "true" : "false");
+	tt_an_put(o, "}");
+}
+
+static void json_thread(struct tt_an_out *o, const struct tt_analysis *a,
+			const struct an_thread *t, bool has_ns)
 {
 	tt_an_put(o, "{\"id\":%" PRIu32 ",\"name\":", t->id);
 	put_str(o, t->name);
@@ -124,15 +149,30 @@ static void json_thread(struct tt_an_out *o, const struct an_thread *t, bool has
 			    t->min_sp_event);
 		if (t->stack_size)
 			tt_an_put(o, ",\"min_free\":%" PRIu64, stack_free(t));
+		json_painted(o, t);
 		tt_an_put(o, "}");
 	}
+	if (t->born || t->died) {
+		tt_an_put(o, ",\"life\":{");
+		if (t->born)
+			tt_an_put(o, "\"start\":%" PRIu64 "%s", t->born_time, t->died ? "," : "");
+		if (t->died)
+			tt_an_put(o, "\"stop\":%" PRIu64, t->died_time);
+		if (t->born && t->died && t->died_time >= t->born_time)
+			tt_an_put(o, ",\"ticks\":%" PRIu64, t->died_time - t->born_time);
+		tt_an_put(o, "}");
+	}
+	tt_an_states_json(a, t, o);
 	tt_an_put(o, "}");
 }
+
+static const char *const inv_state[] = { [TT_AN_INV_OPEN] = "open",
+	[TT_AN_INV_CLOSED] = "closed", [TT_AN_INV_CUT] = "cut" };
 
 static void json_tail(const struct tt_analysis *a, struct tt_an_out *o)
 {
 	const struct an_service **sv = sorted_services(a);
-	uint64_t k = a->ninv < a->lim.max_inversions ? a->ninv : a->lim.max_inversions;
+	uint64_t k = tt_analysis_ninversions(a);
 
 	tt_an_put(o, "],\"services\":[");
 	for (unsigned i = 0; sv && i < a->nservices; i++) {
@@ -142,26 +182,64 @@ static void json_tail(const struct tt_analysis *a, struct tt_an_out *o)
 	}
 	free(sv);
 	tt_an_put(o, "]");
+	tt_an_tservices_json(a, o);
 	tt_an_calls_json(a, o);
 	tt_an_put(o, ",\"counters\":{");
 	for (unsigned i = 0; a->ops && i < a->ops->ncounters; i++)
 		tt_an_put(o, "%s\"%s\":%" PRIu64, i ? "," : "", a->ops->counters[i].key, a->counters[i]);
 	tt_an_put(o, "},\"inversions\":[");
-	for (uint64_t i = a->ninv - k, n = 0; i < a->ninv; i++, n++) {
-		const struct an_inversion *v = &a->inv[i % a->lim.max_inversions];
-		tt_an_put(o, "%s{\"deterministic\":%s,\"mutex\":%" PRIu32 ",\"blocked\":%" PRIu32
-		       ",\"blocked_priority\":%" PRId32 ",\"owner\":%" PRIu32
-		       ",\"owner_priority\":%" PRId32 ",\"start_event\":%" PRIu64,
-		    n ? "," : "", v->bad ? "false" : "true", v->mutex, v->blocked, v->blocked_prio,
-		    v->owner, v->owner_prio, v->start_event);
-		if (v->end_known)
-			tt_an_put(o, ",\"end_event\":%" PRIu64, v->end_event);
+	struct tt_analysis_inversion v;
+	for (uint64_t i = 0; tt_analysis_inversion_at(a, i, &v) == 0; i++) {
+		tt_an_put(o, "%s{\"deterministic\":%s,\"state\":\"%s\",\"mutex\":%" PRIu32
+		       ",\"blocked\":%" PRIu32 ",\"blocked_priority\":%" PRId32 ",\"owner\":%" PRIu32
+		       ",\"owner_priority\":%" PRId32 ",\"start_event\":%" PRIu64
+		       ",\"start_seq\":%" PRIu64 ",\"start_time\":%" PRIu64,
+		    i ? "," : "", v.deterministic ? "true" : "false", inv_state[v.state], v.mutex,
+		    v.blocked, v.blocked_prio, v.owner, v.owner_prio, v.start_event, v.start_seq,
+		    v.start_time);
+		if (v.state == TT_AN_INV_CLOSED)
+			tt_an_put(o, ",\"end_event\":%" PRIu64 ",\"end_seq\":%" PRIu64
+			       ",\"end_time\":%" PRIu64, v.end_event, v.end_seq, v.end_time);
+		tt_an_put(o, ",\"duration_ticks\":%" PRIu64, v.ticks);
+		if (v.has_ns)
+			tt_an_put(o, ",\"duration_ns\":%" PRIu64, v.ns);
 		tt_an_put(o, "}");
 	}
 	tt_an_put(o, "],\"overflow\":{\"threads\":%" PRIu64 ",\"services\":%" PRIu64
-	       ",\"inversions\":%" PRIu64 ",\"calls\":%" PRIu64 ",\"irqs\":%" PRIu64 "}}",
+	       ",\"inversions\":%" PRIu64 ",\"calls\":%" PRIu64 ",\"irqs\":%" PRIu64
+	       ",\"thread_services\":%" PRIu64 "}}",
 	    a->t.overflow_threads, a->t.overflow_services, a->ninv - k, a->t.overflow_calls,
-	    a->t.overflow_irqs);
+	    a->t.overflow_irqs, a->t.overflow_thread_services);
+}
+
+/* "has": the figures the format can give at all (the flags its classify can set); the others
+ * are 0 because the format does not trace them, not because nothing happened. */
+static void json_has(struct tt_an_out *o, const struct tt_analysis_ops *ops)
+{
+	uint32_t f = ops ? ops->flags : 0;
+	bool derived = ops && !ops->traces_switches; /* preemptions by TraceX's next-context rules */
+	const struct { bool on; const char *key; } has[] = {
+		{ f & TT_AN_SUSPEND, "suspensions" },
+		{ f & TT_AN_RESUME, "resumptions" },
+		{ (derived && (f & (TT_AN_RESUME | TT_AN_TIME_SLICE))) || (f & TT_AN_PREEMPTED),
+		  "preemptions" },
+		{ derived && (f & TT_AN_TIME_SLICE), "time_slices" },
+		{ f & TT_AN_MUTEX_GET, "inversions" },
+		{ f & TT_AN_SP, "stack" },
+		{ f & TT_AN_IRQ, "irqs" },
+		{ f & TT_AN_CALL_ENTER, "calls" },
+		{ f & TT_AN_STATE, "states" },
+		{ f & TT_AN_THREAD_START, "life" },
+	};
+	bool first = true;
+
+	tt_an_put(o, ",\"has\":[");
+	for (size_t i = 0; i < sizeof(has) / sizeof(has[0]); i++)
+		if (has[i].on) {
+			tt_an_put(o, "%s\"%s\"", first ? "" : ",", has[i].key);
+			first = false;
+		}
+	tt_an_put(o, "]");
 }
 
 size_t tt_analysis_json(const struct tt_analysis *a, char *buf, size_t len)
@@ -174,6 +252,7 @@ size_t tt_analysis_json(const struct tt_analysis *a, char *buf, size_t len)
 	tt_an_put(&o, "{\"events\":%" PRIu64 ",\"gaps\":%" PRIu64 ",\"lost\":%" PRIu64
 		",\"epochs\":%" PRIu64 ",\"span_ticks\":%" PRIu64,
 	    t->events, t->gaps, t->lost, t->epochs, t->span_ticks);
+	json_has(&o, a->ops);
 	tt_an_put(&o, ",\"epoch_start\":{\"events\":%" PRIu64 ",\"gaps\":%" PRIu64
 		",\"lost\":%" PRIu64 ",\"span_ticks\":%" PRIu64 ",\"context_switches\":%" PRIu64
 		",\"interrupts\":%" PRIu64 "}",
@@ -192,11 +271,16 @@ size_t tt_analysis_json(const struct tt_analysis *a, char *buf, size_t len)
 	if (t->has_ns)
 		tt_an_put(&o, ",\"interrupt_ns\":%" PRIu64 ",\"idle_ns\":%" PRIu64, t->isr_ns, t->idle_ns);
 	tt_an_put(&o, "}");
+	if (a->have_scan)
+		tt_an_put(&o, ",\"stack_scan\":{\"budget_bytes_per_s\":%" PRIu32 ",\"bytes\":%" PRIu64
+			  ",\"bytes_per_s\":%.1f,\"threads\":%u,\"threads_not_scanned\":%u}",
+			  a->scan.budget, a->scan.bytes, a->scan.bytes_per_s, a->scan.threads,
+			  a->scan.threads_over);
 	tt_an_series_json(a, &o);
 	tt_an_put(&o, ",\"threads\":[");
 	for (unsigned i = 0; i < n; i++) {
 		tt_an_put(&o, i ? "," : "");
-		json_thread(&o, th[i], t->has_ns);
+		json_thread(&o, a, th[i], t->has_ns);
 	}
 	free(th);
 	json_tail(a, &o);
@@ -217,6 +301,8 @@ static void public_thread(const struct an_thread *t, struct tt_analysis_thread *
 		.resumptions = t->resumptions, .events = t->events, .inversions = t->inversions,
 		.stack_size = t->stack_size, .stack_start = t->stack_start, .have_sp = t->have_sp,
 		.lowest_sp = t->min_sp, .lowest_sp_event = t->min_sp_event,
+		.painted_given = t->painted_given, .painted = t->painted, .painted_free = t->painted_free,
+		.painted_used = t->painted_used, .painted_overflow = t->painted_overflow,
 	};
 }
 
@@ -320,6 +406,33 @@ static void text_execution(struct tt_an_out *o, const struct tt_analysis *a,
 	tt_an_put(o, "\n\n");
 }
 
+/* The high-water marks read from RAM (beyond TraceX: its Minimum above is from traced stack
+ * pointers), where the daemon gave them. */
+static void text_painted(struct tt_an_out *o, const struct an_thread **th, unsigned n)
+{
+	bool any = false;
+
+	for (unsigned i = 0; i < n; i++)
+		any |= th[i]->painted_given;
+	if (!any)
+		return;
+	tt_an_put(o, STARS " Thread Stack High-Water (painted stack, read from RAM) **\n"
+	       "   Stack Size\tUsed      Free            Name\n\n");
+	for (unsigned i = 0; i < n; i++) {
+		const struct an_thread *t = th[i];
+		if (!t->painted_given)
+			continue;
+		tt_an_put(o, " %8" PRIu32, t->stack_size);
+		if (t->painted == TT_PAINT_OK)
+			tt_an_put(o, "     %8" PRIu32 "  %8" PRIu32 "%s", t->painted_used,
+				  t->painted_free, t->painted_overflow ? " (fill gone to the start)" : "");
+		else
+			tt_an_put(o, "     %-18s", painted_state(t->painted));
+		tt_an_put(o, "     %s\n", t->name[0] ? t->name : "?");
+	}
+	tt_an_put(o, "\n\n");
+}
+
 static void text_stack(struct tt_an_out *o, const struct an_thread **th, unsigned n)
 {
 	bool any = false;
@@ -346,6 +459,7 @@ static void text_stack(struct tt_an_out *o, const struct an_thread **th, unsigne
 		tt_an_put(o, "     %s\n", t->name[0] ? t->name : "?");
 	}
 	tt_an_put(o, "\n\n");
+	text_painted(o, th, n);
 }
 
 static void text_counters(struct tt_an_out *o, const struct tt_analysis *a)
@@ -371,6 +485,17 @@ static void text_counters(struct tt_an_out *o, const struct tt_analysis *a)
 		tt_an_put(o, "\n\n");
 }
 
+/* The system-wide table's name of event id ("" when it has none). */
+static const char *service_name(const struct tt_analysis *a, uint32_t id)
+{
+	unsigned slots = a->service_slots, i = tt_an_first(tt_an_hash(id), slots);
+
+	for (unsigned n = 0; n < slots && a->services[i].used; n++, i = tt_an_next(i, slots))
+		if (a->services[i].id == id)
+			return a->services[i].name;
+	return "";
+}
+
 static void text_services(struct tt_an_out *o, const struct tt_analysis *a)
 {
 	const struct an_service **sv = sorted_services(a);
@@ -384,21 +509,25 @@ static void text_services(struct tt_an_out *o, const struct tt_analysis *a)
 	tt_an_put(o, "\n\n");
 }
 
+/* Each kept inversion: its events, how long it lasted (open: so far, ">="; cut by a gap or
+ * reset: at least, ">="). */
 static void text_inversions(struct tt_an_out *o, const struct tt_analysis *a)
 {
-	uint64_t k = a->ninv < a->lim.max_inversions ? a->ninv : a->lim.max_inversions;
+	uint64_t k = tt_analysis_ninversions(a);
+	struct tt_analysis_inversion v;
 
 	tt_an_put(o, STARS " Priority Inversions *****************************\n"
-	       "   Start Event   End Event   Kind                Blocked   Owner     Mutex\n\n");
-	for (uint64_t i = a->ninv - k; i < a->ninv; i++) {
-		const struct an_inversion *v = &a->inv[i % a->lim.max_inversions];
-		tt_an_put(o, "   %11" PRIu64 "   ", v->start_event);
-		if (v->end_known)
-			tt_an_put(o, "%9" PRIu64, v->end_event);
+	       "   Start Event   End Event      Duration (ticks)   Kind                Blocked   "
+	       "Owner     Mutex\n\n");
+	for (uint64_t i = 0; tt_analysis_inversion_at(a, i, &v) == 0; i++) {
+		tt_an_put(o, "   %11" PRIu64 "   ", v.start_event);
+		if (v.state == TT_AN_INV_CLOSED)
+			tt_an_put(o, "%9" PRIu64 "   %19" PRIu64, v.end_event, v.ticks);
 		else
-			tt_an_put(o, "%9s", "open");
+			tt_an_put(o, "%9s   >=%17" PRIu64, inv_state[v.state], v.ticks);
 		tt_an_put(o, "   %-18s  %08" PRIx32 "  %08" PRIx32 "  %08" PRIx32 "\n",
-		    v->bad ? "non-deterministic" : "deterministic", v->blocked, v->owner, v->mutex);
+		    v.deterministic ? "deterministic" : "non-deterministic", v.blocked, v.owner,
+		    v.mutex);
 	}
 	if (a->ninv > k)
 		tt_an_put(o, "   (%" PRIu64 " older inversions not kept)\n", a->ninv - k);
@@ -427,9 +556,11 @@ size_t tt_analysis_text(const struct tt_analysis *a, char *buf, size_t len)
 	    t->interrupts, t->nested_interrupts, t->inversions, t->bad_inversions);
 	text_execution(&o, a, th, n);
 	text_stack(&o, th, n);
+	tt_an_states_text(a, th, n, &o);
 	free(th);
 	text_counters(&o, a);
 	text_services(&o, a);
+	tt_an_tservices_text(a, &o, service_name);
 	tt_an_calls_text(a, &o);
 	text_inversions(&o, a);
 	return tt_an_done(&o);

@@ -10,10 +10,11 @@
  * usage: tt-bench-decode SECONDS THREADX_RAM BASE HEADER [NUTTX_RECORDS [QNX_EVENTS]]
  * Prints two lines per format:
  *   decode format=F records=N image_bytes=B passes=P cpu_s=S records_per_s=X json_mb_per_s=Y
- *   analysis format=F decode_per_s=X with_analysis_per_s=Y overhead_pct=Z memory_bytes=M
- *            memory_10min_bytes=M10
+ *   analysis format=F decode_per_s=X with_analysis_per_s=Y overhead_pct=Z analysis_ns=A
+ *            daemon_path_pct=P memory_bytes=M memory_10min_bytes=M10
  * the second comparing decode alone (records counted) with decode + the live analysis
- * (analysis/analysis.h, the format's ops, default limits: 256 threads), and the analysis's
+ * (analysis/analysis.h, the format's ops, default limits: 256 threads), the analysis's own ns
+ * per record and that as a share of the daemon's path per record (decode + JSON), and its
  * memory, all of it allocated at creation (and with 10 minutes of CPU load history).
  * and exits 1 when an image does not decode (that is a broken benchmark, not a slow one).
  */
@@ -90,7 +91,8 @@ static void count_analysed(void *arg, const struct tt_record *rec)
 /* Decode alone against decode + analysis, alternated three times (the best of each: the
  * machine's other load only ever slows a run down). */
 static int bench_analysis(const struct tt_reader_ops *ops, const uint8_t *img, size_t len,
-			  uint64_t base, const struct tt_reader_config *cfg, double secs)
+			  uint64_t base, const struct tt_reader_config *cfg, double secs,
+			  double json_rate)
 {
 	struct analysed x = { 0 };
 	uint64_t n = 0;
@@ -110,10 +112,14 @@ static int bench_analysis(const struct tt_reader_ops *ops, const uint8_t *img, s
 					       .max_threads = 256, .series_buckets = 6000 },
 				       &ten) == 0 ? tt_analysis_memory(ten) : 0;
 	tt_analysis_free(ten);
+	/* the analysis's own time per record, and that against the daemon's path per record
+	 * (decode + JSON, the decode line's rate) */
+	double an_ns = best_a > 0 && best_d > 0 ? 1e9 / best_a - 1e9 / best_d : 0;
 	printf("analysis format=%s decode_per_s=%.0f with_analysis_per_s=%.0f overhead_pct=%.1f "
-	       "memory_bytes=%zu memory_10min_bytes=%zu\n", ops->name, best_d, best_a,
-	       best_d > 0 ? 100.0 * (best_d - best_a) / best_d : 0.0, tt_analysis_memory(x.an),
-	       mem10);
+	       "analysis_ns=%.1f daemon_path_pct=%.1f memory_bytes=%zu memory_10min_bytes=%zu\n",
+	       ops->name, best_d, best_a, best_d > 0 ? 100.0 * (best_d - best_a) / best_d : 0.0,
+	       an_ns, json_rate > 0 ? 100.0 * an_ns / (1e9 / json_rate) : 0.0,
+	       tt_analysis_memory(x.an), mem10);
 	tt_analysis_free(x.an);
 	return best_a > 0 ? 0 : -1;
 }
@@ -146,7 +152,8 @@ static int bench(const char *format, const uint8_t *img, size_t len, uint64_t ba
 	       "records_per_s=%.0f json_mb_per_s=%.1f\n", format,
 	       (unsigned long long)(s.records / passes), len, passes, dt, (double)s.records / dt,
 	       (double)s.bytes / dt / 1e6);
-	return s.records ? bench_analysis(ops, img, len, base, &cfg, secs) : -1;
+	return s.records ? bench_analysis(ops, img, len, base, &cfg, secs, (double)s.records / dt)
+			 : -1;
 }
 
 static uint8_t *read_file(const char *path, size_t *len)

@@ -6,6 +6,7 @@
 #
 # usage: bench/run.sh [--quick] [--only ITEM] [--build DIR] [--out FILE]
 #   ITEM: decode | triggers | pipeline (includes the memory rows) | chain | latency | rtt | soak | dashboard | mqtt
+#         | stacks
 #   --quick: short runs (checks the script; numbers are rough), the soak is 20 s, not 10 min
 #   --build: build dir (default build-bench, set up with --buildtype=release when missing)
 #   --out:   results file (default bench/RESULTS.md; --quick and --only write nothing unless
@@ -18,7 +19,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(dirname "$here")
 QUICK=0 ONLY= BUILD=$src/build-bench OUT=
-usage() { sed -n '8,13s/^# \{0,1\}//p' "$0"; }
+usage() { sed -n '8,14s/^# \{0,1\}//p' "$0"; }
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) QUICK=1 ;;
@@ -30,7 +31,7 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-case $ONLY in '' | decode | triggers | pipeline | chain | latency | rtt | soak | dashboard | mqtt) ;; *) usage >&2; exit 2 ;; esac
+case $ONLY in '' | decode | triggers | pipeline | chain | latency | rtt | soak | dashboard | mqtt | stacks) ;; *) usage >&2; exit 2 ;; esac
 [ -z "$OUT" ] && [ $QUICK = 0 ] && [ -z "$ONLY" ] && OUT=$here/RESULTS.md
 want() { [ -z "$ONLY" ] || [ "$ONLY" = "$1" ]; }
 q() { [ $QUICK = 1 ] && echo "$1" || echo "$2"; }
@@ -45,8 +46,7 @@ grep -q '^build tests/sim/libtt-fakeusb.so:' "$BUILD/build.ninja" && fakeusb=(te
 ninja -C "$BUILD" daemon/tracetapd client/tracetap tests/sim/tt-simtarget tests/sim/tt-fw-threadx \
 	tests/live/check_seq tests/integration/tt-bench-link tests/e2e/tt-e2e-latency \
 	bench/tt-bench-decode bench/tt-bench-clients bench/tt-bench-naive bench/tt-bench-rtt \
-	"${fakeusb[@]}" >/dev/null || exit 1
-	bench/tt-bench-triggers >/dev/null || exit 1
+	bench/tt-bench-triggers "${fakeusb[@]}" >/dev/null || exit 1
 export TRACETAPD=$BUILD/daemon/tracetapd TAIL=$BUILD/client/tracetap
 export SIMTARGET=$BUILD/tests/sim/tt-simtarget FW_THREADX=$BUILD/tests/sim/tt-fw-threadx
 export CHECK_SEQ=$BUILD/tests/live/check_seq NAIVE=$BUILD/bench/tt-bench-naive
@@ -79,7 +79,7 @@ if want decode; then
 		case $line in
 		analysis*)
 			row decode "$(field "$line" format): decode alone / + live analysis" \
-				"$(field "$line" decode_per_s) / $(field "$line" with_analysis_per_s) events/s ($(field "$line" overhead_pct)% more CPU; the analysis holds $(field "$line" memory_bytes) B, $(field "$line" memory_10min_bytes) B with 10 minutes of load history; all from the start)" ;;
+				"$(field "$line" decode_per_s) / $(field "$line" with_analysis_per_s) events/s ($(field "$line" overhead_pct)% more CPU; $(field "$line" analysis_ns) ns per record, $(field "$line" daemon_path_pct)% of decode + JSON; the analysis holds $(field "$line" memory_bytes) B, $(field "$line" memory_10min_bytes) B with 10 minutes of load history; all from the start)" ;;
 		*)
 			row decode "$(field "$line" format) ($(field "$line" records) records, $(field "$line" image_bytes) B image)" \
 				"$(field "$line" records_per_s) events/s ($(field "$line" json_mb_per_s) MB/s of JSON)" ;;
@@ -288,6 +288,51 @@ bench_mqtt() {
 		"$(r path_per_cpu_s) / $(r direct_per_cpu_s); $(r ratio)"
 }
 want mqtt && bench_mqtt
+
+# ---- 8. the stacks' high-water marks read from RAM: what the link budget costs, next to the
+# trace polling, through real OpenOCD on the simulated JTAG link (tt-fw-threadx --stacks: three
+# painted stacks, one unpainted, 1,000 events/s)
+bench_stacks() {
+	local secs b0 s0 t0 b1 s1 t1 first_ms port
+	item stacks "stack high-water marks from RAM: the budget's cost (real OpenOCD, simulated JTAG)"
+	secs=$(q 5 30)
+	tt_spawn stksim "$SIMTARGET" --base 0x20000000 --size 0x40000 --ram "$TT_TMP/stk.bin"
+	tt_expect stksim '^listening port=([0-9]+)$'
+	port=${BASH_REMATCH[1]}
+	tt_spawn stkfw "$FW_THREADX" --ram "$TT_TMP/stk.bin" --base 0x20000000 --size 0x40000 \
+		--buf-size 0x4000 --rate 1000 --stacks 0x10000
+	tt_expect stkfw '^header='
+	t0=$(date +%s%N)
+	bench_daemon "$TT_TMP/stk.err" --name stk --pointer 0x20000000 --log-level notice \
+		--probe openocd-spawn -f "$src/tests/sim/openocd-sim.cfg" \
+		-c "remote_bitbang port $port"
+	painted() { curl -sf "http://127.0.0.1:$HPORT/api/stats?target=stk" |
+		grep -o '"state":"painted"' | wc -l; }
+	local end=$((SECONDS + 60))
+	until [ "$(painted)" -ge 3 ]; do
+		[ $SECONDS -lt $end ] || tt_die "stacks: no painted figures in 60 s"
+		sleep 0.1
+	done
+	first_ms=$((($(date +%s%N) - t0) / 1000000))
+	s0=$(bench_metric "$HPORT" tracetap_stack_scan_bytes_total)
+	b0=$(bench_metric "$HPORT" tracetap_probe_bytes_total)
+	t0=$(date +%s%N)
+	sleep "$secs"
+	s1=$(bench_metric "$HPORT" tracetap_stack_scan_bytes_total)
+	b1=$(bench_metric "$HPORT" tracetap_probe_bytes_total)
+	t1=$(date +%s%N)
+	row stacks "first figures of 3 painted stacks (4 KiB), default budget 512 B/s" \
+		"$first_ms ms from start (daemon, OpenOCD and attach included); $s0 stack bytes"
+	row stacks "then, over $secs s: stack bytes/s / trace bytes/s at 1,000 events/s" \
+		"$(awk -v s=$((s1 - s0)) -v b=$((b1 - b0)) -v ns=$((t1 - t0)) 'BEGIN {
+			printf "%.0f / %.0f (stacks %.1f%% of the probe bytes)", s * 1e9 / ns,
+			(b - s) * 1e9 / ns, b ? 100 * s / b : 0 }')"
+	kill "$DP" "$TT_PID_stkfw" "$TT_PID_stksim"
+	wait "$DP" "$TT_PID_stkfw" "$TT_PID_stksim" 2>/dev/null
+	tt_unspawn stkfw
+	tt_unspawn stksim
+}
+want stacks && bench_stacks
 
 # ---- the table
 LOAD1=$(cut -d' ' -f1-3 /proc/loadavg)

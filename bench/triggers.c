@@ -4,8 +4,11 @@
  * tt_trig_record (daemon/tracetapd.c on_record). This times that path over the same records
  * (tests/server/synth.c: the ThreadX-like workload, user events, a gap every 1000) three ways:
  * the hub alone (the daemon before triggers), the engine with no trigger (the daemon now, as
- * shipped), and the engine with 10 triggers of every condition kind, none of which fires
- * (firing is rare by design; its cost is the alert and the capture, not the matching). The time
+ * shipped), and the engine with 10 triggers of every record and state condition kind, none of
+ * which fires (firing is rare by design; its cost is the alert and the capture, not the
+ * matching). The statistics conditions (stack, inversion, cpu, irq, syscall, silent) cost
+ * nothing per record: they are matched on a sample of the live analysis once a second per
+ * target (tt_trig_sample_analysis), and the analysis runs for /api/stats anyway. The time
  * is this thread's CPU time, best of 7 interleaved passes, so other load on the machine counts
  * little.
  * usage: tt-bench-triggers [RECORDS]   (default 2000000)

@@ -22,7 +22,7 @@ enum {
 	C_EXPORT = 1 << 4,
 	C_CAPTURES = 1 << 5,
 	C_TOP = 1 << 6,
-	C_ALL = 0x3f,
+	C_ALL = (1 << 7) - 1, /* every command above */
 };
 
 struct cmd_doc {
@@ -98,6 +98,8 @@ static const struct opt_doc opts[] = {
 	{ "no-color", 0, 'C', NULL, C_TAIL,
 	  "no colours (none either when NO_COLOR is set or stdout is not a terminal)" },
 	{ "token", 1, 'k', "TOKEN", C_ALL, "the daemon's token (default: $TRACETAP_TOKEN)" },
+	{ "ca", 1, 'A', "FILE", C_ALL,
+	  "wss:// or https://: trust the CAs in FILE (PEM), not the system's" },
 	{ "help", 0, 'h', NULL, C_ALL, "this help" },
 };
 
@@ -122,7 +124,8 @@ static void usage(FILE *f, const struct cmd_doc *c)
 			 opts[i].arg ? opts[i].arg : "");
 		fprintf(f, "  %-20s %s\n", flag, opts[i].help);
 	}
-	fprintf(f, "\nURL: the daemon, ws://HOST:PORT or HOST:PORT (default 127.0.0.1:7733).\n"
+	fprintf(f, "\nURL: the daemon, ws://HOST:PORT or HOST:PORT (default 127.0.0.1:7733);\n"
+		   "wss://HOST:PORT for one serving TLS (its certificate must verify, for HOST).\n"
 		   "\nexamples:\n");
 	for (const char *p = c->examples; *p;) {
 		size_t n = strcspn(p, "\n");
@@ -175,6 +178,7 @@ static int take(struct tt_cli *o, int c, const char *name)
 	case 'w': o->wide = true; return 0;
 	case 'C': o->color = false; return 0;
 	case 'k': o->token = optarg; return 0;
+	case 'A': o->ca = optarg; return 0;
 	case 'o': o->out = optarg; return 0;
 	case 'i':
 		if (parse_num(o->cmd, name, optarg, UINT32_MAX, &v) < 0)
@@ -256,8 +260,13 @@ int tt_cli_parse(int argc, char **argv, const char *cmd, struct tt_cli *o)
 		return -1;
 	}
 	if (tt_url_parse(optind < argc ? argv[optind] : "ws://127.0.0.1:7733/ws", &o->url) < 0) {
-		fprintf(stderr, "tracetap %s: bad URL '%s' (expected ws://HOST:PORT or HOST:PORT)\n",
-			cmd, argv[optind]);
+		fprintf(stderr, "tracetap %s: bad URL '%s' (expected ws://HOST:PORT, "
+			"wss://HOST:PORT or HOST:PORT)\n", cmd, argv[optind]);
+		return -1;
+	}
+	if (o->ca && !o->url.tls) {
+		fprintf(stderr, "tracetap %s: --ca %s: the daemon's URL is not TLS (wss://HOST:PORT "
+			"is)\n", cmd, o->ca);
 		return -1;
 	}
 	char why[160];
@@ -273,23 +282,32 @@ int tt_cli_parse(int argc, char **argv, const char *cmd, struct tt_cli *o)
 	return 0;
 }
 
-void tt_cli_unreachable(const struct tt_cli *o, int rc)
+void tt_cli_connect_failed(const struct tt_cli *o, int rc, const char *err)
 {
-	fprintf(stderr, "tracetap %s: cannot reach tracetapd at %s:%d (%s): is it running? "
-			"(systemctl status tracetapd; or name its address: tracetap %s HOST:PORT)\n",
-		o->cmd, o->url.host, o->url.port, strerror(-rc), o->cmd);
+	char text[TT_TEXTFMT_CAP(400)];
+
+	if (rc == -ECONNREFUSED || rc == -EHOSTUNREACH || rc == -ENETUNREACH || rc == -ETIMEDOUT)
+		fprintf(stderr, "tracetap %s: cannot reach tracetapd at %s:%d (%s): is it running? "
+				"(systemctl status tracetapd; or name its address: tracetap %s "
+				"HOST:PORT)\n", o->cmd, o->url.host, o->url.port, strerror(-rc), o->cmd);
+	else
+		fprintf(stderr, "tracetap %s: %s\n", o->cmd,
+			tt_textfmt_clean(text, sizeof(text), err, 400));
 }
 
 int tt_cli_get(const struct tt_cli *o, const char *path, cJSON **out, char **body_out,
 	       size_t *len_out)
 {
-	char *body = NULL;
+	char *body = NULL, err[1024];
 	size_t len = 0;
 	/* Bounded in bytes and time whatever the server does: a status answer in 5 s and
 	 * 16 MiB, an export (the whole history) in 2 min and 1 GiB. */
 	bool json = out != NULL;
-	int st = tt_http_get(o->url.host, o->url.port, path, o->token, json ? 5000 : 120000,
-			     json ? TT_HTTP_MAX_DEFAULT : 1u << 30, &body, &len);
+	struct tt_http_opts ho = { .host = o->url.host, .port = o->url.port, .tls = o->url.tls,
+				   .ca = o->ca, .path = path, .token = o->token,
+				   .timeout_ms = json ? 5000 : 120000,
+				   .max_bytes = json ? TT_HTTP_MAX_DEFAULT : 1u << 30 };
+	int st = tt_http_get(&ho, &body, &len, err, sizeof(err));
 
 	if (st == -EFBIG || st == -ETIMEDOUT) {
 		fprintf(stderr, "tracetap %s: tracetapd at %s:%d: the answer to %s %s\n", o->cmd,
@@ -299,7 +317,7 @@ int tt_cli_get(const struct tt_cli *o, const char *path, cJSON **out, char **bod
 		return 1;
 	}
 	if (st < 0) {
-		tt_cli_unreachable(o, st);
+		tt_cli_connect_failed(o, st, err);
 		return 1;
 	}
 	if (st != 200) {

@@ -18,6 +18,7 @@ struct tt_cli {
 	const char *cmd; /* "tail", "record", ... */
 	struct tt_url url;
 	const char *token;
+	const char *ca;     /* --ca: the CAs to trust for wss://, https:// (NULL: the system's) */
 	const char *target;
 	const char *ids[TT_CLI_MAX_FILTER], *names[TT_CLI_MAX_FILTER],
 		*threads[TT_CLI_MAX_FILTER];
@@ -48,8 +49,10 @@ int tt_cli_check_target(const struct tt_cli *o, const cJSON *targets);
 /* "a, b, c" from the daemon's targets array into buf ("none" when empty); returns the text. */
 const char *tt_cli_target_list(const cJSON *targets, char *buf, size_t cap);
 
-/* The one-line message for a daemon that cannot be reached (rc: -errno from the client). */
-void tt_cli_unreachable(const struct tt_cli *o, int rc);
+/* The one-line message for a connection to the daemon that failed (rc and err from
+ * wsclient.h): nothing answered (is it running?), or what failed (a certificate that does not
+ * verify, a handshake that is not right), as err says. */
+void tt_cli_connect_failed(const struct tt_cli *o, int rc, const char *err);
 
 /* Appends key=s to the query q (cap bytes), s percent-encoded. 0, or -1 when it does not fit
  * (q is then left as it was). */

@@ -26,13 +26,10 @@
 #include "../fw/fw.h"
 #include "../probe/image.h"
 #include "../proto/json.h"
-#include "../proto/nuttx.h"
-#include "../proto/qnx.h"
 #include "../proto/reader.h"
-#include "../proto/threadx.h"
 #include "commands.h"
 #include "export.h"
-#include "kevfollow.h"
+#include "follow.h"
 #include "layout.h"
 #include "opts.h"
 #include "target.h"
@@ -43,8 +40,10 @@
 
 struct decode {
 	int json, traceprinter;
-	bool tp_be;           /* --traceprinter: the events' byte order and OS major release */
-	uint32_t tp_os;
+	/* --traceprinter: the format's own tool's text (reader.h: native_line) and what its
+	 * lines need of the source (byte order, OS release) */
+	const struct tt_reader_ops *native;
+	struct tt_native_ctx nctx;
 	uint64_t n;
 	struct tt_textfmt tf;
 	struct tt_export *ex; /* --to: records go to the exporter instead of stdout */
@@ -93,7 +92,7 @@ static void on_record(void *arg, const struct tt_record *rec)
 	if (d->json)
 		n = tt_json_record(buf, sizeof(buf) - 1, rec, NULL, d->n);
 	else if (d->traceprinter)
-		n = tt_textfmt_traceprinter(buf, sizeof(buf) - 1, rec, d->tp_be, d->tp_os);
+		n = tt_textfmt_native(buf, sizeof(buf) - 1, rec, d->native, &d->nctx);
 	else
 		n = tt_textfmt_record(&d->tf, buf, sizeof(buf) - 1, rec, d->n);
 	put_line(buf, n);
@@ -229,32 +228,21 @@ static int file_write(void *arg, const void *buf, size_t len)
 	return fwrite(buf, 1, len, arg) == len ? 0 : -EIO;
 }
 
-/* --traceprinter: the .kev header's attributes (TRACE_<KEY>:: value, keys right-aligned),
- * then the line traceprinter puts before the events. */
-static void tp_item(void *arg, const char *key, size_t klen, const char *val, size_t vlen)
+static void print_line(void *arg, const char *line, size_t len)
 {
 	(void)arg;
-	printf("%*sTRACE_%.*s:: %.*s\n", klen < 16 ? (int)(16 - klen) : 0, "", (int)klen, key,
-	       (int)(vlen > 256 ? 256 : vlen), val);
+	fwrite(line, 1, len, stdout);
+	putchar('\n');
 }
 
-/* Also takes the byte order and OS release the event lines need from the header. */
-static void tp_header(struct decode *d, const uint8_t *buf, size_t len)
+/* --traceprinter: the lines the format's tool prints of a file's header, and the byte order
+ * and release its event lines need (nothing when buf does not start with a header). */
+static void native_header(struct decode *d, const uint8_t *buf, size_t len)
 {
-	struct tt_qnx_header h;
-	char err[256];
-
-	/* a header whose syspage is not all there still tells them */
-	if (tt_qnx_parse_header(buf, len, &h, err, sizeof(err)) == 0 || h.header_len) {
-		d->tp_be = h.big_endian;
-		d->tp_os = h.os_major;
-	}
-	printf(" -- HEADER FILE INFORMATION -- \n");
-	tt_qnx_header_items(buf, len, tp_item, NULL);
-	printf(" -- KERNEL EVENTS -- \n");
+	(void)d->native->native_header(buf, len, &d->nctx, print_line, NULL);
 }
 
-/* --follow FILE.kev: like `tail -f` (daemon/kevfollow.h), a look every 100 ms until SIGINT or
+/* --follow FILE.kev: like `tail -f` (daemon/follow.h), a look every 100 ms until SIGINT or
  * SIGTERM. An unreadable file or a malformed header ends it with status 1. */
 static volatile sig_atomic_t follow_stop;
 
@@ -264,32 +252,33 @@ static void on_follow_signal(int sig)
 	follow_stop = 1;
 }
 
-static int follow_kev(const char *path, uint64_t tick_hz, struct decode *d)
+static int follow_file(const struct tt_reader_ops *fr, const char *path, uint64_t tick_hz,
+		       struct decode *d)
 {
 	struct sigaction sa = { .sa_handler = on_follow_signal };
-	struct tt_kev_follow *f;
+	struct tt_follow *f;
 	bool waited_msg = false;
 	char err[512];
 	int rc = 0, st;
 
-	if (tt_kev_follow_new(path, tick_hz, &f) < 0) {
+	if (tt_follow_new(fr, path, tick_hz, &f) < 0) {
 		fprintf(stderr, "tracetap decode: out of memory\n");
 		return 1;
 	}
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	while (!follow_stop) {
-		st = tt_kev_follow_step(f, on_record, d, err, sizeof(err));
+		st = tt_follow_step(f, on_record, d, err, sizeof(err));
 		if (st < 0) {
 			fprintf(stderr, "tracetap decode: %s\n", err);
 			rc = 1;
 			break;
 		}
 		size_t hlen;
-		const uint8_t *hdr = tt_kev_follow_new_header(f, &hlen);
+		const uint8_t *hdr = tt_follow_new_header(f, &hlen);
 		if (hdr && d->traceprinter)
-			tp_header(d, hdr, hlen);
-		if (st == TT_KEV_WAITING && !waited_msg) {
+			native_header(d, hdr, hlen);
+		if (st == TT_FOLLOW_WAITING && !waited_msg) {
 			fprintf(stderr, "tracetap decode: %s: waiting for the rest of the header "
 				"(or for the file)\n", path);
 			waited_msg = true;
@@ -298,9 +287,23 @@ static int follow_kev(const char *path, uint64_t tick_hz, struct decode *d)
 		struct timespec ts = { 0, 100 * 1000 * 1000 };
 		nanosleep(&ts, NULL);
 	}
-	tt_kev_follow_free(f, rc ? NULL : on_record, d);
+	tt_follow_free(f, rc ? NULL : on_record, d);
 	fflush(stdout);
 	return rc;
+}
+
+/* The format --follow reads: the one given, when it has a stream_scheme (a file in its own
+ * layout read while it is written), else the first that has one; NULL when none does. */
+static const struct tt_reader_ops *follow_reader(const char *format)
+{
+	const struct tt_reader_ops *r = format ? tt_reader_find(format) : NULL;
+
+	if (format)
+		return r && r->stream_scheme ? r : NULL;
+	for (size_t i = 0; (r = tt_reader_at(i)); i++)
+		if (r->stream_scheme)
+			return r;
+	return NULL;
 }
 
 /* --to FMT [-o FILE]: the exporters of export/export.h, as /api/export and `tracetap record`
@@ -386,7 +389,11 @@ static size_t jsonl_each(const char *text, size_t len, struct decode *d, bool em
 			return line;
 		}
 		if (emit && d->an) {
-			tt_analysis_record(d->an, &rj.rec);
+			/* a recording's own seqs, so its inversions name the records it holds */
+			if (rj.seq)
+				tt_analysis_record_seq(d->an, &rj.rec, rj.seq);
+			else
+				tt_analysis_record(d->an, &rj.rec);
 		} else if (emit && d->ex) {
 			export_wire(d, p, n);
 		} else if (emit && d->json) {
@@ -531,7 +538,8 @@ static int parse_opts(struct decode_run *r, int argc, char **argv)
 			"(not with --json, --traceprinter or --follow)\n");
 		return 2;
 	}
-	if (r->d.traceprinter && (r->d.json || (r->cfg.format && tt_reader_find(r->cfg.format) != &tt_qnx_reader))) {
+	const struct tt_reader_ops *given = r->cfg.format ? tt_reader_find(r->cfg.format) : NULL;
+	if (r->d.traceprinter && (r->d.json || (r->cfg.format && (!given || !given->native_line)))) {
 		fprintf(stderr, "tracetap decode: --traceprinter is QNX's text form: not with "
 			"--json or another --format\n");
 		return 2;
@@ -679,7 +687,7 @@ static int decode_trace(struct decode_run *r)
 		rc_cfg.address = 0; /* not a RAM image at the symbol: the notes back to back */
 		r->base = 0;
 	}
-	if (r->d.traceprinter && reader != &tt_qnx_reader) {
+	if (r->d.traceprinter && !reader->native_line) {
 		fprintf(stderr, "tracetap decode: %s: --traceprinter needs QNX events (a .kev or "
 			"--format qnx)\n", r->path);
 		return 2;
@@ -691,22 +699,18 @@ static int decode_trace(struct decode_run *r)
 			r->path, r->err, reader->name);
 		return 1;
 	}
+	r->d.native = reader;
 	if (r->d.traceprinter && !r->cfg.address && reader->detect &&
-	    reader->detect(r->bytes, r->len)) {
-		struct tt_qnx_header h;
-		if (tt_qnx_parse_header(r->bytes, r->len, &h, r->err, sizeof(r->err)) == 0)
-			tp_header(&r->d, r->bytes, r->len);
-	} else if (r->d.traceprinter) { /* a ring image: the layout's byte order and version */
-		const struct tt_qnx_layout *lo = r->format_cfg;
-		r->d.tp_be = lo && lo->big_endian;
-		r->d.tp_os = lo ? lo->ver_major : 0;
-	}
+	    reader->detect(r->bytes, r->len))
+		native_header(&r->d, r->bytes, r->len);
+	else if (r->d.traceprinter && reader->native_ctx) /* a RAM image: from the configuration */
+		reader->native_ctx(r->format_cfg, &r->d.nctx);
 	if (r->to >= 0 && start_export(&r->d, r->to, r->out_path) < 0)
 		return 1;
 	/* a .trx keeps the source's timer mask and whole registry (else the names events use) */
-	if (r->to == TT_EXPORT_TRX && reader == &tt_threadx_reader)
-		(void)tt_export_set_threadx_image(r->d.ex, r->bytes, r->len, r->base,
-						  rc_cfg.address);
+	if (r->to == TT_EXPORT_TRX)
+		(void)tt_export_set_source_image(r->d.ex, reader, r->bytes, r->len, r->base,
+						 rc_cfg.address);
 	if (r->d.analyze && tt_analysis_new(reader->analysis, NULL, &r->d.an) < 0) {
 		fprintf(stderr, "tracetap analyze: out of memory\n");
 		return 1;
@@ -715,10 +719,10 @@ static int decode_trace(struct decode_run *r)
 				  sizeof(r->err));
 	if (rc < 0)
 		fprintf(stderr, "tracetap decode: %s: %s\n", r->path, r->err);
-	/* the threads the trace registered: names, priorities, stack bounds */
-	if (r->d.an && rc >= 0 && reader->analysis && reader->analysis->image_threads)
-		(void)reader->analysis->image_threads(r->bytes, r->len, r->base, &rc_cfg,
-						      tt_analysis_thread_cb, r->d.an);
+	/* the threads the trace registered: names, priorities, stack bounds; the painted stacks'
+	 * high-water marks where the image holds them */
+	if (r->d.an && rc >= 0)
+		(void)tt_analysis_image_threads(r->d.an, r->bytes, r->len, r->base, &rc_cfg);
 	if (r->d.ex && finish_export(&r->d, r->to, r->out_path, rc >= 0) < 0)
 		rc = -1;
 	return rc < 0 ? 1 : 0;
@@ -758,14 +762,15 @@ static int decode_main(int argc, char **argv, bool analyze)
 		return 2;
 	}
 	if (r.follow) {
-		if ((r.cfg.format && tt_reader_find(r.cfg.format) != &tt_qnx_reader) ||
-		    r.cfg.address || r.cfg.elf) {
+		const struct tt_reader_ops *fr = follow_reader(r.cfg.format);
+		if (!fr || (r.d.traceprinter && !fr->native_line) || r.cfg.address || r.cfg.elf) {
 			fprintf(stderr, "tracetap decode: --follow reads QNX .kev files only (no "
 				"--address, --elf or other --format)\n");
 			return 2;
 		}
 		r.d.tf.color = r.color < 0 ? tt_textfmt_want_color(stdout) : r.color;
-		return follow_kev(r.path, r.cfg.tick_hz, &r.d);
+		r.d.native = fr;
+		return follow_file(fr, r.path, r.cfg.tick_hz, &r.d);
 	}
 	rc = open_input(&r);
 	if (rc == GO_ON && (!r.cfg.format || analyze) && !r.cfg.address && !r.cfg.elf &&

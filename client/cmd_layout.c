@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "../fw/fw.h"
-#include "../proto/nuttx.h"
 #include "../proto/reader.h"
 #include "commands.h"
 #include "layout.h"
@@ -56,27 +55,37 @@ int tt_cmd_layout(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if (!cfg.format)
-		cfg.format = "nuttx";
-	const struct tt_reader_ops *r = tt_reader_find(cfg.format);
-	if (!r || !r->layout_file) {
-		fprintf(stderr, "tracetap layout: format %s: only nuttx has a layout to save (the "
-			"others need only the address: --elf or --address)\n", cfg.format);
+	/* the formats with more than an address to save: the first is the default */
+	const struct tt_reader_ops *r, *first = NULL;
+	char names[128] = "";
+	for (size_t i = 0; (r = tt_reader_at(i)); i++) {
+		if (!r->layout_write)
+			continue;
+		first = first ? first : r;
+		size_t n = strlen(names);
+		snprintf(names + n, sizeof(names) - n, "%s%s", n ? ", " : "", r->name);
+	}
+	if (!cfg.format && first)
+		cfg.format = first->name;
+	r = cfg.format ? tt_reader_find(cfg.format) : NULL;
+	if (!r || !r->layout_write) {
+		fprintf(stderr, "tracetap layout: format %s: only %s has a layout to save (the "
+			"others need only the address: --elf or --address)\n",
+			cfg.format ? cfg.format : "(none)", names);
 		return 2;
 	}
 	if (tt_target_format_cfg(&cfg, r, &fcfg, &format_cfg, err, sizeof(err)) < 0) {
 		fprintf(stderr, "tracetap layout: %s\n", err);
 		return 1;
 	}
-	const struct tt_nuttx_layout *nl = format_cfg;
 	uint64_t addr = cfg.address;
-	if (!addr && tt_elf_symbol(cfg.elf, tt_reader_elf_symbol(r, nl), &addr, err,
+	if (!addr && tt_elf_symbol(cfg.elf, tt_reader_elf_symbol(r, format_cfg), &addr, err,
 				   sizeof(err)) < 0) {
 		fprintf(stderr, "tracetap layout: %s\n", err);
 		tt_format_cfg_release(&fcfg);
 		return 1;
 	}
-	rc = tt_layout_write_nuttx(stdout, nl, addr, cfg.elf);
+	rc = tt_layout_write(stdout, r, format_cfg, addr, cfg.elf);
 	tt_format_cfg_release(&fcfg);
 	if (rc < 0 || fflush(stdout) != 0) {
 		fprintf(stderr, "tracetap layout: writing the layout failed\n");

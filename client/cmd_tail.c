@@ -377,7 +377,13 @@ static int stream_once(struct stream *s, struct tt_ws *ws, double end)
 	}
 	if (interrupted || (end && now_s() >= end))
 		return 1;
-	fprintf(stderr, "tracetap %s: connection to tracetapd lost; reconnecting\n", s->o->cmd);
+	char why[64] = "";
+	if (rc == -EMSGSIZE)
+		snprintf(why, sizeof(why), " (a message over %u MiB)", TT_WS_MAX_MESSAGE >> 20);
+	else if (rc < 0 && rc != -EPIPE)
+		snprintf(why, sizeof(why), " (%s)", strerror(-rc));
+	fprintf(stderr, "tracetap %s: connection to tracetapd lost%s; reconnecting\n", s->o->cmd,
+		why);
 	return 0;
 }
 
@@ -393,23 +399,21 @@ static int stream(struct stream *s)
 
 	while (!interrupted && (!end || now_s() < end)) {
 		struct tt_ws_opts wo = { .host = o->url.host, .port = o->url.port,
-					 .path = o->url.path, .token = o->token };
+					 .tls = o->url.tls, .ca = o->ca, .path = o->url.path,
+					 .token = o->token };
 		struct tt_ws *ws;
 		int status;
 		int rc = tt_ws_connect(&wo, &ws, &status, err, sizeof(err));
-		if (rc == -EACCES) {
-			char text[TT_TEXTFMT_CAP(sizeof(err))];
-			fprintf(stderr, "tracetap %s: %s\n", o->cmd,
-				tt_textfmt_clean(text, sizeof(text), err, sizeof(err)));
-			return 1;
-		}
-		if (rc < 0 && !s->started) {
-			tt_cli_unreachable(o, rc);
+		/* a refusal or a certificate that does not verify does not get better by retrying */
+		if (rc < 0 && (rc == -EACCES || rc == -EKEYREJECTED || !s->started)) {
+			tt_cli_connect_failed(o, rc, err);
 			return 1;
 		}
 		if (rc < 0) {
+			char text[TT_TEXTFMT_CAP(sizeof(err))];
 			lost = true;
-			fprintf(stderr, "tracetap %s: %s; retrying in %.1f s\n", o->cmd, err, backoff);
+			fprintf(stderr, "tracetap %s: %s; retrying in %.1f s\n", o->cmd,
+				tt_textfmt_clean(text, sizeof(text), err, sizeof(err)), backoff);
 			usleep((useconds_t)(backoff * 1e6));
 			backoff = backoff * 2 > 5 ? 5 : backoff * 2;
 			continue;

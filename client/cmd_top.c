@@ -4,7 +4,8 @@
  * every record since attach) and shows what changed since the last screen: each thread's share
  * of the target's time over that interval (ticks of the target's own clock, so a slow link does
  * not distort it), context switches per second of host time, preemptions, stack bytes free
- * (lowest traced stack pointer against the registry's bounds) and inversions; the first screen
+ * (read from RAM where the stacks are painted, "N p", else the lowest traced stack pointer
+ * against the registry's bounds, "N t"; "nofill": no fill pattern) and inversions; the first screen
  * shows the totals since attach. Laid out to the terminal's width (80 columns and up; narrower
  * terminals cut the name column), redrawn in place on a terminal, one screen after another
  * otherwise. Names come from the target: they reach the terminal as tt_textfmt_clean makes them.
@@ -127,6 +128,27 @@ static void header(const cJSON *st, const char *target, double span, struct prev
 }
 
 /* One screen of the analysis st; p: the previous one's figures (updated). */
+/* The STACK FREE cell: the painted figure read from RAM ("N p") where there is one, else the
+ * lowest traced stack pointer's ("N t"); "nofill" when the stack has no fill pattern and no
+ * pointer was traced in it. */
+static void stack_cell(const cJSON *t, char *out, size_t len)
+{
+	const cJSON *sk = cJSON_GetObjectItemCaseSensitive(t, "stack");
+	const cJSON *pt = sk ? cJSON_GetObjectItemCaseSensitive(sk, "painted") : NULL;
+	const cJSON *state = pt ? cJSON_GetObjectItemCaseSensitive(pt, "state") : NULL;
+
+	snprintf(out, len, "-");
+	if (pt && cJSON_GetObjectItemCaseSensitive(pt, "free"))
+		snprintf(out, len, "%.0f p", num(pt, "free"));
+	else if (sk && cJSON_GetObjectItemCaseSensitive(sk, "lowest_sp") &&
+		 cJSON_GetObjectItemCaseSensitive(sk, "min_free"))
+		snprintf(out, len, "%.0f t", num(sk, "min_free"));
+	else if (cJSON_IsString(state) && !strcmp(state->valuestring, "no fill pattern"))
+		snprintf(out, len, "nofill");
+	else if (sk && cJSON_GetObjectItemCaseSensitive(sk, "min_free"))
+		snprintf(out, len, "%.0f t", num(sk, "min_free"));
+}
+
 static void screen(const cJSON *st, const char *target, struct prev *p, int width)
 {
 	const cJSON *threads = cJSON_GetObjectItemCaseSensitive(st, "threads"), *t;
@@ -145,13 +167,11 @@ static void screen(const cJSON *st, const char *target, struct prev *p, int widt
 	line(width, "%s %5s %6s %9s %8s %9s %11s %5s", name, "PRIO", "CPU%", "SWITCH/s", "PREEMPT",
 	       "SUSPEND", "STACK FREE", "INV");
 	cJSON_ArrayForEach(t, threads) {
-		const cJSON *sk = cJSON_GetObjectItemCaseSensitive(t, "stack");
 		double id = num(t, "id"), ticks = num(t, "ticks"), sw = num(t, "context_switches");
 		double pt, ps;
-		char free_s[16] = "-";
+		char free_s[24];
 		prev_of(p, id, &pt, &ps);
-		if (sk && cJSON_GetObjectItemCaseSensitive(sk, "min_free"))
-			snprintf(free_s, sizeof(free_s), "%.0f", num(sk, "min_free"));
+		stack_cell(t, free_s, sizeof(free_s));
 		const cJSON *nm = cJSON_GetObjectItemCaseSensitive(t, "name");
 		put_name(name, sizeof(name), cJSON_IsString(nm) ? nm->valuestring : "?", namew);
 		line(width, "%s %5.0f %6.2f %9.1f %8.0f %9.0f %11s %5.0f", name, num(t, "priority"),

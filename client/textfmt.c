@@ -7,7 +7,7 @@
 #include "textfmt.h"
 
 #include "../proto/json.h"
-#include "../proto/qnx.h"
+#include "../proto/reader.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -315,10 +315,10 @@ int tt_textfmt_alert(const struct tt_textfmt *tf, char *buf, size_t cap, const c
 	return tf->width > 0 ? fit(buf, cap, (int)(l.p - buf), tf->width, c) : (int)(l.p - buf);
 }
 
-/* ---- QNX traceprinter ---- */
+/* ---- a format's own tool's text (QNX: traceprinter) ---- */
 
-int tt_textfmt_traceprinter(char *buf, size_t cap, const struct tt_record *rec, bool big_endian,
-			    uint32_t os_major)
+int tt_textfmt_native(char *buf, size_t cap, const struct tt_record *rec,
+		      const struct tt_reader_ops *r, const struct tt_native_ctx *ctx)
 {
 	struct line l = { buf, buf + cap, 0 };
 	char text[TEXT_CAP(TT_JSON_MAX_TEXT)];
@@ -333,7 +333,7 @@ int tt_textfmt_traceprinter(char *buf, size_t cap, const struct tt_record *rec, 
 		addf(&l, " -- RESET: %s -- ", CLEAN(text, rec->u.reset.reason, TT_JSON_MAX_TEXT));
 		return l.full ? -ENOSPC : (int)(l.p - buf);
 	}
-	int n = tt_qnx_traceprinter_line(buf, cap, &rec->u.ev, big_endian, os_major);
+	int n = r->native_line(buf, cap, &rec->u.ev, ctx);
 	if (n < 0)
 		return -ENOSPC;
 	/* the line holds the file's strings whole: made terminal-safe like every record line */

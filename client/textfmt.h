@@ -27,12 +27,15 @@ int tt_textfmt_record(const struct tt_textfmt *tf, char *buf, size_t cap,
  * are text (control characters escaped). capture may be NULL. Returns the length or -ENOSPC. */
 int tt_textfmt_alert(const struct tt_textfmt *tf, char *buf, size_t cap, const char *target,
 		     const char *trigger, const char *cond, uint64_t seq, const char *capture);
-/* The QNX traceprinter form of a record of the qnx reader (proto/README-qnx.md, "traceprinter
- * text"): an event as QNX's `traceprinter -n` prints it (proto/qnx.h tt_qnx_traceprinter_line:
- * big_endian is the file's byte order, os_major its OS release); gaps and resets (which
- * traceprinter has no line for) are ` -- GAP: ... -- ` and ` -- RESET: ... -- `. */
-int tt_textfmt_traceprinter(char *buf, size_t cap, const struct tt_record *rec, bool big_endian,
-			    uint32_t os_major);
+/* A record in the text of its format's own tool (reader.h: native_line, e.g. QNX's
+ * `traceprinter -n`; proto/README-qnx.md, "traceprinter text"): r the format (it has
+ * native_line), ctx what its lines need of the source (byte order, OS release); gaps and resets
+ * (which such a tool has no line for) are ` -- GAP: ... -- ` and ` -- RESET: ... -- `. The line
+ * is cleaned like every record line. Returns the length or -ENOSPC. */
+struct tt_reader_ops;
+struct tt_native_ctx;
+int tt_textfmt_native(char *buf, size_t cap, const struct tt_record *rec,
+		      const struct tt_reader_ops *r, const struct tt_native_ctx *ctx);
 /* The one way a string from a target, a file, a daemon or a broker reaches the terminal (the
  * record lines above use it for every name, reason and argument): at most max bytes of s into
  * dst (NUL-terminated, cut to cap), each control character as a visible escape (\n, \t,

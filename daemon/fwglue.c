@@ -5,9 +5,9 @@
 
 #include "../fw/fw.h"
 
-static int with_fw(const char *path, const char *what,
-		   int (*fn)(const struct tt_fw_query *q, void *arg, char *err, size_t errlen),
-		   void *arg, char *err, size_t errlen)
+int tt_fw_query_run(const char *path, const char *what,
+		    int (*fn)(const struct tt_fw_query *q, void *arg, char *err, size_t errlen),
+		    void *arg, char *err, size_t errlen)
 {
 	struct tt_fw *fw;
 	int rc = tt_fw_open(path, what, &fw, err, errlen);
@@ -60,16 +60,5 @@ int tt_fw_format_cfg(const struct tt_reader_ops *r, void *cfg, const char *path,
 	char what[64];
 
 	snprintf(what, sizeof(what), "the %s configuration", r->name);
-	return with_fw(path, what, cfg_fn, &c, err, errlen);
-}
-
-static int layout_fn(const struct tt_fw_query *q, void *arg, char *err, size_t errlen)
-{
-	return tt_nuttx_layout_from_fw(q, arg, err, errlen);
-}
-
-int tt_nuttx_layout_from_elf(const char *path, struct tt_nuttx_layout *out, char *err,
-			     size_t errlen)
-{
-	return with_fw(path, "the NuttX note layout", layout_fn, out, err, errlen);
+	return tt_fw_query_run(path, what, cfg_fn, &c, err, errlen);
 }

@@ -1,6 +1,8 @@
 /* daemon/layout.c: layout files (see layout.h): reading them into a reader's format_cfg, and
- * writing NuttX's from what the ELF gave. The file is untrusted input: sizes are bounded, every
- * value is checked, and an error names the file and the field.
+ * writing them from what the ELF gave. This file owns the JSON, the format's name, the address
+ * and the options; the format's own members are the format's (proto/reader.h: layout_load,
+ * layout_write), handed over as plain strings. The file is untrusted input: its size is bounded,
+ * every value is checked, and an error names the file and the field.
  */
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -15,8 +17,6 @@
 #include "opts.h"
 
 #define LAYOUT_MAX_FILE (16u << 20)
-#define LAYOUT_MAX_SYSCALLS 4096u
-#define LAYOUT_MAX_STRING 4096u
 
 static int bad(char *err, size_t errlen, int rc, const char *path, const char *fmt, ...)
 {
@@ -126,91 +126,66 @@ static int load_options(const char *path, const cJSON *opts, const struct tt_rea
 	return 0;
 }
 
-static int load_syscalls(const char *path, const cJSON *a, struct tt_layout_extras *ex,
-			 char *err, size_t errlen)
-{
-	const cJSON *s;
-	size_t n = 0, bytes = 0;
+/* The format's object as layout_load reads it (struct tt_layout_in): each member handed over
+ * as items of plain strings, in one allocation kept until the next get. */
+struct member_in {
+	const cJSON *own;
+	struct tt_layout_item *items;
+};
 
-	if (!a)
-		return 0;
-	if (!cJSON_IsArray(a) || (n = (size_t)cJSON_GetArraySize(a)) > LAYOUT_MAX_SYSCALLS)
-		return bad(err, errlen, -EINVAL, path, "nuttx.syscalls: expected an array of at "
-			   "most %u names (or null entries)", LAYOUT_MAX_SYSCALLS);
+static int member_get(void *arg, const char *key, size_t max, struct tt_layout_value *v)
+{
+	struct member_in *m = arg;
+	const cJSON *j = cJSON_GetObjectItemCaseSensitive(m->own, key), *e;
 	size_t i = 0;
-	cJSON_ArrayForEach(s, a) {
-		if (cJSON_IsString(s) && strlen(s->valuestring) < 64)
-			bytes += strlen(s->valuestring) + 1;
-		else if (!cJSON_IsNull(s))
-			return bad(err, errlen, -EINVAL, path, "nuttx.syscalls[%zu]: not a name of "
-				   "at most 63 characters, nor null", i);
-		i++;
+
+	if (!j)
+		return -ENOENT;
+	*v = (struct tt_layout_value){ .kind = cJSON_IsArray(j) ? TT_LAYOUT_ARRAY :
+					       cJSON_IsObject(j) ? TT_LAYOUT_OBJECT :
+								   TT_LAYOUT_OTHER };
+	v->n = v->kind == TT_LAYOUT_OTHER ? 0 : (size_t)cJSON_GetArraySize(j);
+	if (v->kind == TT_LAYOUT_OTHER || v->n > max)
+		return 0;
+	free(m->items);
+	m->items = calloc(v->n + 1, sizeof(*m->items));
+	if (!m->items)
+		return -ENOMEM;
+	cJSON_ArrayForEach(e, j) {
+		m->items[i++] = (struct tt_layout_item){
+			.key = v->kind == TT_LAYOUT_OBJECT ? e->string : NULL,
+			.text = cJSON_IsString(e) ? e->valuestring : NULL,
+			.null = cJSON_IsNull(e),
+		};
 	}
-	ex->sc = calloc(1, sizeof(*ex->sc) + n * sizeof(char *) + bytes);
-	if (!ex->sc)
-		return bad(err, errlen, -ENOMEM, path, "out of memory");
-	const char **names = (const char **)(void *)(ex->sc + 1);
-	char *p = (char *)(names + n);
-	i = 0;
-	cJSON_ArrayForEach(s, a) {
-		names[i] = NULL;
-		if (cJSON_IsString(s)) {
-			names[i] = strcpy(p, s->valuestring);
-			p += strlen(p) + 1;
-		}
-		i++;
-	}
-	ex->sc->n = (unsigned)n;
-	ex->sc->names = names;
+	v->item = m->items;
 	return 0;
 }
 
-/* "strings": { "0xADDR": "text", ... } -> one read-only segment per string (with its NUL). */
-static int load_strings(const char *path, const cJSON *o, struct tt_layout_extras *ex,
-			char *err, size_t errlen)
+static int load_own(const char *path, const cJSON *own, const struct tt_reader_ops *r, void *cfg,
+		    char *err, size_t errlen)
 {
-	const cJSON *s;
-	size_t n = 0, bytes = 0;
+	struct member_in m = { own, NULL };
+	const struct tt_layout_in in = { &m, member_get };
+	char why[384] = "";
+	int rc = r->layout_load(cfg, &in, why, sizeof(why));
 
-	if (!o)
-		return 0;
-	if (!cJSON_IsObject(o))
-		return bad(err, errlen, -EINVAL, path, "nuttx.strings is not an object");
-	cJSON_ArrayForEach(s, o) {
-		uint64_t a;
-		if (tt_parse_u64(s->string, UINT64_MAX, 0, &a) < 0 || !cJSON_IsString(s) ||
-		    strlen(s->valuestring) >= LAYOUT_MAX_STRING)
-			return bad(err, errlen, -EINVAL, path, "nuttx.strings.%s: expected an "
-				   "address key and a string of less than %u characters",
-				   s->string, LAYOUT_MAX_STRING);
-		n++;
-		bytes += strlen(s->valuestring) + 1;
+	free(m.items);
+	if (rc < 0) {
+		if (r->cfg_free)
+			r->cfg_free(cfg);
+		return bad(err, errlen, rc, path, "%s", why);
 	}
-	ex->ro = calloc(1, sizeof(*ex->ro) + n * sizeof(struct tt_nuttx_seg) + bytes);
-	if (!ex->ro)
-		return bad(err, errlen, -ENOMEM, path, "out of memory");
-	struct tt_nuttx_seg *seg = (struct tt_nuttx_seg *)(void *)(ex->ro + 1);
-	uint8_t *p = (uint8_t *)(seg + n);
-	cJSON_ArrayForEach(s, o) {
-		size_t len = strlen(s->valuestring) + 1;
-		tt_parse_u64(s->string, UINT64_MAX, 0, &seg[ex->ro->n].addr);
-		seg[ex->ro->n].len = (uint32_t)len;
-		seg[ex->ro->n].data = memcpy(p, s->valuestring, len);
-		p += len;
-		ex->ro->n++;
-	}
-	ex->ro->seg = seg;
 	return 0;
 }
 
 int tt_layout_load(const char *path, const struct tt_reader_ops *r, void *cfg,
-		   struct tt_layout_extras *ex, uint64_t *address, char *err, size_t errlen)
+		   uint64_t *address, char *err, size_t errlen)
 {
 	cJSON *root;
 	const cJSON *own, *a;
 	int rc = parse_file(path, &root, err, errlen);
 
-	*ex = (struct tt_layout_extras){ NULL, NULL };
 	*address = 0;
 	if (rc < 0)
 		return rc;
@@ -231,125 +206,73 @@ int tt_layout_load(const char *path, const struct tt_reader_ops *r, void *cfg,
 	}
 	rc = load_options(path, cJSON_GetObjectItemCaseSensitive(own, "options"), r, cfg, err,
 			  errlen);
-	if (rc == 0 && r->layout_file) {
-		struct tt_nuttx_layout *lo = cfg;
-		rc = load_syscalls(path, cJSON_GetObjectItemCaseSensitive(own, "syscalls"), ex,
-				   err, errlen);
-		if (rc == 0)
-			rc = load_strings(path, cJSON_GetObjectItemCaseSensitive(own, "strings"),
-					  ex, err, errlen);
-		lo->syscalls = ex->sc;
-		lo->rodata = ex->ro;
-	}
-	if (rc < 0)
-		tt_layout_extras_free(ex);
+	if (rc == 0 && r->layout_load)
+		rc = load_own(path, own, r, cfg, err, errlen);
 out:
 	cJSON_Delete(root);
 	return rc;
 }
 
-void tt_layout_extras_free(struct tt_layout_extras *ex)
-{
-	free(ex->sc);
-	free(ex->ro);
-	ex->sc = NULL;
-	ex->ro = NULL;
-}
-
 /* ---- writing ---- */
 
-static void add_option(void *arg, const char *key, const char *value)
+/* The format's object as layout_write fills it (struct tt_layout_out). */
+struct member_out {
+	cJSON *own, *opts, *cur;
+};
+
+static int put_option(void *arg, const char *key, const char *value)
 {
-	cJSON_AddStringToObject(arg, key, value);
+	struct member_out *m = arg;
+
+	return cJSON_AddStringToObject(m->opts, key, value) ? 0 : -ENOMEM;
 }
 
-/* Whether s (n bytes) has a printf conversion: '%', flags, width, precision, length, then a
- * conversion character. */
-static bool has_conversion(const uint8_t *s, size_t n)
+static int put_begin(void *arg, const char *key, bool array)
 {
-	for (size_t k = 0; k < n; k++) {
-		if (s[k] != '%')
-			continue;
-		size_t j = k + 1;
-		while (j < n && strchr("-+ #0123456789.*hlLjzt", s[j]) && s[j])
-			j++;
-		if (j < n && s[j] && strchr("diouxXcsfFeEgGaAp%", s[j]))
-			return true;
-	}
-	return false;
+	struct member_out *m = arg;
+
+	m->cur = array ? cJSON_AddArrayToObject(m->own, key) : cJSON_AddObjectToObject(m->own, key);
+	return m->cur ? 0 : -ENOMEM;
 }
 
-/* NUL-terminated runs of printable ASCII (with newlines and tabs) in the read-only data that
- * hold a printf conversion: the candidates for DUMP_PRINTF's npt_fmt (which ones the firmware
- * uses is in its code, not its data; the sections can hold code, whose bytes are not text). */
-static void add_strings(cJSON *o, const struct tt_nuttx_mem *m)
+static int put_item(void *arg, const char *key, const char *text)
 {
-	char key[24];
+	struct member_out *m = arg;
+	cJSON *v = text ? cJSON_CreateString(text) : cJSON_CreateNull();
 
-	for (unsigned i = 0; m && i < m->n; i++) {
-		const struct tt_nuttx_seg *s = &m->seg[i];
-		size_t start = 0;
-		for (size_t k = 0; k < s->len; k++) {
-			uint8_t c = s->data[k];
-			if (c) {
-				if ((c < 0x20 || c > 0x7e) && c != '\n' && c != '\t')
-					start = k + 1; /* not text: the string starts after it */
-				continue;
-			}
-			size_t len = k - start;
-			if (len && len < LAYOUT_MAX_STRING && has_conversion(s->data + start, len)) {
-				snprintf(key, sizeof(key), "0x%llx",
-					 (unsigned long long)(s->addr + start));
-				cJSON_AddStringToObject(o, key, (const char *)s->data + start);
-			}
-			start = k + 1;
-		}
-	}
+	if (!v || !m->cur)
+		goto fail;
+	if (key ? cJSON_AddItemToObject(m->cur, key, v) : cJSON_AddItemToArray(m->cur, v))
+		return 0;
+fail:
+	cJSON_Delete(v);
+	return -ENOMEM;
 }
 
-int tt_layout_write_nuttx(FILE *f, const struct tt_nuttx_layout *lo, uint64_t address,
-			  const char *source)
+int tt_layout_write(FILE *f, const struct tt_reader_ops *r, const void *cfg, uint64_t address,
+		    const char *source)
 {
-	cJSON *root = cJSON_CreateObject(), *nx = cJSON_CreateObject();
-	cJSON *opts = cJSON_CreateObject(), *sc = NULL, *strs = cJSON_CreateObject();
-	char addr[24];
-	int rc = 0;
+	cJSON *root = cJSON_CreateObject();
+	struct member_out m = { NULL, NULL, NULL };
+	const struct tt_layout_out out = { &m, put_option, put_begin, put_item };
+	char addr[24], *text = NULL;
+	int rc = -ENOMEM;
 
-	if (!root || !nx || !opts || !strs) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	cJSON_AddStringToObject(root, "format", "nuttx");
-	if (source)
-		cJSON_AddStringToObject(root, "source", source);
 	snprintf(addr, sizeof(addr), "0x%llx", (unsigned long long)address);
-	cJSON_AddStringToObject(root, "address", addr);
-	cJSON_AddItemToObject(root, "nuttx", nx);
-	cJSON_AddItemToObject(nx, "options", opts);
-	tt_nuttx_layout_options(lo, add_option, opts);
-	if (lo->syscalls) {
-		sc = cJSON_AddArrayToObject(nx, "syscalls");
-		for (unsigned i = 0; sc && i < lo->syscalls->n; i++)
-			cJSON_AddItemToArray(sc, lo->syscalls->names[i]
-						 ? cJSON_CreateString(lo->syscalls->names[i])
-						 : cJSON_CreateNull());
-	}
-	add_strings(strs, lo->rodata);
-	cJSON_AddItemToObject(nx, "strings", strs);
-	strs = NULL;
-	nx = opts = NULL;
-	char *text = cJSON_Print(root);
-	if (!text) {
-		rc = -ENOMEM;
+	if (!root || !cJSON_AddStringToObject(root, "format", r->name) ||
+	    (source && !cJSON_AddStringToObject(root, "source", source)) ||
+	    !cJSON_AddStringToObject(root, "address", addr) ||
+	    !(m.own = cJSON_AddObjectToObject(root, r->name)) ||
+	    !(m.opts = cJSON_AddObjectToObject(m.own, "options")))
 		goto out;
-	}
-	if (fputs(text, f) < 0 || fputc('\n', f) < 0)
-		rc = -EIO;
-	free(text);
+	if ((rc = r->layout_write(cfg, &out)) < 0)
+		goto out;
+	rc = -ENOMEM;
+	if (!(text = cJSON_Print(root)))
+		goto out;
+	rc = fputs(text, f) < 0 || fputc('\n', f) < 0 ? -EIO : 0;
 out:
-	cJSON_Delete(strs);
-	cJSON_Delete(opts);
-	cJSON_Delete(nx);
+	free(text);
 	cJSON_Delete(root);
 	return rc;
 }

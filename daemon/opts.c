@@ -43,7 +43,8 @@ const char tt_opts_live_help[] =
 	"  --start-at-now        skip the history already in the buffer\n"
 	"  --poll-min MS, --poll-max MS   bounds of the adaptive poll interval (1, 50)\n"
 	"  --latency MS          bound write -> publish: interval <= MS - poll time (default off)\n"
-	"  --max-read BYTES      largest single probe read (default 4096)\n";
+	"  --max-read BYTES      largest single probe read (default 4096)\n"
+	"  --stack-budget B/S|off  probe bytes/s for the stack high-water marks (512)\n";
 
 void tt_opts_target_init(struct tt_opts_target *o, struct tt_target_config *cfg)
 {
@@ -138,6 +139,18 @@ int tt_opts_target_parse(struct tt_opts_target *o, int c, const char *arg, char 
 		}
 		*(unsigned *)((char *)cfg + f->off) = (unsigned)v;
 		return rc;
+	case OFF(stack_budget):
+		if (!strcmp(arg, "off")) {
+			cfg->stack_budget = -1;
+			return 0;
+		}
+		rc = num("stack-budget", arg, 1 << 20, 1, &v, err, errlen);
+		if (!rc && v < 1) {
+			snprintf(err, errlen, "--stack-budget: at least 1 byte/s, or off");
+			return -EINVAL;
+		}
+		cfg->stack_budget = (int)v;
+		return rc;
 	case OFF(max_chunk):
 		rc = num("max-read", arg, 1 << 20, 1, &v, err, errlen);
 		if (!rc && v < 64) {
@@ -180,7 +193,7 @@ void tt_opts_target_name(const struct tt_opts_target *o, char *buf, size_t cap)
 	buf[0] = '\0';
 	if (c->elf) {
 		stem(buf, cap, c->elf);
-	} else if (!strncmp(p, "file:", 5) || !strncmp(p, "kev:", 4)) {
+	} else if (!strncmp(p, "file:", 5) || tt_reader_for_stream(p)) {
 		stem(buf, cap, strchr(p, ':') + 1);
 	} else if (!strcmp(p, "openocd-spawn")) {
 		for (unsigned i = 0; i + 1 < o->noargs; i++)

@@ -626,6 +626,9 @@ static void lws_setup(struct tt_server *s, struct lws_context_creation_info *inf
 		info->options |= LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT;
 		info->ssl_cert_filepath = s->tls_cert;
 		info->ssl_private_key_filepath = s->tls_key;
+		/* HTTP/1.1 only: over the HTTP/2 that clients offer first (browsers, curl), this
+		 * libwebsockets ended exports (written in turns) with empty bodies */
+		info->alpn = "http/1.1";
 	}
 	info->pcontext = &s->ctx;
 	info->iface = s->listen;

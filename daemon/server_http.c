@@ -371,6 +371,9 @@ static void metrics(struct tt_server *s, struct body *b)
 		  "counter" },
 		{ "tracetap_remote_repeats_total",
 		  "Records and gap messages of a remote target dropped as already had", "counter" },
+		{ "tracetap_stack_scan_bytes_total",
+		  "Probe bytes read for the stacks' high-water marks (in tracetap_probe_bytes_total "
+		  "too)", "counter" },
 	};
 	static const struct tt_target_status none;
 	char lb[TT_JSON_MAX_NAME * 2 + 3];
@@ -399,7 +402,9 @@ static void metrics(struct tt_server *s, struct body *b)
 			case 11: v = (double)st->skipped; break;
 			case 12: v = (double)st->dropped; break;
 			case 13: v = (double)st->repeats; break;
-			default: v = (double)hs.clients; break;
+			case 14: v = (double)st->stack_bytes; break;
+			case 10: v = (double)hs.clients; break;
+			default: v = 0; break;
 			}
 			body_printf(b, "%s{target=\"%s\"} %.15g\n", m[k].name,
 				    label(tt_hub_target(s->hubs[i]), lb, sizeof(lb)), v);

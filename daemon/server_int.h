@@ -41,7 +41,7 @@ struct conn {
 	char *origin, *host;                        /* as admitted (re-checked on SIGHUP) */
 	unsigned token_gen;                         /* the token it was admitted with */
 	struct conn_http http;                      /* HTTP connections only */
-	bool want_stats;                            /* subscribed with "stats": true */
+	bool want_stats[TT_MAX_TARGETS];            /* by hub index: "stats" asked for */
 };
 
 struct tt_server {

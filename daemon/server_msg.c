@@ -70,6 +70,31 @@ static int hub_index(struct tt_server *s, const char *name)
 	return -1;
 }
 
+/* The targets a message names ("*" or an array of names) into want (by hub index); an unknown
+ * name gets an error message and is left out. -1 when targets is neither. */
+static int named_targets(struct conn *c, cJSON *targets, bool want[TT_MAX_TARGETS])
+{
+	struct tt_server *s = c->srv;
+	cJSON *it;
+
+	if (cJSON_IsString(targets) && !strcmp(targets->valuestring, "*")) {
+		for (size_t i = 0; i < s->nhubs; i++)
+			want[i] = true;
+		return 0;
+	}
+	if (!cJSON_IsArray(targets))
+		return -1;
+	cJSON_ArrayForEach(it, targets) {
+		int i = cJSON_IsString(it) ? hub_index(s, it->valuestring) : -1;
+		if (i < 0)
+			tt_server_send_error(c, "unknown_target", "no target named %.64s",
+					     cJSON_IsString(it) ? it->valuestring : "(not a string)");
+		else
+			want[i] = true;
+	}
+	return 0;
+}
+
 static bool ensure_sub(struct conn *c, size_t i)
 {
 	if (!c->subs[i] && tt_hub_client_new(c->srv->hubs[i], tt_server_wake, c, &c->subs[i]) < 0) {
@@ -83,7 +108,7 @@ static void on_subscribe(struct conn *c, cJSON *m)
 {
 	struct tt_server *s = c->srv;
 	cJSON *targets = cJSON_GetObjectItem(m, "targets"), *since = cJSON_GetObjectItem(m, "since");
-	cJSON *hist = cJSON_GetObjectItem(m, "history"), *it;
+	cJSON *hist = cJSON_GetObjectItem(m, "history");
 	bool want[TT_MAX_TARGETS] = { false };
 	struct tt_hub_filter f;
 	uint32_t ids[64];
@@ -94,24 +119,14 @@ static void on_subscribe(struct conn *c, cJSON *m)
 			   "\"names\":[strings], \"threads\":[strings], \"text\":string} (<= 64 each)");
 		return;
 	}
-	c->want_stats = cJSON_IsTrue(cJSON_GetObjectItem(m, "stats"));
+	bool stats = cJSON_IsTrue(cJSON_GetObjectItem(m, "stats"));
+	for (size_t i = 0; i < TT_MAX_TARGETS; i++)
+		c->want_stats[i] = stats;
 	if ((since && !cJSON_IsObject(since)) || (hist && !cJSON_IsNumber(hist))) {
 		tt_server_send_error(c, "bad_request", "subscribe: since must be an object, history a number");
 		return;
 	}
-	if (cJSON_IsString(targets) && !strcmp(targets->valuestring, "*")) {
-		for (size_t i = 0; i < s->nhubs; i++)
-			want[i] = true;
-	} else if (cJSON_IsArray(targets)) {
-		cJSON_ArrayForEach(it, targets) {
-			int i = cJSON_IsString(it) ? hub_index(s, it->valuestring) : -1;
-			if (i < 0)
-				tt_server_send_error(c, "unknown_target", "no target named %.64s",
-					   cJSON_IsString(it) ? it->valuestring : "(not a string)");
-			else
-				want[i] = true;
-		}
-	} else {
+	if (named_targets(c, targets, want) < 0) {
 		tt_server_send_error(c, "bad_request", "subscribe: targets must be an array of names or \"*\"");
 		return;
 	}
@@ -133,6 +148,19 @@ static void on_subscribe(struct conn *c, cJSON *m)
 		else
 			tt_hub_client_start(c->subs[i], TT_HUB_LIVE, 0);
 	}
+}
+
+/* {"type":"stats","targets":[names] | "*"}: which subscribed targets' stats messages to send
+ * (a dashboard asks for the one it shows), the subscription itself unchanged. */
+static void on_stats(struct conn *c, cJSON *m)
+{
+	bool want[TT_MAX_TARGETS] = { false };
+
+	if (named_targets(c, cJSON_GetObjectItem(m, "targets"), want) < 0) {
+		tt_server_send_error(c, "bad_request", "stats: targets must be an array of names or \"*\"");
+		return;
+	}
+	memcpy(c->want_stats, want, sizeof(want));
 }
 
 void tt_server_on_message(struct conn *c, const char *buf, size_t len)
@@ -174,6 +202,8 @@ void tt_server_on_message(struct conn *c, const char *buf, size_t len)
 			else
 				tt_hub_client_resume_live(c->subs[k]);
 		}
+	} else if (!strcmp(type->valuestring, "stats")) {
+		on_stats(c, m);
 	} else if (!strcmp(type->valuestring, "ping")) {
 		it = cJSON_GetObjectItem(m, "id");
 		char *id = it ? cJSON_PrintUnformatted(it) : NULL;

@@ -22,7 +22,7 @@ void tt_server_stats_tick(struct tt_server *s)
 	for (size_t i = 0; i < s->nhubs; i++) {
 		struct tt_frame *f = NULL;
 		for (struct conn *c = s->conns; c; c = c->next) {
-			if (!c->want_stats || !c->subs[i])
+			if (!c->want_stats[i] || !c->subs[i])
 				continue;
 			if (!f && !(f = stats_frame(s, i)))
 				break;

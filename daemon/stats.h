@@ -11,6 +11,7 @@
 #define TT_STATS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #define TT_STATS_MAX 64 /* targets one /metrics covers (the server's TT_MAX_TARGETS) */
 
@@ -22,14 +23,28 @@ struct tt_stats;
 /* 0 or -ENOMEM. Free with tt_stats_free. */
 int tt_stats_new(struct tt_stats **out);
 void tt_stats_free(struct tt_stats *s);
-/* A record the target's reader r emitted (and its hub stored). */
-void tt_stats_record(struct tt_stats *s, const struct tt_reader_ops *r, const struct tt_record *rec);
+/* The stack high-water marks read from RAM (daemon/stackread.h) and what reading them costs,
+ * into the analysis. Both borrowed for the call. */
+void tt_stats_stacks(struct tt_stats *s, const struct tt_stackscan *scan,
+		     const struct tt_analysis_scan_cost *cost);
+/* A record the target's reader r emitted, stored by its hub under seq. */
+void tt_stats_record(struct tt_stats *s, const struct tt_reader_ops *r, const struct tt_record *rec,
+		     uint64_t seq);
 /* The registered threads, from reader r's state rd (NULL: none now). */
 void tt_stats_refresh(struct tt_stats *s, const struct tt_reader_ops *r, const void *rd);
 /* The analysis (NULL before the first record). Borrowed. */
 const struct tt_analysis *tt_stats_analysis(const struct tt_stats *s);
 
-/* The `stats` message of target (proto/PROTOCOL.md), {"type":"stats","target":T,"stats":{...}},
+/* Runs kept of the map from the analysis's event numbers to the hub's seqs. */
+#define TT_STATS_RUNS 256
+/* The analysis numbers its events from 0; the hub numbers every record (gaps and resets too).
+ * Each run of consecutive events is one [event, seq] pair: event e of a run that starts at
+ * [E, S] is seq S + e - E. The newest TT_STATS_RUNS runs, oldest first, as a JSON array
+ * ("seqs" of the stats message). Like snprintf. */
+size_t tt_stats_seqs_json(const struct tt_stats *s, char *buf, size_t len);
+
+/* The `stats` message of target (proto/PROTOCOL.md),
+ * {"type":"stats","target":T,"seqs":[...],"stats":{...}},
  * as a frame of kind TT_FRAME_OTHER (refcount 1; the WebSocket clients and the MQTT publisher
  * send the same bytes), or NULL: no analysis yet, or out of memory. */
 struct tt_frame;

@@ -35,6 +35,7 @@
 #include "record_json.h"
 #include "server.h"
 #include "target.h"
+#include "trigger.h"
 
 #define MAX_REMOTES 64
 /* A publisher's batch is at most about batch_bytes (64 KiB) plus one record: far below this. */
@@ -67,7 +68,7 @@ struct tt_sub_mqtt {
 	struct tt_server *srv;
 	struct tt_mqtt_url url;
 	char label[300];
-	char topic_ev[300], topic_st[300];
+	char topic_ev[300], topic_st[300], topic_al[300];
 	struct remote *remotes[MAX_REMOTES];
 	size_t nremotes;
 	unsigned long long bad;   /* messages dropped, every reason */
@@ -395,17 +396,23 @@ static int on_status(struct remote *r, const cJSON *o, char *why, size_t wl)
 	return 0;
 }
 
-/* Which remote and which kind a topic is: PREFIX/.../TARGET/events or .../status. */
-static int split_topic(const char *topic, char *key, size_t cap, bool *events)
-{
-	size_t n = strlen(topic);
+enum topic_kind { T_EVENTS, T_STATUS, T_ALERTS };
 
-	if (n > 7 && !strcmp(topic + n - 7, "/events"))
-		*events = true, n -= 7;
-	else if (n > 7 && !strcmp(topic + n - 7, "/status"))
-		*events = false, n -= 7;
-	else
+/* Which remote and which kind a topic is: PREFIX/.../TARGET/events, .../status or .../alerts. */
+static int split_topic(const char *topic, char *key, size_t cap, enum topic_kind *kind)
+{
+	static const char *const tails[] = { [T_EVENTS] = "/events", [T_STATUS] = "/status",
+					     [T_ALERTS] = "/alerts" };
+	size_t n = strlen(topic);
+	int k = -1;
+
+	for (int i = 0; i < 3 && k < 0; i++)
+		if (n > 7 && !strcmp(topic + n - 7, tails[i]))
+			k = i;
+	if (k < 0)
 		return -EINVAL;
+	*kind = (enum topic_kind)k;
+	n -= 7;
 	if (n >= cap)
 		return -EINVAL;
 	memcpy(key, topic, n);
@@ -420,8 +427,8 @@ static void bad_message(struct tt_sub_mqtt *s, struct remote *r, int rc, const c
 			size_t len, const char *why)
 {
 	char key[256];
-	bool ev;
-	int b = !r && split_topic(topic, key, sizeof(key), &ev) == 0 ?
+	enum topic_kind kind;
+	int b = !r && split_topic(topic, key, sizeof(key), &kind) == 0 ?
 		bench_index(s, remote_name(key)) : -1;
 	unsigned long long *n = r ? &r->logged : b >= 0 ? &s->bench_logged[b] :
 				&s->other[rc == -ENOSPC];
@@ -438,21 +445,89 @@ static void bad_message(struct tt_sub_mqtt *s, struct remote *r, int rc, const c
 		       "dropped so far%s)", s->label, topic, len, why, *n, r ? " on this target" : "");
 }
 
+/* A string field of an alert: 0 with it in *v (NULL when absent and optional), or -EINVAL
+ * when absent (and needed), not a string, empty, or over max bytes. */
+static int alert_str(const cJSON *o, const char *k, size_t max, bool need, const char **v,
+		     char *why, size_t wl)
+{
+	const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, k);
+
+	*v = NULL;
+	if (!x && !need)
+		return 0;
+	if (!cJSON_IsString(x) || !x->valuestring[0] || strlen(x->valuestring) > max) {
+		snprintf(why, wl, "an alert's \"%s\" must be a string of 1 to %zu bytes", k, max);
+		return -EINVAL;
+	}
+	*v = x->valuestring;
+	return 0;
+}
+
+/* Checks an alert message whole: 0 with its fields in *a (borrowed from o; target unset), or
+ * -EINVAL / -ERANGE. The bench's capture stays on the bench (not served here): left out. */
+static int parse_alert(const cJSON *o, struct tt_trig_alert *a, char *why, size_t wl)
+{
+	const cJSON *seq = cJSON_GetObjectItemCaseSensitive(o, "seq");
+	const cJSON *count = cJSON_GetObjectItemCaseSensitive(o, "count");
+	const cJSON *halt = cJSON_GetObjectItemCaseSensitive(o, "halt");
+
+	*a = (struct tt_trig_alert){ .remote = true };
+	if (alert_str(o, "trigger", TT_TRIG_NAME_MAX, true, &a->trigger, why, wl) < 0 ||
+	    alert_str(o, "condition", TT_TRIG_COND_MAX - 1, true, &a->condition, why, wl) < 0 ||
+	    alert_str(o, "time", 64, true, &a->time, why, wl) < 0 ||
+	    alert_str(o, "detail", 2048, false, &a->detail, why, wl) < 0)
+		return -EINVAL;
+	if (!cJSON_IsNumber(seq) || !(seq->valuedouble >= 1 &&
+				      seq->valuedouble <= (double)SEQ_ORIGIN_MAX) ||
+	    !cJSON_IsNumber(count) || !(count->valuedouble >= 1 &&
+					count->valuedouble <= (double)TT_HUB_SEQ_MAX) ||
+	    (halt && !cJSON_IsBool(halt))) {
+		snprintf(why, wl, "an alert needs seq in 1..2^48, count in 1..2^53-1 and halt a "
+			 "boolean");
+		return -ERANGE;
+	}
+	a->seq = tt_json_u64(seq->valuedouble);
+	a->count = tt_json_u64(count->valuedouble);
+	a->halt = cJSON_IsTrue(halt);
+	return 0;
+}
+
+/* A bench's alert, passed on to its remote target's clients like a local one: the target's
+ * central name, the record it names by its central seq (the bench's seq plus the base since
+ * the bench's last restart), and "remote": true. */
+static int on_alert(struct remote *r, struct tt_trig_alert *a, char *why, size_t wl)
+{
+	char buf[8192];
+	int n;
+
+	a->target = r->name;
+	a->seq += r->base;
+	if ((n = tt_trig_alert_json(buf, sizeof(buf), a)) < 0 ||
+	    tt_hub_alert(r->hub, buf, (size_t)n) < 0) {
+		snprintf(why, wl, "%s", n < 0 ? "the alert does not fit" : "out of memory");
+		return n < 0 ? -EINVAL : -ENOMEM;
+	}
+	return 0;
+}
+
 /* A parsed message: checked whole (type, fields) before its target is looked up or made. */
-static int dispatch(struct tt_sub_mqtt *s, const char *key, bool events, const cJSON *o,
+static int dispatch(struct tt_sub_mqtt *s, const char *key, enum topic_kind kind, const cJSON *o,
 		    struct remote **rp, char *why, size_t wl)
 {
 	const cJSON *type = cJSON_GetObjectItemCaseSensitive(o, "type");
 	const char *ty = cJSON_IsString(type) ? type->valuestring : "";
 	const char *fmt = tt_json_str(o, "format");
+	struct tt_trig_alert al;
 	uint64_t f = 0, t = 0;
 	int n = 0;
 
-	if (events && !strcmp(ty, "events"))
+	if (kind == T_EVENTS && !strcmp(ty, "events"))
 		n = parse_events(s, o, why, wl);
-	else if (events && !strcmp(ty, "gap"))
+	else if (kind == T_EVENTS && !strcmp(ty, "gap"))
 		n = parse_gap(o, &f, &t, why, wl);
-	else if (events || strcmp(ty, "status")) {
+	else if (kind == T_ALERTS && !strcmp(ty, "alert"))
+		n = parse_alert(o, &al, why, wl);
+	else if (kind != T_STATUS || strcmp(ty, "status")) {
 		snprintf(why, wl, "type \"%.40s\" does not belong on this topic", ty);
 		n = -EINVAL;
 	}
@@ -463,8 +538,10 @@ static int dispatch(struct tt_sub_mqtt *s, const char *key, bool events, const c
 	int rc = 0;
 	if (!(*rp = remote_get(s, key, fmt, &rc, why, wl)))
 		return rc;
-	if (!events)
+	if (kind == T_STATUS)
 		return on_status(*rp, o, why, wl);
+	if (kind == T_ALERTS)
+		return on_alert(*rp, &al, why, wl);
 	return n ? on_events(*rp, n, why, wl) : on_gap_message(*rp, f, t, why, wl);
 }
 
@@ -474,16 +551,16 @@ static void on_message(struct mosquitto *m, void *arg, const struct mosquitto_me
 	struct tt_sub_mqtt *s = arg;
 	struct remote *r = NULL;
 	char key[256], why[200];
-	bool events;
+	enum topic_kind kind;
 	cJSON *o = NULL;
 	int rc = -EINVAL;
 
 	(void)m;
 	(void)props;
 	s->heard = true;
-	if (split_topic(msg->topic, key, sizeof(key), &events) < 0) {
+	if (split_topic(msg->topic, key, sizeof(key), &kind) < 0) {
 		bad_message(s, NULL, -EINVAL, msg->topic, (size_t)msg->payloadlen,
-			    "not an events or status topic");
+			    "not an events, status or alerts topic");
 		return;
 	}
 	if ((size_t)msg->payloadlen > MAX_PAYLOAD) {
@@ -493,7 +570,7 @@ static void on_message(struct mosquitto *m, void *arg, const struct mosquitto_me
 		   !cJSON_IsObject(o)) {
 		snprintf(why, sizeof(why), "not a JSON object");
 		r = remote_find(s, key);
-	} else if ((rc = dispatch(s, key, events, o, &r, why, sizeof(why))) == 0) {
+	} else if ((rc = dispatch(s, key, kind, o, &r, why, sizeof(why))) == 0) {
 		cJSON_Delete(o);
 		return;
 	}
@@ -505,7 +582,7 @@ static void on_connect(struct mosquitto *m, void *arg, int rc, int flags,
 		       const mosquitto_property *props)
 {
 	struct tt_sub_mqtt *s = arg;
-	char *subs[] = { s->topic_ev, s->topic_st };
+	char *subs[] = { s->topic_ev, s->topic_st, s->topic_al };
 
 	(void)flags;
 	(void)props;
@@ -514,7 +591,7 @@ static void on_connect(struct mosquitto *m, void *arg, int rc, int flags,
 		return;
 	}
 	tt_mqtt_conn_up(&s->mc);
-	rc = mosquitto_subscribe_multiple(m, NULL, 2, subs, 1, 0, NULL);
+	rc = mosquitto_subscribe_multiple(m, NULL, 3, subs, 1, 0, NULL);
 	if (rc != MOSQ_ERR_SUCCESS)
 		tt_mqtt_conn_error(&s->mc, rc, "subscribe");
 	tt_mqtt_conn_sync(&s->mc);
@@ -533,11 +610,13 @@ static void on_subscribe(struct mosquitto *m, void *arg, int mid, int n, const i
 	for (int i = 0; i < n; i++)
 		refused |= granted[i] >= 0x80;
 	if (refused) {
-		tt_log(TT_LOG_WARNING, "%s: the broker refused the subscription to %s and %s (not "
-		       "allowed for this user?)", s->label, s->topic_ev, s->topic_st);
+		tt_log(TT_LOG_WARNING, "%s: the broker refused the subscription to %s, %s and %s "
+		       "(not allowed for this user?)", s->label, s->topic_ev, s->topic_st,
+		       s->topic_al);
 		return;
 	}
-	tt_log(TT_LOG_NOTICE, "%s: subscribed to %s and %s", s->label, s->topic_ev, s->topic_st);
+	tt_log(TT_LOG_NOTICE, "%s: subscribed to %s, %s and %s", s->label, s->topic_ev,
+	       s->topic_st, s->topic_al);
 	s->subscribed_at = uv_now(s->mc.loop);
 	s->heard = s->quiet_logged = false;
 }
@@ -630,6 +709,7 @@ int tt_sub_mqtt_new(uv_loop_t *loop, struct tt_server *srv, const char *url,
 		 s->url.host, s->url.port, s->url.path);
 	snprintf(s->topic_ev, sizeof(s->topic_ev), "%s/events", s->url.path);
 	snprintf(s->topic_st, sizeof(s->topic_st), "%s/status", s->url.path);
+	snprintf(s->topic_al, sizeof(s->topic_al), "%s/alerts", s->url.path);
 	if (gethostname(host, sizeof(host)) < 0)
 		snprintf(host, sizeof(host), "host");
 	host[sizeof(host) - 1] = 0;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "stackread.h"
 #include "stats.h"
 #include "target_fields.h"
 
@@ -161,7 +162,7 @@ static void on_record(struct tt_target *t, const struct tt_record *rec, void *ar
 
 	/* what the hub stored (and /api/export gives): /api/stats is its analysis */
 	if (seq)
-		tt_stats_record(s->stats, tt_target_reader(t), rec);
+		tt_stats_record(s->stats, tt_target_reader(t), rec, seq);
 	if (s->env->on_record)
 		s->env->on_record(s, seq, rec, s->env->arg);
 }
@@ -334,8 +335,15 @@ int tt_sup_halt(struct tt_sup *s, const char *by)
 
 struct tt_stats *tt_sup_stats(struct tt_sup *s)
 {
-	if (s->t)
+	if (s->t) {
 		tt_stats_refresh(s->stats, tt_target_reader(s->t), tt_target_reader_state(s->t));
+		const struct tt_stackread *sr = tt_target_stacks(s->t);
+		struct tt_analysis_scan_cost cost;
+		if (sr) {
+			tt_stackread_cost(sr, uv_now(s->env->loop), &cost);
+			tt_stats_stacks(s->stats, tt_stackread_scan(sr), &cost);
+		}
+	}
 	return s->stats;
 }
 

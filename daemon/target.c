@@ -13,6 +13,7 @@
 #include "gaplog.h"
 #include "layout.h"
 #include "pace.h"
+#include "stackread.h"
 #include "target.h"
 
 #include <errno.h>
@@ -25,8 +26,6 @@
 #include "../fw/fw.h"
 #include "../probe/filesrc.h"
 #include "../proto/reader.h"
-#include "../proto/nuttx.h"
-#include "../proto/threadx.h"
 #include "export.h"
 #include "log.h"
 
@@ -89,6 +88,7 @@ struct tt_target {
 				    taken for that one) */
 	char reset_reason[64];
 	char halt_by[80];        /* a halt asked for (tt_target_halt): by whom; "" = none */
+	struct tt_stackread *stacks; /* the painted stacks, read at the end of cycles, or NULL */
 };
 
 /* Reads that keep failing on a link that looks up (OpenOCD answers, the target does not) are
@@ -180,6 +180,8 @@ static void emit(void *arg, const struct tt_record *rec)
 			rec = &own;
 		}
 		t->st.resets++;
+		if (t->stacks)
+			tt_stackread_restart(t->stacks); /* painted anew by the new run */
 		set_state(t, TT_TARGET_RESET, "%s", rec->u.reset.reason);
 		break;
 	}
@@ -302,6 +304,18 @@ static int make_reader(struct tt_target *t)
 	return t->fmt->create(&rc, &t->rd);
 }
 
+/* A stack read (daemon/stackread.h) ended the cycle. */
+static void on_stacks_read(void *arg)
+{
+	struct tt_target *t = arg;
+
+	t->reading = 0;
+	t->st.bytes_read = t->probe->bytes_read;
+	t->st.stack_bytes = tt_stackread_bytes(t->stacks);
+	if (!t->stopping)
+		cycle_done(t);
+}
+
 static void on_read(struct tt_probe *p, int status, void *arg)
 {
 	struct tt_target *t = arg;
@@ -370,7 +384,10 @@ static void on_read(struct tt_probe *p, int status, void *arg)
 	}
 	t->st.bytes_read = p->bytes_read;
 	announce_reset(t);
-	cycle_done(t);
+	if (t->stacks && tt_stackread_start(t->stacks, t->probe, t->fmt, t->rd, on_stacks_read, t))
+		t->reading = 1;
+	else
+		cycle_done(t);
 }
 
 /* Start the next read of the cycle. */
@@ -535,6 +552,7 @@ static void free_target(struct tt_target *t)
 	if (t->rd)
 		t->fmt->destroy(t->rd);
 	tt_format_cfg_release(&t->fcfg);
+	tt_stackread_free(t->stacks);
 	free(t);
 }
 
@@ -751,6 +769,13 @@ int tt_target_start(uv_loop_t *loop, const struct tt_target_config *cfg,
 	}
 	if ((rc = open_reading(t, err, errlen)) < 0)
 		goto fail_cfg;
+	if (fmt->analysis && fmt->analysis->stack_fill && t->cfg.stack_budget >= 0 &&
+	    tt_stackread_new(*fmt->analysis->stack_fill, t->cfg.stack_budget ? (uint32_t)t->cfg.stack_budget
+			     : TT_STACK_BUDGET_DEFAULT, uv_now(loop), &t->stacks) < 0) {
+		snprintf(err, errlen, "out of memory");
+		rc = -ENOMEM;
+		goto fail_cfg;
+	}
 	uv_timer_init(loop, &t->timer);
 	t->timer.data = t;
 	t->rate_t0 = uv_now(loop);
@@ -817,13 +842,18 @@ const struct tt_target_status *tt_target_status(const struct tt_target *t)
 void tt_target_export_prepare(const struct tt_target *t, struct tt_export *e)
 {
 	/* a reader that has not accepted a header yet says so (-ENOENT): nothing to add */
-	if (t->rd && t->fmt == &tt_threadx_reader)
-		(void)tt_export_set_threadx(e, t->rd);
+	if (t->rd)
+		(void)tt_export_set_source(e, t->fmt, t->rd);
 }
 
 const struct tt_reader_ops *tt_target_reader(const struct tt_target *t)
 {
 	return t->fmt;
+}
+
+const struct tt_stackread *tt_target_stacks(const struct tt_target *t)
+{
+	return t->stacks;
 }
 
 const void *tt_target_reader_state(const struct tt_target *t)

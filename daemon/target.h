@@ -37,6 +37,9 @@ struct tt_target_config {
 	unsigned poll_max_ms;      /* default 50: an idle poll costs 40 bytes, so 20 a second are cheap, and events reach clients within about one interval */
 	unsigned latency_ms;       /* 0, or a bound on write -> publish: caps the interval (daemon/pace.h) */
 	uint32_t max_chunk;        /* probe read split size, default 4096 */
+	int stack_budget;          /* bytes/s of probe reads for the stack high-water marks
+				      (daemon/stackread.h) of a format that paints its stacks:
+				      0: TT_STACK_BUDGET_DEFAULT, < 0: none read */
 	const char *const *format_opts; /* "KEY=VALUE" format options, NULL-terminated, or NULL */
 };
 
@@ -60,7 +63,8 @@ struct tt_target_status {
 	                            * promised: no gap record, but counted) */
 	uint64_t dropped;          /* remote: broker messages refused (malformed, out of range) */
 	uint64_t repeats;          /* remote: records and gap messages already had, dropped */
-	uint64_t bytes_read;       /* probe bytes */
+	uint64_t bytes_read;       /* probe bytes (the stack reads' included) */
+	uint64_t stack_bytes;      /* ... of them read for the stack high-water marks */
 	uint64_t polls;
 	double poll_ms_last;       /* duration of the last poll cycle */
 	unsigned interval_ms;      /* current poll interval */
@@ -122,6 +126,9 @@ const struct tt_target_status *tt_target_status(const struct tt_target *t);
 /* The target's reader ops (NULL before a format was chosen) and its reader's state (NULL while
  * none runs), for what reads the reader's state through its ops (the analysis's threads). */
 const struct tt_reader_ops *tt_target_reader(const struct tt_target *t);
+/* The stack high-water marks read from RAM (daemon/stackread.h): NULL when none are read (the
+ * format paints no stacks, or stack_budget < 0). */
+const struct tt_stackread *tt_target_stacks(const struct tt_target *t);
 const void *tt_target_reader_state(const struct tt_target *t);
 /* Adds to export e what the target's reader knows beyond the records (ThreadX: the header's timer
  * mask and the whole registry, for a .trx); nothing for other formats or before attach. */

@@ -21,9 +21,7 @@ static int format_cfg_none(const struct tt_target_config *cfg, const struct tt_r
 	int rc;
 
 	if (cfg->layout) { /* a format without options: the address at most */
-		struct tt_layout_extras lx;
-		rc = tt_layout_load(cfg->layout, r, NULL, &lx, &x->address, err, errlen);
-		tt_layout_extras_free(&lx);
+		rc = tt_layout_load(cfg->layout, r, NULL, &x->address, err, errlen);
 		if (rc < 0)
 			return rc;
 	}
@@ -47,15 +45,10 @@ static int format_cfg_load(const struct tt_target_config *cfg, const struct tt_r
 		return -EINVAL;
 	}
 	if (cfg->layout) {
-		struct tt_layout_extras lx;
-
-		rc = tt_layout_load(cfg->layout, r, x->buf, &lx, &x->address, err, errlen);
+		rc = tt_layout_load(cfg->layout, r, x->buf, &x->address, err, errlen);
 		if (rc < 0)
 			return rc;
-		/* what the layout in x->buf points to is the format's now (cfg_free) */
-		if (!r->cfg_free)
-			tt_layout_extras_free(&lx);
-		x->owned = r;
+		x->owned = r; /* what the layout file put in x->buf is released by cfg_free */
 	}
 	if (cfg->elf && r->cfg_from_fw) {
 		char note[768];

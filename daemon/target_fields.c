@@ -27,6 +27,7 @@ const struct tt_target_field tt_target_fields[] = {
 	F("poll_max_ms", "poll-max", LIVE_ARG, UINT, poll_max_ms, true),
 	F("latency_ms", "latency", LIVE_ARG, UINT, latency_ms, true),
 	F("max_chunk", "max-read", LIVE_ARG, UINT, max_chunk, true),
+	F("stack_budget", "stack-budget", LIVE_ARG, INT, stack_budget, true),
 	F("format_opts", "format-opt", ARG, ARGV, format_opts, true),
 };
 #undef F

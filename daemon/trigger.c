@@ -101,35 +101,47 @@ static struct trig_tgt *tgt_of(struct tt_trig *t, struct tt_hub *hub)
 	return g;
 }
 
+int tt_trig_alert_json(char *buf, size_t cap, const struct tt_trig_alert *a)
+{
+	char name[TT_TRIG_NAME_MAX * 6 + 3], cond[TT_TRIG_COND_MAX * 6 + 3], cap_j[1210];
+	char detail[1810], tj[TT_JSON_MAX_NAME * 6 + 3], when[64 * 6 + 3];
+	int nl = tt_json_string(name, sizeof(name), a->trigger, TT_TRIG_NAME_MAX);
+	int cl = tt_json_string(cond, sizeof(cond), a->condition, TT_TRIG_COND_MAX);
+	int tl = tt_json_string(tj, sizeof(tj), a->target, TT_JSON_MAX_NAME);
+	int wl = tt_json_string(when, sizeof(when), a->time, 64);
+	int kl = a->capture ? tt_json_string(cap_j, sizeof(cap_j), a->capture, 200) : 0;
+	int dl = a->detail ? tt_json_string(detail, sizeof(detail), a->detail, 300) : 0;
+
+	if (nl < 0 || cl < 0 || tl < 0 || wl < 0 || kl < 0 || dl < 0)
+		return -1;
+	int n = snprintf(buf, cap, "{\"type\":\"alert\",\"target\":%.*s,\"trigger\":%.*s,"
+			 "\"condition\":%.*s%s%.*s,\"seq\":%" PRIu64 ",\"count\":%" PRIu64
+			 ",\"time\":%.*s%s%.*s%s%s}", tl, tj, nl, name, cl, cond,
+			 a->detail ? ",\"detail\":" : "", dl, detail, a->seq, a->count, wl, when,
+			 a->capture ? ",\"capture\":" : "", kl, cap_j, a->halt ? ",\"halt\":true" : "",
+			 a->remote ? ",\"remote\":true" : "");
+	return n > 0 && (size_t)n < cap ? n : -1;
+}
+
 /* The `alert` message (proto/PROTOCOL.md) to the target's hub. */
 static void alert(struct trig_tgt *g, const struct tt_trig_def *d, uint64_t seq, uint64_t count,
 		  const char *capture, const char *why)
 {
-	char name[TT_TRIG_NAME_MAX * 6 + 3], cond[TT_TRIG_COND_MAX * 6 + 3], cap[512], when[40];
-	char detail[2048], buf[4600];
+	char when[40], buf[8192];
 	struct timespec ts;
 	struct tm tm;
-	const char *target = tt_hub_target(g->hub);
-	char tj[TT_JSON_MAX_NAME * 6 + 3];
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	gmtime_r(&ts.tv_sec, &tm);
 	size_t wl = strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
 	snprintf(when + wl, sizeof(when) - wl, ".%03ldZ", ts.tv_nsec / 1000000);
-	int nl = tt_json_string(name, sizeof(name), d->name, TT_TRIG_NAME_MAX);
-	int cl = tt_json_string(cond, sizeof(cond), d->cond, TT_TRIG_COND_MAX);
-	int tl = tt_json_string(tj, sizeof(tj), target, TT_JSON_MAX_NAME);
-	int kl = capture ? tt_json_string(cap, sizeof(cap), capture, 200) : 0;
-	bool more = why && strcmp(why, d->cond); /* a state or statistics condition says more */
-	int dl = more ? tt_json_string(detail, sizeof(detail), why, 300) : 0;
-	if (nl < 0 || cl < 0 || tl < 0 || kl < 0 || dl < 0)
-		return;
-	int n = snprintf(buf, sizeof(buf), "{\"type\":\"alert\",\"target\":%.*s,\"trigger\":%.*s,"
-			 "\"condition\":%.*s%s%.*s,\"seq\":%" PRIu64 ",\"count\":%" PRIu64
-			 ",\"time\":\"%s\"%s%.*s%s}", tl, tj, nl, name, cl, cond,
-			 more ? ",\"detail\":" : "", dl, detail, seq, count, when,
-			 capture ? ",\"capture\":" : "", kl, cap, d->halt ? ",\"halt\":true" : "");
-	if (n > 0 && (size_t)n < sizeof(buf) && tt_hub_alert(g->hub, buf, (size_t)n) < 0)
+	struct tt_trig_alert a = {
+		.target = tt_hub_target(g->hub), .trigger = d->name, .condition = d->cond,
+		/* a state or statistics condition says more */
+		.detail = why && strcmp(why, d->cond) ? why : NULL, .capture = capture,
+		.time = when, .seq = seq, .count = count, .halt = d->halt };
+	int n = tt_trig_alert_json(buf, sizeof(buf), &a);
+	if (n > 0 && tt_hub_alert(g->hub, buf, (size_t)n) < 0)
 		tt_log(TT_LOG_ERR, "trigger %s: out of memory: alert not sent", d->name);
 }
 

@@ -37,8 +37,10 @@ enum tt_trig_kind {
 	TT_TRIG_DISCONNECT,/* the target's state became `disconnected` */
 	/* From the live analysis' statistics (struct tt_trig_sample, tt_trig_stats): */
 	TT_TRIG_STACK,     /* stack free<N [thread=T]: a thread's free stack fell below N bytes */
-	TT_TRIG_INVERSION, /* inversion [bad]: a priority inversion was opened (bad: a
-			      non-deterministic one: a less urgent thread ran meanwhile) */
+	TT_TRIG_INVERSION, /* inversion [bad] [longer>TICKS]: a priority inversion was opened
+			      (bad: a non-deterministic one: a less urgent thread ran meanwhile);
+			      with longer: one has lasted longer than TICKS (open: its age by the
+			      target's time stamps; closed: its duration), once per inversion */
 	TT_TRIG_CPU,       /* cpu share>X [thread=T] [window=5s]: a thread's CPU share over the
 			      window (percent) */
 	TT_TRIG_IRQ,       /* irq max>N: an interrupt longer than N ticks (a new longest) */
@@ -109,11 +111,27 @@ struct tt_trig_thread_sample {
 	uint32_t id;
 	uint64_t ticks;         /* run time so far */
 	uint64_t events;        /* events of the thread so far */
-	int64_t stack_free;     /* bytes never used of its registered stack; -1: not known */
+	int64_t stack_free;     /* bytes never used of its registered stack; -1: not known: the
+				 * painted high-water mark read from RAM, or the traced stack
+				 * pointers' when smaller or the only one */
+	bool stack_painted;     /* stack_free is the painted figure */
+};
+/* A priority inversion the analysis keeps (analysis.h struct tt_analysis_inversion). */
+enum { TT_TRIG_INV_OPEN = 0, TT_TRIG_INV_CLOSED, TT_TRIG_INV_CUT };
+struct tt_trig_inv_sample {
+	uint64_t number;        /* counted from 0 since the analysis began */
+	bool deterministic;
+	uint8_t state;          /* TT_TRIG_INV_*: its end not seen yet, seen, cut by a gap */
+	uint32_t blocked, owner, mutex;
+	uint64_t start_seq, end_seq; /* end_seq: closed only */
+	uint64_t ticks;         /* its duration; open: its age so far; cut: a lower bound */
 };
 struct tt_trig_sample {
 	uint64_t span_ticks;    /* time covered so far (first to last event) */
 	uint64_t inversions;    /* priority inversions opened so far */
+	const struct tt_trig_inv_sample *inv; /* the newest ones, oldest first, numbers
+						 consecutive (ninv of them) */
+	size_t ninv;
 	uint64_t bad_inversions; /* ... non-deterministic ones (a less urgent thread ran meanwhile) */
 	uint64_t irq_max;       /* the longest interrupt so far (ticks), its number */
 	uint32_t irq_nr;
@@ -127,6 +145,7 @@ struct tt_trig_sample {
 struct tt_trig_stat_state {
 	bool primed;
 	uint64_t ms, a, b;      /* the window's start (ms) and what it began with */
+	uint64_t mask;          /* inversion longer: which of the 64 from number a fired */
 };
 
 /* Whether statistics condition d holds at sample s, taken at loop time now_ms (state st is
@@ -165,6 +184,19 @@ int tt_trig_set_check(const struct tt_trig_set *s, char *err, size_t errlen);
 int tt_trig_set_build(struct tt_trig_set *s, const void *json, const char *file,
 		      const char *const *flags, size_t nflags, const char *capture_dir, char *err,
 		      size_t errlen);
+
+/* ---- the alert message ---- */
+
+/* An `alert` message's fields (proto/PROTOCOL.md), borrowed. detail, capture: NULL = absent;
+ * remote: a central daemon passing on a bench's alert. */
+struct tt_trig_alert {
+	const char *target, *trigger, *condition, *detail, *capture, *time;
+	uint64_t seq, count;
+	bool halt, remote;
+};
+/* The message as JSON into buf (strings escaped, each cut to its bound: trigger 48 bytes,
+ * condition 255, detail 300, capture 200, time 64): its length, or -1 when it does not fit. */
+int tt_trig_alert_json(char *buf, size_t cap, const struct tt_trig_alert *a);
 
 /* ---- the engine ---- */
 

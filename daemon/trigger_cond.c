@@ -108,7 +108,7 @@ static const char *const kind_fields[TT_TRIG_NKINDS] = {
 	[TT_TRIG_RESET] = "no predicate", [TT_TRIG_HALT] = "no predicate",
 	[TT_TRIG_DISCONNECT] = "no predicate",
 	[TT_TRIG_STACK] = "free<N and thread=NAME",
-	[TT_TRIG_INVERSION] = "no predicate (and the word bad: inversion bad)",
+	[TT_TRIG_INVERSION] = "longer>TICKS (and the word bad: inversion bad)",
 	[TT_TRIG_CPU] = "share>PERCENT, thread=NAME and window=DURATION",
 	[TT_TRIG_IRQ] = "max>TICKS", [TT_TRIG_SYSCALL] = "max>TICKS",
 	[TT_TRIG_SILENT] = "thread=NAME and for=DURATION",
@@ -121,6 +121,7 @@ static bool stat_field_ok(uint8_t kind, const char *f)
 		{ TT_TRIG_CPU, "share" }, { TT_TRIG_CPU, "thread" }, { TT_TRIG_CPU, "window" },
 		{ TT_TRIG_IRQ, "max" }, { TT_TRIG_SYSCALL, "max" }, { TT_TRIG_SILENT, "thread" },
 		{ TT_TRIG_SILENT, "for" }, { TT_TRIG_INVERSION, "bad" },
+		{ TT_TRIG_INVERSION, "longer" },
 	};
 	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
 		if (ok[i].kind == kind && !strcmp(ok[i].field, f))
@@ -275,6 +276,11 @@ static int stat_check(struct tt_trig_def *d, char *err, size_t errlen)
 	struct tt_trig_pred *share = d->kind == TT_TRIG_CPU ? pred_of(d, "share") : NULL;
 	if (share && (!share->is_num || share->num > 100)) {
 		snprintf(err, errlen, "share>%.40s: expected a percentage (0 to 100)", share->str);
+		return -EINVAL;
+	}
+	struct tt_trig_pred *lg = d->kind == TT_TRIG_INVERSION ? pred_of(d, "longer") : NULL;
+	if (lg && (lg->op != TT_OP_GT || !lg->is_num)) {
+		snprintf(err, errlen, "%s needs longer>TICKS", d->cond);
 		return -EINVAL;
 	}
 	struct tt_trig_pred *th = pred_of(d, "thread");

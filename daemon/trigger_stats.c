@@ -5,7 +5,9 @@
  * Each fires on a change, so a condition that stays true is not an alert a second: a stack
  * whose free bytes fell below N fires at each new low; an inversion, a longest interrupt or
  * system call at each new one; a CPU share at the end of each window over the share; a thread
- * once per silence (again only after it was heard from).
+ * once per silence (again only after it was heard from); an inversion longer than T once per
+ * inversion, at the first sample where it is over T (its age while open, its duration once
+ * closed, or what was seen of it before a gap cut it: a lower bound).
  */
 #include "trigger.h"
 
@@ -56,8 +58,9 @@ static bool stack(const struct tt_trig_def *d, const struct tt_trig_sample *s,
 	if (!low || (st->a && (uint64_t)low->stack_free + 1 >= st->a))
 		return false;
 	st->a = (uint64_t)low->stack_free + 1;
-	snprintf(why, wl, "thread %s: %" PRId64 " bytes of stack never used (below %" PRIu64 ")",
-		 low->name ? low->name : "?", low->stack_free, limit);
+	snprintf(why, wl, "thread %s: %" PRId64 " bytes of stack never used (below %" PRIu64
+		 "; %s)", low->name ? low->name : "?", low->stack_free, limit,
+		 low->stack_painted ? "painted stack" : "traced stack pointer");
 	return true;
 }
 
@@ -121,6 +124,61 @@ static bool silent(const struct tt_trig_def *d, const struct tt_trig_sample *s, 
 	return true;
 }
 
+static const char *thread_name(const struct tt_trig_sample *s, uint32_t id)
+{
+	for (size_t i = 0; i < s->nthreads; i++)
+		if (s->threads[i].id == id && s->threads[i].name)
+			return s->threads[i].name;
+	return "?";
+}
+
+static bool over(const struct tt_trig_inv_sample *v, uint64_t bound, bool bad)
+{
+	return v->ticks > bound && !(bad && v->deterministic);
+}
+
+/* inversion longer>T. st->a: every inversion numbered below it is settled (fired, or ended
+ * within T, or no longer kept); st->mask bit i: inversion a + i fired (the kept ones span at
+ * most 64 numbers past a: the sample's ring). */
+static bool longer(const struct tt_trig_def *d, const struct tt_trig_sample *s,
+		   struct tt_trig_stat_state *st, char *why, size_t wl)
+{
+	static const char *const how[] = { "open for", "lasted", "cut by a gap or reset after" };
+	uint64_t bound = pred(d, "longer")->num, first = s->ninv ? s->inv[0].number : 0;
+	const struct tt_trig_inv_sample *hit = NULL;
+	bool bad = pred(d, "bad") != NULL;
+
+	if (!st->primed) { /* a trigger added by a reload: the inversions from then on */
+		st->primed = true;
+		st->a = s->inversions;
+		st->mask = 0;
+	}
+	for (size_t i = 0; i < s->ninv && !hit; i++) {
+		const struct tt_trig_inv_sample *v = &s->inv[i];
+		if (v->number < st->a || v->number - st->a >= 64 ||
+		    (st->mask >> (v->number - st->a) & 1) || !over(v, bound, bad))
+			continue;
+		hit = v;
+		st->mask |= 1ull << (v->number - st->a);
+	}
+	while (st->a < s->inversions) { /* settled ones leave the mask */
+		const struct tt_trig_inv_sample *v =
+			st->a >= first && st->a - first < s->ninv ? &s->inv[st->a - first] : NULL;
+		if (v && !(st->mask & 1) && (v->state == TT_TRIG_INV_OPEN || over(v, bound, bad)))
+			break; /* may still fire, or is about to */
+		st->a++;
+		st->mask >>= 1;
+	}
+	if (!hit)
+		return false;
+	snprintf(why, wl, "%sinversion %" PRIu64 ": thread %s (blocked at seq %" PRIu64 ") on "
+		 "mutex 0x%" PRIx32 " of thread %s %s %" PRIu64 " ticks (longer than %" PRIu64 ")",
+		 hit->deterministic ? "" : "non-deterministic ", hit->number,
+		 thread_name(s, hit->blocked), hit->start_seq, hit->mutex, thread_name(s, hit->owner),
+		 how[hit->state <= TT_TRIG_INV_CUT ? hit->state : TT_TRIG_INV_CUT], hit->ticks, bound);
+	return true;
+}
+
 /* A counter or a longest time that went up (first sample: only remembered). */
 static bool rose(uint64_t v, struct tt_trig_stat_state *st)
 {
@@ -143,6 +201,8 @@ bool tt_trig_stat_match(const struct tt_trig_def *d, const struct tt_trig_sample
 		return silent(d, s, now_ms, st, why, wl);
 	case TT_TRIG_INVERSION: {
 		bool bad = pred(d, "bad") != NULL;
+		if (pred(d, "longer"))
+			return longer(d, s, st, why, wl);
 		if (!rose(bad ? s->bad_inversions : s->inversions, st))
 			return false;
 		snprintf(why, wl, "%s priority inversion (%" PRIu64 " so far)",

@@ -38,17 +38,19 @@ int tt_export_new(enum tt_export_format fmt, tt_export_write_cb write, void *arg
 int tt_export_record(struct tt_export *e, const char *json, size_t len);
 /* trx: keep what the source's header and registry say (the timer mask, the name size and every
  * registry entry with its parameters, free ones included) instead of rebuilding them from the
- * names seen in events. rd: a ThreadX reader that has accepted a header (borrowed for the call;
- * what it says is copied; other formats keep nothing). Returns 0, -ENOENT (no header yet) or
- * -ENOMEM. */
-struct tt_threadx;
-int tt_export_set_threadx(struct tt_export *e, const struct tt_threadx *rd);
-/* The same from a static image (a .trx or a RAM dump whose first byte is at target address base,
- * the control header at header_addr; 0: at base; both 0: a .trx, whose header says where it
- * was), for offline conversion. img borrowed for the call. Returns 0, the reader's error (-EPROTO: not a valid trace buffer), -ERANGE (the buffer
- * reaches outside the image) or -ENOMEM. */
-int tt_export_set_threadx_image(struct tt_export *e, const uint8_t *img, size_t len,
-				uint64_t base, uint64_t header_addr);
+ * names seen in events. r, rd: a live reader and its state (proto/reader.h), borrowed for the
+ * call; what they say is copied. Only a ThreadX source has what a .trx keeps (the .trx is
+ * TraceX's file of ThreadX's trace buffer): any other reader, or another export format, keeps
+ * nothing (0). Returns 0, -ENOENT (no header yet) or -ENOMEM. */
+struct tt_reader_ops;
+int tt_export_set_source(struct tt_export *e, const struct tt_reader_ops *r, const void *rd);
+/* The same from a static image of format r (a .trx or a RAM dump whose first byte is at target
+ * address base, the control header at header_addr; 0: at base; both 0: a .trx, whose header
+ * says where it was), for offline conversion. img borrowed for the call. Returns 0 (also for a
+ * format other than ThreadX), the reader's error (-EPROTO: not a valid trace buffer), -ERANGE
+ * (the buffer reaches outside the image) or -ENOMEM. */
+int tt_export_set_source_image(struct tt_export *e, const struct tt_reader_ops *r,
+			       const uint8_t *img, size_t len, uint64_t base, uint64_t header_addr);
 /* trx: TraceX has no record for "events were lost here" or "the target restarted here", and a
  * file of back-to-back entries would show execution running on across the loss. Each gap record
  * becomes a user event TT_TRX_GAP_EVENT in the initialization context (thread word 0xF0F0F0F0,

@@ -49,7 +49,7 @@ struct tt_export_trx {
 	size_t nent, capent;
 	uint32_t ts_max;          /* largest masked time stamp seen */
 	bool ts_masked;           /* some raw time word had bits the masked stamp has not */
-	bool have_src;            /* the source's header and registry (tt_export_set_threadx) */
+	bool have_src;            /* the source's header and registry (tt_export_set_source) */
 	uint32_t src_mask, src_name_size;
 	uint32_t ts_last;         /* the newest entry's raw time word: a marker's time */
 	uint64_t marks, marked_lost; /* gap markers written, the events they say were lost */

@@ -1,6 +1,8 @@
 /* export/export_trx.c: a TraceX file rebuilt from the raw words (see export.h). The header and
  * the registry come first in the file, so the raw words (32 bytes per event) and the names
- * seen are kept until finish. */
+ * seen are kept until finish. A .trx is TraceX's file of ThreadX's own trace buffer, so this is
+ * the one place outside proto/ that reads ThreadX's header (proto/threadx.h): the source's
+ * registry and timer mask, when the source is ThreadX's reader. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -19,7 +21,7 @@ static void src_clear(struct tt_export *e)
 	e->trx.have_src = false;
 }
 
-int tt_export_set_threadx(struct tt_export *e, const struct tt_threadx *rd)
+static int set_threadx(struct tt_export *e, const struct tt_threadx *rd)
 {
 	struct tt_threadx_header_info hi;
 	struct tt_threadx_object o;
@@ -57,14 +59,21 @@ static void skip_record(void *arg, const struct tt_record *rec)
 	(void)rec;
 }
 
-int tt_export_set_threadx_image(struct tt_export *e, const uint8_t *img, size_t len,
-				uint64_t base, uint64_t header_addr)
+int tt_export_set_source(struct tt_export *e, const struct tt_reader_ops *r, const void *rd)
+{
+	return r == &tt_threadx_reader ? set_threadx(e, rd) : 0;
+}
+
+int tt_export_set_source_image(struct tt_export *e, const struct tt_reader_ops *fmt,
+			       const uint8_t *img, size_t len, uint64_t base, uint64_t header_addr)
 {
 	struct tt_threadx_config c = { .static_image = true };
 	struct tt_threadx *rd;
 	struct tt_plan p;
 	int rc;
 
+	if (fmt != &tt_threadx_reader)
+		return 0;
 	if (!header_addr && !base) /* a .trx: its header says where it was */
 		base = tt_threadx_file_base(img, len);
 	c.header_addr = header_addr ? header_addr : base;
@@ -83,7 +92,7 @@ int tt_export_set_threadx_image(struct tt_export *e, const uint8_t *img, size_t 
 		rc = tt_threadx_ingest(rd, skip_record, NULL);
 	} while (rc == TT_THREADX_MORE);
 	if (rc >= 0)
-		rc = tt_export_set_threadx(e, rd);
+		rc = set_threadx(e, rd);
 out:
 	tt_threadx_free(rd);
 	return rc;

@@ -6,7 +6,9 @@
  * carries, and which of the format's own counters it adds to (ThreadX: FileX and NetX
  * statistics as TraceX counts them). The threads a target registered (names, priorities, stack
  * bounds) come from the reader's state (live) or from an image (offline). A format without
- * these ops is analysed from the records alone (execution profile, services).
+ * these ops is analysed from the records alone (execution profile, services). A format whose
+ * RTOS paints its stacks says with what (stack_fill), so the daemon can read the true stack
+ * high-water marks from target RAM (stackscan.h).
  */
 #ifndef TT_ANALYSIS_OPS_H
 #define TT_ANALYSIS_OPS_H
@@ -38,7 +40,16 @@ enum tt_an_flag {
 	TT_AN_CALL_LEAVE = 1u << 11, /* ... and leaves it */
 	TT_AN_IRQ = 1u << 12,       /* with TT_AN_ISR_ENTER / TT_AN_ISR_EXIT: obj is the
 				       interrupt's number */
+	TT_AN_STATE = 1u << 13,     /* thread state_thread enters scheduling state `state` (an
+				       index of tt_analysis_ops.state_names), or leaves every
+				       state (TT_AN_STATE_NONE: it was destroyed) */
+	TT_AN_PREEMPTED = 1u << 14, /* the event's thread stops running but stays ready (formats
+				       that trace switches: a preemption, not a suspension) */
+	TT_AN_THREAD_START = 1u << 15, /* the event's thread starts life here */
+	TT_AN_THREAD_STOP = 1u << 16,  /* ... and ends it */
 };
+
+#define TT_AN_STATE_NONE UINT32_MAX
 
 #define TT_AN_MAX_COUNTS 2
 
@@ -46,6 +57,7 @@ struct tt_an_class {
 	uint32_t flags;
 	uint32_t obj, other;
 	uint64_t sp;
+	uint32_t state_thread, state; /* TT_AN_STATE */
 	const char *label; /* TT_AN_CALL_*: the call's name, borrowed for the call (or NULL) */
 	uint8_t ncount; /* format counters this event adds to: counters[idx] += add */
 	struct {
@@ -81,14 +93,25 @@ struct tt_analysis_ops {
 	bool traces_switches;
 	/* what ev means; out is zeroed by the caller */
 	void (*classify)(const struct tt_event *ev, struct tt_an_class *out);
+	/* every tt_an_flag classify can set: what the format traces at all, so a figure it cannot
+	 * have (a QNX thread's resumptions) is reported as absent rather than as 0 */
+	uint32_t flags;
 	const struct tt_an_counter *counters; /* ncounters entries, in display order */
 	unsigned ncounters;
+	/* The scheduling states TT_AN_STATE names (nstates, at most 64; 0: the format traces no
+	 * thread states): time per thread per state. */
+	const char *const *state_names;
+	unsigned nstates;
 	/* The threads a live reader (the rd of tt_reader_ops.create) knows now: cb per thread.
 	 * 0, or -ENOENT before it attached. NULL: the format registers no threads. */
 	int (*threads)(const void *rd, tt_an_thread_cb cb, void *arg);
 	/* The same for a whole image, as decode_image reads it: 0 or a negative error. */
 	int (*image_threads)(const uint8_t *img, size_t len, uint64_t base,
 			     const struct tt_reader_config *cfg, tt_an_thread_cb cb, void *arg);
+	/* The fill the RTOS paints each thread's stack with at its creation, as a little-endian
+	 * target word, for the high-water marks read from RAM (stackscan.h); NULL: the format
+	 * paints no stacks (or tracetap does not know its fill). */
+	const uint32_t *stack_fill;
 };
 
 #endif

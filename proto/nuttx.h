@@ -113,7 +113,7 @@ int tt_nuttx_layout_set(void *lo, const char *key, const char *value, char *err,
 /* The layout as the `--format-opt` options that give it back (tt_nuttx_layout_set on the default
  * layout, in the order passed: release and ptr_size first, since they reset offsets): one call
  * of cb per option; value borrowed for the call. Syscall names and read-only data are not
- * options (a layout file carries them beside: daemon/layout.h). */
+ * options (a layout file carries them beside: tt_nuttx_layout_write). */
 typedef void (*tt_nuttx_option_cb)(void *arg, const char *key, const char *value);
 void tt_nuttx_layout_options(const struct tt_nuttx_layout *lo, tt_nuttx_option_cb cb, void *arg);
 /* Fills *out from the firmware's DWARF through fwquery.h (a blocking setup step): ring
@@ -139,6 +139,14 @@ int tt_nuttx_rodata_from_fw(const struct tt_fw_query *q, struct tt_nuttx_mem **o
 int tt_nuttx_cfg_from_fw(void *cfg, const struct tt_fw_query *q, char *note, size_t notelen,
 			 char *err, size_t errlen);
 void tt_nuttx_cfg_free(void *cfg);
+/* reader.h's layout_write and layout_load for NuttX (nuttx_layout_file.c): the options, then
+ * "syscalls" (g_funcnames[], null where unread) and "strings" (the read-only strings with a
+ * printf conversion, by address: the DUMP_PRINTF formats); load allocates them into the layout
+ * (released by tt_nuttx_cfg_free). The file's form: README-nuttx.md. */
+struct tt_layout_out;
+struct tt_layout_in;
+int tt_nuttx_layout_write(const void *cfg, const struct tt_layout_out *out);
+int tt_nuttx_layout_load(void *cfg, const struct tt_layout_in *in, char *err, size_t errlen);
 /* The layout as a whole (what tt_nuttx_new checks): 0, or -EINVAL with *why (static). */
 int tt_nuttx_layout_check(const struct tt_nuttx_layout *lo, const char **why);
 #define TT_NUTTX_LAYOUT_HELP \

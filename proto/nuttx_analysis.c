@@ -1,18 +1,20 @@
 /* proto/nuttx_analysis.c: what NuttX notes mean to the live analysis (analysis_ops.h).
  *
  * NuttX traces the scheduler itself: NOTE_RESUME is the switch to the note's task (what NuttX's
- * `trace dump` prints as sched_switch), NOTE_SUSPEND the previous task's stop; system calls are
- * NOTE_SYSCALL_ENTER and _LEAVE with the call's number, interrupts NOTE_IRQ_ENTER and _LEAVE
+ * `trace dump` prints as sched_switch), NOTE_SUSPEND the previous task's stop (a preemption when
+ * its state is still ready to run, else a suspension); NOTE_START and NOTE_STOP a task's life;
+ * system calls are NOTE_SYSCALL_ENTER and _LEAVE with the call's number, interrupts NOTE_IRQ_ENTER and _LEAVE
  * with the IRQ's. So the analysis gives each task the time from the switch to it to the next
  * switch, and measures each call and interrupt from entry to exit (proto/README-nuttx.md
  * "Analysis"). Priorities: a larger number is more urgent.
  */
+#include <stdbool.h>
 #include <string.h>
 
 #include "analysis_ops.h"
 #include "reader.h"
 
-enum { N_SUSPEND = 2, N_RESUME = 3, N_SC_ENTER = 18, N_SC_LEAVE = 19, N_IRQ_ENTER = 20,
+enum { N_START = 0, N_STOP = 1, N_SUSPEND = 2, N_RESUME = 3, N_SC_ENTER = 18, N_SC_LEAVE = 19, N_IRQ_ENTER = 20,
        N_IRQ_LEAVE = 21 };
 
 static const struct tt_arg *arg(const struct tt_event *ev, const char *name)
@@ -23,13 +25,32 @@ static const struct tt_arg *arg(const struct tt_event *ev, const char *name)
 	return NULL;
 }
 
+/* NOTE_SUSPEND's state is one of the ready-to-run ones (enum tstate_e up to RUNNING, as the
+ * decoder names them): the task was preempted, as NuttX's dump says with prev_state=R. */
+static bool still_ready(const struct tt_event *ev)
+{
+	static const char *const ready[] = { "pending", "ready", "assigned", "running" };
+	const struct tt_arg *a = arg(ev, "state");
+
+	for (size_t i = 0; a && a->text && i < sizeof(ready) / sizeof(ready[0]); i++)
+		if (!strcmp(a->text, ready[i]))
+			return true;
+	return false;
+}
+
 static void nx_classify(const struct tt_event *ev, struct tt_an_class *c)
 {
 	const struct tt_arg *a;
 
 	switch (ev->id) {
+	case N_START:
+		c->flags |= TT_AN_THREAD_START;
+		break;
+	case N_STOP:
+		c->flags |= TT_AN_THREAD_STOP;
+		break;
 	case N_SUSPEND:
-		c->flags |= TT_AN_SUSPEND;
+		c->flags |= still_ready(ev) ? TT_AN_PREEMPTED : TT_AN_SUSPEND;
 		c->obj = ev->thread;
 		break;
 	case N_RESUME:
@@ -61,4 +82,7 @@ const struct tt_analysis_ops tt_nuttx_analysis = {
 	.prio_low_is_urgent = false,
 	.traces_switches = true,
 	.classify = nx_classify,
+	.flags = TT_AN_THREAD_START | TT_AN_THREAD_STOP | TT_AN_SUSPEND | TT_AN_PREEMPTED |
+		 TT_AN_SWITCH | TT_AN_CALL_ENTER | TT_AN_CALL_LEAVE | TT_AN_IRQ | TT_AN_ISR_ENTER |
+		 TT_AN_ISR_EXIT,
 };

@@ -330,6 +330,7 @@ const struct tt_reader_ops tt_nuttx_reader = {
 	.cfg_help = TT_NUTTX_LAYOUT_HELP,
 	.cfg_from_fw = tt_nuttx_cfg_from_fw,
 	.cfg_free = tt_nuttx_cfg_free,
-	.layout_file = true,
+	.layout_write = tt_nuttx_layout_write,
+	.layout_load = tt_nuttx_layout_load,
 	.analysis = &tt_nuttx_analysis,
 };

@@ -208,6 +208,10 @@ void tt_qnx_describe(struct tt_qnx *q, const struct tt_qnx_ev *e, struct tt_even
 /* "proc/tid" style name of a thread, written to buf; NULL when neither name is known. */
 const char *tt_qnx_thread_name(const struct tt_qnx *q, uint32_t pid, uint32_t tid, char *buf,
 			       size_t cap);
+/* The thread states of THREAD_<STATE> events, lower case ("dead", "running", ...), by number. */
+#define TT_QNX_NSTATES 21u
+extern const char *const tt_qnx_state_names[TT_QNX_NSTATES];
+
 /* The 32-bit thread key of (pid, tid): (pid & 0xffff) << 16 | (tid & 0xffff). */
 static inline uint32_t tt_qnx_thread_key(uint32_t pid, uint32_t tid)
 {
@@ -280,8 +284,17 @@ void tt_qnx_ring_stats(const struct tt_qnx_ring *r, struct tt_reader_stats *out)
 int tt_qnx_traceprinter_line(char *buf, size_t cap, const struct tt_event *ev, bool big_endian,
 			     uint32_t os_major);
 
-/* This format's reader (proto/reader.h): for features of QNX's own tools (traceprinter's text,
- * following a growing .kev file). */
+/* reader.h's native_line and native_header for QNX: traceprinter's event line
+ * (tt_qnx_traceprinter_line with the context's byte order and release), and the lines it
+ * prints before the events of a .kev file (the header's TRACE_<KEY>:: value items, keys
+ * right-aligned, between its two banner lines). */
+struct tt_native_ctx;
+int tt_qnx_tp_line(char *buf, size_t cap, const struct tt_event *ev,
+		   const struct tt_native_ctx *ctx);
+int tt_qnx_tp_header(const uint8_t *buf, size_t len, struct tt_native_ctx *ctx,
+		     void (*cb)(void *arg, const char *line, size_t len), void *arg);
+
+/* This format's reader (proto/reader.h). */
 struct tt_reader_ops;
 extern const struct tt_reader_ops tt_qnx_reader;
 

@@ -5,12 +5,15 @@
  * are KER_CALL_x (enter) and KER_EXIT_x (exit) of the running thread, with the call's number;
  * KER_INT_x ends a call the kernel interrupted (traceprinter's INT_CALL: the call returns, to be
  * restarted by the library), so it ends the call's measure too. Interrupts are INT_ENTRY and
- * INT_EXIT with the IRQ's number, nesting per CPU. Priorities: a larger number is more urgent.
+ * INT_EXIT with the IRQ's number, nesting per CPU. THREAD_<STATE> (pid, tid) is that thread
+ * entering the state (THREAD_RUNNING too), THREAD_DESTROY its end: time per thread per state.
+ * Priorities: a larger number is more urgent.
  * Event ids are (internal class << 10) | event (qnx.h).
  */
 #include <string.h>
 
 #include "analysis_ops.h"
+#include "qnx.h"
 #include "reader.h"
 
 #define CLASS(id) ((id) >> 10)
@@ -26,11 +29,30 @@ static const struct tt_arg *arg(const struct tt_event *ev, const char *name)
 	return NULL;
 }
 
+/* THREAD_<STATE>: the thread it names enters the state; THREAD_DESTROY: it ends. */
+static void qx_state(const struct tt_event *ev, struct tt_an_class *c, uint32_t e)
+{
+	const struct tt_arg *pid = arg(ev, "pid"), *tid = arg(ev, "tid");
+
+	if (!pid || !tid)
+		return;
+	if (e < TT_QNX_NSTATES)
+		c->state = e;
+	else if (ev->name && !strcmp(ev->name, "THREAD_DESTROY"))
+		c->state = TT_AN_STATE_NONE;
+	else
+		return; /* THREAD_CREATE: its first state comes next */
+	c->flags |= TT_AN_STATE;
+	c->state_thread = tt_qnx_thread_key(pid->value, tid->value);
+}
+
 static void qx_classify(const struct tt_event *ev, struct tt_an_class *c)
 {
 	uint32_t cls = CLASS(ev->id), e = EVENT(ev->id);
 	const struct tt_arg *a;
 
+	if (cls == C_PR_TH)
+		qx_state(ev, c, e);
 	if (cls == C_PR_TH && e == E_THREAD_RUNNING && ev->ctx == TT_CTX_THREAD) {
 		c->flags |= TT_AN_SWITCH;
 		c->other = ev->thread;
@@ -49,4 +71,8 @@ const struct tt_analysis_ops tt_qnx_analysis = {
 	.prio_low_is_urgent = false,
 	.traces_switches = true,
 	.classify = qx_classify,
+	.state_names = tt_qnx_state_names,
+	.nstates = TT_QNX_NSTATES,
+	.flags = TT_AN_STATE | TT_AN_SWITCH | TT_AN_CALL_ENTER | TT_AN_CALL_LEAVE | TT_AN_IRQ |
+		 TT_AN_ISR_ENTER | TT_AN_ISR_EXIT,
 };

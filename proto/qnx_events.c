@@ -26,8 +26,10 @@
 #define X_LOW(n, l) l,
 static const char *const th_names[] = { QNX_STATES(X_TH) };
 static const char *const vth_names[] = { QNX_STATES(X_VTH) };
-static const char *const state_names[] = { QNX_STATES(X_LOW) };
-#define NSTATES (sizeof(state_names) / sizeof(state_names[0]))
+const char *const tt_qnx_state_names[TT_QNX_NSTATES] = { QNX_STATES(X_LOW) };
+_Static_assert(sizeof((const char *[]){ QNX_STATES(X_LOW) }) == sizeof(tt_qnx_state_names),
+	       "TT_QNX_NSTATES is the number of QNX_STATES");
+#define NSTATES TT_QNX_NSTATES
 
 static const char *const word_names[] = { "word1", "word2", "word3", "word4",
 					  "word5", "word6", "word7" };
@@ -283,7 +285,7 @@ static void thread_state(struct tt_qnx *q, const struct tt_qnx_ev *e, struct tt_
 
 	if (s < NSTATES) {
 		ev->name = virt ? vth_names[s] : th_names[s];
-		sname = state_names[s];
+		sname = tt_qnx_state_names[s];
 	} else if (s == max - 2) {
 		ev->name = virt ? "VTHREAD_CREATE" : "THREAD_CREATE";
 		sname = "create";

@@ -99,6 +99,33 @@ static void qr_stats(const void *rd, struct tt_reader_stats *out)
 		tt_qnx_ring_stats(q->ring, out);
 }
 
+static const uint8_t *qr_stream_header(void *rd, size_t *len)
+{
+	struct qr *q = rd;
+
+	*len = 0;
+	return q->kev ? tt_qnx_kev_new_header(q->kev, len) : NULL;
+}
+
+static void qr_finish(void *rd, tt_emit_cb cb, void *arg)
+{
+	struct qr *q = rd;
+
+	if (q->kev)
+		tt_qnx_kev_finish(q->kev, cb, arg);
+	else
+		tt_qnx_ring_finish(q->ring, cb, arg);
+}
+
+/* traceprinter's lines of a ring image: the layout's byte order and release */
+static void qr_native_ctx(const void *cfg, struct tt_native_ctx *ctx)
+{
+	const struct tt_qnx_layout *lo = cfg;
+
+	ctx->big_endian = lo && lo->big_endian;
+	ctx->release = lo ? lo->ver_major : 0;
+}
+
 /* kev:PATH takes the QNX format and nothing that locates a buffer in target memory. */
 static int qr_stream_check(const char *spec, const char *format, bool locating, char *err,
 			   size_t errlen)
@@ -208,6 +235,8 @@ const struct tt_reader_ops tt_qnx_reader = {
 			   "file is followed by `tracetap decode --follow`)",
 	.stream_scheme = "kev",
 	.stream_check = qr_stream_check,
+	.stream_header = qr_stream_header,
+	.finish = qr_finish,
 	.create = qr_create,
 	.destroy = qr_destroy,
 	.plan = qr_plan,
@@ -222,5 +251,8 @@ const struct tt_reader_ops tt_qnx_reader = {
 	.cfg_set = tt_qnx_layout_set,
 	.cfg_check = qr_cfg_check,
 	.cfg_help = TT_QNX_LAYOUT_HELP,
+	.native_line = tt_qnx_tp_line,
+	.native_header = tt_qnx_tp_header,
+	.native_ctx = qr_native_ctx,
 	.analysis = &tt_qnx_analysis,
 };

@@ -9,10 +9,14 @@
  */
 #include "qnx.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "reader.h"
 
 struct out {
 	char *p, *end;
@@ -425,4 +429,56 @@ int tt_qnx_traceprinter_line(char *buf, size_t cap, const struct tt_event *ev, b
 	if (truncated)
 		put(&o, " [truncated]");
 	return o.full ? -1 : (int)(o.p - buf);
+}
+
+int tt_qnx_tp_line(char *buf, size_t cap, const struct tt_event *ev,
+		   const struct tt_native_ctx *ctx)
+{
+	return tt_qnx_traceprinter_line(buf, cap, ev, ctx->big_endian, ctx->release);
+}
+
+struct tp_items {
+	tt_line_cb cb;
+	void *arg;
+};
+
+/* TRACE_<KEY>:: value, the key right-aligned to 16, the value cut at 256 bytes (as
+ * traceprinter prints them). A key is as long as the file makes it: a longer line is built in
+ * an allocation of its own (once per header, not per event). */
+static void tp_item(void *arg, const char *key, size_t klen, const char *val, size_t vlen)
+{
+	const struct tp_items *t = arg;
+	char small[512], *line = small;
+	int pad = klen < 16 ? (int)(16 - klen) : 0;
+	size_t need = (size_t)pad + klen + (vlen > 256 ? 256 : vlen) + 16;
+
+	if (need > sizeof(small) && !(line = malloc(need)))
+		return;
+	int n = snprintf(line, need, "%*sTRACE_%.*s:: %.*s", pad, "", (int)klen, key,
+			 (int)(vlen > 256 ? 256 : vlen), val);
+	if (n > 0)
+		t->cb(t->arg, line, (size_t)n);
+	if (line != small)
+		free(line);
+}
+
+int tt_qnx_tp_header(const uint8_t *buf, size_t len, struct tt_native_ctx *ctx, tt_line_cb cb,
+		     void *arg)
+{
+	static const char begin[] = " -- HEADER FILE INFORMATION -- ";
+	static const char end[] = " -- KERNEL EVENTS -- ";
+	struct tt_qnx_header h;
+	struct tp_items t = { cb, arg };
+	char err[256];
+
+	/* a header whose syspage is not all there (the buffer holds the header alone) still
+	 * tells them */
+	if (tt_qnx_parse_header(buf, len, &h, err, sizeof(err)) < 0 && !h.header_len)
+		return -EPROTO;
+	ctx->big_endian = h.big_endian;
+	ctx->release = h.os_major;
+	cb(arg, begin, sizeof(begin) - 1);
+	tt_qnx_header_items(buf, len, tp_item, &t);
+	cb(arg, end, sizeof(end) - 1);
+	return 0;
 }

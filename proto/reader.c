@@ -21,6 +21,11 @@ const struct tt_reader_ops *tt_reader_find(const char *format)
 	return NULL;
 }
 
+const struct tt_reader_ops *tt_reader_at(size_t i)
+{
+	return i < sizeof(readers) / sizeof(readers[0]) ? readers[i] : NULL;
+}
+
 const struct tt_reader_ops *tt_reader_default(void)
 {
 	return readers[0];

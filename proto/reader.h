@@ -4,7 +4,9 @@
  * plan.h), the caller reads them all in order, then ingest (records through cb), repeated while
  * ingest returns TT_READER_MORE; a failed read is read_failed instead of ingest. One thread;
  * nothing here does I/O or allocates while decoding. A format with create NULL only decodes
- * images. Callers (the daemon, `tracetap decode`) use these ops only, never a format's name.
+ * images. Callers (the daemon, `tracetap decode`, the analysis) use these ops only, never a
+ * format's name or header: they test for an op's presence (tests/check-arch.py refuses a
+ * format's header or names outside proto/).
  */
 #ifndef TT_READER_H
 #define TT_READER_H
@@ -54,6 +56,45 @@ struct tt_reader_stats {
 			      (never promised, so no gap record; counted to be visible) */
 };
 
+/* A member of a format's own object in a layout file, as the file's reader hands it over
+ * (tt_layout_in.get): an array or an object of items, or another value. */
+struct tt_layout_item {
+	const char *key;  /* an object's member name; NULL for an array's element */
+	const char *text; /* the value when it is a string, else NULL */
+	bool null;        /* the value is null */
+};
+enum tt_layout_kind { TT_LAYOUT_ARRAY, TT_LAYOUT_OBJECT, TT_LAYOUT_OTHER };
+struct tt_layout_value {
+	enum tt_layout_kind kind;
+	size_t n;                          /* items (0 for TT_LAYOUT_OTHER) */
+	const struct tt_layout_item *item; /* n items, in file order */
+};
+/* What layout_load reads: get fills *v with the member key of the format's object: 0, -ENOENT
+ * (no such member) or -ENOMEM; *v and its strings stay valid until the next get. An array or
+ * object of more than max items gives its count in v->n and no items (item NULL): the format
+ * refuses it without the file's reader building them. */
+struct tt_layout_in {
+	void *arg;
+	int (*get)(void *arg, const char *key, size_t max, struct tt_layout_value *v);
+};
+/* What layout_write writes to, each 0 or -ENOMEM: option, one of the format's options (as
+ * cfg_set takes it); begin, a member of the format's object, an array or an object, that the
+ * items after it go into; item, one of its entries (key NULL in an array; text NULL: null). */
+struct tt_layout_out {
+	void *arg;
+	int (*option)(void *arg, const char *key, const char *value);
+	int (*begin)(void *arg, const char *key, bool array);
+	int (*item)(void *arg, const char *key, const char *text);
+};
+
+/* What a line of a format's own tool's text needs of its source (native_header, native_ctx). */
+struct tt_native_ctx {
+	bool big_endian;  /* the source's byte order */
+	uint32_t release; /* the OS's major release; 0: unknown */
+};
+/* One line of text, without its line end (borrowed for the call). */
+typedef void (*tt_line_cb)(void *arg, const char *line, size_t len);
+
 struct tt_reader_ops {
 	const char *name;
 	const char *elf_symbol;      /* firmware ELF symbol that locates the control structure */
@@ -72,6 +113,15 @@ struct tt_reader_ops {
 	const char *stream_scheme;
 	int (*stream_check)(const char *spec, const char *format, bool locating, char *err,
 			    size_t errlen);
+	/* A stream_scheme source (cfg->stream) is followed like `tail -f` (`tracetap decode
+	 * --follow`, daemon/follow.h): ingest gives -EAGAIN while there is no file yet or its
+	 * header is not whole, -EPROTO for a malformed file (retried at the next cycle).
+	 * stream_header: the bytes of the file's header when the last ingest accepted a new one
+	 * (then NULL until the next; valid until the next plan); NULL op: none to give. */
+	const uint8_t *(*stream_header)(void *rd, size_t *len);
+	/* End of input: emits what the reader holds back (records being reassembled, flagged
+	 * incomplete) through cb. NULL: nothing is held back. */
+	void (*finish)(void *rd, tt_emit_cb cb, void *arg);
 	/* Live reading (NULL when the format is files only). */
 	int (*create)(const struct tt_reader_config *cfg, void **out);
 	void (*destroy)(void *rd);
@@ -124,9 +174,30 @@ struct tt_reader_ops {
 	int (*cfg_from_fw)(void *cfg, const struct tt_fw_query *q, char *note, size_t notelen,
 			   char *err, size_t errlen);
 	void (*cfg_free)(void *cfg);
-	/* The configuration is worth a layout file (`tracetap layout`): it holds more than the
-	 * address, with syscall names and strings beside its options (daemon/layout.h). */
-	bool layout_file;
+	/* Layout files (`tracetap layout` writes one, `--layout` reads it; daemon/layout.h owns
+	 * the file: JSON, its format, address and the options of cfg_set): the format's own
+	 * members beside the options (NuttX: syscall names, printf strings). layout_write gives
+	 * the options that set cfg back and those members through out: 0 or what out returned
+	 * (-ENOMEM). layout_load reads those members through in into cfg (initialised, the
+	 * file's options applied): 0, or -EINVAL with a message naming the member and entry
+	 * ("nuttx.syscalls[3]: ...") or -ENOMEM; what it puts in cfg is released by cfg_free,
+	 * also after an error. layout_write NULL: the format needs only the address (`tracetap
+	 * layout` refuses it) and a file's own members are ignored. */
+	int (*layout_write)(const void *cfg, const struct tt_layout_out *out);
+	int (*layout_load)(void *cfg, const struct tt_layout_in *in, char *err, size_t errlen);
+	/* The text the format's own tool prints (QNX: traceprinter's), for `tracetap decode
+	 * --traceprinter`; native_line NULL: the format has none. native_line: the line of an
+	 * event record this format's reader emitted, without line end, into buf: its length, or -1
+	 * (cap too small, or not this format's event). native_header: when buf starts with a
+	 * whole header of the format's own file (what follows it may be cut short: a stream's
+	 * stream_header holds the header alone), the tool's lines for it through cb and *ctx from
+	 * it: 0, else -EPROTO (nothing given, *ctx untouched). native_ctx: *ctx for a source without
+	 * such a header (a RAM image), from the configuration (cfg NULL: the defaults). */
+	int (*native_line)(char *buf, size_t cap, const struct tt_event *ev,
+			   const struct tt_native_ctx *ctx);
+	int (*native_header)(const uint8_t *buf, size_t len, struct tt_native_ctx *ctx,
+			     tt_line_cb cb, void *arg);
+	void (*native_ctx)(const void *cfg, struct tt_native_ctx *ctx);
 	/* What the live analysis needs to know of this format's events (analysis_ops.h); NULL:
 	 * the records alone. */
 	const struct tt_analysis_ops *analysis;
@@ -136,6 +207,9 @@ struct tt_reader_ops {
 
 /* The reader of a format by name ("threadx", ...), or NULL. */
 const struct tt_reader_ops *tt_reader_find(const char *format);
+/* The i-th format of the registry (0 the first), or NULL past the last: for the formats that
+ * have an op (`tracetap layout`'s, `decode --follow`'s). */
+const struct tt_reader_ops *tt_reader_at(size_t i);
 /* The format taken when none is given or detected. */
 const struct tt_reader_ops *tt_reader_default(void);
 /* The ELF symbol that locates r's control structure under configuration cfg (may be NULL),

@@ -252,11 +252,21 @@ static int tx_image_threads(const uint8_t *img, size_t len, uint64_t base,
 						  img_done, &it, err, sizeof(err));
 }
 
+/* TX_STACK_FILL (tx_api.h): tx_thread_create sets every byte of the stack to 0xEF (unless built
+ * with TX_DISABLE_STACK_FILLING; TX_ENABLE_RANDOM_NUMBER_STACK_FILLING uses a random byte of the
+ * control block's instead, which reads as no fill pattern here), and
+ * _tx_thread_stack_analyze takes the first 32-bit word from the stack start up that differs
+ * from 0xEFEFEFEF as the highest use. */
+static const uint32_t tx_stack_fill = 0xEFEFEFEFu;
+
 const struct tt_analysis_ops tt_threadx_analysis = {
 	.prio_low_is_urgent = true,
 	.classify = tx_classify,
+	.flags = TT_AN_SUSPEND | TT_AN_RESUME | TT_AN_ISR_ENTER | TT_AN_ISR_EXIT | TT_AN_TIME_SLICE |
+		 TT_AN_MUTEX_GET | TT_AN_MUTEX_PUT | TT_AN_RELEASE | TT_AN_SP,
 	.counters = counters,
 	.ncounters = C_N,
 	.threads = tx_threads,
 	.image_threads = tx_image_threads,
+	.stack_fill = &tx_stack_fill,
 };

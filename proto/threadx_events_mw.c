@@ -485,6 +485,10 @@ static const struct tt_txev tt_txev_mw[] = {
 const struct tt_txev *tt_txev_mw_find(uint32_t id)
 {
 	size_t lo = 0, hi = TT_TXEV_MW_N;
+
+	/* user events (4096 and up) are past the table: most events of a busy application */
+	if (id > tt_txev_mw[TT_TXEV_MW_N - 1].id)
+		return NULL;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 		if (tt_txev_mw[mid].id < id)

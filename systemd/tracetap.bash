@@ -33,6 +33,7 @@ _tracetap()
 	tail | record | targets | status | export | captures | top)
 		case $prev in
 		-o | --output) _filedir; return ;;
+		--ca) _filedir '@(pem|crt)'; return ;;
 		--format | -f) COMPREPLY=($(compgen -W "jsonl trx perfetto ftrace" -- "$cur")); return ;;
 		esac
 		# Each command's own options, from its help ("  --name ARG   what it does").

@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Checks the tree against ARCHITECTURE.md: every #include between folders goes along a drawn
-dependency and names the other folder's public header; no format name is compared outside proto/;
+dependency and names the other folder's public header; no folder but proto/ includes a format's own
+header (threadx.h, nuttx.h, qnx.h, ...; export/'s .trx writer may read threadx.h) or names what
+it declares (tt_qnx_reader, TT_NUTTX_...); no format name is compared outside proto/;
 the dashboard (web/) puts text into the page only through web/js/dom.js (no HTML sink: innerHTML,
 outerHTML, insertAdjacentHTML, document.write) and index.html holds no inline script, style or
 event handler (the Content-Security-Policy tracetapd sends would block them).
@@ -26,6 +28,15 @@ PUBLIC = {'analysis': {'analysis.h'}, 'fw': {'fw.h'}, 'export': {'export.h', 're
 # (from, to) -> the only headers that edge may name
 EDGE = {('probe', 'proto'): {'plan.h'}}
 FORMATS = ('threadx', 'nuttx', 'qnx')
+# A format's own headers in proto/ (threadx.h, nuttx_int.h, ...): the format's room, for proto/
+# and tests only; every other folder reaches a format through reader.h's ops. The exception:
+# export/'s .trx writer is TraceX's file of ThreadX's trace buffer, so it reads ThreadX's header.
+FORMAT_HEADER = re.compile(r'^(%s)(_\w+)?\.h$' % '|'.join(FORMATS))
+FORMAT_HEADER_OK = {('export', 'threadx.h')}
+# ... nor names what such a header declares (tt_qnx_reader, tt_nuttx_layout_set, TT_QNX_...):
+# an extern declaration would dodge the include rule. The same exception: export_trx.c.
+FORMAT_NAME = re.compile(r'\b(?:tt|TT)_(%s)_\w+' % '|'.join(FORMATS + tuple(f.upper() for f in FORMATS)))
+FORMAT_NAME_OK = {os.path.join('export', 'export_trx.c')}
 INC = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 CMP = re.compile(r'str(?:n)?(?:case)?cmp\s*\([^;]*"(%s)"' % '|'.join(FORMATS))
 
@@ -100,8 +111,15 @@ def main():
                             bad.append(f'{rel}:{n}: {folder}/ may include only {", ".join(sorted(EDGE[(folder, target)]))} of {target}/, not "{inc}"')
                         elif target != folder and os.path.basename(inc).endswith('_int.h'):
                             bad.append(f'{rel}:{n}: "{inc}" is private to {target}/')
+                        elif target == 'proto' != folder and FORMAT_HEADER.match(os.path.basename(inc)) \
+                                and (folder, os.path.basename(inc)) not in FORMAT_HEADER_OK:
+                            bad.append(f'{rel}:{n}: "{inc}" is a format\'s own header: {folder}/ reaches formats through proto/reader.h only')
                         elif target != folder and target in PUBLIC and os.path.basename(inc) not in PUBLIC[target]:
                             bad.append(f'{rel}:{n}: "{inc}" is private to {target}/ (its public headers: {", ".join(sorted(PUBLIC[target]))})')
+                    if folder != 'proto' and rel not in FORMAT_NAME_OK:
+                        c = FORMAT_NAME.search(line)
+                        if c:
+                            bad.append(f'{rel}:{n}: {c.group(0)}: a format\'s own name outside proto/ (use reader.h\'s ops)')
                     if folder != 'proto':
                         c = CMP.search(line)
                         if c:

@@ -3,7 +3,9 @@
 # rebuild with ASan+UBSan and run every suite again but the package's; run the integration
 # suite under valgrind (tests/valgrind.sh: the compiled tests and the programs the scripts
 # start, zero errors and zero leaks); build the libFuzzer harnesses with clang and run each for
-# a short time (tests/fuzz). Benchmarks are not tests: see README.md.
+# a short time (tests/fuzz); run every benchmark row once, short (bench/run.sh --quick: the
+# numbers are printed, not asserted; a benchmark that cannot run fails the run, but benchmarks
+# are not tests and count in no total: see README.md).
 # Ends with a line per skipped test (which build, which test, the reason it printed) and one
 # line "tests: N passed, N failed, N skipped" counting every run above (a skipped test is not
 # a pass), and exits non-zero if anything failed. TT_CI_FUZZ=0 leaves out the clang build (no clang installed).
@@ -58,6 +60,14 @@ if [ "${TT_CI_FUZZ:-1}" = 1 ]; then
   run build-fuzz --no-rebuild --suite fuzz
 fi
 
+# The benchmarks, short, in the -Werror build (bench-quick: bench/run.sh --quick, every row).
+if meson test -C build-ci --benchmark --suite bench --print-errorlogs; then
+  bench="benchmarks: every row ran (bench/run.sh --quick, numbers above)"
+else
+  bench="benchmarks: bench/run.sh --quick FAILED (above)"; status=1
+fi
+
 for s in "${skipped[@]}"; do echo "skipped: $s"; done
+echo "$bench"
 echo "tests: $passed passed, $failed failed, ${#skipped[@]} skipped (counted in neither)"
 exit "$status"

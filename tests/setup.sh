@@ -12,7 +12,7 @@ SUDO=""
 
 PKGS=(
   build-essential pkg-config meson ninja-build
-  libuv1-dev libcjson-dev libelf-dev libdw-dev
+  libuv1-dev libcjson-dev libelf-dev libdw-dev libssl-dev
   libwebsockets-dev libwebsockets-evlib-uv libmosquitto-dev libsystemd-dev libusb-1.0-0-dev
   openocd gdb-multiarch qemu-system-arm gcc-arm-none-eabi libnewlib-arm-none-eabi
 )

@@ -7,8 +7,6 @@
 # usage: tail-test.sh TRACETAPD TRACETAP SIMTARGET FW_THREADX CHECK_SEQ OPENOCD_CFG
 tracetapd=$1 tracetap=$2 sim=$3 fw=$4 check=$5 ocfg=$6
 . "$(dirname "$0")/lib.sh"
-relay_pid=""
-on_exit() { [ -z "$relay_pid" ] || kill "$relay_pid" 2>/dev/null || true; }
 logs=("$work/d.log" "$work/tail.err")
 
 "$sim" --base 0x20000000 --size 131072 --ram "$work/ram.bin" > "$work/sim.out" 2>&1 &
@@ -24,29 +22,7 @@ dpid=$!
 pids+=($dpid)
 daemon_port "$work/d.log" 30
 
-# The relay listens on a port below the kernel's ephemeral range (so no outgoing connection
-# holds it); if the port is taken after all, socat fails to bind and the next one is tried.
-relay_port=""
-relay() { # [PORT]: (re)start the relay, on PORT when given
-  local tries=0 end
-  while :; do
-    [ -n "${1:-}" ] || relay_port=$((20000 + RANDOM % 12000))
-    socat "TCP-LISTEN:$relay_port,bind=127.0.0.1,reuseaddr" "TCP:127.0.0.1:$port" 2>> "$work/socat.err" &
-    relay_pid=$!
-    end=$((SECONDS + 5))
-    while kill -0 "$relay_pid" 2>/dev/null; do
-      ss -ltnp "sport = :$relay_port" 2>/dev/null | grep -q "pid=$relay_pid," && return 0
-      [ $SECONDS -lt $end ] || break
-      sleep 0.05
-    done
-    kill "$relay_pid" 2>/dev/null || true
-    wait "$relay_pid" 2>/dev/null || true
-    tries=$((tries + 1))
-    [ "$tries" -lt 20 ] || fail "the relay could not listen (last port $relay_port)"
-    [ -z "${1:-}" ] || sleep 0.2 # the same port: wait for it to come free
-  done
-}
-relay
+relay "$port"
 ${TT_WRAP-} "$tracetap" tail --json "ws://127.0.0.1:$relay_port/" > "$work/tail.jsonl" 2> "$work/tail.err" &
 tpid=$!
 pids+=($tpid)
@@ -59,9 +35,9 @@ wait_more() { # at least N more lines than now, within S seconds
 wait_more 200 20
 for round in 1 2 3; do
   before=$(grep -c "reconnected" "$work/tail.err" || true)
-  kill "$relay_pid" 2>/dev/null || true; wait "$relay_pid" 2>/dev/null || true; relay_pid=""
+  relay_cut
   sleep 1   # the daemon keeps streaming into the history meanwhile
-  relay "$relay_port"
+  relay "$port" "$relay_port"
   wait_until_reconnected() {
     local end=$((SECONDS + 20))
     until [ "$(grep -c "reconnected" "$work/tail.err" || true)" -gt "$before" ]; do

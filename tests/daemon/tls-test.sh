@@ -23,6 +23,19 @@ if curl -sS -m 3 "http://127.0.0.1:$port/healthz" > /dev/null 2>&1; then
   fail "plain HTTP answered on the TLS port"
 fi
 echo "ok: plain HTTP refused on the TLS port"
+# A client that offers HTTP/2 first, as browsers and curl do, is answered in HTTP/1.1, and gets
+# the dashboard's files and whole exports (over HTTP/2 an export came with an empty body).
+printf '<!doctype html><title>tracetap</title>\n' > "$work/index.html"
+got=$(curl -sS --http2 --cacert "$work/cert.pem" -o "$work/index.got" -w '%{http_version} %{http_code}' \
+  "https://127.0.0.1:$port/") || fail "GET / offering HTTP/2 failed"
+[ "$got" = "1.1 200" ] && cmp -s "$work/index.html" "$work/index.got" ||
+  fail "GET / offering HTTP/2: '$got', body $(head -c 80 "$work/index.got")"
+got=$(curl -sS --http2 --cacert "$work/cert.pem" -o "$work/x.trx" -w '%{http_version} %{http_code}' \
+  "https://127.0.0.1:$port/api/export?format=trx") || fail "an export offering HTTP/2 failed"
+[ "$got" = "1.1 200" ] || fail "an export offering HTTP/2: '$got'"
+"$tracetap" decode "$work/x.trx" > "$work/x.txt" 2>&1 && [ -s "$work/x.txt" ] ||
+  fail "the export offering HTTP/2 does not decode: $(head -c 200 "$work/x.txt")"
+echo "ok: a client offering HTTP/2 gets HTTP/1.1, the web folder's files and a whole export ($(wc -l < "$work/x.txt") events)"
 # No --name: the target is named after the probe's file ("ram"), in the API and the log.
 curl -sS --cacert "$work/cert.pem" "https://127.0.0.1:$port/api/targets" | jq -e '.[0].name == "ram"' > /dev/null ||
   fail "/api/targets over HTTPS, with the target named ram"

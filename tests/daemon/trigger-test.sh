@@ -13,10 +13,9 @@ logs=("$work/d.log")
 
 ram=$work/ram.bin caps=$work/caps
 mkdir -p "$caps/keep-me" && echo "not a capture" > "$caps/keep-me/notes.txt" && echo x > "$caps/file.txt"
-"$fw" --ram "$ram" --base 0x20000000 --size 65536 --rate 2000 --duration 120 --time counter \
-  --inversion-at 400 > "$work/fw.out" &
-fwpid=$!
-pids+=($fwpid)
+# the target's RAM, tracing not enabled yet: tracetapd waits for it, so it sees every record
+# from the first however long it takes to start (valgrind, a loaded machine)
+head -c 65536 /dev/zero > "$ram"
 cat > "$work/cmd.sh" <<EOF
 #!/bin/sh
 env > "\$1.tmp" && mv "\$1.tmp" "\$1"
@@ -38,11 +37,14 @@ config() { # extra trigger objects
   {"name":"lost","when":"gap","capture":true,"before":50,"after":50},
   {"name":"hog","when":"cpu share>10 thread=control window=1s","limit":1},
   {"name":"nohog","when":"cpu share>90 thread=control window=1s"},
-  {"name":"deep","when":"stack free<1000 thread=sensor"},
-  {"name":"shallow","when":"stack free<100"},
+  {"name":"deep","when":"stack free<100 thread=sensor"},
+  {"name":"shallow","when":"stack free<10"},
   {"name":"quiet","when":"silent thread=worker-0 for=2s"},
+  {"name":"nquiet","when":"silent thread=control for=2s"},
   {"name":"inv","when":"inversion"},
-  {"name":"nbad","when":"inversion bad"}$1]}
+  {"name":"ndet","when":"inversion bad"},
+  {"name":"long","when":"inversion longer>5000"},
+  {"name":"nolong","when":"inversion longer>20000"}$1]}
 EOF
 }
 config ""
@@ -51,6 +53,12 @@ ${TT_WRAP-} "$tracetapd" --config "$work/cfg.json" --web "$work" --stdout > "$wo
 dpid=$!
 pids+=($dpid)
 daemon_port "$work/d.log" 30
+wait_for "$work/d.log" 'tracing not enabled yet' 30
+"$fw" --ram "$ram" --base 0x20000000 --size 65536 --rate 1000 --duration 120 --time counter \
+  --deep-stack-at 150 --inversion-at 200 --inversion-ticks 10000 --bad-inversion-at 350 \
+  --stall-worker-at 450 > "$work/fw.out" &
+fwpid=$!
+pids+=($fwpid)
 metric() { curl -sf "http://127.0.0.1:$port/metrics" | sed -n "s/^$1 //p"; }
 fired() { metric "tracetap_trigger_fired_total{trigger=\"$1\"}"; }
 wait_until() { # description, seconds, command...
@@ -95,28 +103,64 @@ grep -qx "TT_TRIGGER=seq500" "$work/cmd.env" && grep -qx "TT_CAPTURE=$caps/$name
   grep -qx "TT_SEQ=$seq" "$work/cmd.env" && grep -qx "TT_TARGET=b1" "$work/cmd.env" || fail "command env: $(cat "$work/cmd.env")"
 echo "ok: event trigger at seq $seq: capture $(jq -r .records <<< "$meta") records equal to the stream, .trx decodes to the same $(wc -l < "$work/b") events, command ran"
 
-# 1b. statistics from the live analysis: control's CPU share over a second (about 30%), sensor's
-# stack (960 of 1024 bytes never used); a silent thread once the firmware stops writing
+# 1b. statistics from the live analysis, each forced by the workload at a known record and
+# checked to fire at or after it (a firing before would name an earlier seq): control's CPU
+# share over a second (about 30%); the sensor's stack, 960 of 1024 bytes never used until an
+# event from 40 bytes above its start (--deep-stack-at: once a cycle from then on)
+first_seq() { stream "$1 | .seq" | sed -n 1p; } # reads it all: no SIGPIPE under pipefail
+fired_at() { sed -n "s/.*trigger $1 fired .* at seq \([0-9]*\).*/\1/p" "$work/d.log" | sed -n 1p; }
 wait_until "hog and deep" 30 eval '[ "$(fired hog)" = 1 ] && [ "$(fired deep)" = 1 ]'
 grep -q "trigger hog fired (cpu share>10 thread=control window=1s: thread control: [0-9.]*% of the CPU over [0-9]* ms" "$work/d.log" ||
   fail "hog: $(grep 'trigger hog' "$work/d.log")"
-grep -q "trigger deep fired (stack free<1000 thread=sensor: thread sensor: 960 bytes of stack never used" "$work/d.log" ||
+grep -q "trigger deep fired (stack free<100 thread=sensor: thread sensor: 40 bytes of stack never used (below 100; traced stack pointer))" "$work/d.log" ||
   fail "deep: $(grep 'trigger deep' "$work/d.log")"
-[ "$(fired quiet)" = 0 ] || fail "quiet fired while worker-0 writes events"
-# the workload's one deliberate inversion (--inversion-at): the sensor blocks on the mutex the
-# worker owns; inversion fires once, after that record; inversion bad (non-deterministic) never
+deep=$(first_seq 'select(.id == 112 and .thread_name == "sensor")')
+[ -n "$deep" ] && [ "$(fired_at deep)" -ge "$deep" ] || fail "deep fired at seq $(fired_at deep), the deep stack came at $deep"
+# the workload's deliberate inversion (--inversion-at): the sensor blocks on the mutex the
+# worker owns; inversion fires, first at or after that record (not at the hundreds of mutex
+# gets before it, which found the mutex free); inversion bad (non-deterministic) not for it
 wait_until "the workload's inversion" 30 grep -q '^inversion cycle=' "$work/fw.out"
-wait_until "inv" 30 eval '[ "$(fired inv)" = 1 ]'
-blocked=$(stream 'select(.name == "MUTEX_GET" and .thread_name == "sensor") | .seq' | head -n1)
-iseq=$(sed -n 's/.*trigger inv fired .* at seq \([0-9]*\).*/\1/p' "$work/d.log")
+wait_until "inv" 30 eval '[ "$(fired inv)" -ge 1 ]'
+blocked=$(first_seq 'select(.name == "MUTEX_GET" and .thread_name == "sensor")')
+iseq=$(fired_at inv)
 [ -n "$blocked" ] && [ "$iseq" -ge "$blocked" ] || fail "inv at seq $iseq, the sensor blocked at $blocked"
-kill -STOP "$fwpid"
+# its duration (--inversion-ticks 10000: the worker holds the mutex 10000 ticks more): from the
+# sensor's MUTEX_GET to the sensor's first event after the worker's MUTEX_PUT, by the stream's
+# time stamps; /api/stats names both events and the duration; longer>5000 fires once for it,
+# longer>20000 never
+put=$(first_seq "select(.seq > $blocked and .name == \"MUTEX_PUT\" and .thread_name == \"worker-0\")")
+end=$(first_seq "select(.seq > $put and .type == \"event\" and .thread_name == \"sensor\")")
+t0=$(stream "select(.seq == $blocked) | .time") t1=$(stream "select(.seq == $end) | .time")
+dur=$((t1 - t0))
+[ "$dur" -gt 10000 ] && [ "$dur" -lt 10100 ] || fail "the inversion lasted $dur ticks in the stream (seq $blocked to $end)"
+wait_until "long" 30 eval '[ "$(fired long)" = 1 ]'
+grep -qE "trigger long fired \(inversion longer>5000: inversion 0: thread sensor \(blocked at seq $blocked\) on mutex 0x[0-9a-f]+ of thread worker-0 (lasted $dur|open for [0-9]+) ticks \(longer than 5000\)\)" "$work/d.log" ||
+  fail "long: $(grep 'trigger long' "$work/d.log")"
+inv=$(curl -sf "http://127.0.0.1:$port/api/stats?target=b1" | jq -c '.inversions[0] | [.state, .start_seq, .start_time, .end_seq, .end_time, .duration_ticks, .deterministic]')
+[ "$inv" = "[\"closed\",$blocked,$t0,$end,$t1,$dur,true]" ] || fail "/api/stats inversion: $inv (stream: $blocked at $t0 to $end at $t1)"
+# the second one (--bad-inversion-at): control (priority 8, between the sensor's 5 and the
+# worker's 20) runs while the sensor waits: inversion bad fires, at or after control's event,
+# and only then (once: the first one, 3 s before, did not make it fire)
+wait_until "the workload's bad inversion" 30 grep -q '^bad inversion cycle=' "$work/fw.out"
+wait_until "ndet" 30 eval '[ "$(fired ndet)" -ge 1 ]'
+blocked2=$(first_seq "select(.seq > $end and .name == \"MUTEX_GET\" and .thread_name == \"sensor\")")
+third=$(first_seq "select(.seq > $blocked2 and .type == \"event\" and .thread_name == \"control\")")
+[ -n "$third" ] && [ "$(fired_at ndet)" -ge "$third" ] || fail "ndet fired at seq $(fired_at ndet), control ran in the window at $third"
+grep -q "trigger ndet fired (inversion bad: a non-deterministic priority inversion (1 so far))" "$work/d.log" ||
+  fail "bad: $(grep 'trigger ndet' "$work/d.log")"
+# a stalled thread (--stall-worker-at): worker-0 writes nothing more while the others go on:
+# quiet fires 2 s after, once, at a record after worker-0's last; nquiet (control, still
+# writing) never
+wait_until "the worker's stall" 30 grep -q '^stall cycle=' "$work/fw.out"
 wait_until "quiet" 30 eval '[ "$(fired quiet)" = 1 ]'
-kill -CONT "$fwpid"
+wlast=$(stream 'select(.thread_name == "worker-0") | .seq' | tail -n 1)
+[ "$(fired_at quiet)" -gt "$wlast" ] || fail "quiet fired at seq $(fired_at quiet), worker-0 wrote until $wlast"
 grep -q "trigger quiet fired (silent thread=worker-0 for=2s: thread worker-0: no event for [0-9]* ms)" "$work/d.log" || fail "quiet: $(grep 'trigger quiet' "$work/d.log")"
-[ "$(fired nohog)" = 0 ] && [ "$(fired shallow)" = 0 ] && [ "$(fired nbad)" = 0 ] ||
-  fail "nohog $(fired nohog), shallow $(fired shallow), nbad $(fired nbad)"
-echo "ok: statistics: $(grep -o 'thread control: [0-9.]*% of the CPU' "$work/d.log" | head -n1) fired hog (not nohog >90%), sensor's 960 bytes free fired deep (not shallow <100), worker-0 silent 2 s fired quiet, the sensor blocked on the worker's mutex (seq $blocked) fired inv (not inversion bad)"
+[ "$(fired nohog)" = 0 ] && [ "$(fired shallow)" = 0 ] && [ "$(fired nquiet)" = 0 ] &&
+  [ "$(fired ndet)" = 1 ] &&
+  [ "$(fired nolong)" = 0 ] && [ "$(fired long)" = 1 ] ||
+  fail "nohog $(fired nohog), shallow $(fired shallow), nquiet $(fired nquiet), ndet $(fired ndet), nolong $(fired nolong), long $(fired long)"
+echo "ok: statistics: $(grep -o 'thread control: [0-9.]*% of the CPU' "$work/d.log" | head -n1) fired hog (not nohog >90%); the sensor's stack 40 bytes from full (seq $deep) fired deep (not shallow <10); the sensor blocked on the worker's mutex (seq $blocked) fired inv, not ndet (inversion bad); it lasted $dur ticks (seq $blocked to $end, as /api/stats says): fired long (>5000), not nolong (>20000); control running in the second one's window (seq $third) fired ndet; worker-0 stalled fired quiet after 2 s, not nquiet (control)"
 
 # 2. a reset: none before SIGUSR1, one after
 [ "$(fired rst)" = 0 ] && [ "$(fired lost)" = 0 ] || fail "rst/lost fired without a reset/gap"
@@ -194,13 +238,13 @@ echo "ok: capture_max_bytes 1000: the 3 older captures removed (logged), the new
 config ',{"name":"bad","when":"USER_EVENT","holdoff":"5"}'
 kill -HUP "$dpid"
 wait_until "refusal" 30 grep -q "keeping the running configuration" "$work/d.log"
-grep "keeping the running" "$work/d.log" | grep -q "cfg.json: triggers\[11\] (bad): holdoff: '5'" ||
+grep "keeping the running" "$work/d.log" | grep -q "cfg.json: triggers\[14\] (bad): holdoff: '5'" ||
   fail "the refusal does not name file, trigger and key: $(grep 'keeping the running' "$work/d.log")"
 echo "ok: $(grep 'keeping the running' "$work/d.log" | sed 's/.*reload: //' | head -c 140)"
 
 # 5. a bad trigger at start stops the daemon with the same message; --trigger too
 rc=0; "$tracetapd" --config "$work/cfg.json" --check-config > /dev/null 2> "$work/chk" || rc=$?
-[ "$rc" = 2 ] && grep -q "triggers\[11\] (bad): holdoff" "$work/chk" || fail "check-config: rc $rc, $(cat "$work/chk")"
+[ "$rc" = 2 ] && grep -q "triggers\[14\] (bad): holdoff" "$work/chk" || fail "check-config: rc $rc, $(cat "$work/chk")"
 rc=0; "$tracetapd" --probe "file:$ram" --trigger 'x: USER_EVENT info1=>5' --check-config 2> "$work/chk" || rc=$?
 [ "$rc" = 2 ] && grep -q -- "--trigger: trigger x: 'info1=>5'" "$work/chk" || fail "--trigger: rc $rc, $(cat "$work/chk")"
 rc=0; "$tracetapd" --probe "file:$ram" --trigger 'x: reset; capture' --check-config 2> "$work/chk" || rc=$?

@@ -224,7 +224,10 @@ static long long metric(const char *prefix)
 	size_t len;
 	long long v = -1;
 
-	if (tt_http_get("127.0.0.1", port, "/metrics", NULL, 5000, 0, &body, &len) != 200) {
+	struct tt_http_opts o = { .host = "127.0.0.1", .port = port, .path = "/metrics",
+				  .timeout_ms = 5000 };
+
+	if (tt_http_get(&o, &body, &len, NULL, 0) != 200) {
 		free(body);
 		return -1;
 	}

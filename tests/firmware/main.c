@@ -6,6 +6,13 @@
  * turn (sensor, control, comms) with queue, mutex and semaphore events and user events numbered
  * 1, 2, 3, ...; comms ends the round suspending itself (sleep, next thread none), and the core
  * idles in WFI until the next tick, which names no interrupted thread.
+ * Each thread runs on a stack of its own in PSRAM (a trampoline moves the stack pointer there),
+ * painted with 0xEF bytes before the thread is registered, as tx_thread_create does, and
+ * registered with its bounds; each digs to a fixed depth below its stack's end (STACK_DEPTH:
+ * a word written there while on that stack), deeper than the calls and interrupts on it ever
+ * go, so the high-water mark is known: sensor 384, control 992 of 1024 (32 bytes of margin),
+ * comms 512. The stack pointer words of the events (where ThreadX puts the caller's stack
+ * pointer) hold the real one at the thread's entry.
  * Time stamps are SysTick's down-counter unwrapped with the tick count (QEMU has no DWT cycle
  * counter): ticks * (RELOAD + 1) + elapsed cycles of the current tick, 25 MHz.
  *
@@ -13,6 +20,7 @@
  *   0x21000000 _tx_trace_header_ptr   0x21000004 boots (incremented at every reset)
  *   0x21000008 last user sequence     0x2100000C events written since boot
  *   0x21001000 the trace buffer (TRACE_SIZE bytes)
+ *   0x21020000 the threads' stacks, STACK_SIZE bytes each (sensor, control, comms)
  */
 #include <stdint.h>
 
@@ -26,6 +34,9 @@
 #define TRACE_OFF 0x1000u
 #define TRACE_SIZE 0x10000u
 #define REGISTRY 16u
+#define STACKS_OFF 0x20000u
+#define STACK_SIZE 1024u
+#define STACK_FILL 0xEFEFEFEFu /* ThreadX's TX_STACK_FILL */
 
 #define SYST_CSR (*(volatile uint32_t *)0xE000E010u)
 #define SYST_RVR (*(volatile uint32_t *)0xE000E014u)
@@ -54,6 +65,8 @@ __attribute__((section(".psram.3"), used)) volatile uint32_t fw_events;
 static uint32_t thread_cb[NTHREADS][16], queue_cb[8], sem_cb[8], mutex_cb[8];
 static const char *const thread_name[NTHREADS] = { "sensor", "control", "comms" };
 static const uint32_t thread_prio[NTHREADS] = { 5, 8, 12 };
+static const uint32_t STACK_DEPTH[NTHREADS] = { 384, 992, 512 };
+static uint32_t thread_sp[NTHREADS]; /* each thread's stack pointer at its last event */
 
 static struct txw w;
 static volatile uint32_t ticks;
@@ -106,10 +119,15 @@ static void user_event(int thread, uint32_t tag)
 	fw_last_seq = seq;
 }
 
-/* A stack pointer inside a thread's stack (its registered start, 0x400 bytes). */
+static uint32_t stack_start(int thread)
+{
+	return PSRAM_BASE + STACKS_OFF + (uint32_t)thread * STACK_SIZE;
+}
+
+/* The thread's stack pointer as of its last event (the ISR's resume names sensor's). */
 static uint32_t stack_ptr(int thread)
 {
-	return addr(thread_cb[thread]) + 0x300u;
+	return thread_sp[thread];
 }
 
 /* The tick wakes `sensor`, suspended on the semaphore: its resume is written from the ISR with
@@ -124,12 +142,27 @@ void systick_handler(void)
 	emit(-1, EV_ISR_EXIT, addr(&ticks), 15, 0, 0);
 }
 
+/* The thread's deepest use: a word at its fixed depth below the stack's end, written while the
+ * thread runs on that stack. */
+static void dig(int thread)
+{
+	volatile uint32_t *deep = (volatile uint32_t *)(uintptr_t)(stack_start(thread) + STACK_SIZE -
+								   STACK_DEPTH[thread]);
+
+	*deep = 0x5A5A0000u | (uint32_t)thread;
+}
+
 static void run(int thread, uint32_t n)
 {
+	uint32_t sp;
+
+	__asm volatile("mov %0, sp" : "=r"(sp));
+	thread_sp[thread] = sp;
 	current = thread;
+	dig(thread);
 	switch (thread) {
 	case T_SENSOR:
-		emit(thread, EV_SEM_GET, addr(sem_cb), 0xFFFFFFFFu, 0, 0);
+		emit(thread, EV_SEM_GET, addr(sem_cb), 0xFFFFFFFFu, 0, sp);
 		emit(thread, EV_QUEUE_SEND, addr(queue_cb), n, 0, 1 + n % 4);
 		user_event(thread, n);
 		break;
@@ -137,16 +170,43 @@ static void run(int thread, uint32_t n)
 		emit(thread, EV_QUEUE_RECEIVE, addr(queue_cb), n, 0xFFFFFFFFu, n % 4);
 		emit(thread, EV_MUTEX_GET, addr(mutex_cb), 0xFFFFFFFFu, 0, 0);
 		user_event(thread, n);
-		emit(thread, EV_MUTEX_PUT, addr(mutex_cb), addr(thread_cb[thread]), 1, 0);
+		emit(thread, EV_MUTEX_PUT, addr(mutex_cb), addr(thread_cb[thread]), 1, sp);
 		break;
 	default:
 		/* the last of the round: it sleeps, and nothing runs until the next tick (WFI) */
 		user_event(thread, n);
-		emit(thread, EV_THREAD_SLEEP, 10, 4, 0, 0);
+		emit(thread, EV_THREAD_SLEEP, 10, 4, sp, 0);
 		emit(thread, EV_THREAD_SUSPEND, addr(thread_cb[thread]), TX_SLEEP, stack_ptr(thread),
 		     0);
 		current = IDLE;
 		break;
+	}
+}
+
+/* run(thread, n) with the stack pointer at the end of the thread's own stack, and back. */
+static void __attribute__((noinline)) run_on_stack(int thread, uint32_t n)
+{
+	register uint32_t r0 __asm("r0") = (uint32_t)thread;
+	register uint32_t r1 __asm("r1") = n;
+	uint32_t top = stack_start(thread) + STACK_SIZE;
+
+	__asm volatile("mov r4, sp\n\t"
+		       "mov sp, %[top]\n\t"
+		       "blx %[fn]\n\t"
+		       "mov sp, r4"
+		       : "+r"(r0), "+r"(r1)
+		       : [top] "r"(top), [fn] "r"(run)
+		       : "r2", "r3", "r4", "r12", "lr", "memory", "cc");
+}
+
+/* tx_thread_create's fill, before the thread is registered. */
+static void paint_stacks(void)
+{
+	for (int t = 0; t < NTHREADS; t++) {
+		volatile uint32_t *w = (volatile uint32_t *)(uintptr_t)stack_start(t);
+		for (uint32_t i = 0; i < STACK_SIZE / 4; i++)
+			w[i] = STACK_FILL;
+		thread_sp[t] = stack_start(t) + STACK_SIZE;
 	}
 }
 
@@ -166,9 +226,10 @@ int main(void)
 	__asm volatile("cpsid i" : : : "memory");	/* the tick handler traces too */
 	txw_enable(&w, PSRAM_BASE + TRACE_OFF, TRACE_SIZE, REGISTRY);
 	fw_events = 2;	/* tx_trace_enable's two RUNNING events */
+	paint_stacks();
 	for (int i = 0; i < NTHREADS; i++)
-		txw_register(&w, addr(thread_cb[i]), OT_THREAD, thread_name[i], addr(thread_cb[i]),
-			     0x400, thread_prio[i]);
+		txw_register(&w, addr(thread_cb[i]), OT_THREAD, thread_name[i], stack_start(i),
+			     STACK_SIZE, thread_prio[i]);
 	txw_register(&w, addr(queue_cb), OT_QUEUE, "q_samples", 0, 0, 0);
 	txw_register(&w, addr(sem_cb), OT_SEMAPHORE, "sem_tick", 0, 0, 0);
 	txw_register(&w, addr(mutex_cb), OT_MUTEX, "mtx_bus", 0, 0, 0);
@@ -179,6 +240,6 @@ int main(void)
 			__asm volatile("wfi");
 		last = ticks;
 		for (int t = 0; t < NTHREADS; t++)
-			run(t, n);
+			run_on_stack(t, n);
 	}
 }

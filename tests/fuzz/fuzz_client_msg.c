@@ -1,6 +1,6 @@
 /* tests/fuzz/fuzz_client_msg.c: the WebSocket client message handler of daemon/server.c
- * (tt_server_on_message: subscribe with filters, resume, pause, resume-live, ping) on untrusted
- * messages, against two real hubs holding history.
+ * (tt_server_on_message: subscribe with filters, resume, pause, resume-live, stats, ping) on
+ * untrusted messages, against two real hubs holding history.
  *
  * The input is a sequence of messages separated by NUL bytes, all from one connection. After
  * each message, records are published and flushed and the connection's queues (its replies and

@@ -2,8 +2,8 @@
  * what a hostile publisher on the broker sends, without a broker.
  *
  * The input is a sequence of messages separated by NUL bytes; each message's first byte picks
- * its topic from a fixed set (known and unknown benches, events and status, a topic of neither
- * kind), the rest is its payload. The subscription allows the benches b1 and b2, two targets
+ * its topic from a fixed set (known and unknown benches, events, status and alerts, a topic of
+ * none of these kinds), the rest is its payload. The subscription allows the benches b1 and b2, two targets
  * each. After each message every hub is flushed, its history walked, and a client resuming from
  * seq 0 with a name filter is drained: the frames are built from what the hub kept, so a seq
  * that wrapped or a name that died with its message shows under the sanitizers. The handler is
@@ -20,6 +20,9 @@
 static const char *const topics[] = {
 	"lab/b1/t/events", "lab/b1/t/status", "lab/b1/u/events", "lab/b1/v/events",
 	"lab/b2/t/events", "lab/b2/t/status", "lab/evil/t/events", "lab/b1/t/other",
+	/* 16 in all: a byte picks the same topic of the first 8 as when there were 8 */
+	"lab/b1/t/alerts", "lab/b1/u/alerts", "lab/b2/t/alerts", "lab/evil/t/alerts",
+	"lab/b1/t/events", "lab/b1/t/status", "lab/b1/t/alerts", "lab/b1/alerts",
 };
 
 static int walk(void *arg, uint64_t seq, const char *json, size_t len)

@@ -12,7 +12,10 @@
  * (g_note_taskname at +0x80, 64 bytes), live and in the image. Every record also goes through
  * the live analysis with the format's rules (analysis/: one per process with small tables, a
  * reset record at each input's start), whose JSON and text are rendered after the inputs whose
- * middle byte is a multiple of 8. Built as a libFuzzer target by
+ * middle byte is a multiple of 8. The threads the image registered go to the analysis with the
+ * high-water marks of the painted stacks the image holds (tt_analysis_image_threads), and live,
+ * the stacks the reader's registry names are scanned in the changing RAM (proto/stackscan.h,
+ * small budgets, failed reads outside it). Built as a libFuzzer target by
  * tests/fuzz/meson.build, and with the gcc smoke driver tests/unit/fuzz_threadx.c (seeds from
  * tests/fw/txwriter).
  */
@@ -23,6 +26,7 @@
 #include "fuzz.h"
 #include "nuttx.h"
 #include "reader.h"
+#include "stackscan.h"
 
 #ifndef FZ_FORMAT
 #error "FZ_FORMAT must name a format"
@@ -66,8 +70,41 @@ static void fz_report(void)
 	(void)tt_analysis_text(fz_an, buf, sizeof(buf));
 }
 
+static void fz_stack_thread(void *arg, const struct tt_an_thread *t)
+{
+	tt_stackscan_thread(arg, t->id, t->stack_start, t->stack_size);
+}
+
+/* One stack read of the live reader's threads from ram, as the daemon does at a cycle's end. */
+static void fz_stacks(const struct tt_reader_ops *ops, const void *rd, struct tt_stackscan *sc,
+		      const uint8_t *ram, size_t size, uint32_t budget)
+{
+	struct tt_stack_painted pt;
+	struct tt_plan p;
+	int st = 0;
+
+	if (!ops->analysis || !ops->analysis->threads || !ops->analysis->stack_fill)
+		return;
+	tt_stackscan_begin(sc);
+	if (ops->analysis->threads(rd, fz_stack_thread, sc) < 0 ||
+	    !tt_stackscan_plan(sc, budget, &p))
+		return;
+	for (unsigned i = 0; i < p.n && !st; i++) {
+		uint64_t off = p.r[i].addr - FZ_BASE;
+		if (p.r[i].addr < FZ_BASE || off > size || p.r[i].len > size - off)
+			st = -5;
+		else
+			memcpy(p.r[i].dst, ram + off, p.r[i].len);
+	}
+	tt_stackscan_ingest(sc, st);
+	for (unsigned i = 0; tt_stackscan_at(sc, i, &pt) == 0; i++)
+		if (pt.state == TT_PAINT_OK && pt.free + pt.used != pt.size)
+			abort(); /* the figures add up to the stack */
+}
+
 static void fz_live(const struct tt_reader_ops *ops, const uint8_t *data, size_t size)
 {
+	static struct tt_stackscan sc;
 	struct tt_nuttx_layout lo;
 	/* the input's last byte: a file source, and how far the host's clock moves per cycle (so
 	 * wraps the host clock adds and lap estimates see untrusted time stamps too) */
@@ -86,6 +123,8 @@ static void fz_live(const struct tt_reader_ops *ops, const uint8_t *data, size_t
 		return;
 	}
 	memcpy(ram, data, size);
+	tt_stackscan_init(&sc, ops->analysis && ops->analysis->stack_fill ?
+				       *ops->analysis->stack_fill : 0);
 	for (int cycle = 0; cycle < 12; cycle++) {
 		for (int step = 0; step < 16; step++) {
 			struct tt_plan p;
@@ -108,6 +147,7 @@ static void fz_live(const struct tt_reader_ops *ops, const uint8_t *data, size_t
 			if (ops->ingest(rd, fz_analysed, NULL) != TT_READER_MORE)
 				break;
 		}
+		fz_stacks(ops, rd, &sc, ram, size, 64u << (cycle % 7));
 		/* the "writer": copy a few input bytes over the RAM, at positions the input picks */
 		for (int k = 0; k < 4 && size >= 8 && mut + 5 < size; k++, mut += 5) {
 			size_t at = ((size_t)data[mut] << 8 | data[mut + 1]) % size;
@@ -144,6 +184,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 						       .u.reset.reason = "next input" });
 	(void)tt_reader_detect(data, size);
 	ops->decode_image(data, size, FZ_BASE, &at_start, fz_analysed, NULL, err, sizeof(err));
+	(void)tt_analysis_image_threads(fz_an, data, size, FZ_BASE, &at_start);
 	ops->decode_image(data, size, 0, &own, fz_analysed, NULL, err, sizeof(err));
 	fz_live(ops, data, size);
 	if (size && data[size / 2] % 8 == 0) /* rendering is slow under the sanitizers: one in 8 */

@@ -14,6 +14,10 @@
 #include "fuzz.h"
 #include "record_json.h"
 #include "textfmt.h"
+#include "../../proto/reader.h"
+
+/* the QNX traceprinter lines of a little-endian QNX 6 source */
+static const struct tt_native_ctx qnx6 = { false, 6 };
 
 static int fz_sink(void *arg, const void *buf, size_t len)
 {
@@ -34,7 +38,7 @@ static void fz_print(const char *json, size_t n)
 		struct tt_textfmt tf = { .color = 1, .target = rj.target };
 		if (tt_textfmt_record(&tf, line, sizeof(line), &rj.rec, rj.seq) > (int)sizeof(line))
 			abort();
-		int n = tt_textfmt_traceprinter(line, sizeof(line), &rj.rec, false, 6);
+		int n = tt_textfmt_native(line, sizeof(line), &rj.rec, tt_reader_find("qnx"), &qnx6);
 		if (n > (int)sizeof(line))
 			abort();
 		if (n > 0)

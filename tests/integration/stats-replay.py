@@ -14,7 +14,8 @@ deadline). Then:
     written between two snapshots) are the gaps, and their time is unknown time: the sum over the
     gaps of the time from the event before to the event after, computed here from the delivered
     records, never a thread's;
-  - a WebSocket client that subscribed with "stats": true gets `stats` messages of the target,
+  - a WebSocket client that subscribed with "stats": true, or asked with a `stats` message,
+    gets `stats` messages of the target,
     about once a second (two arrive within a deadline), the last one equal to /api/stats once
     the stream is still; a client that did not ask gets none;
   - `tracetap top` in an 80-column pty, started after the first snapshot, shows the threads,
@@ -148,7 +149,9 @@ def main():
         check(api, lines.recs, lapped, tmp)
         check_top(api, top)
         port = int(re.search(r":(\d+)/", api).group(1))
-        check_stream(api, subscribe(port, True), subscribe(port, False))
+        asked = subscribe(port, False)  # asks with the stats message instead
+        asked.send(json.dumps({"type": "stats", "targets": ["cm3"]}))
+        check_stream(api, subscribe(port, True), subscribe(port, False), asked)
     finally:
         for t in started:
             if t.p.poll() is None:
@@ -246,27 +249,41 @@ def messages(ws, seconds):
     return out
 
 
-def check_stream(api, ws_stats, ws_plain):
-    """Two `stats` messages within 5 s for the client that asked (the stream is still now:
-    the last equals /api/stats); none for the other."""
-    got, end = [], time.monotonic() + 5
-    while len(got) < 2 and time.monotonic() < end:
-        got += [m for m in messages(ws_stats, 0.5) if m["type"] == "stats"]
-    if len(got) < 2:
-        fail("stats messages in 5 s: %d" % len(got))
-        return
-    live = json.loads(get(api, "api/stats?target=cm3"))
-    if got[-1]["target"] != "cm3" or got[-1]["stats"] != live:
-        fail("the last stats message differs from /api/stats")
+def without_ram(stats):
+    """The stats without what is read from target RAM as time goes on, whether or not the
+    stream moves: the stacks' painted figures and what reading them costs."""
+    s = json.loads(json.dumps(stats))
+    s.pop("stack_scan", None)
+    for t in s["threads"]:
+        t.get("stack", {}).pop("painted", None)
+    return s
+
+
+def check_stream(api, ws_stats, ws_plain, ws_asked):
+    """Two `stats` messages within 5 s for each client that asked (in its subscription, or
+    with a `stats` message; the stream is still now: the last equals /api/stats); none for the
+    other."""
+    for ws in (ws_stats, ws_asked):
+        got, end = [], time.monotonic() + 5
+        while len(got) < 2 and time.monotonic() < end:
+            got += [m for m in messages(ws, 0.5) if m["type"] in ("stats", "error")]
+        if len(got) < 2 or any(m["type"] == "error" for m in got):
+            fail("stats messages in 5 s: %s" % [m.get("type") for m in got])
+            return
+        live = json.loads(get(api, "api/stats?target=cm3"))
+        if got[-1]["target"] != "cm3" or without_ram(got[-1]["stats"]) != without_ram(live):
+            fail("the last stats message differs from /api/stats")
     other = [m for m in messages(ws_plain, 1.5) if m["type"] == "stats"]
     if other:
         fail("a client that did not ask got %d stats messages" % len(other))
 
 
 def normalised(stats):
-    """The stats without what only the live reader's registry knows: per thread, the stack
-    bounds (kept: the lowest pointer and its event) and threads with no record at all."""
+    """The stats without what only the live reader's registry and the target's RAM know: per
+    thread, the stack bounds and figures read from RAM (kept: the lowest pointer and its event),
+    the cost of reading the stacks, and threads with no record at all."""
     s = json.loads(json.dumps(stats))
+    s.pop("stack_scan", None)  # the stacks read from target RAM: only live
     keep = []
     for t in s["threads"]:
         st = t.pop("stack", None)

@@ -42,6 +42,10 @@ CASE: stream     one daemon, every record once and in order on PREFIX/TARGET/eve
       stats      the live analysis on PREFIX/TARGET/stats: once the writer stopped, the last
                  message is /api/stats of the same daemon; published only when it changed;
                  retained, so a subscriber that comes later gets it at once
+      remote-alerts  a bench's alerts reach a central daemon's clients like local ones (tail
+                 --json and tail's text line, on the remote target BENCH/TARGET, naming the
+                 record the bench named, marked remote); a malformed alert on the topic is
+                 dropped, counted on the target and logged, and markup in one is text
 """
 import json
 import os
@@ -157,11 +161,11 @@ class Lab:
                  self.read(self.broker_name), 10)
         return p
 
-    def start_writer(self, rate, secs, entries=4096, name="writer"):
+    def start_writer(self, rate, secs, entries=4096, name="writer", extra=()):
         fifo = self.path("hold-" + name)
         os.mkfifo(fifo)
         self.hold_fd = os.open(fifo, os.O_RDWR)
-        p = self.spawn(name, [self.writer, str(rate), str(secs), str(entries)],
+        p = self.spawn(name, [self.writer, str(rate), str(secs), str(entries)] + list(extra),
                        stdin=self.hold_fd)
         line = wait_for("the writer's pid line", lambda: self.read(name, ".out")
                         .partition("\n")[0] if "\n" in self.read(name, ".out") else "", 10)
@@ -413,9 +417,12 @@ def case_stats(lab):
     def stats():
         return [m for t, m in messages(lab.read("sub1", ".out")) if t == topic]
 
+    def still(st):  # the stream's analysis: the stack reading's rate moves with the clock
+        return {k: v for k, v in st.items() if k != "stack_scan"}
+
     def same():
         got = stats()
-        return got and got[-1]["stats"] == api_stats()
+        return got and still(got[-1]["stats"]) == still(api_stats())
     wait_for("the topic's last stats to be /api/stats", same, 20)
     got = stats()
     last = got[-1]
@@ -436,6 +443,88 @@ def case_stats(lab):
     print("ok: %d stats messages on %s, each different; the last equals /api/stats (%d threads, "
           "%d context switches) and is retained" % (len(got), topic, len(threads),
                                                    last["stats"]["performance"]["context_switches"]))
+
+
+def case_remote_alerts(lab):
+    """A bench's alerts at a central daemon: the tail of the central gets each as an alert of
+    the remote target bench1/board, naming the record the bench named (its seq: the bench's,
+    no restart), marked remote, without the bench's capture; bad ones are dropped, counted."""
+    lab.broker()
+    lab.sub()
+    central = lab.central("+/+")
+    # tracing off until SIGUSR1: the remote target exists (from the bench's status) and the
+    # tails follow it before any event, so every alert comes after they subscribed
+    lab.start_writer(2000, 2, extra=["counter", "late"])
+    bench = lab.daemon("bench1", "mqtt://127.0.0.1:%d/%s/bench1" % (lab.port, PREFIX),
+                       ["--name", "board", "--trigger", "first: *; holdoff=0ms limit=3",
+                        "--trigger", "none: 65000 info1=7"])
+    wait_for("the remote target", lambda: [t["name"] for t in lab.targets(central.api)]
+             == ["bench1/board"], 15)
+    ws = central.api.replace("http", "ws")
+    lab.spawn("tailj", [lab.tracetap, "tail", ws, "--json"])
+    lab.spawn("tailt", [lab.tracetap, "tail", ws, "--no-color"])
+    wait_for("both tails subscribed", lambda: lab.targets(central.api)[0].get("clients", 0) >= 2, 10)
+    os.kill(lab.writer_pid, signal.SIGUSR1)
+
+    def alerts():
+        out = []
+        for line in lab.read("tailj", ".out").splitlines():
+            try:
+                m = json.loads(line)
+            except ValueError:
+                continue  # a line still being written
+            if m.get("type") == "alert":
+                out.append(m)
+        return out
+    got = wait_for("3 alerts at the central daemon", lambda: alerts() if len(alerts()) >= 3
+                   else None, 20)
+    topic = PREFIX + "/bench1/board/alerts"
+    sent = wait_for("the bench's 3 alerts on the topic", lambda: [
+        m for t, m in messages(lab.read("sub1", ".out")) if t == topic] or None, 10)
+    for a, b in zip(got, sent):
+        want = dict(b, target="bench1/board", remote=True)
+        want.pop("capture", None)
+        if a != want:
+            raise Fail("central alert %s, the bench sent %s" % (a, b))
+    lab.api = bench.api
+    last = wait_stable(lab)
+    mine = {r["seq"]: r for r in lab.export(bench.api, "board")}
+    wait_for("the central's records up to %d" % last,
+             lambda: lab.last_seq(central.api) >= last, 15)
+    theirs = {r["seq"]: r for r in lab.export(central.api, "bench1/board")}
+    for a in got:
+        if a["seq"] not in theirs or dict(theirs[a["seq"]], target="board") != mine[a["seq"]]:
+            raise Fail("alert seq %d: the central's record %s, the bench's %s" %
+                       (a["seq"], theirs.get(a["seq"]), mine.get(a["seq"])))
+    text = [l for l in lab.read("tailt", ".out").splitlines() if l.startswith("!!! alert")]
+    if len(text) != 3 or not all(l.startswith("!!! alert first on bench1/board at seq %d: *"
+                                              % a["seq"]) for l, a in zip(text, got)):
+        raise Fail("tail's alert lines: %s" % text)
+    # a malformed alert on the topic: dropped, counted on the target, logged; markup is text
+    before = lab.targets(central.api)[0]["dropped"]
+    for payload in ['{"type":"alert","trigger":"x","condition":"c","time":"t","seq":0,"count":1}',
+                    '{"type":"alert","trigger":"' + "x" * 49 + '","condition":"c","time":"t",'
+                    '"seq":1,"count":1}',
+                    '{"type":"events","first":1,"last":1,"records":[]}']:
+        subprocess.check_call(["mosquitto_pub", "-p", str(lab.port), "-q", "1", "-t", topic,
+                               "-m", payload])
+    subprocess.check_call(["mosquitto_pub", "-p", str(lab.port), "-q", "1", "-t", topic, "-m",
+                           '{"type":"alert","trigger":"x","condition":"<b>c</b>\\u001b[31m",'
+                           '"time":"t","seq":2,"count":1}'])
+    wait_for("3 drops counted", lambda: lab.targets(central.api)[0]["dropped"] == before + 3, 10)
+    bad = wait_for("the markup alert", lambda: [m for m in alerts() if m["trigger"] == "x"], 10)
+    if bad[0]["condition"] != "<b>c</b>\x1b[31m" or len(alerts()) != 4:
+        raise Fail("the alert with markup: %s (alerts %d)" % (bad[0], len(alerts())))
+    line = wait_for("its tail line", lambda: [l for l in lab.read("tailt", ".out").splitlines()
+                                              if l.startswith("!!! alert x ")], 10)
+    if "\x1b" in line[0]:
+        raise Fail("an escape reached the terminal: %r" % line[0])
+    log = lab.read("d-central")
+    if log.count("topic %s: message of" % topic) != 3:
+        raise Fail("the drops are not logged with the topic: %s" % log[-600:])
+    print("ok: the bench's 3 alerts at the central daemon as alerts of bench1/board (seqs %s: "
+          "the records the bench named), marked remote; tail printed them; 3 bad ones dropped, "
+          "counted and logged; markup stays text" % [a["seq"] for a in got])
 
 
 def listening_sockets(pid):
@@ -499,8 +588,8 @@ def case_quiet(lab):
     c = lab.central("+")  # lab/+/events: the bench sends lab/b1/b1/events
     log = lambda: lab.read("d-central")
     line = wait_for("the central daemon's subscription line", lambda: [
-        l for l in log().splitlines() if "subscribed to %s/+/events and %s/+/status" %
-        (PREFIX, PREFIX) in l], 15)
+        l for l in log().splitlines() if "subscribed to %s/+/events, %s/+/status and %s/+/alerts" %
+        (PREFIX, PREFIX, PREFIX) in l], 15)
     quiet = wait_for("the central daemon saying nothing arrived", lambda: [
         l for l in log().splitlines() if "nothing has arrived on %s/+/events" % PREFIX in l], 40)
     if "PREFIX/+" not in quiet[0] or lab.targets(c.api):
@@ -1023,7 +1112,8 @@ def main():
         return 77
     case = {"stream": case_stream, "lab": case_lab, "central": case_central, "restart": case_restart, "offline": case_offline,
             "auth": case_auth, "reload": case_reload, "tls": case_tls, "dns": case_dns,
-            "headless": case_headless, "quiet": case_quiet, "alerts": case_alerts, "stats": case_stats}[sys.argv[1]]
+            "headless": case_headless, "quiet": case_quiet, "alerts": case_alerts,
+            "stats": case_stats, "remote-alerts": case_remote_alerts}[sys.argv[1]]
     if sys.argv[1] == "dns" and not os.environ.get("TT_MQTT_NETNS"):
         # a network namespace (port 53 and loopback of its own) and a mount namespace (its
         # resolv.conf), as root of a user namespace

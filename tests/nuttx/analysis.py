@@ -4,7 +4,10 @@
 of the same records (dump.txt), never from tracetap's output:
   - CPU per task: from each sched_switch on, the time up to the next entry goes to the task
     switched to (the time before the first switch is nobody's: tracetap's unknown time);
-  - context switches: the sched_switch lines;
+  - context switches: the sched_switch lines; per task, preemptions (prev_state=R: it stopped
+    still ready to run) and suspensions (prev_state=S) of the task switched from;
+  - task lifetimes: a task's start at its sched_wakeup_new line (NuttX prints nothing for a
+    task's end, NOTE_STOP: tests/unit/test_analysis checks ends);
   - system calls per task: `sys_NAME(...)` enters, `sys_NAME -> R` leaves; calls nest (a call
     from a call), so a leave closes the innermost open call of that name and drops the ones
     inside it; count, total and longest duration in ns, per (task, name);
@@ -49,12 +52,19 @@ def dump_entries(text):
 
 
 def from_dump(entries):
-    cpu, switches, calls, irqs = {}, 0, {}, []
+    cpu, switches, calls, irqs, stops, starts = {}, 0, {}, [], {}, {}
     cur, prev_t, stacks = None, None, {}
     for pid, t, body in entries:
         if cur is not None and prev_t is not None:
             cpu[cur] = cpu.get(cur, 0) + (t - prev_t)
         prev_t = t
+        m = re.match(r"sched_switch: .*prev_pid=(\d+) .*prev_state=(\w)", body)
+        if m:
+            k = stops.setdefault(int(m.group(1)), {"R": 0, "S": 0, "X": 0})
+            k[m.group(2)] += 1
+        m = re.match(r"sched_wakeup_new: comm=.* pid=(\d+) ", body)
+        if m:
+            starts[int(m.group(1))] = t
         m = re.match(r"sched_switch: .*next_pid=(\d+)", body)
         if m:
             switches += cur != int(m.group(1))
@@ -74,7 +84,7 @@ def from_dump(entries):
                 c[0], c[1], c[2] = c[0] + 1, c[1] + d, max(c[2], d)
         if body.startswith("irq_handler_"):
             irqs.append(body)
-    return cpu, switches, calls, irqs
+    return cpu, switches, calls, irqs, stops, starts
 
 
 def check(m, tmp):
@@ -89,7 +99,7 @@ def check(m, tmp):
     st = json.loads(subprocess.run(WRAP + [TRACETAP, "analyze", "--json", "--layout", layout, "--base",
                                     base, img], check=True, capture_output=True).stdout)
     text = open(os.path.join(FIX, m, "dump.txt"), errors="replace").read()
-    cpu, switches, calls, irqs = from_dump(dump_entries(text))
+    cpu, switches, calls, irqs, stops, starts = from_dump(dump_entries(text))
     ours = {t["id"]: t["ticks"] for t in st["threads"]}
     for pid, ns in sorted(cpu.items()):
         if ours.get(pid) != ns:
@@ -108,10 +118,25 @@ def check(m, tmp):
             if got.get(k) != calls.get(k):
                 fail("%s: task %d sys_%s: dump (count, total, max) %s, tracetap %s" %
                      (m, k[0], k[1], calls.get(k), got.get(k)))
+    th = {t["id"]: t for t in st["threads"]}
+    for pid, k in sorted(stops.items()):
+        got = th.get(pid, {})
+        if [got.get("preemptions"), got.get("suspensions")] != [k["R"], k["S"]]:
+            fail("%s: task %d stopped running: dump %d preempted (R), %d suspended (S); "
+                 "tracetap %s, %s" % (m, pid, k["R"], k["S"], got.get("preemptions"),
+                                      got.get("suspensions")))
+    if st["performance"]["preemptions"] != sum(k["R"] for k in stops.values()):
+        fail("%s: preemptions: dump %d, tracetap %d" % (
+            m, sum(k["R"] for k in stops.values()), st["performance"]["preemptions"]))
+    lives = {p: t["life"]["start"] for p, t in th.items() if "start" in t.get("life", {})}
+    if lives != starts:
+        fail("%s: task starts: dump %s, tracetap %s" % (m, starts, lives))
     if irqs or st["irqs"]:
         fail("%s: interrupts: dump %d lines, tracetap %s" % (m, len(irqs), st["irqs"]))
-    print("%s: %d tasks' CPU, %d switches, %d (task, call) pairs (%d calls) agree with NuttX's "
-          "dump" % (m, len(cpu), switches, len(calls), sum(c[0] for c in calls.values())))
+    print("%s: %d tasks' CPU, %d switches (%d preemptions), %d (task, call) pairs (%d calls), "
+          "%d task starts agree with NuttX's dump" % (
+              m, len(cpu), switches, sum(k["R"] for k in stops.values()), len(calls),
+              sum(c[0] for c in calls.values()), len(starts)))
 
 
 def main():

@@ -12,19 +12,21 @@
  * mode 0 records again); both signals are applied between two records, as an ioctl would be.
  * --long-irq-at N / --long-call-at N: the first interrupt (system call) that ends at or after
  * record N takes LONG_TICKS more (the time stamps skip them before its leave note), once.
+ * --mark-at N --mark TEXT: before record N, one more: a NOTE_DUMP_MARK of pid 5 with that text
+ * (an application's sched_note_mark, e.g. before an assertion), once.
  *
- * For loss tests against the truth: --burst-after N writes N records at once after each clear
- * and each SIGCONT (a burst right after `trace start`; a descheduled sim catching up);
- * `burst at=N n=M` when it starts (records N + 1 to N + M), `burst done events=N` when written;
- * with --irregular its steps are 1-5 ticks (the same pseudo-random numbers divided by 1000: a
- * writer far faster than before); --clock-runs makes the time stamps advance while the process was stopped (SIGSTOP .. SIGCONT:
- * the host time stopped at --rate ticks a second (times --irregular's mean step), printed as
- * `jump at=N ticks=J`: J ticks more before record N + 1); --irregular steps the time stamps by
- * nxwriter.c's pseudo-random 1-5000 ticks (mean 2500) instead of +1, so that no gap can be
- * counted from the time stamps alone (check_seq --clock nxw knows the sequence); --short-tasks N
- * starts a task every N
- * records that lives for one batch: pid 100 + k, a START note naming it `job-<pid>`, 6 records,
- * a STOP note, written at once (created, run and exited between two polls).
+ * For loss tests against the truth: --irregular steps the time stamps by nxwriter.c's
+ * pseudo-random 1-5000 ticks (mean 2500) instead of +1, so that no gap can be counted from the
+ * time stamps alone (check_seq --clock nxw knows the sequence); --burst-after N writes N records
+ * at once after each clear and each SIGCONT (a burst right after `trace start`; a descheduled sim
+ * catching up), printing `burst at=N n=M` (records N + 1 to N + M) and `burst done events=N`,
+ * with --irregular 1-5 ticks apart (the same numbers divided by 1000: a writer far faster than
+ * before); --clock-runs makes the time stamps advance while the process was stopped (SIGSTOP ..
+ * SIGCONT) by the host time stopped at --rate ticks a second (times the mean step with
+ * --irregular), printed as `jump at=N ticks=J` (J ticks more before record N + 1);
+ * --short-tasks N starts a task every N records that lives for one batch: pid 100 + k, a START
+ * note naming it `job-<pid>`, 6 records, a STOP note, written at once (created, run and exited
+ * between two polls).
  */
 #include "nxwriter.h"
 
@@ -111,6 +113,7 @@ static void usage(FILE *out)
 		"usage: tt-fw-nuttx [--ram FILE] --base ADDR --size N [--buf-off OFF] [--buf-size N]\n"
 		"       [--rate RECORDS_PER_S (0 = max)] [--count N] [--duration S]\n"
 		"       [--mode overwrite|stop] [--burst N] [--tasks] [--ptr 4|8] [--hold]\n"
+		"       [--mark-at N --mark TEXT]   (before record N: a NOTE_DUMP_MARK with TEXT)\n"
 		"       [--long-irq-at N] [--long-call-at N]   (one interrupt / system call that\n"
 		"       ends at or after record N takes 100000 ticks more)\n"
 		"       [--burst-after N] [--clock-runs] [--irregular] [--short-tasks N]\n"
@@ -136,6 +139,8 @@ int main(int argc, char **argv)
 		{ "clock-runs", no_argument, NULL, 'K' },
 		{ "irregular", no_argument, NULL, 'G' },
 		{ "short-tasks", required_argument, NULL, 'S' },
+		{ "mark-at", required_argument, NULL, 'M' },
+		{ "mark", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -156,6 +161,8 @@ int main(int argc, char **argv)
 	bool clock_runs = false, irregular = false;
 	sig_atomic_t conts_seen = 0;
 	int32_t short_pid = 100;
+	uint64_t mark_at = 0;                 /* likewise */
+	const char *mark = NULL;
 	int o;
 
 	while ((o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -179,6 +186,8 @@ int main(int argc, char **argv)
 		case 'K': clock_runs = true; break;
 		case 'G': irregular = true; break;
 		case 'S': short_every = strtoull(optarg, NULL, 0); break;
+		case 'M': mark_at = strtoull(optarg, NULL, 0) + 1; break;
+		case 'T': mark = optarg; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -275,6 +284,14 @@ int main(int argc, char **argv)
 			       i, w.time, LONG_TICKS);
 			fflush(stdout);
 			*(irq_leave ? &long_irq : &long_call) = 0;
+		}
+		if (mark && mark_at == (uint64_t)i + 1) { /* one more record, before this one */
+			unsigned ml = nxw_mark(&w, rec, 5, mark);
+			records++;
+			if (nxw_add(&w, rec, ml))
+				stored++;
+			printf("mark at=%" PRIu32 " time=%" PRIu64 "\n", i, w.time - 1);
+			fflush(stdout);
 		}
 		last_time = w.time; /* this record's (the irregular clock's steps vary) */
 		w.div = burst_left ? BURST_DIV : 0;

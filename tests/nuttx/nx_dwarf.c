@@ -1,4 +1,4 @@
-/* tests/nuttx/nx_dwarf.c: prints the NuttX layout tt_nuttx_layout_from_elf reads from an ELF, in
+/* tests/nuttx/nx_dwarf.c: prints the NuttX layout tt_nuttx_layout_from_fw reads from an ELF, in
  * nx_fixture's format, or its error message (exit 1).
  *   layout release=R ptr=P be=B smp=S time64=T hdr=H align=A off=B,S,H,T
  *   tasks pidhash=0xADDR npidhash=0xADDR pid=OFF,SIZE name=OFF,SIZE   (or: tasks none)
@@ -6,6 +6,12 @@
 #include <stdio.h>
 
 #include "../../daemon/fwglue.h"
+#include "../../proto/nuttx.h"
+
+static int layout_fn(const struct tt_fw_query *q, void *arg, char *err, size_t errlen)
+{
+	return tt_nuttx_layout_from_fw(q, arg, err, errlen);
+}
 
 int main(int argc, char **argv)
 {
@@ -17,7 +23,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: nx_dwarf ELF\n");
 		return 2;
 	}
-	rc = tt_nuttx_layout_from_elf(argv[1], &lo, err, sizeof(err));
+	rc = tt_fw_query_run(argv[1], "the NuttX note layout", layout_fn, &lo, err, sizeof(err));
 	if (rc < 0) {
 		printf("error %d: %s\n", rc, err);
 		return 1;

@@ -308,6 +308,20 @@ bool nxw_add(struct nxw *w, const uint8_t *rec, unsigned len)
 	return true;
 }
 
+unsigned nxw_mark(struct nxw *w, uint8_t *rec, int32_t pid, const char *text)
+{
+	unsigned n = (unsigned)strnlen(text, 200), ip = al(w->hdr, w->pal), data = ip + w->ptr + 4;
+	unsigned ts = w->lo.release >= 1300 || w->lo.time64 ? 8 : 4;
+	unsigned salign = w->lo.struct_align ? w->lo.struct_align : ts > w->ptr ? ts : w->ptr;
+	unsigned len = al(data + 1, salign) + n; /* sizeof(struct note_event_s) + the text */
+
+	REQUIRE(w->lo.release >= 1213);
+	nxw_hdr(w, rec, len, 33, pid, 100, 0); /* 12.13+: NOTE_DUMP_MARK = 22 + 11 */
+	nxw_put(w, rec + ip, 0x8001000, w->ptr);
+	memcpy(rec + data, text, n);
+	return len;
+}
+
 const char *const nxw_task_names[5] = { "nsh_main", "hpwork", "lpwork", "trace", "app" };
 
 unsigned nxw_any(struct nxw *w, uint8_t *rec, uint32_t i)

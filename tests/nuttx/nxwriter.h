@@ -61,6 +61,9 @@ unsigned nxw_syscall_enter(struct nxw *w, uint8_t *rec, int32_t pid, unsigned nr
 			   const uint64_t *args);
 unsigned nxw_ptrs(struct nxw *w, uint8_t *rec, unsigned type, int32_t pid, unsigned n,
 		  const uint64_t *v); /* header + n uintptr_t fields at align(hdr, ptr) */
+/* NOTE_DUMP_MARK (sched_note_mark: struct note_event_s, ip, tag, the text without its NUL) of
+ * 12.13 and later; text at most 200 bytes. */
+unsigned nxw_mark(struct nxw *w, uint8_t *rec, int32_t pid, const char *text);
 
 /* noteram_add, all at once (begin + commit). Returns false if not stored (no-overwrite mode). */
 bool nxw_add(struct nxw *w, const uint8_t *rec, unsigned len);

@@ -5,15 +5,15 @@
 # the scrape must pass `promtool check metrics`, and every tracetap_* name in the rules must be
 # in it, each one the rules take increase() of typed as a counter. Its two targets check the
 # premise of TracetapTargetNotRead: an idle connected target ("idle", a file probe over a RAM
-# image whose workload wrote its events, one priority inversion among them, and stopped: the
-# analysis's thread and inversion families have samples) is read at every poll, so its probe bytes
-# grow with no event; a disconnected one ("down", an OpenOCD port nobody listens on) reads none;
+# image whose workload wrote its events, one priority inversion among them, on painted stacks,
+# and stopped: the analysis's thread, stack and inversion families have samples) is read at
+# every poll, so its probe bytes grow with no event; a disconnected one ("down", an OpenOCD port nobody listens on) reads none;
 # tracetap_target_state says connected and disconnected, one state each.
 . "$(dirname "$0")/../daemon/lib.sh"
 usage="usage: metrics-test.sh RULES TRACETAPD FW_THREADX"
 rules=${1:?$usage} tracetapd=${2:?$usage} fw=${3:?$usage}
 
-"$fw" --ram "$work/idle.bin" --base 0x20000000 --size 65536 --count 300 --rate 0 --inversion-at 2 > "$work/fw.log" 2>&1 ||
+"$fw" --ram "$work/idle.bin" --base 0x20000000 --size 65536 --buf-size 0x8000 --count 300 --rate 0 --inversion-at 2 --stacks 0xa000 > "$work/fw.log" 2>&1 ||
   fail "the workload failed: $(cat "$work/fw.log")"
 written=$(sed -n 's/^summary events=\([0-9]*\) .*/\1/p' "$work/fw.log") # its setup events too
 [ -n "$written" ] || fail "the workload printed no summary: $(cat "$work/fw.log")"

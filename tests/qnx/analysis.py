@@ -14,7 +14,11 @@ write them) against a computation made here from QNX's own traceprinter text of 
     open call of its number; count, total and longest per (thread, NR) in cycles;
   - interrupts per IRQ: INT_ENTR:V (IRQ) to INT_EXIT:V (IRQ) on the same CPU, nesting;
   - lost buffers (a BUFFER sequence number skipped): the time across them is nobody's, and
-    each CPU's thread is unknown until its next THRUNNING (the live semantics of a gap).
+    each CPU's thread is unknown until its next THRUNNING (the live semantics of a gap);
+  - time per thread per state: THREAD :TH<STATE> pid:P tid:T is that thread entering the state
+    (THCREATE enters none, THDESTROY ends the last); from one state line of a thread to its
+    next, the time goes to the state the first named (a line stamped before it: nothing); a
+    lost buffer makes every thread's state unknown until its next state line.
 traceprinter's own fault (an errno with no line end: the next event glued on) is undone by
 splitting lines at each "t:0x". One difference in what is there: a combine event still in flight
 at the end of the file is a record flagged `incomplete` for tracetap (proto/README-qnx.md) and
@@ -119,6 +123,25 @@ def from_text(text, trailing):
     return ticks, isr, switches, calls, irqs, percpu
 
 
+def states_from_text(text):
+    """{(thread, state): cycles} from the THREAD lines, every CPU on one clock."""
+    now, out = {}, {}
+    for t, cpu, cls, ev, rest in timed(text, []):
+        if cls == "GAP":
+            now.clear()
+            continue
+        if cls != "THREAD" or not ev.startswith("TH") or ev == "THCREATE":
+            continue
+        m = re.search(r"pid:(\d+) tid:(\d+)", rest)
+        th = int(m.group(1)) << 16 | int(m.group(2))
+        if th in now:
+            st, since = now.pop(th)
+            out[(th, st)] = out.get((th, st), 0) + max(0, t - since)
+        if ev != "THDESTROY":
+            now[th] = (ev[2:].lower(), t)
+    return {k: v for k, v in out.items() if v}
+
+
 def check(name):
     kev = os.path.join(FIX, name + ".kev")
     st = json.loads(subprocess.run(WRAP + [TRACETAP, "analyze", "--json", kev], check=True,
@@ -154,10 +177,19 @@ def check(name):
     got = {q["irq"]: [q["count"], q["total_ticks"], q["max_ticks"]] for q in st["irqs"]}
     if got != irqs:
         fail("%s: interrupts: traceprinter %s, tracetap %s" % (name, irqs, got))
+    states = states_from_text(text)
+    got = {(t["id"], s): v["ticks"] for t in st["threads"]
+           for s, v in t.get("states", {}).items() if v["ticks"]}
+    for k in sorted(set(got) | set(states)):
+        if got.get(k) != states.get(k):
+            fail("%s: thread 0x%08x state %s: traceprinter %s cycles, tracetap %s" %
+                 (name, k[0], k[1], states.get(k), got.get(k)))
+    if not states:
+        fail("%s: no thread state time in traceprinter's text: the check would be empty" % name)
     print("%s: %d threads' time, %d switches, %d (thread, call) pairs (%d calls), %d IRQs "
-          "(%d interrupts) agree with traceprinter" %
+          "(%d interrupts), %d (thread, state) times agree with traceprinter" %
           (name, len(ticks), switches, len(calls), sum(c[0] for c in calls.values()), len(irqs),
-           sum(q[0] for q in irqs.values())))
+           sum(q[0] for q in irqs.values()), len(states)))
 
 
 # Not syn_inter_le: a combine event cut by its lost buffer is, before the gap, a record flagged

@@ -154,3 +154,18 @@ rc=0
 ${TT_WRAP-} "$tracetap" decode --traceprinter --json "$work/tp.kev" > /dev/null 2> "$work/err" || rc=$?
 [ "$rc" -eq 2 ] && grep -q "not with --json" "$work/err" || fail "--traceprinter --json accepted"
 echo "ok: --traceprinter (QNX's documented example)"
+
+# --follow --traceprinter: the header's lines, then the events, as for the whole file (wait with
+# a deadline until every line is there, then SIGINT)
+${TT_WRAP-} "$tracetap" decode --follow --traceprinter "$work/tp.kev" > "$work/tpf.txt" 2> "$work/tpf.err" &
+tpid=$!
+trap 'kill $fpid $tpid 2>/dev/null || true; rm -rf "$work"' EXIT
+end=$((SECONDS + 10))
+until [ "$(wc -l < "$work/tpf.txt")" -ge "$(wc -l < "$work/tp.txt")" ]; do
+  [ $SECONDS -lt $end ] || fail "--follow --traceprinter: $(wc -l < "$work/tpf.txt") lines of $(wc -l < "$work/tp.txt")"
+  sleep 0.05
+done
+kill -INT $tpid
+wait $tpid || fail "--follow --traceprinter: exit status $? on SIGINT"
+diff "$work/tp.txt" "$work/tpf.txt" || fail "--follow --traceprinter differs from decoding the whole file"
+echo "ok: --follow --traceprinter (the header's lines before the events)"

@@ -89,12 +89,12 @@ static struct synth_buf export_hub(struct tt_hub *h, enum tt_export_format fmt,
 
 	CHECK(tt_export_new(fmt, synth_buf_put, &b, &e) == 0);
 	if (src)
-		CHECK(tt_export_set_threadx(e, src) == 0);
+		CHECK(tt_export_set_source(e, &tt_threadx_reader, src) == 0);
 	if (img) {
 		uint32_t base = (uint32_t)img[8] | (uint32_t)img[9] << 8 | (uint32_t)img[10] << 16 |
 				(uint32_t)img[11] << 24;
-		CHECK(tt_export_set_threadx_image(e, img, len, base, 0) == 0);
-		CHECK(tt_export_set_threadx_image(e, img, 100, base, 0) < 0); /* cut: refused */
+		CHECK(tt_export_set_source_image(e, &tt_threadx_reader, img, len, base, 0) == 0);
+		CHECK(tt_export_set_source_image(e, &tt_threadx_reader, img, 100, base, 0) < 0); /* cut: refused */
 	}
 	CHECK(tt_hub_history_foreach(h, add_rec, e) == 0);
 	CHECK(tt_export_finish(e) == 0);

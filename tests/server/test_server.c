@@ -523,19 +523,29 @@ static void test_send_budget(void)
 	free(a);
 }
 
+/* GET path from the daemon under test: the HTTP status, or -errno. */
+static int get(const char *path, const char *token, int timeout_ms, size_t max_bytes, char **body,
+	       size_t *len)
+{
+	struct tt_http_opts o = { .host = "127.0.0.1", .port = g.port, .path = path,
+				  .token = token, .timeout_ms = timeout_ms, .max_bytes = max_bytes };
+
+	return tt_http_get(&o, body, len, NULL, 0);
+}
+
 static void test_http(void)
 {
 	char *body;
 	size_t len;
 	int st;
 
-	st = tt_http_get("127.0.0.1", g.port, "/healthz", NULL, 5000, 0, &body, &len);
+	st = get("/healthz", NULL, 5000, 0, &body, &len);
 	REQUIRE(st == 200 && !strcmp(body, "ok\n"));
 	free(body);
-	st = tt_http_get("127.0.0.1", g.port, "/api/targets", NULL, 5000, 0, &body, &len);
+	st = get("/api/targets", NULL, 5000, 0, &body, &len);
 	REQUIRE(st == 401);
 	free(body);
-	st = tt_http_get("127.0.0.1", g.port, "/api/targets", TOKEN, 5000, 0, &body, &len);
+	st = get("/api/targets", TOKEN, 5000, 0, &body, &len);
 	REQUIRE(st == 200);
 	cJSON *j = cJSON_Parse(body);
 	REQUIRE(cJSON_IsArray(j) && cJSON_GetArraySize(j) == 1);
@@ -543,11 +553,11 @@ static void test_http(void)
 		      "board1"));
 	cJSON_Delete(j);
 	free(body);
-	st = tt_http_get("127.0.0.1", g.port, "/metrics?token=" TOKEN, NULL, 5000, 0, &body, &len);
+	st = get("/metrics?token=" TOKEN, NULL, 5000, 0, &body, &len);
 	REQUIRE(st == 200 && strstr(body, "tracetap_records_total{target=\"board1\"}") &&
 	      strstr(body, "tracetap_clients "));
 	free(body);
-	st = tt_http_get("127.0.0.1", g.port, "/api/export?target=board1&format=jsonl", TOKEN,
+	st = get("/api/export?target=board1&format=jsonl", TOKEN,
 			 30000 * (int)scale, 1u << 30, &body, &len);
 	REQUIRE(st == 200 && len > 0);
 	unsigned lines = 0;
@@ -555,7 +565,7 @@ static void test_http(void)
 		lines += body[i] == '\n';
 	REQUIRE(lines == (last_seq() < 50000 ? last_seq() : 50000)); /* the history held */
 	free(body);
-	st = tt_http_get("127.0.0.1", g.port, "/api/export?target=board1&format=perfetto", TOKEN,
+	st = get("/api/export?target=board1&format=perfetto", TOKEN,
 			 30000 * (int)scale, 1u << 30, &body, &len);
 	REQUIRE(st == 200);
 	j = cJSON_Parse(body);
@@ -566,11 +576,11 @@ static void test_http(void)
 	REQUIRE(j && cJSON_GetArraySize(cJSON_GetObjectItem(j, "traceEvents")) > (int)lines);
 	cJSON_Delete(j);
 	free(body);
-	st = tt_http_get("127.0.0.1", g.port, "/api/export?target=board1&format=xml", TOKEN,
+	st = get("/api/export?target=board1&format=xml", TOKEN,
 			 5000, 1u << 30, &body, &len);
 	REQUIRE(st == 400);
 	free(body);
-	st = tt_http_get("127.0.0.1", g.port, "/", NULL, 5000, 0, &body, &len);
+	st = get("/", NULL, 5000, 0, &body, &len);
 	REQUIRE(st == 200 && strstr(body, "tracetap test page"));
 	free(body);
 }
@@ -595,7 +605,7 @@ static void test_record(void)
 	flen = fread(file, 1, 8 << 20, f);
 	fclose(f);
 	unlink(path);
-	REQUIRE(tt_http_get("127.0.0.1", g.port, "/api/export?format=jsonl", TOKEN,
+	REQUIRE(get("/api/export?format=jsonl", TOKEN,
 			  30000 * (int)scale, 1u << 30, &body, &len) == 200);
 	REQUIRE(flen > 0 && flen <= len && !memcmp(file, body + len - flen, flen));
 	REQUIRE(flen == len || body[len - flen - 1] == '\n');

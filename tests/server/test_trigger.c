@@ -197,9 +197,105 @@ static bool sample(const struct tt_trig_def *d, const struct tt_trig_sample *s, 
 	return f;
 }
 
+/* d at sample s, after checking that n (a bound no inversion reaches) does not fire. */
+static bool both(const struct tt_trig_def *d, const struct tt_trig_def *n,
+		 const struct tt_trig_sample *s, uint64_t ms, struct tt_trig_stat_state *st,
+		 struct tt_trig_stat_state *never)
+{
+	CHECK(!sample(n, s, ms, never));
+	return sample(d, s, ms, st);
+}
+
+/* inversion longer>T: once per inversion, while open (its age) or once closed (its duration)
+ * or cut (what was seen), whichever sample first shows it over T; never for one within T. */
+static void inversion_longer(void)
+{
+	struct tt_trig_inv_sample inv[64] = { { 0 } };
+	struct tt_trig_sample s = { .inv = inv };
+	struct tt_trig_stat_state st = { .primed = true }, never = { .primed = true };
+	struct tt_trig_def d = parse_ok("long: inversion longer>1000");
+	struct tt_trig_def n = parse_ok("never: inversion longer>100000");
+	char why[300] = "";
+
+#define BOTH(ms) both(&d, &n, &s, ms, &st, &never)
+	CHECK(tt_trig_is_stat(&d));
+	CHECK(!BOTH(0)); /* none yet */
+	s.inversions = s.ninv = 1;
+	inv[0] = (struct tt_trig_inv_sample){ .number = 0, .deterministic = true,
+					      .state = TT_TRIG_INV_OPEN, .ticks = 500 };
+	CHECK(!BOTH(1000)); /* open for 500 */
+	inv[0].ticks = 1500;
+	CHECK(tt_trig_stat_match(&d, &s, 2000, &st, why, sizeof(why)));
+	CHECK_SUBSTR(why, "inversion 0: thread ? (blocked at seq 0) on mutex 0x0 of thread ? open "
+			  "for 1500 ticks (longer than 1000)");
+	inv[0].ticks = 1800;
+	CHECK(!BOTH(3000)); /* once per inversion */
+	inv[0].state = TT_TRIG_INV_CLOSED;
+	inv[0].ticks = 2000;
+	CHECK(!BOTH(4000));
+	/* two more: one within T, one over it, both closed between two samples */
+	s.inversions = s.ninv = 3;
+	inv[1] = (struct tt_trig_inv_sample){ .number = 1, .deterministic = true,
+					      .state = TT_TRIG_INV_CLOSED, .ticks = 1000 };
+	inv[2] = (struct tt_trig_inv_sample){ .number = 2, .deterministic = true,
+					      .state = TT_TRIG_INV_CLOSED, .ticks = 1001,
+					      .start_seq = 77, .blocked = 1 };
+	struct tt_trig_thread_sample th = { "sensor", 1, 0, 0, -1, false };
+	s.threads = &th;
+	s.nthreads = 1;
+	CHECK(tt_trig_stat_match(&d, &s, 5000, &st, why, sizeof(why)));
+	CHECK_SUBSTR(why, "inversion 2: thread sensor (blocked at seq 77) on mutex 0x0 of thread ? "
+			  "lasted 1001 ticks");
+	CHECK(!BOTH(6000));
+	/* two over T in one sample (a closed and a cut one): one firing per sample, each once */
+	s.inversions = s.ninv = 5;
+	inv[3] = (struct tt_trig_inv_sample){ .number = 3, .state = TT_TRIG_INV_CUT,
+					      .ticks = 3000, .deterministic = true };
+	inv[4] = (struct tt_trig_inv_sample){ .number = 4, .state = TT_TRIG_INV_CLOSED,
+					      .ticks = 5000, .deterministic = false };
+	CHECK(BOTH(7000));
+	CHECK(BOTH(8000));
+	CHECK(!BOTH(9000));
+	/* the ring moved on: 100 inversions, the 64 newest kept, all within T, the newest open */
+	s.inversions = 100;
+	s.ninv = 64;
+	for (unsigned i = 0; i < 64; i++)
+		inv[i] = (struct tt_trig_inv_sample){ .number = 36 + i, .deterministic = true,
+						      .state = TT_TRIG_INV_CLOSED, .ticks = 10 };
+	inv[63].state = TT_TRIG_INV_OPEN;
+	CHECK(!BOTH(10000));
+	inv[63].ticks = 1002; /* it has lasted longer than T */
+	CHECK(BOTH(11000));
+	CHECK(!BOTH(12000));
+#undef BOTH
+	/* bad: only non-deterministic ones */
+	d = parse_ok("nd: inversion bad longer>1000");
+	st = (struct tt_trig_stat_state){ .primed = true };
+	s.inversions = s.ninv = 2;
+	inv[0] = (struct tt_trig_inv_sample){ .number = 0, .deterministic = true,
+					      .state = TT_TRIG_INV_CLOSED, .ticks = 5000 };
+	inv[1] = (struct tt_trig_inv_sample){ .number = 1, .deterministic = true,
+					      .state = TT_TRIG_INV_OPEN, .ticks = 5000 };
+	CHECK(!sample(&d, &s, 0, &st));
+	inv[1].deterministic = false; /* a third thread ran meanwhile */
+	CHECK(sample(&d, &s, 1000, &st));
+	/* added by a reload: inversions before it do not fire */
+	st = (struct tt_trig_stat_state){ 0 };
+	d = parse_ok("long: inversion longer>1000");
+	CHECK(!sample(&d, &s, 0, &st));
+	s.inversions = s.ninv = 3;
+	inv[2] = (struct tt_trig_inv_sample){ .number = 2, .state = TT_TRIG_INV_OPEN,
+					      .ticks = 1001 };
+	CHECK(sample(&d, &s, 1000, &st));
+	parse_bad("x: inversion longer<5", "needs longer>TICKS");
+	parse_bad("x: inversion longer=5", "needs longer>TICKS");
+	parse_bad("x: inversion shorter>5", "inversion takes longer>TICKS");
+}
+
 static void stats(void)
 {
-	struct tt_trig_thread_sample th[2] = { { "sensor", 1, 0, 10, 900 }, { "comms", 2, 0, 5, -1 } };
+	struct tt_trig_thread_sample th[2] = { { "sensor", 1, 0, 10, 900, false },
+						 { "comms", 2, 0, 5, -1, false } };
 	struct tt_trig_sample s = { .threads = th, .nthreads = 2 };
 	struct tt_trig_stat_state st = { 0 };
 	struct tt_trig_def d;
@@ -283,6 +379,7 @@ int main(void)
 {
 	events();
 	stats();
+	inversion_longer();
 	stream();
 	refused();
 	config();

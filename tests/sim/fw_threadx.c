@@ -18,6 +18,15 @@
  * --clock-scale X runs it at X times real time (an emulated core on a loaded host), --late
  * leaves tracing off (`_tx_trace_header_ptr` NULL, nothing written) until SIGHUP, as a late
  * tx_trace_enable (and ends with a user event, so a reader has every event once it has that).
+ * With --stacks OFF, the threads' stacks are real memory at that offset, laid out, painted and
+ * used as ThreadX's are: tx_thread_create fills each with 0xEF bytes, then the thread uses it
+ * down from its end, here to a fixed depth per thread (STACK_DEPTH: sensor 320 of 1024 bytes,
+ * control 2040 of 2048, 8 bytes from overflowing, comms 512 of 1024); the worker's first stack
+ * is left unpainted (zeros: no fill pattern, as a firmware built with TX_DISABLE_STACK_FILLING),
+ * and registry churn creates it again on a new, painted stack used to 96 bytes. The registry
+ * gives each stack's start and size, and events carry stack pointers half as deep as the
+ * thread's depth (so the traced figure is shallower than the painted one, as in real firmware
+ * whose deepest moment falls between two events).
  */
 #include "fwrun.h"
 #include "rtt_up.h"
@@ -41,12 +50,18 @@
 #define OBJ_SIZE 0x40
 #define DEFAULT_BUF_OFF 0x1000
 
+#define STACKS_BYTES 5120u  /* --stacks: sensor, control, comms, worker, worker re-created */
+#define WORKER2_DEPTH 96u
+
 #define USER_EVENT_SEQ 4096u /* info1 = sequence number, info2 = emitting thread's index */
 
 enum { OT_THREAD = 1, OT_QUEUE = 3, OT_SEMAPHORE = 4, OT_MUTEX = 5, OT_BLOCK_POOL = 7,
        OT_BYTE_POOL = 8 };
 enum { T_SENSOR, T_CONTROL, T_COMMS, T_WORKER, NTHREADS };
 enum { O_QUEUE = NTHREADS, O_SEM, O_MUTEX, O_BPOOL, O_HEAP, NOBJS };
+/* --stacks: each thread's offset in the stack area and the depth it uses (0: not painted) */
+static const uint32_t STACK_AT[NTHREADS] = { 0, 1024, 3072, 4096 };
+static const uint32_t STACK_DEPTH[NTHREADS] = { 320, 2040, 512, 0 };
 
 struct obj {
 	uint8_t type;
@@ -71,6 +86,15 @@ struct fw {
 	uint64_t rtt_seq;        /* RTT records written or dropped; 0 = no RTT block */
 	bool rtt_on;
 	uint64_t inversion_at;   /* --inversion-at: the cycle with a deliberate inversion; 0 none */
+	uint32_t stacks_off;     /* --stacks: offset of the painted stacks; 0 none */
+	uint32_t depth[NTHREADS]; /* --stacks: the depth each thread's stack is used to now */
+	uint32_t inversion_ticks; /* --inversion-ticks: how long the worker holds the mutex then */
+	uint64_t bad_inversion_at; /* --bad-inversion-at: ... one where control runs meanwhile */
+	uint64_t deep_stack_at;  /* --deep-stack-at: the cycle from which the sensor's stack goes
+				    deep (once a cycle) */
+	uint64_t stall_at;       /* --stall-worker-at: the worker writes nothing from that cycle */
+	uint32_t deep_stack;     /* --deep-stack: in that cycle, the worker's stack reaches down to
+				    this many bytes above its start; 0: no deeper than usual */
 };
 
 static volatile sig_atomic_t g_reset, g_churn, g_stop, g_cont, g_enable;
@@ -96,7 +120,23 @@ static uint32_t obj_addr(const struct fw *f, unsigned i)
 
 static uint32_t stack_ptr(const struct fw *f, unsigned thread)
 {
+	const struct obj *o = &f->objs[thread];
+
+	if (f->stacks_off) /* half the thread's depth (64 bytes where it is unpainted) */
+		return (o->p1 + o->p2 - (f->depth[thread] ? f->depth[thread] / 2 : 64)) & ~7u;
 	return f->base + f->size - 0x400 * (thread + 1) + 0x3C0; /* plausible, inside RAM */
+}
+
+/* tx_thread_create's fill (0xEF bytes), then the thread's use down to depth bytes below the
+ * end (words that are not the fill); depth 0: left as it was (unpainted). */
+static void paint_stack(struct fw *f, uint32_t start, uint32_t size, uint32_t depth)
+{
+	if (!depth)
+		return;
+	for (uint32_t a = start; a < start + size; a += 4)
+		txw_store32(&f->w, a, 0xEFEFEFEFu);
+	for (uint32_t a = start + size - depth; a < start + size; a += 4)
+		txw_store32(&f->w, a, a ^ 0x5A5A0000u);
 }
 
 /* DWT-like cycle counter at tick_hz from the monotonic clock: wraps at 2^32 like the real one. */
@@ -194,15 +234,32 @@ static void switch_to(struct fw *f, unsigned from, uint32_t state, unsigned to)
 
 /* --inversion-at: the worker (the least urgent) takes the bus mutex, the sensor (the most
  * urgent) blocks on it while the worker owns it (a priority inversion as TraceX counts one: a
- * MUTEX_GET whose info 3 names another owner), the worker releases it (MUTEX_PUT, own count 1). */
-static void inversion(struct fw *f, uint32_t mtx)
+ * MUTEX_GET whose info 3 names another owner), the worker releases it (MUTEX_PUT, own count 1)
+ * after working --inversion-ticks ticks with it (--time counter: the time stamp jumps by that
+ * much; with --deep-stack, deep in its stack: MUTEX_PUT's info 4, its stack pointer, that many
+ * bytes above its stack's start, the lowest it is ever seen with), and the sensor runs again (its first event after the release: the inversion's end).
+ * bad (--bad-inversion-at): control (priority 8, between the two) runs while the sensor waits,
+ * a non-deterministic inversion; the mutex is held no longer than that. */
+static void inversion(struct fw *f, uint32_t mtx, bool bad)
 {
+	uint32_t sp = f->deep_stack ? f->objs[T_WORKER].p1 + f->deep_stack : stack_ptr(f, T_WORKER);
+
 	emit(f, T_WORKER, 52, mtx, 0xFFFFFFFFu, 0, stack_ptr(f, T_WORKER), NULL);
 	switch_to(f, T_WORKER, 0, T_SENSOR);
 	emit(f, T_SENSOR, 52, mtx, 0xFFFFFFFFu, obj_addr(f, T_WORKER), stack_ptr(f, T_SENSOR), NULL);
-	switch_to(f, T_SENSOR, 13, T_WORKER);
-	emit(f, T_WORKER, 57, mtx, obj_addr(f, T_WORKER), 1, stack_ptr(f, T_WORKER), NULL);
-	printf("inversion cycle=%" PRIu64 " seq=%" PRIu64 "\n", f->inversion_at, f->seq);
+	switch_to(f, T_SENSOR, 13, bad ? T_CONTROL : T_WORKER);
+	if (bad) {
+		user_event(f, T_CONTROL, 0);
+		switch_to(f, T_CONTROL, 4, T_WORKER);
+	} else {
+		f->w.time += f->inversion_ticks;
+	}
+	emit(f, T_WORKER, 57, mtx, obj_addr(f, T_WORKER), 1, sp, NULL);
+	switch_to(f, T_WORKER, 4, T_SENSOR);
+	emit(f, T_SENSOR, 57, mtx, obj_addr(f, T_SENSOR), 1, stack_ptr(f, T_SENSOR), NULL);
+	printf("%sinversion cycle=%" PRIu64 " seq=%" PRIu64 " held=%" PRIu32 "\n",
+	       bad ? "bad " : "", bad ? f->bad_inversion_at : f->inversion_at, f->seq,
+	       bad ? 0 : f->inversion_ticks);
 	fflush(stdout);
 }
 
@@ -228,6 +285,15 @@ static void cycle(struct fw *f, uint32_t n)
 		txw_patch(&f->w, e, 2, blk, ts);	/* the allocated pointer, known later */
 	emit(f, T_SENSOR, 69, q, blk, 0, 1 + n % 4, NULL);		/* queue send */
 	user_event(f, T_SENSOR, n);
+	if (f->deep_stack_at && n >= f->deep_stack_at) {
+		/* a thread sleep from deep down the sensor's stack, 40 bytes above its start, in
+		 * every cycle from then on (one lost in a gap is not the only one) */
+		emit(f, T_SENSOR, 112, 1, 0, f->objs[T_SENSOR].p1 + 40, 0, NULL);
+		if (n == f->deep_stack_at) {
+			printf("deep stack cycle=%" PRIu32 " seq=%" PRIu64 " free=40\n", n, f->seq);
+			fflush(stdout);
+		}
+	}
 	emit(f, T_SENSOR, 83, sem, 0xFFFFFFFFu, 0, stack_ptr(f, T_SENSOR), NULL); /* sem get */
 	switch_to(f, T_SENSOR, 6, T_CONTROL);
 
@@ -247,10 +313,17 @@ static void cycle(struct fw *f, uint32_t n)
 	emit(f, T_COMMS, 27, heap, f->base + 0xA00 + (n % 4) * 128, 0, 4096 - 64, NULL);
 	emit(f, T_COMMS, 112, 10, 4, stack_ptr(f, T_COMMS), 0, NULL);	/* thread sleep */
 	switch_to(f, T_COMMS, 4, T_WORKER);
-	if (n % 4 == 0)
+	if (f->stall_at && n == f->stall_at) {
+		printf("stall cycle=%" PRIu32 " seq=%" PRIu64 "\n", n, f->seq);
+		fflush(stdout);
+	}
+	/* a stalled worker runs (the core is its) but writes nothing */
+	if (n % 4 == 0 && !(f->stall_at && n >= f->stall_at))
 		user_event(f, T_WORKER, n);
 	if (f->inversion_at && n == f->inversion_at)
-		inversion(f, mtx);
+		inversion(f, mtx, false);
+	if (f->bad_inversion_at && n == f->bad_inversion_at)
+		inversion(f, mtx, true);
 }
 
 static void apply_signals(struct fw *f)
@@ -290,6 +363,11 @@ static void apply_signals(struct fw *f)
 			   stack_ptr(f, T_CONTROL), 0, 0, NULL);
 		txw_unregister(&f->w, t);
 		snprintf(o->name, sizeof(o->name), "worker-%" PRIu64, f->churns);
+		if (f->stacks_off) { /* created anew on a new stack, painted */
+			o->p1 = f->base + f->stacks_off + STACK_AT[T_WORKER] + o->p2;
+			f->depth[T_WORKER] = WORKER2_DEPTH;
+			paint_stack(f, o->p1, o->p2, WORKER2_DEPTH);
+		}
 		txw_register(&f->w, t, o->type, o->name, o->p1, o->p2, o->prio);
 		txw_insert(&f->w, obj_addr(f, T_CONTROL),
 			   txw_prio_word(f->objs[T_CONTROL].prio, f->objs[T_CONTROL].prio), 100, t,
@@ -319,10 +397,31 @@ static void define_objects(struct fw *f)
 
 		o->type = defs[i].type;
 		snprintf(o->name, sizeof(o->name), "%s", defs[i].name);
-		o->p1 = o->type == OT_THREAD ? stack_ptr(f, i) - 0x3C0 : defs[i].p1;
 		o->p2 = defs[i].p2;
 		o->prio = defs[i].prio;
+		if (o->type != OT_THREAD)
+			o->p1 = defs[i].p1;
+		else if (f->stacks_off)
+			o->p1 = f->base + f->stacks_off + STACK_AT[i];
+		else
+			o->p1 = stack_ptr(f, i) - 0x3C0;
 	}
+}
+
+/* --stacks: every thread's stack painted and used before it is created (registered). */
+static void paint_stacks(struct fw *f)
+{
+	if (!f->stacks_off)
+		return;
+	printf("stacks");
+	for (unsigned i = 0; i < NTHREADS; i++) {
+		f->depth[i] = STACK_DEPTH[i];
+		paint_stack(f, f->objs[i].p1, f->objs[i].p2, f->depth[i]);
+		printf(" %s=0x%08" PRIx32 ":%" PRIu32 ":%" PRIu32, f->objs[i].name, f->objs[i].p1,
+		       f->objs[i].p2, f->depth[i]);
+	}
+	printf("\n");
+	fflush(stdout);
 }
 
 /* Application start-up: every object registered and its create event written from
@@ -352,6 +451,12 @@ static void usage(FILE *out)
 		"       [--inversion-at CYCLE]   (a priority inversion in that cycle of the app)\n"
 		"       [--time-bits N] [--clock-scale X] [--late]   (a narrow, slow time source;\n"
 		"       tracing enabled at SIGHUP)\n"
+		"       [--stacks OFF]   (the threads' stacks painted and used at RAM offset OFF)\n"
+		"       [--inversion-ticks N]    (... the mutex held N ticks more; --time counter)\n"
+		"       [--bad-inversion-at CYCLE] (one where control runs while the sensor waits)\n"
+		"       [--deep-stack-at CYCLE]  (the sensor's stack 40 bytes from full from then)\n"
+		"       [--stall-worker-at CYCLE] (the worker writes no event from then on)\n"
+		"       [--deep-stack FREE]      (... with the worker's stack used down to FREE bytes)\n"
 		"Prints 'header=0x... ...' when tracing is enabled and 'summary ...' at exit.\n"
 		"SIGUSR1 = target reset, SIGUSR2 = registry churn. See tests/sim/README.md.\n");
 }
@@ -367,9 +472,15 @@ int main(int argc, char **argv)
 		{ "time", required_argument, NULL, 'T' },    { "anon", no_argument, NULL, 'A' },
 		{ "rtt-off", required_argument, NULL, 'X' }, { "rtt-size", required_argument, NULL, 'Y' },
 		{ "inversion-at", required_argument, NULL, 'I' },
-		{ "time-bits", required_argument, NULL, 'W' },
-		{ "clock-scale", required_argument, NULL, 'K' },
+		{ "time-bits", required_argument, NULL, 'M' },
+		{ "clock-scale", required_argument, NULL, 'C' },
 		{ "late", no_argument, NULL, 'L' },
+		{ "stacks", required_argument, NULL, 'S' },
+		{ "inversion-ticks", required_argument, NULL, 'J' },
+		{ "bad-inversion-at", required_argument, NULL, 'K' },
+		{ "deep-stack-at", required_argument, NULL, 'D' },
+		{ "stall-worker-at", required_argument, NULL, 'W' },
+		{ "deep-stack", required_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -397,9 +508,15 @@ int main(int argc, char **argv)
 		case 'X': rtt_off = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'Y': rtt_size = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'I': f.inversion_at = strtoull(optarg, NULL, 0); break;
-		case 'W': time_bits = (unsigned)strtoul(optarg, NULL, 0); break;
-		case 'K': f.clock_scale = strtod(optarg, NULL); break;
+		case 'M': time_bits = (unsigned)strtoul(optarg, NULL, 0); break;
+		case 'C': f.clock_scale = strtod(optarg, NULL); break;
 		case 'L': late = true; break;
+		case 'S': f.stacks_off = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 'J': f.inversion_ticks = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 'K': f.bad_inversion_at = strtoull(optarg, NULL, 0); break;
+		case 'D': f.deep_stack_at = strtoull(optarg, NULL, 0); break;
+		case 'W': f.stall_at = strtoull(optarg, NULL, 0); break;
+		case 'F': f.deep_stack = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -418,6 +535,11 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	if (f.inversion_ticks && strcmp(time_mode, "counter")) {
+		fprintf(stderr, "tt-fw-threadx: --inversion-ticks needs --time counter (the time "
+			"stamps it moves on)\n");
+		return 2;
+	}
 	if (rtt_off && ((rtt_off & 3) || rtt_off < OFF_OBJECTS || rtt_size < 64 ||
 			(uint64_t)rtt_off + RTTW_HDR + rtt_size > f.size ||
 			((uint64_t)rtt_off + RTTW_HDR + rtt_size > buf_off &&
@@ -426,6 +548,16 @@ int main(int argc, char **argv)
 			"must be 4-byte aligned, inside RAM at or above offset 0x%x and outside the "
 			"trace buffer [0x%x, 0x%x)\n", rtt_off, rtt_size, RTTW_HDR, rtt_size, OFF_OBJECTS,
 			buf_off, buf_off + buf_size);
+		return 2;
+	}
+	if (f.stacks_off && ((f.stacks_off & 7) || f.stacks_off < OFF_OBJECTS + NOBJS * OBJ_SIZE ||
+			     (uint64_t)f.stacks_off + STACKS_BYTES > f.size ||
+			     ((uint64_t)f.stacks_off + STACKS_BYTES > buf_off &&
+			      f.stacks_off < (uint64_t)buf_off + buf_size))) {
+		fprintf(stderr, "tt-fw-threadx: --stacks 0x%x: the stacks (%u bytes) must be 8-byte "
+			"aligned, inside RAM above the objects (offset 0x%x) and outside the trace "
+			"buffer [0x%x, 0x%x)\n", f.stacks_off, STACKS_BYTES,
+			OFF_OBJECTS + NOBJS * OBJ_SIZE, buf_off, buf_off + buf_size);
 		return 2;
 	}
 	if ((e = fw_map_ram(path, f.base, f.size, &f.ram)) < 0) {
@@ -471,6 +603,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	f.events = 2;
+	paint_stacks(&f);
 	create_objects(&f);
 	publish(&f);
 	printf("header=0x%08" PRIx32 " header_ptr=0x%08" PRIx32 " entries=%" PRIu32

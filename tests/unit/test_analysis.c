@@ -5,7 +5,9 @@
  * are bounded (what does not fit is counted). No format ops: the records alone. Then ThreadX's
  * rules on hand-made entries: a priority inversion (a thread blocked on a mutex a less urgent
  * thread owns), made non-deterministic by a third thread of a priority between the two, with
- * the events that open and end it; and the same without the third thread.
+ * the events that open and end it; and the same without the third thread. NuttX's rules: a
+ * task switched out still ready to run is preempted, one that blocks is suspended, and a task's
+ * life runs from its NOTE_START to its NOTE_STOP. What each format can give at all ("has").
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -14,6 +16,8 @@
 
 #include "../tt_test.h"
 #include "analysis.h"
+#include "nuttx.h"
+#include "qnx.h"
 #include "threadx.h"
 
 /* An event at time t from thread th (0: an interrupt) after which run/run_thread ran. */
@@ -97,6 +101,111 @@ static void inversion(uint32_t third, int third_prio, uint64_t *det, uint64_t *b
 	tt_analysis_free(a);
 }
 
+/* A NuttX note of task th on core 0 at t: NOTE_START (0), NOTE_STOP (1), NOTE_SUSPEND (2) with
+ * its state's name, NOTE_RESUME (3). */
+static void nx(struct tt_analysis *a, uint32_t id, uint32_t th, uint64_t t, const char *state)
+{
+	struct tt_record r = { .kind = TT_REC_EVENT };
+
+	r.u.ev = (struct tt_event){ .id = id, .name = "N", .ctx = TT_CTX_THREAD, .core = 0,
+				    .thread = th, .prio = 100, .threshold = -1, .time = t };
+	if (state) {
+		r.u.ev.nargs = 1;
+		r.u.ev.args[0] = (struct tt_arg){ .name = "state", .text = state, .value = 2,
+						  .kind = TT_ARG_ENUM };
+	}
+	tt_analysis_record(a, &r);
+}
+
+static void nuttx_rules(void)
+{
+	struct tt_analysis *a;
+	struct tt_analysis_totals t;
+	char json[4096];
+
+	REQUIRE(tt_analysis_new(&tt_nuttx_analysis, NULL, &a) == 0);
+	nx(a, 0, 7, 100, NULL);         /* task 7 starts */
+	nx(a, 3, 7, 110, NULL);         /* and runs */
+	nx(a, 2, 7, 150, "ready");      /* preempted */
+	nx(a, 3, 8, 150, NULL);
+	nx(a, 2, 8, 170, "wait_sem");   /* 8 blocks */
+	nx(a, 3, 7, 170, NULL);
+	nx(a, 2, 7, 200, "running");    /* preempted again (SMP: still running elsewhere) */
+	nx(a, 3, 8, 200, NULL);
+	nx(a, 2, 8, 230, "wait_sig");   /* 8 blocks */
+	nx(a, 3, 7, 230, NULL);
+	nx(a, 1, 7, 260, NULL);         /* 7 ends */
+	tt_analysis_totals(a, &t);
+	CHECK_EQ(t.preemptions, 2);
+	CHECK_EQ(t.suspensions, 2);
+	tt_analysis_json(a, json, sizeof(json));
+	/* 7 ran 110-150, 170-200, 230-260 */
+	CHECK(strstr(json, "\"id\":7,\"name\":null,\"priority\":100,\"ticks\":100,") != NULL);
+	CHECK(strstr(json, "\"preemptions\":2,\"suspensions\":0,") != NULL);
+	CHECK(strstr(json, "\"preemptions\":0,\"suspensions\":2,") != NULL);
+	CHECK(strstr(json, "\"life\":{\"start\":100,\"stop\":260,\"ticks\":160}") != NULL);
+	tt_analysis_free(a);
+}
+
+static struct tt_analysis_inversion inv_at(const struct tt_analysis *a, uint64_t i)
+{
+	struct tt_analysis_inversion v = { .state = 99 };
+
+	CHECK_EQ(tt_analysis_inversion_at(a, i, &v), 0);
+	return v;
+}
+
+/* How long an inversion lasts, by the events' time stamps: open (its age, to the newest event)
+ * until TraceX's end, the blocked thread's first event after the release: its own suspension
+ * right after it blocked (ThreadX writes one) does not end it. Events named by their record's
+ * seq (the daemon's, here 100 on); a gap cuts the one open across it. */
+static void inversion_durations(void)
+{
+	struct tt_analysis *a;
+	struct tt_analysis_inversion v;
+	char text[4096];
+
+	REQUIRE(tt_analysis_new(&tt_threadx_analysis, NULL, &a) == 0);
+	tx(a, L, 20, 68, 0, 0, 10);           /* seq 1: L runs */
+	tx(a, H, 5, 68, 0, 0, 20);            /* seq 2: H runs */
+	uint32_t raw[8] = { H, 5, 52, 30, MUTEX, 0, L, 0 };
+	struct tt_record r = { .kind = TT_REC_EVENT };
+	r.u.ev = (struct tt_event){ .id = 52, .name = "MUTEX_GET", .ctx = TT_CTX_THREAD,
+				    .core = -1, .thread = H, .prio = 5, .threshold = -1,
+				    .time = 30, .run = TT_RUN_THREAD, .run_thread = H, .nraw = 8,
+				    .raw = raw };
+	tt_analysis_record_seq(a, &r, 100);  /* H blocks on L's mutex: opens (seq 100) */
+	CHECK_EQ(tt_analysis_ninversions(a), 1);
+	v = inv_at(a, 0);
+	CHECK(v.state == TT_AN_INV_OPEN && v.start_seq == 100 && v.start_time == 30 &&
+	      v.ticks == 0 && v.number == 0);
+	tx(a, H, 5, 2, H, 0, 31);             /* seq 101: H suspends (not its end) */
+	tx(a, L, 20, 68, 0, 0, 500);          /* seq 102: L runs with the mutex */
+	v = inv_at(a, 0);
+	CHECK(v.state == TT_AN_INV_OPEN && v.ticks == 470); /* its age: 500 - 30 */
+	tx(a, L, 20, 57, MUTEX, 1, 1000);     /* seq 103: L releases it */
+	CHECK(inv_at(a, 0).state == TT_AN_INV_OPEN);
+	tx(a, H, 5, 68, 0, 0, 1200);          /* seq 104: H runs: the end */
+	v = inv_at(a, 0);
+	CHECK(v.state == TT_AN_INV_CLOSED && v.deterministic && v.end_seq == 104 &&
+	      v.end_time == 1200 && v.end_event == 6 && v.ticks == 1170);
+	tx(a, H, 5, 68, 0, 0, 5000);          /* later events do not change a closed one */
+	CHECK_EQ(inv_at(a, 0).ticks, 1170);
+	/* a second one, cut by a gap: what was seen of it (a lower bound) */
+	tx(a, H, 5, 52, MUTEX, L, 6000);      /* seq 106 */
+	tx(a, L, 20, 68, 0, 0, 6400);         /* seq 107 */
+	gap(a, 3);                            /* seq 108 */
+	tx(a, H, 5, 68, 0, 0, 9000);          /* H's event after the gap: not its end */
+	CHECK_EQ(tt_analysis_ninversions(a), 2);
+	v = inv_at(a, 1);
+	CHECK(v.state == TT_AN_INV_CUT && v.number == 1 && v.start_seq == 106 && v.ticks == 400);
+	CHECK_EQ(tt_analysis_inversion_at(a, 2, &v), -ENOENT);
+	tt_analysis_text(a, text, sizeof(text));
+	CHECK_SUBSTR(text, "             2           6                  1170   deterministic");
+	CHECK_SUBSTR(text, "             8         cut   >=              400   deterministic");
+	tt_analysis_free(a);
+}
+
 /* /metrics of a target with 70 threads: 64 lines per thread family, the rest in one
  * thread="(other)" line that sums them (bounded label cardinality). */
 static void metrics_bounded(void)
@@ -154,6 +263,30 @@ static void series(void)
 	CHECK_SUBSTR(json, "\"rows\":[[50,0,0,50,0,0],[0,70,0,30,0,0],[0,100,0,0,0,0],"
 			   "[0,50,0,0,0,0]]}");
 	tt_analysis_free(a);
+}
+
+/* "has": the figures a format can give at all, from the flags its classify can set (written
+ * out here from each format's events): QNX has no stacks, inversions, suspensions or
+ * preemptions, NuttX its preemptions from its own notes; records alone have none of them. */
+static void has(void)
+{
+	static const struct { const struct tt_analysis_ops *ops; const char *want; } c[] = {
+		{ &tt_threadx_analysis, "\"has\":[\"suspensions\",\"resumptions\",\"preemptions\","
+					"\"time_slices\",\"inversions\",\"stack\"]" },
+		{ &tt_nuttx_analysis, "\"has\":[\"suspensions\",\"preemptions\",\"irqs\",\"calls\","
+				      "\"life\"]" },
+		{ &tt_qnx_analysis, "\"has\":[\"irqs\",\"calls\",\"states\"]" },
+		{ NULL, "\"has\":[]" },
+	};
+	char json[8192];
+
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		struct tt_analysis *a;
+		REQUIRE(tt_analysis_new(c[i].ops, NULL, &a) == 0);
+		tt_analysis_json(a, json, sizeof(json));
+		CHECK_SUBSTR(json, c[i].want);
+		tt_analysis_free(a);
+	}
 }
 
 int main(void)
@@ -216,21 +349,29 @@ int main(void)
 	tt_analysis_free(a);
 
 	metrics_bounded();
+	nuttx_rules();
 	series();
+	inversion_durations();
+	has();
 
 	uint64_t det, bad;
 	inversion(M, 10, &det, &bad, json, sizeof(json)); /* M: between 5 and 20 */
 	CHECK_EQ(det, 1);
 	CHECK_EQ(bad, 1);
-	CHECK_SUBSTR(json, "\"inversions\":[{\"deterministic\":false,\"mutex\":36864,"
-			   "\"blocked\":8192,\"blocked_priority\":5,\"owner\":4096,"
-			   "\"owner_priority\":20,\"start_event\":2,\"end_event\":5}]");
+	/* opened by event 2 (record 3, time 30), ended by H's event after M ran: 5 (6, 60) */
+	CHECK_SUBSTR(json, "\"inversions\":[{\"deterministic\":false,\"state\":\"closed\","
+			   "\"mutex\":36864,\"blocked\":8192,\"blocked_priority\":5,"
+			   "\"owner\":4096,\"owner_priority\":20,\"start_event\":2,"
+			   "\"start_seq\":3,\"start_time\":30,\"end_event\":5,\"end_seq\":6,"
+			   "\"end_time\":60,\"duration_ticks\":30}]");
 	inversion(0, 0, &det, &bad, json, sizeof(json));
 	CHECK_EQ(det, 1);
 	CHECK_EQ(bad, 0);
-	CHECK_SUBSTR(json, "\"deterministic\":true,\"mutex\":36864,\"blocked\":8192,"
-			   "\"blocked_priority\":5,\"owner\":4096,\"owner_priority\":20,"
-			   "\"start_event\":2,\"end_event\":4}");
+	CHECK_SUBSTR(json, "\"deterministic\":true,\"state\":\"closed\",\"mutex\":36864,"
+			   "\"blocked\":8192,\"blocked_priority\":5,\"owner\":4096,"
+			   "\"owner_priority\":20,\"start_event\":2,\"start_seq\":3,"
+			   "\"start_time\":30,\"end_event\":4,\"end_seq\":5,\"end_time\":60,"
+			   "\"duration_ticks\":30}");
 	/* Where TraceX is wrong (proto/README-threadx.md "Analysis"): a thread less urgent than the
 	 * owner (Z, 30) running while H waits does not prolong H's wait beyond the owner's doing;
 	 * TraceX (tml_calculate_priority_inversions: any thread but the owner less urgent than the

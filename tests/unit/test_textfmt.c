@@ -6,6 +6,10 @@
 #include "../tt_test.h"
 #include "textfmt.h"
 #include "../../proto/json.h"
+#include "../../proto/reader.h"
+
+/* the QNX traceprinter lines of a little-endian QNX 6 source */
+static const struct tt_native_ctx qnx6 = { false, 6 };
 
 static void test_clean(void)
 {
@@ -56,7 +60,7 @@ static void test_record_line(void)
 	r.u.gap = (struct tt_gap){ .lost = 3, .exact = false, .reason = bad, .basis = bad };
 	n = tt_textfmt_record(&tf, line, sizeof(line), &r, 3);
 	CHECK(n > 0 && !memchr(line, '\x1b', (size_t)n) && strstr(line, "\\x1b[2J"));
-	n = tt_textfmt_traceprinter(line, sizeof(line), &r, false, 6);
+	n = tt_textfmt_native(line, sizeof(line), &r, tt_reader_find("qnx"), &qnx6);
 	CHECK(n > 0 && memchr(line, '\x1b', (size_t)n) == NULL);
 }
 

@@ -313,6 +313,36 @@ static void check_services(const char *txt, const struct tt_analysis *an)
 	      "services: TraceX lists %u, tracetap more or fewer", i);
 }
 
+/* Popular services per thread: TraceX's event rows counted here by (context thread, event id),
+ * against tracetap's pairs (an interrupt's or initialisation's events count for no thread). */
+static void check_thread_services(const struct tt_analysis *an)
+{
+	static struct pair { uint32_t th, id; uint64_t n; } want[MAX_ROWS];
+	size_t nwant = 0, k;
+	unsigned i;
+	uint32_t th, id;
+	uint64_t n;
+
+	for (size_t r = 0; r < nrows; r++) {
+		if (!is_thread(rows[r].ctx))
+			continue;
+		for (k = 0; k < nwant && !(want[k].th == rows[r].ctx && want[k].id == rows[r].id); k++)
+			;
+		if (k == nwant)
+			want[nwant++] = (struct pair){ rows[r].ctx, rows[r].id, 0 };
+		want[k].n++;
+	}
+	for (i = 0; tt_analysis_thread_service_at(an, i, &th, &id, &n) == 0; i++) {
+		for (k = 0; k < nwant && !(want[k].th == th && want[k].id == id); k++)
+			;
+		CHECK_MSG(k < nwant && want[k].n == n, "thread 0x%08" PRIx32 " service %" PRIu32
+			  ": tracetap %" PRIu64 ", TraceX's rows %" PRIu64, th, id, n,
+			  k < nwant ? want[k].n : 0);
+	}
+	CHECK_MSG(i == nwant && nwant > 10, "(thread, service) pairs: TraceX's rows %zu, "
+		  "tracetap %u", nwant, i);
+}
+
 int main(void)
 {
 	uint8_t *trx;
@@ -338,6 +368,7 @@ int main(void)
 	check_threads(txt, an, &t);
 	check_counters(txt, an);
 	check_services(txt, an);
+	check_thread_services(an);
 	/* the Priority Inversion column: rows TraceX marks open an inversion (a-b: its end event,
 	 * deterministic-non-deterministic); the sample has none, and neither may tracetap */
 	unsigned marked = 0, bad = 0;

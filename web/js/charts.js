@@ -68,6 +68,22 @@ export function drawCpu(canvas, th, share) {
   });
 }
 
+/** The plot area of a chart with a scale at its right (labels: top, middle (null: none),
+ * bottom), grid lines at 0, 1/2 and 1, and the time axis's two ends below it. */
+function plotArea(c, th, w, h, labels, from, to) {
+  const top = 4, bottom = h - 14, left = 0, right = w - 34;
+  c.strokeStyle = th.grid; c.lineWidth = 1;
+  c.beginPath();
+  for (const f of [0, 0.5, 1]) { const y = Math.round(bottom - f * (bottom - top)) + 0.5; c.moveTo(left, y); c.lineTo(right, y); }
+  c.stroke();
+  c.fillStyle = th.muted; c.textBaseline = 'middle';
+  [top + 2, (top + bottom) / 2, bottom].forEach((y, i) => { if (labels[i] != null) c.fillText(labels[i], right + 4, y); });
+  c.textBaseline = 'alphabetic';
+  c.fillText(from, left, h - 2);
+  c.textAlign = 'right'; c.fillText(to, right, h - 2); c.textAlign = 'left';
+  return { top, bottom, left, right };
+}
+
 /** The events/s chart: `series` (the target's own rate per second of its time, or, without
  * one, what arrived per second) filled, `received` (what arrived per wall-clock second: the
  * delivery rate, in bursts as the daemon polls) as a dashed line. Both are in the canvas's
@@ -82,17 +98,7 @@ export function drawRate(canvas, th, series, received) {
   if (received) for (const v of received) if (v > max) max = v;
   const nice = Math.pow(10, Math.ceil(Math.log10(max)));
   max = nice / 2 >= max ? nice / 2 : nice;
-  const top = 4, bottom = h - 14, left = 0, right = w - 34;
-  c.strokeStyle = th.grid; c.lineWidth = 1;
-  c.beginPath();
-  for (const f of [0, 0.5, 1]) { const y = Math.round(bottom - f * (bottom - top)) + 0.5; c.moveTo(left, y); c.lineTo(right, y); }
-  c.stroke();
-  c.fillStyle = th.muted; c.textBaseline = 'middle';
-  c.fillText(fmtCount(max), right + 4, top + 2);
-  c.fillText('0', right + 4, bottom);
-  c.textBaseline = 'alphabetic';
-  c.fillText(`-${series.length - 1}s`, left, h - 2);
-  c.textAlign = 'right'; c.fillText('now', right, h - 2); c.textAlign = 'left';
+  const { top, bottom, left, right } = plotArea(c, th, w, h, [fmtCount(max), null, '0'], `-${series.length - 1}s`, 'now');
   const n = series.length, dx = (right - left) / Math.max(1, n - 1);
   // The last bin is the current, partial second: leave it out of the line.
   c.beginPath();
@@ -116,3 +122,31 @@ export function drawRate(canvas, th, series, received) {
   }
   c.setLineDash([3, 3]); c.strokeStyle = th.muted; c.lineWidth = 1; c.stroke(); c.setLineDash([]);
 }
+
+/** CPU load over time, stacked per thread like SystemView's CPU load window: one bar per bucket
+ * of the stats message's `series` (proto/PROTOCOL.md), each thread's share, then the other
+ * threads, interrupts, idle and the time no one can be given (across gaps) as bands of their own.
+ * bands: [{name, color, ns: [per bucket]}] bottom first; bucketNs: the bucket's length. The
+ * bands are also in canvas.dataset.series (JSON: name, ns) for tests and tools. */
+export function drawLoad(canvas, th, bands, bucketNs) {
+  const { c, w, h } = setup(canvas);
+  c.clearRect(0, 0, w, h);
+  c.font = '10px ' + (th.font || 'system-ui');
+  canvas.dataset.series = JSON.stringify({ bucket_ns: bucketNs, bands: bands.map(({ name, ns }) => ({ name, ns })) });
+  const n = bands.length ? bands[0].ns.length : 0;
+  const { top, bottom, left, right } = plotArea(c, th, w, h, ['100%', '50%', '0'], n ? `-${fmtSecs(n * bucketNs)}` : '', n ? 'newest' : '');
+  if (!n) return;
+  const bw = (right - left) / n;
+  for (let i = 0; i < n; i++) {
+    let y = bottom;
+    for (const b of bands) {
+      const dy = Math.min(1, b.ns[i] / bucketNs) * (bottom - top);
+      if (dy <= 0) continue;
+      c.fillStyle = b.color;
+      c.fillRect(left + i * bw, y - dy, Math.max(1, bw - (bw > 3 ? 1 : 0)), dy);
+      y -= dy;
+    }
+  }
+}
+
+function fmtSecs(ns) { const s = ns / 1e9; return (s >= 10 ? s.toFixed(0) : s.toFixed(1)) + ' s'; }

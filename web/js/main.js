@@ -13,6 +13,7 @@ import { renderTargetList, groupByBench, LOCAL_BENCH } from './targets.js';
 import { h, fill } from './dom.js';
 import { loadOlder } from './history.js';
 import { Alerts } from './alerts.js';
+import { AnalysisView } from './analysis.js';
 
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
@@ -77,6 +78,9 @@ function selectTarget(name) {
   updateExportLinks();
   hideDetail();
   targetsDirty = true; // the list shows the selected target's card
+  $('analysis').scrollTop = 0;
+  if (app.session) app.session.askStats();
+  if (app.tab === 'analysis') analysis.render(s, app.theme, true);
 }
 
 /* ---------- session ---------- */
@@ -127,6 +131,7 @@ function connect() {
     onReset: (s, r) => { if (s === app.current) toast(`${s.name}: target reset (${r.reason || 'tracing restarted'}): its time starts again, marked on the time axis`, 'warn'); },
     onTargets: () => { targetsDirty = true; alerts.refresh(); },
     onAlert,
+    statsTargets: () => (app.current ? [app.current.name] : []),
   }, { history: HISTORY_ON_CONNECT });
   app.conn = app.session.conn;
   app.counters = app.session.counters;
@@ -331,6 +336,48 @@ const timeline = new Timeline($('timeline'), $('tl-canvas'), $('tl-tip'), {
   },
 });
 
+/* The Analysis tab replaces the events table; the timeline stays above both. */
+const analysis = new AnalysisView($('analysis'), { onJump: (seq, end) => jumpToSeq(seq, end) });
+app.tab = 'events';
+
+function showTab(which) {
+  app.tab = which;
+  const a = which === 'analysis';
+  $('analysis').hidden = !a;
+  $('table').hidden = a;
+  $('table-head').hidden = a;
+  $('table-info').hidden = a;
+  document.body.classList.toggle('analysis-tab', a);
+  for (const [id, on] of [['tab-events', !a], ['tab-analysis', a]]) {
+    $(id).classList.toggle('on', on);
+    $(id).setAttribute('aria-selected', String(on));
+  }
+  if (a) analysis.render(app.current, app.theme, true);
+  else table.dirty = true;
+}
+
+/** Shows the record with daemon seq `seq` (an event a statistic names) in the table, selected,
+ * and on the timeline; with endSeq, the timeline spans both. Older than the page's records: the
+ * daemon's history is fetched first. */
+async function jumpToSeq(seq, endSeq) {
+  const s = app.current;
+  if (!s) return;
+  let n = s.indexOfSeq(seq);
+  if (n < 0 && !s.historyComplete && seq < (s.oldestSeq() ?? Infinity)) {
+    await olderHistory();
+    n = s.indexOfSeq(seq);
+  }
+  if (n < 0) { toast(`seq ${seq}: not among the records here nor in the daemon's history`, 'warn'); return; }
+  showTab('events');
+  if (app.pred && !app.pred(s.get(n))) clearFilters();
+  table.setFollow(false);
+  table.select(n, true); // opens the detail panel: the timeline narrows now, not at the next frame
+  timeline.resize();
+  const m = endSeq != null ? s.indexOfSeq(endSeq) : -1;
+  timeline.showRange(s.get(n)._t, m >= 0 ? s.get(m)._t : null);
+  updateFollowButton();
+}
+
 function updateFollowButton() {
   const live = table.follow && timeline.follow;
   $('btn-follow').classList.toggle('on', live);
@@ -410,6 +457,7 @@ function toggleTheme() {
   try { localStorage.setItem('tracetap.theme', next); } catch (e) { /* private mode */ }
   readTheme();
   renderCharts();
+  if (app.tab === 'analysis') analysis.render(app.current, app.theme, true);
 }
 
 function overlay(id, open) {
@@ -464,6 +512,8 @@ function wire() {
   $('tl-zoom-out').addEventListener('click', () => timeline.zoom(2));
   $('tl-fit').addEventListener('click', () => timeline.fit());
   $('tl-older').addEventListener('click', () => olderHistory());
+  $('tab-events').addEventListener('click', () => showTab('events'));
+  $('tab-analysis').addEventListener('click', () => showTab('analysis'));
   matchMedia('(prefers-color-scheme: dark)').addEventListener('change', readTheme);
   wireSplitter();
 
@@ -496,6 +546,7 @@ function wire() {
       case 'ArrowLeft': timeline.pan(-0.2); break;
       case 'ArrowRight': timeline.pan(0.2); break;
       case 'e': case 'E': toggleMenu(); break;
+      case 'a': case 'A': showTab(app.tab === 'analysis' ? 'events' : 'analysis'); break;
       case 't': case 'T': toggleTheme(); break;
       case '[': case ']': {
         const names = [...app.stores.keys()];
@@ -534,6 +585,7 @@ function frame(now) {
   if (now - lastSlow > 400) {
     lastSlow = now;
     renderCharts();
+    if (app.tab === 'analysis') analysis.render(app.current, app.theme, false);
     renderInfo();
     renderHistoryInfo();
     if (app.current && wantsOlder(app.current)) olderHistory();
@@ -563,3 +615,6 @@ app.selectTarget = selectTarget;
 app.goLive = goLive;
 app.applyFilter = applyFilter;
 app.alerts = alerts;
+app.analysis = analysis;
+app.showTab = showTab;
+app.jumpToSeq = jumpToSeq;

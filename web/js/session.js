@@ -7,7 +7,9 @@
 // or, failing that, by asking for our last record again and comparing it. After a restart the
 // old records stay with a "daemon restarted" marker, and the entries the new daemon reads again
 // from the target's buffer are recognised and skipped. Records, gaps and statuses go into the
-// per-target stores that the caller's `store(name)` returns.
+// per-target stores that the caller's `store(name)` returns; so do the `stats` messages (the live
+// analysis, asked for the targets hooks.statsTargets() names) as the store's `stats` and
+// `statsSeqs`.
 
 import { Connection, wsUrl } from './conn.js';
 
@@ -16,7 +18,7 @@ export class Session {
    * hooks: store(name) -> TargetStore (made on first use),
    *        onStatus(store, msg, prevState), onTargets(), onState(state, detail), toast(text, kind),
    *        onReset(store, record): a reset record arrived live
-   *        onAlert(msg) (a trigger fired)
+   *        onAlert(msg) (a trigger fired), statsTargets() -> names whose statistics to ask for
    */
   constructor(hooks, { history = 0 } = {}) {
     this.h = hooks;
@@ -48,6 +50,14 @@ export class Session {
         break;
       }
       case 'alert': this.h.onAlert && this.h.onAlert(msg); break;
+      case 'stats': {
+        // the live analysis, whole each time (the newest is all a view needs)
+        if (typeof msg.target !== 'string' || !msg.stats || typeof msg.stats !== 'object') break;
+        const s = this.h.store(msg.target);
+        s.stats = msg.stats;
+        s.statsSeqs = Array.isArray(msg.seqs) ? msg.seqs : null;
+        break;
+      }
       case 'error': this.h.toast(`daemon: ${msg.code}: ${msg.message || ''}`, 'err'); break;
       default: break; // pong, and unknown types are ignored (protocol rule)
     }
@@ -90,7 +100,15 @@ export class Session {
     if (Object.keys(since).length) sub.since = since;
     else if (this.history) sub.history = this.history;
     this.send(sub);
+    this.askStats();
     this.h.onTargets && this.h.onTargets();
+  }
+
+  /** Asks for the `stats` messages of the targets hooks.statsTargets() names (the one shown):
+   * each is the whole analysis, once a second, too much to take for every target of a bench. */
+  askStats() {
+    const names = this.h.statsTargets ? this.h.statsTargets().filter((n) => this.daemon && (this.daemon.targets || []).some((t) => t.name === n)) : [];
+    this.send({ type: 'stats', targets: names });
   }
 
   noteRestart(by) {

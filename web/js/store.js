@@ -214,6 +214,18 @@ export class TargetStore {
     if (o) this.timeline.trimBefore(o._t);
   }
 
+  /** The index of the record with daemon seq `seq` in the current numbering (after the last
+   * "daemon restarted" marker), or -1. */
+  indexOfSeq(seq) {
+    for (let n = this.tail - 1; n >= this.head; n--) {
+      const r = this.ring[n % this.cap];
+      if (r.type === 'marker') break;                 // an older daemon's numbering
+      if (r.seq === seq && r.type !== 'alert') return n;
+      if (r.seq != null && r.seq < seq) break;        // seqs only go down from here
+    }
+    return -1;
+  }
+
   /** The oldest record with a daemon seq (markers have none), or undefined. */
   oldestSeq() {
     for (let n = this.head; n < this.tail; n++) { const r = this.ring[n % this.cap]; if (r.seq != null && r.type !== 'marker') return r.seq; }

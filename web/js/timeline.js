@@ -152,6 +152,21 @@ export class Timeline {
     if (r._t < this.t0 || r._t > this.t1) { this.t1 = r._t + this.span / 2; this.clampPan(); }
   }
 
+  /** Stops following and centres the time from ta to tb (two records' _t): zoomed to three
+   * times its length, or at the present scale when tb is null. */
+  showRange(ta, tb) {
+    if (!this.store) return;
+    this.setFollow(false);
+    this.autoSpan = false;
+    const minSpan = this.store.timeUnit === 'ns' ? 1000 : 2;
+    const d = tb == null ? 0 : Math.max(0, tb - ta);
+    if (tb != null) this.span = Math.max(minSpan, d * 3);
+    tb = ta + d;
+    this.t1 = tb + (this.span - d) / 2;
+    this.clampPan();
+    this.dirty = true;
+  }
+
   goLive() { this.setFollow(true); this.userMoved = false; this.dirty = true; }
 
   installInput() {
