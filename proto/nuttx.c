@@ -174,6 +174,7 @@ void tt_nuttx_plan(struct tt_nuttx *rd, struct tt_plan *p)
 	uint64_t ctl = rd->cfg.driver_addr + l->ctl_lo;
 
 	p->n = 0;
+	rd->host_plan = rd->host_now;
 	switch (rd->step) {
 	case ST_CTL:
 		nx_add_range(rd, p, ctl, l->ctl_len, rd->ctl);
@@ -299,6 +300,7 @@ static int ingest_ctl(struct tt_nuttx *rd, struct emitter *e)
 		return rc;
 	rd->h1 = w.head;
 	rd->t1 = w.tail;
+	rd->host_head = rd->host_plan;
 	if (!rd->attached || w.buf != rd->buf_addr || w.size != rd->size) {
 		bool moved = rd->attached;
 		if ((rc = attach(rd, &w)) < 0)
@@ -342,7 +344,7 @@ static int ingest_ctl(struct tt_nuttx *rd, struct emitter *e)
 		return TT_NUTTX_DONE;
 	}
 	if (w.head == rd->pos) {
-		rd->host_proven = rd->host_now; /* nothing new: the writer idles (or laps exactly) */
+		rd->host_proven = rd->host_plan; /* nothing new: the writer idles (or laps exactly) */
 		return TT_NUTTX_DONE;
 	}
 	rd->nnew = nx_dist(rd->pos, w.head, rd->size);
@@ -385,7 +387,7 @@ static void set_anchor(struct tt_nuttx *rd, uint32_t ring_off, const uint8_t *by
 static void publish(struct tt_nuttx *rd, struct emitter *e, uint32_t ring_off, uint32_t from,
 		    uint32_t n, bool quiet)
 {
-	uint32_t o = from, bytes = 0, nrec = 0;
+	uint32_t o = from, bytes = 0, nrec = 0, last = from;
 	/* the note rate for lap estimates: bytes and time of notes published without a gap
 	 * between them (the first note after a gap or reset starts the span) */
 	bool cont = rd->d.have_time && !rd->d.after_gap, gap = rd->d.after_gap;
@@ -404,16 +406,18 @@ static void publish(struct tt_nuttx *rd, struct emitter *e, uint32_t ring_off, u
 		}
 		rd->st.last_new++;
 		nrec++;
+		last = o;
 		o += step;
 	}
 	if (n > from && !quiet) {
-		tt_loss_clock_note(&rd->clock, rd->host_now, rd->d.time, gap);
-		rd->host_last = rd->host_now;
+		tt_loss_clock_note(&rd->clock, nx_host_at(rd), rd->d.time, gap);
+		rd->host_last = rd->host_now; /* late: the time since it counts no wrap too many */
 	}
 	if (bytes && !quiet) {
 		uint64_t span = nx_time_diff(&rd->d, t0, rd->d.last_raw);
-		if (nrec >= 8 && span && (double)bytes / (double)span > rd->peak)
-			rd->peak = (double)bytes / (double)span;
+		double run = nx_run_peak(rd, from, last);
+		if (run > rd->peak)
+			rd->peak = run;
 		rd->rate_bytes += bytes;
 		rd->rate_time += span;
 		while (rd->rate_bytes > 4ull * rd->size) { /* a window of a few rings */
@@ -507,6 +511,7 @@ static int ingest_data(struct tt_nuttx *rd, struct emitter *e)
 	rd->t1 = w.tail;
 	if (anchor_changed(rd)) {
 		/* The writer reached the anchor's slot: it may have overwritten what we copied. */
+		rd->host_head = rd->host_plan; /* the sync reads up to this read's head */
 		rd->gap_known_loss = false;
 		rd->sync_tries = 0;
 		start_sync(rd, WHY_LAP, "lapped");
@@ -526,7 +531,7 @@ static int ingest_data(struct tt_nuttx *rd, struct emitter *e)
 	publish_named(rd, rd->pos, 0, rd->nnew);
 	set_anchor(rd, rd->pos + last, rd->ring + last, true);
 	rd->pos = (rd->pos + rd->nnew) % rd->size;
-	rd->host_proven = rd->host_now;
+	rd->host_proven = rd->host_plan; /* the anchor was read in this plan */
 	return TT_NUTTX_DONE;
 }
 
@@ -592,7 +597,7 @@ static int ingest_clearchk(struct tt_nuttx *rd, struct emitter *e)
 	/* every note since the clear is promised: the full read must start at this tail */
 	rd->clear_known = true;
 	rd->clear_at = w.tail;
-	rd->host_proven = rd->host_now;
+	rd->host_proven = rd->host_plan;
 	return TT_NUTTX_MORE;
 }
 
@@ -713,7 +718,7 @@ static int ingest_sync(struct tt_nuttx *rd, struct emitter *e)
 	else
 		set_anchor(rd, rd->h1 + rd->size - l->hdr % rd->size, rd->anchor_now, false);
 	rd->pos = rd->h1;
-	rd->host_proven = rd->host_now;
+	rd->host_proven = rd->host_plan;
 	rd->why = WHY_ATTACH;
 	rd->need_sync = false;
 	rd->gap_reason = NULL;

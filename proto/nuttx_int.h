@@ -150,6 +150,10 @@ struct tt_nuttx {
 	double peak;             /* the fastest rate (bytes per tick) of a poll's notes seen */
 	struct tt_loss_clock clock; /* the target's clock against the host's */
 	uint64_t host_now;       /* host time (ns) of the reads being ingested, 0 = not given */
+	uint64_t host_plan;      /* host_now when the reads being ingested were planned */
+	uint64_t host_head;      /* host_plan of the read of the head the notes published reach:
+				    the clock's measure (tt_loss_clock_note), not the ingest's time,
+				    which a long read (a whole ring over a slow link) puts late */
 	uint64_t host_last;      /* of the poll that published the last note */
 	uint64_t host_proven;    /* of the last poll that proved nothing unread overwritten (the
 				    anchor intact), or found head and tail where it left them */
@@ -196,6 +200,16 @@ static inline uint64_t nx_time_diff(const struct nx_dec *d, uint64_t a, uint64_t
  * bytes become notes by the mean size of the notes kept, the range's by the largest (lower) and
  * smallest (upper) a note can be. False when the time stamps cannot tell (fewer than two notes
  * kept, times that do not move forward): g keeps the lower bound. */
+/* The fastest rate (bytes per tick) over any NX_PEAK_RUN consecutive notes of the copy's chain
+ * [from, last] (last: the offset of its last note); 0 when fewer or their time does not move. A
+ * burst shows here even when slower notes around it dilute the chain's mean. */
+#define NX_PEAK_RUN 8
+double nx_run_peak(const struct tt_nuttx *rd, uint32_t from, uint32_t last);
+/* The host time of the head read the notes being published reach (host_head, else host_now). */
+static inline uint64_t nx_host_at(const struct tt_nuttx *rd)
+{
+	return rd->host_head ? rd->host_head : rd->host_now;
+}
 bool nx_lap_estimate(const struct tt_nuttx *rd, uint64_t bytes_min, uint32_t from,
 		     uint32_t last, uint32_t nrec, struct tt_gap *g);
 

@@ -14,6 +14,30 @@ static uint64_t nx_hz(const struct tt_nuttx *rd)
 	return rd->d.lay.off_nsec ? 1000000000u : rd->d.tick_hz;
 }
 
+double nx_run_peak(const struct tt_nuttx *rd, uint32_t from, uint32_t last)
+{
+	const struct nx_dec *d = &rd->d;
+	uint64_t t[NX_PEAK_RUN + 1], at[NX_PEAK_RUN + 1]; /* times and byte offsets, a ring */
+	double peak = 0;
+	unsigned n = 0;
+
+	for (uint32_t o = from; o <= last; o += nx_alignup(rd->ring[o], d->lay.align), n++) {
+		unsigned i = n % (NX_PEAK_RUN + 1);
+		t[i] = nx_rec_time(d, rd->ring + o);
+		at[i] = o;
+		if (n < NX_PEAK_RUN)
+			continue;
+		unsigned j = (n - NX_PEAK_RUN) % (NX_PEAK_RUN + 1); /* the run's first note */
+		uint64_t span = nx_time_diff(d, t[j], t[i]);
+		/* the bytes written after the first note's time: the notes after it */
+		uint64_t bytes = at[i] - at[j] - nx_alignup(rd->ring[at[j]], d->lay.align) +
+				 nx_alignup(rd->ring[o], d->lay.align);
+		if (span && (double)bytes / (double)span > peak)
+			peak = (double)bytes / (double)span;
+	}
+	return peak;
+}
+
 bool nx_lap_estimate(const struct tt_nuttx *rd, uint64_t bytes_min, uint32_t from,
 		     uint32_t last, uint32_t nrec, struct tt_gap *g)
 {
@@ -33,14 +57,18 @@ bool nx_lap_estimate(const struct tt_nuttx *rd, uint64_t bytes_min, uint32_t fro
 		.d = nx_time_diff(d, d->last_raw, t_first),
 		.mod = d->lay.time_size == 4 && !d->lay.off_nsec ? (uint64_t)1 << 32 : 0,
 		.rest = span,
-		.host = tt_loss_host_ticks(rd->host_now, rd->host_last, nx_hz(rd)),
+		/* the head read's time lies between its plan and this ingest: the earlier for the
+		 * wraps the host's clock says (none too many), the later for the window the lost
+		 * notes were written in (none left out) */
+		.host = tt_loss_host_ticks(nx_host_at(rd), rd->host_last, nx_hz(rd)),
 		.window = tt_loss_host_ticks(rd->host_now, proven, nx_hz(rd)),
 		.clock = tt_loss_clock_ratio(&rd->clock, nx_hz(rd)),
 		.rate = (double)(kept + rd->rate_bytes) / (double)(span + rd->rate_time),
 		.peak = rd->peak,
 	};
-	if (nrec >= 8 && (double)kept / (double)span > in.peak)
-		in.peak = (double)kept / (double)span;
+	double run = nx_run_peak(rd, from, last);
+	if (run > in.peak)
+		in.peak = run;
 	tt_loss_estimate(&in, &o);
 	if (!o.from_time)
 		return false;

@@ -166,7 +166,7 @@ static void tt_tx_emit_pending(struct tt_threadx *rd, tt_emit_cb cb, void *arg)
 	}
 	tt_tx_time_prescan(rd, p->first, p->count);
 	tt_tx_time_batch(rd, p->first, p->count);
-	tt_tx_names_batch(rd, p->first, p->count);
+	tt_tx_names_batch(rd, p->first, p->count, p->gap);
 	uint64_t events0 = rd->st.events;
 	for (uint32_t i = 0; i < p->count; i++) {
 		uint32_t slot = tt_tx_ring(rd, (int64_t)p->first + i);
@@ -644,9 +644,9 @@ static int tt_tx_ingest_poll_ent(struct tt_threadx *rd, tt_emit_cb cb, void *arg
 	rd->pend.count = emit;
 	tt_tx_set_anchor(rd, first + emit, count - emit);
 	rd->ahead = c2;
-	rd->host_proven = rd->host_now;
-	rd->ahead_ns = rd->host_now;
-	rd->ahead_ok = rd->host_now != 0;
+	rd->host_proven = rd->host_plan; /* the anchor was read in this plan */
+	rd->ahead_ns = rd->host_plan;
+	rd->ahead_ok = rd->host_plan != 0;
 	rd->was_idle = count == 0;
 	return tt_tx_finish(rd, cb, arg);
 }
@@ -674,6 +674,7 @@ void tt_threadx_plan(struct tt_threadx *rd, struct tt_plan *plan)
 	const struct tt_txlayout *l = &rd->lay;
 	const uint64_t cur_addr = rd->cfg.header_addr + TT_TX_CUR_OFF;
 	plan->n = 0;
+	rd->host_plan = rd->host_now;
 	switch (rd->state) {
 	case TT_TXS_HEADER:
 		tt_tx_add(plan, rd->cfg.header_addr, TT_THREADX_HEADER_SIZE, rd->hdrbuf);
@@ -687,6 +688,7 @@ void tt_threadx_plan(struct tt_threadx *rd, struct tt_plan *plan)
 		tt_tx_add_slots(rd, plan, rd->nxt, rd->r);
 		break;
 	case TT_TXS_SYNC:
+		rd->host_cur = rd->host_now; /* the full read reaches the current read here */
 		tt_tx_add(plan, cur_addr, 4, rd->curbuf);
 		if (rd->cfg.static_image) {
 			tt_tx_add(plan, l->ent_start, l->nent * TT_THREADX_ENTRY_SIZE, rd->entbuf);
@@ -705,6 +707,7 @@ void tt_threadx_plan(struct tt_threadx *rd, struct tt_plan *plan)
 		break;
 	}
 	case TT_TXS_POLL_CUR:
+		rd->host_cur = rd->host_now;
 		rd->cur_full = rd->force_header ||
 			       rd->poll_no % rd->cfg.header_every == rd->cfg.header_every - 1;
 		rd->use_ahead = !rd->cur_full && rd->ahead_ok && rd->host_now >= rd->ahead_ns &&
@@ -713,6 +716,7 @@ void tt_threadx_plan(struct tt_threadx *rd, struct tt_plan *plan)
 		rd->idle_plan = false;
 		if (rd->use_ahead) {
 			rd->c_new = rd->ahead;
+			rd->host_cur = rd->ahead_ns;
 			tt_tx_plan_poll_ent(rd, plan);
 		} else if (rd->cur_full) {
 			tt_tx_add(plan, rd->cfg.header_addr, TT_THREADX_HEADER_SIZE, rd->hdrbuf);

@@ -348,7 +348,7 @@ static bool tt_tx_is_counter(const struct tt_txtime *t)
 }
 
 /* Ticks between an event published by the poll at host time host_from and the first event of the
- * batch rd->host_now publishes, d apart modulo the time source's modulus, when the batch then
+ * batch read at host time tt_tx_host_at publishes, d apart modulo the time source's modulus, when the batch then
  * spans rest more ticks: d plus the whole wraps the host clock says the modulus hid (a narrow
  * time source wraps within a long gap or a quiet spell). The batch's newest event was written
  * shortly before this poll read it (else an earlier poll would have), so the host time between
@@ -361,10 +361,10 @@ static uint64_t tt_tx_host_span(const struct tt_threadx *rd, uint64_t d, uint64_
 {
 	__extension__ typedef unsigned __int128 u128;
 	const struct tt_txtime *t = &rd->tm;
-	if (!rd->host_now || !host_from || host_from >= rd->host_now || !rd->cfg.tick_hz ||
-	    tt_tx_is_counter(t))
+	const uint64_t now = tt_tx_host_at(rd);
+	if (!now || !host_from || host_from >= now || !rd->cfg.tick_hz || tt_tx_is_counter(t))
 		return d;
-	u128 h = (u128)(rd->host_now - host_from) * rd->cfg.tick_hz / 1000000000u;
+	u128 h = (u128)(now - host_from) * rd->cfg.tick_hz / 1000000000u;
 	if (h <= (u128)d + rest + t->mod / 2)
 		return d;
 	u128 w = (h - d - rest + t->mod / 2) / t->mod, span = d + w * t->mod;
@@ -424,15 +424,15 @@ void tt_tx_clock_note(struct tt_threadx *rd, bool gap, uint32_t events)
 {
 	/* an idle poll: the newest event did not move with the host's clock */
 	if (rd->tm.have && events)
-		tt_loss_clock_note(&rd->tm.clock, rd->host_now, rd->tm.now, gap);
+		tt_loss_clock_note(&rd->tm.clock, tt_tx_host_at(rd), rd->tm.now, gap);
 }
 
-/* Host time since ns, in nominal ticks; 0 when unknown. */
-static uint64_t tt_tx_host_ticks(const struct tt_threadx *rd, uint64_t ns)
+/* Host time from ns to now, in nominal ticks; 0 when unknown. */
+static uint64_t tt_tx_host_ticks(const struct tt_threadx *rd, uint64_t now, uint64_t ns)
 {
 	if (rd->cfg.host_clock_unrelated)
 		return 0;
-	return tt_loss_host_ticks(rd->host_now, ns, rd->cfg.tick_hz);
+	return tt_loss_host_ticks(now, ns, rd->cfg.tick_hz);
 }
 
 /* The rate is measured over about the last TT_TX_RATE_WINDOW events or 16 laps of the ring,
@@ -477,10 +477,13 @@ bool tt_tx_lap_estimate(const struct tt_threadx *rd, const uint32_t anchor[8], u
 		in.d = tt_tx_fwd(t, tt_tx_raw(rd, anchor[3]), v0);
 		in.d = in.d > (uint64_t)((double)ticks / (double)n) ?
 			       in.d - (uint64_t)((double)ticks / (double)n) : 0;
-		in.host = tt_tx_host_ticks(rd, t->host_last);
-		in.window = tt_tx_host_ticks(rd, rd->host_proven);
+		/* the current read's time lies between its plan and this ingest: the earlier
+		 * for the wraps the host's clock says (none too many), the later for the window
+		 * the lost events were written in (none left out) */
+		in.host = tt_tx_host_ticks(rd, tt_tx_host_at(rd), t->host_last);
+		in.window = tt_tx_host_ticks(rd, rd->host_now, rd->host_proven);
 	} else {
-		in.window = tt_tx_host_ticks(rd, rd->cfg.since_enable_ns);
+		in.window = tt_tx_host_ticks(rd, rd->host_now, rd->cfg.since_enable_ns);
 	}
 	tt_loss_estimate(&in, out);
 	return out->from_time;
@@ -589,7 +592,7 @@ static void tt_tx_time_event(struct tt_threadx *rd, uint32_t ts, struct tt_event
 	}
 	t->gap = false;
 	t->gap_ticks = 0;
-	t->host_last = rd->host_now;
+	t->host_last = rd->host_now; /* late: the time since it counts no wrap too many */
 	t->last = (uint32_t)v;
 	ev->ts_raw = ts & rd->lay.mask;
 	ev->time = t->now;

@@ -188,6 +188,7 @@ struct tt_threadx {
 	char *names_prev;
 	struct tt_txren ren[TT_TX_REN_MAX]; /* the batch being emitted */
 	unsigned nren;
+	bool ren_gap;          /* the batch follows a gap (tt_tx_names_batch) */
 	/* objects created in the slots written after a batch and before its registry re-read
 	 * (TT_TXS_REGPEEK): later[] for the batch, stale[] (the same, one batch on) for the next */
 	uint32_t later[TT_TX_REN_MAX], stale[TT_TX_REN_MAX];
@@ -225,6 +226,11 @@ struct tt_threadx {
 	unsigned nmissing, missing_next;
 	uint32_t raw[8];       /* words of the event being emitted (host order) */
 	uint64_t host_now;     /* host time (ns) of the current poll's reads, 0 = not given */
+	uint64_t host_plan;    /* host_now when the reads being ingested were planned */
+	uint64_t host_cur;     /* host time the current pointer the batch reaches was read
+				  (planned): what the time stamps are measured against, not the
+				  ingest's time, which a long read (the whole buffer over a slow link)
+				  or a reader stalled with a read under way puts late */
 	uint64_t host_proven;  /* host time of the last read that proved the ring intact */
 };
 
@@ -241,8 +247,10 @@ const struct tt_txobj *tt_tx_lookup_in(const struct tt_txobj *objs, const uint32
  * polling), or forget it (attach, reset: nothing before applies). */
 void tt_tx_names_keep(struct tt_threadx *rd, bool keep);
 /* Before a batch is emitted: note the objects its create events (re)register, and those created
- * again after it (rd->later) or one batch before (rd->stale). */
-void tt_tx_names_batch(struct tt_threadx *rd, uint32_t first, uint32_t count);
+ * again after it (rd->later) or one batch before (rd->stale). gap: events were lost before the
+ * batch (objects may have been created again in them, so the registry read before names none of
+ * the batch's events). */
+void tt_tx_names_batch(struct tt_threadx *rd, uint32_t first, uint32_t count, bool gap);
 /* After a registry re-read for the pending batch [first, first + n): the slots [from, from +
  * count) written since its newest were read; note the objects they create (rd->later). A peek
  * that reaches the batch (from + count = first, modulo N: the writer may have gone further)
@@ -266,6 +274,11 @@ bool tt_tx_needs_registry(const struct tt_threadx *rd, const uint32_t w[8]);
 /* After a registry re-read: remember pointers of slots [first, first+count) still unnamed. */
 void tt_tx_note_missing(struct tt_threadx *rd, uint32_t first, uint32_t count);
 void tt_tx_time_reset(struct tt_threadx *rd);
+/* The host time of the reads the batch being ingested reaches (host_cur, else host_now). */
+static inline uint64_t tt_tx_host_at(const struct tt_threadx *rd)
+{
+	return rd->host_cur ? rd->host_cur : rd->host_now;
+}
 /* Votes on the time direction over slots [first, first+count) when it is not decided. */
 void tt_tx_time_prescan(struct tt_threadx *rd, uint32_t first, uint32_t count);
 /* Before a batch is emitted: how many ticks it spans (for the host clock's wraps). */

@@ -11,7 +11,8 @@
  * re-read comes after the batch's slots were read: an object deleted and created again in
  * between has its entry rewritten by a later incarnation than the batch's last, so the slots
  * written since are read too (tt_tx_names_peek): an object created there is left unnamed after
- * its last create in the batch, and before its first create in the next batch.
+ * its last create in the batch, and before its first create in the next batch. After a gap the
+ * registry read before names nothing of the batch (a create may have been lost in the gap).
  */
 #include <string.h>
 
@@ -51,10 +52,11 @@ static struct tt_txren *tt_tx_ren_find(const struct tt_threadx *rd, uint32_t ptr
 	return NULL;
 }
 
-void tt_tx_names_batch(struct tt_threadx *rd, uint32_t first, uint32_t count)
+void tt_tx_names_batch(struct tt_threadx *rd, uint32_t first, uint32_t count, bool gap)
 {
 	uint32_t w[8];
 	rd->nren = 0;
+	rd->ren_gap = gap;
 	for (uint32_t i = 0; i < count; i++) {
 		tt_tx_slot_words(rd, (first + i) % rd->lay.nent, w);
 		uint32_t ptr = w[0] != 0 ? tt_tx_created(w) : 0;
@@ -120,17 +122,23 @@ void tt_tx_names_step(struct tt_threadx *rd, const uint32_t w[8])
 		r->seen++;
 }
 
+/* The registry read before the batch names ptr's incarnation at the batch's start, unless
+ * events were lost in between (a create among them). */
+static const struct tt_txobj *tt_tx_lookup_prev(const struct tt_threadx *rd, uint32_t ptr)
+{
+	return rd->ren_gap ? NULL : tt_tx_lookup_in(rd->objs_prev, rd->objidx_prev, rd->nidx_prev, ptr);
+}
+
 const struct tt_txobj *tt_tx_name_lookup(const struct tt_threadx *rd, uint32_t ptr)
 {
 	const struct tt_txren *r = tt_tx_ren_find(rd, ptr);
 	if (r == NULL)
 		return tt_tx_lookup(rd, ptr);
 	if (r->seen == r->creates && r->later) /* the registry names a later incarnation */
-		return r->creates > 0 || r->prev_stale ? NULL :
-		       tt_tx_lookup_in(rd->objs_prev, rd->objidx_prev, rd->nidx_prev, ptr);
+		return r->creates > 0 || r->prev_stale ? NULL : tt_tx_lookup_prev(rd, ptr);
 	if (r->seen == r->creates && (r->creates > 0 || !r->prev_stale))
 		return tt_tx_lookup(rd, ptr);
 	if (r->seen > 0 || r->prev_stale)
 		return NULL; /* an incarnation no registry read saw */
-	return tt_tx_lookup_in(rd->objs_prev, rd->objidx_prev, rd->nidx_prev, ptr);
+	return tt_tx_lookup_prev(rd, ptr);
 }

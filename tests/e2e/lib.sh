@@ -24,20 +24,21 @@ fw_cur() {
 	od -An -tu4 -j $((FW_HDR - BASE + 32)) -N4 "$TT_TMP/ram.bin" | tr -d ' '
 }
 
-# pause_until_lapped: tracetapd stopped (SIGSTOP) until the workload's current pointer has
+# pause_until_lapped [LAPS]: tracetapd stopped (SIGSTOP) until the workload's current pointer has
 # wrapped and come back to where it was: every entry tracetapd had not read is overwritten, so a
 # loss is forced whatever the machine's speed. The pointer is sampled: a writer at full speed
 # wraps between samples, and a sample at or past a start near the buffer's end may never come,
-# so a second wrap seen counts too (the pointer passed the start on the way).
+# so a second wrap seen counts too (the pointer passed the start on the way). LAPS (default 1):
+# that many laps.
 pause_until_lapped() {
-	local c0 c prev wraps=0 end=$((SECONDS + 30))
+	local laps=${1:-1} c0 c prev wraps=0 end=$((SECONDS + 30))
 	kill -STOP "$DPID"
 	c0=$(fw_cur)
 	prev=$c0
 	while :; do
 		c=$(fw_cur)
 		[ "$c" -lt "$prev" ] && wraps=$((wraps + 1))
-		{ [ $wraps -ge 2 ] || { [ $wraps = 1 ] && [ "$c" -ge "$c0" ]; }; } && break
+		{ [ $wraps -ge $((laps + 1)) ] || { [ $wraps = "$laps" ] && [ "$c" -ge "$c0" ]; }; } && break
 		[ $SECONDS -lt $end ] || { kill -CONT "$DPID"; tt_die "the workload did not lap in 30 s"; }
 		prev=$c
 		sleep 0.02
@@ -140,9 +141,14 @@ fw_stop() {
 	kill -TERM "$TT_PID_fw"
 	tt_expect fw '^summary events=([0-9]+) ' 10
 	LAST=${BASH_REMATCH[1]}
+	wait_last_time $((LAST % 4294967296))
+}
+
+# wait_last_time T: until the newest event's time stamp as written is T (deadline 20 s).
+wait_last_time() {
 	local end=$((SECONDS + 20))
-	until [ "$(last_time)" = "$((LAST % 4294967296))" ]; do
-		[ $SECONDS -lt $end ] || tt_die "the last event ($LAST) never came out (newest: $(last_time))"
+	until [ "$(last_time)" = "$1" ]; do
+		[ $SECONDS -lt $end ] || tt_die "the last event ($1) never came out (newest: $(last_time))"
 		sleep 0.1
 	done
 }

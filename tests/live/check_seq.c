@@ -12,15 +12,25 @@
  * allows the numbering to go on from anywhere).
  *
  * With --key seq every event of tests/live/live_writer.c is numbered (info 1 of user events,
- * info 3 of its resume/suspend events), whatever its time source: then each gap's range (`lower`,
+ * info 3 of its resume/suspend and thread delete/create events), whatever its time source: then each gap's range (`lower`,
  * `upper`) must hold the numbers missing, and its estimate must lie in the range; a gap before
  * the first event covers the numbers below it plus --before-first N events (the writer's own
  * before number 1). Each such gap is printed: reported, true, range; --within P fails when the
  * largest gap's reported count is more than P percent off its truth (a test's forced loss;
  * others, on a loaded host, only have to lie in their range).
  *
- * usage: check_seq [--key time|user|seq] [--last N] [--lossless] [--min-events N]
- *                  [--before-first N] [--within P] [FILE]
+ * --ranges does the same for the time key (each gap's range must hold its truth; an exact count
+ * must be the truth). Time keys for writers whose time stamps are not a +1 counter (the record
+ * numbered n, from 1, is the one whose time stamp is the n-th of this sequence): --clock nxw
+ * (tests/nuttx/nxwriter.c's irregular clock: from 1, steps of 1 + (r >> 16) % 5000 with
+ * r = r * 1103515245 + 12345 from r = 12345, one per record); --jump N:J (repeatable) adds J
+ * ticks before record N + 1 (a clock that ran while the writer was stopped, tt-fw-nuttx
+ * --clock-runs); --fast N:M (repeatable): records N + 1 to N + M stepped by a thousandth of that
+ * (1 + (r >> 16) % 5000 / 1000: a burst, tt-fw-nuttx --burst-after). A time not in the sequence
+ * fails.
+ *
+ * usage: check_seq [--key time|user|seq] [--ranges] [--clock nxw] [--jump N:J]... [--last N]
+ *                  [--fast N:M]... [--lossless] [--min-events N] [--before-first N] [--within P] [FILE]
  * Prints one summary line; exits 1 with the first violation described.
  */
 #include <cjson/cJSON.h>
@@ -29,6 +39,66 @@
 #include <string.h>
 
 static int key_user, key_seq;
+static unsigned long long jump_at[64], jump_by[64], fast_at[64], fast_n[64];
+static unsigned njump, nfast;
+
+/* The divisor of the step after record index i (0-based). */
+static unsigned step_div(size_t i)
+{
+	for (unsigned k = 0; k < nfast; k++)
+		if (i >= fast_at[k] && i - fast_at[k] < fast_n[k])
+			return 1000;
+	return 1;
+}
+static int clock_nxw;
+/* The writer's time stamps, record by record (times[i]: record i + 1), as far as needed. */
+static unsigned long long *times;
+static size_t ntimes, captimes;
+static unsigned clock_r = 12345;
+
+static void times_add(void)
+{
+	unsigned long long t = ntimes ? times[ntimes - 1] : 1;
+
+	if (ntimes) {
+		if (clock_nxw) {
+			clock_r = clock_r * 1103515245u + 12345u;
+			t += 1 + (clock_r >> 16) % 5000 / step_div(ntimes - 1);
+		} else {
+			t++;
+		}
+	}
+	for (unsigned i = 0; i < njump; i++)
+		if (jump_at[i] == ntimes)
+			t += jump_by[i];
+	if (ntimes == captimes) {
+		captimes = captimes ? 2 * captimes : 4096;
+		times = realloc(times, captimes * sizeof(*times));
+		if (!times) {
+			perror("check_seq");
+			exit(2);
+		}
+	}
+	times[ntimes++] = t;
+}
+
+/* The number of the record with time stamp t, 0 when no record has it. */
+static unsigned long long number_of(unsigned long long t)
+{
+	if (!clock_nxw && !njump && !nfast)
+		return t;
+	while (!ntimes || (times[ntimes - 1] < t && ntimes < (1u << 28)))
+		times_add();
+	size_t lo = 0, hi = ntimes;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (times[mid] < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < ntimes && times[lo] == t ? lo + 1 : 0;
+}
 
 static int seq_of(const cJSON *rec, unsigned long long *seq)
 {
@@ -42,7 +112,8 @@ static int seq_of(const cJSON *rec, unsigned long long *seq)
 			return 0;
 		if (id->valuedouble == 4096)
 			*seq = (unsigned long long)r0->valuedouble;
-		else if (id->valuedouble == 1 || id->valuedouble == 2)
+		else if (id->valuedouble == 1 || id->valuedouble == 2 || id->valuedouble == 100 ||
+			 id->valuedouble == 101)
 			*seq = (unsigned long long)r2->valuedouble;
 		else
 			return 0;
@@ -52,7 +123,12 @@ static int seq_of(const cJSON *rec, unsigned long long *seq)
 		w = cJSON_GetObjectItemCaseSensitive(rec, "time");
 		if (!cJSON_IsNumber(w))
 			return 0;
-		*seq = (unsigned long long)w->valuedouble;
+		*seq = number_of((unsigned long long)w->valuedouble);
+		if (!*seq && (clock_nxw || njump || nfast)) {
+			fprintf(stderr, "check_seq: time %.0f is no record's time on the writer's "
+					"clock\n", w->valuedouble);
+			exit(1);
+		}
 		return 1;
 	}
 	if (!cJSON_IsNumber(id) || !cJSON_IsArray(raw) || id->valuedouble != 4096)
@@ -69,7 +145,7 @@ int main(int argc, char **argv)
 	unsigned long long want_last = 0, min_events = 1, before_first = 0, within = 0;
 	unsigned long long big_truth = 0, big_reported = 0, big_seq = 0; /* the largest gap */
 	unsigned long long lo_sum = 0, up_sum = 0; /* the ranges of the gaps since the last event */
-	int lossless = 0;
+	int lossless = 0, ranges = 0;
 	const char *path = NULL;
 
 	for (int i = 1; i < argc; i++) {
@@ -86,9 +162,23 @@ int main(int argc, char **argv)
 			before_first = strtoull(argv[++i], NULL, 0);
 		else if (!strcmp(argv[i], "--lossless"))
 			lossless = 1;
+		else if (!strcmp(argv[i], "--ranges"))
+			ranges = 1;
+		else if (!strcmp(argv[i], "--fast") && i + 1 < argc && nfast < 64) {
+			char *end;
+			fast_at[nfast] = strtoull(argv[++i], &end, 0);
+			fast_n[nfast++] = *end == ':' ? strtoull(end + 1, NULL, 0) : 0;
+		} else if (!strcmp(argv[i], "--clock") && i + 1 < argc)
+			clock_nxw = !strcmp(argv[++i], "nxw");
+		else if (!strcmp(argv[i], "--jump") && i + 1 < argc && njump < 64) {
+			char *end;
+			jump_at[njump] = strtoull(argv[++i], &end, 0);
+			jump_by[njump++] = *end == ':' ? strtoull(end + 1, NULL, 0) : 0;
+		}
 		else
 			path = argv[i];
 	}
+	ranges = ranges || key_seq;
 	FILE *f = path ? fopen(path, "r") : stdin;
 	if (!f) {
 		perror(path);
@@ -126,7 +216,7 @@ int main(int argc, char **argv)
 					       : (unsigned long long)lo->valuedouble;
 			unsigned long long u = cJSON_IsTrue(exact) ? n : cJSON_IsNumber(up) ?
 					       (unsigned long long)up->valuedouble : ~0ull;
-			if (key_seq && (l > n || n > u)) {
+			if (ranges && (l > n || n > u)) {
 				fprintf(stderr, "check_seq: line %llu: estimate %llu outside its range "
 						"[%llu, %llu]\n", lineno, n, l, u);
 				fail = 1;
@@ -142,7 +232,7 @@ int main(int argc, char **argv)
 			numbered++;
 			if (!first)
 				first = s;
-			if (key_seq && (have_prev || lost_sum)) {
+			if (ranges && (have_prev || lost_sum)) {
 				/* the truth of the gaps before this event, against their range */
 				unsigned long long truth = have_prev ? (s > prev ? s - prev - 1 : 0)
 								     : s - 1 + before_first;
@@ -180,7 +270,7 @@ int main(int argc, char **argv)
 								"seq %llu but exact gaps say %llu\n",
 							lineno, missing, s, lost_sum);
 						fail = 1;
-					} else if (!key_user && !key_seq && inexact && missing < lost_sum) {
+					} else if (!key_user && !ranges && inexact && missing < lost_sum) {
 						fprintf(stderr, "check_seq: line %llu: %llu missing before "
 								"seq %llu but the lower bound says %llu\n",
 							lineno, missing, s, lost_sum);
@@ -199,6 +289,7 @@ int main(int argc, char **argv)
 			break;
 	}
 	free(line);
+	free(times);
 	if (path)
 		fclose(f);
 	unsigned long long off = big_reported > big_truth ? big_reported - big_truth

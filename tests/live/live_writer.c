@@ -7,12 +7,18 @@
  * also carry the number in info 1; thread resume/suspend are back-patched (info 4, next thread)
  * exactly like ThreadX does after the insert.
  *
- * usage: live_writer RATE SECONDS [ENTRIES [CLOCK [late]]]   (RATE events/s; 0 = fast as can be)
+ * usage: live_writer RATE SECONDS [ENTRIES [CLOCK [late|recreate]...]]   (RATE events/s; 0 = fast
+ * as can be)
  * CLOCK `narrow:R`: a 24-bit time source of nominally 25 MHz that runs at R times real time (a
  * target clock slower than the host's: an emulated CPU on a loaded host); every event still
  * carries its number (info 1 of user events, info 3 of resume/suspend: check_seq --key seq).
  * `late`: tracing starts off (_tx_trace_header_ptr NULL, nothing written) until SIGUSR1, as
- * after a late tx_trace_enable. Prints `pid=P header=0xH entries=N` at start, `seq=N` every
+ * after a late tx_trace_enable. `recreate`: the consumer thread (control block at header +
+ * 0xF0100) is deleted and created again in the same control block every 512 events, under the
+ * name `job-G`, G = the number of the first event of its generation / 512 (its registry slot
+ * unregistered, then registered with the new name, with THREAD_DELETE and THREAD_CREATE events
+ * that take numbers too: ThreadX's tx_thread_delete and tx_thread_create), so the generation of
+ * any of its events is its number / 512. Prints `pid=P header=0xH entries=N` at start, `seq=N` every
  * 4096 events, `done seq=S` when finished, then waits for stdin to close so the reader can
  * drain the tail.
  *
@@ -77,6 +83,23 @@ static uint32_t narrow_now(void *arg)
 	return (uint32_t)((now_s() - clock_t0) * 25e6 * clock_ratio) & 0xFFFFFFu;
 }
 
+/* tx_thread_delete and tx_thread_create of the consumer (thr[1]) by the producer, as ThreadX
+ * writes them: THREAD_DELETE, the registry slot unregistered; the slot registered again with the
+ * new name, THREAD_CREATE. Both events take a number (info 3: THREAD_DELETE's unused third
+ * field, THREAD_CREATE's stack pointer), seq and seq + 1. Returns the next number. */
+static uint32_t recreate_consumer(struct txw *w, const uint32_t thr[3], uint32_t seq)
+{
+	const uint32_t pw = txw_prio_word(4, 4);
+	char nm[16];
+
+	txw_insert(w, thr[0], pw, 101, thr[1], thr[1] + 0x1000, seq, 0, NULL);
+	txw_unregister(w, thr[1]);
+	snprintf(nm, sizeof(nm), "job-%u", seq / 512);
+	txw_register(w, thr[1], 1, nm, thr[1] + 0x1000, 1024, 5);
+	txw_insert(w, thr[0], pw, 100, thr[1], 5, seq + 1, 1024, NULL);
+	return seq + 2;
+}
+
 static void on_usr1(int sig)
 {
 	(void)sig;
@@ -96,9 +119,14 @@ int main(int argc, char **argv)
 	uint32_t size = 48 + 8 * 48 + entries * 32;
 
 	const char *clk = argc > 4 ? argv[4] : "counter";
-	if (argc > 5 && !strcmp(argv[5], "late")) {
-		enabled = 0;
-		signal(SIGUSR1, on_usr1);
+	bool recreate = false;
+	for (int i = 5; i < argc; i++) {
+		if (!strcmp(argv[i], "late")) {
+			enabled = 0;
+			signal(SIGUSR1, on_usr1);
+		} else if (!strcmp(argv[i], "recreate")) {
+			recreate = true;
+		}
 	}
 	if (sizeof(void *) != 4 || size > sizeof(ram)) {
 		fprintf(stderr, "live_writer: must be a 32-bit build with a buffer under 1 MiB\n");
@@ -126,7 +154,7 @@ int main(int argc, char **argv)
 	__atomic_store_n(&_tx_trace_header_ptr, base, __ATOMIC_RELEASE);
 
 	const char *pace = getenv("LIVE_WRITER_PACE");
-	uint32_t seq = 0, read_up_to = 0;
+	uint32_t seq = 0, read_up_to = 0, said_at = 0;
 	double t0 = now_s(), next = t0;
 	unsigned cur = 0;
 	while (now_s() - t0 < secs) {
@@ -149,6 +177,8 @@ int main(int argc, char **argv)
 		/* Write in bursts of 16 and pace the bursts against the wall clock. */
 		for (int b = 0; b < 16; b++) {
 			seq++;
+			if (recreate && seq % 512 == 0)
+				seq = recreate_consumer(&w, thr, seq);
 			if (seq % 4 == 0) {
 				unsigned nxt = (cur + 1) % 3;
 				uint32_t ts;
@@ -161,8 +191,9 @@ int main(int argc, char **argv)
 					   0xA5A5A5A5u, seq * 3u, 0, NULL);
 			}
 		}
-		if (seq % 4096 == 0) {
-			printf("seq=%u\n", seq);
+		if (seq / 4096 != said_at) {
+			said_at = seq / 4096;
+			printf("seq=%u\n", said_at * 4096);
 			fflush(stdout);
 		}
 		if (rate > 0) {

@@ -1,20 +1,29 @@
 #!/usr/bin/env bash
 # tests/live/loss-test.sh: ThreadX loss estimates against the truth, live through
 # `tracetapd --probe process:PID`. The writer (tests/live/live_writer.c) numbers every event and
-# runs a 24-bit time source of nominally 25 MHz at 0.3 of real time (a target clock slower than
-# the host's: it wraps every 2.2 s of host time). The losses are forced, not left to timing:
-#   lap:  once 40,960 events streamed, tracetapd is stopped (SIGSTOP) until the writer wrote
-#         51,200 more (about 1 s of host time, 0.45 of a wrap of the target's clock, 12 laps of
-#         its 4,096 slots), then continued;
-#   late: tracetapd watches the header pointer NULL, is stopped, the writer enables tracing
-#         (SIGUSR1) and writes 12,288 events (3 laps), then tracetapd continues: the first read's
-#         gap ("overwritten before the first read").
+# runs a 24-bit time source of nominally 25 MHz (a wrap every 0.67 s at nominal) at a fraction of
+# real time (a target clock slower than the host's: an emulated CPU on a loaded host). The losses
+# are forced, not left to timing:
+#   lap:      clock at 0.3 (a wrap every 2.2 s of host time); once 40,960 events streamed,
+#             tracetapd is stopped (SIGSTOP) until the writer wrote 51,200 more (about 1 s of host
+#             time: 1.5 wraps at the nominal rate, 0.45 of the target's; 12 laps of its 4,096
+#             slots), then continued;
+#   lap-half: the same with the clock at 0.5 (1 s of host time: 0.75 of a wrap);
+#   late:     tracetapd watches the header pointer NULL, is stopped, the writer enables tracing
+#             (SIGUSR1) and writes 12,288 events (3 laps), then tracetapd continues: the first
+#             read's gap ("overwritten before the first read");
+#   desched:  clock at 0.5; the writer is stopped 0.5 s (its clock runs on: a descheduled target
+#             process), then tracetapd is stopped while the writer writes 51,200 more;
+#   names:    `lap-half` with the consumer thread deleted and created again in the same control
+#             block every 512 events under a new name (job-G): no event of it may carry another
+#             generation's name (an unknown name shows as none, the address).
 # check_seq --key seq then holds every gap's true count inside its range and its estimate too
-# (lap: the forced gap's estimate within 25% of the truth, where a wrap of the clock added from
-# the host's time would triple it; gaps a loaded host adds only have to lie in their range), and
+# (lap, lap-half, names: the forced gap's estimate within 25% of the truth, where a wrap of the
+# clock added from the host's time (a phantom lap) would double or triple it; gaps a loaded host
+# adds, the late enable's and the descheduled writer's only have to lie in their range), and
 # prints reported/true/range per gap.
 #
-# usage: loss-test.sh TRACETAPD LIVE_WRITER CHECK_SEQ lap|late
+# usage: loss-test.sh TRACETAPD LIVE_WRITER CHECK_SEQ lap|lap-half|late|desched|names
 set -euo pipefail
 tracetapd=$1 writer=$2 check=$3 mode=$4
 . "$(dirname "$0")/lib.sh"
@@ -43,15 +52,22 @@ wait_lines() {
   done
 }
 
-late=""
-[ "$mode" = late ] && late=late
+clock=narrow:0.5 flags=()
+case $mode in
+lap) clock=narrow:0.3 ;;
+late) clock=narrow:0.3 flags=(late) ;;
+names) flags=(recreate) ;;
+lap-half|desched) ;;
+*) echo "loss-test: unknown mode $mode"; exit 2 ;;
+esac
 mkfifo "$work/hold"
-"$writer" 50000 5 4096 narrow:0.3 $late < "$work/hold" > "$work/writer.out" &
+"$writer" 50000 5 4096 "$clock" "${flags[@]}" < "$work/hold" > "$work/writer.out" &
 wpid=$!
 exec 3> "$work/hold"
 wait_for "$work/writer.out" '^pid=' 10
-read -r pidf _ < "$work/writer.out"
+read -r pidf hdrf _ < "$work/writer.out"
 pid=${pidf#pid=}
+hdr=${hdrf#header=}
 
 "$tracetapd" --probe "process:$pid" --elf "$writer" --tick-hz 25M --stdout --poll-min 1 \
   --poll-max 10 --log-level info --no-server > "$work/records.jsonl" 2> "$work/daemon.log" &
@@ -66,7 +82,14 @@ if [ "$mode" = late ]; then
 else
   wait_seq 40960
   wait_lines 36000 # streamed about that far: the target's clock measured against the host's
-  kill -STOP "$dpid"
+  if [ "$mode" = desched ]; then
+    kill -STOP "$wpid"
+    sleep 0.5 # descheduled (its clock runs on: the time stamps jump, no event)
+    kill -STOP "$dpid"
+    kill -CONT "$wpid"
+  else
+    kill -STOP "$dpid"
+  fi
   s0=$(progress)
   wait_seq $((s0 + 51200))
   kill -CONT "$dpid"
@@ -77,10 +100,28 @@ last=$(sed -n 's/^done seq=\([0-9]*\).*/\1/p' "$work/writer.out")
 last=$((last - 2)) # done reports the counter's count: two events more than the numbers
 stop_when_drained --key seq --last "$last"
 within=()
-[ "$mode" = lap ] && within=(--within 25) # the evidence pins a lap's count; a late enable's less
+case $mode in lap|lap-half|names) within=(--within 25) ;; esac # the evidence pins a lap's count
 out=$("$check" --key seq --last "$last" --min-events 1000 "${within[@]}" "$work/records.jsonl") || {
   echo "$out"; echo "--- daemon log"; tail -20 "$work/daemon.log"; exit 1; }
 echo "$out"
 # the forced loss is there: at least one gap of more than a lap
 echo "$out" | awk '/^gap before/ { t = $8 + 0; if (t > 4096) big = 1 } END { exit !big }' ||
   { echo "loss-test: no gap of more than a lap (the forced loss did not happen)"; exit 1; }
+if [ "$mode" = names ]; then
+  # the consumer's events: none named as another generation (G = the event's number / 512;
+  # generation 0 is "consumer")
+  worker=$(printf '0x%08x' $((hdr + 0xF0100)))
+  res=$(jq -r -s --arg w "$worker" '
+    [.[] | select(.type == "event" and .thread == $w)
+     | (if .id == 4096 then .raw[4] else .raw[6] end) as $s
+     | (($s / 512) | floor) as $g
+     | {s: $s, n: .thread_name, want: (if $g == 0 then "consumer" else "job-\($g)" end)}] as $e
+    | ([$e[] | select(.n != null and .n != .want)] | .[:3]
+       | map("event \(.s) named \(.n), its generation is \(.want)") | join("; ")) as $bad
+    | "\($e | length) \([$e[] | select(.n == .want)] | length) \([$e[] | .s / 512 | floor] | unique | length) \($bad)"' \
+    "$work/records.jsonl")
+  read -r n named gens bad <<< "$res"
+  [ "$n" -gt 1000 ] && [ "$gens" -gt 50 ] || { echo "loss-test: only $n events of the re-created thread, $gens generations"; exit 1; }
+  [ -z "$bad" ] || { echo "loss-test: names of another generation: $bad"; exit 1; }
+  echo "names: $n events of $gens generations of the re-created thread, $named named with their own generation's name, none with another's"
+fi

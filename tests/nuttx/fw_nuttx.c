@@ -14,6 +14,19 @@
  * record N takes LONG_TICKS more (the time stamps skip them before its leave note), once.
  * --mark-at N --mark TEXT: before record N, one more: a NOTE_DUMP_MARK of pid 5 with that text
  * (an application's sched_note_mark, e.g. before an assertion), once.
+ *
+ * For loss tests against the truth: --irregular steps the time stamps by nxwriter.c's
+ * pseudo-random 1-5000 ticks (mean 2500) instead of +1, so that no gap can be counted from the
+ * time stamps alone (check_seq --clock nxw knows the sequence); --burst-after N writes N records
+ * at once after each clear and each SIGCONT (a burst right after `trace start`; a descheduled sim
+ * catching up), printing `burst at=N n=M` (records N + 1 to N + M) and `burst done events=N`,
+ * with --irregular 1-5 ticks apart (the same numbers divided by 1000: a writer far faster than
+ * before); --clock-runs makes the time stamps advance while the process was stopped (SIGSTOP ..
+ * SIGCONT) by the host time stopped at --rate ticks a second (times the mean step with
+ * --irregular), printed as `jump at=N ticks=J` (J ticks more before record N + 1);
+ * --short-tasks N starts a task every N records that lives for one batch: pid 100 + k, a START
+ * note naming it `job-<pid>`, 6 records, a STOP note, written at once (created, run and exited
+ * between two polls).
  */
 #include "nxwriter.h"
 
@@ -34,15 +47,54 @@
 #define DEFAULT_BUF_OFF 0x1000
 #define OFF_TASKS 0x200      /* --tasks: g_pidhash, g_npidhash, the hash, the TCBs */
 #define LONG_TICKS 100000    /* --long-irq-at, --long-call-at */
+#define BURST_DIV 1000       /* --burst-after with --irregular: steps of 1-5 ticks */
 
-static volatile sig_atomic_t g_clear, g_stop;
+static volatile sig_atomic_t g_clear, g_stop, g_cont;
 
 static void on_signal(int sig)
 {
 	if (sig == SIGUSR1)
 		g_clear++;
+	else if (sig == SIGCONT)
+		g_cont++;
 	else
 		g_stop = 1;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+static void say_burst(uint64_t n, uint64_t at)
+{
+	if (n) {
+		printf("burst at=%" PRIu64 " n=%" PRIu64 "\n", at, n);
+		fflush(stdout);
+	}
+}
+
+/* A task that lives for one batch (--short-tasks): START naming it, 6 records, STOP, at once.
+ * Returns the records written. */
+static unsigned short_task(struct nxw *w, int32_t pid, uint64_t *stored)
+{
+	static const uint64_t args[2] = { 1, 2 };
+	uint8_t rec[256];
+	char name[16];
+	unsigned n = 0;
+
+	snprintf(name, sizeof(name), "job-%d", (int)pid);
+	for (unsigned k = 0; k < 8; k++, n++) {
+		unsigned len = k == 0 ? nxw_start(w, rec, pid, 100, name)
+			     : k == 7 ? nxw_simple(w, rec, 1, pid, 100)
+			     : k % 2 ? nxw_simple(w, rec, 3, pid, 100)
+				     : nxw_syscall_enter(w, rec, pid, 40 + k, 2, args);
+		*stored += nxw_add(w, rec, len);
+	}
+	return n;
 }
 
 /* The task table of pids 0-5 (Idle_Task and nxw_any's tasks) for names read from the target;
@@ -64,6 +116,7 @@ static void usage(FILE *out)
 		"       [--mark-at N --mark TEXT]   (before record N: a NOTE_DUMP_MARK with TEXT)\n"
 		"       [--long-irq-at N] [--long-call-at N]   (one interrupt / system call that\n"
 		"       ends at or after record N takes 100000 ticks more)\n"
+		"       [--burst-after N] [--clock-runs] [--irregular] [--short-tasks N]\n"
 		"Without --ram: this process's own memory at ADDR (64-bit addresses with --ptr 8);\n"
 		"--hold: after --count/--duration, keep it (and the process) until SIGTERM.\n"
 		"Prints 'driver=0x... ...' once the driver is set up and 'summary ...' at exit.\n"
@@ -82,6 +135,10 @@ int main(int argc, char **argv)
 		{ "hold", no_argument, NULL, 'H' },
 		{ "long-irq-at", required_argument, NULL, 'I' },
 		{ "long-call-at", required_argument, NULL, 'C' },
+		{ "burst-after", required_argument, NULL, 'A' },
+		{ "clock-runs", no_argument, NULL, 'K' },
+		{ "irregular", no_argument, NULL, 'G' },
+		{ "short-tasks", required_argument, NULL, 'S' },
 		{ "mark-at", required_argument, NULL, 'M' },
 		{ "mark", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
@@ -94,12 +151,16 @@ int main(int argc, char **argv)
 	uint32_t size = 0, buf_off = DEFAULT_BUF_OFF, buf_size = 0;
 	unsigned ptr = 4;
 	uint64_t records = 0, stored = 0, clears = 0, overflows = 0;
-	uint64_t last_stored = 0;
+	uint64_t last_stored = 0, last_time = 0;
 	struct fw_pace pace = { .rate = 1000 };
 	sig_atomic_t clears_seen = 0;
 	uint8_t *ram;
 	bool tasks = false, hold = false;
 	uint64_t long_irq = 0, long_call = 0; /* record indexes + 1; 0: none (or done) */
+	uint64_t burst_after = 0, short_every = 0, burst_left = 0, last_ns = 0;
+	bool clock_runs = false, irregular = false;
+	sig_atomic_t conts_seen = 0;
+	int32_t short_pid = 100;
 	uint64_t mark_at = 0;                 /* likewise */
 	const char *mark = NULL;
 	int o;
@@ -121,6 +182,10 @@ int main(int argc, char **argv)
 		case 't': tasks = true; break;
 		case 'I': long_irq = strtoull(optarg, NULL, 0) + 1; break;
 		case 'C': long_call = strtoull(optarg, NULL, 0) + 1; break;
+		case 'A': burst_after = strtoull(optarg, NULL, 0); break;
+		case 'K': clock_runs = true; break;
+		case 'G': irregular = true; break;
+		case 'S': short_every = strtoull(optarg, NULL, 0); break;
 		case 'M': mark_at = strtoull(optarg, NULL, 0) + 1; break;
 		case 'T': mark = optarg; break;
 		case 'h': usage(stdout); return 0;
@@ -151,6 +216,7 @@ int main(int argc, char **argv)
 	sigaction(SIGUSR1, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGCONT, &sa, NULL);
 
 	/* noteram_register: an empty ring (head = tail = 0), the mode, then the buffer words */
 	struct tt_nuttx_layout lo;
@@ -161,7 +227,8 @@ int main(int argc, char **argv)
 	nxw_set_tail(&w, 0);
 	nxw_set_overwrite(&w, strcmp(mode, "stop") ? 1 : 0);
 	w.time = 1;
-	w.step = 1;
+	w.step = irregular ? 0 : 1;
+	w.rng = 12345; /* check_seq --clock nxw replays the steps from it */
 	fw_pace_start(&pace);
 	printf("driver=0x%08" PRIx64 " ring=0x%08" PRIx64 " size=%" PRIu32 " mode=%s rate=%" PRIu64
 	       " pid=%d\n", base + OFF_DRIVER, base + buf_off, buf_size, mode, pace.rate, (int)getpid());
@@ -169,7 +236,25 @@ int main(int argc, char **argv)
 		write_tasks(&w);
 	fflush(stdout);
 
-	for (uint32_t i = 0; !(i ? fw_pace(&pace, records, &g_stop) : g_stop); i++) {
+	for (uint32_t i = 0; !(i && !burst_left ? fw_pace(&pace, records, &g_stop) : g_stop); i++) {
+		bool burst_end = burst_left == 1;
+		if (burst_left)
+			burst_left--;
+		if (conts_seen != g_cont) {
+			/* continued after SIGSTOP (or a spurious SIGCONT): the clock ran meanwhile */
+			conts_seen = g_cont;
+			uint64_t ticks = clock_runs && last_ns ?
+				(mono_ns() - last_ns) * pace.rate * (irregular ? 2500 : 1) / 1000000000u
+				: 0;
+			w.time += ticks;
+			clock_gettime(CLOCK_MONOTONIC, &pace.next); /* no catching up: the stop is quiet */
+			pace.in_burst = 0;
+			printf("jump at=%" PRIu64 " ticks=%" PRIu64 "\n", records, ticks);
+			fflush(stdout);
+			burst_left = burst_after;
+			say_burst(burst_after, records);
+		}
+		last_ns = mono_ns();
 		while (clears_seen != g_clear) {
 			/* NOTERAM_CLEAR: the tail catches up with the head; an overflowed ring in
 			 * mode 0 goes back to recording */
@@ -180,6 +265,12 @@ int main(int argc, char **argv)
 				nxw_set_overwrite(&w, 0);
 			printf("clear n=%" PRIu64 " time=%" PRIu64 "\n", clears, w.time - 1);
 			fflush(stdout);
+			burst_left = burst_after;
+			say_burst(burst_after, records);
+		}
+		if (short_every && i && i % short_every == 0) {
+			records += short_task(&w, short_pid, &stored);
+			short_pid = short_pid >= 999 ? 100 : short_pid + 1;
 		}
 		/* the first records name the tasks, as the START notes of a boot do; with --tasks
 		 * there are none (long overwritten): the names are in the TCBs */
@@ -202,23 +293,29 @@ int main(int argc, char **argv)
 			printf("mark at=%" PRIu32 " time=%" PRIu64 "\n", i, w.time - 1);
 			fflush(stdout);
 		}
+		last_time = w.time; /* this record's (the irregular clock's steps vary) */
+		w.div = burst_left ? BURST_DIV : 0;
 		unsigned len = tasks ? nxw_any_unnamed(&w, rec, k) : nxw_any(&w, rec, k);
 		unsigned before = w.overwrite;
 
 		records++;
 		if (nxw_add(&w, rec, len)) {
 			stored++;
-			last_stored = w.time - 1;
+			last_stored = last_time;
 		}
 		else if (before != 2)
 			overflows++;
 		__atomic_store_n((uint32_t *)(void *)(ram + OFF_LAST_TIME), (uint32_t)(w.time - 1),
 				 __ATOMIC_RELEASE);
+		if (burst_end) {
+			printf("burst done events=%" PRIu64 "\n", records);
+			fflush(stdout);
+		}
 	}
 	printf("summary events=%" PRIu64 " last_time=%" PRIu64 " last_stored=%" PRIu64
 	       " stored=%" PRIu64
 	       " dropped=%" PRIu64 " overflows=%" PRIu64 " clears=%" PRIu64 " head=%" PRIu32
-	       " tail=%" PRIu32 " elapsed_ms=%" PRIu64 "\n", records, w.time - 1, last_stored,
+	       " tail=%" PRIu32 " elapsed_ms=%" PRIu64 "\n", records, last_time, last_stored,
 	       stored, w.dropped,
 	       overflows, clears, nxw_head(&w), nxw_tail(&w), fw_ns_since(&pace.start) / 1000000u);
 	fflush(stdout);

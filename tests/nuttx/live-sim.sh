@@ -58,7 +58,7 @@ rate_case() {
 	case $mode in
 	lossless) finish --lossless --min-events $((rate * secs / 2)) ;;
 	lapped)
-		finish --min-events 1000
+		finish --min-events 1000 --ranges
 		[ "$(count_rec '"type":"gap".*"reason":"lapped"')" -gt 0 ] ||
 			tt_die "a rate beyond the link without a 'lapped' gap?"
 		;;
@@ -86,11 +86,8 @@ stop_mode() {
 	done
 	kill -TERM "$TT_PID_fw"
 	tt_expect fw '^summary events=([0-9]+) .*last_stored=([0-9]+) .*overflows=([0-9]+) ' 10
-	local last=${BASH_REMATCH[2]} overflows=${BASH_REMATCH[3]} end=$((SECONDS + 20))
-	until [ "$(last_time)" = "$last" ]; do
-		[ $SECONDS -lt $end ] || tt_die "the last stored record ($last) never came out (newest: $(last_time))"
-		sleep 0.1
-	done
+	local last=${BASH_REMATCH[2]} overflows=${BASH_REMATCH[3]}
+	wait_last_time "$last"
 	kill -TERM "$DPID"
 	local rc=0
 	wait "$DPID" || rc=$?
@@ -171,17 +168,122 @@ process64_case() {
 	# the workload ends (its memory kept until SIGTERM): its last record must come out
 	tt_expect fw '^summary events=([0-9]+) ' 30
 	LAST=${BASH_REMATCH[1]}
-	end=$((SECONDS + 20))
-	until [ "$(last_time)" = "$LAST" ]; do
-		[ $SECONDS -lt $end ] || tt_die "the last event ($LAST) never came out (newest: $(last_time))"
-		sleep 0.1
-	done
+	wait_last_time "$LAST"
 	kill -TERM "$DPID"
 	wait "$DPID" || tt_die "tracetapd exited with status $? on SIGTERM"
 	"$CHECK_SEQ" --last "$LAST" --lossless --min-events 5000 "$REC" || tt_die "check_seq failed"
 	check_names
 	! grep -q "4 GiB\|32-bit" "$DLOG" || tt_die "the probe refused a 64-bit address: $(cat "$DLOG")"
 	tt_ok "64-bit target at $DRIVER through process:, every record, every task named"
+}
+
+# Loss against the truth, through process: (a 64-bit ring in tt-fw-nuttx's own memory): the
+# workload's time stamps step by nxwriter.c's irregular 1-5000 ticks (--irregular), so no gap
+# can be counted exactly from them and the reader estimates; check_seq --clock nxw knows every
+# record's time, so each gap's truth, and --ranges fails when it lies outside [lower, upper] (or
+# an exact count is wrong). The losses are forced with tracetapd stopped (SIGSTOP), not left to
+# the host's timing. tracetapd gets the time stamps' nominal rate (--tick-hz: 2500 ticks a record
+# at --rate 400), so the host's clock is evidence.
+P64_JUMPS=()
+p64_start() {
+	tt_spawn fw "$FW_NUTTX" --base 0x7e5a00000000 --size 0x10000 --ptr 8 --rate 400 --irregular \
+		--hold "$@"
+	tt_expect fw '^driver=(0x[0-9a-f]+) '
+	DRIVER=${BASH_REMATCH[1]}
+	${TT_WRAP-} "$TRACETAPD" --no-server --stdout --log-level info --name p64 --format nuttx \
+		--address "$DRIVER" --probe "process:$TT_PID_fw" --format-opt ptr_size=8 \
+		--tick-hz 1000000 --poll-min 1 --poll-max 10 >"$REC" 2>"$DLOG" &
+	DPID=$!
+	TT_PIDS+=("$DPID")
+}
+
+# p64_streamed N: until N events came out (deadline 30 s).
+p64_streamed() {
+	local end=$((SECONDS + 30))
+	until [ "$(count_rec '"type":"event"')" -ge "$1" ]; do
+		kill -0 "$DPID" 2>/dev/null || tt_die "tracetapd died: $(tail -3 "$DLOG")"
+		[ $SECONDS -lt $end ] || tt_die "fewer than $1 events streamed"
+		sleep 0.05
+	done
+}
+
+# p64_finish CHECK_ARGS...: the workload ends (--count), its last record comes out, tracetapd
+# stops; check_seq judges every gap against the truth and prints them (CHECK_OUT).
+p64_finish() {
+	tt_expect fw '^summary events=([0-9]+) last_time=([0-9]+) ' 60
+	local n=${BASH_REMATCH[1]} last=${BASH_REMATCH[2]}
+	wait_last_time "$last"
+	kill -TERM "$DPID"
+	wait "$DPID" || tt_die "tracetapd exited with status $? on SIGTERM"
+	CHECK_OUT=$("$CHECK_SEQ" --ranges --clock nxw "${P64_JUMPS[@]}" --last "$n" "$@" "$REC") ||
+		tt_die "check_seq: $CHECK_OUT"
+	echo "$CHECK_OUT"
+}
+
+# the largest gap's truth (from check_seq's lines) is at least $1
+p64_big_gap() {
+	echo "$CHECK_OUT" | awk -v min="$1" '/^gap before/ { if ($8 + 0 >= min) big = 1 }
+		END { exit !big }' || tt_die "no gap of $1 or more notes: the forced loss did not happen"
+}
+
+# `trace start` with a burst: NOTERAM_CLEAR (SIGUSR1) and 20,000 notes at once right after it
+# (about 40 laps of the 16 KiB ring, 1-5 ticks apart: a writer 800 times faster than before)
+# while tracetapd is stopped (the ring holds 1.3 s of the slower notes after the burst: the burst
+# is still in it when tracetapd reads, its pace the evidence for the range); the gap after it holds the burst
+# in its range (before: a lower bound of a few notes, no laps counted).
+start_burst_case() {
+	p64_start --buf-size 0x4000 --count 21500 --burst-after 20000
+	p64_streamed 800
+	kill -STOP "$DPID"
+	kill -USR1 "$TT_PID_fw"
+	tt_expect fw '^clear n=1 '
+	tt_expect fw '^burst at=([0-9]+) n=([0-9]+)$'
+	P64_JUMPS=(--fast "${BASH_REMATCH[1]}:${BASH_REMATCH[2]}")
+	tt_expect fw '^burst done ' 30
+	kill -CONT "$DPID"
+	p64_finish --min-events 1500
+	p64_big_gap 18000
+	tt_ok "burst after trace start counted within its range"
+}
+
+# A descheduled writer whose clock runs: the workload is stopped (SIGSTOP) 1 s while its time
+# stamps' clock goes on (--clock-runs: 2.5 M ticks of no notes), then writes 12,000 notes at once
+# (1-5 ticks apart, about 22 laps of the 16 KiB ring) while tracetapd is stopped. The time stamps across the gap say far more than was written: the
+# truth must still lie in the range.
+descheduled_case() {
+	p64_start --buf-size 0x4000 --count 13500 --clock-runs --burst-after 12000
+	p64_streamed 800
+	kill -STOP "$TT_PID_fw"
+	sleep 1 # the time the writer is descheduled (the workload measures it: the jump below)
+	kill -STOP "$DPID"
+	kill -CONT "$TT_PID_fw"
+	tt_expect fw '^jump at=([0-9]+) ticks=([0-9]+)$'
+	P64_JUMPS=(--jump "${BASH_REMATCH[1]}:${BASH_REMATCH[2]}")
+	[ "${BASH_REMATCH[2]}" -ge 1000000 ] || tt_die "the clock ran only ${BASH_REMATCH[2]} ticks while stopped"
+	tt_expect fw '^burst at=([0-9]+) n=([0-9]+)$'
+	P64_JUMPS+=(--fast "${BASH_REMATCH[1]}:${BASH_REMATCH[2]}")
+	tt_expect fw '^burst done ' 30
+	kill -CONT "$DPID"
+	p64_finish --min-events 2000
+	p64_big_gap 10000
+	tt_ok "a descheduled writer's gap within its range"
+}
+
+# Tasks that live for one batch (--short-tasks 40: pid 100 + k, START naming it job-<pid>, six
+# notes, STOP, written at once between two polls): every note of each is named, the first too.
+short_tasks_case() {
+	local want bad
+	p64_start --buf-size 0x8000 --count 3000 --short-tasks 40
+	p64_finish --lossless --min-events 3000
+	want=$(for p in $(seq 100 200); do printf '"0x%08x":"job-%d",' "$p" "$p"; done)
+	bad=$(jq -r -s --argjson want "{${want%,}}" '
+		[.[] | select(.type == "event" and $want[.thread] != null)] as $r
+		| if ($r | length) < 8 * 60 then "only \($r | length) notes of short tasks"
+		  else ($r[] | select(.thread_name != $want[.thread])
+			| "seq \(.seq) of \(.thread) named \(.thread_name // "nothing")") end' "$REC" |
+		head -5) || tt_die "jq failed on $REC"
+	[ -z "$bad" ] || tt_die "short-lived tasks: $bad"
+	tt_ok "every note of $(jq -r -s --argjson want "{${want%,}}" '[.[] | select(.type == "event" and $want[.thread] != null) | .thread] | unique | length' "$REC") short-lived tasks named"
 }
 
 case ${1:-} in
@@ -195,5 +297,8 @@ lapped) rate_case 2000 5 0x1000 lapped --burst 1000 ;;
 stop) stop_mode ;;
 names) names_case ;;
 process64) process64_case ;;
+start-burst) start_burst_case ;;
+descheduled) descheduled_case ;;
+short-tasks) short_tasks_case ;;
 *) echo "usage: $0 CASE (see the case list at the end of the script)" >&2; exit 2 ;;
 esac

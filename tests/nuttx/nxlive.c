@@ -57,12 +57,15 @@ uint32_t rnd(uint32_t n)
 	return (rnd_state >> 8) % n;
 }
 
-/* One poll cycle; hook (may be NULL) runs before every chunk of every range. */
+unsigned cycle_plan;
+
 int cycle(struct tt_nuttx *rd, struct nxw *w, hook_fn hook, void *ctx)
 {
 	for (int guard = 0; guard < 100; guard++) {
 		struct tt_plan p;
 		int rc;
+
+		cycle_plan = (unsigned)guard;
 
 		tt_nuttx_plan(rd, &p);
 		CHECK(p.n >= 1 && p.n <= TT_PLAN_MAX);

@@ -29,7 +29,9 @@ long seq_of(uint64_t t);
 /* A pseudo-random number below n, from rnd_state (a test may seed it). */
 extern uint32_t rnd_state;
 uint32_t rnd(uint32_t n);
-/* One poll cycle; hook (may be NULL) runs before every chunk of every range. */
+/* One poll cycle; hook (may be NULL) runs before every chunk of every range; cycle_plan is the
+ * number of the cycle's plan being read (0: the control words' read, 1: the read after it). */
+extern unsigned cycle_plan;
 int cycle(struct tt_nuttx *rd, struct nxw *w, hook_fn hook, void *ctx);
 /* A reader of w's ring (at_now: skip what is there). */
 struct tt_nuttx *reader(struct nxw *w, bool at_now);

@@ -193,7 +193,7 @@ unsigned nxw_hdr(struct nxw *w, uint8_t *rec, unsigned len, unsigned type, int32
 		w->time += w->step;
 	} else {
 		w->rng = w->rng * 1103515245u + 12345u;
-		w->time += 1 + (w->rng >> 16) % 5000;
+		w->time += 1 + (w->rng >> 16) % 5000 / (w->div ? w->div : 1);
 	}
 	return len;
 }

@@ -22,6 +22,7 @@ struct nxw {
 	unsigned overwrite;     /* 1 = overwrite (default), 0 = stop when full */
 	uint64_t time;          /* next record's time stamp */
 	uint64_t step;          /* added per record; 0 = irregular (pseudo-random) */
+	uint32_t div;           /* irregular steps divided by it (0 = 1): a faster writer */
 	uint32_t rng;
 	/* a record begun but not committed (head not yet written) */
 	bool pending;

@@ -2,8 +2,9 @@
  * (tt_nuttx_set_host_time), against the truth of every gap (the writer numbers every note by
  * its time stamp): laps under a target clock at 40% of the host's with the writer paused while
  * its clock runs (a descheduled sim), and a burst right after `trace start` (NOTERAM_CLEAR),
- * between two polls and during the full read after the clear. Every gap states a range that holds
- * its truth and its estimate. */
+ * between two polls and during the full read after the clear, and a read torn by `trace stop`
+ * under a fast writer. Every gap states a range that holds its truth and its estimate. The
+ * reader's host clock moves with the writer's (as the daemon sets it before each step). */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -14,11 +15,18 @@
  * target's clock slower than the host's when above 1) since host_t0, plus a 1 ms read latency. */
 static uint64_t host_num = 1, host_den = 1, host_t0;
 
-static int cycle_hook_at_host(struct tt_nuttx *rd, struct nxw *w, hook_fn hook)
+/* The host's clock for the reader now: at the writer's time (what the daemon gives before each
+ * step of a cycle). */
+static void host_now(struct tt_nuttx *rd, const struct nxw *w)
 {
 	tt_nuttx_set_host_time(rd, 1000000000ull + (w->time - host_t0) * 1000u * host_num /
 					   host_den + 1000000);
-	return cycle(rd, w, hook, NULL);
+}
+
+static int cycle_hook_at_host(struct tt_nuttx *rd, struct nxw *w, hook_fn hook)
+{
+	host_now(rd, w);
+	return cycle(rd, w, hook, rd);
 }
 
 static int cycle_at_host(struct tt_nuttx *rd, struct nxw *w)
@@ -175,8 +183,103 @@ static void test_laps_slow_clock(void)
 	nxw_free(&w);
 }
 
+/* `trace stop` under a fast writer, between the reader's control read and its data read: the
+ * writer writes torn_n notes (from half a ring to many laps) the moment the control words were
+ * read, then stops for good (polls see nothing new). With torn_every, it also writes torn_every
+ * notes before every chunk of that data read and stops half way through it. The read is torn,
+ * not the ring corrupt: every cycle completes, and the notes lost are one gap whose range holds
+ * its truth. */
+static unsigned torn_n, torn_every, torn_chunks, torn_step;
+static bool torn_done;
+
+static void torn_hook(struct nxw *w, void *ctx)
+{
+	if (torn_done || cycle_plan != 1)
+		return;
+	uint64_t step = w->step;
+	w->step = torn_step; /* the burst's pace: as before, or 10 us a note */
+	if (torn_chunks++ == 0)
+		write_n(w, torn_n);
+	else if (torn_every)
+		write_n(w, torn_every);
+	w->step = step;
+	host_now(ctx, w);
+	if (!torn_every || torn_chunks >= 6)
+		torn_done = true; /* trace stop */
+}
+
+static void test_torn_by_stop(void)
+{
+	static const unsigned sizes[] = { 30, 70, 160, 700, 5000 };
+
+	for (unsigned k = 0; k < 4 * sizeof(sizes) / sizeof(sizes[0]); k++) {
+		struct nxw w;
+		struct tt_nuttx *rd = start_hz(&w, 2048, 1, 1);
+		char what[128];
+
+		torn_n = sizes[k / 4];
+		torn_every = k % 2 ? 9 : 0;
+		torn_step = k % 4 >= 2 ? 10 : 0;
+		torn_chunks = 0;
+		torn_done = false;
+		write_n(&w, 7); /* new notes: the next cycle reads data after its control read */
+		CHECK_EQ(cycle_hook_at_host(rd, &w, torn_hook), TT_NUTTX_DONE);
+		CHECK(torn_chunks > 0);
+		torn_done = true;
+		for (int i = 0; i < 4; i++) { /* stopped: polls that find nothing new */
+			w.time += 500000u;
+			CHECK_EQ(cycle_at_host(rd, &w), TT_NUTTX_DONE);
+		}
+		write_n(&w, 20); /* trace start again (no clear): the notes after the stop */
+		CHECK_EQ(cycle_at_host(rd, &w), TT_NUTTX_DONE);
+		snprintf(what, sizeof(what), "torn by trace stop, %u notes%s%s", torn_n,
+			 torn_every ? " and more during the read" : "",
+			 torn_step ? " 10 us apart" : "");
+		report_gaps(what);
+		est_within_25 = false;
+		check_sequence(false);
+		est_within_25 = true;
+		CHECK_MSG(tt_nuttx_stats(rd)->bad_records == 0, "%s: %llu bad records", what,
+			  (unsigned long long)tt_nuttx_stats(rd)->bad_records);
+		tt_nuttx_free(rd);
+		nxw_free(&w);
+	}
+}
+
+/* A burst far faster than anything read before (notes 1-5 ticks apart where they were 1-5000),
+ * after a quiet spell with the reader away (0.1 s of clock, no notes), then slower notes
+ * again: the gap's range holds the burst (before: its upper bound came from the fastest poll
+ * seen, 2.5 ms a note, and held 465 where 19,900 were lost). kept: slow notes after the burst. */
+static void test_fast_burst(unsigned burst, unsigned kept)
+{
+	struct nxw w;
+	struct tt_nuttx *rd = start_hz(&w, 4096, 1, 1);
+	char what[96];
+
+	w.time += 100000; /* quiet, the reader away */
+	w.div = 1000;
+	write_n(&w, burst);
+	w.div = 0;
+	write_n(&w, kept);
+	CHECK_EQ(cycle_at_host(rd, &w), TT_NUTTX_DONE);
+	write_n(&w, 20);
+	CHECK_EQ(cycle_at_host(rd, &w), TT_NUTTX_DONE);
+	snprintf(what, sizeof(what), "burst of %u notes 1-5 ticks apart, %u slow after", burst, kept);
+	report_gaps(what);
+	est_within_25 = false;
+	check_sequence(false);
+	est_within_25 = true;
+	CHECK_EQ(tt_nuttx_stats(rd)->gaps, 1);
+	tt_nuttx_free(rd);
+	nxw_free(&w);
+}
+
 int main(void)
 {
+	test_fast_burst(20000, 0);
+	test_fast_burst(20000, 10);
+	test_fast_burst(3000, 40);
+	test_torn_by_stop();
 	test_start_burst();
 	test_start_burst_during_read();
 	test_laps_slow_clock();

@@ -13,6 +13,11 @@
  * (1, 2, ...: one per event, also for records dropped because the buffer was full), u32 0, u64
  * nanoseconds since the start (the time stamp ThreadX entries carry with --time cycles, as ns),
  * 16 bytes of zeros.
+ * For loss estimates on a target whose clock is narrow and slow: --time-bits N keeps N bits of the
+ * cycle counter (24: a SysTick-like source that wraps every 2^24 ticks, 0.67 s at 25 MHz),
+ * --clock-scale X runs it at X times real time (an emulated core on a loaded host), --late
+ * leaves tracing off (`_tx_trace_header_ptr` NULL, nothing written) until SIGHUP, as a late
+ * tx_trace_enable (and ends with a user event, so a reader has every event once it has that).
  * With --stacks OFF, the threads' stacks are real memory at that offset, laid out, painted and
  * used as ThreadX's are: tx_thread_create fills each with 0xEF bytes, then the thread uses it
  * down from its end, here to a fixed depth per thread (STACK_DEPTH: sensor 320 of 1024 bytes,
@@ -75,6 +80,7 @@ struct fw {
 	uint64_t events, user_events, seq;
 	uint64_t resets, churns;
 	uint64_t tick_hz;
+	double clock_scale;      /* --clock-scale: the cycle counter's speed against real time */
 	bool done;
 	struct rttw rtt;
 	uint64_t rtt_seq;        /* RTT records written or dropped; 0 = no RTT block */
@@ -91,12 +97,14 @@ struct fw {
 				    this many bytes above its start; 0: no deeper than usual */
 };
 
-static volatile sig_atomic_t g_reset, g_churn, g_stop, g_cont;
+static volatile sig_atomic_t g_reset, g_churn, g_stop, g_cont, g_enable;
 
 static void on_signal(int sig)
 {
 	if (sig == SIGCONT)
 		g_cont++;
+	else if (sig == SIGHUP)
+		g_enable = 1;
 	else if (sig == SIGUSR1)
 		g_reset++;
 	else if (sig == SIGUSR2)
@@ -136,7 +144,7 @@ static uint32_t cycles_now(void *arg)
 {
 	struct fw *f = arg;
 
-	uint64_t ns = fw_ns_since(&f->pace.start);
+	uint64_t ns = (uint64_t)((double)fw_ns_since(&f->pace.start) * f->clock_scale);
 
 	return (uint32_t)(ns / 1000000000u * f->tick_hz + ns % 1000000000u * f->tick_hz / 1000000000u);
 }
@@ -441,6 +449,8 @@ static void usage(FILE *out)
 		"       [--registry N] [--rate EVENTS_PER_S (0 = max)] [--count N] [--duration S]\n"
 		"       [--tick-hz HZ] [--time cycles|counter] [--rtt-off OFF --rtt-size N]\n"
 		"       [--inversion-at CYCLE]   (a priority inversion in that cycle of the app)\n"
+		"       [--time-bits N] [--clock-scale X] [--late]   (a narrow, slow time source;\n"
+		"       tracing enabled at SIGHUP)\n"
 		"       [--stacks OFF]   (the threads' stacks painted and used at RAM offset OFF)\n"
 		"       [--inversion-ticks N]    (... the mutex held N ticks more; --time counter)\n"
 		"       [--bad-inversion-at CYCLE] (one where control runs while the sensor waits)\n"
@@ -462,6 +472,9 @@ int main(int argc, char **argv)
 		{ "time", required_argument, NULL, 'T' },    { "anon", no_argument, NULL, 'A' },
 		{ "rtt-off", required_argument, NULL, 'X' }, { "rtt-size", required_argument, NULL, 'Y' },
 		{ "inversion-at", required_argument, NULL, 'I' },
+		{ "time-bits", required_argument, NULL, 'M' },
+		{ "clock-scale", required_argument, NULL, 'C' },
+		{ "late", no_argument, NULL, 'L' },
 		{ "stacks", required_argument, NULL, 'S' },
 		{ "inversion-ticks", required_argument, NULL, 'J' },
 		{ "bad-inversion-at", required_argument, NULL, 'K' },
@@ -471,9 +484,10 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	static struct fw f = { .pace.rate = 1000, .tick_hz = 100000000 };
+	static struct fw f = { .pace.rate = 1000, .tick_hz = 100000000, .clock_scale = 1.0 };
 	const char *path = NULL, *time_mode = "cycles";
-	bool anon = false;
+	bool anon = false, late = false;
+	unsigned time_bits = 32;
 	uint32_t buf_off = DEFAULT_BUF_OFF, buf_size = 0, nreg = 16, rtt_off = 0, rtt_size = 0;
 	int o, e;
 
@@ -494,6 +508,9 @@ int main(int argc, char **argv)
 		case 'X': rtt_off = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'Y': rtt_size = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'I': f.inversion_at = strtoull(optarg, NULL, 0); break;
+		case 'M': time_bits = (unsigned)strtoul(optarg, NULL, 0); break;
+		case 'C': f.clock_scale = strtod(optarg, NULL); break;
+		case 'L': late = true; break;
 		case 'S': f.stacks_off = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'J': f.inversion_ticks = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'K': f.bad_inversion_at = strtoull(optarg, NULL, 0); break;
@@ -510,6 +527,7 @@ int main(int argc, char **argv)
 	 * stack addresses are just values that appear in events */
 	if (!path == !anon || f.size < 2 * DEFAULT_BUF_OFF || (f.base & 3) || (buf_off & 3) ||
 	    buf_off < OFF_OBJECTS || (uint64_t)buf_off + buf_size > f.size || !f.tick_hz ||
+	    time_bits < 8 || time_bits > 32 || !(f.clock_scale > 0 && f.clock_scale <= 16) ||
 	    (strcmp(time_mode, "cycles") && strcmp(time_mode, "counter"))) {
 		fprintf(stderr, "tt-fw-threadx: need --ram FILE (or --anon) --base ADDR --size N (at least 8 KiB) "
 			"with the trace buffer [--buf-off, +--buf-size) inside RAM at or above "
@@ -553,6 +571,7 @@ int main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGCONT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 
 	fw_pace_start(&f.pace);
 	if (rtt_off) {
@@ -565,8 +584,19 @@ int main(int argc, char **argv)
 		f.w.now = cycles_now;
 		f.w.now_arg = &f;
 	}
+	f.w.timer_mask = time_bits < 32 ? (1u << time_bits) - 1 : 0xFFFFFFFFu;
 	define_objects(&f);
 	txw_store32(&f.w, f.base + OFF_HEADER_PTR, 0);	/* not enabled yet */
+	if (late) {
+		printf("late header_ptr=0x%08" PRIx32 " pid=%d\n", f.base + OFF_HEADER_PTR,
+		       (int)getpid());
+		fflush(stdout);
+		while (!g_enable && !g_stop) {
+			struct timespec t = { 0, 5 * 1000 * 1000 };
+			nanosleep(&t, NULL);
+		}
+		fw_pace_start(&f.pace); /* pace from the enable on */
+	}
 	if ((e = txw_enable(&f.w, f.base + buf_off, buf_size, nreg)) < 0) {
 		fprintf(stderr, "tt-fw-threadx: trace buffer of %" PRIu32 " bytes with %" PRIu32
 			" registry entries does not fit\n", buf_size, nreg);
@@ -586,6 +616,10 @@ int main(int argc, char **argv)
 
 	for (uint32_t n = 0; !f.done; n++)
 		cycle(&f, n);
+	if (late) { /* the last event is a user event: a reader has it all once it has that one */
+		f.done = false;
+		user_event(&f, T_SENSOR, 0);
+	}
 
 	printf("summary events=%" PRIu64 " user_events=%" PRIu64 " last_seq=%" PRIu64
 	       " resets=%" PRIu64 " churns=%" PRIu64 " wraps=%" PRIu64 " current=0x%08" PRIx32

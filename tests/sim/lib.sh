@@ -16,6 +16,9 @@ TT_FAIL=0
 tt_cleanup() {
 	local p
 	for p in "${TT_PIDS[@]}"; do
+		# a test may have stopped it: continued first (a SIGCONT after the SIGTERM would
+		# disturb a sanitizer's leak check at exit, which stops the process itself)
+		[ "$(tt_proc_state "$p" 2>/dev/null)" = T ] && kill -CONT "$p" 2>/dev/null
 		kill "$p" 2>/dev/null
 	done
 	for p in "${TT_PIDS[@]}"; do

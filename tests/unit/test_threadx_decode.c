@@ -431,6 +431,49 @@ static void recreate_before_registry(struct txt *t, unsigned i, const struct tt_
 	*seq = 0;
 }
 
+/* Re-created across a gap: job-2's create was overwritten before the reader came back, then
+ * job-3 is created in the batch after the gap. The registry read before the gap names job-1,
+ * but job-2 ran between the gap and job-3's create: its events are left unnamed, never given
+ * job-1's name (before: named job-1, an older generation's name, as a live run on a loaded host
+ * showed). */
+static void test_recreate_across_gap(void)
+{
+	struct txt t;
+	setup(&t, false, 64, NULL);
+	txw_register(&t.w, T_MAIN, 1, "main", 0, 0, 5);
+	txw_register(&t.w, T_WORK, 1, "job-1", 0, 0, 9);
+	txw_insert(&t.w, T_WORK, txw_prio_word(9, 9), 4096, 1, 0, 0, 0, NULL);
+	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
+	CHECK_STR(nth_event(&t.log, 2)->thread_name, "job-1");
+	txt_log_clear(&t.log);
+	recreate_batch(&t, "job-2", 2);
+	for (uint32_t i = 0; i < 80; i++) /* a lap and more: job-2's create is overwritten */
+		txw_insert(&t.w, T_MAIN, txw_prio_word(5, 5), 4096, 10 + i, 0, 0, 0, NULL);
+	for (uint32_t i = 0; i < 3; i++)
+		txw_insert(&t.w, T_WORK, txw_prio_word(9, 9), 4096, 90 + i, 0, 0, 0, NULL);
+	recreate_batch(&t, "job-3", 100);
+	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
+	bool gap = false, created = false;
+	unsigned work = 0;
+	for (size_t i = 0; i < t.log.n; i++) {
+		const struct txt_rec *r = &t.log.v[i];
+		gap = gap || r->kind == TT_REC_GAP;
+		if (r->kind != TT_REC_EVENT)
+			continue;
+		if (r->ev.id == 100)
+			created = true;
+		if (r->raw[0] != T_WORK)
+			continue;
+		work++;
+		CHECK_MSG(created ? !strcmp(r->thread_name, "job-3") : !r->thread_name[0],
+			  "event %zu (%s, info1 %u) of the worker named \"%s\"", i, r->name,
+			  r->raw[4], r->thread_name);
+	}
+	CHECK(gap && created);
+	CHECK_EQ(work, 6); /* job-2's 3, its TERMINATE by the worker, job-3's first */
+	txt_free(&t);
+}
+
 static void test_recreate_before_registry(void)
 {
 	struct txt t;
@@ -593,6 +636,7 @@ int main(void)
 	test_registry_churn();
 	test_recreate_names();
 	test_recreate_before_registry();
+	test_recreate_across_gap();
 	test_time();
 	test_linux_wrap();
 	test_static_image();

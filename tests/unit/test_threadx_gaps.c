@@ -193,6 +193,36 @@ static void test_stall_no_wraps(void)
 	txt_free(&t);
 }
 
+/* The daemon is stopped with a poll's reads under way (a read answered, not yet ingested) for 2.3
+ * wraps: the data is from before the stall, only its ingest comes late. Nothing was written
+ * meanwhile, so no wrap may be added between the events before and those of that read (before:
+ * the ingest's host time said 2.3 wraps and two were added inside a batch with no gap). */
+static uint64_t stall_ns;
+
+static void late_ingest(struct txt *t, unsigned i, const struct tt_plan *p)
+{
+	(void)i;
+	(void)p;
+	tt_threadx_set_host_time(t->rd, host_ns() + stall_ns); /* as the daemon's, at ingest */
+}
+
+static void test_read_across_stall_no_wraps(void)
+{
+	struct txt t;
+	uint64_t at1[10], at2[20];
+	struct tt_event a = narrow_attach(&t, at1);
+	write_seqs(&t, 11, 30, at2);
+	stall_ns = (uint64_t)(2.3 * (1 << 24)) * host_per_tick;
+	t.hook = late_ingest;
+	CHECK_EQ(poll_at_host(&t), TT_THREADX_DONE);
+	t.hook = NULL;
+	CHECK(txt_seq_range(&t.log, 11, 30));
+	CHECK_EQ(txt_first(&t.log, TT_REC_GAP) == NULL, 1);
+	check_moved(need(find_seq(&t.log, 11)), &a, at2[0] - at1[9]);
+	check_moved(need(find_seq(&t.log, 30)), &a, at2[19] - at1[9]);
+	txt_free(&t);
+}
+
 /* The same 24-bit source while the writer laps the buffer: the gap hides wraps too. The
  * time after the gap and the estimate both need them. */
 static void test_lap_wraps(void)
@@ -311,6 +341,7 @@ int main(void)
 	test_late_enable_estimated();
 	test_quiet_spell_wraps();
 	test_stall_no_wraps();
+	test_read_across_stall_no_wraps();
 	test_lap_wraps();
 	return tt_test_done();
 }
