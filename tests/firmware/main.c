@@ -23,11 +23,27 @@
  *   0x21020000 the threads' stacks, STACK_SIZE bytes each (sensor, control, comms)
  */
 #include <stdint.h>
+#include <string.h>
 
 #include "txwriter.h"
 
 #define SYSCLK_HZ 25000000u
 #define TICK_HZ 50u /* 14 events a tick: 700/s, well within the simulated JTAG link */
+
+/* The narrow variant (tt-fw-mps2-narrow.elf, built with -DTT_FW_NARROW), what an upstream
+ * ThreadX run on this board had: a 24-bit time source (a wrap every 0.67 s at 25 MHz), tracing
+ * enabled late (LATE_TICKS after boot), and comms deleted and created again in the same control
+ * block under a new name, comms-G, every RECREATE rounds (its user events carry G in info 3,
+ * 0 for the first, "comms"). */
+#ifdef TT_FW_NARROW
+#define TIME_MASK 0xFFFFFFu
+#define LATE_TICKS 50u
+#define RECREATE 16u
+#else
+#define TIME_MASK 0xFFFFFFFFu
+#define LATE_TICKS 0u
+#define RECREATE 0u
+#endif
 #define RELOAD (SYSCLK_HZ / TICK_HZ - 1)
 #define PSRAM_BASE 0x21000000u
 #define PSRAM_SIZE 0x01000000u
@@ -51,7 +67,8 @@
 enum {
 	EV_ISR_ENTER = 3, EV_ISR_EXIT = 4, EV_THREAD_RESUME = 1, EV_THREAD_SUSPEND = 2,
 	EV_MUTEX_GET = 52, EV_MUTEX_PUT = 57, EV_QUEUE_RECEIVE = 68, EV_QUEUE_SEND = 69,
-	EV_SEM_GET = 83, EV_SEM_PUT = 88, EV_THREAD_SLEEP = 112, EV_USER = 4096,
+	EV_SEM_GET = 83, EV_SEM_PUT = 88, EV_THREAD_CREATE = 100, EV_THREAD_DELETE = 101,
+	EV_THREAD_SLEEP = 112, EV_USER = 4096,
 };
 enum { OT_THREAD = 1, OT_QUEUE = 3, OT_SEMAPHORE = 4, OT_MUTEX = 5 };
 enum { T_SENSOR, T_CONTROL, T_COMMS, NTHREADS };
@@ -89,7 +106,7 @@ static uint32_t now(void *arg)
 		t++;
 		cvr = SYST_CVR;	/* read after the wrap */
 	}
-	return t * (RELOAD + 1) + (RELOAD - cvr);
+	return (t * (RELOAD + 1) + (RELOAD - cvr)) & TIME_MASK;
 }
 
 /* One event, atomically with respect to the SysTick handler, as ThreadX disables interrupts
@@ -144,6 +161,37 @@ void systick_handler(void)
 
 /* The thread's deepest use: a word at its fixed depth below the stack's end, written while the
  * thread runs on that stack. */
+static uint32_t comms_gen;       /* the narrow variant: comms' generation (0: "comms") */
+static char comms_name[16];
+
+/* tx_thread_delete and tx_thread_create of comms by control, as ThreadX writes them: the
+ * THREAD_DELETE event, the registry slot given up, the same control block registered again under
+ * comms-G, THREAD_CREATE (priority, stack start and size). Interrupts masked: the tick's events
+ * and the registry share the writer. */
+static void recreate_comms(uint32_t sp)
+{
+	uint32_t cb = addr(thread_cb[T_COMMS]), primask, g, k = 6;
+	char digits[12];
+	int nd = 0;
+
+	__asm volatile("mrs %0, primask\n cpsid i" : "=r"(primask) : : "memory");
+	emit(T_CONTROL, EV_THREAD_DELETE, cb, stack_start(T_COMMS), 0, sp);
+	txw_unregister(&w, cb);
+	g = ++comms_gen;
+	do
+		digits[nd++] = (char)('0' + g % 10);
+	while ((g /= 10) != 0);
+	memcpy(comms_name, "comms-", 6);
+	while (nd)
+		comms_name[k++] = digits[--nd];
+	comms_name[k] = 0;
+	txw_register(&w, cb, OT_THREAD, comms_name, stack_start(T_COMMS), STACK_SIZE,
+		     thread_prio[T_COMMS]);
+	emit(T_CONTROL, EV_THREAD_CREATE, cb, thread_prio[T_COMMS], stack_start(T_COMMS),
+	     STACK_SIZE);
+	__asm volatile("msr primask, %0" : : "r"(primask) : "memory");
+}
+
 static void dig(int thread)
 {
 	volatile uint32_t *deep = (volatile uint32_t *)(uintptr_t)(stack_start(thread) + STACK_SIZE -
@@ -171,10 +219,12 @@ static void run(int thread, uint32_t n)
 		emit(thread, EV_MUTEX_GET, addr(mutex_cb), 0xFFFFFFFFu, 0, 0);
 		user_event(thread, n);
 		emit(thread, EV_MUTEX_PUT, addr(mutex_cb), addr(thread_cb[thread]), 1, sp);
+		if (RECREATE && n % RECREATE == RECREATE - 1)
+			recreate_comms(sp);
 		break;
 	default:
 		/* the last of the round: it sleeps, and nothing runs until the next tick (WFI) */
-		user_event(thread, n);
+		user_event(thread, RECREATE ? comms_gen : n);
 		emit(thread, EV_THREAD_SLEEP, 10, 4, sp, 0);
 		emit(thread, EV_THREAD_SUSPEND, addr(thread_cb[thread]), TX_SLEEP, stack_ptr(thread),
 		     0);
@@ -223,6 +273,10 @@ int main(void)
 	SYST_RVR = RELOAD;
 	SYST_CVR = 0;
 	SYST_CSR = 7;	/* processor clock, interrupt, enable: time runs from here */
+#if LATE_TICKS
+	while (ticks < LATE_TICKS)	/* the narrow variant: ticks with tracing off */
+		__asm volatile("wfi");
+#endif
 	__asm volatile("cpsid i" : : : "memory");	/* the tick handler traces too */
 	txw_enable(&w, PSRAM_BASE + TRACE_OFF, TRACE_SIZE, REGISTRY);
 	fw_events = 2;	/* tx_trace_enable's two RUNNING events */

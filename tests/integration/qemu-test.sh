@@ -15,6 +15,8 @@
 #   a PC inside the firmware's .text (the ELF's section bounds), the stream's status says
 #   `halted` and nothing new comes; after a resume through OpenOCD (and a final halt, so the
 #   firmware's count is final) every event the firmware wrote was streamed, no gap, one halt.
+# - narrow: the firmware's narrow variant (24-bit time, late enable, a thread re-created under
+#   new names), the reader held away across the enable and mid-stream: narrow_case says what.
 # usage: qemu-test.sh CASE FIRMWARE_ELF INTERFACE_CFG TARGET_CFG
 # env (meson): TRACETAPD TRACETAP CHECK_SEQ SIMTARGET; TT_KEEP=1 keeps the logs.
 set -u
@@ -208,8 +210,69 @@ trigger_halt_case() {
 	tt_ok "resumed: the firmware wrote $((fw_events)) events, all $((fw_events)) streamed, no gap, one halt"
 }
 
+# A word of the firmware's (fw_boots, fw_last_seq, fw_events: main.c) read from the shared PSRAM
+# file while the core runs: OFFSET from 0x21000000.
+fw_word() { od -An -tu4 -j "$1" -N4 "$PSRAM" | tr -d ' '; }
+
+# The narrow variant (tt-fw-mps2-narrow.elf): a 24-bit time source (a wrap every 0.67 s), a late
+# tx_trace_enable, comms deleted and created again in the same control block as comms-G. The
+# reader is held away (SIGSTOP) across the enable and again mid-stream, each time for more than a
+# buffer's worth (about 2,020 entries) of events. The truth is the firmware's own count of what
+# it wrote less what was streamed: it lies within the gaps' summed range, and nothing else was
+# lost (no gap but the two). Every comms event is named as its own generation (its user events
+# carry G in info 3) or not named, never as another.
+narrow_case() {
+	qemu_start
+	daemon_start --no-server --time-wrap 0x1000000
+	kill -STOP "$DPID"
+	ocd_cmd resume
+	tt_wait_for 60 "5000 events written while the reader is away" eval '[ "$(fw_word 12)" -ge 5000 ]'
+	kill -CONT "$DPID"
+	tt_wait_for 30 "the reader back" eval '[ "$(count event)" -ge 500 ]'
+	local n0 events hdr boots last_seq fw_events
+	n0=$(fw_word 12)
+	events=$(count event)
+	kill -STOP "$DPID"
+	tt_wait_for 60 "3000 more events written while the reader is away again" \
+		eval '[ "$(fw_word 12)" -ge $((n0 + 3000)) ]'
+	kill -CONT "$DPID"
+	tt_wait_for 30 "the reader back again" eval '[ "$(count event)" -ge $((events + 1000)) ]'
+	ocd_cmd halt
+	ocd_cmd "read_memory $HDR_PTR 32 4"
+	read -r hdr boots last_seq fw_events <<<"$OCD_REPLY"
+	last_user() { grep '"id":4096' "$REC" | tail -n 1 | jq '.raw[4]'; }
+	tt_wait_for 20 "the stream caught up with user event $((last_seq))" \
+		eval '[ "$(last_user)" = "$((last_seq))" ]'
+	"$CHECK_SEQ" --key user "$REC" >/dev/null || tt_die "user events invented, repeated or reordered"
+	events=$(count event)
+	local truth=$((fw_events - events)) lost lower upper ngaps
+	read -r lost lower upper ngaps < <(jq -rs '[.[] | select(.type == "gap")]
+		| "\(map(.lost) | add // 0) \(map(.lower // .lost) | add // 0) \(map(.upper // .lost) | add // 0) \(length)"' "$REC")
+	jq -c 'select(.type == "gap") | {seq, lost, lower, upper, exact, reason}' "$REC" | sed 's/^/gap: /'
+	[ "$ngaps" = 2 ] || tt_die "$ngaps gaps, 2 forced (the late enable, the pause)"
+	[ "$lower" -le "$truth" ] && [ "$truth" -le "$upper" ] ||
+		tt_die "$truth lost in truth ($((fw_events)) written, $events streamed): outside [$lower, $upper] (reported $lost)"
+	tt_ok "24-bit time, late enable, a pause: $((fw_events)) written, $events streamed, $truth lost within [$lower, $upper] (reported $lost in $ngaps gaps)"
+	local bad gens
+	bad=$(jq -rc 'select(.type == "event" and .id == 4096 and .raw[5] == 2 and .thread_name != null)
+		| select(.thread_name != (if .raw[6] == 0 then "comms" else "comms-\(.raw[6])" end))
+		| [.seq, .thread_name, .raw[6]]' "$REC" | head -n 3)
+	[ -z "$bad" ] || tt_die "comms events named as another generation ([seq, name, generation]): $bad"
+	local all named unnamed
+	gens=$(jq -r 'select(.type == "event" and .id == 4096 and .raw[5] == 2 and .thread_name != null)
+		| .raw[6]' "$REC" | sort -u | wc -l)
+	all=$(jq -r 'select(.type == "event" and .id == 4096 and .raw[5] == 2) | .raw[6]' "$REC" | sort -u | wc -l)
+	named=$(jq -r 'select(.type == "event" and .id == 4096 and .raw[5] == 2 and .thread_name != null) | .seq' "$REC" | wc -l)
+	unnamed=$(jq -r 'select(.type == "event" and .id == 4096 and .raw[5] == 2 and .thread_name == null) | .seq' "$REC" | wc -l)
+	[ "$all" -ge 10 ] && [ "$gens" -ge 1 ] || tt_die "$all generations of comms streamed, $gens named"
+	tt_ok "comms re-created in its control block: $all generations streamed, $gens named ($named user events named, $unnamed unnamed), none as another"
+	kill -TERM "$DPID"
+	wait "$DPID" || tt_die "tracetapd exited with status $? on SIGTERM"
+}
+
 case $CASE in
 stream) stream_case ;;
 trigger-halt) trigger_halt_case ;;
-*) echo "usage: $0 stream|trigger-halt FIRMWARE_ELF INTERFACE_CFG TARGET_CFG" >&2; exit 2 ;;
+narrow) narrow_case ;;
+*) echo "usage: $0 stream|trigger-halt|narrow FIRMWARE_ELF INTERFACE_CFG TARGET_CFG" >&2; exit 2 ;;
 esac
