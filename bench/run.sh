@@ -45,8 +45,7 @@ grep -q '^build tests/sim/libtt-fakeusb.so:' "$BUILD/build.ninja" && fakeusb=(te
 ninja -C "$BUILD" daemon/tracetapd client/tracetap tests/sim/tt-simtarget tests/sim/tt-fw-threadx \
 	tests/live/check_seq tests/integration/tt-bench-link tests/e2e/tt-e2e-latency \
 	bench/tt-bench-decode bench/tt-bench-clients bench/tt-bench-naive bench/tt-bench-rtt \
-	"${fakeusb[@]}" >/dev/null || exit 1
-	bench/tt-bench-triggers >/dev/null || exit 1
+	bench/tt-bench-triggers "${fakeusb[@]}" >/dev/null || exit 1
 export TRACETAPD=$BUILD/daemon/tracetapd TAIL=$BUILD/client/tracetap
 export SIMTARGET=$BUILD/tests/sim/tt-simtarget FW_THREADX=$BUILD/tests/sim/tt-fw-threadx
 export CHECK_SEQ=$BUILD/tests/live/check_seq NAIVE=$BUILD/bench/tt-bench-naive

@@ -267,6 +267,7 @@ static void tt_tx_set_anchor(struct tt_threadx *rd, uint32_t nxt, uint32_t held)
 	tt_tx_slot_words(rd, tt_tx_ring(rd, (int64_t)rd->nxt - 1), rd->anchor);
 	rd->anchor_ok = true;
 	rd->held = held;
+	rd->st.held = held;
 }
 
 

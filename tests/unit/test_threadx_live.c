@@ -418,11 +418,13 @@ static void test_patched_entries(void)
 	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
 	CHECK_EQ(t.log.n, 1); /* seq 1; the resume and everything after it are held */
 	CHECK(txt_seq_range(&t.log, 1, 1));
+	CHECK_EQ(tt_threadx_stats(t.rd)->held, 2); /* the poller may read again soon for them */
 	CHECK(txw_patch(&t.w, e, 4, 0x2000, ts));
 	txt_log_clear(&t.log);
 	uint64_t rr = tt_threadx_stats(t.rd)->rereads;
 	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
 	CHECK_EQ(tt_threadx_stats(t.rd)->rereads - rr, 2 * 32);
+	CHECK_EQ(tt_threadx_stats(t.rd)->held, 0);
 	CHECK_EQ(t.log.n, 2);
 	CHECK_STR(t.log.v[0].name, "THREAD_RESUME");
 	CHECK_EQ(t.log.v[0].ev.args[3].value, 0x2000);
