@@ -582,8 +582,8 @@ static int tt_tx_ingest_poll_cur(struct tt_threadx *rd, tt_emit_cb cb, void *arg
 		}
 		rd->force_header = false;
 		c = (l.cur - l.ent_start) / TT_THREADX_ENTRY_SIZE;
-	} else if (tt_tx_cur_index(rd, rd->curbuf, &c) < 0) {
-		return -EPROTO;
+	} else if (tt_tx_cur_index(rd, rd->idle_plan ? rd->curbuf2 : rd->curbuf, &c) < 0) {
+		return -EPROTO; /* an idle poll reads [anchor][current] only: current is curbuf2 */
 	}
 	rd->err[0] = 0;
 	rd->st.polls++;
@@ -596,7 +596,8 @@ static int tt_tx_ingest_poll_cur(struct tt_threadx *rd, tt_emit_cb cb, void *arg
 	}
 	rd->c_new = c;
 	rd->state = TT_TXS_POLL_ENT;
-	/* the entries are read already, or there are none and the anchor was read after current */
+	/* the entries are read already, or there are none (an idle poll: the anchor, then current;
+	 * new entries are read next, with the anchor again after them) */
 	if (rd->use_ahead || (rd->idle_plan && c == rd->nxt))
 		return tt_tx_ingest_poll_ent(rd, cb, arg);
 	return TT_THREADX_MORE;
@@ -718,11 +719,12 @@ void tt_threadx_plan(struct tt_threadx *rd, struct tt_plan *plan)
 		} else if (rd->cur_full) {
 			tt_tx_add(plan, rd->cfg.header_addr, TT_THREADX_HEADER_SIZE, rd->hdrbuf);
 		} else {
-			tt_tx_add(plan, cur_addr, 4, rd->curbuf);
 			rd->idle_plan = rd->was_idle && rd->anchor_ok;
-			if (rd->idle_plan) { /* no new slot expected: [anchor][current] now */
+			if (rd->idle_plan) { /* no new slot expected: [anchor][current] only */
 				rd->c_new = rd->nxt;
 				tt_tx_plan_poll_ent(rd, plan);
+			} else {
+				tt_tx_add(plan, cur_addr, 4, rd->curbuf);
 			}
 		}
 		break;

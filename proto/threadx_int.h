@@ -211,8 +211,8 @@ struct tt_threadx {
 	uint64_t ahead_ns;
 	bool ahead_ok;
 	bool use_ahead;        /* this poll's plan is the entry read, from ahead */
-	/* The last poll found no new slot: the next one reads current, the anchor and current
-	 * again in one plan (idle_plan), which is the whole poll when current has not moved. */
+	/* The last poll found no new slot: the next one reads the anchor and current in one plan
+	 * (idle_plan), which is the whole poll when current has not moved. */
 	bool was_idle;
 	bool idle_plan;
 	uint32_t s0, r;        /* slots read this poll: the anchor s0 and r - 1 new ones after it */

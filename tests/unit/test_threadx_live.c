@@ -68,12 +68,17 @@ static void test_attach_partial_and_poll(void)
 	CHECK_STR(t.log.v[1].name, "RUNNING");
 	CHECK(txt_seq_range(&t.log, 1, 5));
 	CHECK_EQ(tt_threadx_stats(t.rd)->capacity, 16);
-	/* idle poll: current (4) + anchor re-read (32) + current again (4) */
+	/* the first idle poll: current (4), then anchor re-read (32) + current again (4); the
+	 * next one, after a poll that found nothing: the anchor (32) + current (4) */
 	txt_log_clear(&t.log);
 	uint64_t before = tt_threadx_stats(t.rd)->bytes_planned;
 	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
 	CHECK_EQ(t.log.n, 0);
 	CHECK_EQ(tt_threadx_stats(t.rd)->bytes_planned - before, 40);
+	before = tt_threadx_stats(t.rd)->bytes_planned;
+	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
+	CHECK_EQ(t.log.n, 0);
+	CHECK_EQ(tt_threadx_stats(t.rd)->bytes_planned - before, 36);
 	/* 12 more: the poll reads across the end of the ring (two ranges) */
 	for (uint32_t s = 6; s <= 17; s++)
 		txt_user(&t, s);
@@ -545,8 +550,8 @@ static void test_random_interleaving(void)
 }
 
 /* Polls that start right after the last one (host time within TT_TX_AHEAD_NS) take current
- * from that poll's last read, and a poll after one that found nothing reads current, the anchor
- * and current at once: one plan per cycle, not two, and the same exact stream. */
+ * from that poll's last read, and a poll after one that found nothing reads the anchor and
+ * current at once: one plan per cycle, not two, and the same exact stream. */
 static unsigned plans;
 static bool ahead_writes;
 static void count_plans(struct txt *t, unsigned i, const struct tt_plan *p)
@@ -557,6 +562,14 @@ static void count_plans(struct txt *t, unsigned i, const struct tt_plan *p)
 	/* mostly a few events per range read, now and then a lap of the 64-slot buffer */
 	for (uint32_t k = !ahead_writes ? 0 : rnd() % 100 < 2 ? 70 : rnd() % 8; k > 0; k--)
 		txt_user(t, rnd_seq++);
+}
+
+/* A whole lap of the 64-slot buffer between the anchor and current reads of an idle poll. */
+static void lap_after_anchor(struct txt *t, unsigned i, const struct tt_plan *p)
+{
+	if (i == 1 && p->n == 2)
+		for (uint32_t k = 0; k < 64; k++)
+			txt_user(t, rnd_seq++);
 }
 
 static unsigned cycle_at(struct txt *t, uint64_t ns)
@@ -587,7 +600,7 @@ static void test_cur_ahead(void)
 	CHECK_EQ(cycle_at(&t, 1004 * ms), 2); /* 3 ms later: current is read afresh */
 	CHECK_EQ(cycle_at(&t, 1004 * ms + TT_TX_AHEAD_NS + 1), 2);
 	CHECK_EQ(cycle_at(&t, 1004 * ms + TT_TX_AHEAD_NS + 2), 1);
-	/* nothing new, 5 ms later: current, the anchor and current in one plan, the whole poll */
+	/* nothing new, 5 ms later: the anchor and current in one plan, the whole poll */
 	CHECK_EQ(cycle_at(&t, 1010 * ms), 1);
 	CHECK_EQ(cycle_at(&t, 1015 * ms), 1);
 	/* then events: that plan saw current move, the entries follow in a second one */
@@ -600,6 +613,20 @@ static void test_cur_ahead(void)
 	plans = 0;
 	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
 	CHECK_EQ(plans, 2);
+	/* a whole lap after an idle poll read the anchor: current is where it was, so that poll
+	 * publishes nothing; the next one finds the anchor rewritten and the loss is counted */
+	CHECK_EQ(cycle_at(&t, 1030 * ms), 1); /* idle, after an idle poll: one plan */
+	txt_log_clear(&t.log);
+	rnd_seq = 12;
+	t.hook = lap_after_anchor;
+	cycle_at(&t, 1035 * ms);
+	CHECK_EQ(t.log.n, 0);
+	t.hook = count_plans;
+	cycle_at(&t, 1040 * ms);
+	cycle_at(&t, 1045 * ms);
+	CHECK_EQ(rnd_seq, 12 + 64);
+	check_stream(&t.log, 12, rnd_seq - 1);
+	CHECK_MSG(txt_count(&t.log, TT_REC_GAP) >= 1, "the lap went unnoticed");
 	txt_free(&t);
 
 	/* a writer active during every read, polls 0.5 ms apart: the stream stays exact (gaps
