@@ -263,6 +263,7 @@ static void tt_tx_set_anchor(struct tt_threadx *rd, uint32_t nxt, uint32_t held)
 {
 	rd->ahead_ok = false;
 	rd->was_idle = false;
+	rd->idle_n = 0;
 	rd->nxt = tt_tx_ring(rd, nxt);
 	tt_tx_slot_words(rd, tt_tx_ring(rd, (int64_t)rd->nxt - 1), rd->anchor);
 	rd->anchor_ok = true;
@@ -554,6 +555,21 @@ static void tt_tx_plan_sync_read(struct tt_threadx *rd, struct tt_plan *p)
 
 static int tt_tx_ingest_poll_ent(struct tt_threadx *rd, tt_emit_cb cb, void *arg);
 
+/* An idle poll read current alone and it has not moved: nothing to publish, and nothing proven
+ * either (a whole lap leaves current where it was), so the anchor and host_proven stay as they
+ * are; the next anchored idle poll, or the next entry read, compares the anchor. */
+static int tt_tx_idle_done(struct tt_threadx *rd, uint32_t c, tt_emit_cb cb, void *arg)
+{
+	memset(&rd->pend, 0, sizeof(rd->pend));
+	rd->pend.first = rd->nxt;
+	rd->st.last_new = 0;
+	rd->ahead = c;
+	rd->ahead_ns = rd->host_now;
+	rd->ahead_ok = rd->host_now != 0;
+	rd->idle_n++;
+	return tt_tx_finish(rd, cb, arg);
+}
+
 static int tt_tx_ingest_poll_cur(struct tt_threadx *rd, tt_emit_cb cb, void *arg)
 {
 	uint32_t c;
@@ -594,6 +610,8 @@ static int tt_tx_ingest_poll_cur(struct tt_threadx *rd, tt_emit_cb cb, void *arg
 		rd->state = TT_TXS_SYNC;
 		return TT_THREADX_MORE;
 	}
+	if (rd->idle_cur && c == rd->nxt)
+		return tt_tx_idle_done(rd, c, cb, arg);
 	rd->c_new = c;
 	rd->state = TT_TXS_POLL_ENT;
 	/* the entries are read already, or there are none (an idle poll: the anchor, then current;
@@ -644,12 +662,14 @@ static int tt_tx_ingest_poll_ent(struct tt_threadx *rd, tt_emit_cb cb, void *arg
 	rd->st.last_new = count > rd->held ? count - rd->held : 0;
 	rd->pend.first = first;
 	rd->pend.count = emit;
+	uint32_t idle_n = rd->idle_n;
 	tt_tx_set_anchor(rd, first + emit, count - emit);
 	rd->ahead = c2;
 	rd->host_proven = rd->host_now;
 	rd->ahead_ns = rd->host_now;
 	rd->ahead_ok = rd->host_now != 0;
 	rd->was_idle = count == 0;
+	rd->idle_n = count == 0 ? idle_n + 1 : 0;
 	return tt_tx_finish(rd, cb, arg);
 }
 
@@ -713,13 +733,16 @@ void tt_threadx_plan(struct tt_threadx *rd, struct tt_plan *plan)
 				rd->host_now - rd->ahead_ns <= TT_TX_AHEAD_NS;
 		rd->ahead_ok = false;
 		rd->idle_plan = false;
+		/* idle: current alone, the anchor with it every TT_TX_IDLE_ANCHOR-th poll */
+		rd->idle_cur = !rd->use_ahead && rd->was_idle && rd->anchor_ok &&
+			       rd->idle_n % TT_TX_IDLE_ANCHOR != TT_TX_IDLE_ANCHOR - 1;
 		if (rd->use_ahead) {
 			rd->c_new = rd->ahead;
 			tt_tx_plan_poll_ent(rd, plan);
 		} else if (rd->cur_full) {
 			tt_tx_add(plan, rd->cfg.header_addr, TT_THREADX_HEADER_SIZE, rd->hdrbuf);
 		} else {
-			rd->idle_plan = rd->was_idle && rd->anchor_ok;
+			rd->idle_plan = rd->was_idle && rd->anchor_ok && !rd->idle_cur;
 			if (rd->idle_plan) { /* no new slot expected: [anchor][current] only */
 				rd->c_new = rd->nxt;
 				tt_tx_plan_poll_ent(rd, plan);

@@ -211,10 +211,14 @@ struct tt_threadx {
 	uint64_t ahead_ns;
 	bool ahead_ok;
 	bool use_ahead;        /* this poll's plan is the entry read, from ahead */
-	/* The last poll found no new slot: the next one reads the anchor and current in one plan
-	 * (idle_plan), which is the whole poll when current has not moved. */
+	/* The last poll found no new slot (idle_n in a row): the next one reads current alone
+	 * (idle_cur), the whole poll when current has not moved, except every
+	 * TT_TX_IDLE_ANCHOR-th, which reads the anchor and current in one plan (idle_plan): the
+	 * anchor finds a whole lap current alone cannot see. */
 	bool was_idle;
 	bool idle_plan;
+	bool idle_cur;
+	uint32_t idle_n;
 	uint32_t s0, r;        /* slots read this poll: the anchor s0 and r - 1 new ones after it */
 	unsigned poll_no;
 
@@ -315,6 +319,7 @@ void tt_tx_decode(struct tt_threadx *rd, uint32_t slot, const uint32_t w[8], str
  * below a fresh one, so only latency depends on its age, and a link-bound reader (polls back to
  * back) saves a probe command per poll. Later polls read current afresh. */
 #define TT_TX_AHEAD_NS 2000000u
+#define TT_TX_IDLE_ANCHOR 4u
 /* rd->err = "ThreadX header at ADDR: " and the message. */
 void tt_tx_err(struct tt_threadx *rd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Parses and validates hdrbuf into *l. Returns 0, -EPROTO or -EFBIG with rd->err set. */

@@ -68,17 +68,16 @@ static void test_attach_partial_and_poll(void)
 	CHECK_STR(t.log.v[1].name, "RUNNING");
 	CHECK(txt_seq_range(&t.log, 1, 5));
 	CHECK_EQ(tt_threadx_stats(t.rd)->capacity, 16);
-	/* the first idle poll: current (4), then anchor re-read (32) + current again (4); the
-	 * next one, after a poll that found nothing: the anchor (32) + current (4) */
+	/* the first idle poll: current (4), then anchor re-read (32) + current again (4); after a
+	 * poll that found nothing, current alone (4), and every 4th the anchor (32) + current (4) */
 	txt_log_clear(&t.log);
-	uint64_t before = tt_threadx_stats(t.rd)->bytes_planned;
-	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
+	static const unsigned idle_bytes[] = { 40, 4, 4, 36, 4, 4, 4, 36 };
+	for (unsigned i = 0; i < sizeof(idle_bytes) / sizeof(idle_bytes[0]); i++) {
+		uint64_t before = tt_threadx_stats(t.rd)->bytes_planned;
+		CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
+		CHECK_EQ(tt_threadx_stats(t.rd)->bytes_planned - before, idle_bytes[i]);
+	}
 	CHECK_EQ(t.log.n, 0);
-	CHECK_EQ(tt_threadx_stats(t.rd)->bytes_planned - before, 40);
-	before = tt_threadx_stats(t.rd)->bytes_planned;
-	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
-	CHECK_EQ(t.log.n, 0);
-	CHECK_EQ(tt_threadx_stats(t.rd)->bytes_planned - before, 36);
 	/* 12 more: the poll reads across the end of the ring (two ranges) */
 	for (uint32_t s = 6; s <= 17; s++)
 		txt_user(&t, s);
@@ -564,12 +563,16 @@ static void count_plans(struct txt *t, unsigned i, const struct tt_plan *p)
 		txt_user(t, rnd_seq++);
 }
 
-/* A whole lap of the 64-slot buffer between the anchor and current reads of an idle poll. */
-static void lap_after_anchor(struct txt *t, unsigned i, const struct tt_plan *p)
+/* A whole lap of the 64-slot buffer before an idle poll's current read (alone, or after the
+ * anchor): current is back where it was. */
+static unsigned lap_plan_n;
+static void lap_before_current(struct txt *t, unsigned i, const struct tt_plan *p)
 {
-	if (i == 1 && p->n == 2)
+	if (lap_plan_n && p->n == lap_plan_n && i == p->n - 1) {
 		for (uint32_t k = 0; k < 64; k++)
 			txt_user(t, rnd_seq++);
+		lap_plan_n = 0;
+	}
 }
 
 static unsigned cycle_at(struct txt *t, uint64_t ns)
@@ -613,20 +616,27 @@ static void test_cur_ahead(void)
 	plans = 0;
 	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
 	CHECK_EQ(plans, 2);
-	/* a whole lap after an idle poll read the anchor: current is where it was, so that poll
-	 * publishes nothing; the next one finds the anchor rewritten and the loss is counted */
-	CHECK_EQ(cycle_at(&t, 1030 * ms), 1); /* idle, after an idle poll: one plan */
-	txt_log_clear(&t.log);
+	/* a whole lap while idle, before current is read alone or after the anchor: that poll
+	 * publishes nothing (current is where it was); an anchored idle poll at most
+	 * TT_TX_IDLE_ANCHOR polls later finds the anchor rewritten and counts the loss */
 	rnd_seq = 12;
-	t.hook = lap_after_anchor;
-	cycle_at(&t, 1035 * ms);
-	CHECK_EQ(t.log.n, 0);
-	t.hook = count_plans;
-	cycle_at(&t, 1040 * ms);
-	cycle_at(&t, 1045 * ms);
-	CHECK_EQ(rnd_seq, 12 + 64);
-	check_stream(&t.log, 12, rnd_seq - 1);
-	CHECK_MSG(txt_count(&t.log, TT_REC_GAP) >= 1, "the lap went unnoticed");
+	for (unsigned n = 1; n <= 2; n++) {
+		uint32_t from = rnd_seq;
+		for (unsigned k = 0; k < 2; k++)
+			cycle_at(&t, (1030 + k) * ms); /* idle polls */
+		txt_log_clear(&t.log);
+		t.hook = lap_before_current;
+		lap_plan_n = n;
+		for (unsigned k = 0; k < 2 * TT_TX_IDLE_ANCHOR && lap_plan_n; k++)
+			cycle_at(&t, (1040 + 5 * k) * ms);
+		CHECK_EQ(rnd_seq, from + 64);
+		CHECK_EQ(txt_count(&t.log, TT_REC_EVENT), 0);
+		t.hook = count_plans;
+		for (unsigned k = 0; k < TT_TX_IDLE_ANCHOR + 1; k++)
+			cycle_at(&t, (1100 + 5 * k) * ms);
+		check_stream(&t.log, from, rnd_seq - 1);
+		CHECK_MSG(txt_count(&t.log, TT_REC_GAP) >= 1, "a lap before a read of %u went unnoticed", n);
+	}
 	txt_free(&t);
 
 	/* a writer active during every read, polls 0.5 ms apart: the stream stays exact (gaps
