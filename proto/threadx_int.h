@@ -164,6 +164,9 @@ struct tt_threadx {
 	char err[256];
 	enum tt_txstate state;
 	enum tt_txsync why;    /* why the next full read (sync) happens */
+	uint32_t why_r;        /* a poll's r when its anchor was rewritten and no current was read
+				  after it yet: the sync's first read of current decides LAP/LOST */
+	bool with_cur;         /* this entry read ends with current (curbuf2): idle polls */
 	bool attached;         /* a layout is accepted and buffers are allocated */
 	bool synced_once;      /* start_at_now only applies to the first sync */
 	bool force_header;     /* next poll reads the whole header */
