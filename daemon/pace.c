@@ -9,8 +9,8 @@
  *
  * Entries a reader holds back (ThreadX's patched entries, proto/README-threadx.md) are published
  * by the next poll that reads them again: with a latency bound that poll starts at once, not an
- * interval later, which would double their latency; it reads from the current pointer the last
- * poll ended with (one round trip).
+ * interval later, which would double their latency (on a ThreadX target the rewrite follows
+ * within the same kernel call).
  */
 #include "pace.h"
 

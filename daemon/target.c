@@ -7,7 +7,9 @@
  * layout file and options, where its control structure is (locate_buffer), then the reader
  * and the probe (open_reading). One poll cycle is a chain of plan -> tt_probe_read -> ingest
  * steps that runs until the reader says the cycle is over; the next cycle starts `interval`
- * after this one started, so a slow link polls back to back and an idle target is polled rarely. Probe failures back off (doubling up to poll_max, at least 50 ms)
+ * after this one started (or at once, an early cycle, when the reader held entries back: pace.h;
+ * the interval then counts from the last cycle that was not early), so a slow link polls back to
+ * back and an idle target is polled rarely. Probe failures back off (doubling up to poll_max, at least 50 ms)
  * and are logged rate-limited; the reader reports losses itself as gap records.
  */
 #include "gaplog.h"
