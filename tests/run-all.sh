@@ -3,7 +3,9 @@
 # rebuild with ASan+UBSan and run every suite again but the package's; run the integration
 # suite under valgrind (tests/valgrind.sh: the compiled tests and the programs the scripts
 # start, zero errors and zero leaks); build the libFuzzer harnesses with clang and run each for
-# a short time (tests/fuzz). Benchmarks are not tests: see README.md.
+# a short time (tests/fuzz). Benchmarks are not tests (README.md), but every row of
+# `bench/run.sh --quick` runs once (meson's bench-quick benchmark): numbers printed, not
+# asserted; it fails only when a part did not run.
 # Ends with a line per skipped test (which build, which test, the reason it printed) and one
 # line "tests: N passed, N failed, N skipped" counting every run above (a skipped test is not
 # a pass), and exits non-zero if anything failed. TT_CI_FUZZ=0 leaves out the clang build (no clang installed).
@@ -35,6 +37,7 @@ run() {
 
 build build-ci -Dwerror=true
 run build-ci --no-suite bench --no-suite fuzz
+run build-ci --benchmark bench-quick
 
 # Every suite again with the sanitizers (benchmarks measure speed: not here; the package
 # test builds its own binaries from the tree, so it runs once, above).
