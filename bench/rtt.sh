@@ -202,7 +202,7 @@ rtt_link_item() {
 				rtt_trial "$who" "$conf" "$r" "$secs"
 				read -r n miss p50 p99 cpu bpr <<<"$TRIAL"
 				echo "  $link $who $conf at $r/s: received=$n missing=$miss p50=$p50 p99=$p99 ms ocd_cpu=$cpu bytes/record=$bpr"
-				[ "$who" = tracetap ] && ST[$conf$r]=$STAGES && echo "    $STAGES"
+				[ "$who" = tracetap ] && ST[$who$conf$r]=$STAGES && echo "    $STAGES"
 				# the highest rate up to which every rate tried was lossless
 				if [ $ok = 1 ] && [ "$miss" = 0 ] && [ "$n" -gt 0 ]; then best=$r; else ok=0; fi
 				if [ "$r" = 1000 ]; then
@@ -234,10 +234,10 @@ rtt_link_item() {
 			read -r b a c <<<"${IDL[$who$conf]}"
 			row rtt "$lname: $name: idle target: probe bytes/s; AP transactions/s; OpenOCD CPU" "$b; $a; $c cores"
 			for r in 300 1000; do
-				[ -n "${ST[$conf$r]:-}" ] || continue
+				[ -n "${ST[$who$conf$r]:-}" ] || continue
 				row rtt "$lname: $name: stages at $r/s, p50/p99 ms: wait; link; decode; publish; socket; client" \
 					"$(awk '{ for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] } }
-					END { printf "%s; %s; %s; %s; %s; %s", v["wait"], v["link"], v["decode"], v["publish"], v["socket"], v["client"] }' <<<"${ST[$conf$r]}")"
+					END { printf "%s; %s; %s; %s; %s; %s", v["wait"], v["link"], v["decode"], v["publish"], v["socket"], v["client"] }' <<<"${ST[$who$conf$r]}")"
 			done
 		done
 	done
