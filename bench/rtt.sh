@@ -82,7 +82,9 @@ rtt_sim_io() {
 }
 
 # rtt_trial rtt|tracetap CONF RATE SECS: one trial; sets TRIAL to
-# "received missing p50 p99 ocd_cpu bytes_per_record" (over the measured window).
+# "received missing p50 p99 ocd_cpu bytes_per_record" (over the measured window), and for
+# tracetap STAGES to bench/stages.py's line (tracetapd at --log-level debug prints its stage
+# lines: a few hundred short lines a second at these rates).
 rtt_trial() {
 	local who=$1 conf=$2 rate=$3 secs=$4 skip=3 size=1024 iv=100 c0 c1 io0 io1 out n miss p50 p99
 	[ "$conf" = best ] && size=16384 iv=10
@@ -92,10 +94,11 @@ rtt_trial() {
 		"$RTT_CLIENT" "$RPORT" $((skip + secs)) "$skip" "$RSTART" >"$TT_TMP/rtt-client.txt" &
 		local cp=$!
 	else
-		rtt_daemon "$conf" --start-at-now
+		rtt_daemon "$conf" --start-at-now --log-level debug
 		"$TAIL" tail --json --duration $((skip + secs)) "ws://127.0.0.1:$HPORT/" \
 			2>"$TT_TMP/rtt-tail.err" | tee "$TT_TMP/rtt-tail.jsonl" |
-			"$LATENCY" "$RSTART" 100000000 $((skip * 1000)) >"$TT_TMP/rtt-client.txt" &
+			"$LATENCY" "$RSTART" 100000000 $((skip * 1000)) "$TT_TMP/rtt-arrivals.txt" \
+			>"$TT_TMP/rtt-client.txt" &
 		local cp=$!
 	fi
 	sleep "$skip" # the window starts when the workload has run SKIP seconds
@@ -111,6 +114,8 @@ rtt_trial() {
 		local gaps lost missed
 		read -r n gaps lost missed < <(bench_tail_loss "$TT_TMP/rtt-tail.jsonl" "$TT_TMP/rtt-tail.err")
 		miss=$((lost + missed))
+		STAGES=$(python3 "$here/stages.py" "$TT_TMP/rtt-daemon$RTT_K.err" "$TT_TMP/rtt-arrivals.txt" \
+			"$RSTART" 100000000) || STAGES="stages n=0"
 	fi
 	p50=$(field "$out" p50_ms) p99=$(field "$out" p99_ms)
 	rtt_stop
@@ -180,7 +185,7 @@ rtt_link_item() {
 	rates=${RTT_RATES:-$(q "300 1000" "300 1000 2000 3000 4000")}
 	[ "$link" = dap-hs ] && [ -z "${RTT_RATES:-}" ] && [ $QUICK = 0 ] && rates="300 1000 2000 4000 6000 8000"
 	item rtt "OpenOCD RTT vs tracetap on $lname (cortex_m), 32-byte records"
-	declare -A LL P50 P99 Q50 Q99 CPU BPR IDL
+	declare -A LL P50 P99 Q50 Q99 CPU BPR IDL ST
 	rtt_link_cost
 	read -r a b kib <<<"$LINKCOST"
 	row rtt "$lname: raw link, 4 KiB read_memory inside OpenOCD" \
@@ -197,6 +202,7 @@ rtt_link_item() {
 				rtt_trial "$who" "$conf" "$r" "$secs"
 				read -r n miss p50 p99 cpu bpr <<<"$TRIAL"
 				echo "  $link $who $conf at $r/s: received=$n missing=$miss p50=$p50 p99=$p99 ms ocd_cpu=$cpu bytes/record=$bpr"
+				[ "$who" = tracetap ] && ST[$who$conf$r]=$STAGES && echo "    $STAGES"
 				# the highest rate up to which every rate tried was lossless
 				if [ $ok = 1 ] && [ "$miss" = 0 ] && [ "$n" -gt 0 ]; then best=$r; else ok=0; fi
 				if [ "$r" = 1000 ]; then
@@ -227,6 +233,12 @@ rtt_link_item() {
 				"${CPU[$who$conf]:--} cores; ${BPR[$who$conf]:--}"
 			read -r b a c <<<"${IDL[$who$conf]}"
 			row rtt "$lname: $name: idle target: probe bytes/s; AP transactions/s; OpenOCD CPU" "$b; $a; $c cores"
+			for r in 300 1000; do
+				[ -n "${ST[$who$conf$r]:-}" ] || continue
+				row rtt "$lname: $name: stages at $r/s, p50/p99 ms: wait; link; decode; publish; socket; client" \
+					"$(awk '{ for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] } }
+					END { printf "%s; %s; %s; %s; %s; %s", v["wait"], v["link"], v["decode"], v["publish"], v["socket"], v["client"] }' <<<"${ST[$who$conf$r]}")"
+			done
 		done
 	done
 	for conf in default best; do

@@ -458,4 +458,5 @@ void tt_server_config_init(struct tt_server_config *cfg)
 	cfg->idle_timeout_s = 60;
 	cfg->max_clients = 256;
 	cfg->max_exports = 4;
+	cfg->log_level = 7;
 }

@@ -6,6 +6,11 @@
  * written just after a poll read the current pointer waits one interval and then one poll
  * cycle before it is published, so the interval is capped at L minus the measured duration of
  * the last poll cycle (the round trips of the link), and never below min_ms.
+ *
+ * Entries a reader holds back (ThreadX's patched entries, proto/README-threadx.md) are published
+ * by the next poll that reads them again: with a latency bound that poll starts at once, not an
+ * interval later, which would double their latency (on a ThreadX target the rewrite follows
+ * within the same kernel call).
  */
 #include "pace.h"
 
@@ -30,4 +35,9 @@ unsigned tt_pace_next(const struct tt_pace_in *in)
 	if (iv < in->min_ms)
 		iv = in->min_ms;
 	return iv;
+}
+
+bool tt_pace_early(const struct tt_pace_in *in)
+{
+	return in->latency_ms && in->held && !in->repoll;
 }

@@ -14,6 +14,7 @@
 #include "server_int.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -40,7 +41,7 @@ void tt_server_logf(struct tt_server *s, int level, const char *fmt, ...)
 	char msg[512];
 	va_list ap;
 
-	if (!s->cfg.log)
+	if (!s->cfg.log || level > s->cfg.log_level)
 		return;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
@@ -231,6 +232,9 @@ static int on_writeable(struct conn *c, struct lws *wsi)
 	while (s->tx_turn < TT_TX_TURN && !lws_send_pipe_choked(wsi) &&
 	       (f = next_frame(c, &from))) {
 		int n = lws_write(wsi, (unsigned char *)f->data, f->len, LWS_WRITE_TEXT);
+		if (f->kind == TT_FRAME_EVENTS && s->cfg.log_level >= 7)
+			tt_server_logf(s, 7, "stage write to=%" PRIu64 " t=%" PRIu64, f->to,
+				       uv_hrtime());
 		s->tx_turn += f->len;
 		pop_frame(c, from);
 		if (n < 0)

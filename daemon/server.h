@@ -56,9 +56,12 @@ struct tt_server_config {
 	const char *const *mqtt_benches;
 	size_t nmqtt_benches;
 	unsigned mqtt_bench_targets;
-	/* Optional log sink (level: 3 err .. 7 debug); msg borrowed for the call. */
+	/* Optional log sink (level: 3 err .. 7 debug); msg borrowed for the call. Lines above
+	 * log_level are not formatted (default 7: all); at 7 the server logs when it writes a batch
+	 * of events to a client ("stage write" lines: bench/README.md). */
 	void (*log)(int level, const char *msg, void *arg);
 	void *log_arg;
+	int log_level;
 };
 
 /* Hubs one server serves (targets and remote targets together): tracetapd takes no more. */

@@ -2,6 +2,7 @@
 #include "supervisor.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,6 +116,12 @@ static void on_flush(uv_idle_t *h)
 
 	tt_hub_flush(s->hub);
 	uv_idle_stop(h);
+	if (tt_log_level >= TT_LOG_DEBUG) { /* the batch's publication (bench/README.md, stages) */
+		struct tt_hub_stats st;
+		tt_hub_get_stats(s->hub, &st);
+		tt_log(TT_LOG_DEBUG, "target %s: stage flush to=%" PRIu64 " t=%" PRIu64, s->name,
+		       st.last_seq, uv_hrtime());
+	}
 }
 
 static void need_flush(void *arg)

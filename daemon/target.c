@@ -7,7 +7,9 @@
  * layout file and options, where its control structure is (locate_buffer), then the reader
  * and the probe (open_reading). One poll cycle is a chain of plan -> tt_probe_read -> ingest
  * steps that runs until the reader says the cycle is over; the next cycle starts `interval`
- * after this one started, so a slow link polls back to back and an idle target is polled rarely. Probe failures back off (doubling up to poll_max, at least 50 ms)
+ * after this one started (or at once, an early cycle, when the reader held entries back: pace.h;
+ * the interval then counts from the last cycle that was not early), so a slow link polls back to
+ * back and an idle target is polled rarely. Probe failures back off (doubling up to poll_max, at least 50 ms)
  * and are logged rate-limited; the reader reports losses itself as gap records.
  */
 #include "gaplog.h"
@@ -64,6 +66,10 @@ struct tt_target {
 	int stopping;
 	int pending_closes;
 	uint64_t cycle_start;    /* uv_now at the start of the cycle */
+	uint64_t base_start;     /* uv_now at the start of the last cycle that was not early */
+	bool early;              /* the cycle runs at once after the last (tt_pace_early) */
+	uint64_t read_sent_ns;   /* uv_hrtime when the pending read went out (stage lines) */
+	uint64_t last_time;      /* time of the newest event emitted (stage lines) */
 	unsigned backoff_ms;
 	/* rate over a sliding second */
 	uint64_t rate_t0, rate_n0;
@@ -160,6 +166,7 @@ static void emit(void *arg, const struct tt_record *rec)
 	switch (rec->kind) {
 	case TT_REC_EVENT:
 		t->st.events++;
+		t->last_time = rec->u.ev.time;
 		break;
 	case TT_REC_GAP:
 		t->st.gaps++;
@@ -200,16 +207,22 @@ static void update_rate(struct tt_target *t)
 	}
 }
 
-/* The next interval (daemon/pace.c) from what the last poll found and how long it took. */
-static unsigned next_interval(struct tt_target *t, double poll_ms)
+/* The next interval (daemon/pace.c) from what the last poll found and how long it took, and
+ * whether the next cycle is an early one. An early cycle's own (shorter) duration and findings
+ * leave the interval as it was. */
+static unsigned next_interval(struct tt_target *t, double poll_ms, bool *early)
 {
 	struct tt_reader_stats s;
 	struct tt_pace_in in = { .interval_ms = t->st.interval_ms, .min_ms = t->cfg.poll_min_ms,
 				 .max_ms = t->cfg.poll_max_ms, .latency_ms = t->cfg.latency_ms,
-				 .poll_ms = poll_ms };
+				 .poll_ms = poll_ms, .repoll = t->early };
 
 	t->fmt->stats(t->rd, &s);
 	t->st.skipped = s.skipped;
+	in.held = s.held;
+	*early = tt_pace_early(&in);
+	if (t->early)
+		return t->st.interval_ms;
 	t->st.fill = s.capacity ? (double)s.last_new / s.capacity : 0;
 	in.fill = t->st.fill;
 	t->st.interval_ms = tt_pace_next(&in);
@@ -233,16 +246,21 @@ static void announce_reset(struct tt_target *t)
 static void cycle_done(struct tt_target *t)
 {
 	uint64_t now = uv_now(t->loop);
-	uint64_t spent = now - t->cycle_start;
-	unsigned iv = next_interval(t, (double)spent);
+	uint64_t spent = now - t->cycle_start, since;
+	bool early;
+	unsigned iv = next_interval(t, (double)spent, &early);
 
-	t->st.poll_ms_last = (double)spent;
+	if (!t->early)
+		t->st.poll_ms_last = (double)spent;
 	t->st.polls++;
 	t->backoff_ms = 0;
 	t->fail_since = 0;
 	t->relink_ms = RELINK_FIRST_MS;
 	update_rate(t);
-	schedule(t, spent >= iv ? 0 : (unsigned)(iv - spent));
+	t->early = early;
+	/* an interval after the last regular cycle started (an early one runs in between) */
+	since = now - t->base_start;
+	schedule(t, early || since >= iv ? 0 : (unsigned)(iv - since));
 }
 
 /* OpenOCD never reconnects an adapter whose connection died (a replugged probe, a restarted
@@ -276,6 +294,7 @@ static void cycle_failed(struct tt_target *t, enum tt_target_state st, const cha
 
 	if (!set_state(t, st, "%s", msg)) /* a new state or message is logged as such */
 		log_poll_error(t, msg);
+	t->early = false;
 	t->backoff_ms = t->backoff_ms ? t->backoff_ms * 2 : floor;
 	if (t->backoff_ms > t->cfg.poll_max_ms * 4 + 1000)
 		t->backoff_ms = t->cfg.poll_max_ms * 4 + 1000;
@@ -360,9 +379,16 @@ static void on_read(struct tt_probe *p, int status, void *arg)
 		step(t);
 		return;
 	}
+	uint64_t done_ns = uv_hrtime(), events0 = t->st.events;
 	if (t->fmt->set_host_time)
-		t->fmt->set_host_time(t->rd, uv_hrtime());
+		t->fmt->set_host_time(t->rd, done_ns);
 	int rc = t->fmt->ingest(t->rd, emit, t);
+	/* where a batch's latency goes (bench/README.md, "stages"): the read's request and
+	 * return, and the end of decoding (the records are in the hub, JSON encoded) */
+	if (t->st.events != events0 && tt_log_level >= TT_LOG_DEBUG)
+		tt_log(TT_LOG_DEBUG, "target %s: stage read sent=%" PRIu64 " done=%" PRIu64
+		       " decoded=%" PRIu64 " events=%" PRIu64 " last_time=%" PRIu64, t->cfg.name,
+		       t->read_sent_ns, done_ns, uv_hrtime(), t->st.events - events0, t->last_time);
 	if (rc < 0) {
 		snprintf(msg, sizeof(msg), "%s", t->fmt->error(t->rd));
 		/* A buffer that vanished may have moved: resolve the pointer again. */
@@ -406,6 +432,7 @@ static void step(struct tt_target *t)
 			t->fmt->set_host_time(t->rd, uv_hrtime());
 		t->fmt->plan(t->rd, &t->plan);
 	}
+	t->read_sent_ns = uv_hrtime();
 	rc = tt_probe_read(t->probe, &t->plan, on_read, t);
 	if (rc < 0) {
 		snprintf(msg, sizeof(msg), "probe %s: %s", t->cfg.probe, tt_probe_error(t->probe));
@@ -464,6 +491,8 @@ static void poll_cycle(struct tt_target *t)
 	if (t->reset_pending)
 		t->reset_pending = 2;
 	t->cycle_start = uv_now(t->loop);
+	if (!t->early)
+		t->base_start = t->cycle_start;
 	step(t);
 }
 

@@ -144,6 +144,7 @@ static int server_start(struct daemon *d)
 	char err[512];
 
 	d->conf.server.log = server_log;
+	d->conf.server.log_level = tt_log_level;
 	if (tt_server_start(&d->loop, &d->conf.server, &d->srv, err, sizeof(err)) < 0) {
 		tt_log(TT_LOG_ERR, "%s", err);
 		return -1;

@@ -52,6 +52,9 @@ struct tt_reader_stats {
 	uint64_t polls, bytes_planned, events, gaps, lost, resets;
 	uint32_t last_new; /* entries (or records) new at the last poll */
 	uint32_t capacity; /* entries (or records) the target buffer holds; 0 if unknown */
+	uint32_t held;     /* entries read at the last poll but held back until a later read (a
+			      format whose entries may still change after they are committed);
+			      the poller may read again sooner to publish them */
 	uint64_t skipped;  /* history found at attach but overwritten before it could be read
 			      (never promised, so no gap record; counted to be visible) */
 };

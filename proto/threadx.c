@@ -263,10 +263,12 @@ static void tt_tx_set_anchor(struct tt_threadx *rd, uint32_t nxt, uint32_t held)
 {
 	rd->ahead_ok = false;
 	rd->was_idle = false;
+	rd->idle_n = 0;
 	rd->nxt = tt_tx_ring(rd, nxt);
 	tt_tx_slot_words(rd, tt_tx_ring(rd, (int64_t)rd->nxt - 1), rd->anchor);
 	rd->anchor_ok = true;
 	rd->held = held;
+	rd->st.held = held;
 }
 
 
@@ -328,6 +330,16 @@ static int tt_tx_ingest_static(struct tt_threadx *rd, tt_emit_cb cb, void *arg)
 	return tt_tx_finish(rd, cb, arg);
 }
 
+/* A poll found its anchor rewritten: with current c read after the anchor, a writer that went
+ * far enough past c_new to reach the slots of that poll overtook the copy (LOST), else it
+ * lapped before the poll (LAP). Only the gap's reason depends on it. */
+static void tt_tx_why(struct tt_threadx *rd, uint32_t c)
+{
+	uint32_t d = tt_tx_ring(rd, (int64_t)c - rd->c_new);
+	rd->why = (uint64_t)d + rd->why_r + 1 > rd->lay.nent ? TT_TXY_LOST : TT_TXY_LAP;
+	rd->why_r = 0;
+}
+
 /* The plan [cur c0] was read: start a full read below it. */
 static int tt_tx_ingest_sync(struct tt_threadx *rd, tt_emit_cb cb, void *arg)
 {
@@ -336,6 +348,8 @@ static int tt_tx_ingest_sync(struct tt_threadx *rd, tt_emit_cb cb, void *arg)
 		return tt_tx_ingest_static(rd, cb, arg);
 	if (tt_tx_cur_index(rd, rd->curbuf, &c0) < 0)
 		return -EPROTO;
+	if (rd->why_r && rd->why == TT_TXY_LAP)
+		tt_tx_why(rd, c0);
 	memset(&rd->sy, 0, sizeof(rd->sy));
 	rd->sy.top = tt_tx_ring(rd, (int64_t)c0 - 1);
 	rd->sy.now = rd->cfg.start_at_now && !rd->synced_once && rd->why == TT_TXY_ATTACH;
@@ -553,6 +567,21 @@ static void tt_tx_plan_sync_read(struct tt_threadx *rd, struct tt_plan *p)
 
 static int tt_tx_ingest_poll_ent(struct tt_threadx *rd, tt_emit_cb cb, void *arg);
 
+/* An idle poll read current alone and it has not moved: nothing to publish, and nothing proven
+ * either (a whole lap leaves current where it was), so the anchor and host_proven stay as they
+ * are; the next anchored idle poll, or the next entry read, compares the anchor. */
+static int tt_tx_idle_done(struct tt_threadx *rd, uint32_t c, tt_emit_cb cb, void *arg)
+{
+	memset(&rd->pend, 0, sizeof(rd->pend));
+	rd->pend.first = rd->nxt;
+	rd->st.last_new = 0;
+	rd->ahead = c;
+	rd->ahead_ns = rd->host_now;
+	rd->ahead_ok = rd->host_now != 0;
+	rd->idle_n++;
+	return tt_tx_finish(rd, cb, arg);
+}
+
 static int tt_tx_ingest_poll_cur(struct tt_threadx *rd, tt_emit_cb cb, void *arg)
 {
 	uint32_t c;
@@ -581,8 +610,8 @@ static int tt_tx_ingest_poll_cur(struct tt_threadx *rd, tt_emit_cb cb, void *arg
 		}
 		rd->force_header = false;
 		c = (l.cur - l.ent_start) / TT_THREADX_ENTRY_SIZE;
-	} else if (tt_tx_cur_index(rd, rd->curbuf, &c) < 0) {
-		return -EPROTO;
+	} else if (tt_tx_cur_index(rd, rd->idle_plan ? rd->curbuf2 : rd->curbuf, &c) < 0) {
+		return -EPROTO; /* an idle poll reads [anchor][current] only: current is curbuf2 */
 	}
 	rd->err[0] = 0;
 	rd->st.polls++;
@@ -593,25 +622,29 @@ static int tt_tx_ingest_poll_cur(struct tt_threadx *rd, tt_emit_cb cb, void *arg
 		rd->state = TT_TXS_SYNC;
 		return TT_THREADX_MORE;
 	}
+	if (rd->idle_cur && c == rd->nxt)
+		return tt_tx_idle_done(rd, c, cb, arg);
 	rd->c_new = c;
 	rd->state = TT_TXS_POLL_ENT;
-	/* the entries are read already, or there are none and the anchor was read after current */
+	/* the entries are read already, or there are none (an idle poll: the anchor, then current;
+	 * new entries are read next, with the anchor again after them) */
 	if (rd->use_ahead || (rd->idle_plan && c == rd->nxt))
 		return tt_tx_ingest_poll_ent(rd, cb, arg);
 	return TT_THREADX_MORE;
 }
 
 
-/* The plan was [new slots][anchor][current]. The writer can only reach a new slot by first
- * rewriting the anchor (the slot before them in ring order), so an anchor read last and found
- * unchanged proves every new slot was read intact and that no lap happened since the last poll,
- * however far the writer went. A changed anchor sends us to a full read (sync); current, read
- * after it, tells a lap before this poll from a writer that overtook the copy. */
+/* The plan was [new slots][anchor] (and current after them in an idle poll's). The writer can
+ * only reach a new slot by first rewriting the anchor (the slot before them in ring order), so
+ * an anchor read last and found unchanged proves every new slot was read intact and that no lap
+ * happened since the last poll, however far the writer went. A changed anchor sends us to a full
+ * read (sync); current, read after it (the sync's first read, or this plan's), tells a lap
+ * before this poll from a writer that overtook the copy. */
 static int tt_tx_ingest_poll_ent(struct tt_threadx *rd, tt_emit_cb cb, void *arg)
 {
-	const uint32_t n = rd->lay.nent, r = rd->r, s0 = rd->s0;
-	uint32_t c2, w[8];
-	if (tt_tx_cur_index(rd, rd->curbuf2, &c2) < 0)
+	const uint32_t r = rd->r, s0 = rd->s0;
+	uint32_t c2 = 0, w[8];
+	if (rd->with_cur && tt_tx_cur_index(rd, rd->curbuf2, &c2) < 0)
 		return -EPROTO;
 	tt_tx_slot_words(rd, s0, w);
 	if (!tt_tx_same_entry(w, rd->anchor)) {
@@ -620,8 +653,10 @@ static int tt_tx_ingest_poll_ent(struct tt_threadx *rd, tt_emit_cb cb, void *arg
 			rd->state = TT_TXS_HEADER;
 			return TT_THREADX_MORE;
 		}
-		uint32_t d = tt_tx_ring(rd, (int64_t)c2 - rd->c_new);
-		rd->why = (uint64_t)d + r + 1 > n ? TT_TXY_LOST : TT_TXY_LAP;
+		rd->why = TT_TXY_LAP;
+		rd->why_r = r; /* LAP or LOST: tt_tx_why, from current read after the anchor */
+		if (rd->with_cur)
+			tt_tx_why(rd, c2);
 		rd->anchor_ok = false;
 		rd->state = TT_TXS_SYNC;
 		return TT_THREADX_MORE;
@@ -642,12 +677,14 @@ static int tt_tx_ingest_poll_ent(struct tt_threadx *rd, tt_emit_cb cb, void *arg
 	rd->st.last_new = count > rd->held ? count - rd->held : 0;
 	rd->pend.first = first;
 	rd->pend.count = emit;
+	uint32_t idle_n = rd->idle_n;
 	tt_tx_set_anchor(rd, first + emit, count - emit);
 	rd->ahead = c2;
 	rd->host_proven = rd->host_plan; /* the anchor was read in this plan */
 	rd->ahead_ns = rd->host_plan;
-	rd->ahead_ok = rd->host_plan != 0;
+	rd->ahead_ok = rd->with_cur && rd->host_plan != 0; /* c2: current read after it */
 	rd->was_idle = count == 0;
+	rd->idle_n = count == 0 ? idle_n + 1 : 0;
 	return tt_tx_finish(rd, cb, arg);
 }
 
@@ -655,8 +692,10 @@ static int tt_tx_ingest_poll_ent(struct tt_threadx *rd, tt_emit_cb cb, void *arg
 
 
 /* The entry read of a poll from current c_new: the new slots [nxt, c_new) (zero, one or two
- * ranges), then the anchor nxt-1 (read last: see tt_tx_ingest_poll_ent), then current. */
-static void tt_tx_plan_poll_ent(struct tt_threadx *rd, struct tt_plan *plan)
+ * ranges), then the anchor nxt-1 (read last: see tt_tx_ingest_poll_ent), then, when with_cur,
+ * current (an idle poll's, whose current tells whether anything was written; a poll with
+ * entries publishes them once the anchor is read: one read, one round trip, less). */
+static void tt_tx_plan_poll_ent(struct tt_threadx *rd, struct tt_plan *plan, bool with_cur)
 {
 	const struct tt_txlayout *l = &rd->lay;
 	uint32_t k = tt_tx_ring(rd, (int64_t)rd->c_new - rd->nxt);
@@ -665,7 +704,9 @@ static void tt_tx_plan_poll_ent(struct tt_threadx *rd, struct tt_plan *plan)
 	tt_tx_add_slots(rd, plan, rd->nxt, k);
 	tt_tx_add(plan, l->ent_start + (uint64_t)rd->s0 * TT_THREADX_ENTRY_SIZE,
 		  TT_THREADX_ENTRY_SIZE, rd->entbuf + (size_t)rd->s0 * TT_THREADX_ENTRY_SIZE);
-	tt_tx_add(plan, rd->cfg.header_addr + TT_TX_CUR_OFF, 4, rd->curbuf2);
+	rd->with_cur = with_cur;
+	if (with_cur)
+		tt_tx_add(plan, rd->cfg.header_addr + TT_TX_CUR_OFF, 4, rd->curbuf2);
 	rd->st.rereads += (uint64_t)(rd->held < k ? rd->held : k) * TT_THREADX_ENTRY_SIZE;
 }
 
@@ -714,23 +755,27 @@ void tt_threadx_plan(struct tt_threadx *rd, struct tt_plan *plan)
 				rd->host_now - rd->ahead_ns <= TT_TX_AHEAD_NS;
 		rd->ahead_ok = false;
 		rd->idle_plan = false;
+		/* idle: current alone, the anchor with it every TT_TX_IDLE_ANCHOR-th poll */
+		rd->idle_cur = !rd->use_ahead && rd->was_idle && rd->anchor_ok &&
+			       rd->idle_n % TT_TX_IDLE_ANCHOR != TT_TX_IDLE_ANCHOR - 1;
 		if (rd->use_ahead) {
 			rd->c_new = rd->ahead;
 			rd->host_cur = rd->ahead_ns;
-			tt_tx_plan_poll_ent(rd, plan);
+			tt_tx_plan_poll_ent(rd, plan, false);
 		} else if (rd->cur_full) {
 			tt_tx_add(plan, rd->cfg.header_addr, TT_THREADX_HEADER_SIZE, rd->hdrbuf);
 		} else {
-			tt_tx_add(plan, cur_addr, 4, rd->curbuf);
-			rd->idle_plan = rd->was_idle && rd->anchor_ok;
-			if (rd->idle_plan) { /* no new slot expected: [anchor][current] now */
+			rd->idle_plan = rd->was_idle && rd->anchor_ok && !rd->idle_cur;
+			if (rd->idle_plan) { /* no new slot expected: [anchor][current] only */
 				rd->c_new = rd->nxt;
-				tt_tx_plan_poll_ent(rd, plan);
+				tt_tx_plan_poll_ent(rd, plan, true);
+			} else {
+				tt_tx_add(plan, cur_addr, 4, rd->curbuf);
 			}
 		}
 		break;
 	case TT_TXS_POLL_ENT:
-		tt_tx_plan_poll_ent(rd, plan);
+		tt_tx_plan_poll_ent(rd, plan, false);
 		break;
 	}
 	for (unsigned i = 0; i < plan->n; i++)

@@ -72,6 +72,7 @@ struct tt_threadx_stats {
 	                            * it was copied (never promised, so no gap record) */
 	uint32_t last_new;         /* not monotonic: entries found new in the last poll */
 	uint32_t capacity;         /* not monotonic: entries in the buffer (N), 0 before attach */
+	uint32_t held;             /* not monotonic: entries read but held back (hold policy) */
 };
 
 struct tt_threadx; /* opaque */

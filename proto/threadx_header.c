@@ -167,6 +167,7 @@ void tt_tx_emit_reset(struct tt_threadx *rd, const char *reason, tt_emit_cb cb, 
 	rd->st.resets++;
 	rd->anchor_ok = false;
 	rd->held = 0;
+	rd->st.held = 0;
 	rd->pend.active = false;
 	rd->why = TT_TXY_RESET;
 	rd->sync_busy = 0;

@@ -164,6 +164,9 @@ struct tt_threadx {
 	char err[256];
 	enum tt_txstate state;
 	enum tt_txsync why;    /* why the next full read (sync) happens */
+	uint32_t why_r;        /* a poll's r when its anchor was rewritten and no current was read
+				  after it yet: the sync's first read of current decides LAP/LOST */
+	bool with_cur;         /* this entry read ends with current (curbuf2): idle polls */
 	bool attached;         /* a layout is accepted and buffers are allocated */
 	bool synced_once;      /* start_at_now only applies to the first sync */
 	bool force_header;     /* next poll reads the whole header */
@@ -212,10 +215,14 @@ struct tt_threadx {
 	uint64_t ahead_ns;
 	bool ahead_ok;
 	bool use_ahead;        /* this poll's plan is the entry read, from ahead */
-	/* The last poll found no new slot: the next one reads current, the anchor and current
-	 * again in one plan (idle_plan), which is the whole poll when current has not moved. */
+	/* The last poll found no new slot (idle_n in a row): the next one reads current alone
+	 * (idle_cur), the whole poll when current has not moved, except every
+	 * TT_TX_IDLE_ANCHOR-th, which reads the anchor and current in one plan (idle_plan): the
+	 * anchor finds a whole lap current alone cannot see. */
 	bool was_idle;
 	bool idle_plan;
+	bool idle_cur;
+	uint32_t idle_n;
 	uint32_t s0, r;        /* slots read this poll: the anchor s0 and r - 1 new ones after it */
 	unsigned poll_no;
 
@@ -328,6 +335,7 @@ void tt_tx_decode(struct tt_threadx *rd, uint32_t slot, const uint32_t w[8], str
  * below a fresh one, so only latency depends on its age, and a link-bound reader (polls back to
  * back) saves a probe command per poll. Later polls read current afresh. */
 #define TT_TX_AHEAD_NS 2000000u
+#define TT_TX_IDLE_ANCHOR 4u
 /* rd->err = "ThreadX header at ADDR: " and the message. */
 void tt_tx_err(struct tt_threadx *rd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Parses and validates hdrbuf into *l. Returns 0, -EPROTO or -EFBIG with rd->err set. */

@@ -58,7 +58,7 @@ static void tx_stats(const void *rd, struct tt_reader_stats *out)
 	*out = (struct tt_reader_stats){
 		.polls = s->polls, .bytes_planned = s->bytes_planned, .events = s->events,
 		.gaps = s->gaps, .lost = s->lost, .resets = s->resets, .last_new = s->last_new,
-		.capacity = s->capacity, .skipped = s->history_skipped,
+		.capacity = s->capacity, .skipped = s->history_skipped, .held = s->held,
 	};
 }
 

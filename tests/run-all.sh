@@ -3,9 +3,9 @@
 # rebuild with ASan+UBSan and run every suite again but the package's; run the integration
 # suite under valgrind (tests/valgrind.sh: the compiled tests and the programs the scripts
 # start, zero errors and zero leaks); build the libFuzzer harnesses with clang and run each for
-# a short time (tests/fuzz); run every benchmark row once, short (bench/run.sh --quick: the
-# numbers are printed, not asserted; a benchmark that cannot run fails the run, but benchmarks
-# are not tests and count in no total: see README.md).
+# a short time (tests/fuzz); last, every row of `bench/run.sh --quick` once (meson's bench-quick
+# benchmark): numbers printed, not asserted; it fails the run only when a part did not run, and
+# counts in no total (benchmarks are not tests: README.md).
 # Ends with a line per skipped test (which build, which test, the reason it printed) and one
 # line "tests: N passed, N failed, N skipped" counting every run above (a skipped test is not
 # a pass), and exits non-zero if anything failed. TT_CI_FUZZ=0 leaves out the clang build (no clang installed).

@@ -4,8 +4,10 @@
  * an event written at time stamp T (unwrapped `time`) was written at start + T / tick_hz; the
  * record's arrival is CLOCK_MONOTONIC when its line is read here (same clock, same host).
  *
- * usage: tt-e2e-latency START_NS TICK_HZ SKIP_MS    (reads until EOF)
+ * usage: tt-e2e-latency START_NS TICK_HZ SKIP_MS [ARRIVALS]    (reads until EOF)
  * Events written in the first SKIP_MS after the workload started (attach history) are skipped.
+ * ARRIVALS: a file to write "seq time arrival_ns" into, one line per event counted (the
+ * per-stage breakdown of bench/stages.py joins it with tracetapd's stage lines).
  * Prints: latency n=N p50_ms=X p90_ms=X p99_ms=X max_ms=X
  */
 #include <stdint.h>
@@ -23,7 +25,7 @@ static int cmp(const void *a, const void *b)
 int main(int argc, char **argv)
 {
 	if (argc < 4) {
-		fprintf(stderr, "usage: tt-e2e-latency START_NS TICK_HZ SKIP_MS < records.jsonl\n");
+		fprintf(stderr, "usage: tt-e2e-latency START_NS TICK_HZ SKIP_MS [ARRIVALS] < records.jsonl\n");
 		return 2;
 	}
 	uint64_t start = strtoull(argv[1], NULL, 0);
@@ -32,8 +34,9 @@ int main(int argc, char **argv)
 	double *lat = malloc(cap * sizeof(*lat));
 	char *line = NULL;
 	size_t lcap = 0;
+	FILE *arr = argc > 4 ? fopen(argv[4], "w") : NULL;
 
-	if (!lat || hz <= 0)
+	if (!lat || hz <= 0 || (argc > 4 && !arr))
 		return 2;
 	while (getline(&line, &lcap, stdin) > 0) {
 		struct timespec now;
@@ -53,9 +56,17 @@ int main(int argc, char **argv)
 		if (n == cap && !(lat = realloc(lat, (cap *= 2) * sizeof(*lat))))
 			return 2;
 		lat[n++] = now_ms - written_ms;
+		if (arr) {
+			const char *s = strstr(line, "\"seq\":");
+			fprintf(arr, "%llu %llu %llu\n", s ? strtoull(s + 6, NULL, 10) : 0ull,
+				(unsigned long long)t,
+				(unsigned long long)now.tv_sec * 1000000000ull + (unsigned long long)now.tv_nsec);
+		}
 	}
 	if (!n) {
 		printf("latency n=0\n");
+		if (arr)
+			fclose(arr);
 		return 1;
 	}
 	qsort(lat, n, sizeof(*lat), cmp);
@@ -63,5 +74,5 @@ int main(int argc, char **argv)
 	       lat[n * 9 / 10], lat[n * 99 / 100], lat[n - 1]);
 	free(line);
 	free(lat);
-	return 0;
+	return arr && fclose(arr) != 0 ? 2 : 0;
 }

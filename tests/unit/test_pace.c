@@ -1,5 +1,6 @@
 /* tests/unit/test_pace.c: the poll interval policy (daemon/pace.c): the adaptive rule without a
- * latency bound, and the bound minus the last poll's duration as the ceiling with one. */
+ * latency bound, the bound minus the last poll's duration as the ceiling with one, and the early
+ * poll after entries were held back. */
 #include "../../daemon/pace.h"
 #include "../tt_test.h"
 
@@ -35,5 +36,16 @@ int main(void)
 	for (int i = 0; i < 20; i++)
 		in.interval_ms = tt_pace_next(&in);
 	CHECK_EQ(in.interval_ms, 50);
+
+	/* held entries: with a bound the next poll starts at once, but not twice in a row */
+	struct tt_pace_in h = { .interval_ms = 7, .min_ms = 1, .max_ms = 50, .held = 2 };
+	CHECK(!tt_pace_early(&h)); /* no bound: the interval as it is */
+	h.latency_ms = 10;
+	CHECK(tt_pace_early(&h));
+	h.repoll = true;
+	CHECK(!tt_pace_early(&h));
+	h.repoll = false;
+	h.held = 0;
+	CHECK(!tt_pace_early(&h));
 	return tt_test_done();
 }
