@@ -217,4 +217,11 @@ int nx_names_ingest(struct tt_nuttx *rd);
 const char *nx_img_name(const struct nx_lay *l, const struct tt_nuttx_layout *lo,
 			const uint8_t *img, size_t len, uint64_t base, int32_t pid, char *out);
 
+/* The image's whole task table (g_pidhash, as nx_img_name reads it): cb per TCB with its pid
+ * (id), name and stack bounds (when the layout has them). 0 (no table: no tasks). */
+struct tt_an_thread;
+int nx_img_tasks(const struct nx_lay *l, const struct tt_nuttx_layout *lo, const uint8_t *img,
+		 size_t len, uint64_t base,
+		 void (*cb)(void *arg, const struct tt_an_thread *t), void *arg);
+
 #endif

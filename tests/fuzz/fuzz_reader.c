@@ -123,8 +123,10 @@ static void fz_live(const struct tt_reader_ops *ops, const uint8_t *data, size_t
 		return;
 	}
 	memcpy(ram, data, size);
-	tt_stackscan_init(&sc, ops->analysis && ops->analysis->stack_fill ?
-				       *ops->analysis->stack_fill : 0);
+	uint32_t fill = 0;
+	if (ops->analysis && ops->analysis->stack_fill)
+		(void)ops->analysis->stack_fill(cfg.format_cfg, &fill);
+	tt_stackscan_init(&sc, fill);
 	for (int cycle = 0; cycle < 12; cycle++) {
 		for (int step = 0; step < 16; step++) {
 			struct tt_plan p;
