@@ -12,7 +12,8 @@
  * at its creation; NuttX's own check (up_check_tcbstack) counts the colour words from
  * stack_base_ptr up, over adj_stack_size bytes, and the first word that is not the colour is
  * the deepest use: stackscan.h's rule. The tasks and their bounds come from the TCBs
- * (g_pidhash), the colour from the layout (the ELF's architecture).
+ * (g_pidhash: the live reader's walk, nuttx_tasks.c, or the image's), the colour from the
+ * layout (the ELF's architecture).
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -122,6 +123,11 @@ static int nx_image_threads(const uint8_t *img, size_t len, uint64_t base,
 	return nx_img_tasks(&l, lo, img, len, base, cb, arg);
 }
 
+static int nx_threads(const void *rd, tt_an_thread_cb cb, void *arg)
+{
+	return tt_nuttx_tasks(rd, cb, arg);
+}
+
 const struct tt_analysis_ops tt_nuttx_analysis = {
 	.prio_low_is_urgent = false,
 	.traces_switches = true,
@@ -129,6 +135,7 @@ const struct tt_analysis_ops tt_nuttx_analysis = {
 	.flags = TT_AN_THREAD_START | TT_AN_THREAD_STOP | TT_AN_SUSPEND | TT_AN_PREEMPTED |
 		 TT_AN_SWITCH | TT_AN_CALL_ENTER | TT_AN_CALL_LEAVE | TT_AN_IRQ | TT_AN_ISR_ENTER |
 		 TT_AN_ISR_EXIT,
+	.threads = nx_threads,
 	.image_threads = nx_image_threads,
 	.stack_fill = nx_stack_fill,
 };
