@@ -46,6 +46,9 @@ static const void *fz_format_cfg(struct tt_nuttx_layout *lo)
 	lo->tcb_name_size = 32;
 	lo->taskname_addr = FZ_BASE + 0x80;
 	lo->taskname_size = 64;
+	lo->tcb_off_stack_base = 16; /* the task table's walk for stacks, live and in the image */
+	lo->tcb_off_stack_size = 20;
+	lo->stack_color = 0xdeadbeefu;
 	return lo;
 }
 
