@@ -10,7 +10,11 @@
 set -euo pipefail
 tracetap=$1 mk=$2 tracetapd=$3
 work=$(mktemp -d) dpid=""
-trap '[ -z "$dpid" ] || kill "$dpid" 2>/dev/null || true; rm -rf "$work"' EXIT
+stop_daemon() { # SIGTERM, then wait for it to exit (under valgrind: its summary written)
+	[ -z "$dpid" ] || { kill "$dpid" 2>/dev/null; wait "$dpid" 2>/dev/null || true; }
+	dpid=""
+}
+trap 'stop_daemon; rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 
 "$mk" "$work/ram.bin" > "$work/mk.out"
@@ -65,7 +69,7 @@ ${TT_WRAP-} "$tracetapd" --port 0 --log-level info --name nx "${args[@]}" \
 	--probe "file:$work/ram.bin" > /dev/null 2> "$work/d.log" &
 dpid=$!
 port=""
-for _ in $(seq 300); do
+for _ in $(seq 600); do # 60 s at most
 	port=$(sed -n 's/.*dashboard at http:\/\/127\.0\.0\.1:\([0-9]*\)\/.*/\1/p' "$work/d.log" | head -n 1)
 	[ -n "$port" ] || ! kill -0 "$dpid" 2>/dev/null && break
 	sleep 0.1
@@ -87,4 +91,5 @@ while read -r _ pid name size used; do
 	[ "$(painted "$pid" used id)" = "$used" ] && [ "$(painted "$pid" free id)" = $((size - used)) ] ||
 		fail "live: pid $pid: painted used $(painted "$pid" used id) free $(painted "$pid" free id); the image used $used of $size"
 done < <(grep '^task ' "$work/mk.out")
+stop_daemon
 echo "ok: tracetapd over the file probe: the same painted figures in /api/stats, pid 3 no fill pattern"
