@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "analysis_int.h"
+#include "reader.h"
 
 struct img_threads {
 	struct tt_analysis *a;
@@ -27,12 +28,14 @@ int tt_analysis_image_threads(struct tt_analysis *a, const uint8_t *img, size_t 
 	const struct tt_analysis_ops *ops = a->ops;
 	struct img_threads it = { a, NULL, base, len };
 	struct tt_stack_painted p;
+	uint32_t fill;
 	int rc;
 
 	if (!ops || !ops->image_threads)
 		return 0;
-	if (ops->stack_fill && (it.scan = malloc(sizeof(*it.scan))) != NULL)
-		tt_stackscan_init(it.scan, *ops->stack_fill);
+	if (ops->stack_fill && ops->stack_fill(cfg ? cfg->format_cfg : NULL, &fill) == 0 &&
+	    (it.scan = malloc(sizeof(*it.scan))) != NULL)
+		tt_stackscan_init(it.scan, fill);
 	rc = ops->image_threads(img, len, base, cfg, img_thread, &it);
 	if (rc == 0 && it.scan) {
 		tt_stackscan_image(it.scan, img, len, base);

@@ -765,6 +765,7 @@ int tt_target_start(uv_loop_t *loop, const struct tt_target_config *cfg,
 {
 	const struct tt_reader_ops *fmt;
 	struct tt_target *t;
+	uint32_t fill;
 	int rc;
 
 	/* Messages here do not name the target: the caller prefixes them. */
@@ -798,8 +799,9 @@ int tt_target_start(uv_loop_t *loop, const struct tt_target_config *cfg,
 	}
 	if ((rc = open_reading(t, err, errlen)) < 0)
 		goto fail_cfg;
-	if (fmt->analysis && fmt->analysis->stack_fill && t->cfg.stack_budget >= 0 &&
-	    tt_stackread_new(*fmt->analysis->stack_fill, t->cfg.stack_budget ? (uint32_t)t->cfg.stack_budget
+	if (fmt->analysis && fmt->analysis->stack_fill && fmt->analysis->threads &&
+	    fmt->analysis->stack_fill(t->format_cfg, &fill) == 0 && t->cfg.stack_budget >= 0 &&
+	    tt_stackread_new(fill, t->cfg.stack_budget ? (uint32_t)t->cfg.stack_budget
 			     : TT_STACK_BUDGET_DEFAULT, uv_now(loop), &t->stacks) < 0) {
 		snprintf(err, errlen, "out of memory");
 		rc = -ENOMEM;

@@ -109,9 +109,11 @@ struct tt_analysis_ops {
 	int (*image_threads)(const uint8_t *img, size_t len, uint64_t base,
 			     const struct tt_reader_config *cfg, tt_an_thread_cb cb, void *arg);
 	/* The fill the RTOS paints each thread's stack with at its creation, as a little-endian
-	 * target word, for the high-water marks read from RAM (stackscan.h); NULL: the format
-	 * paints no stacks (or tracetap does not know its fill). */
-	const uint32_t *stack_fill;
+	 * target word, for the high-water marks read from RAM (stackscan.h), for a reader
+	 * configured with format_cfg (tt_reader_config.format_cfg: the fill may depend on the
+	 * target's architecture): 0 with *fill, or -ENOENT when this target's fill is not known
+	 * (or its stacks' bounds are not). NULL: the format paints no stacks. */
+	int (*stack_fill)(const void *format_cfg, uint32_t *fill);
 };
 
 #endif

@@ -137,6 +137,8 @@ const struct tt_nuttx_stats *tt_nuttx_stats(const struct tt_nuttx *rd)
 
 void tt_nuttx_read_failed(struct tt_nuttx *rd, int err)
 {
+	if (rd->step >= ST_TK_HASH && rd->step <= ST_TK_TCBS)
+		nx_tasks_failed(rd);
 	if (rd->step >= ST_PIDHASH) { /* a name lookup: its pids stay unnamed */
 		for (unsigned i = 0; i < rd->nm_n; i++)
 			nx_set_name(&rd->d, rd->nm_pid[i], NULL);
@@ -197,6 +199,11 @@ void tt_nuttx_plan(struct tt_nuttx *rd, struct tt_plan *p)
 	case ST_TCBS:
 	case ST_TASKNAME:
 		nx_names_plan(rd, p);
+		break;
+	case ST_TK_HASH:
+	case ST_TK_SLOTS:
+	case ST_TK_TCBS:
+		nx_tasks_plan(rd, p);
 		break;
 	}
 }
@@ -284,6 +291,7 @@ static int attach(struct tt_nuttx *rd, const struct ctlw *w)
 	rd->buf_addr = w->buf;
 	rd->size = (uint32_t)w->size;
 	rd->attached = true;
+	rd->tk_due = nx_tasks_wanted(&rd->cfg.layout);
 	rd->st.capacity = rd->size / 16;
 	return 0;
 }
@@ -487,7 +495,13 @@ static int names_next(struct tt_nuttx *rd, struct emitter *e)
 			return nx_names_start(rd);
 		publish_pending(rd, e);
 	}
-	return nx_names_start(rd);
+	int rc = nx_names_start(rd);
+	if (rc != TT_NUTTX_DONE)
+		return rc;
+	if (rd->d.tasks_changed && nx_tasks_wanted(&rd->cfg.layout))
+		rd->tk_due = true;
+	rd->d.tasks_changed = false;
+	return nx_tasks_start(rd);
 }
 
 static bool anchor_changed(const struct tt_nuttx *rd)
@@ -750,6 +764,9 @@ int tt_nuttx_ingest(struct tt_nuttx *rd, tt_emit_cb cb, void *arg)
 	case ST_SLOTS:
 	case ST_TCBS:
 	case ST_TASKNAME: rc = nx_names_ingest(rd); break;
+	case ST_TK_HASH:
+	case ST_TK_SLOTS:
+	case ST_TK_TCBS: rc = nx_tasks_ingest(rd); break;
 	default: return -EINVAL;
 	}
 	return rc == TT_NUTTX_DONE ? names_next(rd, &e) : rc;

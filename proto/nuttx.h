@@ -71,6 +71,12 @@ struct tt_nuttx_layout {
 	/* How the target stores a long double (the %Le/%Lf/%Lg arguments of printf notes), from
 	 * the ELF's architecture: enum tt_nuttx_ldbl; TT_NUTTX_LDBL_NONE: such notes stay hex. */
 	uint8_t long_double;
+	/* Stack high-water marks (CONFIG_STACK_COLORATION): where stack_base_ptr (the lowest
+	 * address of the usable stack) and adj_stack_size (its size, a size_t) lie in struct
+	 * tcb_s, and STACK_COLOR, the word NuttX colours each stack with (by the ELF's
+	 * architecture: tt_nuttx_stack_color_of_machine). Any of them 0: no stack figures. */
+	uint16_t tcb_off_stack_base, tcb_off_stack_size;
+	uint32_t stack_color;
 };
 
 enum tt_nuttx_ldbl {
@@ -82,6 +88,9 @@ enum tt_nuttx_ldbl {
 };
 /* The long double of an ELF machine (e_machine); TT_NUTTX_LDBL_NONE when not known. */
 uint8_t tt_nuttx_ldbl_of_machine(unsigned machine);
+
+/* NuttX's STACK_COLOR for an ELF machine (e_machine); 0 when not known here. */
+uint32_t tt_nuttx_stack_color_of_machine(unsigned machine);
 
 /* Target memory known from the ELF: segments of read-only data. */
 struct tt_nuttx_seg {
@@ -159,7 +168,9 @@ int tt_nuttx_layout_check(const struct tt_nuttx_layout *lo, const char **why);
 	"         task names from the target: pidhash=ADDR, npidhash=ADDR (of g_pidhash,\n" \
 	"         g_npidhash), tcb_pid=N, tcb_name=N, tcb_name_size=N, tcb_pid_size=2|4;\n" \
 	"         names of exited tasks: taskname=ADDR (g_note_taskname), taskname_size=N;\n" \
-	"         printf notes' %Lf: long_double=double|x87|x87-12|quad (from --elf)\n"
+	"         printf notes' %Lf: long_double=double|x87|x87-12|quad (from --elf);\n" \
+	"         painted stacks: tcb_stack_base=N, tcb_stack_size=N (stack_base_ptr,\n" \
+	"         adj_stack_size in struct tcb_s), stack_color=WORD (STACK_COLOR; from --elf)\n"
 
 struct tt_nuttx_config {
 	uint64_t driver_addr;     /* target address of g_noteram_driver (required) */

@@ -586,6 +586,7 @@ void nx_emit_record(struct nx_dec *d, const uint8_t *p, uint64_t addr, tt_emit_c
 	unsigned nw = (r.len + 3) / 4;
 
 	advance_time(d, raw);
+	d->tasks_changed |= p[1] <= 1; /* NOTE_START, NOTE_STOP in every release */
 	ev->id = p[1];
 	ev->name = ty->name ? ty->name : "UNKNOWN";
 	ev->ctx = TT_CTX_THREAD;

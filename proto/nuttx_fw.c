@@ -179,6 +179,25 @@ static int legacy_layout(const struct tt_fw_query *q, const char *path,
 /* Task names from the target (optional: left 0 when anything is missing): the addresses of
  * g_pidhash (a pointer: the dynamic hash of NuttX 10.3 and later) and g_npidhash, and
  * struct tcb_s's pid and name[] (CONFIG_TASK_NAME_SIZE > 0). */
+/* Where a task's stack lies (stack_base_ptr: the lowest address of the usable stack;
+ * adj_stack_size: its size, a size_t), as NuttX's up_check_tcbstack reads them, and the colour
+ * its architecture paints stacks with. Optional: left 0 when a member is missing or not that
+ * shape (no stack figures). */
+static void stack_layout(const struct tt_fw_query *q, const struct nx_types *t,
+			 struct tt_nuttx_layout *lo)
+{
+	uint64_t base = Q(member, t->tcb, "stack_base_ptr"), size = Q(member, t->tcb,
+								      "adj_stack_size"), ob, os;
+
+	if (!base || !size || Q(member_offset, base, &ob) < 0 || Q(member_offset, size, &os) < 0 ||
+	    !ob || !os || ob > UINT16_MAX || os > UINT16_MAX ||
+	    Q(size, size) != q->class_bytes(q->fw))
+		return;
+	lo->tcb_off_stack_base = (uint16_t)ob;
+	lo->tcb_off_stack_size = (uint16_t)os;
+	lo->stack_color = tt_nuttx_stack_color_of_machine(q->machine ? q->machine(q->fw) : 0);
+}
+
 static void task_layout(const struct tt_fw_query *q, const struct nx_types *t,
 			struct tt_nuttx_layout *lo)
 {
@@ -203,6 +222,7 @@ static void task_layout(const struct tt_fw_query *q, const struct nx_types *t,
 	lo->tcb_off_name = (uint16_t)on;
 	lo->tcb_pid_size = (uint8_t)ps;
 	lo->tcb_name_size = (uint8_t)ns;
+	stack_layout(q, t, lo);
 }
 
 /* NuttX's cache of task names (CONFIG_DRIVERS_NOTE_TASKNAME_BUFSIZE > 0): the variable

@@ -305,6 +305,19 @@ static void nr_cfg_describe(const void *cfg, const char *source, char *buf, size
 			 (unsigned long long)lo->pidhash_addr,
 			 (unsigned long long)lo->npidhash_addr, lo->tcb_off_pid, lo->tcb_name_size,
 			 lo->tcb_off_name);
+	n = (int)strlen(buf);
+	if (lo->pidhash_addr && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, "\nNuttX painted stacks: %s",
+			 !lo->tcb_off_stack_base || !lo->tcb_off_stack_size
+			 ? "none (no stack_base_ptr / adj_stack_size in the layout)"
+			 : !lo->stack_color ? "none (STACK_COLOR not known for this architecture: "
+					      "give stack_color)" : "");
+	n = (int)strlen(buf);
+	if (lo->pidhash_addr && lo->tcb_off_stack_base && lo->tcb_off_stack_size &&
+	    lo->stack_color && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, "tcb_s stack_base_ptr at %u, adj_stack_size at "
+			 "%u, colour 0x%08x", lo->tcb_off_stack_base, lo->tcb_off_stack_size,
+			 (unsigned)lo->stack_color);
 }
 
 const struct tt_reader_ops tt_nuttx_reader = {

@@ -58,6 +58,7 @@ struct nx_dec {
 	const struct tt_nuttx_mem *rodata; /* format strings (borrowed), or NULL */
 	/* pids that records named without a name known, to be looked up in the target's TCBs
 	 * (nuttx.c; only when want_names: the layout says where they are, and lookups work) */
+	bool tasks_changed; /* a NOTE_START or NOTE_STOP emitted: the task table changed */
 	bool want_names;
 	unsigned nwant;
 	int32_t want[NX_WANT];
@@ -108,8 +109,19 @@ int64_t nx_count_by_time(const struct nx_dec *d, uint64_t t);
 
 /* ---- the live reader's state, shared by nuttx.c (cycle), nuttx_names.c (task names) ---- */
 
-enum nx_step { ST_CTL, ST_DATA, ST_CLEARCHK, ST_SYNC, ST_PIDHASH, ST_SLOTS, ST_TCBS,
-	       ST_TASKNAME };
+/* the task table walk (nuttx_tasks.c) comes before the name lookups: ST_PIDHASH and later are
+ * lookups whose pids stay unnamed when a read fails */
+enum nx_step { ST_CTL, ST_DATA, ST_CLEARCHK, ST_SYNC, ST_TK_HASH, ST_TK_SLOTS, ST_TK_TCBS,
+	       ST_PIDHASH, ST_SLOTS, ST_TCBS, ST_TASKNAME };
+#define NX_TK_SLOTS 128u  /* g_npidhash walked at most (more: no tasks from the walk) */
+#define NX_TK_TASKS 64u   /* tasks kept from a walk */
+#define NX_TK_FAILS 3u    /* walks whose reads failed, in a row, before walks stop */
+
+struct nx_task {
+	int32_t pid;
+	uint64_t start;
+	uint32_t size;
+};
 #define NAME_FAILS_MAX 3 /* failed lookup reads in a row before names are turned off */
 
 enum nx_why { WHY_ATTACH, WHY_LAP, WHY_RESET, WHY_ERROR };
@@ -171,6 +183,15 @@ struct tt_nuttx {
 	uint8_t nm_hash[8], nm_count[4], nm_slot[NX_WANT][8], nm_tpid[NX_WANT][4];
 	char nm_name[NX_WANT][NX_NAME_MAX];
 	const char *nm_found[NX_WANT]; /* names from the TCBs (into nm_name), NULL: none */
+	/* the task table walk (nuttx_tasks.c): due after attach and after notes that started or
+	 * stopped a task; tk is the last complete walk's table */
+	bool tk_due, tk_have;
+	unsigned tk_fails, tk_nslots, tk_at, tk_npick, tk_new, tk_n;
+	uint64_t tk_table;
+	unsigned tk_pick[TT_PLAN_MAX];
+	uint8_t tk_slots[NX_TK_SLOTS * 8];
+	uint8_t tk_tcb[TT_PLAN_MAX][20]; /* pid (4), stack_base_ptr (8), adj_stack_size (8) */
+	struct nx_task tk_stage[NX_TK_TASKS], tk[NX_TK_TASKS];
 	uint8_t nm_cache[16 + 4096];   /* g_note_taskname: head, tail, buffer */
 };
 
@@ -230,5 +251,25 @@ int nx_names_ingest(struct tt_nuttx *rd);
  * dump): pid's name into out (NX_NAME_MAX bytes), or NULL. */
 const char *nx_img_name(const struct nx_lay *l, const struct tt_nuttx_layout *lo,
 			const uint8_t *img, size_t len, uint64_t base, int32_t pid, char *out);
+
+/* nuttx_tasks.c: the live walk of the task table for the tasks' stacks. nx_tasks_wanted: the
+ * layout gives what it needs. nx_tasks_start: TT_NUTTX_DONE (no walk due) or TT_NUTTX_MORE
+ * (ST_TK_HASH .. ST_TK_TCBS follow: nx_tasks_plan, nx_tasks_ingest); nx_tasks_failed after a
+ * read of the walk failed. */
+struct tt_an_thread;
+bool nx_tasks_wanted(const struct tt_nuttx_layout *lo);
+int nx_tasks_start(struct tt_nuttx *rd);
+void nx_tasks_plan(struct tt_nuttx *rd, struct tt_plan *p);
+int nx_tasks_ingest(struct tt_nuttx *rd);
+void nx_tasks_failed(struct tt_nuttx *rd);
+/* The last complete walk's tasks (id: pid, stack bounds; no name): 0, or -ENOENT before one. */
+int tt_nuttx_tasks(const struct tt_nuttx *rd,
+		   void (*cb)(void *arg, const struct tt_an_thread *t), void *arg);
+
+/* The image's whole task table (g_pidhash, as nx_img_name reads it): cb per TCB with its pid
+ * (id), name and stack bounds (when the layout has them). 0 (no table: no tasks). */
+int nx_img_tasks(const struct nx_lay *l, const struct tt_nuttx_layout *lo, const uint8_t *img,
+		 size_t len, uint64_t base,
+		 void (*cb)(void *arg, const struct tt_an_thread *t), void *arg);
 
 #endif

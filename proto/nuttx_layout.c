@@ -118,7 +118,7 @@ enum num_key {
 	K_PTR_SIZE, K_SMP, K_TIME64, K_ALIGN, K_HEADER_SIZE, K_OFF_BUFFER, K_OFF_BUFSIZE,
 	K_OFF_HEAD, K_OFF_TAIL, K_OFF_OVERWRITE, K_SYS_RESERVED, K_BUFSIZE, K_PIDHASH, K_NPIDHASH,
 	K_TCB_PID, K_TCB_NAME, K_TCB_NAME_SIZE, K_TCB_PID_SIZE, K_STRUCT_ALIGN, K_TASKNAME,
-	K_TASKNAME_SIZE, K_NUM
+	K_TASKNAME_SIZE, K_TCB_STACK_BASE, K_TCB_STACK_SIZE, K_STACK_COLOR, K_NUM
 };
 
 static const struct {
@@ -131,7 +131,8 @@ static const struct {
 	{ "sys_reserved", 255 }, { "bufsize", 16u << 20 }, { "pidhash", ULONG_MAX },
 	{ "npidhash", ULONG_MAX }, { "tcb_pid", 65535 }, { "tcb_name", 65535 },
 	{ "tcb_name_size", 255 }, { "tcb_pid_size", 4 }, { "struct_align", 8 },
-	{ "taskname", ULONG_MAX }, { "taskname_size", 4096 },
+	{ "taskname", ULONG_MAX }, { "taskname_size", 4096 }, { "tcb_stack_base", 65535 },
+	{ "tcb_stack_size", 65535 }, { "stack_color", UINT32_MAX },
 };
 
 /* The values a numeric option's range admits but the layout does not. */
@@ -189,6 +190,9 @@ static void set_number(struct tt_nuttx_layout *lo, enum num_key k, unsigned long
 	case K_STRUCT_ALIGN: lo->struct_align = (uint8_t)v; break;
 	case K_TASKNAME: lo->taskname_addr = v; break;
 	case K_TASKNAME_SIZE: lo->taskname_size = (uint16_t)v; break;
+	case K_TCB_STACK_BASE: lo->tcb_off_stack_base = (uint16_t)v; break;
+	case K_TCB_STACK_SIZE: lo->tcb_off_stack_size = (uint16_t)v; break;
+	case K_STACK_COLOR: lo->stack_color = (uint32_t)v; break;
 	case K_NUM: break;
 	}
 }
@@ -213,7 +217,8 @@ int tt_nuttx_layout_set(void *cfg, const char *key, const char *value, char *err
 	snprintf(err, errlen, "nuttx has no option '%s' (options: release, ptr_size, endian, smp, "
 		 "time64, align, header_size, struct_align, off_buffer, off_bufsize, off_head, off_tail, "
 		 "off_overwrite, sys_reserved, bufsize, pid_size, time, pidhash, npidhash, tcb_pid, "
-		 "tcb_name, tcb_name_size, tcb_pid_size, taskname, taskname_size, long_double)", key);
+		 "tcb_name, tcb_name_size, tcb_pid_size, taskname, taskname_size, long_double, "
+		 "tcb_stack_base, tcb_stack_size, stack_color)", key);
 	return -EINVAL;
 }
 
@@ -426,6 +431,9 @@ void tt_nuttx_layout_options(const struct tt_nuttx_layout *lo, tt_nuttx_option_c
 		{ "struct_align", lo->struct_align, false, false },
 		{ "taskname", lo->taskname_addr, false, true },
 		{ "taskname_size", lo->taskname_size, false, false },
+		{ "tcb_stack_base", lo->tcb_off_stack_base, false, false },
+		{ "tcb_stack_size", lo->tcb_off_stack_size, false, false },
+		{ "stack_color", lo->stack_color, false, true },
 	};
 	char v[32];
 
@@ -466,5 +474,20 @@ uint8_t tt_nuttx_ldbl_of_machine(unsigned machine)
 		return TT_NUTTX_LDBL_DOUBLE;
 	default:
 		return TT_NUTTX_LDBL_NONE; /* not known here: %L notes stay hex */
+	}
+}
+
+uint32_t tt_nuttx_stack_color_of_machine(unsigned machine)
+{
+	switch (machine) {
+	case 40:  /* EM_ARM */
+	case 243: /* EM_RISCV */
+	case 3:   /* EM_386 and */
+	case 62:  /* EM_X86_64: the sim */
+		return 0xdeadbeefu;
+	case 183: /* EM_AARCH64 */
+		return 0xdeaddeadu;
+	default:
+		return 0; /* not known here: no stack figures */
 	}
 }

@@ -4,11 +4,13 @@
  * the hash slots, then each TCB's pid and name; for the pids still unnamed (the task exited, or
  * its slot was reused) NuttX's own cache g_note_taskname, as its `trace dump` names them. The
  * same rules on an image that holds those (a whole-RAM dump). Every pointer, index and size
- * read is checked. README-nuttx.md, "Task names from the target" and "Exited tasks".
+ * read is checked. README-nuttx.md, "Task names from the target" and "Exited tasks". On an
+ * image, the whole task table too: each task's name and stack bounds, for the analysis.
  */
 #include <errno.h>
 #include <string.h>
 
+#include "analysis_ops.h"
 #include "nuttx_int.h"
 
 static uint64_t nm_tcb(const struct tt_nuttx *rd, unsigned i)
@@ -244,4 +246,53 @@ const char *nx_img_name(const struct nx_lay *l, const struct tt_nuttx_layout *lo
 	const uint8_t *cache = lo->taskname_addr ? img_at(img, len, base, lo->taskname_addr,
 							  2u * l->ptr + lo->taskname_size) : NULL;
 	return name ? name : cache ? cache_name(l, lo, cache, pid, out) : NULL;
+}
+
+/* A TCB's stack bounds as read at t (the layout has them): into th, when they fit a 32-bit
+ * size; else th keeps none. */
+static void tcb_stack(const struct nx_lay *l, const struct tt_nuttx_layout *lo, const uint8_t *img,
+		      size_t len, uint64_t base, uint64_t tcb, struct tt_an_thread *th)
+{
+	const uint8_t *b = img_at(img, len, base, tcb + lo->tcb_off_stack_base, l->ptr);
+	const uint8_t *z = img_at(img, len, base, tcb + lo->tcb_off_stack_size, l->ptr);
+	uint64_t size = z ? nx_get(l, z, l->ptr) : 0;
+
+	if (!b || !z || size > UINT32_MAX)
+		return;
+	th->stack_start = nx_get(l, b, l->ptr);
+	th->stack_size = (uint32_t)size;
+}
+
+int nx_img_tasks(const struct nx_lay *l, const struct tt_nuttx_layout *lo, const uint8_t *img,
+		 size_t len, uint64_t base, tt_an_thread_cb cb, void *arg)
+{
+	const uint8_t *h = img_at(img, len, base, lo->pidhash_addr, l->ptr);
+	const uint8_t *c = img_at(img, len, base, lo->npidhash_addr, 4);
+	uint64_t table = h ? nx_get(l, h, l->ptr) : 0, n = c ? nx_get(l, c, 4) : 0;
+	bool stacks = lo->tcb_off_stack_base && lo->tcb_off_stack_size;
+
+	if (!lo->pidhash_addr || !pidhash_ok(table, n))
+		return 0; /* no task table in this image: no tasks from it */
+	for (uint64_t i = 0; i < n; i++) {
+		const uint8_t *s = img_at(img, len, base, table + i * l->ptr, l->ptr);
+		uint64_t tcb = s ? nx_get(l, s, l->ptr) : 0;
+		const uint8_t *tp = tcb ? img_at(img, len, base, tcb + lo->tcb_off_pid,
+						 nm_pid_size(lo)) : NULL;
+		const uint8_t *tn = tcb ? img_at(img, len, base, tcb + lo->tcb_off_name,
+						 nm_name_len(lo)) : NULL;
+		char name[NX_NAME_MAX];
+
+		if (!tp || !tn)
+			continue;
+		int32_t pid = nx_pid(l, tp, nm_pid_size(lo));
+		if (pid < 0 || ((uint32_t)pid & (n - 1)) != i)
+			continue; /* not a TCB of this slot: the table does not hold together */
+		memcpy(name, tn, nm_name_len(lo));
+		struct tt_an_thread th = { .id = (uint32_t)pid, .prio = -1,
+					   .name = tcb_name(name, nm_name_len(lo)) };
+		if (stacks)
+			tcb_stack(l, lo, img, len, base, tcb, &th);
+		cb(arg, &th);
+	}
+	return 0;
 }

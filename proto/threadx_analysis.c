@@ -257,7 +257,12 @@ static int tx_image_threads(const uint8_t *img, size_t len, uint64_t base,
  * control block's instead, which reads as no fill pattern here), and
  * _tx_thread_stack_analyze takes the first 32-bit word from the stack start up that differs
  * from 0xEFEFEFEF as the highest use. */
-static const uint32_t tx_stack_fill = 0xEFEFEFEFu;
+static int tx_stack_fill(const void *format_cfg, uint32_t *fill)
+{
+	(void)format_cfg;
+	*fill = 0xEFEFEFEFu;
+	return 0;
+}
 
 const struct tt_analysis_ops tt_threadx_analysis = {
 	.prio_low_is_urgent = true,
@@ -268,5 +273,5 @@ const struct tt_analysis_ops tt_threadx_analysis = {
 	.ncounters = C_N,
 	.threads = tx_threads,
 	.image_threads = tx_image_threads,
-	.stack_fill = &tx_stack_fill,
+	.stack_fill = tx_stack_fill,
 };

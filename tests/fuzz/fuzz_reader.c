@@ -46,6 +46,9 @@ static const void *fz_format_cfg(struct tt_nuttx_layout *lo)
 	lo->tcb_name_size = 32;
 	lo->taskname_addr = FZ_BASE + 0x80;
 	lo->taskname_size = 64;
+	lo->tcb_off_stack_base = 16; /* the task table's walk for stacks, live and in the image */
+	lo->tcb_off_stack_size = 20;
+	lo->stack_color = 0xdeadbeefu;
 	return lo;
 }
 
@@ -123,8 +126,10 @@ static void fz_live(const struct tt_reader_ops *ops, const uint8_t *data, size_t
 		return;
 	}
 	memcpy(ram, data, size);
-	tt_stackscan_init(&sc, ops->analysis && ops->analysis->stack_fill ?
-				       *ops->analysis->stack_fill : 0);
+	uint32_t fill = 0;
+	if (ops->analysis && ops->analysis->stack_fill)
+		(void)ops->analysis->stack_fill(cfg.format_cfg, &fill);
+	tt_stackscan_init(&sc, fill);
 	for (int cycle = 0; cycle < 12; cycle++) {
 		for (int step = 0; step < 16; step++) {
 			struct tt_plan p;

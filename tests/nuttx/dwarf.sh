@@ -29,7 +29,10 @@ for fx in "$@"; do
   wtasks=$(grep "^tasks " "$work/$name.want") gtasks=$(sed -n 2p <<< "$got")
   [ "$gtasks" = "$wtasks" ] || fail "$name: read '$gtasks', the compiler says '$wtasks'"
   # NuttX's task name cache and the note structs' alignment (FIX_TASKS from 12.4), or none
-  wnotes=$(grep "^notes " "$work/$name.want") gnotes=$(sed -n 3p <<< "$got")
+  # the stack members and the colour of the ELF's architecture (FIX_TASKS), or none
+  wstacks=$(grep "^stacks " "$work/$name.want") gstacks=$(sed -n 3p <<< "$got")
+  [ "$gstacks" = "$wstacks" ] || fail "$name: read '$gstacks', the compiler says '$wstacks'"
+  wnotes=$(grep "^notes " "$work/$name.want") gnotes=$(sed -n 4p <<< "$got")
   [ "$gnotes" = "$wnotes" ] || fail "$name: read '$gnotes', the compiler says '$wnotes'"
   echo "ok: $name: $got" | tr "\n" " "; echo
   [ "$wtasks" = "tasks none" ] || tasks_checked=$((tasks_checked + 1))

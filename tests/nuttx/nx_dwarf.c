@@ -2,6 +2,7 @@
  * nx_fixture's format, or its error message (exit 1).
  *   layout release=R ptr=P be=B smp=S time64=T hdr=H align=A off=B,S,H,T
  *   tasks pidhash=0xADDR npidhash=0xADDR pid=OFF,SIZE name=OFF,SIZE   (or: tasks none)
+ *   stacks base=OFF size=OFF color=0xWORD   (or: stacks none)
  * usage: nx_dwarf ELF */
 #include <stdio.h>
 
@@ -39,6 +40,11 @@ int main(int argc, char **argv)
 		       lo.tcb_off_pid, lo.tcb_pid_size, lo.tcb_off_name, lo.tcb_name_size);
 	else
 		printf("tasks none\n");
+	if (lo.tcb_off_stack_base)
+		printf("stacks base=%u size=%u color=0x%08x\n", lo.tcb_off_stack_base,
+		       lo.tcb_off_stack_size, (unsigned)lo.stack_color);
+	else
+		printf("stacks none\n");
 	if (lo.taskname_addr || lo.struct_align)
 		printf("notes taskname=0x%llx,%u struct_align=%u\n",
 		       (unsigned long long)lo.taskname_addr, lo.taskname_size, lo.struct_align);

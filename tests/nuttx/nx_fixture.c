@@ -19,7 +19,8 @@
  * first 60 names of NuttX's list in order).
  * -DFIX_TASKS (task names from the target: g_pidhash, g_npidhash, struct tcb_s with pid and
  * name[24]; from 12.4 also NuttX's task name cache g_note_taskname and struct note_event_s,
- * whose size gives the note structs' alignment).
+ * whose size gives the note structs' alignment; and the stack members the stack check reads,
+ * adj_stack_size and stack_base_ptr, whose colour on this host's sim is 0xdeadbeef).
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -182,6 +183,8 @@ struct tcb_s {
 	pid_t_ pid;
 	uint8_t sched_priority, init_priority, task_state, flags;
 	void *start, *entry;
+	size_t adj_stack_size;
+	void *stack_alloc_ptr, *stack_base_ptr;
 	uint32_t waitdog[6];
 	char name[CONFIG_TASK_NAME_SIZE + 1];
 };
@@ -283,8 +286,11 @@ int main(void)
 	       (unsigned long)(uintptr_t)&g_pidhash, (unsigned long)(uintptr_t)&g_npidhash,
 	       (unsigned)offsetof(struct tcb_s, pid), (unsigned)sizeof(pid_t_),
 	       (unsigned)offsetof(struct tcb_s, name), (unsigned)sizeof(idle_tcb.name));
+	printf("stacks base=%u size=%u color=0xdeadbeef\n",
+	       (unsigned)offsetof(struct tcb_s, stack_base_ptr),
+	       (unsigned)offsetof(struct tcb_s, adj_stack_size));
 #else
-	printf("tasks none\n");
+	printf("tasks none\nstacks none\n");
 #endif
 #if defined(FIX_TASKS) && FIX_RELEASE >= 1204
 	/* tracetap's struct_align: 4 where it differs from the default (8 with a 64-bit clock) */

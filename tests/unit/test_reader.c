@@ -1,10 +1,12 @@
 /* tests/unit/test_reader.c: the reader registry and the ops the daemon calls instead of comparing
  * format names (proto/reader.h): the default format, the options' help of every format, the ELF
- * symbol a configuration asks for, a layout's log lines. */
+ * symbol a configuration asks for, a layout's log lines, NuttX's stack fill per target. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../tt_test.h"
+#include "analysis_ops.h"
 #include "nuttx.h"
 #include "reader.h"
 
@@ -78,10 +80,50 @@ static void test_describe(void)
 	CHECK_MSG(!strncmp(buf, "NuttX layout: release family ", 29), "%s", buf);
 	CHECK_MSG(strstr(buf, "\nNuttX task names from the target: g_pidhash at 0x1000, "
 			      "g_npidhash at 0x2000") != NULL, "%s", buf);
+	/* painted stacks: why there are none, or where they come from */
+	CHECK_MSG(strstr(buf, "\nNuttX painted stacks: none (no stack_base_ptr") != NULL, "%s", buf);
+	lo.tcb_off_stack_base = 40;
+	lo.tcb_off_stack_size = 32;
+	nx->cfg_describe(&lo, NULL, buf, sizeof(buf));
+	CHECK_MSG(strstr(buf, "\nNuttX painted stacks: none (STACK_COLOR not known") != NULL, "%s",
+		  buf);
+	lo.stack_color = 0xdeaddeadu;
+	nx->cfg_describe(&lo, NULL, buf, sizeof(buf));
+	CHECK_MSG(strstr(buf, "\nNuttX painted stacks: tcb_s stack_base_ptr at 40, adj_stack_size "
+			      "at 32, colour 0xdeaddead") != NULL, "%s", buf);
+}
+
+/* NuttX's STACK_COLOR by the ELF's machine, and the fill the stack reader compares with: the
+ * colour as a little-endian word, so a big-endian target's bytes swapped; none without the
+ * colour, the stack members or the task table. */
+static void test_nuttx_stack_fill(void)
+{
+	const struct tt_analysis_ops *an = tt_reader_find("nuttx")->analysis;
+	struct tt_nuttx_layout lo;
+	uint32_t fill = 0;
+
+	CHECK(tt_nuttx_stack_color_of_machine(40) == 0xdeadbeefu);  /* EM_ARM */
+	CHECK(tt_nuttx_stack_color_of_machine(243) == 0xdeadbeefu); /* EM_RISCV */
+	CHECK(tt_nuttx_stack_color_of_machine(62) == 0xdeadbeefu);  /* EM_X86_64: the sim */
+	CHECK(tt_nuttx_stack_color_of_machine(183) == 0xdeaddeadu); /* EM_AARCH64 */
+	CHECK(tt_nuttx_stack_color_of_machine(94) == 0);            /* EM_XTENSA: not known */
+	tt_nuttx_layout_default(&lo, 4);
+	CHECK(an->stack_fill(&lo, &fill) == -ENOENT);
+	CHECK(an->stack_fill(NULL, &fill) == -ENOENT);
+	lo.pidhash_addr = 0x1000;
+	lo.npidhash_addr = 0x1004;
+	lo.tcb_off_stack_base = 16;
+	lo.tcb_off_stack_size = 20;
+	CHECK(an->stack_fill(&lo, &fill) == -ENOENT); /* no colour */
+	lo.stack_color = 0xdeadbeefu;
+	CHECK(an->stack_fill(&lo, &fill) == 0 && fill == 0xdeadbeefu);
+	lo.big_endian = true;
+	CHECK_MSG(an->stack_fill(&lo, &fill) == 0 && fill == 0xefbeaddeu, "0x%08x", fill);
 }
 
 int main(void)
 {
+	test_nuttx_stack_fill();
 	test_registry();
 	test_help();
 	test_elf_symbol();
