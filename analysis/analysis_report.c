@@ -140,14 +140,19 @@ static void json_thread(struct tt_an_out *o, const struct tt_analysis *a,
 	       ",\"inversions\":%" PRIu64, t->switches, t->preempted, t->suspensions,
 	    t->resumptions, t->events, t->inversions);
 	if (t->stack_size || t->have_sp) {
-		tt_an_put(o, ",\"stack\":{\"source\":\"traced stack pointer\"");
+		/* a format whose events carry no stack pointer (NuttX) gives bounds, no traced
+		 * figure: "registry", and no min_free (the whole stack would be a number beyond
+		 * the evidence) */
+		bool traced = t->have_sp || (a->ops && (a->ops->flags & TT_AN_SP));
+		tt_an_put(o, ",\"stack\":{\"source\":\"%s\"",
+			  traced ? "traced stack pointer" : "registry");
 		if (t->stack_size)
 			tt_an_put(o, ",\"start\":%" PRIu64 ",\"size\":%" PRIu32, t->stack_start,
 			    t->stack_size);
 		if (t->have_sp)
 			tt_an_put(o, ",\"lowest_sp\":%" PRIu64 ",\"event\":%" PRIu64, t->min_sp,
 			    t->min_sp_event);
-		if (t->stack_size)
+		if (t->stack_size && traced)
 			tt_an_put(o, ",\"min_free\":%" PRIu64, stack_free(t));
 		json_painted(o, t);
 		tt_an_put(o, "}");

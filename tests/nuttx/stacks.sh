@@ -55,6 +55,13 @@ done < <(grep '^task ' "$work/mk.out")
 [ "$(painted plain state)" = "no fill pattern" ] ||
 	fail "the uncoloured task's stack: '$(painted plain state)', not 'no fill pattern'"
 grep -qE "^ +512 +no fill pattern +plain\$" "$work/text" || fail "no 'no fill pattern' row in the text"
+# NuttX's notes carry no stack pointer: the stack object gives the bounds ("registry") and no
+# traced figure (the whole stack as "free" would be a number no event showed)
+traced=$(python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+print(sorted({(t["stack"]["source"], "min_free" in t["stack"]) for t in d["threads"] if "stack" in t}))' \
+	"$work/stats.json")
+[ "$traced" = "[('registry', False)]" ] || fail "traced figures for NuttX tasks: $traced"
 echo "ok: the coloured tasks' high-water marks exact, the uncoloured task has no fill pattern"
 
 # No colour known (an architecture tracetap does not know, and no stack_color): no figures.
