@@ -352,16 +352,22 @@ static void recreate_batch(struct txt *t, const char *name, uint32_t seq)
 	txw_insert(&t->w, T_WORK, txw_prio_word(9, 9), 4096, seq + 1, 0, 0, 0, NULL);
 }
 
+/* A reader attached to main and a worker named name, one event of the worker read and named. */
+static void worker_named(struct txt *t, const char *name)
+{
+	setup(t, false, 64, NULL);
+	txw_register(&t->w, T_MAIN, 1, "main", 0, 0, 5);
+	txw_register(&t->w, T_WORK, 1, name, 0, 0, 9);
+	txw_insert(&t->w, T_WORK, txw_prio_word(9, 9), 4096, 1, 0, 0, 0, NULL);
+	CHECK_EQ(txt_cycle(t), TT_THREADX_DONE);
+	CHECK_STR(nth_event(&t->log, 2)->thread_name, name);
+	txt_log_clear(&t->log);
+}
+
 static void test_recreate_names(void)
 {
 	struct txt t;
-	setup(&t, false, 64, NULL);
-	txw_register(&t.w, T_MAIN, 1, "main", 0, 0, 5);
-	txw_register(&t.w, T_WORK, 1, "worker", 0, 0, 9);
-	txw_insert(&t.w, T_WORK, txw_prio_word(9, 9), 4096, 1, 0, 0, 0, NULL);
-	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
-	CHECK_STR(nth_event(&t.log, 2)->thread_name, "worker");
-	txt_log_clear(&t.log);
+	worker_named(&t, "worker");
 
 	recreate_batch(&t, "worker2", 2);
 	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
@@ -439,13 +445,7 @@ static void recreate_before_registry(struct txt *t, unsigned i, const struct tt_
 static void test_recreate_across_gap(void)
 {
 	struct txt t;
-	setup(&t, false, 64, NULL);
-	txw_register(&t.w, T_MAIN, 1, "main", 0, 0, 5);
-	txw_register(&t.w, T_WORK, 1, "job-1", 0, 0, 9);
-	txw_insert(&t.w, T_WORK, txw_prio_word(9, 9), 4096, 1, 0, 0, 0, NULL);
-	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
-	CHECK_STR(nth_event(&t.log, 2)->thread_name, "job-1");
-	txt_log_clear(&t.log);
+	worker_named(&t, "job-1");
 	recreate_batch(&t, "job-2", 2);
 	for (uint32_t i = 0; i < 80; i++) /* a lap and more: job-2's create is overwritten */
 		txw_insert(&t.w, T_MAIN, txw_prio_word(5, 5), 4096, 10 + i, 0, 0, 0, NULL);
