@@ -103,45 +103,47 @@ void tt_analysis_free(struct tt_analysis *a)
 	free(a);
 }
 
-const struct an_thread *tt_an_thread_find(const struct tt_analysis *a, uint32_t id)
+/* id's slot: its entry, or the empty slot where it would go (the table has at least twice as
+ * many slots as threads, so one is always empty). */
+static struct an_thread *thread_slot(const struct tt_analysis *a, uint32_t id)
 {
 	unsigned slots = a->thread_slots, i = tt_an_first(tt_an_hash(id), slots);
 
-	for (unsigned n = 0; n < slots && a->threads[i].used; n++, i = tt_an_next(i, slots))
-		if (a->threads[i].id == id)
-			return &a->threads[i];
-	return NULL;
+	while (a->threads[i].used && a->threads[i].id != id)
+		i = tt_an_next(i, slots);
+	return &a->threads[i];
+}
+
+const struct an_thread *tt_an_thread_find(const struct tt_analysis *a, uint32_t id)
+{
+	const struct an_thread *t = thread_slot(a, id);
+
+	return t->used ? t : NULL;
 }
 
 /* The thread's entry, made when new; NULL when the table is full (counted). */
 struct an_thread *tt_an_thread_get(struct tt_analysis *a, uint32_t id)
 {
 	struct an_thread **recent = &a->recent_thread[(id ^ id >> 6 ^ id >> 12) & (AN_RECENT - 1)];
-	unsigned slots = a->thread_slots, i;
+	struct an_thread *t;
 
 	if (*recent && (*recent)->id == id)
 		return *recent;
-	i = tt_an_first(tt_an_hash(id), slots);
-	for (unsigned n = 0; n < slots; n++, i = tt_an_next(i, slots)) {
-		struct an_thread *t = &a->threads[i];
-		if (t->used && t->id == id)
-			return *recent = t;
-		if (!t->used) {
-			if (a->nthreads >= a->lim.max_threads) {
-				a->t.overflow_threads++;
-				return NULL;
-			}
-			memset(t, 0, sizeof(*t));
-			t->used = true;
-			t->id = id;
-			t->prio = -1;
-			t->reg_order = AN_NO_ORDER;
-			t->state = AN_STATE_NONE;
-			t->seen_order = a->nthreads++;
-			return *recent = t;
+	t = thread_slot(a, id);
+	if (!t->used) {
+		if (a->nthreads >= a->lim.max_threads) {
+			a->t.overflow_threads++;
+			return NULL;
 		}
+		memset(t, 0, sizeof(*t));
+		t->used = true;
+		t->id = id;
+		t->prio = -1;
+		t->reg_order = AN_NO_ORDER;
+		t->state = AN_STATE_NONE;
+		t->seen_order = a->nthreads++;
 	}
-	return NULL;
+	return *recent = t;
 }
 
 static void set_name(struct an_thread *t, const char *name)
