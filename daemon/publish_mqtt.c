@@ -143,7 +143,8 @@ static void stats_tick(uv_timer_t *t)
 		uint64_t h;
 
 		if (!c->connected || c->inflight >= p->inflight ||
-		    !(f = tt_stats_frame(p->stats_of(p->stats_arg, target), target)))
+		    !(f = tt_stats_frame(p->stats_of(p->stats_arg, target), target,
+					       uv_now(p->loop))))
 			continue;
 		if ((h = fnv1a(f->data, f->len)) != c->stats_hash) {
 			publish_retained(c, c->topic_stats, f->data, f->len);

@@ -19,6 +19,9 @@ struct tt_stats {
 	bool in_run;              /* the last record was an event */
 	uint64_t nruns;           /* runs ever started (the ring holds the newest) */
 	struct { uint64_t event, seq; } runs[TT_STATS_RUNS];
+	uint64_t gen;             /* bumped by whatever changes the analysis */
+	struct tt_frame *frame;   /* the last stats message built (one ref held), or NULL */
+	uint64_t frame_gen, frame_ms;
 };
 
 int tt_stats_new(struct tt_stats **out)
@@ -28,8 +31,10 @@ int tt_stats_new(struct tt_stats **out)
 
 void tt_stats_free(struct tt_stats *s)
 {
-	if (s)
+	if (s) {
 		tt_analysis_free(s->an);
+		tt_frame_unref(s->frame);
+	}
 	free(s);
 }
 
@@ -41,6 +46,8 @@ void tt_stats_record(struct tt_stats *s, const struct tt_reader_ops *r, const st
 		if (tt_analysis_new(r ? r->analysis : NULL, NULL, &an) < 0)
 			return; /* out of memory: no analysis until it can be made */
 		tt_analysis_free(s->an);
+		tt_frame_unref(s->frame); /* the old analysis's message */
+		s->frame = NULL;
 		s->an = an;
 		s->fmt = r;
 		s->events = s->nruns = 0;
@@ -55,6 +62,7 @@ void tt_stats_record(struct tt_stats *s, const struct tt_reader_ops *r, const st
 	}
 	s->in_run = rec->kind == TT_REC_EVENT;
 	tt_analysis_record_seq(s->an, rec, seq);
+	s->gen++;
 }
 
 size_t tt_stats_seqs_json(const struct tt_stats *s, char *buf, size_t len)
@@ -79,8 +87,10 @@ size_t tt_stats_seqs_json(const struct tt_stats *s, char *buf, size_t len)
 
 void tt_stats_refresh(struct tt_stats *s, const struct tt_reader_ops *r, const void *rd)
 {
-	if (s->an && r == s->fmt && rd && r && r->analysis && r->analysis->threads)
+	if (s->an && r == s->fmt && rd && r && r->analysis && r->analysis->threads) {
 		(void)r->analysis->threads(rd, tt_analysis_thread_cb, s->an);
+		s->gen++;
+	}
 }
 
 void tt_stats_stacks(struct tt_stats *s, const struct tt_stackscan *scan,
@@ -93,6 +103,7 @@ void tt_stats_stacks(struct tt_stats *s, const struct tt_stackscan *scan,
 	for (unsigned i = 0; tt_stackscan_at(scan, i, &p) == 0; i++)
 		tt_analysis_stack_painted(s->an, &p);
 	tt_analysis_scan_cost(s->an, cost);
+	s->gen++;
 }
 
 const struct tt_analysis *tt_stats_analysis(const struct tt_stats *s)
@@ -100,14 +111,15 @@ const struct tt_analysis *tt_stats_analysis(const struct tt_stats *s)
 	return s->an;
 }
 
-struct tt_frame *tt_stats_frame(const struct tt_stats *s, const char *target)
+/* The stats message built afresh. */
+static struct tt_frame *stats_build(const struct tt_stats *s, const char *target)
 {
 	char name[TT_JSON_MAX_NAME * 6 + 3];
 	struct tt_frame *f;
 	size_t n, m;
 	int k;
 
-	if (!s || !s->an || (k = tt_json_string(name, sizeof(name), target, TT_JSON_MAX_NAME)) < 0)
+	if ((k = tt_json_string(name, sizeof(name), target, TT_JSON_MAX_NAME)) < 0)
 		return NULL;
 	n = tt_analysis_json(s->an, NULL, 0);
 	m = tt_stats_seqs_json(s, NULL, 0);
@@ -121,6 +133,24 @@ struct tt_frame *tt_stats_frame(const struct tt_stats *s, const char *target)
 	f->len += tt_analysis_json(s->an, f->data + f->len, f->cap - f->len);
 	f->len += (size_t)snprintf(f->data + f->len, f->cap - f->len, "}");
 	return f;
+}
+
+struct tt_frame *tt_stats_frame(struct tt_stats *s, const char *target, uint64_t now_ms)
+{
+	struct tt_frame *f;
+
+	if (!s || !s->an)
+		return NULL;
+	if (!s->frame || (s->frame_gen != s->gen && now_ms - s->frame_ms >= TT_STATS_SHARE_MS)) {
+		if (!(f = stats_build(s, target)))
+			return NULL;
+		tt_frame_unref(s->frame);
+		s->frame = f;
+		s->frame_gen = s->gen;
+		s->frame_ms = now_ms;
+	}
+	tt_frame_ref(s->frame);
+	return s->frame;
 }
 
 size_t tt_stats_metrics(const char *const *names, const struct tt_stats *const *st, size_t n,

@@ -45,10 +45,14 @@ size_t tt_stats_seqs_json(const struct tt_stats *s, char *buf, size_t len);
 
 /* The `stats` message of target (proto/PROTOCOL.md),
  * {"type":"stats","target":T,"seqs":[...],"stats":{...}},
- * as a frame of kind TT_FRAME_OTHER (refcount 1; the WebSocket clients and the MQTT publisher
- * send the same bytes), or NULL: no analysis yet, or out of memory. */
+ * as a frame of kind TT_FRAME_OTHER (a new ref for the caller; the WebSocket clients and the
+ * MQTT publisher send the same bytes), or NULL: no analysis yet, or out of memory. A target has
+ * one name for its life: the message is built at most once per TT_STATS_SHARE_MS of the loop's
+ * clock now_ms, and again only when the analysis changed: the server's and the publisher's
+ * ticks, both once a second from the daemon's start, share one. */
+#define TT_STATS_SHARE_MS 250
 struct tt_frame;
-struct tt_frame *tt_stats_frame(const struct tt_stats *s, const char *target);
+struct tt_frame *tt_stats_frame(struct tt_stats *s, const char *target, uint64_t now_ms);
 
 /* The /metrics lines (tt_analysis_metrics) of n targets (at most TT_STATS_MAX) (names[i], st[i]; st[i] may be NULL: nothing), each family
  * with its HELP and TYPE once. Like snprintf: returns the length the whole needs. */

@@ -328,8 +328,8 @@ void tt_sup_free(struct tt_sup *s)
 {
 	if (!s)
 		return;
+	tt_stats_free(s->stats); /* its last stats frame back before the hub drains the pool */
 	tt_hub_free(s->hub);
-	tt_stats_free(s->stats);
 	free(s->cfg_mem);
 	free(s->pending_mem);
 	free(s);

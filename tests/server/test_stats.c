@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "../tt_test.h"
+#include "../../daemon/hub.h"
 #include "../../daemon/stats.h"
 
 static void rec(struct tt_stats *s, enum tt_rec_kind kind, uint64_t seq)
@@ -66,6 +67,25 @@ int main(void)
 	snprintf(want, sizeof(want), ",[%d,%d]]", 5 + 2 * TT_STATS_RUNS, 10 + 4 * TT_STATS_RUNS);
 	CHECK_MSG(strlen(buf) > strlen(want) && !strcmp(buf + strlen(buf) - strlen(want), want),
 		  "newest: %s, want %s", buf + strlen(buf) - 20, want);
+
+	/* the stats message: one frame serves the server's and the publisher's ticks of one
+	 * moment; a change is in the message built TT_STATS_SHARE_MS later */
+	struct tt_frame *f1 = tt_stats_frame(s, "t", 1000), *f2, *f3, *f4;
+	REQUIRE(f1 && f1->len > 0 && f1->kind == TT_FRAME_OTHER);
+	CHECK_MSG(strstr(f1->data, "\"type\":\"stats\"") != NULL, "%.200s", f1->data);
+	rec(s, TT_REC_EVENT, 10000);
+	f2 = tt_stats_frame(s, "t", 1000 + TT_STATS_SHARE_MS - 1);
+	CHECK_MSG(f2 == f1, "within the share window: the same frame");
+	f3 = tt_stats_frame(s, "t", 1000 + TT_STATS_SHARE_MS);
+	REQUIRE(f3);
+	CHECK_MSG(f3 != f1 && strcmp(f3->data, f1->data) != 0, "a change after the window: rebuilt");
+	f4 = tt_stats_frame(s, "t", 1000 + 10 * TT_STATS_SHARE_MS); /* nothing changed since */
+	CHECK_MSG(f4 == f3, "unchanged analysis: the same frame");
+	CHECK_EQ(f1->refs, 2); /* f1 and f2 here; the stats let it go for f3 */
+	tt_frame_unref(f1);
+	tt_frame_unref(f2);
+	tt_frame_unref(f3);
+	tt_frame_unref(f4);
 	tt_stats_free(s);
 	return tt_test_done();
 }
