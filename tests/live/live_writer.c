@@ -11,7 +11,9 @@
  * as can be)
  * CLOCK `narrow:R`: a 24-bit time source of nominally 25 MHz that runs at R times real time (a
  * target clock slower than the host's: an emulated CPU on a loaded host); every event still
- * carries its number (info 1 of user events, info 3 of resume/suspend: check_seq --key seq).
+ * carries its number (info 1 of user events, info 3 of resume/suspend: check_seq --key seq), and
+ * user events carry the time source's wraps at their time stamp in info 4 (their true time in
+ * ticks since the writer started: info 4 * 2^24 + the time stamp; tests/live/times.py).
  * `late`: tracing starts off (_tx_trace_header_ptr NULL, nothing written) until SIGUSR1, as
  * after a late tx_trace_enable. `recreate`: the consumer thread (control block at header +
  * 0xF0100) is deleted and created again in the same control block every 512 events, under the
@@ -75,12 +77,26 @@ static double now_s(void)
 
 static double clock_t0, clock_ratio;
 static volatile sig_atomic_t enabled = 1;
+/* The narrow time source's whole count (not masked) that the next event takes, when taken
+ * ahead (user events carry its wraps: narrow_full); else read at the event. */
+static uint64_t narrow_next;
+static bool narrow_taken;
 
-/* The narrow time source: 25 MHz nominal, running at clock_ratio of real time. */
+/* The narrow time source, unmasked: 25 MHz nominal, running at clock_ratio of real time. */
+static uint64_t narrow_full(void)
+{
+	narrow_next = (uint64_t)((now_s() - clock_t0) * 25e6 * clock_ratio);
+	narrow_taken = true;
+	return narrow_next;
+}
+
 static uint32_t narrow_now(void *arg)
 {
 	(void)arg;
-	return (uint32_t)((now_s() - clock_t0) * 25e6 * clock_ratio) & 0xFFFFFFu;
+	if (!narrow_taken)
+		narrow_full();
+	narrow_taken = false;
+	return (uint32_t)narrow_next & 0xFFFFFFu;
 }
 
 /* tx_thread_delete and tx_thread_create of the consumer (thr[1]) by the producer, as ThreadX
@@ -187,8 +203,11 @@ int main(int argc, char **argv)
 				txw_patch(&w, e, 4, thr[nxt], ts);
 				cur = nxt;
 			} else {
+				/* info 4: the wraps of the narrow time source at this event (its
+				 * true time: info 4 * 2^24 + the time stamp) */
+				uint32_t wraps = w.now ? (uint32_t)(narrow_full() >> 24) : 0;
 				txw_insert(&w, thr[cur], txw_prio_word(4 + cur, 4 + cur), 4096, seq,
-					   0xA5A5A5A5u, seq * 3u, 0, NULL);
+					   0xA5A5A5A5u, seq * 3u, wraps, NULL);
 			}
 		}
 		if (seq / 4096 != said_at) {

@@ -21,7 +21,8 @@
 # (lap, lap-half, names: the forced gap's estimate within 25% of the truth, where a wrap of the
 # clock added from the host's time (a phantom lap) would double or triple it; gaps a loaded host
 # adds, the late enable's and the descheduled writer's only have to lie in their range), and
-# prints reported/true/range per gap.
+# prints reported/true/range per gap. tests/live/times.py then holds every user event's mapped
+# time (`ns`) after the first gap to its true time (the writer's wraps in info 4) within 50 ms.
 #
 # usage: loss-test.sh TRACETAPD LIVE_WRITER CHECK_SEQ lap|lap-half|late|desched|names
 set -euo pipefail
@@ -104,6 +105,12 @@ case $mode in lap|lap-half|names) within=(--within 25) ;; esac # the evidence pi
 out=$("$check" --key seq --last "$last" --min-events 1000 "${within[@]}" "$work/records.jsonl") || {
   echo "$out"; echo "--- daemon log"; tail -20 "$work/daemon.log"; exit 1; }
 echo "$out"
+# every event's mapped time (ns) after the first gap against its true time (info 4: the wraps):
+# within a poll interval (10 ms at most here) and a margin of 40 ms; a wrong unwrap across a gap
+# is half a wrap (335 ms) or more off (before: one wrap late after a lap, the host's time taken
+# at the nominal tick rate; or the whole gap early when it spanned half a wrap to a wrap)
+python3 "$(dirname "$0")/times.py" "$work/records.jsonl" --hz 25e6 --bound-ms 50 ||
+  { echo "--- daemon log"; tail -20 "$work/daemon.log"; exit 1; }
 # the forced loss is there: at least one gap of more than a lap
 echo "$out" | awk '/^gap before/ { t = $8 + 0; if (t > 4096) big = 1 } END { exit !big }' ||
   { echo "loss-test: no gap of more than a lap (the forced loss did not happen)"; exit 1; }
