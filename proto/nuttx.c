@@ -702,6 +702,15 @@ static int ingest_sync(struct tt_nuttx *rd, struct emitter *e)
 		return TT_NUTTX_MORE;
 	}
 	n = walk(rd, rd->t1, from, end, &bad, &last);
+	if (n < 0 && (w.head != rd->h1 || w.tail != rd->t1) && ++rd->sync_tries < SYNC_RETRIES) {
+		/* The writer went on after the control words this read was planned from: round
+		 * the ring (the new tail back inside the copy by the modulo) or on to a head past
+		 * the old one (a fast writer that then stopped: `trace stop`). The chain from the
+		 * new tail need not end at the old head; the copy is stale, not the ring bad: read
+		 * it again from the control words as they are now. */
+		rd->err[0] = 0;
+		return TT_NUTTX_MORE;
+	}
 	if (n < 0) {
 		rd->st.bad_records++; /* need_sync stays: the next poll reads it all again */
 		return n;

@@ -8,6 +8,7 @@
  * lost events exactly). Nothing here allocates.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -347,28 +348,40 @@ static bool tt_tx_is_counter(const struct tt_txtime *t)
 	return t->step_ok && t->step_n >= 2 && t->step != 0;
 }
 
+/* Host time from ns to now, in nominal ticks; 0 when unknown. */
+static uint64_t tt_tx_host_ticks(const struct tt_threadx *rd, uint64_t now, uint64_t ns)
+{
+	if (rd->cfg.host_clock_unrelated)
+		return 0;
+	return tt_loss_host_ticks(now, ns, rd->cfg.tick_hz);
+}
+
 /* Ticks between an event published by the poll at host time host_from and the first event of the
  * batch read at host time tt_tx_host_at publishes, d apart modulo the time source's modulus, when the batch then
  * spans rest more ticks: d plus the whole wraps the host clock says the modulus hid (a narrow
- * time source wraps within a long gap or a quiet spell). The batch's newest event was written
- * shortly before this poll read it (else an earlier poll would have), so the host time between
- * the polls is compared with d + rest, and the nearest number of wraps taken: a writer that kept
- * writing while the polls were far apart (a slow full read, a stalled daemon) shows that time
- * inside the batch and adds none. d as it is when the host time or the tick rate is unknown, or
- * for a counter. */
+ * time source wraps within a long gap or a quiet spell). The host time is counted in the
+ * target's ticks at its clock rate measured against the host (tt_loss_clock; nominal until
+ * measured), as the loss estimate counts it: a target clock at half the nominal rate wraps half
+ * as often, and nominal ticks would add a wrap it never made (event times a wrap late). The
+ * batch's newest event was written shortly before this poll read it (else an earlier poll would
+ * have), so the host time between the polls is compared with d + rest, and the nearest number
+ * of wraps taken: a writer that kept writing while the polls were far apart (a slow full read,
+ * a stalled daemon) shows that time inside the batch and adds none. d as it is when the host
+ * time or the tick rate is unknown, or for a counter. *host_ok: the host's clock was evidence and
+ * allows d (the time between the polls at the measured rate is at least d less half a wrap). */
 static uint64_t tt_tx_host_span(const struct tt_threadx *rd, uint64_t d, uint64_t rest,
-				uint64_t host_from)
+				uint64_t host_from, bool *host_ok)
 {
-	__extension__ typedef unsigned __int128 u128;
 	const struct tt_txtime *t = &rd->tm;
-	const uint64_t now = tt_tx_host_at(rd);
-	if (!now || !host_from || host_from >= now || !rd->cfg.tick_hz || tt_tx_is_counter(t))
+	const uint64_t ticks = tt_tx_is_counter(t) ? 0 :
+			       tt_tx_host_ticks(rd, tt_tx_host_at(rd), host_from);
+	const double c = tt_loss_clock_ratio(&t->clock, rd->cfg.tick_hz);
+	const double h = (double)ticks * (c > 0 ? c : 1.0), m = (double)t->mod;
+	*host_ok = ticks && h + m / 2 >= (double)d;
+	if (!ticks || h <= (double)d + (double)rest + m / 2)
 		return d;
-	u128 h = (u128)(now - host_from) * rd->cfg.tick_hz / 1000000000u;
-	if (h <= (u128)d + rest + t->mod / 2)
-		return d;
-	u128 w = (h - d - rest + t->mod / 2) / t->mod, span = d + w * t->mod;
-	return span > UINT64_MAX / 2 ? d : (uint64_t)span;
+	double w = floor((h - (double)d - (double)rest) / m + 0.5), span = (double)d + w * m;
+	return span > (double)(UINT64_MAX / 2) ? d : (uint64_t)span;
 }
 
 /* The forward delta from a to b: in the decided direction, else the shorter way round (as
@@ -425,14 +438,6 @@ void tt_tx_clock_note(struct tt_threadx *rd, bool gap, uint32_t events)
 	/* an idle poll: the newest event did not move with the host's clock */
 	if (rd->tm.have && events)
 		tt_loss_clock_note(&rd->tm.clock, tt_tx_host_at(rd), rd->tm.now, gap);
-}
-
-/* Host time from ns to now, in nominal ticks; 0 when unknown. */
-static uint64_t tt_tx_host_ticks(const struct tt_threadx *rd, uint64_t now, uint64_t ns)
-{
-	if (rd->cfg.host_clock_unrelated)
-		return 0;
-	return tt_loss_host_ticks(now, ns, rd->cfg.tick_hz);
 }
 
 /* The rate is measured over about the last TT_TX_RATE_WINDOW events or 16 laps of the ring,
@@ -565,16 +570,19 @@ static void tt_tx_time_event(struct tt_threadx *rd, uint32_t ts, struct tt_event
 			dir = tt_tx_delta(t, t->last, v, 1) <= tt_tx_delta(t, t->last, v, -1) ? 1 : -1;
 		}
 		uint64_t d = tt_tx_delta(t, t->last, v, dir);
-		uint64_t span = tt_tx_host_span(rd, d, t->batch_rest, t->host_last);
+		bool host_ok;
+		uint64_t span = tt_tx_host_span(rd, d, t->batch_rest, t->host_last, &host_ok);
 		if (t->gap) {
 			/* across a gap: the exact ticks when a constant-step counter and an exact
-			 * count give them; the wraps the host's clock says the gap hid; else the
-			 * time between is unknown and the unwrap is re-seeded from this entry: it
+			 * count give them; the wraps the host's clock says the gap hid, or none
+			 * when it allows the modular delta as it is (a gap of 0.5 to 1 wrap: the
+			 * ThreadX Linux port's nanoseconds wrap every second); else the time
+			 * between is unknown and the unwrap is re-seeded from this entry: it
 			 * keeps the modular delta only while that is a plausible forward step
 			 * (under half the modulus), never a near-2^32 jump */
 			if (t->gap_ticks != 0 && t->gap_ticks % t->mod == d)
 				d = t->gap_ticks;
-			else if (span != d)
+			else if (span != d || host_ok)
 				d = span;
 			else if (d > t->mod / 2)
 				d = 0;

@@ -27,10 +27,13 @@
  * ticks before record N + 1 (a clock that ran while the writer was stopped, tt-fw-nuttx
  * --clock-runs); --fast N:M (repeatable): records N + 1 to N + M stepped by a thousandth of that
  * (1 + (r >> 16) % 5000 / 1000: a burst, tt-fw-nuttx --burst-after). A time not in the sequence
- * fails.
+ * fails. --across-resets: a reset record does not let the numbering go on from anywhere (a
+ * writer that numbers its records across a clear of its buffer, as tt-fw-nuttx does across
+ * NOTERAM_CLEAR: every record before and after the reset is streamed or inside a gap).
  *
  * usage: check_seq [--key time|user|seq] [--ranges] [--clock nxw] [--jump N:J]... [--last N]
- *                  [--fast N:M]... [--lossless] [--min-events N] [--before-first N] [--within P] [FILE]
+ *                  [--fast N:M]... [--lossless] [--min-events N] [--before-first N] [--within P]
+ *                  [--across-resets] [FILE]
  * Prints one summary line; exits 1 with the first violation described.
  */
 #include <cjson/cJSON.h>
@@ -145,7 +148,7 @@ int main(int argc, char **argv)
 	unsigned long long want_last = 0, min_events = 1, before_first = 0, within = 0;
 	unsigned long long big_truth = 0, big_reported = 0, big_seq = 0; /* the largest gap */
 	unsigned long long lo_sum = 0, up_sum = 0; /* the ranges of the gaps since the last event */
-	int lossless = 0, ranges = 0;
+	int lossless = 0, ranges = 0, across_resets = 0;
 	const char *path = NULL;
 
 	for (int i = 1; i < argc; i++) {
@@ -164,6 +167,8 @@ int main(int argc, char **argv)
 			lossless = 1;
 		else if (!strcmp(argv[i], "--ranges"))
 			ranges = 1;
+		else if (!strcmp(argv[i], "--across-resets"))
+			across_resets = 1;
 		else if (!strcmp(argv[i], "--fast") && i + 1 < argc && nfast < 64) {
 			char *end;
 			fast_at[nfast] = strtoull(argv[++i], &end, 0);
@@ -187,7 +192,7 @@ int main(int argc, char **argv)
 	char *line = NULL;
 	size_t cap = 0;
 	unsigned long long lineno = 0, prev = 0, first = 0, numbered = 0, gaps = 0, lost_sum = 0;
-	unsigned long long missing_total = 0, gap_lost_total = 0;
+	unsigned long long missing_total = 0, gap_lost_total = 0, resets = 0;
 	int inexact = 0, have_prev = 0, fail = 0;
 
 	while (getline(&line, &cap, f) > 0) {
@@ -224,6 +229,11 @@ int main(int argc, char **argv)
 			lo_sum += l;
 			up_sum = up_sum + u < up_sum || u == ~0ull ? ~0ull : up_sum + u;
 		} else if (!strcmp(ty, "reset")) {
+			resets++;
+			if (across_resets) {
+				cJSON_Delete(rec);
+				continue;
+			}
 			have_prev = 0;
 			lost_sum = 0;
 			lo_sum = up_sum = 0;
@@ -314,7 +324,7 @@ int main(int argc, char **argv)
 		fail = 1;
 	}
 	printf("check_seq: numbered=%llu first=%llu last=%llu gaps=%llu missing=%llu "
-	       "gap_lost=%llu %s\n", numbered, first, prev, gaps, missing_total, gap_lost_total,
-	       fail ? "FAIL" : "ok");
+	       "gap_lost=%llu resets=%llu %s\n", numbered, first, prev, gaps, missing_total,
+	       gap_lost_total, resets, fail ? "FAIL" : "ok");
 	return fail;
 }

@@ -11,7 +11,11 @@
  * as can be)
  * CLOCK `narrow:R`: a 24-bit time source of nominally 25 MHz that runs at R times real time (a
  * target clock slower than the host's: an emulated CPU on a loaded host); every event still
- * carries its number (info 1 of user events, info 3 of resume/suspend: check_seq --key seq).
+ * carries its number (info 1 of user events, info 3 of resume/suspend: check_seq --key seq), and
+ * user events carry the time source's wraps at their time stamp in info 4 (their true time in
+ * ticks: info 4 * 2^24 + the time stamp; tests/live/times.py). CLOCK `linux`: the ThreadX
+ * Linux port's time source, CLOCK_REALTIME's tv_nsec (mask 0xFFFFFFFF, a wrap at 10^9 every
+ * second: tracetapd --time-wrap 1000000000 --tick-hz 1G), the wraps (seconds) in info 4 too.
  * `late`: tracing starts off (_tx_trace_header_ptr NULL, nothing written) until SIGUSR1, as
  * after a late tx_trace_enable. `recreate`: the consumer thread (control block at header +
  * 0xF0100) is deleted and created again in the same control block every 512 events, under the
@@ -74,13 +78,35 @@ static double now_s(void)
 }
 
 static double clock_t0, clock_ratio;
+static uint64_t clock_mod; /* the time source's modulus: 2^24 (narrow), 10^9 (linux) */
 static volatile sig_atomic_t enabled = 1;
+/* The time source's whole count (not reduced) that the next event takes, when taken ahead
+ * (user events carry its wraps: clock_full); else read at the event. */
+static uint64_t clock_next;
+static bool clock_taken;
 
-/* The narrow time source: 25 MHz nominal, running at clock_ratio of real time. */
-static uint32_t narrow_now(void *arg)
+/* The time source, whole: narrow, 25 MHz nominal at clock_ratio of real time; linux, the
+ * nanoseconds of CLOCK_REALTIME (the ThreadX Linux port's tv_nsec, whole seconds included). */
+static uint64_t clock_full(void)
+{
+	if (clock_mod == 1000000000u) {
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		clock_next = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	} else {
+		clock_next = (uint64_t)((now_s() - clock_t0) * 25e6 * clock_ratio);
+	}
+	clock_taken = true;
+	return clock_next;
+}
+
+static uint32_t clock_now(void *arg)
 {
 	(void)arg;
-	return (uint32_t)((now_s() - clock_t0) * 25e6 * clock_ratio) & 0xFFFFFFu;
+	if (!clock_taken)
+		clock_full();
+	clock_taken = false;
+	return (uint32_t)(clock_next % clock_mod);
 }
 
 /* tx_thread_delete and tx_thread_create of the consumer (thr[1]) by the producer, as ThreadX
@@ -134,11 +160,12 @@ int main(int argc, char **argv)
 	}
 	txw_init(&w, ram, base, sizeof(ram), false);
 	clock_t0 = now_s();
-	if (!strncmp(clk, "narrow:", 7)) {
-		clock_ratio = atof(clk + 7);
-		w.timer_mask = 0xFFFFFFu;
+	if (!strncmp(clk, "narrow:", 7) || !strcmp(clk, "linux")) {
+		clock_ratio = clk[0] == 'n' ? atof(clk + 7) : 1;
+		clock_mod = clk[0] == 'n' ? 1u << 24 : 1000000000u;
+		w.timer_mask = clk[0] == 'n' ? 0xFFFFFFu : 0xFFFFFFFFu;
 		w.time_mode = TXW_TIME_CALLBACK;
-		w.now = narrow_now;
+		w.now = clock_now;
 	}
 	printf("pid=%d header=0x%08x entries=%u\n", (int)getpid(), base,
 	       (size - 48 - 8 * 48) / 32);
@@ -187,8 +214,11 @@ int main(int argc, char **argv)
 				txw_patch(&w, e, 4, thr[nxt], ts);
 				cur = nxt;
 			} else {
+				/* info 4: the wraps of the time source at this event (its true
+				 * time: info 4 * the modulus + the time stamp) */
+				uint32_t wraps = w.now ? (uint32_t)(clock_full() / clock_mod) : 0;
 				txw_insert(&w, thr[cur], txw_prio_word(4 + cur, 4 + cur), 4096, seq,
-					   0xA5A5A5A5u, seq * 3u, 0, NULL);
+					   0xA5A5A5A5u, seq * 3u, wraps, NULL);
 			}
 		}
 		if (seq / 4096 != said_at) {

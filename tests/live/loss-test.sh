@@ -16,14 +16,19 @@
 #             process), then tracetapd is stopped while the writer writes 51,200 more;
 #   names:    `lap-half` with the consumer thread deleted and created again in the same control
 #             block every 512 events under a new name (job-G): no event of it may carry another
-#             generation's name (an unknown name shows as none, the address).
+#             generation's name (an unknown name shows as none, the address);
+#   linux:    the ThreadX Linux port's time source (CLOCK_REALTIME's tv_nsec: a wrap at 10^9
+#             every second, tracetapd --time-wrap 1000000000 --tick-hz 1G); tracetapd is
+#             stopped until the writer wrote 35,000 more events (about 0.7 s: a gap of half a
+#             wrap to a wrap, whose events came out that much early before).
 # check_seq --key seq then holds every gap's true count inside its range and its estimate too
 # (lap, lap-half, names: the forced gap's estimate within 25% of the truth, where a wrap of the
 # clock added from the host's time (a phantom lap) would double or triple it; gaps a loaded host
 # adds, the late enable's and the descheduled writer's only have to lie in their range), and
-# prints reported/true/range per gap.
+# prints reported/true/range per gap. tests/live/times.py then holds every user event's mapped
+# time (`ns`) after the first gap to its true time (the writer's wraps in info 4) within 50 ms.
 #
-# usage: loss-test.sh TRACETAPD LIVE_WRITER CHECK_SEQ lap|lap-half|late|desched|names
+# usage: loss-test.sh TRACETAPD LIVE_WRITER CHECK_SEQ lap|lap-half|late|desched|names|linux
 set -euo pipefail
 tracetapd=$1 writer=$2 check=$3 mode=$4
 . "$(dirname "$0")/lib.sh"
@@ -52,9 +57,10 @@ wait_lines() {
   done
 }
 
-clock=narrow:0.5 flags=()
+clock=narrow:0.5 flags=() hz=25M hzn=25e6 tw=$((1 << 24)) wrap=() held=51200
 case $mode in
 lap) clock=narrow:0.3 ;;
+linux) clock=linux hz=1G hzn=1e9 tw=1000000000 wrap=(--time-wrap "$tw") held=35000 ;;
 late) clock=narrow:0.3 flags=(late) ;;
 names) flags=(recreate) ;;
 lap-half|desched) ;;
@@ -69,7 +75,7 @@ read -r pidf hdrf _ < "$work/writer.out"
 pid=${pidf#pid=}
 hdr=${hdrf#header=}
 
-"$tracetapd" --probe "process:$pid" --elf "$writer" --tick-hz 25M --stdout --poll-min 1 \
+"$tracetapd" --probe "process:$pid" --elf "$writer" --tick-hz "$hz" "${wrap[@]}" --stdout --poll-min 1 \
   --poll-max 10 --log-level info --no-server > "$work/records.jsonl" 2> "$work/daemon.log" &
 dpid=$!
 
@@ -91,7 +97,7 @@ else
     kill -STOP "$dpid"
   fi
   s0=$(progress)
-  wait_seq $((s0 + 51200))
+  wait_seq $((s0 + held))
   kill -CONT "$dpid"
 fi
 
@@ -104,6 +110,12 @@ case $mode in lap|lap-half|names) within=(--within 25) ;; esac # the evidence pi
 out=$("$check" --key seq --last "$last" --min-events 1000 "${within[@]}" "$work/records.jsonl") || {
   echo "$out"; echo "--- daemon log"; tail -20 "$work/daemon.log"; exit 1; }
 echo "$out"
+# every event's mapped time (ns) after the first gap against its true time (info 4: the wraps):
+# within a poll interval (10 ms at most here) and a margin of 40 ms; a wrong unwrap across a gap
+# is half a wrap (335 ms) or more off (before: one wrap late after a lap, the host's time taken
+# at the nominal tick rate; or the whole gap early when it spanned half a wrap to a wrap)
+python3 "$(dirname "$0")/times.py" "$work/records.jsonl" --hz "$hzn" --wrap "$tw" --bound-ms 50 ||
+  { echo "--- daemon log"; tail -20 "$work/daemon.log"; exit 1; }
 # the forced loss is there: at least one gap of more than a lap
 echo "$out" | awk '/^gap before/ { t = $8 + 0; if (t > 4096) big = 1 } END { exit !big }' ||
   { echo "loss-test: no gap of more than a lap (the forced loss did not happen)"; exit 1; }

@@ -27,6 +27,11 @@
  * --short-tasks N starts a task every N records that lives for one batch: pid 100 + k, a START
  * note naming it `job-<pid>`, 6 records, a STOP note, written at once (created, run and exited
  * between two polls).
+ *
+ * SIGUSR2 is `trace stop` (NOTECTL_SETMODE without NOTE_FILTER_MODE_FLAG_ENABLE): no note is
+ * built until SIGUSR1 (`trace start`: NOTERAM_CLEAR, then enabled again) or the end; with
+ * --stop-burst N a fast writer's last N notes go in at once first (stepped like --burst-after's),
+ * printed as a burst; then `stopped at=N last_time=T` (N notes built so far, the last one's time).
  */
 #include "nxwriter.h"
 
@@ -49,7 +54,7 @@
 #define LONG_TICKS 100000    /* --long-irq-at, --long-call-at */
 #define BURST_DIV 1000       /* --burst-after with --irregular: steps of 1-5 ticks */
 
-static volatile sig_atomic_t g_clear, g_stop, g_cont;
+static volatile sig_atomic_t g_clear, g_stop, g_cont, g_tstop;
 
 static void on_signal(int sig)
 {
@@ -57,6 +62,8 @@ static void on_signal(int sig)
 		g_clear++;
 	else if (sig == SIGCONT)
 		g_cont++;
+	else if (sig == SIGUSR2)
+		g_tstop++;
 	else
 		g_stop = 1;
 }
@@ -75,6 +82,21 @@ static void say_burst(uint64_t n, uint64_t at)
 		printf("burst at=%" PRIu64 " n=%" PRIu64 "\n", at, n);
 		fflush(stdout);
 	}
+}
+
+/* `trace stop`: nothing is recorded until `trace start` (a clear pending) or the end; the pace
+ * starts again from then (no catching up: a stopped trace records nothing). */
+static void trace_stopped(struct fw_pace *pace, uint64_t records, uint64_t last_time,
+			  sig_atomic_t clears_seen)
+{
+	printf("stopped at=%" PRIu64 " last_time=%" PRIu64 "\n", records, last_time);
+	fflush(stdout);
+	while (clears_seen == g_clear && !g_stop) {
+		struct timespec t = { 0, 2 * 1000 * 1000 };
+		nanosleep(&t, NULL);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &pace->next);
+	pace->in_burst = 0;
 }
 
 /* A task that lives for one batch (--short-tasks): START naming it, 6 records, STOP, at once.
@@ -117,10 +139,11 @@ static void usage(FILE *out)
 		"       [--long-irq-at N] [--long-call-at N]   (one interrupt / system call that\n"
 		"       ends at or after record N takes 100000 ticks more)\n"
 		"       [--burst-after N] [--clock-runs] [--irregular] [--short-tasks N]\n"
+		"       [--stop-burst N]   (SIGUSR2 = trace stop, after N notes at once)\n"
 		"Without --ram: this process's own memory at ADDR (64-bit addresses with --ptr 8);\n"
 		"--hold: after --count/--duration, keep it (and the process) until SIGTERM.\n"
 		"Prints 'driver=0x... ...' once the driver is set up and 'summary ...' at exit.\n"
-		"SIGUSR1 = NOTERAM_CLEAR. See tests/nuttx/README.md.\n");
+		"SIGUSR1 = NOTERAM_CLEAR (trace start), SIGUSR2 = trace stop. See tests/nuttx/README.md.\n");
 }
 
 int main(int argc, char **argv)
@@ -141,6 +164,7 @@ int main(int argc, char **argv)
 		{ "short-tasks", required_argument, NULL, 'S' },
 		{ "mark-at", required_argument, NULL, 'M' },
 		{ "mark", required_argument, NULL, 'T' },
+		{ "stop-burst", required_argument, NULL, 'X' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -157,7 +181,9 @@ int main(int argc, char **argv)
 	uint8_t *ram;
 	bool tasks = false, hold = false;
 	uint64_t long_irq = 0, long_call = 0; /* record indexes + 1; 0: none (or done) */
-	uint64_t burst_after = 0, short_every = 0, burst_left = 0, last_ns = 0;
+	uint64_t burst_after = 0, short_every = 0, burst_left = 0, last_ns = 0, stop_burst = 0;
+	sig_atomic_t tstops_seen = 0;
+	bool stop_pending = false;
 	bool clock_runs = false, irregular = false;
 	sig_atomic_t conts_seen = 0;
 	int32_t short_pid = 100;
@@ -188,6 +214,7 @@ int main(int argc, char **argv)
 		case 'S': short_every = strtoull(optarg, NULL, 0); break;
 		case 'M': mark_at = strtoull(optarg, NULL, 0) + 1; break;
 		case 'T': mark = optarg; break;
+		case 'X': stop_burst = strtoull(optarg, NULL, 0); break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -217,6 +244,7 @@ int main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGCONT, &sa, NULL);
+	sigaction(SIGUSR2, &sa, NULL);
 
 	/* noteram_register: an empty ring (head = tail = 0), the mode, then the buffer words */
 	struct tt_nuttx_layout lo;
@@ -240,6 +268,22 @@ int main(int argc, char **argv)
 		bool burst_end = burst_left == 1;
 		if (burst_left)
 			burst_left--;
+		if (tstops_seen != g_tstop) { /* trace stop: after the stop burst, if any */
+			tstops_seen = g_tstop;
+			stop_pending = true;
+			burst_left = stop_burst;
+			say_burst(stop_burst, records);
+		}
+		if (stop_pending && !burst_left) {
+			stop_pending = false;
+			if (burst_end) {
+				printf("burst done events=%" PRIu64 "\n", records);
+				burst_end = false;
+			}
+			trace_stopped(&pace, records, last_time, clears_seen);
+			if (g_stop)
+				break;
+		}
 		if (conts_seen != g_cont) {
 			/* continued after SIGSTOP (or a spurious SIGCONT): the clock ran meanwhile */
 			conts_seen = g_cont;

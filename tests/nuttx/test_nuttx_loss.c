@@ -189,12 +189,20 @@ static void test_laps_slow_clock(void)
  * notes before every chunk of that data read and stops half way through it. The read is torn,
  * not the ring corrupt: every cycle completes, and the notes lost are one gap whose range holds
  * its truth. */
-static unsigned torn_n, torn_every, torn_chunks, torn_step;
+static unsigned torn_n, torn_every, torn_chunks, torn_step, torn_sync;
 static bool torn_done;
 
 static void torn_hook(struct nxw *w, void *ctx)
 {
-	if (torn_done || cycle_plan != 1)
+	if (!torn_done && torn_sync && cycle_plan == 2) {
+		/* the full read after the lap: planned from the control words of the read
+		 * before, the writer goes on (torn_sync notes) and stops before it */
+		write_n(w, torn_sync);
+		host_now(ctx, w);
+		torn_done = true;
+		return;
+	}
+	if (torn_done || cycle_plan != 1 || (torn_sync && torn_chunks))
 		return;
 	uint64_t step = w->step;
 	w->step = torn_step; /* the burst's pace: as before, or 10 us a note */
@@ -204,7 +212,7 @@ static void torn_hook(struct nxw *w, void *ctx)
 		write_n(w, torn_every);
 	w->step = step;
 	host_now(ctx, w);
-	if (!torn_every || torn_chunks >= 6)
+	if (!torn_sync && (!torn_every || torn_chunks >= 6))
 		torn_done = true; /* trace stop */
 }
 
@@ -212,14 +220,17 @@ static void test_torn_by_stop(void)
 {
 	static const unsigned sizes[] = { 30, 70, 160, 700, 5000 };
 
-	for (unsigned k = 0; k < 4 * sizeof(sizes) / sizeof(sizes[0]); k++) {
+	for (unsigned k = 0; k < 6 * sizeof(sizes) / sizeof(sizes[0]); k++) {
 		struct nxw w;
 		struct tt_nuttx *rd = start_hz(&w, 2048, 1, 1);
 		char what[128];
 
-		torn_n = sizes[k / 4];
-		torn_every = k % 2 ? 9 : 0;
-		torn_step = k % 4 >= 2 ? 10 : 0;
+		torn_n = sizes[k / 6];
+		torn_every = k % 6 < 4 && k % 2 ? 9 : 0;
+		torn_step = k % 6 >= 2 && k % 6 != 4 ? 10 : 0;
+		/* the full read after the lap torn too: the writer went on for a lap and more
+		 * after it was planned, and stopped before it (before: a bad note) */
+		torn_sync = k % 6 >= 4 ? 1000 : 0;
 		torn_chunks = 0;
 		torn_done = false;
 		write_n(&w, 7); /* new notes: the next cycle reads data after its control read */
@@ -232,8 +243,9 @@ static void test_torn_by_stop(void)
 		}
 		write_n(&w, 20); /* trace start again (no clear): the notes after the stop */
 		CHECK_EQ(cycle_at_host(rd, &w), TT_NUTTX_DONE);
-		snprintf(what, sizeof(what), "torn by trace stop, %u notes%s%s", torn_n,
+		snprintf(what, sizeof(what), "torn by trace stop, %u notes%s%s%s", torn_n,
 			 torn_every ? " and more during the read" : "",
+			 torn_sync ? " and 1000 before the full read" : "",
 			 torn_step ? " 10 us apart" : "");
 		report_gaps(what);
 		est_within_25 = false;

@@ -9,7 +9,7 @@
  * per-event counter, whose losses stay exact. Every estimate states the range the evidence
  * allows and must hold the truth in it: a target clock that runs at a third of the host's (the
  * host's clock alone would add a wrap of a narrow time source, and with it hundreds of phantom
- * laps), and the first read after a late tx_trace_enable (estimated like a lap from the host's
+ * laps and event times a wrap late), and the first read after a late tx_trace_enable (estimated like a lap from the host's
  * clock since tracing was seen off, not a bare lower bound one buffer short). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -287,9 +287,11 @@ static void test_slow_clock_no_phantom_laps(void)
 	}
 	CHECK(txt_seq_range(&t.log, 1, s - 1));
 	CHECK_EQ(txt_first(&t.log, TT_REC_GAP) == NULL, 1);
+	uint64_t ta = need(find_seq(&t.log, s - 1))->ev.time, ca = clk;
 	txt_log_clear(&t.log);
 	uint32_t last = s + (uint32_t)(0.6 * (1 << 24) / 1060);
-	write_seqs(&t, s, last, NULL);
+	static uint64_t at[(1 << 24) / 1000];
+	write_seqs(&t, s, last, at);
 	CHECK_EQ(poll_at_host(&t), TT_THREADX_DONE);
 	const struct txt_rec *g = need(txt_first(&t.log, TT_REC_GAP));
 	const struct txt_rec *f = need(txt_first(&t.log, TT_REC_EVENT));
@@ -298,6 +300,11 @@ static void test_slow_clock_no_phantom_laps(void)
 	CHECK_MSG(g->lost * 10 <= truth * 11 && g->lost * 10 >= truth * 9,
 		  "reported %llu, true %llu", (unsigned long long)g->lost,
 		  (unsigned long long)truth);
+	/* and the time across the gap is the target's: 0.6 of a wrap, not a wrap more (the
+	 * host's time at the nominal rate) nor none (more than half a wrap, dropped) */
+	CHECK_MSG(f->ev.time - ta == at[f->raw[4] - s] - ca, "time moved %llu, the target's %llu",
+		  (unsigned long long)(f->ev.time - ta),
+		  (unsigned long long)(at[f->raw[4] - s] - ca));
 	txt_free(&t);
 }
 
