@@ -9,7 +9,10 @@
  * not wrap) at twice the fastest rate seen, with the target's clock allowed 10% over nominal.
  * A target clock measured more than 1.5 times ahead of nominal (snapshots replayed, a wrong tick
  * rate), or before it is measured, stamps that span more than the host's time at nominal, make
- * the host's clock no evidence at all.
+ * the host's clock no evidence at all. Where the units kept right after the gap were written
+ * much faster than the mean (a burst the gap cut), the evidence does not say how much of the
+ * time across the gap the burst took: the estimate is the geometric mean of the mean rate's
+ * reading and the burst's, off by no more than the square root of their ratio whichever holds.
  */
 #include <math.h>
 
@@ -55,6 +58,25 @@ static double est_ticks(const struct tt_loss_in *in, uint64_t host, uint64_t win
 	return t;
 }
 
+/* A rate after the gap faster than the mean by more than this is a second reading (est_units). */
+#define TT_LOSS_SPLIT_RATE 4.0
+
+/* The units the evidence reads over t ticks: at the mean rate; where the units kept after the gap
+ * were written much faster (a burst of unknown length: see tt_loss_out.split), the geometric mean
+ * of the mean rate's reading (no less than lb) and the fast rate's (no more than upper). */
+static double est_units(const struct tt_loss_in *in, double t, double upper, bool *split)
+{
+	double lo = in->rate * t, hi = in->after * t;
+	*split = in->after > in->rate * TT_LOSS_SPLIT_RATE;
+	if (!*split)
+		return lo;
+	if (lo < (double)in->lb)
+		lo = (double)in->lb;
+	if (hi > upper)
+		hi = upper;
+	return hi > lo ? sqrt(lo * hi) : lo;
+}
+
 void tt_loss_estimate(const struct tt_loss_in *in, struct tt_loss_out *out)
 {
 	const double c = in->clock > 0 ? in->clock : 1.0;
@@ -75,20 +97,20 @@ void tt_loss_estimate(const struct tt_loss_in *in, struct tt_loss_out *out)
 	if (in->have_d && !in->mod && (double)in->d < t_hi)
 		t_hi = (double)in->d;
 	double peak = in->peak > in->rate ? in->peak : in->rate;
+	if (in->after > peak)
+		peak = in->after;
 	double j_hi = INFINITY;
 	if (peak > 0 && isfinite(t_hi))
 		j_hi = floor(laps_of(TT_LOSS_PEAK_MARGIN * peak * t_hi, in->lb, in->lap));
 
-	out->lower = in->lb;
-	out->est = in->lb;
-	out->from_time = false;
+	*out = (struct tt_loss_out){ .est = in->lb, .lower = in->lb };
 	out->upper = j_hi < 1e15 ? in->lb + (uint64_t)j_hi * in->lap : TT_GAP_NO_UPPER;
 	if (!(in->rate > 0))
 		return;
 	double ticks = est_ticks(in, host, window, c, t_hi);
 	if (ticks < 0)
 		return;
-	double e = in->rate * ticks;
+	double e = est_units(in, ticks, (double)out->upper, &out->split);
 	double j = floor(laps_of(e, in->lb, in->lap) + 0.5);
 	if (j > j_hi)
 		j = j_hi;

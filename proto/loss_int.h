@@ -33,6 +33,7 @@ struct tt_loss_in {
 	uint64_t window;
 	double clock;  /* target ticks per nominal tick, measured against the host; 0 unknown */
 	double rate;   /* units per tick written recently (the mean), 0 unknown */
+	double after;  /* units per tick of the units kept right after the gap, 0 unknown */
 	double peak;   /* the fastest rate seen over a batch, 0 unknown */
 };
 
@@ -41,7 +42,15 @@ struct tt_loss_out {
 	uint64_t lower; /* lb: what the ring positions prove */
 	uint64_t upper; /* the most the evidence allows; TT_GAP_NO_UPPER when nothing caps it */
 	bool from_time; /* est rests on the time stamps / host clock and the rate (else est = lb) */
+	/* the units kept after the gap were written much faster than the mean (a burst the gap
+	 * cut, of unknown length): the mean rate's reading and the burst's are two readings, and
+	 * est their geometric mean, at most sqrt(high / low) off whichever holds */
+	bool split;
 };
+
+/* The basis of an estimate between two readings (tt_loss_out.split). */
+#define TT_LOSS_BASIS_SPLIT "a burst cut by the gap: between the mean rate's and the burst's " \
+			    "reading over the time stamps; the range is what is known"
 
 /* Fills *out from *in (in->lap > 0). Never fails: without a rate est is lb. */
 void tt_loss_estimate(const struct tt_loss_in *in, struct tt_loss_out *out);

@@ -468,8 +468,8 @@ bool tt_tx_lap_estimate(const struct tt_threadx *rd, const uint32_t anchor[8], u
 		.lb = lb, .lap = rd->lay.nent, .mod = t->mod, .rest = after,
 		.clock = tt_loss_clock_ratio(&t->clock, rd->cfg.tick_hz), .rate = (double)n / (double)ticks, .peak = t->peak,
 	};
-	if (k >= TT_TX_RATE_MIN && (double)k / (double)after > in.peak)
-		in.peak = (double)k / (double)after;
+	if (k >= TT_TX_RATE_MIN && after)
+		in.after = (double)k / (double)after;
 	if (anchor != NULL) {
 		/* events strictly between the anchor and the first one after the gap: the
 		 * ticks between the two less one event's */
@@ -487,6 +487,12 @@ bool tt_tx_lap_estimate(const struct tt_threadx *rd, const uint32_t anchor[8], u
 	}
 	tt_loss_estimate(&in, out);
 	return out->from_time;
+}
+
+/* The basis of an estimate: what it rests on, and where the evidence could not place it. */
+static const char *tt_tx_basis(const struct tt_loss_out *o, const char *plain)
+{
+	return o->split ? TT_LOSS_BASIS_SPLIT : plain;
 }
 
 /* Lost-event count for a gap that ends at slot first (count slots published after it), when the
@@ -519,7 +525,7 @@ void tt_tx_gap_count(struct tt_threadx *rd, uint64_t lb, uint32_t first, uint32_
 		rd->pend.lost = est.est;
 		rd->pend.lower = est.lower;
 		rd->pend.upper = est.upper;
-		rd->pend.basis = "time stamps and event rate";
+		rd->pend.basis = tt_tx_basis(&est, "time stamps and event rate");
 	}
 	rd->pend.gap = !(rd->pend.exact && rd->pend.lost == 0);
 	rd->pend.reason = reason;
@@ -545,7 +551,7 @@ void tt_tx_enable_gap(struct tt_threadx *rd, uint32_t first, uint32_t count, boo
 		rd->pend.lost = est.est;
 		rd->pend.lower = est.lower;
 		rd->pend.upper = est.upper;
-		rd->pend.basis = "host clock since tracing was off, and event rate";
+		rd->pend.basis = tt_tx_basis(&est, "host clock since tracing was off, and event rate");
 	}
 }
 
