@@ -32,10 +32,12 @@ static double laps_of(double units, uint64_t lb, uint64_t lap)
 
 /* Ticks across the gap the estimate rests on: d plus the wraps the host's clock needs (no more
  * than t_hi), no more than the window the lost units were written in holds at the measured clock
- * rate; -1 when nothing says. */
+ * rate; -1 when nothing says. *by_host: the host's clock set them (the start in its window, wraps
+ * it added, or the window's cut). */
 static double est_ticks(const struct tt_loss_in *in, uint64_t host, uint64_t window, double c,
-			double t_hi)
+			double t_hi, bool *by_host)
 {
+	*by_host = true;
 	if (!in->have_d) {
 		/* no time stamp before the gap (the first read after tracing was started): the
 		 * start lies somewhere in the host's window before the units kept */
@@ -55,6 +57,7 @@ static double est_ticks(const struct tt_loss_in *in, uint64_t host, uint64_t win
 	double w_ticks = (double)window * c - (double)in->rest;
 	if (window && t > w_ticks)
 		t = w_ticks > 0 ? w_ticks : 0;
+	*by_host = t != (double)in->d;
 	return t;
 }
 
@@ -107,9 +110,11 @@ void tt_loss_estimate(const struct tt_loss_in *in, struct tt_loss_out *out)
 	out->upper = j_hi < 1e15 ? in->lb + (uint64_t)j_hi * in->lap : TT_GAP_NO_UPPER;
 	if (!(in->rate > 0))
 		return;
-	double ticks = est_ticks(in, host, window, c, t_hi);
+	bool by_host;
+	double ticks = est_ticks(in, host, window, c, t_hi, &by_host);
 	if (ticks < 0)
 		return;
+	out->nominal = by_host && !(in->clock > 0);
 	double e = est_units(in, ticks, (double)out->upper, &out->split);
 	double j = floor(laps_of(e, in->lb, in->lap) + 0.5);
 	if (j > j_hi)
@@ -118,6 +123,11 @@ void tt_loss_estimate(const struct tt_loss_in *in, struct tt_loss_out *out)
 		return; /* stamps that say nothing sensible: keep the lower bound */
 	out->est = in->lb + (uint64_t)j * in->lap;
 	out->from_time = true;
+}
+
+const char *tt_loss_basis(const struct tt_loss_out *out, const char *plain)
+{
+	return out->split ? TT_LOSS_BASIS_SPLIT : out->nominal ? TT_LOSS_BASIS_NOMINAL : plain;
 }
 
 /* The clock rate is measured over about the last TT_LOSS_CLOCK_WINDOW ns of host time, and

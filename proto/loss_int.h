@@ -46,11 +46,21 @@ struct tt_loss_out {
 	 * cut, of unknown length): the mean rate's reading and the burst's are two readings, and
 	 * est their geometric mean, at most sqrt(high / low) off whichever holds */
 	bool split;
+	/* est rests on the host's clock (the start of tracing in its window, wraps it added, or
+	 * the window's cut) with the target's clock not measured against it yet: taken at the
+	 * nominal tick rate, which a slower target clock (an emulated CPU, a debugger halt, a
+	 * sleep mode) turns into too many ticks */
+	bool nominal;
 };
 
-/* The basis of an estimate between two readings (tt_loss_out.split). */
+/* The basis of an estimate between two readings (tt_loss_out.split), and of one on the host's
+ * clock at the nominal tick rate (tt_loss_out.nominal). */
 #define TT_LOSS_BASIS_SPLIT "a burst cut by the gap: between the mean rate's and the burst's " \
 			    "reading over the time stamps; the range is what is known"
+#define TT_LOSS_BASIS_NOMINAL "host clock at the nominal tick rate (the target's clock not " \
+			      "measured against it yet) and the rate; the range is what is known"
+/* The basis of est: TT_LOSS_BASIS_SPLIT, TT_LOSS_BASIS_NOMINAL, or the reader's own (plain). */
+const char *tt_loss_basis(const struct tt_loss_out *out, const char *plain);
 
 /* Fills *out from *in (in->lap > 0). Never fails: without a rate est is lb. */
 void tt_loss_estimate(const struct tt_loss_in *in, struct tt_loss_out *out);

@@ -97,7 +97,7 @@ bool nx_lap_estimate(const struct tt_nuttx *rd, uint64_t bytes_min, uint32_t fro
 	if (o.upper != TT_GAP_NO_UPPER)
 		g->upper = o.upper / (min_rec ? min_rec : 1);
 	g->lost = est < g->lower ? g->lower : est > g->upper ? g->upper : est;
-	g->basis = o.split ? TT_LOSS_BASIS_SPLIT : NX_ESTIMATE_BASIS;
+	g->basis = tt_loss_basis(&o, NX_ESTIMATE_BASIS);
 	return true;
 }
 

@@ -489,12 +489,6 @@ bool tt_tx_lap_estimate(const struct tt_threadx *rd, const uint32_t anchor[8], u
 	return out->from_time;
 }
 
-/* The basis of an estimate: what it rests on, and where the evidence could not place it. */
-static const char *tt_tx_basis(const struct tt_loss_out *o, const char *plain)
-{
-	return o->split ? TT_LOSS_BASIS_SPLIT : plain;
-}
-
 /* Lost-event count for a gap that ends at slot first (count slots published after it), when the
  * ring arithmetic says lb + j*N for an unknown number of whole laps j: exact when the time stamps
  * are a constant-step counter that agrees with it; else j estimated from the time across the gap
@@ -525,7 +519,7 @@ void tt_tx_gap_count(struct tt_threadx *rd, uint64_t lb, uint32_t first, uint32_
 		rd->pend.lost = est.est;
 		rd->pend.lower = est.lower;
 		rd->pend.upper = est.upper;
-		rd->pend.basis = tt_tx_basis(&est, "time stamps and event rate");
+		rd->pend.basis = tt_loss_basis(&est, "time stamps and event rate");
 	}
 	rd->pend.gap = !(rd->pend.exact && rd->pend.lost == 0);
 	rd->pend.reason = reason;
@@ -551,7 +545,7 @@ void tt_tx_enable_gap(struct tt_threadx *rd, uint32_t first, uint32_t count, boo
 		rd->pend.lost = est.est;
 		rd->pend.lower = est.lower;
 		rd->pend.upper = est.upper;
-		rd->pend.basis = tt_tx_basis(&est, "host clock since tracing was off, and event rate");
+		rd->pend.basis = tt_loss_basis(&est, "host clock since tracing was off, and event rate");
 	}
 }
 
