@@ -63,6 +63,10 @@ static double est_ticks(const struct tt_loss_in *in, uint64_t host, uint64_t win
 
 /* A rate after the gap faster than the mean by more than this is a second reading (est_units). */
 #define TT_LOSS_SPLIT_RATE 4.0
+/* A reading more than this fraction of a lap above lb, and more than this fraction of itself,
+ * is not rounded down to lb. */
+#define TT_LOSS_FLOOR_LAP 0.25
+#define TT_LOSS_FLOOR_MOVE 0.125
 
 /* The units the evidence reads over t ticks: at the mean rate; where the units kept after the gap
  * were written much faster (a burst of unknown length: see tt_loss_out.split), the geometric mean
@@ -116,12 +120,16 @@ void tt_loss_estimate(const struct tt_loss_in *in, struct tt_loss_out *out)
 		return;
 	out->nominal = by_host && !(in->clock > 0);
 	double e = est_units(in, ticks, (double)out->upper, &out->split);
-	double j = floor(laps_of(e, in->lb, in->lap) + 0.5);
+	double l = laps_of(e, in->lb, in->lap), j = floor(l + 0.5);
 	if (j > j_hi)
 		j = j_hi;
 	if (!(j < 1e15))
 		return; /* stamps that say nothing sensible: keep the lower bound */
 	out->est = in->lb + (uint64_t)j * in->lap;
+	/* a reading well above lb that rounds down to it (more than a quarter lap and an eighth
+	 * of itself above): the reading itself, not the floor by a chance of rounding */
+	if (j == 0 && j_hi >= 1 && l > TT_LOSS_FLOOR_LAP && e - (double)in->lb > e * TT_LOSS_FLOOR_MOVE)
+		out->est = (uint64_t)(e + 0.5);
 	out->from_time = true;
 }
 

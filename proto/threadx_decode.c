@@ -468,8 +468,11 @@ bool tt_tx_lap_estimate(const struct tt_threadx *rd, const uint32_t anchor[8], u
 		.lb = lb, .lap = rd->lay.nent, .mod = t->mod, .rest = after,
 		.clock = tt_loss_clock_ratio(&t->clock, rd->cfg.tick_hz), .rate = (double)n / (double)ticks, .peak = t->peak,
 	};
-	if (k >= TT_TX_RATE_MIN && after)
-		in.after = (double)k / (double)after;
+	/* the batch after the gap raises the upper bound only: a writer that catches up after a
+	 * stall (a process descheduled on a loaded host) writes its catch-up densely right after
+	 * the gap, which a burst's second reading (loss_int.h) would take for the gap's pace */
+	if (k >= TT_TX_RATE_MIN && (double)k / (double)after > in.peak)
+		in.peak = (double)k / (double)after;
 	if (anchor != NULL) {
 		/* events strictly between the anchor and the first one after the gap: the
 		 * ticks between the two less one event's */
