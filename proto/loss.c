@@ -9,7 +9,10 @@
  * not wrap) at twice the fastest rate seen, with the target's clock allowed 10% over nominal.
  * A target clock measured more than 1.5 times ahead of nominal (snapshots replayed, a wrong tick
  * rate), or before it is measured, stamps that span more than the host's time at nominal, make
- * the host's clock no evidence at all.
+ * the host's clock no evidence at all. Where the units kept right after the gap were written
+ * much faster than the mean (a burst the gap cut), the evidence does not say how much of the
+ * time across the gap the burst took: the estimate is the geometric mean of the mean rate's
+ * reading and the burst's, off by no more than the square root of their ratio whichever holds.
  */
 #include <math.h>
 
@@ -29,10 +32,12 @@ static double laps_of(double units, uint64_t lb, uint64_t lap)
 
 /* Ticks across the gap the estimate rests on: d plus the wraps the host's clock needs (no more
  * than t_hi), no more than the window the lost units were written in holds at the measured clock
- * rate; -1 when nothing says. */
+ * rate; -1 when nothing says. *by_host: the host's clock set them (the start in its window, wraps
+ * it added, or the window's cut). */
 static double est_ticks(const struct tt_loss_in *in, uint64_t host, uint64_t window, double c,
-			double t_hi)
+			double t_hi, bool *by_host)
 {
+	*by_host = true;
 	if (!in->have_d) {
 		/* no time stamp before the gap (the first read after tracing was started): the
 		 * start lies somewhere in the host's window before the units kept */
@@ -52,7 +57,31 @@ static double est_ticks(const struct tt_loss_in *in, uint64_t host, uint64_t win
 	double w_ticks = (double)window * c - (double)in->rest;
 	if (window && t > w_ticks)
 		t = w_ticks > 0 ? w_ticks : 0;
+	*by_host = t != (double)in->d;
 	return t;
+}
+
+/* A rate after the gap faster than the mean by more than this is a second reading (est_units). */
+#define TT_LOSS_SPLIT_RATE 4.0
+/* A reading more than this fraction of a lap above lb, and more than this fraction of itself,
+ * is not rounded down to lb. */
+#define TT_LOSS_FLOOR_LAP 0.25
+#define TT_LOSS_FLOOR_MOVE 0.125
+
+/* The units the evidence reads over t ticks: at the mean rate; where the units kept after the gap
+ * were written much faster (a burst of unknown length: see tt_loss_out.split), the geometric mean
+ * of the mean rate's reading (no less than lb) and the fast rate's (no more than upper). */
+static double est_units(const struct tt_loss_in *in, double t, double upper, bool *split)
+{
+	double lo = in->rate * t, hi = in->after * t;
+	*split = in->after > in->rate * TT_LOSS_SPLIT_RATE;
+	if (!*split)
+		return lo;
+	if (lo < (double)in->lb)
+		lo = (double)in->lb;
+	if (hi > upper)
+		hi = upper;
+	return hi > lo ? sqrt(lo * hi) : lo;
 }
 
 void tt_loss_estimate(const struct tt_loss_in *in, struct tt_loss_out *out)
@@ -75,27 +104,38 @@ void tt_loss_estimate(const struct tt_loss_in *in, struct tt_loss_out *out)
 	if (in->have_d && !in->mod && (double)in->d < t_hi)
 		t_hi = (double)in->d;
 	double peak = in->peak > in->rate ? in->peak : in->rate;
+	if (in->after > peak)
+		peak = in->after;
 	double j_hi = INFINITY;
 	if (peak > 0 && isfinite(t_hi))
 		j_hi = floor(laps_of(TT_LOSS_PEAK_MARGIN * peak * t_hi, in->lb, in->lap));
 
-	out->lower = in->lb;
-	out->est = in->lb;
-	out->from_time = false;
+	*out = (struct tt_loss_out){ .est = in->lb, .lower = in->lb };
 	out->upper = j_hi < 1e15 ? in->lb + (uint64_t)j_hi * in->lap : TT_GAP_NO_UPPER;
 	if (!(in->rate > 0))
 		return;
-	double ticks = est_ticks(in, host, window, c, t_hi);
+	bool by_host;
+	double ticks = est_ticks(in, host, window, c, t_hi, &by_host);
 	if (ticks < 0)
 		return;
-	double e = in->rate * ticks;
-	double j = floor(laps_of(e, in->lb, in->lap) + 0.5);
+	out->nominal = by_host && !(in->clock > 0);
+	double e = est_units(in, ticks, (double)out->upper, &out->split);
+	double l = laps_of(e, in->lb, in->lap), j = floor(l + 0.5);
 	if (j > j_hi)
 		j = j_hi;
 	if (!(j < 1e15))
 		return; /* stamps that say nothing sensible: keep the lower bound */
 	out->est = in->lb + (uint64_t)j * in->lap;
+	/* a reading well above lb that rounds down to it (more than a quarter lap and an eighth
+	 * of itself above): the reading itself, not the floor by a chance of rounding */
+	if (j == 0 && j_hi >= 1 && l > TT_LOSS_FLOOR_LAP && e - (double)in->lb > e * TT_LOSS_FLOOR_MOVE)
+		out->est = (uint64_t)(e + 0.5);
 	out->from_time = true;
+}
+
+const char *tt_loss_basis(const struct tt_loss_out *out, const char *plain)
+{
+	return out->split ? TT_LOSS_BASIS_SPLIT : out->nominal ? TT_LOSS_BASIS_NOMINAL : plain;
 }
 
 /* The clock rate is measured over about the last TT_LOSS_CLOCK_WINDOW ns of host time, and

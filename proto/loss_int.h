@@ -33,6 +33,7 @@ struct tt_loss_in {
 	uint64_t window;
 	double clock;  /* target ticks per nominal tick, measured against the host; 0 unknown */
 	double rate;   /* units per tick written recently (the mean), 0 unknown */
+	double after;  /* units per tick of the units kept right after the gap, 0 unknown */
 	double peak;   /* the fastest rate seen over a batch, 0 unknown */
 };
 
@@ -41,7 +42,25 @@ struct tt_loss_out {
 	uint64_t lower; /* lb: what the ring positions prove */
 	uint64_t upper; /* the most the evidence allows; TT_GAP_NO_UPPER when nothing caps it */
 	bool from_time; /* est rests on the time stamps / host clock and the rate (else est = lb) */
+	/* the units kept after the gap were written much faster than the mean (a burst the gap
+	 * cut, of unknown length): the mean rate's reading and the burst's are two readings, and
+	 * est their geometric mean, at most sqrt(high / low) off whichever holds */
+	bool split;
+	/* est rests on the host's clock (the start of tracing in its window, wraps it added, or
+	 * the window's cut) with the target's clock not measured against it yet: taken at the
+	 * nominal tick rate, which a slower target clock (an emulated CPU, a debugger halt, a
+	 * sleep mode) turns into too many ticks */
+	bool nominal;
 };
+
+/* The basis of an estimate between two readings (tt_loss_out.split), and of one on the host's
+ * clock at the nominal tick rate (tt_loss_out.nominal). */
+#define TT_LOSS_BASIS_SPLIT "a burst cut by the gap: between the mean rate's and the burst's " \
+			    "reading over the time stamps; the range is what is known"
+#define TT_LOSS_BASIS_NOMINAL "host clock at the nominal tick rate (the target's clock not " \
+			      "measured against it yet) and the rate; the range is what is known"
+/* The basis of est: TT_LOSS_BASIS_SPLIT, TT_LOSS_BASIS_NOMINAL, or the reader's own (plain). */
+const char *tt_loss_basis(const struct tt_loss_out *out, const char *plain);
 
 /* Fills *out from *in (in->lap > 0). Never fails: without a rate est is lb. */
 void tt_loss_estimate(const struct tt_loss_in *in, struct tt_loss_out *out);

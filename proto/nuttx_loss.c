@@ -38,6 +38,24 @@ double nx_run_peak(const struct tt_nuttx *rd, uint32_t from, uint32_t last)
 	return peak;
 }
 
+/* The rate (bytes per tick) right after the gap: over the first half of the bytes kept [from,
+ * last] (at least NX_PEAK_RUN notes); 0 when their time does not move. A burst the gap cut
+ * shows here even when slower notes after it dilute the copy's mean. */
+static double nx_rate_after(const struct tt_nuttx *rd, uint32_t from, uint32_t last)
+{
+	const struct nx_dec *d = &rd->d;
+	uint64_t t0 = nx_rec_time(d, rd->ring + from);
+	unsigned n = 0;
+	uint32_t o = from;
+
+	while (o < last && (n < NX_PEAK_RUN || o - from < (last - from) / 2)) {
+		o += nx_alignup(rd->ring[o], d->lay.align);
+		n++;
+	}
+	uint64_t span = nx_time_diff(d, t0, nx_rec_time(d, rd->ring + o));
+	return span ? (double)(o - from) / (double)span : 0;
+}
+
 bool nx_lap_estimate(const struct tt_nuttx *rd, uint64_t bytes_min, uint32_t from,
 		     uint32_t last, uint32_t nrec, struct tt_gap *g)
 {
@@ -64,6 +82,7 @@ bool nx_lap_estimate(const struct tt_nuttx *rd, uint64_t bytes_min, uint32_t fro
 		.window = tt_loss_host_ticks(rd->host_now, proven, nx_hz(rd)),
 		.clock = tt_loss_clock_ratio(&rd->clock, nx_hz(rd)),
 		.rate = (double)(kept + rd->rate_bytes) / (double)(span + rd->rate_time),
+		.after = nx_rate_after(rd, from, last),
 		.peak = rd->peak,
 	};
 	double run = nx_run_peak(rd, from, last);
@@ -78,7 +97,7 @@ bool nx_lap_estimate(const struct tt_nuttx *rd, uint64_t bytes_min, uint32_t fro
 	if (o.upper != TT_GAP_NO_UPPER)
 		g->upper = o.upper / (min_rec ? min_rec : 1);
 	g->lost = est < g->lower ? g->lower : est > g->upper ? g->upper : est;
-	g->basis = NX_ESTIMATE_BASIS;
+	g->basis = tt_loss_basis(&o, NX_ESTIMATE_BASIS);
 	return true;
 }
 

@@ -473,6 +473,9 @@ bool tt_tx_lap_estimate(const struct tt_threadx *rd, const uint32_t anchor[8], u
 		.lb = lb, .lap = rd->lay.nent, .mod = t->mod, .rest = after,
 		.clock = tt_loss_clock_ratio(&t->clock, rd->cfg.tick_hz), .rate = (double)n / (double)ticks, .peak = t->peak,
 	};
+	/* the batch after the gap raises the upper bound only: a writer that catches up after a
+	 * stall (a process descheduled on a loaded host) writes its catch-up densely right after
+	 * the gap, which a burst's second reading (loss_int.h) would take for the gap's pace */
 	if (k >= TT_TX_RATE_MIN && (double)k / (double)after > in.peak)
 		in.peak = (double)k / (double)after;
 	if (anchor != NULL) {
@@ -524,7 +527,7 @@ void tt_tx_gap_count(struct tt_threadx *rd, uint64_t lb, uint32_t first, uint32_
 		rd->pend.lost = est.est;
 		rd->pend.lower = est.lower;
 		rd->pend.upper = est.upper;
-		rd->pend.basis = "time stamps and event rate";
+		rd->pend.basis = tt_loss_basis(&est, "time stamps and event rate");
 	}
 	rd->pend.gap = !(rd->pend.exact && rd->pend.lost == 0);
 	rd->pend.reason = reason;
@@ -550,7 +553,7 @@ void tt_tx_enable_gap(struct tt_threadx *rd, uint32_t first, uint32_t count, boo
 		rd->pend.lost = est.est;
 		rd->pend.lower = est.lower;
 		rd->pend.upper = est.upper;
-		rd->pend.basis = "host clock since tracing was off, and event rate";
+		rd->pend.basis = tt_loss_basis(&est, "host clock since tracing was off, and event rate");
 	}
 }
 

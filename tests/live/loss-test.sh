@@ -11,7 +11,8 @@
 #   lap-half: the same with the clock at 0.5 (1 s of host time: 0.75 of a wrap);
 #   late:     tracetapd watches the header pointer NULL, is stopped, the writer enables tracing
 #             (SIGUSR1) and writes 12,288 events (3 laps), then tracetapd continues: the first
-#             read's gap ("overwritten before the first read");
+#             read's gap ("overwritten before the first read"), whose basis says the target's
+#             clock was not measured yet (its estimate took the nominal tick rate);
 #   desched:  clock at 0.5; the writer is stopped 0.5 s (its clock runs on: a descheduled target
 #             process), then tracetapd is stopped while the writer writes 51,200 more;
 #   names:    `lap-half` with the consumer thread deleted and created again in the same control
@@ -119,6 +120,15 @@ python3 "$(dirname "$0")/times.py" "$work/records.jsonl" --hz "$hzn" --wrap "$tw
 # the forced loss is there: at least one gap of more than a lap
 echo "$out" | awk '/^gap before/ { t = $8 + 0; if (t > 4096) big = 1 } END { exit !big }' ||
   { echo "loss-test: no gap of more than a lap (the forced loss did not happen)"; exit 1; }
+if [ "$mode" = late ]; then
+  # the first read came before the target's clock was measured against the host's: the estimate
+  # took the nominal tick rate, and its basis says so
+  basis=$(jq -r -s '[.[] | select(.type == "gap")][0].basis // "none"' "$work/records.jsonl")
+  case $basis in *"not measured"*) ;; *)
+    echo "loss-test: the first gap's basis does not say the clock was not measured: $basis"; exit 1 ;;
+  esac
+  echo "first gap's basis: $basis"
+fi
 if [ "$mode" = names ]; then
   # the consumer's events: none named as another generation (G = the event's number / 512;
   # generation 0 is "consumer")

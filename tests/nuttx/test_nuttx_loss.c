@@ -7,6 +7,7 @@
  * reader's host clock moves with the writer's (as the daemon sets it before each step). */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../tt_test.h"
 #include "nxlive.h"
@@ -261,7 +262,9 @@ static void test_torn_by_stop(void)
 /* A burst far faster than anything read before (notes 1-5 ticks apart where they were 1-5000),
  * after a quiet spell with the reader away (0.1 s of clock, no notes), then slower notes
  * again: the gap's range holds the burst (before: its upper bound came from the fastest poll
- * seen, 2.5 ms a note, and held 465 where 19,900 were lost). kept: slow notes after the burst. */
+ * seen, 2.5 ms a note, and held 465 where 19,900 were lost), and its estimate, between the mean
+ * rate's reading and the burst's, lies within a factor of 10 of it. kept: slow notes after the
+ * burst. */
 static void test_fast_burst(unsigned burst, unsigned kept)
 {
 	struct nxw w;
@@ -278,6 +281,15 @@ static void test_fast_burst(unsigned burst, unsigned kept)
 	CHECK_EQ(cycle_at_host(rd, &w), TT_NUTTX_DONE);
 	snprintf(what, sizeof(what), "burst of %u notes 1-5 ticks apart, %u slow after", burst, kept);
 	report_gaps(what);
+	/* the estimate between the mean rate's reading and the burst's, within a factor of 10 of
+	 * the truth (before: the mean rate's alone, 60-570 times low), its basis saying so */
+	for (size_t i = 0; i < lg.n; i++) {
+		if (lg.r[i].kind != TT_REC_GAP)
+			continue;
+		const struct nxrec *g = &lg.r[i];
+		CHECK_MSG(g->lost * 10 >= burst && g->lost <= burst * 10 && strstr(g->basis, "burst"),
+			  "%s: reported %llu (%s)", what, (unsigned long long)g->lost, g->basis);
+	}
 	est_within_25 = false;
 	check_sequence(false);
 	est_within_25 = true;
