@@ -188,6 +188,7 @@ int tt_tx_ingest_header(struct tt_threadx *rd)
 	tt_tx_time_reset(rd);
 	rd->state = l.nreg ? TT_TXS_REGISTRY : TT_TXS_SYNC;
 	rd->reg_fresh = true;
+	rd->reg_early = true;
 	return TT_THREADX_MORE;
 }
 

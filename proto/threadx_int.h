@@ -173,6 +173,8 @@ struct tt_threadx {
 	bool cur_full;         /* the current poll's first read is the whole header */
 	bool reg_fresh;        /* the registry was read in this cycle */
 	bool reg_wanted;       /* re-read the registry at the next poll */
+	bool reg_early;        /* the registry was read before the next batch's slots (attach,
+				  reset): it names incarnations before the creates among them */
 	struct tt_txlayout lay;
 
 	uint8_t hdrbuf[TT_THREADX_HEADER_SIZE];
@@ -269,6 +271,8 @@ void tt_tx_names_done(struct tt_threadx *rd);
 /* Before an event of the batch is decoded: a create event switches its object to the
  * incarnation it registers. */
 void tt_tx_names_step(struct tt_threadx *rd, const uint32_t w[8]);
+/* The object a create event registers (info 1), or 0 when w is not a create event. */
+uint32_t tt_tx_created(const uint32_t w[8]);
 /* The registry entry that named ptr when the event being decoded was written, or NULL. */
 const struct tt_txobj *tt_tx_name_lookup(const struct tt_threadx *rd, uint32_t ptr);
 /* The public view of a registry entry. */

@@ -514,6 +514,57 @@ static void test_recreate_before_registry(void)
 	txt_free(&t);
 }
 
+/* Re-created between the attach's registry read and its full read (upstream ThreadX on QEMU,
+ * a worker re-created every 0.1 s, tracing enabled late: the first batch's last generation was
+ * named as the one before it). The registry read at attach comes before the slots the full read
+ * publishes, so it names the incarnation before a create among them: the events from that
+ * create on are named by a registry read after the batch, or not at all, never the older name. */
+static void recreate_after_attach_registry(struct txt *t, unsigned i, const struct tt_plan *p)
+{
+	int *st = t->hook_arg;
+	if (*st == 0 && p->r[i].addr == t->w.reg_start)
+		*st = 1; /* the attach's registry read is being copied now */
+	else if (*st == 1 && p->r[i].addr != t->w.reg_start) {
+		recreate_batch(t, "job-2", 10); /* after it, before the full read */
+		*st = 2;
+	}
+}
+
+static void test_recreate_after_attach_registry(void)
+{
+	struct txt t;
+	int st = 0;
+	setup(&t, false, 64, NULL);
+	txw_register(&t.w, T_MAIN, 1, "main", 0, 0, 5);
+	txw_register(&t.w, T_WORK, 1, "job-1", 0, 0, 9);
+	for (uint32_t i = 0; i < 3; i++)
+		txw_insert(&t.w, T_WORK, txw_prio_word(9, 9), 4096, 1 + i, 0, 0, 0, NULL);
+	t.hook = recreate_after_attach_registry;
+	t.hook_arg = &st;
+	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
+	CHECK_EQ(st, 2);
+	bool created = false;
+	unsigned after = 0;
+	for (size_t i = 0; i < t.log.n; i++) {
+		const struct txt_rec *r = &t.log.v[i];
+		if (r->kind != TT_REC_EVENT)
+			continue;
+		if (r->ev.id == 100) {
+			created = true;
+			CHECK_MSG(!strcmp(r->arg_text[0], "job-2") || !r->arg_has_text[0],
+				  "job-2's create named \"%s\"", r->arg_text[0]);
+		}
+		if (created && r->raw[0] == T_WORK) {
+			after++;
+			CHECK_MSG(!strcmp(r->thread_name, "job-2"),
+				  "event %zu (%s) of job-2 named \"%s\"", i, r->name, r->thread_name);
+		}
+	}
+	CHECK(created);
+	CHECK_EQ(after, 1);
+	txt_free(&t);
+}
+
 /* FileX, NetX Duo and USBX events decode with TraceX's names and argument labels, and their
  * objects (media, IP instance, socket, packet pool) are named from the registry. */
 static void test_middleware(void)
@@ -637,6 +688,7 @@ int main(void)
 	test_recreate_names();
 	test_recreate_before_registry();
 	test_recreate_across_gap();
+	test_recreate_after_attach_registry();
 	test_time();
 	test_linux_wrap();
 	test_static_image();
