@@ -54,6 +54,8 @@ int tt_threadx_new(const struct tt_threadx_config *cfg, struct tt_threadx **out)
 void tt_tx_free_bufs(struct tt_threadx *rd)
 {
 	free(rd->regbuf);
+	free(rd->regraw);
+	free(rd->regstamp);
 	free(rd->objs);
 	free(rd->objidx);
 	free(rd->names);
@@ -62,6 +64,9 @@ void tt_tx_free_bufs(struct tt_threadx *rd)
 	free(rd->objidx_prev);
 	free(rd->names_prev);
 	rd->regbuf = NULL;
+	rd->regraw = NULL;
+	rd->regstamp = NULL;
+	rd->nparse = 0;
 	rd->objs = NULL;
 	rd->objidx = NULL;
 	rd->names = NULL;

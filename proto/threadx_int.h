@@ -181,6 +181,9 @@ struct tt_threadx {
 	uint8_t curbuf[4], curbuf2[4];
 	uint8_t curbuf3[4];    /* current, read after a registry re-read */
 	uint8_t *regbuf;       /* nreg * (16 + name_size) */
+	uint8_t *regraw;       /* nreg * (16 + name_size): the registry as parsed last */
+	uint32_t *regstamp;    /* nreg: the parse that last saw the entry's bytes change */
+	uint32_t nparse;       /* registry parses since the buffers were allocated */
 	struct tt_txobj *objs; /* nreg, in registry order */
 	uint32_t *objidx;      /* indices of objs in use, sorted by pointer */
 	uint32_t nidx;

@@ -1,6 +1,7 @@
 /* tests/unit/test_threadx_decode.c: what a ThreadX event decodes to (context, core, names,
  * arguments, raw words), the registry (churn, deleted objects, untrusted names, re-read before
  * emitting), both byte orders, and time (narrow masks, down counters, the Linux 10^9 wrap, ns). */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "../tt_test.h"
@@ -565,6 +566,115 @@ static void test_recreate_after_attach_registry(void)
 	txt_free(&t);
 }
 
+/* ThreadX 6.4.2's _tx_trace_object_register and _unregister step for step
+ * (tx_trace_object_register.c, tx_trace_object_unregister.c): the search starts where the last
+ * registration or unregistration left it and takes the first entry never used or holding the
+ * object, else the first available one; an unregistration flags the lowest entry holding the
+ * object and starts the next search there. txw_register takes the object's entry first: with
+ * another object registered between a thread's delete and its re-creation, ThreadX does not. */
+struct upreg {
+	uint32_t search, avail;
+};
+
+static uint32_t up_entry(const struct txt *t, uint32_t i)
+{
+	return t->w.reg_start + i * 48;
+}
+
+static void up_register(struct txt *t, struct upreg *u, uint32_t obj, uint8_t type,
+			const char *name)
+{
+	const uint32_t n = t->w.nreg;
+	uint32_t found = n, i = u->search;
+	if (u->avail == 0)
+		return;
+	do {
+		uint32_t e = up_entry(t, i), p = txw_load32(&t->w, e + 4);
+		if (p == 0 || p == obj) {
+			found = i;
+			break;
+		}
+		if (t->mem[e - TXT_BASE] == 1 &&
+		    (found == n || t->mem[up_entry(t, found) + 1 - TXT_BASE] != 0))
+			found = i;
+		i = (i + 1) % n;
+	} while (i != u->search);
+	if (found == n)
+		return;
+	u->avail--;
+	u->search = (found + 1) % n;
+	uint32_t e = up_entry(t, found);
+	uint8_t *m = t->mem + (e - TXT_BASE);
+	m[0] = 0;
+	m[1] = type;
+	m[2] = type == 1 ? 0x80 : 0;
+	m[3] = type == 1 ? 9 : 0;
+	txw_store32(&t->w, e + 4, obj);
+	txw_store32(&t->w, e + 8, 0);
+	txw_store32(&t->w, e + 12, 0);
+	size_t k = 0;
+	for (; name[k] && k < 31; k++)
+		m[16 + k] = (uint8_t)name[k];
+	m[16 + k] = 0;
+}
+
+static void up_unregister(struct txt *t, struct upreg *u, uint32_t obj)
+{
+	for (uint32_t i = 0; i < t->w.nreg; i++) {
+		uint32_t e = up_entry(t, i);
+		if (txw_load32(&t->w, e + 4) == obj) {
+			t->mem[e - TXT_BASE] = 1;
+			u->avail++;
+			u->search = i;
+			return;
+		}
+	}
+}
+
+/* Upstream ThreadX on QEMU, a worker deleted and created again as job-G with a semaphore (one of
+ * four) created in between: the registry fills with entries for the worker, several of them live
+ * with older generations' names. Every worker event is named as its own generation (its user
+ * events carry G in info 2) or not named, never as another; most of them are named. */
+static void test_recreate_upstream_registry(void)
+{
+	struct txt t;
+	struct upreg u = { 0, 8 };
+	unsigned named = 0, all = 0;
+	setup(&t, false, 64, NULL);
+	up_register(&t, &u, T_MAIN, 1, "main");
+	up_register(&t, &u, T_WORK, 1, "job-0");
+	txw_insert(&t.w, T_WORK, txw_prio_word(9, 9), 4096, 1, 0, 0, 0, NULL);
+	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
+	for (uint32_t g = 1; g <= 16; g++) {
+		char name[16];
+		uint32_t sem = 0x20009000u + 0x40 * (g % 4);
+		snprintf(name, sizeof(name), "job-%u", g);
+		txw_insert(&t.w, T_WORK, txw_prio_word(9, 9), 4096, 2 * g, g - 1, 0, 0, NULL);
+		txw_insert(&t.w, T_MAIN, txw_prio_word(5, 5), 101, T_WORK, 0, 0, 0, NULL);
+		up_unregister(&t, &u, T_WORK);
+		up_register(&t, &u, sem, 4, "sem_tmp");
+		up_register(&t, &u, T_WORK, 1, name);
+		txw_insert(&t.w, T_MAIN, txw_prio_word(5, 5), 100, T_WORK, 9, 0, 0, NULL);
+		txw_insert(&t.w, T_WORK, txw_prio_word(9, 9), 4096, 2 * g + 1, g, 0, 0, NULL);
+		up_unregister(&t, &u, sem);
+		CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
+	}
+	for (size_t i = 0; i < t.log.n; i++) {
+		const struct txt_rec *r = &t.log.v[i];
+		char want[16];
+		if (r->kind != TT_REC_EVENT || r->raw[0] != T_WORK || r->ev.id != 4096)
+			continue;
+		snprintf(want, sizeof(want), "job-%u", r->raw[5]);
+		all++;
+		named += r->thread_name[0] != '\0';
+		CHECK_MSG(!r->thread_name[0] || !strcmp(r->thread_name, want),
+			  "user event %u of %s named \"%s\"", r->raw[4], want, r->thread_name);
+	}
+	CHECK_EQ(all, 33);
+	CHECK_MSG(named * 2 >= all, "%u of %u named", named, all);
+	txt_free(&t);
+}
+
 /* FileX, NetX Duo and USBX events decode with TraceX's names and argument labels, and their
  * objects (media, IP instance, socket, packet pool) are named from the registry. */
 static void test_middleware(void)
@@ -689,6 +799,7 @@ int main(void)
 	test_recreate_before_registry();
 	test_recreate_across_gap();
 	test_recreate_after_attach_registry();
+	test_recreate_upstream_registry();
 	test_time();
 	test_linux_wrap();
 	test_static_image();
