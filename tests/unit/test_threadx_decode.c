@@ -353,12 +353,18 @@ static void recreate_batch(struct txt *t, const char *name, uint32_t seq)
 	txw_insert(&t->w, T_WORK, txw_prio_word(9, 9), 4096, seq + 1, 0, 0, 0, NULL);
 }
 
-/* A reader attached to main and a worker named name, one event of the worker read and named. */
-static void worker_named(struct txt *t, const char *name)
+/* A buffer with main and a worker named name registered, and a reader not attached yet. */
+static void main_and_worker(struct txt *t, const char *name)
 {
 	setup(t, false, 64, NULL);
 	txw_register(&t->w, T_MAIN, 1, "main", 0, 0, 5);
 	txw_register(&t->w, T_WORK, 1, name, 0, 0, 9);
+}
+
+/* A reader attached to main and a worker named name, one event of the worker read and named. */
+static void worker_named(struct txt *t, const char *name)
+{
+	main_and_worker(t, name);
 	txw_insert(&t->w, T_WORK, txw_prio_word(9, 9), 4096, 1, 0, 0, 0, NULL);
 	CHECK_EQ(txt_cycle(t), TT_THREADX_DONE);
 	CHECK_STR(nth_event(&t->log, 2)->thread_name, name);
@@ -479,9 +485,7 @@ static void test_recreate_before_registry(void)
 {
 	struct txt t;
 	uint32_t seq = 0;
-	setup(&t, false, 64, NULL);
-	txw_register(&t.w, T_MAIN, 1, "main", 0, 0, 5);
-	txw_register(&t.w, T_WORK, 1, "job-231", 0, 0, 9);
+	main_and_worker(&t, "job-231");
 	txw_insert(&t.w, T_WORK, txw_prio_word(9, 9), 4096, 1, 0, 0, 0, NULL);
 	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
 	txt_log_clear(&t.log);
@@ -535,9 +539,7 @@ static void test_recreate_after_attach_registry(void)
 {
 	struct txt t;
 	int st = 0;
-	setup(&t, false, 64, NULL);
-	txw_register(&t.w, T_MAIN, 1, "main", 0, 0, 5);
-	txw_register(&t.w, T_WORK, 1, "job-1", 0, 0, 9);
+	main_and_worker(&t, "job-1");
 	for (uint32_t i = 0; i < 3; i++)
 		txw_insert(&t.w, T_WORK, txw_prio_word(9, 9), 4096, 1 + i, 0, 0, 0, NULL);
 	t.hook = recreate_after_attach_registry;
