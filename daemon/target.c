@@ -59,7 +59,7 @@ struct tt_target {
 	uint64_t ptr_addr;       /* where the header pointer lives (PH_RESOLVE) */
 	uint8_t ptr_buf[4];
 	bool ptr_was_null;       /* the pointer read NULL: tracing was off while we watched */
-	uint64_t ptr_null_ns;    /* uv_hrtime() of the last such read */
+	uint64_t ptr_null_ns;    /* uv_hrtime() when the last such read was sent */
 	uint64_t header_addr;
 	struct tt_plan plan;
 	int reading;             /* a probe read is pending */
@@ -361,7 +361,10 @@ static void on_read(struct tt_probe *p, int status, void *arg)
 				 " is NULL: tracing not enabled yet (tx_trace_enable not called)",
 				 t->ptr_addr);
 			t->ptr_was_null = true;
-			t->ptr_null_ns = uv_hrtime();
+			/* when the read went out, not when its reply was taken: a daemon descheduled
+			 * (or stopped) in between would otherwise date "tracing off" after the enable
+			 * and cap the loss since it far too low */
+			t->ptr_null_ns = t->read_sent_ns;
 			cycle_failed(t, TT_TARGET_ATTACHING, msg);
 			return;
 		}

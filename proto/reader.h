@@ -43,8 +43,9 @@ struct tt_reader_config {
 	bool since_enable;   /* the source was seen with tracing off (no control structure yet):
 				everything it writes from now on is promised, so what the first
 				read finds overwritten is reported as a gap, not skipped history */
-	uint64_t since_enable_ns; /* with since_enable: host time (set_host_time's clock) of the
-				     last read that saw tracing off; 0 unknown */
+	uint64_t since_enable_ns; /* with since_enable: host time (set_host_time's clock) when the
+				     last read that saw tracing off was sent (no later: the
+				     window of the loss since must not be cut); 0 unknown */
 };
 
 /* Counters for metrics and adaptive polling. */

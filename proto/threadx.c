@@ -54,6 +54,8 @@ int tt_threadx_new(const struct tt_threadx_config *cfg, struct tt_threadx **out)
 void tt_tx_free_bufs(struct tt_threadx *rd)
 {
 	free(rd->regbuf);
+	free(rd->regraw);
+	free(rd->regstamp);
 	free(rd->objs);
 	free(rd->objidx);
 	free(rd->names);
@@ -62,6 +64,9 @@ void tt_tx_free_bufs(struct tt_threadx *rd)
 	free(rd->objidx_prev);
 	free(rd->names_prev);
 	rd->regbuf = NULL;
+	rd->regraw = NULL;
+	rd->regstamp = NULL;
+	rd->nparse = 0;
 	rd->objs = NULL;
 	rd->objidx = NULL;
 	rd->names = NULL;
@@ -185,21 +190,26 @@ static void tt_tx_emit_pending(struct tt_threadx *rd, tt_emit_cb cb, void *arg)
 }
 
 /* The batch in rd->pend is decided: re-read the registry first if it cannot name something the
- * batch references, then emit. */
+ * batch references, then emit. A registry read at attach or after a reset came before the
+ * batch's slots were read (early): an object created among them after it has the older
+ * incarnation's name there, so the registry is read again after the batch as after any poll. */
 static int tt_tx_finish(struct tt_threadx *rd, tt_emit_cb cb, void *arg)
 {
 	bool need = rd->reg_wanted;
+	bool early = rd->reg_fresh && rd->reg_early && !rd->cfg.static_image;
+	bool stale = !rd->reg_fresh || early;
 	uint32_t w[8];
-	for (uint32_t i = 0; !need && !rd->reg_fresh && i < rd->pend.count; i++) {
+	for (uint32_t i = 0; !need && stale && i < rd->pend.count; i++) {
 		tt_tx_slot_words(rd, tt_tx_ring(rd, (int64_t)rd->pend.first + i), w);
-		need = w[0] != 0 && tt_tx_needs_registry(rd, w);
+		need = w[0] != 0 && (early ? tt_tx_created(w) != 0 : tt_tx_needs_registry(rd, w));
 	}
-	if (need && !rd->reg_fresh && rd->lay.nreg > 0) {
+	if (need && stale && rd->lay.nreg > 0) {
 		rd->pend.active = true;
 		rd->state = TT_TXS_REGISTRY;
 		return TT_THREADX_MORE;
 	}
 	rd->reg_wanted = false;
+	rd->reg_early = false;
 	tt_tx_emit_pending(rd, cb, arg);
 	rd->state = TT_TXS_POLL_CUR;
 	return TT_THREADX_DONE;
@@ -237,7 +247,10 @@ static int tt_tx_ingest_regpeek(struct tt_threadx *rd, tt_emit_cb cb, void *arg)
 static int tt_tx_ingest_registry(struct tt_threadx *rd, tt_emit_cb cb, void *arg)
 {
 	uint32_t c;
-	tt_tx_names_keep(rd, rd->pend.active);
+	/* an early registry names no incarnation of the batch for sure: no older registry */
+	tt_tx_names_keep(rd, rd->pend.active && !rd->reg_early);
+	if (rd->pend.active)
+		rd->reg_early = false;
 	tt_tx_registry_parse(rd);
 	rd->reg_fresh = true;
 	rd->reg_wanted = false;

@@ -52,8 +52,8 @@ struct tt_threadx_config {
 	bool host_clock_unrelated; /* the memory is a file (snapshots, a capture): the host's clock
 	                            * says nothing of the target's (loss estimates ignore it) */
 	uint64_t since_enable_ns;  /* with since_enable: host time (the clock of
-	                            * tt_threadx_set_host_time) of the last read that saw tracing
-	                            * off; what the first read finds overwritten was written after
+	                            * tt_threadx_set_host_time) when the last read that saw tracing
+	                            * off was sent; what the first read finds overwritten was written after
 	                            * it (the window of its estimate); 0 unknown */
 };
 

@@ -62,24 +62,63 @@ const char *tt_threadx_object_type_name(uint32_t type)
 
 /* ---- registry ----------------------------------------------------------------------------- */
 
+/* Entries of one pointer: the newest registration first (the parse that saw it written last),
+ * then the live one, then registry order. */
 static int tt_tx_obj_cmp(const void *a, const void *b, void *arg)
 {
-	const struct tt_txobj *objs = arg;
-	const struct tt_txobj *x = &objs[*(const uint32_t *)a], *y = &objs[*(const uint32_t *)b];
+	const struct tt_threadx *rd = arg;
+	const uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+	const struct tt_txobj *x = &rd->objs[i], *y = &rd->objs[j];
 	if (x->ptr != y->ptr)
 		return x->ptr < y->ptr ? -1 : 1;
-	/* the same pointer twice: prefer the live entry */
-	return (int)x->available - (int)y->available;
+	if (rd->regstamp[i] != rd->regstamp[j])
+		return rd->regstamp[i] > rd->regstamp[j] ? -1 : 1;
+	if (x->available != y->available)
+		return (int)x->available - (int)y->available;
+	return i < j ? -1 : 1;
+}
+
+/* One entry per pointer in objidx. ThreadX may leave several entries for one object: a
+ * re-creation registers in the first never-used entry or the one holding the pointer, whichever
+ * its search (from the last registration or unregistration) meets first, and an unregistration
+ * flags only the lowest entry holding it, so older incarnations' entries can stay "live" for
+ * good (upstream 6.4.2, an object created between a thread's delete and its re-creation). Which
+ * of them the newest registration wrote is told by which was written last between two reads; when
+ * that does not tell (the first read, two changed at once) and their names differ, the object
+ * is left unnamed rather than given another incarnation's name. */
+static void tt_tx_registry_dedup(struct tt_threadx *rd)
+{
+	uint32_t out = 0;
+	for (uint32_t k = 0; k < rd->nidx;) {
+		const uint32_t f = rd->objidx[k];
+		bool ambiguous = false;
+		uint32_t e = k + 1;
+		for (; e < rd->nidx && rd->objs[rd->objidx[e]].ptr == rd->objs[f].ptr; e++) {
+			const uint32_t o = rd->objidx[e];
+			if (rd->regstamp[o] == rd->regstamp[f] && strcmp(rd->objs[o].name, rd->objs[f].name))
+				ambiguous = true;
+		}
+		if (!ambiguous)
+			rd->objidx[out++] = f;
+		k = e;
+	}
+	rd->nidx = out;
 }
 
 void tt_tx_registry_parse(struct tt_threadx *rd)
 {
 	const uint32_t ns = rd->lay.name_size, esz = 16 + ns;
 	rd->nidx = 0;
+	rd->nparse++;
 	for (uint32_t i = 0; i < rd->lay.nreg; i++) {
 		const uint8_t *e = rd->regbuf + (size_t)i * esz;
 		struct tt_txobj *o = &rd->objs[i];
 		char *name = rd->names + (size_t)i * (ns + 1);
+		/* written by a registration since the last parse: anything but the available flag
+		 * changed, or it went live (an unregistration only sets the flag) */
+		const uint8_t *was = rd->regraw + (size_t)i * esz;
+		if (memcmp(e + 1, was + 1, esz - 1) != 0 || (was[0] != 0 && e[0] == 0))
+			rd->regstamp[i] = rd->nparse;
 		o->available = e[0];
 		o->type = e[1];
 		o->reserved[0] = e[2];
@@ -99,7 +138,9 @@ void tt_tx_registry_parse(struct tt_threadx *rd)
 		if (o->type != 0 && o->ptr != 0)
 			rd->objidx[rd->nidx++] = i;
 	}
-	qsort_r(rd->objidx, rd->nidx, sizeof(rd->objidx[0]), tt_tx_obj_cmp, rd->objs);
+	memcpy(rd->regraw, rd->regbuf, (size_t)rd->lay.nreg * esz);
+	qsort_r(rd->objidx, rd->nidx, sizeof(rd->objidx[0]), tt_tx_obj_cmp, rd);
+	tt_tx_registry_dedup(rd);
 	rd->nmissing = 0;
 	rd->missing_next = 0;
 }

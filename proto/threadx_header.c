@@ -137,6 +137,8 @@ static int tt_tx_accept(struct tt_threadx *rd, const struct tt_txlayout *l)
 		tt_tx_free_bufs(rd);
 		size_t esz = 16 + l->name_size;
 		rd->regbuf = malloc(l->nreg ? l->nreg * esz : 1);
+		rd->regraw = calloc(l->nreg ? l->nreg : 1, esz);
+		rd->regstamp = calloc(l->nreg ? l->nreg : 1, sizeof(*rd->regstamp));
 		rd->objs = calloc(l->nreg ? l->nreg : 1, sizeof(*rd->objs));
 		rd->objidx = calloc(l->nreg ? l->nreg : 1, sizeof(*rd->objidx));
 		rd->names = calloc(l->nreg ? l->nreg : 1, l->name_size + 1);
@@ -144,7 +146,7 @@ static int tt_tx_accept(struct tt_threadx *rd, const struct tt_txlayout *l)
 		rd->objs_prev = calloc(l->nreg ? l->nreg : 1, sizeof(*rd->objs));
 		rd->objidx_prev = calloc(l->nreg ? l->nreg : 1, sizeof(*rd->objidx));
 		rd->names_prev = calloc(l->nreg ? l->nreg : 1, l->name_size + 1);
-		if (!rd->regbuf || !rd->objs || !rd->objidx || !rd->names || !rd->entbuf ||
+		if (!rd->regbuf || !rd->regraw || !rd->regstamp || !rd->objs || !rd->objidx || !rd->names || !rd->entbuf ||
 		    !rd->objs_prev || !rd->objidx_prev || !rd->names_prev) {
 			tt_tx_free_bufs(rd);
 			snprintf(rd->err, sizeof(rd->err), "out of memory for a %" PRIu32 "-entry buffer",
@@ -188,6 +190,7 @@ int tt_tx_ingest_header(struct tt_threadx *rd)
 	tt_tx_time_reset(rd);
 	rd->state = l.nreg ? TT_TXS_REGISTRY : TT_TXS_SYNC;
 	rd->reg_fresh = true;
+	rd->reg_early = true;
 	return TT_THREADX_MORE;
 }
 

@@ -173,12 +173,17 @@ struct tt_threadx {
 	bool cur_full;         /* the current poll's first read is the whole header */
 	bool reg_fresh;        /* the registry was read in this cycle */
 	bool reg_wanted;       /* re-read the registry at the next poll */
+	bool reg_early;        /* the registry was read before the next batch's slots (attach,
+				  reset): it names incarnations before the creates among them */
 	struct tt_txlayout lay;
 
 	uint8_t hdrbuf[TT_THREADX_HEADER_SIZE];
 	uint8_t curbuf[4], curbuf2[4];
 	uint8_t curbuf3[4];    /* current, read after a registry re-read */
 	uint8_t *regbuf;       /* nreg * (16 + name_size) */
+	uint8_t *regraw;       /* nreg * (16 + name_size): the registry as parsed last */
+	uint32_t *regstamp;    /* nreg: the parse that last saw the entry's bytes change */
+	uint32_t nparse;       /* registry parses since the buffers were allocated */
 	struct tt_txobj *objs; /* nreg, in registry order */
 	uint32_t *objidx;      /* indices of objs in use, sorted by pointer */
 	uint32_t nidx;
@@ -269,6 +274,8 @@ void tt_tx_names_done(struct tt_threadx *rd);
 /* Before an event of the batch is decoded: a create event switches its object to the
  * incarnation it registers. */
 void tt_tx_names_step(struct tt_threadx *rd, const uint32_t w[8]);
+/* The object a create event registers (info 1), or 0 when w is not a create event. */
+uint32_t tt_tx_created(const uint32_t w[8]);
 /* The registry entry that named ptr when the event being decoded was written, or NULL. */
 const struct tt_txobj *tt_tx_name_lookup(const struct tt_threadx *rd, uint32_t ptr);
 /* The public view of a registry entry. */

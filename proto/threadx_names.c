@@ -37,8 +37,7 @@ void tt_tx_names_keep(struct tt_threadx *rd, bool keep)
 	rd->nidx = 0;
 }
 
-/* The object a create event registers (info 1), or 0 when w is not a create event. */
-static uint32_t tt_tx_created(const uint32_t w[8])
+uint32_t tt_tx_created(const uint32_t w[8])
 {
 	const struct tt_txev *d = tt_txev_find(w[2] & 0xFFFFFFu);
 	return d != NULL && (d->flags & TT_TXF_CREATE) ? w[4] : 0;

@@ -1,6 +1,7 @@
 /* tests/unit/test_threadx_decode.c: what a ThreadX event decodes to (context, core, names,
  * arguments, raw words), the registry (churn, deleted objects, untrusted names, re-read before
  * emitting), both byte orders, and time (narrow masks, down counters, the Linux 10^9 wrap, ns). */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "../tt_test.h"
@@ -352,12 +353,18 @@ static void recreate_batch(struct txt *t, const char *name, uint32_t seq)
 	txw_insert(&t->w, T_WORK, txw_prio_word(9, 9), 4096, seq + 1, 0, 0, 0, NULL);
 }
 
-/* A reader attached to main and a worker named name, one event of the worker read and named. */
-static void worker_named(struct txt *t, const char *name)
+/* A buffer with main and a worker named name registered, and a reader not attached yet. */
+static void main_and_worker(struct txt *t, const char *name)
 {
 	setup(t, false, 64, NULL);
 	txw_register(&t->w, T_MAIN, 1, "main", 0, 0, 5);
 	txw_register(&t->w, T_WORK, 1, name, 0, 0, 9);
+}
+
+/* A reader attached to main and a worker named name, one event of the worker read and named. */
+static void worker_named(struct txt *t, const char *name)
+{
+	main_and_worker(t, name);
 	txw_insert(&t->w, T_WORK, txw_prio_word(9, 9), 4096, 1, 0, 0, 0, NULL);
 	CHECK_EQ(txt_cycle(t), TT_THREADX_DONE);
 	CHECK_STR(nth_event(&t->log, 2)->thread_name, name);
@@ -478,9 +485,7 @@ static void test_recreate_before_registry(void)
 {
 	struct txt t;
 	uint32_t seq = 0;
-	setup(&t, false, 64, NULL);
-	txw_register(&t.w, T_MAIN, 1, "main", 0, 0, 5);
-	txw_register(&t.w, T_WORK, 1, "job-231", 0, 0, 9);
+	main_and_worker(&t, "job-231");
 	txw_insert(&t.w, T_WORK, txw_prio_word(9, 9), 4096, 1, 0, 0, 0, NULL);
 	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
 	txt_log_clear(&t.log);
@@ -511,6 +516,164 @@ static void test_recreate_before_registry(void)
 	CHECK_STR(t.log.v[4].name, "THREAD_CREATE");
 	CHECK_STR(t.log.v[4].arg_text[0], "job-233");
 	CHECK_STR(t.log.v[5].thread_name, "job-233");
+	txt_free(&t);
+}
+
+/* Re-created between the attach's registry read and its full read (upstream ThreadX on QEMU,
+ * a worker re-created every 0.1 s, tracing enabled late: the first batch's last generation was
+ * named as the one before it). The registry read at attach comes before the slots the full read
+ * publishes, so it names the incarnation before a create among them: the events from that
+ * create on are named by a registry read after the batch, or not at all, never the older name. */
+static void recreate_after_attach_registry(struct txt *t, unsigned i, const struct tt_plan *p)
+{
+	int *st = t->hook_arg;
+	if (*st == 0 && p->r[i].addr == t->w.reg_start)
+		*st = 1; /* the attach's registry read is being copied now */
+	else if (*st == 1 && p->r[i].addr != t->w.reg_start) {
+		recreate_batch(t, "job-2", 10); /* after it, before the full read */
+		*st = 2;
+	}
+}
+
+static void test_recreate_after_attach_registry(void)
+{
+	struct txt t;
+	int st = 0;
+	main_and_worker(&t, "job-1");
+	for (uint32_t i = 0; i < 3; i++)
+		txw_insert(&t.w, T_WORK, txw_prio_word(9, 9), 4096, 1 + i, 0, 0, 0, NULL);
+	t.hook = recreate_after_attach_registry;
+	t.hook_arg = &st;
+	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
+	CHECK_EQ(st, 2);
+	bool created = false;
+	unsigned after = 0;
+	for (size_t i = 0; i < t.log.n; i++) {
+		const struct txt_rec *r = &t.log.v[i];
+		if (r->kind != TT_REC_EVENT)
+			continue;
+		if (r->ev.id == 100) {
+			created = true;
+			CHECK_MSG(!strcmp(r->arg_text[0], "job-2") || !r->arg_has_text[0],
+				  "job-2's create named \"%s\"", r->arg_text[0]);
+		}
+		if (created && r->raw[0] == T_WORK) {
+			after++;
+			CHECK_MSG(!strcmp(r->thread_name, "job-2"),
+				  "event %zu (%s) of job-2 named \"%s\"", i, r->name, r->thread_name);
+		}
+	}
+	CHECK(created);
+	CHECK_EQ(after, 1);
+	txt_free(&t);
+}
+
+/* ThreadX 6.4.2's _tx_trace_object_register and _unregister step for step
+ * (tx_trace_object_register.c, tx_trace_object_unregister.c): the search starts where the last
+ * registration or unregistration left it and takes the first entry never used or holding the
+ * object, else the first available one; an unregistration flags the lowest entry holding the
+ * object and starts the next search there. txw_register takes the object's entry first: with
+ * another object registered between a thread's delete and its re-creation, ThreadX does not. */
+struct upreg {
+	uint32_t search, avail;
+};
+
+static uint32_t up_entry(const struct txt *t, uint32_t i)
+{
+	return t->w.reg_start + i * 48;
+}
+
+static void up_register(struct txt *t, struct upreg *u, uint32_t obj, uint8_t type,
+			const char *name)
+{
+	const uint32_t n = t->w.nreg;
+	uint32_t found = n, i = u->search;
+	if (u->avail == 0)
+		return;
+	do {
+		uint32_t e = up_entry(t, i), p = txw_load32(&t->w, e + 4);
+		if (p == 0 || p == obj) {
+			found = i;
+			break;
+		}
+		if (t->mem[e - TXT_BASE] == 1 &&
+		    (found == n || t->mem[up_entry(t, found) + 1 - TXT_BASE] != 0))
+			found = i;
+		i = (i + 1) % n;
+	} while (i != u->search);
+	if (found == n)
+		return;
+	u->avail--;
+	u->search = (found + 1) % n;
+	uint32_t e = up_entry(t, found);
+	uint8_t *m = t->mem + (e - TXT_BASE);
+	m[0] = 0;
+	m[1] = type;
+	m[2] = type == 1 ? 0x80 : 0;
+	m[3] = type == 1 ? 9 : 0;
+	txw_store32(&t->w, e + 4, obj);
+	txw_store32(&t->w, e + 8, 0);
+	txw_store32(&t->w, e + 12, 0);
+	size_t k = 0;
+	for (; name[k] && k < 31; k++)
+		m[16 + k] = (uint8_t)name[k];
+	m[16 + k] = 0;
+}
+
+static void up_unregister(struct txt *t, struct upreg *u, uint32_t obj)
+{
+	for (uint32_t i = 0; i < t->w.nreg; i++) {
+		uint32_t e = up_entry(t, i);
+		if (txw_load32(&t->w, e + 4) == obj) {
+			t->mem[e - TXT_BASE] = 1;
+			u->avail++;
+			u->search = i;
+			return;
+		}
+	}
+}
+
+/* Upstream ThreadX on QEMU, a worker deleted and created again as job-G with a semaphore (one of
+ * four) created in between: the registry fills with entries for the worker, several of them live
+ * with older generations' names. Every worker event is named as its own generation (its user
+ * events carry G in info 2) or not named, never as another; most of them are named. */
+static void test_recreate_upstream_registry(void)
+{
+	struct txt t;
+	struct upreg u = { 0, 8 };
+	unsigned named = 0, all = 0;
+	setup(&t, false, 64, NULL);
+	up_register(&t, &u, T_MAIN, 1, "main");
+	up_register(&t, &u, T_WORK, 1, "job-0");
+	txw_insert(&t.w, T_WORK, txw_prio_word(9, 9), 4096, 1, 0, 0, 0, NULL);
+	CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
+	for (uint32_t g = 1; g <= 16; g++) {
+		char name[16];
+		uint32_t sem = 0x20009000u + 0x40 * (g % 4);
+		snprintf(name, sizeof(name), "job-%u", g);
+		txw_insert(&t.w, T_WORK, txw_prio_word(9, 9), 4096, 2 * g, g - 1, 0, 0, NULL);
+		txw_insert(&t.w, T_MAIN, txw_prio_word(5, 5), 101, T_WORK, 0, 0, 0, NULL);
+		up_unregister(&t, &u, T_WORK);
+		up_register(&t, &u, sem, 4, "sem_tmp");
+		up_register(&t, &u, T_WORK, 1, name);
+		txw_insert(&t.w, T_MAIN, txw_prio_word(5, 5), 100, T_WORK, 9, 0, 0, NULL);
+		txw_insert(&t.w, T_WORK, txw_prio_word(9, 9), 4096, 2 * g + 1, g, 0, 0, NULL);
+		up_unregister(&t, &u, sem);
+		CHECK_EQ(txt_cycle(&t), TT_THREADX_DONE);
+	}
+	for (size_t i = 0; i < t.log.n; i++) {
+		const struct txt_rec *r = &t.log.v[i];
+		char want[16];
+		if (r->kind != TT_REC_EVENT || r->raw[0] != T_WORK || r->ev.id != 4096)
+			continue;
+		snprintf(want, sizeof(want), "job-%u", r->raw[5]);
+		all++;
+		named += r->thread_name[0] != '\0';
+		CHECK_MSG(!r->thread_name[0] || !strcmp(r->thread_name, want),
+			  "user event %u of %s named \"%s\"", r->raw[4], want, r->thread_name);
+	}
+	CHECK_EQ(all, 33);
+	CHECK_MSG(named * 2 >= all, "%u of %u named", named, all);
 	txt_free(&t);
 }
 
@@ -637,6 +800,8 @@ int main(void)
 	test_recreate_names();
 	test_recreate_before_registry();
 	test_recreate_across_gap();
+	test_recreate_after_attach_registry();
+	test_recreate_upstream_registry();
 	test_time();
 	test_linux_wrap();
 	test_static_image();
