@@ -26,6 +26,7 @@ struct ocd_op {
 	uint32_t len, off;        /* off: where its bytes start in scratch */
 	unsigned width;
 	unsigned run_first, run_end; /* the plan ranges it is scattered into */
+	int ring;                 /* the TT_RANGE_TO_PTR range run_first, read by TT_TCL_RING */
 };
 
 struct ocd {
@@ -49,6 +50,8 @@ struct ocd {
 	unsigned seq, want;       /* want: tag of the awaited reply, 0 = none */
 	enum ocd_init init_pending; /* the link-up command whose reply is awaited */
 	int md_fallback;          /* no read_memory (OpenOCD < 0.12): TT_TCL_READ_MD/WRITE_MD */
+	int ring_defined;         /* this link's OpenOCD has TT_TCL_RING */
+	int ring_sent;            /* the command in flight defines it */
 
 	enum ocd_req req;
 	unsigned run_first, run_end;

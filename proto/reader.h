@@ -45,6 +45,9 @@ struct tt_reader_config {
 				read finds overwritten is reported as a gap, not skipped history */
 	uint64_t since_enable_ns; /* with since_enable: host time (set_host_time's clock) of the
 				     last read that saw tracing off; 0 unknown */
+	bool ptr_ranges;     /* the caller reads TT_RANGE_TO_PTR ranges (plan.h; tt_probe_read
+				does): a reader may then plan a pointer and what it points to as
+				one read */
 };
 
 /* Counters for metrics and adaptive polling. */

@@ -207,10 +207,7 @@ static int tt_tx_finish(struct tt_threadx *rd, tt_emit_cb cb, void *arg)
 
 static void tt_tx_add(struct tt_plan *p, uint64_t addr, uint32_t len, uint8_t *dst)
 {
-	p->r[p->n].addr = addr;
-	p->r[p->n].len = len;
-	p->r[p->n].dst = dst;
-	p->n++;
+	p->r[p->n++] = (struct tt_range){ .addr = addr, .len = len, .dst = dst };
 }
 
 /* Slots [from, from + k) in one or two ranges (k < N). */
@@ -566,6 +563,7 @@ static void tt_tx_plan_sync_read(struct tt_threadx *rd, struct tt_plan *p)
 }
 
 static int tt_tx_ingest_poll_ent(struct tt_threadx *rd, tt_emit_cb cb, void *arg);
+static int tt_tx_ingest_one_read(struct tt_threadx *rd, uint32_t c, tt_emit_cb cb, void *arg);
 
 /* An idle poll read current alone and it has not moved: nothing to publish, and nothing proven
  * either (a whole lap leaves current where it was), so the anchor and host_proven stay as they
@@ -580,6 +578,32 @@ static int tt_tx_idle_done(struct tt_threadx *rd, uint32_t c, tt_emit_cb cb, voi
 	rd->ahead_ok = rd->host_now != 0;
 	rd->idle_n++;
 	return tt_tx_finish(rd, cb, arg);
+}
+
+/* A one-read poll's plan [current c][slots from nxt up to c][anchor] was read: the slots the
+ * probe read (tt_range_ptr_span, the same rule as the probe's; fewer than up to c when over
+ * TT_TX_PTR_MAX) are the poll's new ones, proven by the anchor read after them as in a poll of
+ * two reads. When some were left, c is where the next poll may start from (ahead). */
+static int tt_tx_ingest_one_read(struct tt_threadx *rd, uint32_t c, tt_emit_cb cb, void *arg)
+{
+	uint32_t start, k = tt_range_ptr_span(&rd->ring, rd->curbuf, &start) /
+			    TT_THREADX_ENTRY_SIZE;
+	bool part = k < tt_tx_ring(rd, (int64_t)c - rd->nxt);
+	int rc;
+	rd->st.bytes_planned += (uint64_t)k * TT_THREADX_ENTRY_SIZE;
+	rd->st.rereads += (uint64_t)(rd->held < k ? rd->held : k) * TT_THREADX_ENTRY_SIZE;
+	rd->c_new = tt_tx_ring(rd, (int64_t)rd->nxt + k);
+	rd->s0 = tt_tx_ring(rd, (int64_t)rd->nxt - 1);
+	rd->r = k + 1;
+	rd->with_cur = false;
+	rd->state = TT_TXS_POLL_ENT;
+	rc = tt_tx_ingest_poll_ent(rd, cb, arg);
+	if (part && rd->anchor_ok && rd->state == TT_TXS_POLL_CUR) {
+		rd->ahead = c; /* read before the slots: the next poll reads on from there */
+		rd->ahead_ns = rd->host_plan;
+		rd->ahead_ok = rd->host_plan != 0;
+	}
+	return rc;
 }
 
 static int tt_tx_ingest_poll_cur(struct tt_threadx *rd, tt_emit_cb cb, void *arg)
@@ -624,6 +648,8 @@ static int tt_tx_ingest_poll_cur(struct tt_threadx *rd, tt_emit_cb cb, void *arg
 	}
 	if (rd->idle_cur && c == rd->nxt)
 		return tt_tx_idle_done(rd, c, cb, arg);
+	if (rd->one_read)
+		return tt_tx_ingest_one_read(rd, c, cb, arg);
 	rd->c_new = c;
 	rd->state = TT_TXS_POLL_ENT;
 	/* the entries are read already, or there are none (an idle poll: the anchor, then current;
@@ -710,6 +736,23 @@ static void tt_tx_plan_poll_ent(struct tt_threadx *rd, struct tt_plan *plan, boo
 	rd->st.rereads += (uint64_t)(rd->held < k ? rd->held : k) * TT_THREADX_ENTRY_SIZE;
 }
 
+/* After [current] (range 0): the slots from nxt up to it, mirrored into entbuf, then the
+ * anchor nxt-1 (tt_tx_ingest_one_read). */
+static void tt_tx_plan_one_read(struct tt_threadx *rd, struct tt_plan *plan)
+{
+	const struct tt_txlayout *l = &rd->lay;
+	uint32_t s0 = tt_tx_ring(rd, (int64_t)rd->nxt - 1);
+	rd->ring = (struct tt_range){
+		.addr = l->ent_start, .len = l->nent * TT_THREADX_ENTRY_SIZE, .dst = rd->entbuf,
+		.kind = TT_RANGE_TO_PTR, .ptr_range = 0, .ptr_off = 0, .ptr_big = l->big,
+		.ptr_base = l->ent_start, .align = TT_THREADX_ENTRY_SIZE,
+		.from = rd->nxt * TT_THREADX_ENTRY_SIZE, .max = TT_TX_PTR_MAX,
+	};
+	plan->r[plan->n++] = rd->ring;
+	tt_tx_add(plan, l->ent_start + (uint64_t)s0 * TT_THREADX_ENTRY_SIZE, TT_THREADX_ENTRY_SIZE,
+		  rd->entbuf + (size_t)s0 * TT_THREADX_ENTRY_SIZE);
+}
+
 void tt_threadx_plan(struct tt_threadx *rd, struct tt_plan *plan)
 {
 	const struct tt_txlayout *l = &rd->lay;
@@ -748,6 +791,7 @@ void tt_threadx_plan(struct tt_threadx *rd, struct tt_plan *plan)
 		break;
 	}
 	case TT_TXS_POLL_CUR:
+		rd->one_read = false;
 		rd->host_cur = rd->host_now;
 		rd->cur_full = rd->force_header ||
 			       rd->poll_no % rd->cfg.header_every == rd->cfg.header_every - 1;
@@ -766,11 +810,15 @@ void tt_threadx_plan(struct tt_threadx *rd, struct tt_plan *plan)
 			tt_tx_add(plan, rd->cfg.header_addr, TT_THREADX_HEADER_SIZE, rd->hdrbuf);
 		} else {
 			rd->idle_plan = rd->was_idle && rd->anchor_ok && !rd->idle_cur;
+			rd->one_read = !rd->idle_plan && !rd->idle_cur && rd->anchor_ok &&
+				       rd->cfg.ptr_ranges;
 			if (rd->idle_plan) { /* no new slot expected: [anchor][current] only */
 				rd->c_new = rd->nxt;
 				tt_tx_plan_poll_ent(rd, plan, true);
 			} else {
 				tt_tx_add(plan, cur_addr, 4, rd->curbuf);
+				if (rd->one_read)
+					tt_tx_plan_one_read(rd, plan);
 			}
 		}
 		break;
@@ -778,8 +826,8 @@ void tt_threadx_plan(struct tt_threadx *rd, struct tt_plan *plan)
 		tt_tx_plan_poll_ent(rd, plan, false);
 		break;
 	}
-	for (unsigned i = 0; i < plan->n; i++)
-		rd->st.bytes_planned += plan->r[i].len;
+	for (unsigned i = 0; i < plan->n; i++) /* a ring's: the bytes it read (one_read) */
+		rd->st.bytes_planned += plan->r[i].kind == TT_RANGE_FIXED ? plan->r[i].len : 0;
 }
 
 int tt_threadx_ingest(struct tt_threadx *rd, tt_emit_cb cb, void *arg)

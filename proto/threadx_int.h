@@ -215,6 +215,10 @@ struct tt_threadx {
 	uint64_t ahead_ns;
 	bool ahead_ok;
 	bool use_ahead;        /* this poll's plan is the entry read, from ahead */
+	/* this poll's plan is current, then the slots from nxt up to it (ring, a TT_RANGE_TO_PTR
+	 * range: at most TT_TX_PTR_MAX bytes), then the anchor: one read (cfg.ptr_ranges) */
+	bool one_read;
+	struct tt_range ring;  /* that range, as planned */
 	/* The last poll found no new slot (idle_n in a row): the next one reads current alone
 	 * (idle_cur), the whole poll when current has not moved, except every
 	 * TT_TX_IDLE_ANCHOR-th, which reads the anchor and current in one plan (idle_plan): the
@@ -336,6 +340,9 @@ void tt_tx_decode(struct tt_threadx *rd, uint32_t slot, const uint32_t w[8], str
  * back) saves a probe command per poll. Later polls read current afresh. */
 #define TT_TX_AHEAD_NS 2000000u
 #define TT_TX_IDLE_ANCHOR 4u
+/* Most bytes of new slots a one-read poll reads (what is left is the next poll's): a reply that
+ * a slow link delivers well within the probe's timeout (16 KiB: 0.4 s at 40 KiB/s). */
+#define TT_TX_PTR_MAX (512u * TT_THREADX_ENTRY_SIZE)
 /* rd->err = "ThreadX header at ADDR: " and the message. */
 void tt_tx_err(struct tt_threadx *rd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Parses and validates hdrbuf into *l. Returns 0, -EPROTO or -EFBIG with rd->err set. */

@@ -114,7 +114,7 @@ static void test_batch(struct tt_chain *c)
 	unsigned before;
 
 	for (unsigned i = 0; i < 6; i++)
-		six.r[i] = (struct tt_range){ CHAIN_BASE + 0x4000 - i * 0x100 + (i & 1), 40 + i, d[i] };
+		six.r[i] = (struct tt_range){ .addr = CHAIN_BASE + 0x4000 - i * 0x100 + (i & 1), .len = 40 + i, .dst = d[i] };
 	before = px.commands;
 	REQUIRE_EQ(tt_chain_read(c, &six, NULL, 0), 0);
 	REQUIRE_MSG(px.commands - before == 1, "a plan of 6 ranges took %u commands",
@@ -122,7 +122,7 @@ static void test_batch(struct tt_chain *c)
 	for (unsigned i = 0; i < 6; i++)
 		REQUIRE(memcmp(d[i], c->ram + (six.r[i].addr - CHAIN_BASE), six.r[i].len) == 0);
 	for (unsigned i = 0; i < 3; i++)
-		big.r[i] = (struct tt_range){ CHAIN_BASE + 0x8000 + i * 0x1000, 3072, d[i] };
+		big.r[i] = (struct tt_range){ .addr = CHAIN_BASE + 0x8000 + i * 0x1000, .len = 3072, .dst = d[i] };
 	before = px.commands;
 	REQUIRE_EQ(tt_chain_read(c, &big, NULL, 0), 0);
 	REQUIRE_MSG(px.commands - before == 3, "3 x 3 KiB took %u commands", px.commands - before);
@@ -145,8 +145,8 @@ static void check_read(struct tt_chain *c, uint32_t off, uint32_t len)
 static void test_patterns(struct tt_chain *c)
 {
 	uint8_t a[64], b[64], d[6];
-	struct tt_plan plan = { 3, { { CHAIN_BASE, 64, a }, { CHAIN_BASE + 64, 64, b },
-				     { CHAIN_BASE + 1, 6, d } } };
+	struct tt_plan plan = { 3, { { .addr = CHAIN_BASE, .len = 64, .dst = a }, { .addr = CHAIN_BASE + 64, .len = 64, .dst = b },
+				     { .addr = CHAIN_BASE + 1, .len = 6, .dst = d } } };
 
 	REQUIRE_EQ(tt_chain_read(c, &plan, NULL, 0), 0);
 	REQUIRE(memcmp(a, c->ram, 64) == 0 && memcmp(b, c->ram + 64, 64) == 0 &&

@@ -91,7 +91,7 @@ static void case_busfault(struct tt_chain *c)
 	read_ok(c, 0xf0, 32);
 	/* past the end of RAM; the first chunk of a plan works, the second faults */
 	uint8_t a[8];
-	struct tt_plan plan = { 2, { { CHAIN_BASE, 8, a }, { CHAIN_BASE + CHAIN_SIZE, 4, b } } };
+	struct tt_plan plan = { 2, { { .addr = CHAIN_BASE, .len = 8, .dst = a }, { .addr = CHAIN_BASE + CHAIN_SIZE, .len = 4, .dst = b } } };
 	REQUIRE_EQ(tt_chain_read(c, &plan, err, sizeof(err)), -EFAULT);
 	REQUIRE_SUBSTR(err, "reading 0x20010000 (+4 bytes, width 32) failed");
 	read_ok(c, CHAIN_SIZE - 8, 8);

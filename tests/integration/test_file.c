@@ -40,7 +40,7 @@ static int read_plan(struct tt_probe *p, struct tt_plan *plan, struct req *r)
 
 static int read1(struct tt_probe *p, uint64_t addr, uint32_t len, uint8_t *dst, struct req *r)
 {
-	struct tt_plan plan = { 1, { { addr, len, dst } } };
+	struct tt_plan plan = { 1, { { .addr = addr, .len = len, .dst = dst } } };
 	return read_plan(p, &plan, r);
 }
 
@@ -94,7 +94,7 @@ static void test_raw(void)
 	REQUIRE_EQ(read1(p, 0x20000010, 64, got, &r), 0);
 	REQUIRE(memcmp(got, img + 16, 64) == 0);
 	/* two ranges, in order */
-	struct tt_plan plan = { 2, { { 0x20000000, 8, a }, { 0x200003f8, 8, b } } };
+	struct tt_plan plan = { 2, { { .addr = 0x20000000, .len = 8, .dst = a }, { .addr = 0x200003f8, .len = 8, .dst = b } } };
 	REQUIRE_EQ(read_plan(p, &plan, &r), 0);
 	REQUIRE(memcmp(a, img, 8) == 0 && memcmp(b, img + 1016, 8) == 0);
 	REQUIRE_EQ(p->reads, 2);
@@ -248,7 +248,7 @@ static void test_kev_follow(void)
 {
 	char *path = path_of("grow.kev"), *tmp = path_of("grow.tmp");
 	uint8_t st[TT_PLAN_FILE_STAT_LEN], got[8];
-	struct tt_plan stat_plan = { 1, { { TT_PLAN_FILE_STAT, TT_PLAN_FILE_STAT_LEN, st } } };
+	struct tt_plan stat_plan = { 1, { { .addr = TT_PLAN_FILE_STAT, .len = TT_PLAN_FILE_STAT_LEN, .dst = st } } };
 	struct tt_probe_options opt = { 0 };
 	struct tt_probe *p;
 	struct req r;
@@ -317,7 +317,7 @@ static void test_contracts(void)
 	char err[256];
 	struct req r1 = { 0 }, r2;
 	struct tt_probe *p, *q;
-	struct tt_plan plan = { 1, { { 0, 4, got } } };
+	struct tt_plan plan = { 1, { { .addr = 0, .len = 4, .dst = got } } };
 	int closed = 0;
 
 	tt_test_write_file(path, img, sizeof(img));
@@ -331,11 +331,11 @@ static void test_contracts(void)
 
 	p = open_file(path, 0);
 	REQUIRE_EQ(tt_probe_write(p, 0, img, 4, NULL, NULL), -ENOTSUP);
-	struct tt_plan empty = { 0, { { 0, 0, NULL } } };
+	struct tt_plan empty = { 0, { { .addr = 0, .len = 0, .dst = NULL } } };
 	REQUIRE_EQ(tt_probe_read(p, &empty, read_cb, &r1), -EINVAL);
-	struct tt_plan zero = { 1, { { 0, 0, got } } };
+	struct tt_plan zero = { 1, { { .addr = 0, .len = 0, .dst = got } } };
 	REQUIRE_EQ(tt_probe_read(p, &zero, read_cb, &r1), -EINVAL);
-	struct tt_plan wrap = { 1, { { UINT64_MAX - 1, 4, got } } };
+	struct tt_plan wrap = { 1, { { .addr = UINT64_MAX - 1, .len = 4, .dst = got } } };
 	REQUIRE_EQ(tt_probe_read(p, &wrap, read_cb, &r1), -EINVAL);
 	/* one request at a time */
 	r1.in_call = 1;

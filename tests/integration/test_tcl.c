@@ -121,8 +121,8 @@ static void test_format(void)
 static void test_plan(void)
 {
 	uint8_t a[16], b[16], c[16], src[64];
-	struct tt_plan p = { 4, { { 0x100, 8, a }, { 0x108, 8, b }, { 0x100, 4, c },
-				  { 0x200, 4, c } } };
+	struct tt_plan p = { 4, { { .addr = 0x100, .len = 8, .dst = a }, { .addr = 0x108, .len = 8, .dst = b }, { .addr = 0x100, .len = 4, .dst = c },
+				  { .addr = 0x200, .len = 4, .dst = c } } };
 	uint32_t len;
 	unsigned w;
 
