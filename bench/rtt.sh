@@ -259,7 +259,7 @@ rtt_link_item() {
 			esac
 			row rtt "$lname: $name: highest lossless rate ($rates/s, then halving the step to 10%); % of the raw link in entries" \
 				"${LL[$who$conf]}; $(awk -v l="${LL[$who$conf]}" -v k="$kib" \
-				'BEGIN { printf "%.0f%%", k > 0 ? l * 100 / (k * 1024 / 32) : 0 }')"
+				'BEGIN { printf "%.0f%%", (k > 0 ? l * 100 / (k * 1024 / 32) : 0) }')"
 			row rtt "$lname: $name: p50 / p99 (ms) at 300/s; at 1,000/s" \
 				"${Q50[$who$conf]:--} / ${Q99[$who$conf]:--}; ${P50[$who$conf]:--} / ${P99[$who$conf]:--}"
 			row rtt "$lname: $name: at 1,000/s OpenOCD CPU; probe bytes/record" \

@@ -317,6 +317,12 @@ static int ocd_init_reply(struct ocd *o, const struct tt_tcl_msg *m)
 			tt_probe__set_state(&o->base, o->base.state, notice);
 		return 0;
 	}
+	if (st == INIT_POLL) { /* an error: not a poll we know, no wrap */
+		o->poll_wrap = m->code == 0 && tt_tcl_polling_on(m->body, m->blen);
+		o->init_pending = INIT_STATE;
+		ocd_send(o, "[target current] curstate");
+		return 0;
+	}
 	if (m->code != 0) {
 		ocd_fail(o, -EPROTO, "%s failed: \"%s\"", what[st],
 			 tt_probe__quote(q, sizeof(q), m->body, m->blen, 100));
@@ -334,8 +340,8 @@ static int ocd_init_reply(struct ocd *o, const struct tt_tcl_msg *m)
 		ocd_send(o, tt_tcl_md_procs);
 		return 0;
 	}
-	o->init_pending = INIT_STATE;
-	ocd_send(o, "[target current] curstate");
+	o->init_pending = INIT_POLL;
+	ocd_send(o, "poll");
 	return 0;
 }
 
@@ -571,7 +577,7 @@ static void ocd_send_reads(struct ocd *o)
 {
 	const char *verb = o->md_fallback ? TT_TCL_READ_MD : "read_memory";
 	uint32_t total = 0;
-	size_t n = 0;
+	size_t n = 0, start;
 	struct ocd_op op;
 
 	o->nops = 0;
@@ -586,6 +592,7 @@ static void ocd_send_reads(struct ocd *o)
 		if (o->ring_sent)
 			n = (size_t)snprintf(o->cmd, o->cmdcap, "%s\n", tt_tcl_ring_proc);
 	}
+	start = n;
 	n += (size_t)snprintf(o->cmd + n, o->cmdcap - n, "join [list");
 	while (o->nops < (o->one_by_one ? 1u : OCD_BATCH_MAX) && ocd_next_read(o, &op) == 0) {
 		char one[192], ptr[48];
@@ -604,7 +611,7 @@ static void ocd_send_reads(struct ocd *o)
 				     o->nops, verb, op.addr, op.width, op.len / (op.width / 8));
 		}
 		if (o->nops > 0 && ((!op.ring && total + op.len > o->max_chunk) ||
-				    n + (size_t)k + 8 > o->cmdcap))
+				    n + (size_t)k + 8 + TT_TCL_POLL_WRAP > o->cmdcap))
 			break;
 		memcpy(o->cmd + n, one, (size_t)k + 1);
 		n += (size_t)k;
@@ -617,7 +624,16 @@ static void ocd_send_reads(struct ocd *o)
 		ocd_finish(o, 0);
 		return;
 	}
-	memcpy(o->cmd + n, "] |", 4);
+	if (o->poll_wrap) { /* the reads inside: "poll off; ..." (TT_TCL_POLL_OFF) */
+		size_t pre = strlen(TT_TCL_POLL_OFF), post = strlen(TT_TCL_POLL_ON);
+		memmove(o->cmd + start + pre, o->cmd + start, n - start);
+		memcpy(o->cmd + start, TT_TCL_POLL_OFF, pre);
+		n += pre;
+		memcpy(o->cmd + n, "] |", 3);
+		memcpy(o->cmd + n + 3, TT_TCL_POLL_ON, post + 1);
+	} else {
+		memcpy(o->cmd + n, "] |", 4);
+	}
 	ocd_send(o, o->cmd);
 }
 
@@ -737,7 +753,7 @@ int ocd_alloc_buffers(struct ocd *o, const struct tt_probe_options *opt)
 	uint32_t mc = opt->max_chunk ? opt->max_chunk : 4096;
 
 	o->scratch = malloc(mc < 4 ? 4 : mc);
-	o->cmdcap = (size_t)mc * 11 / 4 + 128 + strlen(tt_tcl_ring_proc) + 192;
+	o->cmdcap = (size_t)mc * 11 / 4 + 128 + strlen(tt_tcl_ring_proc) + 192 + TT_TCL_POLL_WRAP;
 	o->cmd = malloc(o->cmdcap);
 	if (o->scratch == NULL || o->cmd == NULL) {
 		free(o->scratch);

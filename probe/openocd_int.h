@@ -12,9 +12,10 @@
 enum ocd_link { LINK_IDLE, LINK_STARTING, LINK_UP, LINK_DOWN };
 enum ocd_req { REQ_NONE, REQ_READ, REQ_WRITE, REQ_HALT };
 /* Link-up sequence: notifications on, then whether read_memory exists, then (only without it)
- * the mdw-based procs that stand in for it, then the core's state (notifications only report
- * changes: a core already halted when we attach would otherwise look running). */
-enum ocd_init { INIT_DONE, INIT_NOTIFY, INIT_PROBE, INIT_MD_PROCS, INIT_STATE };
+ * the mdw-based procs that stand in for it, then whether OpenOCD polls the target in the
+ * background (`poll`), then the core's state (notifications only report changes: a core
+ * already halted when we attach would otherwise look running). */
+enum ocd_init { INIT_DONE, INIT_NOTIFY, INIT_PROBE, INIT_MD_PROCS, INIT_POLL, INIT_STATE };
 
 struct ocd_child; /* the spawned OpenOCD (openocd_spawn.c) */
 
@@ -51,6 +52,8 @@ struct ocd {
 	enum ocd_init init_pending; /* the link-up command whose reply is awaited */
 	int md_fallback;          /* no read_memory (OpenOCD < 0.12): TT_TCL_READ_MD/WRITE_MD */
 	int ring_defined;         /* this link's OpenOCD has TT_TCL_RING */
+	int poll_wrap;            /* OpenOCD polls in the background: a command of reads turns it
+				   * off while they run (TT_TCL_POLL_OFF) */
 	int ring_sent;            /* the command in flight defines it */
 
 	enum ocd_req req;

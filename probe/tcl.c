@@ -197,6 +197,13 @@ int tt_tcl_format_ring(char *out, size_t outlen, const char *verb, const char *p
 	return (k < 0 || (size_t)k >= outlen) ? -ENOSPC : k;
 }
 
+int tt_tcl_polling_on(const char *s, size_t n)
+{
+	static const char on[] = "background polling: on";
+
+	return memmem(s, n, on, sizeof(on) - 1) != NULL;
+}
+
 void tt_tcl_segs_init(struct tt_tcl_segs *g, const char *body, size_t n)
 {
 	*g = (struct tt_tcl_segs){ .s = body, .e = body + n };

@@ -57,6 +57,17 @@ extern const char tt_tcl_ring_proc[];
 int tt_tcl_format_ring(char *out, size_t outlen, const char *verb, const char *ptr,
 		       const struct tt_range *r, uint32_t max_chunk);
 
+/* OpenOCD polls the target (Cortex-M: a read of DHCSR, one more USB round trip on a
+ * CMSIS-DAP probe) before every command of its own that a script runs, read_memory included:
+ * a command of reads goes between TT_TCL_POLL_OFF and TT_TCL_POLL_ON (the reads' result, or
+ * their error, as if alone), so the target is polled once per command, by `poll off`, when
+ * OpenOCD polls at all. TT_TCL_POLL_WRAP: the bytes both add. tt_tcl_polling_on: whether the
+ * result of `poll` says background polling is on. */
+#define TT_TCL_POLL_OFF "poll off\nset tt_rc [catch {"
+#define TT_TCL_POLL_ON "} tt_res]\npoll on\nif {$tt_rc} {error $tt_res}\nset tt_res"
+#define TT_TCL_POLL_WRAP 96
+int tt_tcl_polling_on(const char *s, size_t n);
+
 /* The '|'-separated results of a command of several reads, taken one by one. */
 struct tt_tcl_segs {
 	const char *s, *e;

@@ -221,6 +221,10 @@ static void test_ring(void)
 	REQUIRE_EQ(ring_reply("0x1 0x2 0x3|0x44332211|0x5 0x6 0x7", &r, 10, &all), 0);
 	REQUIRE(all && dst[0] == 1 && dst[3] == 0x11 && dst[6] == 0x44 && dst[9] == 7);
 	REQUIRE_EQ(ring_reply("0x1 0x2 0x3|0x44332211 0x5|0x6 0x7", &r, 10, &all), -EPROTO);
+	/* `poll`'s result: background polling on or off (OpenOCD 0.12's words) */
+	REQUIRE(tt_tcl_polling_on(S("background polling: on\nTAP: x.cpu (enabled)\n")));
+	REQUIRE(!tt_tcl_polling_on(S("background polling: off\nTAP: x.cpu (enabled)\n")));
+	REQUIRE(!tt_tcl_polling_on(S("")));
 	/* the command that asks for it */
 	REQUIRE(tt_tcl_format_ring(out, sizeof(out), "read_memory", "[lindex $tt_0 0]", &r, 4096) > 0);
 	REQUIRE(strcmp(out, "[tt_ring read_memory [lindex $tt_0 0] 0 0x0 0x1001 16 1 0 16 4096]") == 0);
