@@ -178,16 +178,14 @@ rtt_lossless_search() {
 	local who=$1 conf=$2 lo=$3 hi=$4 secs=$5 cap mid n miss left
 	left=$(q 2 8)
 	cap=$(awk -v k="$6" 'BEGIN { printf "%d", k * 1024 / 32 * 1.25 }')
-	while [ -z "$hi" ] && [ "$left" -gt 0 ] && [ "$lo" -gt 0 ] && [ "$lo" -lt "$cap" ]; do
-		mid=$((lo * 3 / 2))
-		rtt_trial "$who" "$conf" "$mid" "$secs"
-		read -r n miss _ <<<"$TRIAL"
-		echo "  $RTT_LINK $who $conf at $mid/s (search): received=$n missing=$miss"
-		if [ "$miss" = 0 ] && [ "$n" -gt 0 ]; then lo=$mid; else hi=$mid; fi
-		left=$((left - 1))
-	done
-	while [ -n "$hi" ] && [ "$left" -gt 0 ] && [ $((hi - lo)) -gt $((lo / 10 > 10 ? lo / 10 : 10)) ]; do
-		mid=$(((lo + hi) / 2))
+	while [ "$left" -gt 0 ]; do
+		if [ -z "$hi" ]; then # upwards while nothing lost
+			[ "$lo" -gt 0 ] && [ "$lo" -lt "$cap" ] || break
+			mid=$((lo * 3 / 2))
+		else # halving [lo, hi) down to 10% of lo
+			[ $((hi - lo)) -gt $((lo / 10 > 10 ? lo / 10 : 10)) ] || break
+			mid=$(((lo + hi) / 2))
+		fi
 		rtt_trial "$who" "$conf" "$mid" "$secs"
 		read -r n miss _ <<<"$TRIAL"
 		echo "  $RTT_LINK $who $conf at $mid/s (search): received=$n missing=$miss"
