@@ -88,6 +88,19 @@ int ocd_alloc_buffers(struct ocd *o, const struct tt_probe_options *opt);
 void ocd_init(struct ocd *o, const struct tt_probe_options *opt);
 void ocd_link_start(struct ocd *o);
 int ocd_read(struct tt_probe *p);
+/* Sends one command, tagged; its reply is awaited with the command timeout. */
+void ocd_send(struct ocd *o, const char *cmd);
+/* Completes the pending request with status. */
+void ocd_finish(struct ocd *o, int status);
+/* The next command of the pending request, or its completion. */
+void ocd_next_op(struct ocd *o);
+
+/* openocd_read.c */
+/* Sends the next reads of the pending read as one command (its completion when none is left). */
+void ocd_send_reads(struct ocd *o);
+/* The reply to the reads ocd_send_reads sent: scattered into the plan, then the next command.
+ * Returns < 0 when the link was dropped (a reply that does not parse). */
+int ocd_batch_reply(struct ocd *o, const struct tt_tcl_msg *m);
 int ocd_write(struct tt_probe *p, uint64_t addr, const uint8_t *data, uint32_t len);
 int ocd_halt(struct tt_probe *p);
 void ocd_close(struct tt_probe *p);

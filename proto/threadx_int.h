@@ -357,4 +357,28 @@ int tt_tx_cur_index(struct tt_threadx *rd, const uint8_t *buf, uint32_t *idx);
 /* threadx.c: frees the buffers sized from the layout. */
 void tt_tx_free_bufs(struct tt_threadx *rd);
 
+/* Slot index i modulo the ring's N. */
+static inline uint32_t tt_tx_ring(const struct tt_threadx *rd, int64_t i)
+{
+	int64_t n = rd->lay.nent;
+	return (uint32_t)(((i % n) + n) % n);
+}
+/* threadx.c, for the full read: the batch in rd->pend is decided, emit it (a registry re-read
+ * first when needed): TT_THREADX_DONE or _MORE; the hold policy's first held offset among count
+ * slots from first (never before min_off); the cursor after a batch (nxt, held slots after it);
+ * whether two slots' words are the same entry; a range appended to a plan. */
+int tt_tx_finish(struct tt_threadx *rd, tt_emit_cb cb, void *arg);
+uint32_t tt_tx_hold_from(const struct tt_threadx *rd, uint32_t first, uint32_t count,
+			 uint32_t min_off);
+void tt_tx_set_anchor(struct tt_threadx *rd, uint32_t nxt, uint32_t held);
+bool tt_tx_same_entry(const uint32_t a[8], const uint32_t b[8]);
+void tt_tx_add(struct tt_plan *p, uint64_t addr, uint32_t len, uint8_t *dst);
+/* threadx_sync.c: the full read's plans and ingests (TT_TXS_SYNC, _SYNC_READ, _OLDEST), and
+ * the reason of a gap after a rewritten anchor from current c read after it (LAP or LOST). */
+int tt_tx_ingest_sync(struct tt_threadx *rd, tt_emit_cb cb, void *arg);
+int tt_tx_ingest_sync_read(struct tt_threadx *rd, tt_emit_cb cb, void *arg);
+int tt_tx_ingest_oldest(struct tt_threadx *rd, tt_emit_cb cb, void *arg);
+void tt_tx_plan_sync_read(struct tt_threadx *rd, struct tt_plan *p);
+void tt_tx_why(struct tt_threadx *rd, uint32_t c);
+
 #endif
