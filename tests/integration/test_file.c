@@ -354,6 +354,61 @@ static void test_contracts(void)
 	REQUIRE_EQ(r1.status, -ECANCELED);
 }
 
+/* A TT_RANGE_TO_PTR range on a probe that reads fixed ranges only (file:): probe.c reads the
+ * plan in segments, the ring from the pointer the first segment read, round its end into a
+ * mirror or from dst[0]; bytes_read counts what was read; a malformed range is refused. */
+static void test_ptr_ranges(void)
+{
+	uint8_t img[256], ptr[4], ring[64], anchor[8];
+	char *path = path_of("ring.bin");
+	struct req r;
+	struct tt_probe *p;
+	struct tt_plan plan = { 3, { { .addr = 0x10, .len = 4, .dst = ptr },
+				     { .addr = 0x40, .len = 64, .dst = ring, .kind = TT_RANGE_TO_PTR,
+				       .ptr_range = 0, .ptr_base = 0x1000, .align = 8, .from = 48,
+				       .max = 64 },
+				     { .addr = 0x68, .len = 8, .dst = anchor } } };
+	uint64_t b0;
+
+	for (unsigned i = 0; i < sizeof(img); i++)
+		img[i] = (uint8_t)i;
+	memcpy(img + 0x10, "\x10\x10\x00\x00", 4); /* 0x1010: ring offset 16 */
+	tt_test_write_file(path, img, sizeof(img));
+	p = open_file(path, 0);
+	memset(ring, 0xee, sizeof(ring));
+	b0 = p->bytes_read;
+	REQUIRE_EQ(read_plan(p, &plan, &r), 0);
+	REQUIRE(memcmp(ring + 48, img + 0x40 + 48, 16) == 0 && memcmp(ring, img + 0x40, 16) == 0);
+	REQUIRE(ring[16] == 0xee && ring[47] == 0xee);
+	REQUIRE(memcmp(anchor, img + 0x68, 8) == 0);
+	REQUIRE_EQ(p->bytes_read - b0, 4 + 32 + 8);
+	/* bytes in reading order; at most max */
+	plan.r[1].dst_linear = true;
+	plan.r[1].max = 24;
+	memset(ring, 0xee, sizeof(ring));
+	REQUIRE_EQ(read_plan(p, &plan, &r), 0);
+	REQUIRE(memcmp(ring, img + 0x40 + 48, 16) == 0 && memcmp(ring + 16, img + 0x40, 8) == 0);
+	REQUIRE(ring[24] == 0xee);
+	/* a pointer outside the ring or misaligned: nothing of it */
+	memcpy(img + 0x10, "\x44\x10\x00\x00", 4);
+	tt_test_write_file(path, img, sizeof(img));
+	memset(ring, 0xee, sizeof(ring));
+	b0 = p->bytes_read;
+	REQUIRE_EQ(read_plan(p, &plan, &r), 0);
+	REQUIRE(ring[0] == 0xee && ring[63] == 0xee);
+	REQUIRE_EQ(p->bytes_read - b0, 4 + 8);
+	/* malformed: the pointer not inside an earlier fixed range; max not a multiple of align */
+	plan.r[1].ptr_off = 2;
+	REQUIRE_EQ(tt_probe_read(p, &plan, read_cb, &r), -EINVAL);
+	plan.r[1].ptr_off = 0;
+	plan.r[1].max = 20;
+	REQUIRE_EQ(tt_probe_read(p, &plan, read_cb, &r), -EINVAL);
+	plan.r[1].max = 64;
+	plan.r[1].kind = (enum tt_range_kind)7;
+	REQUIRE_EQ(tt_probe_read(p, &plan, read_cb, &r), -EINVAL);
+	close_probe(p);
+}
+
 int main(void)
 {
 	REQUIRE_EQ(uv_loop_init(&loop), 0);
@@ -364,6 +419,7 @@ int main(void)
 	test_malformed();
 	test_kev_follow();
 	test_contracts();
+	test_ptr_ranges();
 	tt_test_loop_done(&loop);
 	tt_test_rmdir(dir);
 	printf("ok\n");
