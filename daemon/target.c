@@ -315,6 +315,7 @@ static int make_reader(struct tt_target *t)
 		.stream = t->stream,
 		.since_enable = t->ptr_was_null,
 		.since_enable_ns = t->ptr_was_null ? t->ptr_null_ns : 0,
+		.ptr_ranges = true, /* tt_probe_read resolves them, on every backend */
 	};
 
 	if (t->rd)

@@ -10,7 +10,8 @@
  * Link lifecycle: IDLE -> STARTING (resolve/connect or spawn, then "tcl_notifications on") ->
  * UP -> DOWN (tearing down: every handle of the link closes) -> IDLE (retry timer) ... A closing
  * probe tears the link down the same way, then closes its timers. The spawned OpenOCD itself
- * (argv, stderr, exit, stopping it) is in openocd_spawn.c.
+ * (argv, stderr, exit, stopping it) is in openocd_spawn.c; a plan's reads as commands and their
+ * replies in openocd_read.c.
  */
 #include <assert.h>
 #include <errno.h>
@@ -32,7 +33,6 @@ struct ocd_write {
 	char data[];
 };
 
-static void ocd_next_op(struct ocd *o);
 static void ocd_retry_cb(uv_timer_t *t);
 static void ocd_timeout_cb(uv_timer_t *t);
 
@@ -45,7 +45,7 @@ static void ocd_state(struct ocd *o, enum tt_probe_state st, const char *msg)
 	tt_probe__set_state(&o->base, st, msg);
 }
 
-static void ocd_finish(struct ocd *o, int status)
+void ocd_finish(struct ocd *o, int status)
 {
 	enum ocd_req r = o->req;
 
@@ -155,8 +155,7 @@ static void ocd_write_cb(uv_write_t *w, int status)
 		ocd_send_failed(o, status);
 }
 
-/* Sends one command, tagged; its reply is awaited with the command timeout. */
-static void ocd_send(struct ocd *o, const char *cmd)
+void ocd_send(struct ocd *o, const char *cmd)
 {
 	size_t cap = strlen(cmd) + TT_TCL_WRAP_MAX;
 	struct ocd_write *w = malloc(sizeof(*w) + cap);
@@ -197,37 +196,6 @@ static void ocd_link_up(struct ocd *o)
 	ocd_state(o, TT_PROBE_CONNECTED, msg);
 	if (o->req != REQ_NONE)
 		ocd_next_op(o);
-}
-
-/* The reply to a batch of reads: one result per read_memory, separated by '|'. */
-static int ocd_batch_reply(struct ocd *o, const struct tt_tcl_msg *m)
-{
-	const char *s = m->body, *e = m->body + m->blen;
-	char perr[160];
-
-	for (unsigned i = 0; i < o->nops; i++) {
-		const struct ocd_op *op = &o->ops[i];
-		const char *bar = i + 1 < o->nops ? memchr(s, '|', (size_t)(e - s)) : e;
-
-		if (bar == NULL)
-			bar = e;
-		if (tt_tcl_parse_words(s, (size_t)(bar - s), op->width, op->len / (op->width / 8),
-				       o->scratch + op->off, perr, sizeof(perr)) < 0) {
-			ocd_fail(o, -EPROTO, "bad reply to read_memory 0x%" PRIx64 " %u %" PRIu32
-				 " (%u of %u in one command): %s", op->addr, op->width,
-				 op->len / (op->width / 8), i + 1, o->nops, perr);
-			return -EPROTO;
-		}
-		s = bar < e ? bar + 1 : e;
-	}
-	for (unsigned i = 0; i < o->nops; i++) {
-		const struct ocd_op *op = &o->ops[i];
-
-		tt_tcl_scatter(&o->base.plan, op->run_first, op->run_end, op->addr,
-			       o->scratch + op->off, op->len);
-	}
-	ocd_next_op(o);
-	return 0;
 }
 
 /* A reply to the current read batch or write command. Returns < 0 when the link was dropped. */
@@ -301,6 +269,12 @@ static int ocd_init_reply(struct ocd *o, const struct tt_tcl_msg *m)
 			tt_probe__set_state(&o->base, o->base.state, notice);
 		return 0;
 	}
+	if (st == INIT_POLL) { /* an error: not a poll we know, no wrap */
+		o->poll_wrap = m->code == 0 && tt_tcl_polling_on(m->body, m->blen);
+		o->init_pending = INIT_STATE;
+		ocd_send(o, "[target current] curstate");
+		return 0;
+	}
 	if (m->code != 0) {
 		ocd_fail(o, -EPROTO, "%s failed: \"%s\"", what[st],
 			 tt_probe__quote(q, sizeof(q), m->body, m->blen, 100));
@@ -318,8 +292,8 @@ static int ocd_init_reply(struct ocd *o, const struct tt_tcl_msg *m)
 		ocd_send(o, tt_tcl_md_procs);
 		return 0;
 	}
-	o->init_pending = INIT_STATE;
-	ocd_send(o, "[target current] curstate");
+	o->init_pending = INIT_POLL;
+	ocd_send(o, "poll");
 	return 0;
 }
 
@@ -458,6 +432,7 @@ void ocd_link_start(struct ocd *o)
 
 	o->link = LINK_STARTING;
 	o->want = 0;
+	o->ring_defined = 0;
 	o->init_pending = INIT_DONE;
 	tt_tcl_rx_reset(&o->rx);
 	if (o->child) {
@@ -490,64 +465,8 @@ static void ocd_retry_cb(uv_timer_t *t)
 	ocd_link_start(t->data);
 }
 
-/* The next read_memory of the plan (0), or 1 when the plan is read. */
-static int ocd_next_read(struct ocd *o, struct ocd_op *op)
-{
-	const struct tt_plan *plan = &o->base.plan;
-
-	if (o->pos == o->end) {
-		if (o->run_end == plan->n)
-			return 1;
-		o->run_first = o->run_end;
-		o->run_end = tt_tcl_run_end(plan, o->run_first);
-		o->pos = plan->r[o->run_first].addr;
-		o->end = plan->r[o->run_end - 1].addr + plan->r[o->run_end - 1].len;
-	}
-	tt_tcl_next_op(o->pos, o->end, o->max_chunk, &op->len, &op->width);
-	op->addr = o->pos;
-	op->run_first = o->run_first;
-	op->run_end = o->run_end;
-	return 0;
-}
-
-/* Sends the next reads of the plan as one command: "join [list [read_memory ..] ..] |", as
- * many as fit in max_chunk bytes, OCD_BATCH_MAX calls and the command buffer. */
-static void ocd_send_reads(struct ocd *o)
-{
-	const char *verb = o->md_fallback ? TT_TCL_READ_MD : "read_memory";
-	uint32_t total = 0;
-	size_t n = (size_t)snprintf(o->cmd, o->cmdcap, "join [list");
-	struct ocd_op op;
-
-	o->nops = 0;
-	o->b_run_first = o->run_first;
-	o->b_run_end = o->run_end;
-	o->b_pos = o->pos;
-	o->b_end = o->end;
-	while (o->nops < (o->one_by_one ? 1u : OCD_BATCH_MAX) && ocd_next_read(o, &op) == 0) {
-		char one[96];
-		int k = snprintf(one, sizeof(one), " [%s 0x%" PRIx64 " %u %" PRIu32 "]", verb,
-				 op.addr, op.width, op.len / (op.width / 8));
-
-		if (o->nops > 0 && (total + op.len > o->max_chunk || n + (size_t)k + 8 > o->cmdcap))
-			break;
-		memcpy(o->cmd + n, one, (size_t)k + 1);
-		n += (size_t)k;
-		op.off = total;
-		total += op.len;
-		o->pos += op.len;
-		o->ops[o->nops++] = op;
-	}
-	if (o->nops == 0) {
-		ocd_finish(o, 0);
-		return;
-	}
-	memcpy(o->cmd + n, "] |", 4);
-	ocd_send(o, o->cmd);
-}
-
 /* Next command of the pending request, or its completion. */
-static void ocd_next_op(struct ocd *o)
+void ocd_next_op(struct ocd *o)
 {
 	int n;
 
@@ -595,6 +514,13 @@ static int ocd_start(struct ocd *o, enum ocd_req req)
 int ocd_read(struct tt_probe *p)
 {
 	struct ocd *o = (struct ocd *)p;
+	uint64_t ring = 0;
+
+	for (unsigned i = 0; i < p->plan.n; i++)
+		ring += p->plan.r[i].kind == TT_RANGE_FIXED ? 0 : p->plan.r[i].max;
+	/* a command's reply: at most max_chunk bytes of fixed reads, and the rings */
+	o->rx.max = tt_tcl_reply_max(ring > UINT32_MAX - o->max_chunk ? UINT32_MAX
+								      : o->max_chunk + (uint32_t)ring);
 
 	o->run_first = o->run_end = 0;
 	o->pos = o->end = 0;
@@ -655,7 +581,7 @@ int ocd_alloc_buffers(struct ocd *o, const struct tt_probe_options *opt)
 	uint32_t mc = opt->max_chunk ? opt->max_chunk : 4096;
 
 	o->scratch = malloc(mc < 4 ? 4 : mc);
-	o->cmdcap = (size_t)mc * 11 / 4 + 128;
+	o->cmdcap = (size_t)mc * 11 / 4 + 128 + strlen(tt_tcl_ring_proc) + 192 + TT_TCL_POLL_WRAP;
 	o->cmd = malloc(o->cmdcap);
 	if (o->scratch == NULL || o->cmd == NULL) {
 		free(o->scratch);
@@ -703,6 +629,7 @@ static int ocd_tcp_open(struct tt_probe *p, const char *arg, const struct tt_pro
 
 const struct tt_probe_ops tt_probe_openocd_ops = {
 	.name = "openocd",
+	.ptr_ranges = true,
 	.size = sizeof(struct ocd),
 	.open = ocd_tcp_open,
 	.read = ocd_read,

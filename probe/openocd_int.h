@@ -12,9 +12,10 @@
 enum ocd_link { LINK_IDLE, LINK_STARTING, LINK_UP, LINK_DOWN };
 enum ocd_req { REQ_NONE, REQ_READ, REQ_WRITE, REQ_HALT };
 /* Link-up sequence: notifications on, then whether read_memory exists, then (only without it)
- * the mdw-based procs that stand in for it, then the core's state (notifications only report
- * changes: a core already halted when we attach would otherwise look running). */
-enum ocd_init { INIT_DONE, INIT_NOTIFY, INIT_PROBE, INIT_MD_PROCS, INIT_STATE };
+ * the mdw-based procs that stand in for it, then whether OpenOCD polls the target in the
+ * background (`poll`), then the core's state (notifications only report changes: a core
+ * already halted when we attach would otherwise look running). */
+enum ocd_init { INIT_DONE, INIT_NOTIFY, INIT_PROBE, INIT_MD_PROCS, INIT_POLL, INIT_STATE };
 
 struct ocd_child; /* the spawned OpenOCD (openocd_spawn.c) */
 
@@ -26,6 +27,7 @@ struct ocd_op {
 	uint32_t len, off;        /* off: where its bytes start in scratch */
 	unsigned width;
 	unsigned run_first, run_end; /* the plan ranges it is scattered into */
+	int ring;                 /* the TT_RANGE_TO_PTR range run_first, read by TT_TCL_RING */
 };
 
 struct ocd {
@@ -49,6 +51,10 @@ struct ocd {
 	unsigned seq, want;       /* want: tag of the awaited reply, 0 = none */
 	enum ocd_init init_pending; /* the link-up command whose reply is awaited */
 	int md_fallback;          /* no read_memory (OpenOCD < 0.12): TT_TCL_READ_MD/WRITE_MD */
+	int ring_defined;         /* this link's OpenOCD has TT_TCL_RING */
+	int poll_wrap;            /* OpenOCD polls in the background: a command of reads turns it
+				   * off while they run (TT_TCL_POLL_OFF) */
+	int ring_sent;            /* the command in flight defines it */
 
 	enum ocd_req req;
 	unsigned run_first, run_end;
@@ -82,6 +88,19 @@ int ocd_alloc_buffers(struct ocd *o, const struct tt_probe_options *opt);
 void ocd_init(struct ocd *o, const struct tt_probe_options *opt);
 void ocd_link_start(struct ocd *o);
 int ocd_read(struct tt_probe *p);
+/* Sends one command, tagged; its reply is awaited with the command timeout. */
+void ocd_send(struct ocd *o, const char *cmd);
+/* Completes the pending request with status. */
+void ocd_finish(struct ocd *o, int status);
+/* The next command of the pending request, or its completion. */
+void ocd_next_op(struct ocd *o);
+
+/* openocd_read.c */
+/* Sends the next reads of the pending read as one command (its completion when none is left). */
+void ocd_send_reads(struct ocd *o);
+/* The reply to the reads ocd_send_reads sent: scattered into the plan, then the next command.
+ * Returns < 0 when the link was dropped (a reply that does not parse). */
+int ocd_batch_reply(struct ocd *o, const struct tt_tcl_msg *m);
 int ocd_write(struct tt_probe *p, uint64_t addr, const uint8_t *data, uint32_t len);
 int ocd_halt(struct tt_probe *p);
 void ocd_close(struct tt_probe *p);

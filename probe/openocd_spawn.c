@@ -297,6 +297,7 @@ static void ocd_relink(struct tt_probe *p, const char *why)
 
 const struct tt_probe_ops tt_probe_openocd_spawn_ops = {
 	.name = "openocd-spawn",
+	.ptr_ranges = true,
 	.size = sizeof(struct ocd_spawn_probe),
 	.open = ocd_spawn_open,
 	.read = ocd_read,

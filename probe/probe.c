@@ -110,8 +110,72 @@ static int probe_plan_check(const struct tt_plan *plan)
 		const struct tt_range *r = &plan->r[i];
 		if (r->len == 0 || r->dst == NULL || r->addr + r->len < r->addr)
 			return -EINVAL;
+		if (r->kind != TT_RANGE_FIXED &&
+		    (r->kind != TT_RANGE_TO_PTR || !tt_range_ptr_valid(plan, i)))
+			return -EINVAL;
 	}
 	return 0;
+}
+
+/* The next segment of p->whole into p->plan (backends without ptr_ranges): a TO_PTR range at
+ * its start as the one or two fixed ranges its pointer (read by an earlier segment) gives,
+ * then the fixed ranges up to the next TO_PTR range. May be empty (a TO_PTR range that reads
+ * nothing). */
+static void probe_segment(struct tt_probe *p)
+{
+	struct tt_plan *s = &p->plan;
+
+	s->n = 0;
+	for (; p->seg < p->whole.n; p->seg++) {
+		const struct tt_range *r = &p->whole.r[p->seg];
+		uint32_t start, n, a;
+
+		if (r->kind == TT_RANGE_FIXED) {
+			if (s->n == TT_PLAN_MAX)
+				return;
+			s->r[s->n++] = *r;
+			continue;
+		}
+		if (s->n > 0)
+			return;
+		n = tt_range_ptr_span(r, p->whole.r[r->ptr_range].dst + r->ptr_off, &start);
+		a = n < r->len - start ? n : r->len - start;
+		if (a > 0)
+			s->r[s->n++] = (struct tt_range){ .addr = r->addr + start, .len = a,
+							  .dst = r->dst_linear ? r->dst : r->dst + start };
+		if (n > a)
+			s->r[s->n++] = (struct tt_range){ .addr = r->addr, .len = n - a,
+							  .dst = r->dst_linear ? r->dst + a : r->dst };
+	}
+}
+
+/* A segment was read: the next one, when there is one. 1: started; 0: the plan is read; < 0:
+ * the backend refused it. */
+static int probe_next_segment(struct tt_probe *p)
+{
+	while (!p->ops->ptr_ranges && p->seg < p->whole.n) {
+		probe_segment(p);
+		if (p->plan.n > 0) {
+			int r = p->ops->read(p);
+			return r < 0 ? r : 1;
+		}
+	}
+	return 0;
+}
+
+/* Target bytes a completed read moved. */
+static uint64_t probe_plan_bytes(const struct tt_plan *plan)
+{
+	uint64_t n = 0;
+	uint32_t start;
+
+	for (unsigned i = 0; i < plan->n; i++) {
+		const struct tt_range *r = &plan->r[i];
+		n += r->kind == TT_RANGE_FIXED
+			     ? r->len
+			     : tt_range_ptr_span(r, plan->r[r->ptr_range].dst + r->ptr_off, &start);
+	}
+	return n;
 }
 
 int tt_probe_read(struct tt_probe *p, const struct tt_plan *plan, tt_probe_read_cb cb, void *arg)
@@ -125,7 +189,11 @@ int tt_probe_read(struct tt_probe *p, const struct tt_plan *plan, tt_probe_read_
 	r = probe_plan_check(plan);
 	if (r < 0)
 		return r;
+	p->whole = *plan;
 	p->plan = *plan;
+	p->seg = 0;
+	if (!p->ops->ptr_ranges)
+		probe_segment(p); /* not empty: the first range is a fixed one */
 	p->busy = 1;
 	p->read_cb = cb;
 	p->cb_arg = arg;
@@ -215,14 +283,19 @@ static void probe_complete(struct tt_probe *p, int status)
 	void *arg = p->cb_arg;
 
 	assert(p->busy);
+	if (rcb != NULL && status == 0) {
+		int r = probe_next_segment(p);
+		if (r > 0)
+			return;
+		status = r;
+	}
 	p->busy = 0;
 	p->read_cb = NULL;
 	p->write_cb = NULL;
 	if (rcb != NULL) {
 		p->reads++;
 		if (status == 0) {
-			for (unsigned i = 0; i < p->plan.n; i++)
-				p->bytes_read += p->plan.r[i].len;
+			p->bytes_read += probe_plan_bytes(&p->whole);
 		} else {
 			p->read_errors++;
 		}

@@ -24,6 +24,7 @@
 #ifndef TT_PROBE_H
 #define TT_PROBE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <uv.h>
@@ -69,6 +70,10 @@ struct tt_probe_options {
 /* Backend vtable, registered by name in probe.c. */
 struct tt_probe_ops {
 	const char *name;          /* spec prefix before ':' (or the whole spec) */
+	/* read resolves TT_RANGE_TO_PTR ranges itself (p->plan is the caller's plan); false:
+	 * probe.c hands read the plan in segments of fixed ranges, each TO_PTR range resolved
+	 * once the segments before it are read */
+	bool ptr_ranges;
 	size_t size;               /* bytes of the backend struct, which embeds struct tt_probe first */
 	/* arg: the spec after "name:" ("" when none). On error: -errno, message in p->err, nothing
 	 * left to close. */
@@ -107,7 +112,10 @@ struct tt_probe {
 	uint64_t reads;        /* monotonic: completed read requests */
 	uint64_t read_errors;
 	/* internal (probe.c) */
-	struct tt_plan plan;   /* copy of the pending read's plan */
+	struct tt_plan plan;   /* what the backend reads: the pending read's plan, or (no
+				* ptr_ranges) its segment being read */
+	struct tt_plan whole;  /* copy of the pending read's plan */
+	unsigned seg;          /* no ptr_ranges: the first range of whole not yet read */
 	uv_timer_t defer;      /* delivers every user callback from the loop */
 	int defer_ready, closing;
 	int done_pending, done_status; /* completion waiting for the defer timer */
@@ -128,9 +136,10 @@ int tt_probe_new(uv_loop_t *loop, const char *spec, const struct tt_probe_option
 /* Whether spec names a known backend (nothing is opened): 0, or -EINVAL with the message. */
 int tt_probe_spec_check(const char *spec, char *err, size_t errlen);
 
-/* Reads every range of plan into its dst, ranges in plan order. plan is copied; the dst
- * buffers must stay valid until cb. -EINVAL: empty/oversized plan, a range of length 0, no dst
- * or wrapping past 2^64. */
+/* Reads every range of plan into its dst, ranges in plan order, a TT_RANGE_TO_PTR range
+ * (plan.h) from the pointer its earlier range read. plan is copied; the dst buffers must stay
+ * valid until cb. -EINVAL: empty/oversized plan, a range of length 0, no dst, wrapping past
+ * 2^64, or a TO_PTR range not tt_range_ptr_valid. */
 int tt_probe_read(struct tt_probe *p, const struct tt_plan *plan, tt_probe_read_cb cb, void *arg);
 
 /* Writes target memory (tests and tools only: the daemon never writes). data must stay valid

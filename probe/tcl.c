@@ -144,6 +144,119 @@ const char tt_tcl_md_procs[] =
 	"  foreach v $data { $cmd $addr $v; set addr [expr {$addr + $width / 8}] }\n"
 	"}";
 
+/* The reads of a TT_RANGE_TO_PTR range inside OpenOCD (plan.h; tt_tcl_parse_ring expects
+ * exactly these): the pointer swapped when big-endian, its end offset checked, then each piece
+ * of the ring in reads of width 8 up to a 4-byte boundary and for a tail under 4 bytes, else
+ * width 32 of at most chunk bytes (tt_tcl_next_op). */
+const char tt_tcl_ring_proc[] =
+	"proc " TT_TCL_RING " {verb p big base ring len align from max chunk} {\n"
+	"  if {$big} {\n"
+	"    set p [expr {(($p & 0xff) << 24) | (($p & 0xff00) << 8) | (($p >> 8) & 0xff00) |\n"
+	"                 (($p >> 24) & 0xff)}]\n"
+	"  }\n"
+	"  set e [expr {$p - $base}]\n"
+	"  if {$e < 0 || $e >= $len || $e % $align != 0} { return {} }\n"
+	"  set n [expr {$e >= $from ? $e - $from : $len - $from + $e}]\n"
+	"  if {$n > $max} { set n $max }\n"
+	"  set out {}\n"
+	"  set pos $from\n"
+	"  while {$n > 0} {\n"
+	"    set stop [expr {$pos + $n < $len ? $pos + $n : $len}]\n"
+	"    set n [expr {$n - ($stop - $pos)}]\n"
+	"    while {$pos < $stop} {\n"
+	"      set a [expr {$ring + $pos}]\n"
+	"      set left [expr {$stop - $pos}]\n"
+	"      if {$a & 3} {\n"
+	"        set k [expr {4 - ($a & 3)}]\n"
+	"        if {$k > $left} { set k $left }\n"
+	"        lappend out [$verb $a 8 $k]\n"
+	"      } elseif {$left < 4} {\n"
+	"        set k $left\n"
+	"        lappend out [$verb $a 8 $k]\n"
+	"      } else {\n"
+	"        set k [expr {$left & ~3}]\n"
+	"        if {$k > $chunk} { set k $chunk }\n"
+	"        lappend out [$verb $a 32 [expr {$k / 4}]]\n"
+	"      }\n"
+	"      set pos [expr {$pos + $k}]\n"
+	"    }\n"
+	"    set pos 0\n"
+	"  }\n"
+	"  return [join $out |]\n"
+	"}";
+
+int tt_tcl_format_ring(char *out, size_t outlen, const char *verb, const char *ptr,
+		       const struct tt_range *r, uint32_t max_chunk)
+{
+	uint32_t chunk = max_chunk & ~UINT32_C(3);
+	int k = snprintf(out, outlen,
+			 "[" TT_TCL_RING " %s %s %d 0x%" PRIx64 " 0x%" PRIx64 " %" PRIu32 " %" PRIu32
+			 " %" PRIu32 " %" PRIu32 " %" PRIu32 "]", verb, ptr, r->ptr_big ? 1 : 0,
+			 r->ptr_base, r->addr, r->len, r->align, r->from, r->max, chunk ? chunk : 4);
+
+	return (k < 0 || (size_t)k >= outlen) ? -ENOSPC : k;
+}
+
+int tt_tcl_polling_on(const char *s, size_t n)
+{
+	static const char on[] = "background polling: on";
+
+	return memmem(s, n, on, sizeof(on) - 1) != NULL;
+}
+
+void tt_tcl_segs_init(struct tt_tcl_segs *g, const char *body, size_t n)
+{
+	*g = (struct tt_tcl_segs){ .s = body, .e = body + n };
+}
+
+int tt_tcl_segs_next(struct tt_tcl_segs *g, const char **seg, size_t *n)
+{
+	const char *bar;
+
+	if (g->done)
+		return -EPROTO;
+	bar = memchr(g->s, '|', (size_t)(g->e - g->s));
+	*seg = g->s;
+	*n = (size_t)((bar ? bar : g->e) - g->s);
+	g->done = bar == NULL;
+	g->s = bar ? bar + 1 : g->e;
+	return 0;
+}
+
+int tt_tcl_parse_ring(struct tt_tcl_segs *g, const struct tt_range *r, const uint8_t *ptr,
+		      uint32_t max_chunk, char *err, size_t errlen)
+{
+	uint32_t pos, n = tt_range_ptr_span(r, ptr, &pos), done = 0, len;
+	unsigned width;
+	const char *seg;
+	size_t sn;
+
+	if (n == 0) { /* one empty result */
+		if (tt_tcl_segs_next(g, &seg, &sn) < 0) {
+			snprintf(err, errlen, "no result for an empty ring read");
+			return -EPROTO;
+		}
+		return tt_tcl_parse_words(seg, sn, 8, 0, r->dst, err, errlen);
+	}
+	while (done < n) {
+		uint32_t stop = n - done < r->len - pos ? pos + (n - done) : r->len;
+
+		for (; pos < stop; pos += len, done += len) {
+			tt_tcl_next_op(r->addr + pos, r->addr + stop, max_chunk, &len, &width);
+			if (tt_tcl_segs_next(g, &seg, &sn) < 0) {
+				snprintf(err, errlen, "no result for the ring read at offset %" PRIu32
+					 " (%" PRIu32 " of %" PRIu32 " bytes read)", pos, done, n);
+				return -EPROTO;
+			}
+			if (tt_tcl_parse_words(seg, sn, width, len / (width / 8),
+					       r->dst + (r->dst_linear ? done : pos), err, errlen) < 0)
+				return -EPROTO;
+		}
+		pos = 0;
+	}
+	return 0;
+}
+
 int tt_tcl_format_write(char *out, size_t outlen, const char *verb, uint64_t addr,
 			unsigned width, const uint8_t *data, uint32_t len)
 {
@@ -225,7 +338,8 @@ unsigned tt_tcl_run_end(const struct tt_plan *plan, unsigned first)
 {
 	unsigned i = first + 1;
 
-	while (i < plan->n && plan->r[i].addr == plan->r[i - 1].addr + plan->r[i - 1].len)
+	while (i < plan->n && plan->r[i].kind == TT_RANGE_FIXED &&
+	       plan->r[i].addr == plan->r[i - 1].addr + plan->r[i - 1].len)
 		i++;
 	return i;
 }

@@ -46,6 +46,43 @@ int tt_tcl_format_write(char *out, size_t outlen, const char *verb, uint64_t add
 #define TT_TCL_READ_MD "tt_read_memory"
 #define TT_TCL_WRITE_MD "tt_write_memory"
 extern const char tt_tcl_md_procs[];
+/* A TT_RANGE_TO_PTR range in a command: tt_tcl_ring_proc defines TT_TCL_RING (sent once per
+ * link, before its first use), which takes the pointer's value as read and reads what the range
+ * says (plan.h) with VERB (read_memory or TT_TCL_READ_MD), in the reads tt_tcl_next_op gives
+ * for each piece of the ring; its result is theirs joined by '|' ("" when it reads nothing).
+ * tt_tcl_format_ring writes "[tt_ring VERB PTR ...]" (ptr: a Tcl word giving the pointer's
+ * value) into out: its length, or -ENOSPC. */
+#define TT_TCL_RING "tt_ring"
+extern const char tt_tcl_ring_proc[];
+int tt_tcl_format_ring(char *out, size_t outlen, const char *verb, const char *ptr,
+		       const struct tt_range *r, uint32_t max_chunk);
+
+/* OpenOCD polls the target (Cortex-M: a read of DHCSR, one more USB round trip on a
+ * CMSIS-DAP probe) before every command of its own that a script runs, read_memory included:
+ * a command of reads goes between TT_TCL_POLL_OFF and TT_TCL_POLL_ON (the reads' result, or
+ * their error, as if alone), so the target is polled once per command, by `poll off`, when
+ * OpenOCD polls at all. TT_TCL_POLL_WRAP: the bytes both add. tt_tcl_polling_on: whether the
+ * result of `poll` says background polling is on. */
+#define TT_TCL_POLL_OFF "poll off\nset tt_rc [catch {"
+#define TT_TCL_POLL_ON "} tt_res]\npoll on\nif {$tt_rc} {error $tt_res}\nset tt_res"
+#define TT_TCL_POLL_WRAP 96
+int tt_tcl_polling_on(const char *s, size_t n);
+
+/* The '|'-separated results of a command of several reads, taken one by one. */
+struct tt_tcl_segs {
+	const char *s, *e;
+	int done; /* the last one was taken */
+};
+void tt_tcl_segs_init(struct tt_tcl_segs *g, const char *body, size_t n);
+/* The next result: 0, or -EPROTO when there is none left. */
+int tt_tcl_segs_next(struct tt_tcl_segs *g, const char **seg, size_t *n);
+/* Parses the results of a TT_RANGE_TO_PTR range r from g into r->dst, ptr being its pointer's
+ * 4 bytes as read: as many results, of the widths and counts, as the reads tt_tcl_ring_proc
+ * makes for tt_range_ptr_span(r, ptr) bytes (one empty result for none). 0 or -EPROTO with
+ * the reason in err. Untrusted input: a result count, width or count off by one is refused. */
+int tt_tcl_parse_ring(struct tt_tcl_segs *g, const struct tt_range *r, const uint8_t *ptr,
+		      uint32_t max_chunk, char *err, size_t errlen);
+
 /* Bytes a reply to a read of len bytes may take, error messages included. */
 size_t tt_tcl_reply_max(uint32_t max_chunk);
 

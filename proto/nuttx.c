@@ -180,6 +180,22 @@ void tt_nuttx_plan(struct tt_nuttx *rd, struct tt_plan *p)
 	switch (rd->step) {
 	case ST_CTL:
 		nx_add_range(rd, p, ctl, l->ctl_len, rd->ctl);
+		/* not while a batch waits in the ring copy for its names (a lookup failed: the
+		 * next ingest publishes it unnamed; the ring read would overwrite it first) */
+		rd->one_read = rd->cfg.ptr_ranges && rd->attached && !rd->need_sync &&
+			       !rd->was_idle && !rd->pub_pending;
+		if (rd->one_read) { /* ingest_ctl takes the bytes when they are [pos, head) */
+			rd->one_ring = (struct tt_range){
+				.addr = rd->buf_addr, .len = rd->size, .dst = rd->ring,
+				.kind = TT_RANGE_TO_PTR, .ptr_range = 0,
+				.ptr_off = l->off_head - l->ctl_lo, .ptr_big = l->be, .align = 1,
+				.from = rd->pos, .max = rd->size < NX_PTR_MAX ? rd->size : NX_PTR_MAX,
+				.dst_linear = true,
+			};
+			p->r[p->n++] = rd->one_ring;
+			add_ring(rd, p, rd->anchor_off, l->hdr, rd->anchor_now);
+			nx_add_range(rd, p, ctl, l->ctl_len, rd->ctl2);
+		}
 		break;
 	case ST_DATA:
 	case ST_CLEARCHK: /* [pos, head) or [pos, tail), then the anchor, then the control words */
@@ -296,14 +312,21 @@ static int attach(struct tt_nuttx *rd, const struct ctlw *w)
 	return 0;
 }
 
+static int ingest_data(struct tt_nuttx *rd, struct emitter *e);
+
 static int ingest_ctl(struct tt_nuttx *rd, struct emitter *e)
 {
 	struct ctlw w;
 	int rc = parse_ctl(rd, rd->ctl, &w);
-	uint32_t used, free_bytes;
+	uint32_t used, free_bytes, one_from, one_n = 0;
 
 	rd->st.polls++;
 	rd->st.last_new = 0;
+	rd->was_idle = false;
+	if (rd->one_read) /* what the ring range read (its bytes are used only as [pos, head)) */
+		rd->st.bytes_planned += one_n = tt_range_ptr_span(&rd->one_ring,
+								  rd->ctl + rd->one_ring.ptr_off,
+								  &one_from);
 	if (rc < 0)
 		return rc;
 	rd->h1 = w.head;
@@ -353,10 +376,15 @@ static int ingest_ctl(struct tt_nuttx *rd, struct emitter *e)
 	}
 	if (w.head == rd->pos) {
 		rd->host_proven = rd->host_plan; /* nothing new: the writer idles (or laps exactly) */
+		rd->was_idle = true; /* the next poll reads the control words alone */
 		return TT_NUTTX_DONE;
 	}
 	rd->nnew = nx_dist(rd->pos, w.head, rd->size);
 	rd->step = ST_DATA;
+	/* one read: [pos, head) of this head, the anchor and the control words after them, as a
+	 * plan of ST_DATA reads them (else that plan, now) */
+	if (rd->one_read && one_n == rd->nnew && w.buf == rd->buf_addr && w.size == rd->size)
+		return ingest_data(rd, e);
 	return TT_NUTTX_MORE;
 }
 

@@ -178,6 +178,9 @@ struct tt_nuttx_config {
 	bool start_at_now;        /* skip the records present at attach */
 	uint64_t tick_hz;         /* nc_systime rate (12.8+); 0 = unknown: no ns */
 	size_t max_buffer_bytes;  /* refuse larger rings; 0 = default 16 MiB */
+	bool ptr_ranges;          /* the caller reads TT_RANGE_TO_PTR ranges (plan.h): a poll
+				   * after one that found notes is one plan, the control words, the
+				   * bytes up to their head, the anchor and the control words again */
 	bool host_clock_unrelated; /* the memory is a file: the host's clock says nothing of the
 				    * target's (loss estimates ignore it) */
 };

@@ -213,6 +213,7 @@ static int nr_create(const struct tt_reader_config *cfg, void **out)
 		.start_at_now = cfg->start_at_now,
 		.tick_hz = cfg->tick_hz,
 		.host_clock_unrelated = cfg->file_source,
+		.ptr_ranges = cfg->ptr_ranges,
 	};
 	return tt_nuttx_new(&c, (struct tt_nuttx **)out, NULL);
 }

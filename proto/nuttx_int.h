@@ -7,6 +7,9 @@
 #include "nuttx.h"
 
 #define NX_MAX_REC 256u   /* nc_length is a byte; aligned records are at most 256 bytes */
+/* Most ring bytes a one-read poll reads: more new bytes than that are read by a plan of their
+ * own (a reply a slow link delivers well within the probe's timeout). */
+#define NX_PTR_MAX 16384u
 #define NX_NAMES 128u     /* pid -> name cache slots (direct mapped) */
 #define NX_NAME_MAX 32u   /* CONFIG_TASK_NAME_SIZE is 31 by default */
 #define NX_TEXT_MAX 512u  /* scratch for rendered strings/hex of one record (255-byte notes) */
@@ -134,6 +137,11 @@ struct tt_nuttx {
 	enum nx_step step;
 	enum nx_why why;         /* of the next sync */
 	bool need_sync;          /* the next poll is a full read (why says why) */
+	/* this poll's plan is the control words, the ring from pos up to their head (one_ring, a
+	 * TT_RANGE_TO_PTR range of at most NX_PTR_MAX bytes), the anchor and the control words:
+	 * one read (cfg.ptr_ranges), when the last poll was not idle */
+	bool one_read, was_idle;
+	struct tt_range one_ring;
 	const char *gap_reason;  /* WHY_LAP/WHY_ERROR: reason of the gap record */
 	bool gap_known_loss;     /* the tail passed our position: something is lost */
 	/* a batch checked and waiting for its task names (read before it is emitted): the copy

@@ -62,11 +62,12 @@ void tt_qnx_kev_plan(struct tt_qnx_kev *k, struct tt_plan *p)
 {
 	p->n = 1;
 	if (k->step == K_STAT) {
-		p->r[0] = (struct tt_range){ TT_PLAN_FILE_STAT, TT_PLAN_FILE_STAT_LEN, k->stat };
+		p->r[0] = (struct tt_range){ .addr = TT_PLAN_FILE_STAT, .len = TT_PLAN_FILE_STAT_LEN,
+					     .dst = k->stat };
 		return;
 	}
-	p->r[0] = (struct tt_range){ k->step == K_HEADER ? 0 : k->off, k->n,
-				     k->step == K_HEADER ? k->hdr : k->buf };
+	p->r[0] = (struct tt_range){ .addr = k->step == K_HEADER ? 0 : k->off, .len = k->n,
+				     .dst = k->step == K_HEADER ? k->hdr : k->buf };
 	k->st.bytes_planned += k->n;
 }
 

@@ -46,6 +46,9 @@ struct tt_reader_config {
 	uint64_t since_enable_ns; /* with since_enable: host time (set_host_time's clock) when the
 				     last read that saw tracing off was sent (no later: the
 				     window of the loss since must not be cut); 0 unknown */
+	bool ptr_ranges;     /* the caller reads TT_RANGE_TO_PTR ranges (plan.h; tt_probe_read
+				does): a reader may then plan a pointer and what it points to as
+				one read */
 };
 
 /* Counters for metrics and adaptive polling. */

@@ -49,6 +49,9 @@ struct tt_threadx_config {
 	bool since_enable;         /* the header appeared while we watched (tracing was off): every
 	                            * event since tx_trace_enable is promised, so the first full
 	                            * read reports what was overwritten before it as a gap */
+	bool ptr_ranges;           /* the caller reads TT_RANGE_TO_PTR ranges (plan.h): a busy
+	                            * poll is one plan, current and the entries it says are new
+	                            * and the anchor */
 	bool host_clock_unrelated; /* the memory is a file (snapshots, a capture): the host's clock
 	                            * says nothing of the target's (loss estimates ignore it) */
 	uint64_t since_enable_ns;  /* with since_enable: host time (the clock of

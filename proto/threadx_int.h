@@ -220,6 +220,10 @@ struct tt_threadx {
 	uint64_t ahead_ns;
 	bool ahead_ok;
 	bool use_ahead;        /* this poll's plan is the entry read, from ahead */
+	/* this poll's plan is current, then the slots from nxt up to it (ring, a TT_RANGE_TO_PTR
+	 * range: at most TT_TX_PTR_MAX bytes), then the anchor: one read (cfg.ptr_ranges) */
+	bool one_read;
+	struct tt_range ring;  /* that range, as planned */
 	/* The last poll found no new slot (idle_n in a row): the next one reads current alone
 	 * (idle_cur), the whole poll when current has not moved, except every
 	 * TT_TX_IDLE_ANCHOR-th, which reads the anchor and current in one plan (idle_plan): the
@@ -343,6 +347,9 @@ void tt_tx_decode(struct tt_threadx *rd, uint32_t slot, const uint32_t w[8], str
  * back) saves a probe command per poll. Later polls read current afresh. */
 #define TT_TX_AHEAD_NS 2000000u
 #define TT_TX_IDLE_ANCHOR 4u
+/* Most bytes of new slots a one-read poll reads (what is left is the next poll's): a reply that
+ * a slow link delivers well within the probe's timeout (16 KiB: 0.4 s at 40 KiB/s). */
+#define TT_TX_PTR_MAX (512u * TT_THREADX_ENTRY_SIZE)
 /* rd->err = "ThreadX header at ADDR: " and the message. */
 void tt_tx_err(struct tt_threadx *rd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Parses and validates hdrbuf into *l. Returns 0, -EPROTO or -EFBIG with rd->err set. */
@@ -356,5 +363,29 @@ int tt_tx_ingest_header(struct tt_threadx *rd);
 int tt_tx_cur_index(struct tt_threadx *rd, const uint8_t *buf, uint32_t *idx);
 /* threadx.c: frees the buffers sized from the layout. */
 void tt_tx_free_bufs(struct tt_threadx *rd);
+
+/* Slot index i modulo the ring's N. */
+static inline uint32_t tt_tx_ring(const struct tt_threadx *rd, int64_t i)
+{
+	int64_t n = rd->lay.nent;
+	return (uint32_t)(((i % n) + n) % n);
+}
+/* threadx.c, for the full read: the batch in rd->pend is decided, emit it (a registry re-read
+ * first when needed): TT_THREADX_DONE or _MORE; the hold policy's first held offset among count
+ * slots from first (never before min_off); the cursor after a batch (nxt, held slots after it);
+ * whether two slots' words are the same entry; a range appended to a plan. */
+int tt_tx_finish(struct tt_threadx *rd, tt_emit_cb cb, void *arg);
+uint32_t tt_tx_hold_from(const struct tt_threadx *rd, uint32_t first, uint32_t count,
+			 uint32_t min_off);
+void tt_tx_set_anchor(struct tt_threadx *rd, uint32_t nxt, uint32_t held);
+bool tt_tx_same_entry(const uint32_t a[8], const uint32_t b[8]);
+void tt_tx_add(struct tt_plan *p, uint64_t addr, uint32_t len, uint8_t *dst);
+/* threadx_sync.c: the full read's plans and ingests (TT_TXS_SYNC, _SYNC_READ, _OLDEST), and
+ * the reason of a gap after a rewritten anchor from current c read after it (LAP or LOST). */
+int tt_tx_ingest_sync(struct tt_threadx *rd, tt_emit_cb cb, void *arg);
+int tt_tx_ingest_sync_read(struct tt_threadx *rd, tt_emit_cb cb, void *arg);
+int tt_tx_ingest_oldest(struct tt_threadx *rd, tt_emit_cb cb, void *arg);
+void tt_tx_plan_sync_read(struct tt_threadx *rd, struct tt_plan *p);
+void tt_tx_why(struct tt_threadx *rd, uint32_t c);
 
 #endif

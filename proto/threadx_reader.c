@@ -17,6 +17,7 @@ static int tx_create(const struct tt_reader_config *cfg, void **out)
 		.host_clock_unrelated = cfg->file_source,
 		.since_enable = cfg->since_enable,
 		.since_enable_ns = cfg->since_enable_ns,
+		.ptr_ranges = cfg->ptr_ranges,
 	};
 	return tt_threadx_new(&c, (struct tt_threadx **)out);
 }

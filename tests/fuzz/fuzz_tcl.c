@@ -1,7 +1,8 @@
 /* tests/fuzz/fuzz_tcl.c: the OpenOCD TCL RPC reply parser of probe/tcl.c on an untrusted byte
  * stream, as probe/openocd.c uses it: bytes are pushed into the framer in pieces whose sizes the
  * input picks (byte 0), every frame is classified, and every successful reply's body is parsed
- * as the result of a read_memory of width 8 or 32 and a count taken from its sequence number.
+ * as the result of a read_memory of width 8 or 32 and a count taken from its sequence number,
+ * and as the results of a ring read (tt_tcl_parse_ring).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,17 @@ static int fz_frame(void *arg, const char *frame, size_t n)
 		uint32_t count = m.seq % 1024 + 1;
 		tt_tcl_parse_words(m.body, m.blen, width, count, dst, err, sizeof(err));
 		if (!memchr(err, '\0', sizeof(err)))
+			abort();
+		/* and as the results of a ring read (TT_RANGE_TO_PTR) whose pointer the sequence
+		 * number gives: an unaligned ring of 1 KiB, the bytes mirrored */
+		struct tt_range r = { .addr = 0x20000001, .len = 1024, .dst = dst,
+				      .kind = TT_RANGE_TO_PTR, .align = 1, .from = m.seq % 1024,
+				      .max = 1024 };
+		uint8_t ptr[4] = { (uint8_t)(m.seq >> 3), (uint8_t)(m.seq >> 11), 0, 0 };
+		struct tt_tcl_segs g;
+		tt_tcl_segs_init(&g, m.body, m.blen);
+		tt_tcl_parse_ring(&g, &r, ptr, 64, err, sizeof(err));
+		if (!memchr(err, '\0', sizeof(err)) || g.s < m.body || g.s > m.body + m.blen)
 			abort();
 	}
 	tt_tcl_format(out, sizeof(out), m.seq, "read_memory 0x20000000 32 4");

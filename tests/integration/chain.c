@@ -288,7 +288,7 @@ int tt_chain_read(struct tt_chain *c, const struct tt_plan *plan, char *err, siz
 int tt_chain_read1(struct tt_chain *c, uint64_t addr, uint32_t len, uint8_t *dst, char *err,
 		   size_t errlen)
 {
-	struct tt_plan plan = { 1, { { addr, len, dst } } };
+	struct tt_plan plan = { 1, { { .addr = addr, .len = len, .dst = dst } } };
 
 	return tt_chain_read(c, &plan, err, errlen);
 }

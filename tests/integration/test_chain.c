@@ -114,7 +114,8 @@ static void test_batch(struct tt_chain *c)
 	unsigned before;
 
 	for (unsigned i = 0; i < 6; i++)
-		six.r[i] = (struct tt_range){ CHAIN_BASE + 0x4000 - i * 0x100 + (i & 1), 40 + i, d[i] };
+		six.r[i] = (struct tt_range){ .addr = CHAIN_BASE + 0x4000 - i * 0x100 + (i & 1),
+					      .len = 40 + i, .dst = d[i] };
 	before = px.commands;
 	REQUIRE_EQ(tt_chain_read(c, &six, NULL, 0), 0);
 	REQUIRE_MSG(px.commands - before == 1, "a plan of 6 ranges took %u commands",
@@ -122,12 +123,55 @@ static void test_batch(struct tt_chain *c)
 	for (unsigned i = 0; i < 6; i++)
 		REQUIRE(memcmp(d[i], c->ram + (six.r[i].addr - CHAIN_BASE), six.r[i].len) == 0);
 	for (unsigned i = 0; i < 3; i++)
-		big.r[i] = (struct tt_range){ CHAIN_BASE + 0x8000 + i * 0x1000, 3072, d[i] };
+		big.r[i] = (struct tt_range){ .addr = CHAIN_BASE + 0x8000 + i * 0x1000, .len = 3072,
+					      .dst = d[i] };
 	before = px.commands;
 	REQUIRE_EQ(tt_chain_read(c, &big, NULL, 0), 0);
 	REQUIRE_MSG(px.commands - before == 3, "3 x 3 KiB took %u commands", px.commands - before);
 	for (unsigned i = 0; i < 3; i++)
 		REQUIRE(memcmp(d[i], c->ram + 0x8000 + i * 0x1000, 3072) == 0);
+}
+
+/* A write pointer, the ring bytes up to it and an anchor (a TT_RANGE_TO_PTR range between two
+ * fixed ones): the pointer's word and what it points to in one command (the proxy counts them,
+ * when there is one), the ring read round its end into a mirror, nothing else of it touched;
+ * every probe (a spawned OpenOCD, one without read_memory) reads the same bytes. */
+static void test_ring(struct tt_chain *c)
+{
+	static uint8_t ring[1024];
+	uint8_t cur[8], anchor[32];
+	const uint32_t ring_off = 0xa000, ptr_off = 0x9000;
+	uint32_t ptr = CHAIN_BASE + ring_off + 64, used[2] = { 0x11111111, 0 };
+	struct tt_plan plan = { 3, { { .addr = CHAIN_BASE + ptr_off, .len = 8, .dst = cur },
+				     { .addr = CHAIN_BASE + ring_off, .len = sizeof(ring), .dst = ring,
+				       .kind = TT_RANGE_TO_PTR, .ptr_range = 0, .ptr_off = 4,
+				       .ptr_base = CHAIN_BASE + ring_off, .align = 32, .from = 960,
+				       .max = sizeof(ring) },
+				     { .addr = CHAIN_BASE + ring_off + 928, .len = 32, .dst = anchor } } };
+	uint64_t bytes;
+	unsigned before;
+
+	used[1] = ptr;
+	REQUIRE_EQ(tt_chain_write(c, CHAIN_BASE + ptr_off, used, sizeof(used)), 0);
+	memset(ring, 0xee, sizeof(ring));
+	bytes = c->p->bytes_read;
+	before = px.commands;
+	REQUIRE_EQ(tt_chain_read(c, &plan, NULL, 0), 0);
+	REQUIRE_MSG(!px.port || px.commands - before == 1, "pointer, ring and anchor took %u commands",
+		    px.commands - before);
+	REQUIRE(memcmp(ring + 960, c->ram + ring_off + 960, 64) == 0);
+	REQUIRE(memcmp(ring, c->ram + ring_off, 64) == 0);
+	REQUIRE(ring[64] == 0xee && ring[959] == 0xee);
+	REQUIRE(memcmp(anchor, c->ram + ring_off + 928, 32) == 0);
+	REQUIRE_EQ(c->p->bytes_read - bytes, 8 + 128 + 32);
+	/* a pointer outside the ring: nothing of it read */
+	used[1] = CHAIN_BASE + ring_off + sizeof(ring);
+	REQUIRE_EQ(tt_chain_write(c, CHAIN_BASE + ptr_off, used, sizeof(used)), 0);
+	memset(ring, 0xee, sizeof(ring));
+	bytes = c->p->bytes_read;
+	REQUIRE_EQ(tt_chain_read(c, &plan, NULL, 0), 0);
+	REQUIRE(ring[0] == 0xee && ring[960] == 0xee && ring[1023] == 0xee);
+	REQUIRE_EQ(c->p->bytes_read - bytes, 8 + 32);
 }
 
 static void check_read(struct tt_chain *c, uint32_t off, uint32_t len)
@@ -145,8 +189,9 @@ static void check_read(struct tt_chain *c, uint32_t off, uint32_t len)
 static void test_patterns(struct tt_chain *c)
 {
 	uint8_t a[64], b[64], d[6];
-	struct tt_plan plan = { 3, { { CHAIN_BASE, 64, a }, { CHAIN_BASE + 64, 64, b },
-				     { CHAIN_BASE + 1, 6, d } } };
+	struct tt_plan plan = { 3, { { .addr = CHAIN_BASE, .len = 64, .dst = a },
+				     { .addr = CHAIN_BASE + 64, .len = 64, .dst = b },
+				     { .addr = CHAIN_BASE + 1, .len = 6, .dst = d } } };
 
 	REQUIRE_EQ(tt_chain_read(c, &plan, NULL, 0), 0);
 	REQUIRE(memcmp(a, c->ram, 64) == 0 && memcmp(b, c->ram + 64, 64) == 0 &&
@@ -270,6 +315,7 @@ int main(int argc, char **argv)
 	if (px.port)
 		test_batch(c);
 	test_writes(c);
+	test_ring(c);
 	test_race(c);
 	REQUIRE(c->p->reads > 40 && c->p->read_errors == 0);
 	tt_chain_stop(c);

@@ -91,7 +91,7 @@ static void case_busfault(struct tt_chain *c)
 	read_ok(c, 0xf0, 32);
 	/* past the end of RAM; the first chunk of a plan works, the second faults */
 	uint8_t a[8];
-	struct tt_plan plan = { 2, { { CHAIN_BASE, 8, a }, { CHAIN_BASE + CHAIN_SIZE, 4, b } } };
+	struct tt_plan plan = { 2, { { .addr = CHAIN_BASE, .len = 8, .dst = a }, { .addr = CHAIN_BASE + CHAIN_SIZE, .len = 4, .dst = b } } };
 	REQUIRE_EQ(tt_chain_read(c, &plan, err, sizeof(err)), -EFAULT);
 	REQUIRE_SUBSTR(err, "reading 0x20010000 (+4 bytes, width 32) failed");
 	read_ok(c, CHAIN_SIZE - 8, 8);
@@ -268,15 +268,20 @@ static void case_garbage(void)
 	static const char *const closes[] = { "!SSH-2.0-OpenSSH_9.2\r\n", NULL };
 	static const char *const junk[] = { "JUNK", NULL };
 	static const char *const silent[] = { NULL };
+	/* link-up: notifications, read_memory, `poll` (background polling on: reads go
+	 * between poll off and poll on), the core's state; then the read */
 	static const char *const badword[] = { "@1 0 \x1a", "@2 0 read_memory\x1a",
-						 "@3 0 running\x1a", "@4 0 0x1 0xzz\x1a", NULL };
+						 "@3 0 background polling: on\x1a",
+						 "@4 0 running\x1a", "@5 0 0x1 0xzz\x1a", NULL };
 	static const char *const fewwords[] = { "@1 0 \x1a", "@2 0 read_memory\x1a",
-						  "@3 0 running\x1a", "@4 0 0x1\x1a", NULL };
+						  "@3 0 background polling: off\x1a",
+						  "@4 0 running\x1a", "@5 0 0x1\x1a", NULL };
 	static const char *const wrongtag[] = { "@1 0 \x1a", "@2 0 read_memory\x1a",
-						  "@3 0 running\x1a", "@7 0 0x1 0x2\x1a", NULL };
+						  "@3 1 invalid command name \"poll\"\x1a",
+						  "@4 0 running\x1a", "@7 0 0x1 0x2\x1a", NULL };
 	static const char *const notify_then_bad[] = {
-		"type target_event halted\x1a@1 0 \x1a", "@2 0 read_memory\x1a", "@3 0 running\x1a",
-		"@4 0 \x01\x02\x1a", NULL };
+		"type target_event halted\x1a@1 0 \x1a", "@2 0 read_memory\x1a",
+		"@3 0 background polling: on\x1a", "@4 0 running\x1a", "@5 0 \x01\x02\x1a", NULL };
 
 	garbage_case(http, -EPROTO, "unexpected reply \"HTTP/1.0 400 Bad Request\\x0d\\x0a");
 	garbage_case(closes, -EPROTO, "connection closed after \"SSH-2.0-OpenSSH_9.2");
@@ -284,7 +289,7 @@ static void case_garbage(void)
 	garbage_case(silent, -ETIMEDOUT, "no reply within 300 ms while connecting");
 	garbage_case(badword, -EPROTO, "word 1 is not hex: \"0xzz\"");
 	garbage_case(fewwords, -EPROTO, "1 words where 2 were asked for");
-	garbage_case(wrongtag, -EPROTO, "reply tagged @7 while waiting for @4");
+	garbage_case(wrongtag, -EPROTO, "reply tagged @7 while waiting for @5");
 	garbage_case(notify_then_bad, -EPROTO, "is not a 32-bit hex number: \"\\x01\\x02\"");
 }
 

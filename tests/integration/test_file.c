@@ -40,7 +40,7 @@ static int read_plan(struct tt_probe *p, struct tt_plan *plan, struct req *r)
 
 static int read1(struct tt_probe *p, uint64_t addr, uint32_t len, uint8_t *dst, struct req *r)
 {
-	struct tt_plan plan = { 1, { { addr, len, dst } } };
+	struct tt_plan plan = { 1, { { .addr = addr, .len = len, .dst = dst } } };
 	return read_plan(p, &plan, r);
 }
 
@@ -94,7 +94,7 @@ static void test_raw(void)
 	REQUIRE_EQ(read1(p, 0x20000010, 64, got, &r), 0);
 	REQUIRE(memcmp(got, img + 16, 64) == 0);
 	/* two ranges, in order */
-	struct tt_plan plan = { 2, { { 0x20000000, 8, a }, { 0x200003f8, 8, b } } };
+	struct tt_plan plan = { 2, { { .addr = 0x20000000, .len = 8, .dst = a }, { .addr = 0x200003f8, .len = 8, .dst = b } } };
 	REQUIRE_EQ(read_plan(p, &plan, &r), 0);
 	REQUIRE(memcmp(a, img, 8) == 0 && memcmp(b, img + 1016, 8) == 0);
 	REQUIRE_EQ(p->reads, 2);
@@ -248,7 +248,7 @@ static void test_kev_follow(void)
 {
 	char *path = path_of("grow.kev"), *tmp = path_of("grow.tmp");
 	uint8_t st[TT_PLAN_FILE_STAT_LEN], got[8];
-	struct tt_plan stat_plan = { 1, { { TT_PLAN_FILE_STAT, TT_PLAN_FILE_STAT_LEN, st } } };
+	struct tt_plan stat_plan = { 1, { { .addr = TT_PLAN_FILE_STAT, .len = TT_PLAN_FILE_STAT_LEN, .dst = st } } };
 	struct tt_probe_options opt = { 0 };
 	struct tt_probe *p;
 	struct req r;
@@ -317,7 +317,7 @@ static void test_contracts(void)
 	char err[256];
 	struct req r1 = { 0 }, r2;
 	struct tt_probe *p, *q;
-	struct tt_plan plan = { 1, { { 0, 4, got } } };
+	struct tt_plan plan = { 1, { { .addr = 0, .len = 4, .dst = got } } };
 	int closed = 0;
 
 	tt_test_write_file(path, img, sizeof(img));
@@ -331,11 +331,11 @@ static void test_contracts(void)
 
 	p = open_file(path, 0);
 	REQUIRE_EQ(tt_probe_write(p, 0, img, 4, NULL, NULL), -ENOTSUP);
-	struct tt_plan empty = { 0, { { 0, 0, NULL } } };
+	struct tt_plan empty = { 0, { { .addr = 0, .len = 0, .dst = NULL } } };
 	REQUIRE_EQ(tt_probe_read(p, &empty, read_cb, &r1), -EINVAL);
-	struct tt_plan zero = { 1, { { 0, 0, got } } };
+	struct tt_plan zero = { 1, { { .addr = 0, .len = 0, .dst = got } } };
 	REQUIRE_EQ(tt_probe_read(p, &zero, read_cb, &r1), -EINVAL);
-	struct tt_plan wrap = { 1, { { UINT64_MAX - 1, 4, got } } };
+	struct tt_plan wrap = { 1, { { .addr = UINT64_MAX - 1, .len = 4, .dst = got } } };
 	REQUIRE_EQ(tt_probe_read(p, &wrap, read_cb, &r1), -EINVAL);
 	/* one request at a time */
 	r1.in_call = 1;
@@ -354,6 +354,61 @@ static void test_contracts(void)
 	REQUIRE_EQ(r1.status, -ECANCELED);
 }
 
+/* A TT_RANGE_TO_PTR range on a probe that reads fixed ranges only (file:): probe.c reads the
+ * plan in segments, the ring from the pointer the first segment read, round its end into a
+ * mirror or from dst[0]; bytes_read counts what was read; a malformed range is refused. */
+static void test_ptr_ranges(void)
+{
+	uint8_t img[256], ptr[4], ring[64], anchor[8];
+	char *path = path_of("ring.bin");
+	struct req r;
+	struct tt_probe *p;
+	struct tt_plan plan = { 3, { { .addr = 0x10, .len = 4, .dst = ptr },
+				     { .addr = 0x40, .len = 64, .dst = ring, .kind = TT_RANGE_TO_PTR,
+				       .ptr_range = 0, .ptr_base = 0x1000, .align = 8, .from = 48,
+				       .max = 64 },
+				     { .addr = 0x68, .len = 8, .dst = anchor } } };
+	uint64_t b0;
+
+	for (unsigned i = 0; i < sizeof(img); i++)
+		img[i] = (uint8_t)i;
+	memcpy(img + 0x10, "\x10\x10\x00\x00", 4); /* 0x1010: ring offset 16 */
+	tt_test_write_file(path, img, sizeof(img));
+	p = open_file(path, 0);
+	memset(ring, 0xee, sizeof(ring));
+	b0 = p->bytes_read;
+	REQUIRE_EQ(read_plan(p, &plan, &r), 0);
+	REQUIRE(memcmp(ring + 48, img + 0x40 + 48, 16) == 0 && memcmp(ring, img + 0x40, 16) == 0);
+	REQUIRE(ring[16] == 0xee && ring[47] == 0xee);
+	REQUIRE(memcmp(anchor, img + 0x68, 8) == 0);
+	REQUIRE_EQ(p->bytes_read - b0, 4 + 32 + 8);
+	/* bytes in reading order; at most max */
+	plan.r[1].dst_linear = true;
+	plan.r[1].max = 24;
+	memset(ring, 0xee, sizeof(ring));
+	REQUIRE_EQ(read_plan(p, &plan, &r), 0);
+	REQUIRE(memcmp(ring, img + 0x40 + 48, 16) == 0 && memcmp(ring + 16, img + 0x40, 8) == 0);
+	REQUIRE(ring[24] == 0xee);
+	/* a pointer outside the ring or misaligned: nothing of it */
+	memcpy(img + 0x10, "\x44\x10\x00\x00", 4);
+	tt_test_write_file(path, img, sizeof(img));
+	memset(ring, 0xee, sizeof(ring));
+	b0 = p->bytes_read;
+	REQUIRE_EQ(read_plan(p, &plan, &r), 0);
+	REQUIRE(ring[0] == 0xee && ring[63] == 0xee);
+	REQUIRE_EQ(p->bytes_read - b0, 4 + 8);
+	/* malformed: the pointer not inside an earlier fixed range; max not a multiple of align */
+	plan.r[1].ptr_off = 2;
+	REQUIRE_EQ(tt_probe_read(p, &plan, read_cb, &r), -EINVAL);
+	plan.r[1].ptr_off = 0;
+	plan.r[1].max = 20;
+	REQUIRE_EQ(tt_probe_read(p, &plan, read_cb, &r), -EINVAL);
+	plan.r[1].max = 64;
+	plan.r[1].kind = (enum tt_range_kind)7;
+	REQUIRE_EQ(tt_probe_read(p, &plan, read_cb, &r), -EINVAL);
+	close_probe(p);
+}
+
 int main(void)
 {
 	REQUIRE_EQ(uv_loop_init(&loop), 0);
@@ -364,6 +419,7 @@ int main(void)
 	test_malformed();
 	test_kev_follow();
 	test_contracts();
+	test_ptr_ranges();
 	tt_test_loop_done(&loop);
 	tt_test_rmdir(dir);
 	printf("ok\n");

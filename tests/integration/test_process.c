@@ -34,7 +34,7 @@ static void done_cb(struct tt_probe *p, int status, void *arg)
 
 static int read1(struct tt_probe *p, uint64_t addr, uint32_t len, uint8_t *dst, struct req *r)
 {
-	struct tt_plan plan = { 1, { { addr, len, dst } } };
+	struct tt_plan plan = { 1, { { .addr = addr, .len = len, .dst = dst } } };
 
 	*r = (struct req){ 0 };
 	REQUIRE_EQ(tt_probe_read(p, &plan, done_cb, r), 0);

@@ -121,8 +121,10 @@ static void test_format(void)
 static void test_plan(void)
 {
 	uint8_t a[16], b[16], c[16], src[64];
-	struct tt_plan p = { 4, { { 0x100, 8, a }, { 0x108, 8, b }, { 0x100, 4, c },
-				  { 0x200, 4, c } } };
+	struct tt_plan p = { 4, { { .addr = 0x100, .len = 8, .dst = a },
+				  { .addr = 0x108, .len = 8, .dst = b },
+				  { .addr = 0x100, .len = 4, .dst = c },
+				  { .addr = 0x200, .len = 4, .dst = c } } };
 	uint32_t len;
 	unsigned w;
 
@@ -152,6 +154,96 @@ static void test_plan(void)
 	REQUIRE(a[3] == 0xee && a[4] == 0 && a[7] == 3 && b[0] == 4 && b[3] == 7 && b[4] == 0xee);
 }
 
+/* Parses s as a whole reply holding one ring's results: 0 or -EPROTO; *all: every result
+ * was taken. */
+static int ring_reply(const char *s, const struct tt_range *r, uint32_t ptr, bool *all)
+{
+	uint8_t pb[4] = { (uint8_t)ptr, (uint8_t)(ptr >> 8), (uint8_t)(ptr >> 16),
+			  (uint8_t)(ptr >> 24) };
+	struct tt_tcl_segs g;
+	char err[200];
+	int rc;
+
+	tt_tcl_segs_init(&g, s, strlen(s));
+	rc = tt_tcl_parse_ring(&g, r, pb, 4096, err, sizeof(err));
+	*all = g.done;
+	return rc;
+}
+
+/* A TT_RANGE_TO_PTR range's reply (what tt_tcl_ring_proc returns): one result per read the
+ * proc makes, as many as the pointer says, each of its width and count; anything else is
+ * refused. */
+static void test_ring(void)
+{
+	uint8_t dst[64], cur[4];
+	struct tt_range r = { .addr = 0x1000, .len = 64, .dst = dst, .kind = TT_RANGE_TO_PTR,
+			      .ptr_base = 0x1000, .align = 4, .from = 48, .max = 64 };
+	struct tt_plan plan = { 2, { { .addr = 0x2000, .len = 4, .dst = cur }, r } };
+	char out[256];
+	bool all;
+
+	/* pointer at offset 8, reading from 48: [48, 64) then [0, 8), mirrored */
+	memset(dst, 0xee, sizeof(dst));
+	REQUIRE_EQ(ring_reply("0x1 0x2 0x3 0x4|0x5 0x6", &r, 0x1008, &all), 0);
+	REQUIRE(all && dst[48] == 1 && dst[60] == 4 && dst[0] == 5 && dst[4] == 6 && dst[8] == 0xee &&
+		dst[47] == 0xee);
+	/* short: the second read's result missing; a word short; one result too many */
+	REQUIRE_EQ(ring_reply("0x1 0x2 0x3 0x4", &r, 0x1008, &all), -EPROTO);
+	REQUIRE_EQ(ring_reply("0x1 0x2 0x3|0x5 0x6", &r, 0x1008, &all), -EPROTO);
+	REQUIRE_EQ(ring_reply("0x1 0x2 0x3 0x4|0x5", &r, 0x1008, &all), -EPROTO);
+	REQUIRE_EQ(ring_reply("0x1 0x2 0x3 0x4|0x5 0x6|0x7", &r, 0x1008, &all), 0);
+	REQUIRE(!all); /* the caller refuses what is left over */
+	REQUIRE_EQ(ring_reply("0x1 0x2 0x3 0x4|0x5 0x6 junk", &r, 0x1008, &all), -EPROTO);
+	REQUIRE_EQ(ring_reply("0x1 0x2 0x3 0x4|0x123456789 0x6", &r, 0x1008, &all), -EPROTO);
+	/* a pointer outside the ring, misaligned, or at from: nothing read, one empty result */
+	REQUIRE_EQ(ring_reply("", &r, 0x2000, &all), 0);
+	REQUIRE(all);
+	REQUIRE_EQ(ring_reply("0x1", &r, 0x2000, &all), -EPROTO);
+	REQUIRE_EQ(ring_reply("", &r, 0x1002, &all), 0);
+	REQUIRE_EQ(ring_reply("", &r, 0x0ffc, &all), 0);
+	REQUIRE_EQ(ring_reply("", &r, 0x1030, &all), 0);
+	REQUIRE_EQ(ring_reply("|", &r, 0x1030, &all), 0);
+	REQUIRE(!all);
+	/* at most max bytes */
+	r.max = 8;
+	REQUIRE_EQ(ring_reply("0x1 0x2", &r, 0x1008, &all), 0);
+	REQUIRE(all);
+	r.max = 64;
+	/* big-endian pointer; bytes in reading order (dst_linear) */
+	r.ptr_big = true;
+	r.dst_linear = true;
+	memset(dst, 0xee, sizeof(dst));
+	REQUIRE_EQ(ring_reply("0x1 0x2 0x3 0x4|0x5 0x6", &r, 0x08100000, &all), 0);
+	REQUIRE(all && dst[0] == 1 && dst[12] == 4 && dst[16] == 5 && dst[20] == 6 && dst[24] == 0xee);
+	/* an unaligned ring of bytes (align 1): width 8 up to a word, words, a byte tail */
+	r = (struct tt_range){ .addr = 0x1001, .len = 16, .dst = dst, .kind = TT_RANGE_TO_PTR,
+			       .align = 1, .from = 0, .max = 16, .dst_linear = true };
+	REQUIRE_EQ(ring_reply("0x1 0x2 0x3|0x44332211|0x5 0x6 0x7", &r, 10, &all), 0);
+	REQUIRE(all && dst[0] == 1 && dst[3] == 0x11 && dst[6] == 0x44 && dst[9] == 7);
+	REQUIRE_EQ(ring_reply("0x1 0x2 0x3|0x44332211 0x5|0x6 0x7", &r, 10, &all), -EPROTO);
+	/* `poll`'s result: background polling on or off (OpenOCD 0.12's words) */
+	REQUIRE(tt_tcl_polling_on(S("background polling: on\nTAP: x.cpu (enabled)\n")));
+	REQUIRE(!tt_tcl_polling_on(S("background polling: off\nTAP: x.cpu (enabled)\n")));
+	REQUIRE(!tt_tcl_polling_on(S("")));
+	/* the command that asks for it */
+	REQUIRE(tt_tcl_format_ring(out, sizeof(out), "read_memory", "[lindex $tt_0 0]", &r, 4096) > 0);
+	REQUIRE(strcmp(out, "[tt_ring read_memory [lindex $tt_0 0] 0 0x0 0x1001 16 1 0 16 4096]") == 0);
+	REQUIRE_EQ(tt_tcl_format_ring(out, 20, "read_memory", "0x1", &r, 4096), -ENOSPC);
+	/* well formed: a fixed range before it holds the pointer */
+	REQUIRE(tt_range_ptr_valid(&plan, 1));
+	plan.r[1].ptr_off = 1;
+	REQUIRE(!tt_range_ptr_valid(&plan, 1));
+	plan.r[1].ptr_off = 0;
+	plan.r[1].max = 6;
+	REQUIRE(!tt_range_ptr_valid(&plan, 1));
+	plan.r[1].max = 64;
+	plan.r[1].from = 64;
+	REQUIRE(!tt_range_ptr_valid(&plan, 1));
+	plan.r[0] = plan.r[1];
+	plan.r[0].from = 0;
+	REQUIRE(!tt_range_ptr_valid(&plan, 0));
+}
+
 int main(void)
 {
 	test_msg();
@@ -159,6 +251,7 @@ int main(void)
 	test_framer();
 	test_format();
 	test_plan();
+	test_ring();
 	printf("ok\n");
 	return tt_test_done();
 }

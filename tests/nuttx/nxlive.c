@@ -59,6 +59,42 @@ uint32_t rnd(uint32_t n)
 
 unsigned cycle_plan;
 
+/* len bytes at addr into dst as a probe reads them: aligned 32-bit words whole, in chunks that
+ * end on word boundaries, the writer (hook) running between any two. 0 or -1 (outside RAM). */
+static int read_piece(struct nxw *w, uint64_t addr, uint8_t *dst, uint32_t len, hook_fn hook,
+		      void *ctx)
+{
+	uint32_t done = 0;
+	while (done < len) {
+		uint32_t c = len - done;
+		if (hook) {
+			uint64_t a = addr + done;
+			uint32_t room = (uint32_t)(4 - a % 4) + 4 * rnd(c / 4 + 1);
+			c = room < c ? room : c;
+			hook(w, ctx);
+		}
+		if (nxw_read(w, addr + done, dst + done, c) < 0)
+			return -1;
+		done += c;
+	}
+	return 0;
+}
+
+int read_range(struct nxw *w, const struct tt_plan *p, unsigned i, hook_fn hook, void *ctx)
+{
+	const struct tt_range *r = &p->r[i];
+	uint32_t start, n, a;
+	if (r->kind == TT_RANGE_FIXED)
+		return read_piece(w, r->addr, r->dst, r->len, hook, ctx);
+	/* a ring up to a pointer read earlier in the plan: its one or two pieces */
+	CHECK(tt_range_ptr_valid(p, i));
+	n = tt_range_ptr_span(r, p->r[r->ptr_range].dst + r->ptr_off, &start);
+	a = n < r->len - start ? n : r->len - start;
+	if (read_piece(w, r->addr + start, r->dst + (r->dst_linear ? 0 : start), a, hook, ctx) < 0)
+		return -1;
+	return read_piece(w, r->addr, r->dst + (r->dst_linear ? a : 0), n - a, hook, ctx);
+}
+
 int cycle(struct tt_nuttx *rd, struct nxw *w, hook_fn hook, void *ctx)
 {
 	for (int guard = 0; guard < 100; guard++) {
@@ -69,23 +105,8 @@ int cycle(struct tt_nuttx *rd, struct nxw *w, hook_fn hook, void *ctx)
 
 		tt_nuttx_plan(rd, &p);
 		CHECK(p.n >= 1 && p.n <= TT_PLAN_MAX);
-		for (unsigned i = 0; i < p.n; i++) {
-			uint32_t done = 0;
-			while (done < p.r[i].len) {
-				/* a probe reads aligned 32-bit words whole: chunks end on word
-				 * boundaries (the writer may run between any two words) */
-				uint32_t c = p.r[i].len - done;
-				if (hook) {
-					uint64_t a = p.r[i].addr + done;
-					uint32_t room = (uint32_t)(4 - a % 4) + 4 * rnd(c / 4 + 1);
-					c = room < c ? room : c;
-				}
-				if (hook)
-					hook(w, ctx);
-				CHECK_EQ(nxw_read(w, p.r[i].addr + done, p.r[i].dst + done, c), 0);
-				done += c;
-			}
-		}
+		for (unsigned i = 0; i < p.n; i++)
+			CHECK_EQ(read_range(w, &p, i, hook, ctx), 0);
 		rc = tt_nuttx_ingest(rd, nxlog_cb, &lg);
 		if (rc != TT_NUTTX_MORE)
 			return rc;
@@ -98,6 +119,8 @@ struct tt_nuttx *reader(struct nxw *w, bool at_now)
 {
 	struct tt_nuttx_config c = { .driver_addr = w->drv, .layout = w->lo,
 				     .start_at_now = at_now };
+	/* the suites run again with NX_PTR_RANGES=1: busy polls then one read */
+	c.ptr_ranges = getenv("NX_PTR_RANGES") != NULL;
 	struct tt_nuttx *rd = NULL;
 	const char *why = NULL;
 

@@ -29,6 +29,9 @@ long seq_of(uint64_t t);
 /* A pseudo-random number below n, from rnd_state (a test may seed it). */
 extern uint32_t rnd_state;
 uint32_t rnd(uint32_t n);
+/* Range i of plan p read as a probe reads it (a TT_RANGE_TO_PTR range: up to its pointer),
+ * hook as in cycle: 0, or -1 when it is outside RAM. */
+int read_range(struct nxw *w, const struct tt_plan *p, unsigned i, hook_fn hook, void *ctx);
 /* One poll cycle; hook (may be NULL) runs before every chunk of every range; cycle_plan is the
  * number of the cycle's plan being read (0: the control words' read, 1: the read after it). */
 extern unsigned cycle_plan;

@@ -27,6 +27,9 @@ void txt_reader(struct txt *t, const struct tt_threadx_config *cfg)
 	if (cfg)
 		c = *cfg;
 	c.header_addr = t->w.hdr;
+	/* the suites run again with TXT_PTR_RANGES=1: every poll then the one-read kind */
+	if (getenv("TXT_PTR_RANGES"))
+		c.ptr_ranges = true;
 	tt_threadx_free(t->rd);
 	if (tt_threadx_new(&c, &t->rd) != 0)
 		abort();
@@ -86,6 +89,23 @@ void txt_log_clear(struct txt_log *l)
 	l->n = 0;
 }
 
+/* A TT_RANGE_TO_PTR range as a probe reads it (plan.h): byte by byte from its start, so a
+ * hook sees the plan in the same order as ever. */
+static void txt_read_ring(struct txt *t, const struct tt_plan *p, unsigned i)
+{
+	const struct tt_range *r = &p->r[i];
+	uint32_t start, n;
+	if (!tt_range_ptr_valid(p, i)) {
+		fprintf(stderr, "txt_cycle: malformed ring range %u\n", i);
+		abort();
+	}
+	n = tt_range_ptr_span(r, p->r[r->ptr_range].dst + r->ptr_off, &start);
+	for (uint32_t k = 0; k < n; k++) {
+		uint32_t o = (start + k) % r->len;
+		r->dst[r->dst_linear ? k : o] = t->mem[r->addr + o - TXT_BASE];
+	}
+}
+
 int txt_cycle(struct txt *t)
 {
 	for (int step = 0; step < 32; step++) {
@@ -103,7 +123,10 @@ int txt_cycle(struct txt *t)
 					(unsigned long long)p.r[i].addr, p.r[i].len);
 				abort();
 			}
-			memcpy(p.r[i].dst, t->mem + (p.r[i].addr - TXT_BASE), p.r[i].len);
+			if (p.r[i].kind == TT_RANGE_TO_PTR)
+				txt_read_ring(t, &p, i);
+			else
+				memcpy(p.r[i].dst, t->mem + (p.r[i].addr - TXT_BASE), p.r[i].len);
 		}
 		int rc = tt_threadx_ingest(t->rd, txt_log_cb, &t->log);
 		if (rc != TT_THREADX_MORE)
