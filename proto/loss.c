@@ -12,7 +12,10 @@
  * the host's clock no evidence at all. Where the units kept right after the gap were written
  * much faster than the mean (a burst the gap cut), the evidence does not say how much of the
  * time across the gap the burst took: the estimate is the geometric mean of the mean rate's
- * reading and the burst's, off by no more than the square root of their ratio whichever holds.
+ * reading and the burst's, off by no more than the square root of their ratio whichever holds;
+ * but a writer seen idle after the last unit before the gap was not writing at its mean (the
+ * burst began in the host's window since, taken at its middle), and one as fast in the batch
+ * before the gap as after it was bursting across it.
  */
 #include <math.h>
 
@@ -69,18 +72,33 @@ static double est_ticks(const struct tt_loss_in *in, uint64_t host, uint64_t win
 #define TT_LOSS_FLOOR_MOVE 0.125
 
 /* The units the evidence reads over t ticks: at the mean rate; where the units kept after the gap
- * were written much faster (a burst of unknown length: see tt_loss_out.split), the geometric mean
- * of the mean rate's reading (no less than lb) and the fast rate's (no more than upper). */
-static double est_units(const struct tt_loss_in *in, double t, double upper, bool *split)
+ * were written much faster (a burst of unknown length: see tt_loss_out.split), the burst's
+ * reading (no more than upper) from the middle of the host's window when the writer was seen
+ * idle at its start (idle_start), over all of t when the batch before the gap was as fast
+ * (across, at the slower of the two), else the geometric mean of the mean rate's reading (no
+ * less than lb) and the burst's. windowed: t is within the host's window. */
+static double est_units(const struct tt_loss_in *in, double t, double upper, bool windowed,
+			struct tt_loss_out *out)
 {
+	const double fast = in->rate * TT_LOSS_SPLIT_RATE;
 	double lo = in->rate * t, hi = in->after * t;
-	*split = in->after > in->rate * TT_LOSS_SPLIT_RATE;
-	if (!*split)
+
+	if (!(in->after > fast))
 		return lo;
-	if (lo < (double)in->lb)
-		lo = (double)in->lb;
 	if (hi > upper)
 		hi = upper;
+	if (in->idle && windowed) {
+		out->idle_start = true;
+		return hi / 2;
+	}
+	if (!in->idle && in->before > fast) {
+		out->across = true;
+		double b = in->before * t;
+		return b < hi ? b : hi;
+	}
+	out->split = true;
+	if (lo < (double)in->lb)
+		lo = (double)in->lb;
 	return hi > lo ? sqrt(lo * hi) : lo;
 }
 
@@ -119,7 +137,7 @@ void tt_loss_estimate(const struct tt_loss_in *in, struct tt_loss_out *out)
 	if (ticks < 0)
 		return;
 	out->nominal = by_host && !(in->clock > 0);
-	double e = est_units(in, ticks, (double)out->upper, &out->split);
+	double e = est_units(in, ticks, (double)out->upper, window != 0, out);
 	double l = laps_of(e, in->lb, in->lap), j = floor(l + 0.5);
 	if (j > j_hi)
 		j = j_hi;
@@ -135,6 +153,10 @@ void tt_loss_estimate(const struct tt_loss_in *in, struct tt_loss_out *out)
 
 const char *tt_loss_basis(const struct tt_loss_out *out, const char *plain)
 {
+	if (out->idle_start)
+		return TT_LOSS_BASIS_IDLE;
+	if (out->across)
+		return TT_LOSS_BASIS_ACROSS;
 	return out->split ? TT_LOSS_BASIS_SPLIT : out->nominal ? TT_LOSS_BASIS_NOMINAL : plain;
 }
 

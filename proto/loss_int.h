@@ -35,6 +35,13 @@ struct tt_loss_in {
 	double rate;   /* units per tick written recently (the mean), 0 unknown */
 	double after;  /* units per tick of the units kept right after the gap, 0 unknown */
 	double peak;   /* the fastest rate seen over a batch, 0 unknown */
+	/* units per tick of the batch published last before the gap, with no read seeing the
+	 * writer idle since; 0 unknown */
+	double before;
+	/* a read after the last unit before the gap saw the writer idle (nothing new, or the
+	 * ring cleared): d and the mean rate describe writing that had stopped, and window counts
+	 * from that read */
+	bool idle;
 };
 
 struct tt_loss_out {
@@ -46,6 +53,13 @@ struct tt_loss_out {
 	 * cut, of unknown length): the mean rate's reading and the burst's are two readings, and
 	 * est their geometric mean, at most sqrt(high / low) off whichever holds */
 	bool split;
+	/* such a burst after the writer was seen idle (in.idle), with the host's window: the
+	 * burst's reading from the middle of the window to the units kept (the mean rate's is no
+	 * reading of writing that had stopped) */
+	bool idle_start;
+	/* such a burst on both sides of the gap (in.before fast too): the slower of the two
+	 * rates over the whole time across it */
+	bool across;
 	/* est rests on the host's clock (the start of tracing in its window, wraps it added, or
 	 * the window's cut) with the target's clock not measured against it yet: taken at the
 	 * nominal tick rate, which a slower target clock (an emulated CPU, a debugger halt, a
@@ -53,13 +67,19 @@ struct tt_loss_out {
 	bool nominal;
 };
 
-/* The basis of an estimate between two readings (tt_loss_out.split), and of one on the host's
+/* The basis of an estimate between two readings (tt_loss_out.split), of a burst's reading after
+ * the writer was seen idle (idle_start) or across the gap (across), and of one on the host's
  * clock at the nominal tick rate (tt_loss_out.nominal). */
 #define TT_LOSS_BASIS_SPLIT "a burst cut by the gap: between the mean rate's and the burst's " \
 			    "reading over the time stamps; the range is what is known"
+#define TT_LOSS_BASIS_IDLE "a burst after the writer was seen idle: the burst's rate from the " \
+			   "middle of the host's window since to the events kept; the range is what " \
+			   "is known"
+#define TT_LOSS_BASIS_ACROSS "a burst on both sides of the gap: the burst's rate over the time " \
+			     "stamps; the range is what is known"
 #define TT_LOSS_BASIS_NOMINAL "host clock at the nominal tick rate (the target's clock not " \
 			      "measured against it yet) and the rate; the range is what is known"
-/* The basis of est: TT_LOSS_BASIS_SPLIT, TT_LOSS_BASIS_NOMINAL, or the reader's own (plain). */
+/* The basis of est: TT_LOSS_BASIS_IDLE, _ACROSS, _SPLIT, _NOMINAL, or the reader's own (plain). */
 const char *tt_loss_basis(const struct tt_loss_out *out, const char *plain);
 
 /* Fills *out from *in (in->lap > 0). Never fails: without a rate est is lb. */

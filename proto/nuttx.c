@@ -449,8 +449,12 @@ static void publish(struct tt_nuttx *rd, struct emitter *e, uint32_t ring_off, u
 		tt_loss_clock_note(&rd->clock, nx_host_at(rd), rd->d.time, gap);
 		rd->host_last = rd->host_now; /* late: the time since it counts no wrap too many */
 	}
+	if (!quiet)
+		rd->rate_before = 0;
 	if (bytes && !quiet) {
 		uint64_t span = nx_time_diff(&rd->d, t0, rd->d.last_raw);
+		if (nrec > NX_PEAK_RUN && span)
+			rd->rate_before = (double)bytes / (double)span;
 		double run = nx_run_peak(rd, from, last);
 		if (run > rd->peak)
 			rd->peak = run;
@@ -636,10 +640,11 @@ static int ingest_clearchk(struct tt_nuttx *rd, struct emitter *e)
 	emit_reset(rd, e, "noteram buffer cleared or re-initialised (the tail moved past the "
 			  "reader with nothing overwritten: NOTERAM_CLEAR, e.g. trace start)");
 	start_sync(rd, WHY_RESET, NULL);
-	/* every note since the clear is promised: the full read must start at this tail */
+	/* every note since the clear is promised: the full read must start at this tail. Those
+	 * the full read no longer finds were written after the clear, which came after the read
+	 * before this one: host_proven stays that read's (the window of their estimate). */
 	rd->clear_known = true;
 	rd->clear_at = w.tail;
-	rd->host_proven = rd->host_plan;
 	return TT_NUTTX_MORE;
 }
 

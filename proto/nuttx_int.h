@@ -168,6 +168,9 @@ struct tt_nuttx {
 	uint8_t *ring;           /* size bytes: the new bytes, linear */
 	uint64_t rate_bytes, rate_time; /* notes published lately: their bytes, their time span */
 	double peak;             /* the fastest rate (bytes per tick) of a poll's notes seen */
+	double rate_before;      /* bytes per tick of the batch published last (more than
+				    NX_PEAK_RUN notes; from the note before it unless a gap came
+				    between), 0 unknown */
 	struct tt_loss_clock clock; /* the target's clock against the host's */
 	uint64_t host_now;       /* host time (ns) of the reads being ingested, 0 = not given */
 	uint64_t host_plan;      /* host_now when the reads being ingested were planned */

@@ -84,6 +84,10 @@ bool nx_lap_estimate(const struct tt_nuttx *rd, uint64_t bytes_min, uint32_t fro
 		.rate = (double)(kept + rd->rate_bytes) / (double)(span + rd->rate_time),
 		.after = nx_rate_after(rd, from, last),
 		.peak = rd->peak,
+		.before = rd->rate_before,
+		/* a read since the last note published found nothing new, or the ring cleared */
+		.idle = (rd->host_last && rd->host_proven > rd->host_last) ||
+			(rd->why == WHY_RESET && rd->clear_known),
 	};
 	double run = nx_run_peak(rd, from, last);
 	if (run > in.peak)
