@@ -72,11 +72,11 @@ static double est_ticks(const struct tt_loss_in *in, uint64_t host, uint64_t win
 #define TT_LOSS_FLOOR_MOVE 0.125
 
 /* The units the evidence reads over t ticks: at the mean rate; where the units kept after the gap
- * were written much faster (a burst of unknown length: see tt_loss_out.split), the burst's
+ * were written much faster (a burst of unknown length: see enum tt_loss_reading), the burst's
  * reading (no more than upper) from the middle of the host's window when the writer was seen
- * idle at its start (idle_start), over all of t when the batch before the gap was as fast
- * (across, at the slower of the two), else the geometric mean of the mean rate's reading (no
- * less than lb) and the burst's. windowed: t is within the host's window. */
+ * idle at its start (TT_LOSS_IDLE_START), over all of t when the batch before the gap was as
+ * fast (TT_LOSS_ACROSS, at the slower of the two), else the geometric mean of the mean rate's
+ * reading (no less than lb) and the burst's (TT_LOSS_SPLIT). windowed: t is within the host's window. */
 static double est_units(const struct tt_loss_in *in, double t, double upper, bool windowed,
 			struct tt_loss_out *out)
 {
@@ -88,15 +88,15 @@ static double est_units(const struct tt_loss_in *in, double t, double upper, boo
 	if (hi > upper)
 		hi = upper;
 	if (in->idle && windowed) {
-		out->idle_start = true;
+		out->reading = TT_LOSS_IDLE_START;
 		return hi / 2;
 	}
 	if (!in->idle && in->before > fast) {
-		out->across = true;
+		out->reading = TT_LOSS_ACROSS;
 		double b = in->before * t;
 		return b < hi ? b : hi;
 	}
-	out->split = true;
+	out->reading = TT_LOSS_SPLIT;
 	if (lo < (double)in->lb)
 		lo = (double)in->lb;
 	return hi > lo ? sqrt(lo * hi) : lo;
@@ -153,11 +153,13 @@ void tt_loss_estimate(const struct tt_loss_in *in, struct tt_loss_out *out)
 
 const char *tt_loss_basis(const struct tt_loss_out *out, const char *plain)
 {
-	if (out->idle_start)
-		return TT_LOSS_BASIS_IDLE;
-	if (out->across)
-		return TT_LOSS_BASIS_ACROSS;
-	return out->split ? TT_LOSS_BASIS_SPLIT : out->nominal ? TT_LOSS_BASIS_NOMINAL : plain;
+	switch (out->reading) {
+	case TT_LOSS_IDLE_START: return TT_LOSS_BASIS_IDLE;
+	case TT_LOSS_ACROSS: return TT_LOSS_BASIS_ACROSS;
+	case TT_LOSS_SPLIT: return TT_LOSS_BASIS_SPLIT;
+	case TT_LOSS_MEAN: break;
+	}
+	return out->nominal ? TT_LOSS_BASIS_NOMINAL : plain;
 }
 
 /* The clock rate is measured over about the last TT_LOSS_CLOCK_WINDOW ns of host time, and

@@ -44,22 +44,29 @@ struct tt_loss_in {
 	bool idle;
 };
 
+/* How an estimate reads the rate across a gap. */
+enum tt_loss_reading {
+	TT_LOSS_MEAN, /* the mean rate */
+	/* the mean rate's reading and the burst's are two readings, est their geometric mean, at
+	 * most sqrt(high / low) off whichever holds */
+	TT_LOSS_SPLIT,
+	/* the burst came after the writer was seen idle (in.idle), with the host's window: the
+	 * burst's reading from the middle of the window to the units kept (the mean rate's is no
+	 * reading of writing that had stopped) */
+	TT_LOSS_IDLE_START,
+	/* the burst was on both sides of the gap (in.before fast too): the slower of the two
+	 * rates over the whole time across it */
+	TT_LOSS_ACROSS,
+};
+
 struct tt_loss_out {
 	uint64_t est;   /* lb + j * lap, the number of laps the evidence supports */
 	uint64_t lower; /* lb: what the ring positions prove */
 	uint64_t upper; /* the most the evidence allows; TT_GAP_NO_UPPER when nothing caps it */
 	bool from_time; /* est rests on the time stamps / host clock and the rate (else est = lb) */
 	/* the units kept after the gap were written much faster than the mean (a burst the gap
-	 * cut, of unknown length): the mean rate's reading and the burst's are two readings, and
-	 * est their geometric mean, at most sqrt(high / low) off whichever holds */
-	bool split;
-	/* such a burst after the writer was seen idle (in.idle), with the host's window: the
-	 * burst's reading from the middle of the window to the units kept (the mean rate's is no
-	 * reading of writing that had stopped) */
-	bool idle_start;
-	/* such a burst on both sides of the gap (in.before fast too): the slower of the two
-	 * rates over the whole time across it */
-	bool across;
+	 * cut, of unknown length), and how est reads it (else TT_LOSS_MEAN: at the mean rate) */
+	enum tt_loss_reading reading;
 	/* est rests on the host's clock (the start of tracing in its window, wraps it added, or
 	 * the window's cut) with the target's clock not measured against it yet: taken at the
 	 * nominal tick rate, which a slower target clock (an emulated CPU, a debugger halt, a
@@ -67,9 +74,9 @@ struct tt_loss_out {
 	bool nominal;
 };
 
-/* The basis of an estimate between two readings (tt_loss_out.split), of a burst's reading after
- * the writer was seen idle (idle_start) or across the gap (across), and of one on the host's
- * clock at the nominal tick rate (tt_loss_out.nominal). */
+/* The basis of an estimate between two readings (TT_LOSS_SPLIT), of a burst's reading after
+ * the writer was seen idle (TT_LOSS_IDLE_START) or across the gap (TT_LOSS_ACROSS), and of one
+ * on the host's clock at the nominal tick rate (tt_loss_out.nominal). */
 #define TT_LOSS_BASIS_SPLIT "a burst cut by the gap: between the mean rate's and the burst's " \
 			    "reading over the time stamps; the range is what is known"
 #define TT_LOSS_BASIS_IDLE "a burst after the writer was seen idle: the burst's rate from the " \
